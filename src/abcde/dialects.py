@@ -1,0 +1,116 @@
+"""Every difference between engines, in one place.
+
+Templates are parsed in DuckDB's dialect; `to_sql` rewrites the placeholder helpers of
+`abcde.templates` (`ABCDE_FDIV`, `ABCDE_LN`, `ABCDE_UNIFORM`, `ABCDE_IS_FINITE`) into
+the expression that keeps its meaning on the target, then lets sqlglot write the rest.
+The traps these avoid were measured on real engines (../shared/ENGINES.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import sqlglot
+from sqlglot import exp
+
+from abcde.errors import TemplateError
+
+DIALECTS = ("duckdb", "bigquery", "snowflake", "spark", "postgres")
+
+# n = the first 13 hex digits (52 bits) of md5(k), parsed to an integer, per engine
+# (ENGINES.md, "Reproducible randomness"). `K` is the placeholder for the key string.
+_MD5_52_BITS = {
+    "duckdb": "CAST('0x' || SUBSTR(MD5(K), 1, 13) AS BIGINT)",
+    "bigquery": "CAST(CONCAT('0x', SUBSTR(TO_HEX(MD5(K)), 1, 13)) AS INT64)",
+    "snowflake": "TO_NUMBER(SUBSTR(MD5(K), 1, 13), 'XXXXXXXXXXXXX')",
+    "spark": "CAST(CONV(SUBSTRING(MD5(K), 1, 13), 16, 10) AS BIGINT)",
+    "postgres": "CAST(CAST('x' || LPAD(SUBSTR(MD5(K), 1, 13), 16, '0') AS BIT(64)) AS BIGINT)",
+}
+_TWO_POW_53 = 9007199254740992
+
+
+def _double(e: exp.Expression) -> exp.Expression:
+    return exp.cast(e, exp.DataType.build("DOUBLE"))
+
+
+def _fdiv(a: exp.Expression, b: exp.Expression) -> exp.Expression:
+    """CAST(a AS DOUBLE) / NULLIF(CAST(b AS DOUBLE), 0): Snowflake keeps 6 decimals and
+    Spark/Postgres divide integers and decimals exactly otherwise; 1/0 is NULL, not inf."""
+    return exp.Div(
+        this=_double(a),
+        expression=exp.Nullif(this=_double(b), expression=_double(exp.Literal.number(0))),
+    )
+
+
+def _ln(x: exp.Expression) -> exp.Expression:
+    return exp.Ln(this=_double(x))
+
+
+def _is_finite(x: exp.Expression) -> exp.Expression:
+    """x - x = 0 is FALSE (or NULL, hence the COALESCE) for NULL, NaN and ±inf on every
+    engine; NaN = NaN is TRUE on DuckDB, Spark and Postgres, so no test of NaN itself
+    can be trusted."""
+    d = _double(x)
+    finite = exp.EQ(this=exp.Sub(this=d, expression=d.copy()),
+                    expression=_double(exp.Literal.number(0)))
+    return exp.Coalesce(this=finite, expressions=[exp.false()])
+
+
+def key_string(seed: exp.Expression, *keys: exp.Expression) -> exp.Expression:
+    """'<seed>:<key1>:<key2>...' — keys must be integers or strings (a double prints
+    differently per engine)."""
+    parts: list[exp.Expression] = []
+    for k in (seed, *keys):
+        if parts:
+            parts.append(exp.Literal.string(":"))
+        parts.append(exp.cast(k, exp.DataType.build("VARCHAR")))
+    return exp.Concat(expressions=parts, safe=True, coalesce=False)
+
+
+@dataclass(frozen=True)
+class Dialect:
+    """How one target writes the helpers."""
+
+    name: str
+
+    def uniform(self, seed: exp.Expression, *keys: exp.Expression) -> exp.Expression:
+        """u = (2n + 1) / 2^53, strictly inside (0, 1), exact in a double."""
+        n = sqlglot.parse_one(_MD5_52_BITS[self.name], read=self.name)
+        key = key_string(seed, *keys)
+        n = n.transform(
+            lambda node: key.copy() if isinstance(node, exp.Column) and node.name == "K" else node
+        )
+        two_n_plus_1 = exp.Add(
+            this=exp.Mul(this=exp.paren(n), expression=exp.Literal.number(2)),
+            expression=exp.Literal.number(1),
+        )
+        return exp.paren(exp.Div(this=_double(two_n_plus_1),
+                                 expression=_double(exp.Literal.number(_TWO_POW_53))))
+
+    def rewrite(self, tree: exp.Expression) -> exp.Expression:
+        rewrites: dict[str, Callable[..., exp.Expression]] = {
+            "ABCDE_FDIV": _fdiv,
+            "ABCDE_LN": _ln,
+            "ABCDE_IS_FINITE": _is_finite,
+            "ABCDE_UNIFORM": self.uniform,
+        }
+
+        def visit(node: exp.Expression) -> exp.Expression:
+            if isinstance(node, exp.Anonymous) and node.name.upper() in rewrites:
+                return rewrites[node.name.upper()](*node.expressions)
+            return node
+
+        return tree.copy().transform(visit)
+
+
+def get_dialect(name: str) -> Dialect:
+    if name not in DIALECTS:
+        raise TemplateError(f"unknown dialect {name!r}; choose one of {', '.join(DIALECTS)}")
+    return Dialect(name)
+
+
+def to_sql(tree: exp.Expression, dialect: str, *, pretty: bool = False) -> str:
+    """Write a parsed template for `dialect`, helpers rewritten."""
+    d = get_dialect(dialect)
+    return d.rewrite(tree).sql(dialect=d.name, pretty=pretty)

@@ -1,0 +1,90 @@
+"""The engine interface: run SQL, register a table, read a small result.
+
+Implementations know nothing of clusterings; the SQL they run is written by
+`abcde.dialects` for their `dialect`.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+TypeCategory = Literal["integer", "string", "float", "decimal", "boolean", "other"]
+
+
+def categorise(type_name: str) -> TypeCategory:
+    """Engine type name -> the category that decides what abcde accepts."""
+    t = type_name.upper()
+    if any(k in t for k in ("CHAR", "STRING", "TEXT")):
+        return "string"
+    if t.startswith(("DECIMAL", "NUMERIC")):
+        return "decimal"
+    if any(k in t for k in ("DOUBLE", "FLOAT", "REAL")):
+        return "float"
+    if any(k in t for k in ("INT", "LONG", "SHORT", "BYTE")) and "INTERVAL" not in t:
+        return "integer"
+    if "BOOL" in t:
+        return "boolean"
+    return "other"
+
+
+def sql_type_of(values: Iterable[object]) -> str:
+    """The SQL type for a column of Python values (None is NULL of any type)."""
+    kinds = {type(v) for v in values if v is not None}
+    if kinds <= {bool}:
+        return "BOOLEAN" if kinds else "VARCHAR"
+    if kinds <= {int}:
+        return "BIGINT"
+    if kinds <= {int, float}:
+        return "DOUBLE"
+    return "VARCHAR"
+
+
+class Engine(ABC):
+    """What every engine provides. `dialect` names the sqlglot dialect it runs."""
+
+    dialect: str
+
+    @abstractmethod
+    def execute(self, sql: str) -> None:
+        """Run one statement."""
+
+    @abstractmethod
+    def fetch(self, sql: str) -> list[dict[str, Any]]:
+        """Run a query and return its (small) result as dicts."""
+
+    @abstractmethod
+    def register_file(self, name: str, path: Path, fmt: str,
+                      string_columns: Sequence[str] = ()) -> None:
+        """Expose a CSV/Parquet file as relation `name`; `string_columns` are read as
+        text (ids such as 007 must not become 7)."""
+
+    @abstractmethod
+    def register_rows(self, name: str, columns: Sequence[str], rows: Sequence[tuple]) -> None:
+        """Expose Python rows as relation `name`."""
+
+    @abstractmethod
+    def columns(self, relation: str) -> list[tuple[str, str]]:
+        """(column name, engine type name) of a relation or table."""
+
+    @abstractmethod
+    def write(self, relation: str, path: Path, fmt: str) -> None:
+        """Write a table to a Parquet or CSV file."""
+
+    def table_exists(self, relation: str) -> bool:
+        try:
+            self.columns(relation)
+        except Exception:
+            return False
+        return True
+
+    def close(self) -> None:  # noqa: B027 - optional hook
+        """Release resources."""
+
+    def __enter__(self) -> Engine:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,57 @@
+"""Errors a user can act on: the CLI prints them without a traceback and exits 2."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+class AbcdeError(Exception):
+    """Base class of every error abcde raises on purpose."""
+
+    exit_code = 1
+
+
+class Shown(str):
+    """An example already worded for display (printed without quotes)."""
+
+    def __repr__(self) -> str:
+        return str(self)
+
+
+class InputError(AbcdeError):
+    """Bad input: names the table, the column, example ids and what to do."""
+
+    exit_code = 2
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        table: str | None = None,
+        column: str | None = None,
+        examples: Sequence[object] = (),
+        hint: str | None = None,
+    ) -> None:
+        self.table = table
+        self.column = column
+        self.examples = list(examples)
+        self.hint = hint
+        parts = []
+        where = ", ".join(
+            p for p in (table and f"table {table}", column and f"column {column!r}") if p
+        )
+        parts.append(f"{where}: {message}" if where else message)
+        if self.examples:
+            shown = ", ".join(repr(e) for e in self.examples[:10])
+            parts.append(f"examples: {shown}")
+        if hint:
+            parts.append(hint)
+        super().__init__("\n  ".join(parts))
+
+
+class TemplateError(AbcdeError):
+    """A SQL template failed to render or to parse: a bug in abcde, never in the input."""
+
+
+class EngineError(AbcdeError):
+    """The engine refused a statement or is not available (e.g. an optional extra is missing)."""

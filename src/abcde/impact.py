@@ -1,0 +1,233 @@
+"""Impact metrics between a Baseline and an Experiment clustering (ABCDE §4; Jaccard
+decomposition §4–5; SPEC §3), computed per cell in the engine.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from abcde.cells import IMPACT_METRICS, Inputs, add_cell_steps, add_item_steps, open_inputs
+from abcde.engines import Engine, connect
+from abcde.errors import InputError
+from abcde.inputs import Columns
+from abcde.pipeline import Pipeline
+from abcde.templates import literal, render
+from abcde.validation import EXAMPLES, validate
+
+OUT_FORMATS = ("parquet", "csv")
+
+
+@dataclass
+class ImpactResult:
+    """What `abcde impact` reports; `to_dict()` is the JSON document."""
+
+    overall: dict[str, Any]
+    coverage: dict[str, Any]
+    top_base_clusters: list[dict[str, Any]]
+    top_exp_clusters: list[dict[str, Any]]
+    top_clusters: list[dict[str, Any]]
+    slices: list[dict[str, Any]]
+    inputs: dict[str, Any]
+    files: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "inputs": self.inputs,
+            "overall": self.overall,
+            "coverage": self.coverage,
+            "top_base_clusters": self.top_base_clusters,
+            "top_exp_clusters": self.top_exp_clusters,
+            "top_clusters": self.top_clusters,
+            "slices": self.slices,
+            "files": self.files,
+        }
+
+
+def parse_slicings(slice_by: str | Sequence[str] | Sequence[Sequence[str]] | None,
+                   ) -> list[list[str]]:
+    """'a,b' -> [['a', 'b']] (one slicing by the pair of columns); a list of such
+    strings (or of lists) -> one slicing each."""
+    if slice_by is None:
+        return []
+    items = [slice_by] if isinstance(slice_by, str) else list(slice_by)
+    out = []
+    for item in items:
+        cols = [c.strip() for c in item.split(",")] if isinstance(item, str) else list(item)
+        cols = [c for c in cols if c]
+        if cols:
+            out.append(cols)
+    return out
+
+
+def impact(base: object, exp: object, weights: object | None = None, *,
+           attributes: object | None = None,
+           slice_by: str | Sequence[str] | Sequence[Sequence[str]] | None = None,
+           item_col: str = "item_id", cluster_col: str = "cluster_id",
+           weight_col: str = "weight", missing_weight: float | None = None, top: int = 10,
+           out: str | Path | None = None, out_format: str = "parquet",
+           engine: Engine | None = None, db: str | Path | None = None,
+           memory_limit: str | None = None, threads: int | None = None) -> ImpactResult:
+    """How Exp differs from Base: overall, per cluster, per slice (ABCDE §4).
+
+    `base`, `exp`, `weights`, `attributes`: CSV/Parquet paths, tables of `db`, DataFrames
+    or mappings ({item: cluster}, {item: weight}, {item: {column: value}}). Weights come
+    from `weights`, else from a `weight_col` column of the clusterings, else are 1.
+    Items present in only one clustering are excluded and reported under `coverage`.
+    With `out`, every Base/Exp cluster and slice is written to files there.
+    """
+    slicings = parse_slicings(slice_by)
+    reserved = {"items", "weight", "affected_items", "affected_weight", "contribution",
+                *IMPACT_METRICS}
+    clash = sorted({c for s in slicings for c in s} & reserved)
+    if clash:
+        raise InputError(f"slice columns may not be named {', '.join(clash)} (a metric's "
+                         "name)", table="attributes", hint="Rename the column.")
+    if top < 0:
+        raise ValueError("top must be >= 0")
+    if out_format not in OUT_FORMATS:
+        raise ValueError(f"out_format must be one of {OUT_FORMATS}")
+    own = engine is None
+    eng = engine or connect("duckdb", db=db, memory_limit=memory_limit, threads=threads)
+    try:
+        inputs = open_inputs(eng, base, exp, weights, attributes,
+                             columns=Columns(item_col, cluster_col, weight_col),
+                             attribute_names=[c for s in slicings for c in s],
+                             missing_weight=missing_weight)
+        return _run(eng, inputs, slicings, top, Path(out) if out else None, out_format)
+    finally:
+        if own:
+            eng.close()
+
+
+def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,
+         out: Path | None, out_format: str) -> ImpactResult:
+    pipeline = Pipeline(prefix="abcde_impact_")
+    add_item_steps(pipeline, inputs)
+    pipeline.run(engine, "items")
+    validate(engine, pipeline, inputs)
+    slice_steps = add_cell_steps(pipeline, inputs, slicings)
+    pipeline.run(engine, "cells", "cell_metrics")
+
+    pipeline.add("overall", render("impact/overall.sql", metrics=IMPACT_METRICS))
+    overall = pipeline.fetch(engine, "overall")[0]
+    coverage = _coverage(engine, pipeline, inputs, overall)
+
+    tops: dict[str, list[dict[str, Any]]] = {}
+    for side, name in (("b", "base_clusters"), ("e", "exp_clusters")):
+        pipeline.add(name, render("impact/clusters.sql", side=side, metrics=IMPACT_METRICS,
+                                  affected_only=out is None), materialise=True)
+        pipeline.run(engine, name)
+        pipeline.add(f"top_{name}", render("impact/top_clusters.sql", relation=name, k=top))
+        tops[name] = pipeline.fetch(engine, f"top_{name}")
+
+    slices = []
+    for k, (slicing, step) in enumerate(zip(slicings, slice_steps, strict=True)):
+        attrs = [inputs.attribute(c) for c in slicing]
+        name = f"slices_{k}"
+        pipeline.add(name, render("impact/slices.sql", slice_columns=attrs, slice_cells=step,
+                                  metrics=IMPACT_METRICS), materialise=out is not None)
+        if out is not None:
+            pipeline.run(engine, name)
+        rows = [_clean(r) for r in pipeline.fetch(engine, name)]
+        rows.sort(key=lambda r: (-r["contribution"], *(str(r[a.name]) for a in attrs)))
+        slices.append({"slice_by": slicing, "rows": rows})
+
+    result = ImpactResult(
+        overall=_clean(overall), coverage=coverage,
+        top_base_clusters=[_clean(r) for r in tops["base_clusters"]],
+        top_exp_clusters=[_clean(r) for r in tops["exp_clusters"]],
+        top_clusters=interleave(tops["base_clusters"], tops["exp_clusters"], top),
+        slices=slices,
+        inputs={inputs.base.role: inputs.base.label, inputs.exp.role: inputs.exp.label,
+                "weights": inputs.weights_description,
+                "attributes": inputs.attributes.label if inputs.attributes else None})
+    if out is not None:
+        result.files = _write(engine, pipeline, out, out_format, slicings)
+    return result
+
+
+def interleave(base_rows: list[dict[str, Any]], exp_rows: list[dict[str, Any]],
+               k: int) -> list[dict[str, Any]]:
+    """The K most affected clusters of Base and Exp in one ranking by contribution
+    (ABCDE §4.1, footnote 2). The top K of the union lies in the union of the top Ks."""
+    rows = ([{"side": "base", **_clean(r)} for r in base_rows]
+            + [{"side": "exp", **_clean(r)} for r in exp_rows])
+    rows.sort(key=lambda r: (-r["contribution"], r["side"], str(r["cluster_id"])))
+    return rows[:k]
+
+
+def _coverage(engine: Engine, pipeline: Pipeline, inputs: Inputs,
+              overall: dict[str, Any]) -> dict[str, Any]:
+    if not inputs.weight_sources:
+        default = literal(1.0)
+    elif inputs.missing_weight is not None:
+        default = literal(float(inputs.missing_weight))
+    else:
+        default = "CAST(NULL AS DOUBLE)"
+    pipeline.add("coverage", render("impact/coverage.sql",
+                                    weight_sources=inputs.weight_sources,
+                                    default_weight=default))
+    c = pipeline.fetch(engine, "coverage")[0]
+
+    def examples(kind: str) -> list[Any]:
+        step = f"coverage_examples_{kind}"
+        pipeline.add(step, render("impact/coverage_examples.sql", kind=kind, limit=EXAMPLES))
+        return [r["item_id"] for r in pipeline.fetch(engine, step)]
+
+    def side(kind: str) -> dict[str, Any]:
+        n = int(c[f"{kind}_items"] or 0)
+        entry: dict[str, Any] = {"items": n, "weight": float(c[f"{kind}_weight"] or 0.0),
+                                 "examples": examples(kind) if n else []}
+        if c[f"{kind}_unweighted"]:
+            entry["items_without_weight"] = int(c[f"{kind}_unweighted"])
+        return entry
+
+    report: dict[str, Any] = {
+        "items_in_both": int(overall["items"]),
+        "weight_in_both": float(overall["weight"]),
+        f"only_in_{inputs.base.role}": side("only_base"),
+        f"only_in_{inputs.exp.role}": side("only_exp"),
+    }
+    for kind, present in (("unused_weights", inputs.weights is not None),
+                          ("unused_attributes", inputs.attributes is not None),
+                          ("without_attributes", inputs.attributes is not None)):
+        if present:
+            n = int(c[kind] or 0)
+            report[kind] = {"items": n, "examples": examples(kind) if n else []}
+    return report
+
+
+def _write(engine: Engine, pipeline: Pipeline, out: Path, fmt: str,
+           slicings: list[list[str]]) -> dict[str, str]:
+    out.mkdir(parents=True, exist_ok=True)
+    suffix = "parquet" if fmt == "parquet" else "csv"
+    files = {}
+    for name in ("base_clusters", "exp_clusters"):
+        path = out / f"{name}.{suffix}"
+        engine.write(pipeline.physical_name(name), path, fmt)
+        files[name] = str(path)
+    for k, slicing in enumerate(slicings):
+        name = f"slices_{'_'.join(slicing)}"
+        path = out / f"{name}.{suffix}"
+        engine.write(pipeline.physical_name(f"slices_{k}"), path, fmt)
+        files[name] = str(path)
+    return files
+
+
+def _clean(row: dict[str, Any]) -> dict[str, Any]:
+    """Plain Python numbers (DuckDB sums of integers come back as int128 via int)."""
+    out = {}
+    for k, v in row.items():
+        if isinstance(v, bool) or v is None or isinstance(v, str | float):
+            out[k] = v
+        elif isinstance(v, int):
+            out[k] = int(v)
+        else:
+            try:
+                out[k] = float(v)
+            except (TypeError, ValueError):
+                out[k] = v
+    return out
