@@ -1,0 +1,484 @@
+"""abcde.uir against Amigó et al. 2011 (papers/unanimous_improvement_ratio_amigo2011.txt)."""
+
+from __future__ import annotations
+
+import json
+import math
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from scipy.stats import multivariate_normal, norm
+
+from abcde.uir import (
+    ALPHA_SWEEP,
+    UirInputError,
+    case_differences,
+    f_alpha,
+    f_alpha_sweep,
+    improved_systems,
+    interpret_uir,
+    parametric_uir,
+    pivot_scores,
+    read_scores,
+    reference_system,
+    uir,
+    uir_matrix,
+)
+
+M = ("precision", "recall")
+
+# Table 3 of the paper (§4.2) prints 10 test cases with the columns "a ≥ b" =
+# yes ×6 then no ×4, and "b ≥ a" = yes, yes, no ×4, yes, yes, no, no. The scores
+# themselves are lost in our text copy; these (P_a, P_b, R_a, R_b) reproduce
+# exactly those columns: cases 1-2 ties, 3-6 a unanimously better (3 and 5 on both
+# metrics, 4 and 6 on one metric with the other equal), 7-8 b unanimously better,
+# 9-10 metric-biased.
+TABLE3 = {
+    1: (0.50, 0.50, 0.50, 0.50),
+    2: (0.70, 0.70, 0.30, 0.30),
+    3: (0.60, 0.50, 0.60, 0.50),
+    4: (0.80, 0.60, 0.40, 0.40),
+    5: (0.90, 0.20, 0.80, 0.10),
+    6: (0.40, 0.40, 0.70, 0.20),
+    7: (0.20, 0.60, 0.30, 0.50),
+    8: (0.30, 0.30, 0.10, 0.60),
+    9: (0.90, 0.50, 0.20, 0.60),
+    10: (0.20, 0.40, 0.80, 0.30),
+}
+A_GE_B = [True] * 6 + [False] * 4
+B_GE_A = [True, True, False, False, False, False, True, True, False, False]
+
+
+def table3() -> tuple[dict, dict]:
+    a = {t: {"precision": pa, "recall": ra} for t, (pa, _pb, ra, _rb) in TABLE3.items()}
+    b = {t: {"precision": pb, "recall": rb} for t, (_pa, pb, _ra, rb) in TABLE3.items()}
+    return a, b
+
+
+def test_paper_worked_example_table3() -> None:
+    a, b = table3()
+    for t, (pa, pb, ra, rb) in TABLE3.items():  # the yes/no columns of Table 3
+        assert (pa >= pb and ra >= rb) == A_GE_B[t - 1]
+        assert (pb >= pa and rb >= ra) == B_GE_A[t - 1]
+    res = uir(a, b, M)
+    # |T_{a≥b}| = 6, |T_{b≥a}| = 4 (2 of them ties) → (6 − 4)/10 = 0.2 (§4.2)
+    assert (res.a_ge_b, res.b_ge_a, res.ties, res.biased, res.n_cases) == (6, 4, 2, 2, 10)
+    assert res.uir == pytest.approx(0.2)
+    assert uir(b, a, M).uir == pytest.approx(-0.2)
+    assert res.a_ge_b + res.b_ge_a - res.ties + res.biased == res.n_cases
+
+
+def test_unanimous_on_every_case_is_one_and_all_ties_zero() -> None:
+    a = {t: {"precision": 0.5 + t / 100, "recall": 0.5} for t in range(7)}
+    b = {t: {"precision": 0.5, "recall": 0.4} for t in range(7)}
+    assert uir(a, b, M).uir == 1.0
+    assert uir(b, a, M).uir == -1.0
+    res = uir(a, a, M)
+    assert (res.uir, res.ties, res.a_ge_b, res.b_ge_a) == (0.0, 7, 7, 7)
+
+
+def test_all_biased_is_zero() -> None:
+    a = {t: {"precision": 0.9, "recall": 0.1} for t in range(4)}
+    b = {t: {"precision": 0.1, "recall": 0.9} for t in range(4)}
+    res = uir(a, b, M)
+    assert (res.uir, res.biased, res.a_ge_b, res.b_ge_a) == (0.0, 4, 0, 0)
+
+
+def test_tolerance_turns_near_ties_into_ties() -> None:
+    a = {1: {"precision": 0.1 + 0.2, "recall": 0.5}}  # 0.30000000000000004
+    b = {1: {"precision": 0.3, "recall": 0.5}}
+    assert uir(a, b, M).uir == 1.0  # exact comparison, as in the paper
+    res = uir(a, b, M, tol=1e-12)
+    assert (res.uir, res.ties) == (0.0, 1)
+    with pytest.raises(UirInputError, match="tol"):
+        uir(a, b, M, tol=-1.0)
+
+
+# ---------------------------------------------------------------- properties
+
+GRID = st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0])  # coarse grid: many ties
+
+
+@st.composite
+def system_pair(draw: st.DrawFn, n_metrics: int = 2) -> tuple[dict, dict, list[str]]:
+    metrics = [f"m{j}" for j in range(n_metrics)]
+    n = draw(st.integers(1, 12))
+    a = {t: {m: draw(GRID) for m in metrics} for t in range(n)}
+    b = {t: {m: draw(GRID) for m in metrics} for t in range(n)}
+    return a, b, metrics
+
+
+@settings(max_examples=200, deadline=None)
+@given(system_pair(n_metrics=2) | system_pair(n_metrics=3))
+def test_antisymmetry_and_range(pair: tuple[dict, dict, list[str]]) -> None:
+    a, b, metrics = pair
+    ab, ba = uir(a, b, metrics), uir(b, a, metrics)
+    assert ab.uir == -ba.uir
+    assert -1.0 <= ab.uir <= 1.0
+    assert (ab.a_ge_b, ab.b_ge_a, ab.ties, ab.biased) == (ba.b_ge_a, ba.a_ge_b, ba.ties, ba.biased)
+    # UIR = P(a ≥∀ b) − P(b ≥∀ a), frequencies (§4.2), recomputed literally
+    n = len(a)
+    ge = sum(all(a[t][m] >= b[t][m] for m in metrics) for t in a)
+    le = sum(all(b[t][m] >= a[t][m] for m in metrics) for t in a)
+    assert ab.uir == pytest.approx(ge / n - le / n)
+
+
+@settings(max_examples=100, deadline=None)
+@given(system_pair(n_metrics=2))
+def test_unanimous_improvement_never_contradicts_f(pair: tuple[dict, dict, list[str]]) -> None:
+    """§5.2.1: a ≥∀ b implies F_α(a) ≥ F_α(b) for every α (monotonicity of F)."""
+    a, b, metrics = pair
+    for t in a:
+        pa, ra = a[t][metrics[0]], a[t][metrics[1]]
+        pb, rb = b[t][metrics[0]], b[t][metrics[1]]
+        if pa >= pb and ra >= rb:
+            for alpha in ALPHA_SWEEP:
+                assert f_alpha(pa, ra, alpha) >= f_alpha(pb, rb, alpha) - 1e-12
+
+
+@settings(max_examples=50, deadline=None)
+@given(st.lists(system_pair(n_metrics=2), min_size=1, max_size=1))
+def test_matrix_is_antisymmetric(pairs: list) -> None:
+    a, b, metrics = pairs[0]
+    rows = [("A", t, m, v) for t, r in a.items() for m, v in r.items()]
+    rows += [("B", t, m, v) for t, r in b.items() for m, v in r.items()]
+    rows += [("C", t, m, 0.5) for t, r in a.items() for m in r]
+    mat = uir_matrix(rows, metrics)
+    for x in mat:
+        assert mat[x][x] == 0.0
+        for y in mat:
+            assert mat[x][y] == -mat[y][x]
+    assert mat["A"]["B"] == uir(a, b, metrics).uir
+
+
+# ------------------------------------------------------------------ matrix
+
+
+def long_rows(**systems: dict) -> list[tuple]:
+    return [
+        (s, t, m, v)
+        for s, per_case in systems.items()
+        for t, r in per_case.items()
+        for m, v in r.items()
+    ]
+
+
+def test_uir_matrix_table3() -> None:
+    a, b = table3()
+    mat = uir_matrix(long_rows(A=a, B=b), M)
+    assert mat == {
+        "A": {"A": 0.0, "B": pytest.approx(0.2)},
+        "B": {"A": pytest.approx(-0.2), "B": 0.0},
+    }
+
+
+def test_uir_matrix_missing_score_names_system_case_metric() -> None:
+    a, b = table3()
+    rows = [r for r in long_rows(A=a, B=b) if not (r[0] == "B" and r[1] == 7 and r[2] == "recall")]
+    with pytest.raises(ValueError, match=r"system 'B'.*case 7, metric 'recall'"):
+        uir_matrix(rows, M)
+    # a case entirely missing for one system
+    rows = [r for r in long_rows(A=a, B=b) if not (r[0] == "A" and r[1] == 3)]
+    with pytest.raises(UirInputError, match=r"system 'A'.*case 3"):
+        uir_matrix(rows, M)
+
+
+def test_uir_matrix_rejects_duplicates_non_finite_and_bad_metrics() -> None:
+    a, b = table3()
+    rows = long_rows(A=a, B=b)
+    with pytest.raises(
+        UirInputError, match=r"duplicate score for system 'A', case 1, metric 'precision'"
+    ):
+        uir_matrix([*rows, ("A", 1, "precision", 0.5)], M)
+    for bad in (math.nan, math.inf, -math.inf):
+        broken = [(s, t, m, bad if (s, t, m) == ("B", 4, "recall") else v) for s, t, m, v in rows]
+        with pytest.raises(UirInputError, match=r"'B', case 4, metric 'recall'.*not finite"):
+            uir_matrix(broken, M)
+    with pytest.raises(UirInputError, match="not a number"):
+        uir_matrix([*rows[:-1], ("B", 10, "recall", "0.3")], M)
+    with pytest.raises(UirInputError, match=r"not in the score table: 'purity'"):
+        uir_matrix(rows, ["precision", "purity"])
+    with pytest.raises(UirInputError, match="empty"):
+        uir_matrix(rows, [])
+    with pytest.raises(UirInputError, match="more than once"):
+        uir_matrix(rows, ["recall", "recall"])
+    with pytest.raises(UirInputError, match="got 3 fields"):
+        uir_matrix([("A", 1, 0.5)], M)
+
+
+def test_uir_validation_between_two_tables() -> None:
+    a, b = table3()
+    with pytest.raises(UirInputError, match=r"case\(s\) only in a: 10"):
+        uir(a, {t: r for t, r in b.items() if t != 10}, M)
+    with pytest.raises(UirInputError, match=r"system b, case 2: metric 'recall' is missing"):
+        uir(a, {**b, 2: {"precision": 0.7}}, M)
+    with pytest.raises(UirInputError, match="no test cases"):
+        uir({}, {}, M)
+    with pytest.raises(UirInputError, match="not finite"):
+        uir(a, {**b, 1: {"precision": math.nan, "recall": 0.5}}, M)
+
+
+def test_extra_metrics_are_ignored_but_f_is_not_mixed_in() -> None:
+    a, b = table3()
+    rows = long_rows(A=a, B=b) + [("A", t, "f1", 0.0) for t in a] + [("B", t, "f1", 1.0) for t in b]
+    assert uir_matrix(rows, M)["A"]["B"] == pytest.approx(0.2)
+    assert uir_matrix(rows, ["f1"])["A"]["B"] == -1.0
+
+
+# --------------------------------------------------------------------- F_α
+
+
+def test_f_alpha_by_hand() -> None:
+    # F_α = 1/(α/P + (1−α)/R) (§2.1). P = 1/2, R = 1:
+    assert f_alpha(0.5, 1.0, 0.5) == pytest.approx(2 / 3)  # 1/(1 + 0.5): harmonic mean
+    assert f_alpha(0.5, 1.0, 0.2) == pytest.approx(1 / 1.2)  # 1/(0.2·2 + 0.8·1)
+    assert f_alpha(0.5, 1.0, 0.8) == pytest.approx(1 / 1.8)  # 1/(0.8·2 + 0.2·1)
+    assert f_alpha(0.5, 1.0, 1.0) == 0.5  # α = 1: precision only
+    assert f_alpha(0.5, 1.0, 0.0) == 1.0  # α = 0: recall only
+    assert f_alpha(0.0, 0.7, 0.5) == 0.0
+    assert f_alpha(0.0, 0.7, 0.0) == 0.7
+    exact = 1 / (Fraction(3, 10) / Fraction(2, 5) + Fraction(7, 10) / Fraction(3, 4))
+    assert f_alpha(0.4, 0.75, 0.3) == pytest.approx(float(exact))
+    for bad in ((-0.1, 0.5, 0.5), (0.5, math.nan, 0.5), (0.5, 0.5, 1.5)):
+        with pytest.raises(ValueError):
+            f_alpha(*bad)
+
+
+def test_f_alpha_sweep_averages_per_case_f() -> None:
+    # Two cases (P, R) = (1/2, 1) and (1, 1/2). Per-case F_0.5 = 2/3 for both, so
+    # the mean is 2/3; F of the mean P and R (3/4, 3/4) would be 3/4. The paper
+    # averages F over test cases.
+    rows = [
+        ("S", "t1", "precision", 0.5),
+        ("S", "t1", "recall", 1.0),
+        ("S", "t2", "precision", 1.0),
+        ("S", "t2", "recall", 0.5),
+    ]
+    sweep = f_alpha_sweep(rows)
+    assert list(sweep["S"]) == list(ALPHA_SWEEP)
+    assert len(ALPHA_SWEEP) == 11 and ALPHA_SWEEP[0] == 0.0 and ALPHA_SWEEP[-1] == 1.0
+    assert sweep["S"][0.5] == pytest.approx(2 / 3)
+    assert sweep["S"][0.0] == pytest.approx(0.75)  # mean recall
+    assert sweep["S"][1.0] == pytest.approx(0.75)  # mean precision
+    # α = 0.2: (1/(0.4 + 0.8) + 1/(0.2 + 1.6)) / 2 = (5/6 + 5/9) / 2 = 25/36
+    assert sweep["S"][0.2] == pytest.approx(25 / 36)
+
+
+# -------------------------------------------------------- reference system
+
+
+def three_systems() -> list[tuple]:
+    # Y = (0.5, 0.5) everywhere; X = (0.6, 0.6) everywhere → UIR(X, Y) = 1.
+    # Z: t1, t2 (0.7, 0.7); t3 (0.4, 0.4); t4 (0.9, 0.1).
+    # UIR(Z, Y) = (2 − 1)/4 = 0.25 (t4 biased); UIR(Z, X) = 0.25 likewise.
+    y = {t: {"precision": 0.5, "recall": 0.5} for t in ("t1", "t2", "t3", "t4")}
+    x = {t: {"precision": 0.6, "recall": 0.6} for t in y}
+    z = {
+        "t1": {"precision": 0.7, "recall": 0.7},
+        "t2": {"precision": 0.7, "recall": 0.7},
+        "t3": {"precision": 0.4, "recall": 0.4},
+        "t4": {"precision": 0.9, "recall": 0.1},
+    }
+    return long_rows(X=x, Y=y, Z=z)
+
+
+def test_reference_system_is_the_system_that_improves_it_most() -> None:
+    mat = uir_matrix(three_systems(), M)
+    assert mat["X"]["Y"] == 1.0 and mat["Z"]["Y"] == 0.25 and mat["Z"]["X"] == 0.25
+    ref = reference_system(mat)
+    # §6.4: s_ref(a) = argmax_s UIR(s, a)
+    assert (ref["Y"].reference, ref["Y"].uir) == ("X", 1.0)
+    assert (ref["X"].reference, ref["X"].uir) == ("Z", 0.25)  # not Y, which X improves
+    assert ref["Z"].tied == ("X", "Y") and ref["Z"].uir == -0.25 and ref["Z"].reference == "X"
+    # Table 7's "improved systems" column: b with UIR(a, b) ≥ 0.25
+    assert improved_systems(mat) == {"X": ["Y"], "Y": [], "Z": ["X", "Y"]}
+    with pytest.raises(UirInputError):
+        reference_system({"X": {"X": 0.0}})
+
+
+def test_interpret_uir_rule_of_thumb() -> None:
+    assert interpret_uir(0.25).startswith("robust improvement")
+    assert interpret_uir(0.2499).startswith("not robust")
+    assert interpret_uir(-0.2).startswith("not robust")
+    assert interpret_uir(-0.3).startswith("robust degradation")
+    assert interpret_uir(0.4, threshold=0.5).startswith("not robust")
+    a, b = table3()
+    assert uir(a, b, M).reading.startswith("not robust")  # 0.2 < 0.25
+    with pytest.raises(ValueError):
+        interpret_uir(1.5)
+
+
+# ----------------------------------------------------------- parametric UIR
+
+
+def scipy_parametric(d: np.ndarray) -> float:
+    mu = d.mean(axis=0)
+    cov = np.cov(d, rowvar=False, ddof=1)
+    zero = np.zeros(d.shape[1])
+    opts = {"abseps": 1e-12, "releps": 1e-12}
+    # P(Δ ≥ 0) = P(−Δ ≤ 0) with −Δ ~ N(−μ, Σ)
+    p_ge = multivariate_normal.cdf(zero, mean=-mu, cov=cov, **opts)
+    p_le = multivariate_normal.cdf(zero, mean=mu, cov=cov, **opts)
+    return float(p_ge - p_le)
+
+
+@pytest.mark.parametrize(
+    ("mean", "sd", "rho"),
+    [
+        ((0.05, 0.02), (0.1, 0.1), 0.0),
+        ((0.05, -0.02), (0.2, 0.05), 0.6),
+        ((0.10, 0.05), (0.1, 0.3), -0.7),
+        ((-0.3, -0.1), (0.1, 0.1), 0.95),
+        ((0.0, 0.0), (0.1, 0.1), -0.99),
+    ],
+)
+def test_parametric_uir_two_metrics_matches_scipy(mean: tuple, sd: tuple, rho: float) -> None:
+    rng = np.random.default_rng(7)
+    cov = [[sd[0] ** 2, rho * sd[0] * sd[1]], [rho * sd[0] * sd[1], sd[1] ** 2]]
+    d = rng.multivariate_normal(mean, cov, size=40)
+    res = parametric_uir(d)
+    assert res.method == "quadrature"
+    assert res.uir == pytest.approx(scipy_parametric(d), abs=1e-9)
+    assert res.n_cases == 40
+
+
+def test_parametric_uir_from_score_tables() -> None:
+    a, b = table3()
+    d = case_differences(a, b, M)
+    assert d.shape == (10, 2)
+    assert parametric_uir(d).uir == pytest.approx(scipy_parametric(d), abs=1e-9)
+
+
+def test_parametric_uir_three_metrics_monte_carlo() -> None:
+    rng = np.random.default_rng(3)
+    d = rng.multivariate_normal(
+        [0.04, 0.02, 0.01],
+        [[0.01, 0.004, 0.0], [0.004, 0.02, -0.005], [0.0, -0.005, 0.01]],
+        size=50,
+    )
+    res = parametric_uir(d, seed=11)
+    assert res.method == "monte carlo" and res.n_samples == 400_000
+    assert 0 < res.std_error < 1 / math.sqrt(res.n_samples)
+    assert res.uir == pytest.approx(scipy_parametric(d), abs=5 * res.std_error + 1e-4)
+    assert parametric_uir(d, seed=11) == res  # seeded: reproducible
+
+
+def test_parametric_uir_one_metric_closed_form() -> None:
+    d = np.array([[0.1], [0.3], [-0.1], [0.2]])
+    res = parametric_uir(d)
+    z = d.mean() / d.std(ddof=1)
+    assert res.method == "closed form"
+    assert res.uir == pytest.approx(norm.cdf(z) - norm.cdf(-z), abs=1e-14)
+
+
+def test_parametric_uir_perfect_correlation_closed_form() -> None:
+    # Δ_2 = 2·Δ_1 exactly: ρ = 1, Σ singular. Then P(both ≥ 0) = P(Δ_1 ≥ 0) = Φ(μ₁/σ₁).
+    x = np.array([0.1, -0.05, 0.2, 0.05, 0.0])
+    res = parametric_uir(np.column_stack([x, 2 * x]))
+    z = x.mean() / x.std(ddof=1)
+    assert res.method == "closed form"
+    assert res.uir == pytest.approx(norm.cdf(z) - norm.cdf(-z), abs=1e-9)
+    # ρ = −1: both ≥ 0 needs Δ_1 ≥ 0 and −Δ_1 + c ≥ 0 … with c = 0 only Δ_1 = 0:
+    # P = 0 on both sides, so UIR = 0.
+    anti = parametric_uir(np.column_stack([x, -x]))
+    assert (anti.p_a_ge_b, anti.p_b_ge_a, anti.uir) == pytest.approx((0, 0, 0), abs=1e-15)
+
+
+def test_parametric_uir_degenerate_constant_metrics() -> None:
+    x = np.array([0.1, -0.05, 0.2, 0.05])
+    # metric 2 identical on every case (difference 0: a tie on that metric) →
+    # factored out exactly; the rest is the 1-D closed form.
+    res = parametric_uir(np.column_stack([x, np.zeros(4)]))
+    z = x.mean() / x.std(ddof=1)
+    assert res.uir == pytest.approx(norm.cdf(z) - norm.cdf(-z), abs=1e-14)
+    # constant negative difference: a can never be ≥ b on all metrics
+    res = parametric_uir(np.column_stack([x, np.full(4, -0.1)]))
+    assert res.p_a_ge_b == 0.0 and res.p_b_ge_a == pytest.approx(norm.cdf(-z))
+    # every difference constant
+    assert parametric_uir(np.full((3, 2), 0.1)).uir == 1.0
+    assert parametric_uir(np.zeros((3, 2))).uir == 0.0
+    assert parametric_uir(np.array([[0.1, -0.1]] * 3)).method == "degenerate"
+    # 3 metrics, one constant → the exact 2-D computation on the other two; the
+    # constant +0.5 makes "b ≥ a on every metric" impossible, so UIR = P(Δ₁, Δ₂ ≥ 0).
+    y = np.array([0.3, 0.1, -0.2, 0.4])
+    res = parametric_uir(np.column_stack([x, y, np.full(4, 0.5)]))
+    two = np.column_stack([x, y])
+    p_ge = multivariate_normal.cdf(
+        [0, 0], mean=-two.mean(axis=0), cov=np.cov(two, rowvar=False), abseps=1e-12, releps=1e-12
+    )
+    assert res.method == "quadrature" and res.p_b_ge_a == 0.0
+    assert res.uir == pytest.approx(p_ge, abs=1e-9)
+    assert parametric_uir(np.column_stack([x, y, np.zeros(4)])).uir == pytest.approx(
+        scipy_parametric(two), abs=1e-9
+    )
+
+
+def test_parametric_uir_input_errors() -> None:
+    with pytest.raises(UirInputError, match="more than 1"):
+        parametric_uir([[0.1, 0.2]])
+    with pytest.raises(UirInputError, match="2-D"):
+        parametric_uir([0.1, 0.2])
+    with pytest.raises(UirInputError, match="non-finite"):
+        parametric_uir([[0.1, 0.2], [math.nan, 0.0]])
+
+
+# -------------------------------------------------------------- read_scores
+
+
+def test_read_scores_csv_and_jsonl(tmp_path: Path) -> None:
+    a, b = table3()
+    rows = long_rows(A=a, B=b)
+    csv_path = tmp_path / "scores.csv"
+    csv_path.write_text(
+        "system,case,metric,value,note\n" + "".join(f"{s},{t},{m},{v},x\n" for s, t, m, v in rows)
+    )
+    jsonl_path = tmp_path / "scores.jsonl"
+    jsonl_path.write_text(
+        "".join(
+            json.dumps({"system": s, "case": t, "metric": m, "value": v}) + "\n"
+            for s, t, m, v in rows
+        )
+        + "\n"
+    )
+    for path in (csv_path, jsonl_path):
+        read = read_scores(path)
+        assert len(read) == len(rows)
+        assert read[0] == ("A", "1", "precision", 0.5)
+        assert uir_matrix(read, M)["A"]["B"] == pytest.approx(0.2)
+        assert pivot_scores(read, M)["B"]["7"] == {"precision": 0.6, "recall": 0.5}
+
+
+def test_read_scores_errors(tmp_path: Path) -> None:
+    p = tmp_path / "s.csv"
+    p.write_text("system,case,value\nA,1,0.5\n")
+    with pytest.raises(UirInputError, match=r"missing column.*'metric'"):
+        read_scores(p)
+    p.write_text("system,case,metric,value\nA,1,p,0.5\nA,2,p,high\n")
+    with pytest.raises(UirInputError, match=r"line 3: column 'value' is not a number: 'high'"):
+        read_scores(p)
+    p.write_text("system,case,metric,value\nA,1,p,0.5\nA,2,p,nan\n")
+    with pytest.raises(UirInputError, match=r"line 3: column 'value' is not finite"):
+        read_scores(p)
+    p.write_text("system,case,metric,value\nA,1,p,0.5\nA,1,p,0.6\n")
+    with pytest.raises(UirInputError, match=r"line 3: duplicate.*first on line 2"):
+        read_scores(p)
+    p.write_text("system,case,metric,value\nA,,p,0.5\n")
+    with pytest.raises(UirInputError, match=r"line 2: column 'case' is empty"):
+        read_scores(p)
+    p.write_text("system,case,metric,value\n")
+    with pytest.raises(UirInputError, match="no score rows"):
+        read_scores(p)
+    j = tmp_path / "s.jsonl"
+    j.write_text('{"system": "A", "case": 1, "metric": "p", "value": 0.5}\n{"system": "A"\n')
+    with pytest.raises(UirInputError, match="line 2: invalid JSON"):
+        read_scores(j)
+    j.write_text('{"system": "A", "case": 1, "metric": "p"}\n')
+    with pytest.raises(UirInputError, match=r"line 1: missing column.*'value'"):
+        read_scores(j)
+    j.write_text('{"system": "A", "case": 1, "metric": "p", "value": "x"}\n')
+    with pytest.raises(UirInputError, match="line 1: column 'value' is not a number"):
+        read_scores(j)
