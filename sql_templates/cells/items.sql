@@ -1,73 +1,37 @@
-{# One row per item id found in any input, with how many rows each input holds for it.
-   Duplicates, coverage, missing weights and missing attributes all come out of this
-   single UNION ALL + GROUP BY, which costs about what one join would.
-   Branches: base_in, exp_in, and optionally weights_in and attributes_in. #}
-WITH tagged AS (
-  SELECT item_id,
-    cluster_id AS base_cluster,
-    CAST(NULL AS {{ exp_cluster_type }}) AS exp_cluster,
-    {% if base_weight %}weight{% else %}CAST(NULL AS DOUBLE){% endif %} AS base_weight,
-    CAST(NULL AS DOUBLE) AS exp_weight,
-    CAST(NULL AS DOUBLE) AS table_weight,
-{% for col in attributes %}
-    CAST(NULL AS {{ col.type }}) AS {{ col.alias }},
-{% endfor %}
-    1 AS in_base, 0 AS in_exp, 0 AS in_weights, 0 AS in_attributes
-  FROM base_in
-  UNION ALL
-  SELECT item_id,
-    CAST(NULL AS {{ base_cluster_type }}),
-    cluster_id,
-    CAST(NULL AS DOUBLE),
-    {% if exp_weight %}weight{% else %}CAST(NULL AS DOUBLE){% endif %},
-    CAST(NULL AS DOUBLE),
-{% for col in attributes %}
-    CAST(NULL AS {{ col.type }}),
-{% endfor %}
-    0, 1, 0, 0
-  FROM exp_in
+{# The one pass over the population: the two clusterings FULL JOINed on item id, with
+   weights and attributes LEFT JOINed on. One row per (base row, exp row) match, so an id
+   repeated in an input multiplies its rows (abcde.validation compares row counts).
+   `common` marks T, the items in both clusterings (ABCDE §3). #}
+SELECT
+  COALESCE(b.item_id, e.item_id) AS item_id,
+  COALESCE(b.in_input, 0) AS in_base,
+  COALESCE(e.in_input, 0) AS in_exp,
+  (b.item_id IS NOT NULL AND e.item_id IS NOT NULL) AS common,
+  b.cluster_id AS base_cluster,
+  e.cluster_id AS exp_cluster,
+  {% if base_weight %}b.weight{% else %}CAST(NULL AS DOUBLE){% endif %} AS base_weight,
+  {% if exp_weight %}e.weight{% else %}CAST(NULL AS DOUBLE){% endif %} AS exp_weight,
 {% if weights_table %}
-  UNION ALL
-  SELECT item_id,
-    CAST(NULL AS {{ base_cluster_type }}),
-    CAST(NULL AS {{ exp_cluster_type }}),
-    CAST(NULL AS DOUBLE),
-    CAST(NULL AS DOUBLE),
-    weight,
+  COALESCE(w.in_input, 0) AS in_weights,
+  w.weight AS table_weight,
+{% else %}
+  0 AS in_weights,
+  CAST(NULL AS DOUBLE) AS table_weight,
+{% endif %}
+  {% if weight_sources %}COALESCE({{ weight_sources|join(', ') }}, {{ default_weight }}){% else %}{{ default_weight }}{% endif %} AS w,
+{% if attributes %}
+  COALESCE(a.in_input, 0) AS in_attributes
 {% for col in attributes %}
-    CAST(NULL AS {{ col.type }}),
+  , a.{{ col.alias }}
 {% endfor %}
-    0, 0, 1, 0
-  FROM weights_in
+{% else %}
+  0 AS in_attributes
+{% endif %}
+FROM base_in AS b
+FULL OUTER JOIN exp_in AS e ON b.item_id = e.item_id
+{% if weights_table %}
+LEFT JOIN weights_in AS w ON w.item_id = COALESCE(b.item_id, e.item_id)
 {% endif %}
 {% if attributes %}
-  UNION ALL
-  SELECT item_id,
-    CAST(NULL AS {{ base_cluster_type }}),
-    CAST(NULL AS {{ exp_cluster_type }}),
-    CAST(NULL AS DOUBLE),
-    CAST(NULL AS DOUBLE),
-    CAST(NULL AS DOUBLE),
-{% for col in attributes %}
-    {{ col.alias }},
-{% endfor %}
-    0, 0, 0, 1
-  FROM attributes_in
+LEFT JOIN attributes_in AS a ON a.item_id = COALESCE(b.item_id, e.item_id)
 {% endif %}
-)
-SELECT
-  item_id,
-  SUM(in_base) AS n_base,
-  SUM(in_exp) AS n_exp,
-  SUM(in_weights) AS n_weights,
-  SUM(in_attributes) AS n_attributes,
-  MIN(base_cluster) AS base_cluster,
-  MIN(exp_cluster) AS exp_cluster,
-  MIN(base_weight) AS base_weight,
-  MIN(exp_weight) AS exp_weight,
-  MIN(table_weight) AS table_weight
-{% for col in attributes %}
-  , MIN({{ col.alias }}) AS {{ col.alias }}
-{% endfor %}
-FROM tagged
-GROUP BY item_id

@@ -1,14 +1,25 @@
-{# Items outside T (present in one clustering only) and input rows that match no item,
-   reported, never silently dropped (ABCDE §3; pointwise paper §3.2). #}
-{% set weight %}{% if weight_sources %}COALESCE({{ weight_sources|join(', ') }}, {{ default_weight }}){% else %}{{ default_weight }}{% endif %}{% endset %}
+{# Items outside T, one group per id in `cell_rows` (ABCDE §3; pointwise paper §3.2):
+   how many, their weight (NULL where no weight is known), up to `limit` examples. #}
+WITH one_side AS (
+  SELECT
+    one_side_id AS item_id,
+    CASE WHEN base_rows > 0 THEN 'base' ELSE 'exp' END AS side,
+    w
+  FROM cell_rows
+  WHERE NOT common AND one_side_id IS NOT NULL
+),
+ranked AS (
+  SELECT side, item_id, w, ROW_NUMBER() OVER (PARTITION BY side ORDER BY item_id) AS k
+  FROM one_side
+)
 SELECT
-  SUM(CASE WHEN n_base > 0 AND n_exp = 0 THEN 1 ELSE 0 END) AS only_base_items,
-  SUM(CASE WHEN n_base > 0 AND n_exp = 0 THEN {{ weight }} END) AS only_base_weight,
-  SUM(CASE WHEN n_base > 0 AND n_exp = 0 AND {{ weight }} IS NULL THEN 1 ELSE 0 END) AS only_base_unweighted,
-  SUM(CASE WHEN n_base = 0 AND n_exp > 0 THEN 1 ELSE 0 END) AS only_exp_items,
-  SUM(CASE WHEN n_base = 0 AND n_exp > 0 THEN {{ weight }} END) AS only_exp_weight,
-  SUM(CASE WHEN n_base = 0 AND n_exp > 0 AND {{ weight }} IS NULL THEN 1 ELSE 0 END) AS only_exp_unweighted,
-  SUM(CASE WHEN n_base = 0 AND n_exp = 0 AND n_weights > 0 THEN 1 ELSE 0 END) AS unused_weights,
-  SUM(CASE WHEN n_base = 0 AND n_exp = 0 AND n_attributes > 0 THEN 1 ELSE 0 END) AS unused_attributes,
-  SUM(CASE WHEN n_base > 0 AND n_exp > 0 AND n_attributes = 0 THEN 1 ELSE 0 END) AS without_attributes
-FROM items
+  side,
+  COUNT(*) AS items,
+  SUM(w) AS weight,
+  SUM(CASE WHEN w IS NULL THEN 1 ELSE 0 END) AS items_without_weight,
+  {# an id list is built in Python from `example_k`: no portable string_agg is needed #}
+{% for k in range(1, limit + 1) %}
+  MIN(CASE WHEN k = {{ k }} THEN item_id END) AS example_{{ k }}{{ ',' if not loop.last }}
+{% endfor %}
+FROM ranked
+GROUP BY side

@@ -4,4 +4,5 @@ SELECT
 {% for col in columns %}
   , CAST({{ col.name|ident }} AS {{ col.type }}) AS {{ col.alias }}
 {% endfor %}
+  , 1 AS in_input
 FROM {{ relation }}

@@ -6,4 +6,5 @@ SELECT
 {% if weight_col %}
   , CAST({{ weight_col|ident }} AS DOUBLE) AS weight
 {% endif %}
+  , 1 AS in_input
 FROM {{ relation }}

@@ -2,4 +2,5 @@
 SELECT
   CAST({{ item_col|ident }} AS {{ item_type }}) AS item_id,
   CAST({{ weight_col|ident }} AS DOUBLE) AS weight
+  , 1 AS in_input
 FROM {{ relation }}

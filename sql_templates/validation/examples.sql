@@ -1,8 +1,6 @@
-{# Up to `limit` example rows for one failed check. #}
-{% from 'validation/checks.sql' import condition %}
-SELECT item_id{% for col in extra %}, {{ col }}{% endfor %}
-
-FROM items
-WHERE {{ condition(check) }}
+{# Up to `limit` example ids for one failed check. #}
+SELECT DISTINCT {{ check }}_example AS item_id
+FROM cell_rows
+WHERE {{ check }}_example IS NOT NULL
 ORDER BY item_id
 LIMIT {{ limit }}

@@ -9,13 +9,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from abcde.cells import IMPACT_METRICS, Inputs, add_cell_steps, add_item_steps, open_inputs
+from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps
 from abcde.engines import Engine, connect
 from abcde.errors import InputError
-from abcde.inputs import Columns
+from abcde.inputs import Columns, Inputs, open_inputs
 from abcde.pipeline import Pipeline
-from abcde.templates import literal, render
-from abcde.validation import EXAMPLES, validate
+from abcde.templates import render
+from abcde.validation import EXAMPLES, examples, side_inputs, unmatched, validate
 
 OUT_FORMATS = ("parquet", "csv")
 
@@ -106,14 +106,14 @@ def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,
          out: Path | None, out_format: str) -> ImpactResult:
     pipeline = Pipeline(prefix="abcde_impact_")
     add_item_steps(pipeline, inputs)
-    pipeline.run(engine, "items")
-    validate(engine, pipeline, inputs)
+    pipeline.run(engine, "cell_rows")
+    checked = validate(engine, pipeline, inputs)
     slice_steps = add_cell_steps(pipeline, inputs, slicings)
     pipeline.run(engine, "cells", "cell_metrics")
 
     pipeline.add("overall", render("impact/overall.sql", metrics=IMPACT_METRICS))
     overall = pipeline.fetch(engine, "overall")[0]
-    coverage = _coverage(engine, pipeline, inputs, overall)
+    coverage = _coverage(engine, pipeline, inputs, overall, checked)
 
     tops: dict[str, list[dict[str, Any]]] = {}
     for side, name in (("b", "base_clusters"), ("e", "exp_clusters")):
@@ -159,44 +159,32 @@ def interleave(base_rows: list[dict[str, Any]], exp_rows: list[dict[str, Any]],
     return rows[:k]
 
 
-def _coverage(engine: Engine, pipeline: Pipeline, inputs: Inputs,
-              overall: dict[str, Any]) -> dict[str, Any]:
-    if not inputs.weight_sources:
-        default = literal(1.0)
-    elif inputs.missing_weight is not None:
-        default = literal(float(inputs.missing_weight))
-    else:
-        default = "CAST(NULL AS DOUBLE)"
-    pipeline.add("coverage", render("impact/coverage.sql",
-                                    weight_sources=inputs.weight_sources,
-                                    default_weight=default))
-    c = pipeline.fetch(engine, "coverage")[0]
-
-    def examples(kind: str) -> list[Any]:
-        step = f"coverage_examples_{kind}"
-        pipeline.add(step, render("impact/coverage_examples.sql", kind=kind, limit=EXAMPLES))
-        return [r["item_id"] for r in pipeline.fetch(engine, step)]
-
-    def side(kind: str) -> dict[str, Any]:
-        n = int(c[f"{kind}_items"] or 0)
-        entry: dict[str, Any] = {"items": n, "weight": float(c[f"{kind}_weight"] or 0.0),
-                                 "examples": examples(kind) if n else []}
-        if c[f"{kind}_unweighted"]:
-            entry["items_without_weight"] = int(c[f"{kind}_unweighted"])
-        return entry
-
-    report: dict[str, Any] = {
-        "items_in_both": int(overall["items"]),
-        "weight_in_both": float(overall["weight"]),
-        f"only_in_{inputs.base.role}": side("only_base"),
-        f"only_in_{inputs.exp.role}": side("only_exp"),
-    }
-    for kind, present in (("unused_weights", inputs.weights is not None),
-                          ("unused_attributes", inputs.attributes is not None),
-                          ("without_attributes", inputs.attributes is not None)):
-        if present:
-            n = int(c[kind] or 0)
-            report[kind] = {"items": n, "examples": examples(kind) if n else []}
+def _coverage(engine: Engine, pipeline: Pipeline, inputs: Inputs, overall: dict[str, Any],
+              checked: dict[str, Any]) -> dict[str, Any]:
+    """Items outside T, and input rows that match no item: reported, never silently
+    dropped (ABCDE §3)."""
+    pipeline.add("coverage", render("impact/coverage.sql", limit=EXAMPLES))
+    rows = {r["side"]: r for r in pipeline.fetch(engine, "coverage")}
+    report: dict[str, Any] = {"items_in_both": int(overall["items"]),
+                              "weight_in_both": float(overall["weight"])}
+    for side, source in (("base", inputs.base), ("exp", inputs.exp)):
+        r = rows.get(side)
+        entry: dict[str, Any] = {"items": 0, "weight": 0.0, "examples": []}
+        if r is not None:
+            entry = {"items": int(r["items"]), "weight": float(r["weight"] or 0.0),
+                     "examples": [r[f"example_{k}"] for k in range(1, EXAMPLES + 1)
+                                  if r[f"example_{k}"] is not None]}
+            if r["items_without_weight"]:
+                entry["items_without_weight"] = int(r["items_without_weight"])
+        report[f"only_in_{source.role}"] = entry
+    for name in side_inputs(inputs):
+        n = int(checked[f"unused_{name}"])
+        report[f"unused_{name}"] = {"items": n,
+                                    "examples": unmatched(engine, pipeline, name) if n else []}
+    if inputs.attributes is not None:
+        n = int(checked["without_attributes"])
+        report["without_attributes"] = {
+            "items": n, "examples": examples(engine, pipeline, "without_attributes") if n else []}
     return report
 
 

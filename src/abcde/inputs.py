@@ -190,3 +190,98 @@ def check_weight_column(source: Source, weight_col: str) -> None:
 
 def attribute_type(source: Source, column: str) -> str:
     return ATTRIBUTE_TYPES.get(source.category(column), "VARCHAR")
+
+
+@dataclass(frozen=True)
+class Attribute:
+    name: str  # the user's column name
+    alias: str  # s_0, s_1, ... inside SQL
+    type: str
+
+
+@dataclass
+class Inputs:
+    """Registered and type-checked inputs of one comparison."""
+
+    base: Source
+    exp: Source
+    weights: Source | None
+    attributes: Source | None
+    columns: Columns
+    item_type: str
+    base_cluster_type: str
+    exp_cluster_type: str
+    base_weight: bool  # the weight column of base is used
+    exp_weight: bool
+    missing_weight: float | None
+    attribute_columns: list[Attribute] = field(default_factory=list)
+
+    @property
+    def weight_sources(self) -> list[str]:
+        """`items` columns a weight is taken from, in order of precedence."""
+        out = ["table_weight"] if self.weights else []
+        out += ["base_weight"] if self.base_weight else []
+        out += ["exp_weight"] if self.exp_weight else []
+        return out
+
+    @property
+    def weights_description(self) -> str:
+        if self.weights:
+            extra = (f"; {self.missing_weight:g} for items it lacks"
+                     if self.missing_weight is not None else "")
+            return f"from {self.weights.label}{extra}"
+        sides = [s.label for s, used in ((self.base, self.base_weight),
+                                         (self.exp, self.exp_weight)) if used]
+        if sides:
+            return f"column {self.columns.weight!r} of " + " and ".join(sides)
+        return "1 for every item (no weights given)"
+
+    def attribute(self, name: str) -> Attribute:
+        for a in self.attribute_columns:
+            if a.name == name:
+                return a
+        raise KeyError(name)
+
+
+def open_inputs(engine: Engine, base: object, exp: object, weights: object | None = None,
+                attributes: object | None = None, *, columns: Columns | None = None,
+                attribute_names: Sequence[str] = (), missing_weight: float | None = None,
+                roles: tuple[str, str] = ("base", "exp")) -> Inputs:
+    """Register the inputs and check columns and types (ABCDE §3; SPEC §1)."""
+    cols = columns or Columns()
+    ids = (cols.item, cols.cluster)
+    b = open_source(engine, roles[0], base, string_columns=ids, mapping_columns=ids)
+    e = open_source(engine, roles[1], exp, string_columns=ids, mapping_columns=ids)
+    w = (open_source(engine, "weights", weights, string_columns=(cols.item,),
+                     mapping_columns=(cols.item, cols.weight))
+         if weights is not None else None)
+    a = (open_source(engine, "attributes", attributes, string_columns=(cols.item,),
+                     mapping_columns=(cols.item, "value"))
+         if attributes is not None else None)
+    for s in (b, e):
+        s.require(cols.item, "--item-col", "item ids")
+        s.require(cols.cluster, "--cluster-col", "cluster ids")
+    if w is not None:
+        w.require(cols.item, "--item-col", "item ids")
+        w.require(cols.weight, "--weight-col", "weights")
+        check_weight_column(w, cols.weight)
+    if attribute_names and a is None:
+        raise InputError("slices need an attributes table", hint="Add --attributes FILE.")
+    if a is not None:
+        a.require(cols.item, "--item-col", "item ids")
+        for name in attribute_names:
+            a.require(name, "--slice-by", "a slice column")
+    if missing_weight is not None and not (0 < missing_weight < float("inf")):
+        raise InputError(f"--missing-weight must be a positive finite number, not "
+                         f"{missing_weight}")
+    item_type = id_type([s for s in (b, e, w, a) if s is not None], cols.item)
+    base_weight = w is None and b.has(cols.weight)
+    exp_weight = w is None and e.has(cols.weight)
+    for s, used in ((b, base_weight), (e, exp_weight)):
+        if used:
+            check_weight_column(s, cols.weight)
+    attrs = [Attribute(name, f"s_{k}", attribute_type(a, name))
+             for k, name in enumerate(dict.fromkeys(attribute_names))] if a else []
+    return Inputs(b, e, w, a, cols, item_type, cluster_type(b, cols.cluster),
+                  cluster_type(e, cols.cluster), base_weight, exp_weight, missing_weight,
+                  attrs)

@@ -8,6 +8,8 @@ reused or must not be re-evaluated (samples: a view re-evaluates its randomness)
 
 from __future__ import annotations
 
+import logging
+import time
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +19,9 @@ from abcde.dialects import to_sql
 
 if TYPE_CHECKING:
     from abcde.engines.base import Engine
+
+
+log = logging.getLogger("abcde")
 
 
 @dataclass
@@ -131,9 +136,14 @@ class Pipeline:
     def run(self, engine: Engine, *names: str) -> None:
         """Materialise steps on an engine."""
         for name in names:
+            start = time.perf_counter()
             for sql in self.create_statements(name, engine.dialect):
                 engine.execute(sql)
+            log.info("step %s: %.2f s", name, time.perf_counter() - start)
 
     def fetch(self, engine: Engine, name: str) -> list[dict[str, Any]]:
         """Run step `name` as one query and return its rows."""
-        return engine.fetch(to_sql(self.query(name), engine.dialect))
+        start = time.perf_counter()
+        rows = engine.fetch(to_sql(self.query(name), engine.dialect))
+        log.info("query %s: %.2f s", name, time.perf_counter() - start)
+        return rows

@@ -1,130 +1,169 @@
-"""Row-level input checks, run in SQL over the `items` step (one pass for all counts;
-example ids are fetched only for a check that failed). SPEC §1: bad input is refused
-with a message naming the table, the column and example ids — never a wrong number.
+"""Input checks, all answered from `cell_rows` (the one aggregation of the one join)
+plus row counts of the inputs; example ids are fetched only for a check that failed.
+SPEC §1: bad input is refused with a message naming the table, the column and example
+ids — never a wrong number.
+
+Repeated ids are found without a GROUP BY over every input: the join repeats an item's
+rows once per matching row of the other inputs, so the base rows it sees exceed the
+rows of base exactly when exp, weights or attributes repeat an id that base holds
+(and likewise for exp); an id of only one clustering repeated there forms a group of
+several rows in `cell_rows`. Only then does the slow per-input GROUP BY run, to name
+the input and the ids.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
-from abcde.cells import Inputs
-from abcde.dialects import to_sql
 from abcde.engines.base import Engine
 from abcde.errors import InputError, Shown
+from abcde.inputs import Inputs
 from abcde.pipeline import Pipeline
 from abcde.templates import render
 
 EXAMPLES = 10
+WEIGHT_HINT = "Weights must be finite numbers > 0 (ABCDE §3)."
+BAD_WEIGHT = "{n} weight(s) are NULL, NaN, infinite, zero or negative"
 
 
 @dataclass(frozen=True)
 class Check:
+    """A row-level check of validation/checks.sql and how to word its failure."""
+
     name: str
-    table: str  # role of the input at fault: base, exp, weights, attributes
-    column: str  # which configured column: item, cluster, weight, or an attribute
+    side: str  # the input at fault: base, exp, weights, attributes, base+exp
+    column: str
     message: str
     hint: str
-    extra: tuple[str, ...] = ()  # items columns shown beside the example ids
 
 
-def _checks(inputs: Inputs) -> list[Check]:
-    b, e = inputs.base.role, inputs.exp.role
+def checks(inputs: Inputs) -> list[Check]:
     cols = inputs.columns
-    checks = []
-    for role, source in ((b, inputs.base), (e, inputs.exp)):
-        side = "base" if source is inputs.base else "exp"
-        checks += [
-            Check(f"null_item_{side}", role, cols.item, "{n} row(s) have a NULL item id",
-                  "Every row needs an item id.", (f"n_{side}",)),
-            Check(f"duplicate_{side}", role, cols.item,
-                  "{n} item id(s) appear more than once; a clustering puts each item in "
-                  "exactly one cluster", "Remove the duplicate rows.", (f"n_{side}",)),
-            Check(f"null_cluster_{side}", role, cols.cluster,
-                  "{n} item(s) have a NULL cluster id",
-                  "Give every item a cluster (a singleton cluster id of its own, if alone)."),
-        ]
-    for name, role, source in (("weights", "weights", inputs.weights),
-                               ("attributes", "attributes", inputs.attributes)):
-        if source is not None:
-            checks += [
-                Check(f"null_item_{name}", role, cols.item, "{n} row(s) have a NULL item id",
-                      "Every row needs an item id.", (f"n_{name}",)),
-                Check(f"duplicate_{name}", role, cols.item,
-                      "{n} item id(s) appear more than once", "Keep one row per item.",
-                      (f"n_{name}",)),
-            ]
-    weight_hint = "Weights must be finite numbers > 0 (ABCDE §3)."
+    out = [Check(f"null_cluster_{side}", side, cols.cluster,
+                 "{n} item(s) have a NULL cluster id",
+                 "Give every item a cluster (a singleton cluster id of its own, if alone).")
+           for side in ("base", "exp")]
     if inputs.weights is not None:
-        checks.append(Check("bad_weight_weights", "weights", cols.weight,
-                            "{n} weight(s) are NULL, NaN, infinite, zero or negative",
-                            weight_hint, ("table_weight",)))
+        out.append(Check("bad_weight_weights", "weights", cols.weight, BAD_WEIGHT,
+                         WEIGHT_HINT))
         if inputs.missing_weight is None:
-            checks.append(Check(
-                "missing_weight", "weights", cols.item,
-                "lacks {n} item(s) present in both clusterings",
-                "Add their weights, or pass --missing-weight 1 to give them weight 1."))
+            out.append(Check("missing_weight", "weights", cols.item,
+                             "lacks {n} item(s) present in both clusterings",
+                             "Add their weights, or pass --missing-weight 1 to give them "
+                             "weight 1."))
     for side, used in (("base", inputs.base_weight), ("exp", inputs.exp_weight)):
         if used:
-            role = b if side == "base" else e
-            checks.append(Check(f"bad_weight_{side}", role, cols.weight,
-                                "{n} weight(s) are NULL, NaN, infinite, zero or negative",
-                                weight_hint, (f"{side}_weight",)))
+            out.append(Check(f"bad_weight_{side}", side, cols.weight, BAD_WEIGHT,
+                             WEIGHT_HINT))
     if inputs.base_weight and inputs.exp_weight:
-        checks.append(Check("weight_mismatch", f"{b} and {e}", cols.weight,
-                            "{n} item(s) have different weights in the two clusterings",
-                            "Give one weights table with --weights.",
-                            ("base_weight", "exp_weight")))
-    return checks
+        out.append(Check("weight_mismatch", "base+exp", cols.weight,
+                         "{n} item(s) have different weights in the two clusterings",
+                         "Give one weights table with --weights."))
+    return out
 
 
-def validate(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[str, int]:
-    """Refuse bad input; return the counts (including `common`, the size of T)."""
-    checks = _checks(inputs)
-    names = ["empty_base", "empty_exp", "common", *(c.name for c in checks)]
-    query = pipeline.rewrite_query(render("validation/counts.sql", checks=names))
-    counts = {k: int(v or 0) for k, v in engine.fetch(to_sql(query, engine.dialect))[0].items()}
-    labels = {inputs.base.role: inputs.base.label, inputs.exp.role: inputs.exp.label}
-    if inputs.weights:
-        labels["weights"] = inputs.weights.label
-    if inputs.attributes:
-        labels["attributes"] = inputs.attributes.label
+def check_names(inputs: Inputs) -> list[str]:
+    """Every check counted in `cell_rows` (failures and coverage alike)."""
+    extra = ["without_attributes"] if inputs.attributes is not None else []
+    return [c.name for c in checks(inputs)] + extra
+
+
+def side_inputs(inputs: Inputs) -> list[str]:
+    return [n for n, s in (("weights", inputs.weights), ("attributes", inputs.attributes))
+            if s is not None]
+
+
+def validate(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[str, Any]:
+    """Refuse bad input. Returns counts for the coverage report: `common` (|T|),
+    `without_attributes` and, per side input, `unused_<input>` (rows matching no item)."""
+    labels = {"base": inputs.base.label, "exp": inputs.exp.label,
+              "base+exp": f"{inputs.base.label} and {inputs.exp.label}"}
+    labels.update({n: getattr(inputs, n).label for n in side_inputs(inputs)})
+    names = check_names(inputs)
+    pipeline.add("validation_counts", render("validation/counts.sql", checks=names))
+    counts = {k: int(v or 0) for k, v in pipeline.fetch(engine, "validation_counts")[0].items()}
+    all_inputs = ["base", "exp", *side_inputs(inputs)]
+    pipeline.add("input_counts", render("validation/input_counts.sql", inputs=all_inputs))
+    rows = {r["input"]: r for r in pipeline.fetch(engine, "input_counts")}
+
     errors: list[InputError] = []
-    for side, source in (("base", inputs.base), ("exp", inputs.exp)):
-        if counts[f"empty_{side}"] == 0:
-            errors.append(InputError("is empty (no rows)", table=source.label,
+    for side in ("base", "exp"):
+        if int(rows[side]["input_rows"]) == 0:
+            errors.append(InputError("is empty (no rows)", table=labels[side],
                                      hint="Check the file or table name."))
-    for check in checks:
-        n = counts[check.name]
-        if n == 0:
-            continue
-        rows = engine.fetch(to_sql(pipeline.rewrite_query(render(
-            "validation/examples.sql", check=check.name, extra=check.extra, limit=EXAMPLES)),
-            engine.dialect))
-        column = (inputs.columns.weight if check.column == inputs.columns.weight
-                  else check.column)
-        if check.name.startswith("null_item"):
-            n = int(rows[0][check.extra[0]]) if rows else n
-            examples: list[object] = []
-        elif check.extra:
-            examples = [_example(r, check.extra) for r in rows]
-        else:
-            examples = [r["item_id"] for r in rows]
-        errors.append(InputError(check.message.format(n=n), table=labels.get(
-            check.table, check.table), column=column, examples=examples, hint=check.hint))
-    if not errors and counts["common"] == 0:
+    null_ids = {"base": counts["null_item_base"], "exp": counts["null_item_exp"]}
+    null_ids.update({n: int(rows[n]["null_ids"]) for n in side_inputs(inputs)})
+    for name, n in null_ids.items():
+        if n:
+            errors.append(InputError(f"{n} row(s) have a NULL item id", table=labels[name],
+                                     column=inputs.columns.item,
+                                     hint="Every row needs an item id."))
+    repeated = (counts["repeated_one_side"] > 0
+                or counts["joined_base_rows"] != int(rows["base"]["input_rows"])
+                or counts["joined_exp_rows"] != int(rows["exp"]["input_rows"]))
+    if repeated:
+        errors += _duplicates(engine, pipeline, inputs, labels, all_inputs)
+    for check in checks(inputs):
+        if counts[check.name]:
+            errors.append(_failed(engine, pipeline, check, counts[check.name], labels))
+    result: dict[str, Any] = {"common": counts["common_rows"],
+                              "without_attributes": counts.get("without_attributes", 0)}
+    for name in side_inputs(inputs):
+        matched = counts[f"matched_{name[:-1]}_rows"]
+        result[f"unused_{name}"] = (int(rows[name]["input_rows"]) - int(rows[name]["null_ids"])
+                                    - matched)
+    if not errors and counts["common_rows"] == 0:
         errors.append(InputError(
-            f"{inputs.base.label} and {inputs.exp.label} have no item id in common",
+            f"{labels['base']} and {labels['exp']} have no item id in common",
             column=inputs.columns.item,
             hint="Both clusterings must cluster the same items (check --item-col and the "
                  "id format, e.g. 7 vs 'item_7')."))
     if errors:
         raise combine(errors)
-    return counts
+    return result
 
 
-def _example(row: dict[str, object], extra: tuple[str, ...]) -> Shown:
-    shown = ", ".join(f"{k}={row[k]!r}" for k in extra)
-    return Shown(f"{row['item_id']!r} ({shown})")
+def examples(engine: Engine, pipeline: Pipeline, check: str) -> list[Any]:
+    """Up to EXAMPLES example ids kept in `cell_rows` for a check."""
+    step = f"examples_{check}"
+    if step not in pipeline.steps:
+        pipeline.add(step, render("validation/examples.sql", check=check, limit=EXAMPLES))
+    return [r["item_id"] for r in pipeline.fetch(engine, step)]
+
+
+def unmatched(engine: Engine, pipeline: Pipeline, name: str) -> list[Any]:
+    """Up to EXAMPLES ids of side input `name` that are in neither clustering."""
+    step = f"unmatched_{name}"
+    pipeline.add(step, render("validation/unmatched.sql", input=name, limit=EXAMPLES))
+    return [r["item_id"] for r in pipeline.fetch(engine, step)]
+
+
+def _failed(engine: Engine, pipeline: Pipeline, check: Check, n: int,
+            labels: dict[str, str]) -> InputError:
+    return InputError(check.message.format(n=n), table=labels[check.side],
+                      column=check.column, examples=examples(engine, pipeline, check.name),
+                      hint=check.hint)
+
+
+def _duplicates(engine: Engine, pipeline: Pipeline, inputs: Inputs,
+                labels: dict[str, str], names: list[str]) -> list[InputError]:
+    """Name the inputs that repeat an id, with example ids (the slow path)."""
+    what = {"base": "a clustering puts each item in exactly one cluster",
+            "exp": "a clustering puts each item in exactly one cluster",
+            "weights": "one weight per item", "attributes": "one row per item"}
+    errors = []
+    for name in names:
+        step = f"duplicates_{name}"
+        pipeline.add(step, render("validation/duplicates.sql", input=name, limit=EXAMPLES))
+        rows = pipeline.fetch(engine, step)
+        if rows:
+            errors.append(InputError(
+                f"item ids appear on more than one row; {what[name]}", table=labels[name],
+                column=inputs.columns.item,
+                examples=[Shown(f"{r['item_id']!r} ({r['item_rows']} rows)") for r in rows],
+                hint="Remove the duplicate rows."))
+    return errors
 
 
 def combine(errors: list[InputError]) -> InputError:

@@ -1,0 +1,110 @@
+"""The `abcde` command line (click). One error handler prints a clean message and
+exits non-zero: 2 for bad input, 1 otherwise; never a traceback unless --debug."""
+
+from __future__ import annotations
+
+import functools
+import logging
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from abcde import __version__
+from abcde.errors import AbcdeError
+from abcde.report import impact_text, to_json
+
+
+def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        debug = click.get_current_context().find_root().params.get("debug", False)
+        try:
+            return fn(*args, **kwargs)
+        except AbcdeError as err:
+            if debug:
+                raise
+            click.echo(f"error: {err}", err=True)
+            sys.exit(err.exit_code)
+        except (KeyboardInterrupt, click.exceptions.Exit, click.ClickException):
+            raise
+        except Exception as err:
+            if debug:
+                raise
+            click.echo(f"internal error ({type(err).__name__}): {err}\n"
+                       "This is a bug in abcde; rerun with --debug for the traceback.",
+                       err=True)
+            sys.exit(1)
+    return wrapper
+
+
+def input_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Options shared by every command that reads clusterings."""
+    options = [
+        click.option("--item-col", default="item_id", show_default=True,
+                     help="Item id column of every input."),
+        click.option("--cluster-col", default="cluster_id", show_default=True,
+                     help="Cluster id column of the clusterings."),
+        click.option("--weight-col", default="weight", show_default=True,
+                     help="Weight column (of --weights, else of the clusterings)."),
+        click.option("--weights", "weights", default=None,
+                     help="Table of item weights (file or --db table). Default: the "
+                          "clusterings' weight column if any, else 1."),
+        click.option("--missing-weight", type=float, default=None,
+                     help="Weight of items the weights table lacks (default: refuse)."),
+        click.option("--db", default=None, help="DuckDB database file holding the input "
+                     "tables (opened read-only)."),
+        click.option("--memory-limit", default=None, help="DuckDB memory limit, e.g. 4GB."),
+        click.option("--threads", type=int, default=None, help="DuckDB threads."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="abcde")
+@click.option("--debug", is_flag=True, help="Show tracebacks.")
+@click.option("-v", "--verbose", is_flag=True, help="Log each SQL step and its time.")
+def main(debug: bool, verbose: bool) -> None:
+    """abcde: how two clusterings differ, and whether the new one is better."""
+    if verbose:
+        logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s",
+                            stream=sys.stderr)
+
+
+@main.command("impact")
+@click.option("--base", required=True, help="Baseline clustering: CSV/Parquet file or "
+              "--db table with item and cluster ids.")
+@click.option("--exp", required=True, help="Experiment clustering, same shape.")
+@input_options
+@click.option("--attributes", default=None, help="Table of item attributes for slices.")
+@click.option("--slice-by", multiple=True, help="Attribute column(s) to slice by: "
+              "'a,b' slices by the pair; repeat the option for separate slicings.")
+@click.option("--top", type=int, default=10, show_default=True,
+              help="How many most affected clusters to list.")
+@click.option("--out", type=click.Path(file_okay=False), default=None,
+              help="Directory for every Base/Exp cluster and slice (files).")
+@click.option("--out-format", type=click.Choice(["parquet", "csv"]), default="parquet",
+              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True, help="What to print on stdout.")
+@handle_errors
+def impact_cmd(base: str, exp: str, weights: str | None, attributes: str | None,
+               slice_by: tuple[str, ...], item_col: str, cluster_col: str, weight_col: str,
+               missing_weight: float | None, db: str | None, memory_limit: str | None,
+               threads: int | None, top: int, out: str | None, out_format: str,
+               fmt: str) -> None:
+    """Impact metrics: how Exp differs from Base (ABCDE §4), overall, per cluster, per
+    slice."""
+    from abcde.impact import impact
+
+    if top < 0:
+        raise click.BadParameter("must be >= 0", param_hint="--top")
+    result = impact(base, exp, weights, attributes=attributes, slice_by=list(slice_by),
+                    item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
+                    missing_weight=missing_weight, top=top, out=out, out_format=out_format,
+                    db=db, memory_limit=memory_limit, threads=threads)
+    doc = result.to_dict()
+    click.echo(to_json(doc) if fmt == "json" else impact_text(doc))

@@ -1,0 +1,111 @@
+"""Plain-text tables and JSON for what the commands print."""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Sequence
+from typing import Any
+
+from abcde.cells import IMPACT_METRICS
+
+
+def to_json(doc: dict[str, Any]) -> str:
+    """JSON with NaN/inf refused (they never belong in a report)."""
+    return json.dumps(doc, indent=2, default=str, allow_nan=False)
+
+
+def fmt(value: Any, kind: str = "auto") -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if kind == "pct":
+            return f"{100 * value:.2f}%"
+        if math.isfinite(value) and (value == 0 or 1e-4 <= abs(value) < 1e7):
+            return f"{value:,.4f}" if abs(value) < 1000 else f"{value:,.1f}"
+        return f"{value:.4g}"
+    return str(value)
+
+
+def table(rows: Sequence[dict[str, Any]], columns: Sequence[str],
+          headers: Sequence[str] | None = None, pct: Sequence[str] = ()) -> str:
+    """A fixed-width text table; numbers right-aligned."""
+    heads = list(headers or columns)
+    cells = [[fmt(r.get(c), "pct" if c in pct else "auto") for c in columns] for r in rows]
+    widths = [max([len(h)] + [len(row[k]) for row in cells]) for k, h in enumerate(heads)]
+    numeric = [all(isinstance(r.get(c), int | float) or r.get(c) is None for r in rows)
+               for c in columns]
+
+    def line(values: Sequence[str]) -> str:
+        return "  ".join(v.rjust(w) if num else v.ljust(w)
+                         for v, w, num in zip(values, widths, numeric, strict=True)).rstrip()
+
+    out = [line(heads), line(["-" * w for w in widths])]
+    out += [line(row) for row in cells]
+    return "\n".join(out)
+
+
+METRIC_LABELS = {
+    "split_rate": "SplitRate", "merge_rate": "MergeRate",
+    "jaccard_distance": "JaccardDistance", "split_distance": "SplitDistance",
+    "merge_distance": "MergeDistance", "jaccard_index": "JaccardIndex",
+    "affected_jaccard_index": "  affected", "unaffected_jaccard_index": "  unaffected",
+}
+CLUSTER_COLUMNS = ["cluster_id", "items", "weight", *IMPACT_METRICS[:3], "contribution"]
+
+
+def impact_text(doc: dict[str, Any], max_slice_rows: int = 20) -> str:
+    """The impact report as text (the JSON document rendered for a terminal)."""
+    o = doc["overall"]
+    cov = doc["coverage"]
+    roles = [k for k in doc["inputs"] if k not in ("weights", "attributes")]
+    parts = ["Inputs"]
+    parts += [f"  {k:<10} {v}" for k, v in doc["inputs"].items() if v]
+    parts.append("")
+    parts.append(f"Items in both clusterings: {fmt(o['items'])} (weight {fmt(o['weight'])})")
+    for role in roles:
+        side = cov[f"only_in_{role}"]
+        if side["items"]:
+            ex = ", ".join(map(str, side["examples"][:5]))
+            parts.append(f"  only in {role}: {fmt(side['items'])} items "
+                         f"(weight {fmt(side['weight'])}), excluded; e.g. {ex}")
+    for key, what in (("unused_weights", "weights for items in neither clustering"),
+                      ("without_attributes", "items without attributes (slice value null)"),
+                      ("unused_attributes", "attribute rows for items in neither clustering")):
+        if cov.get(key, {}).get("items"):
+            parts.append(f"  {what}: {fmt(cov[key]['items'])}")
+    share = o["affected_weight"] / o["weight"] if o["weight"] else 0.0
+    parts.append(f"Affected: {fmt(o['affected_items'])} items, weight "
+                 f"{fmt(o['affected_weight'])} ({fmt(share, 'pct')} of the weight)")
+    parts.append("")
+    parts.append("Overall impact (ABCDE §4; Jaccard decomposition §4–5)")
+    rows = [{"metric": METRIC_LABELS[m], "value": o[m]} for m in (
+        "split_rate", "merge_rate", "jaccard_distance", "split_distance", "merge_distance",
+        "jaccard_index", "affected_jaccard_index", "unaffected_jaccard_index")]
+    parts.append(table(rows, ["metric", "value"], pct=["value"]))
+    for key, title in (("top_base_clusters", "Most affected Base clusters"),
+                       ("top_exp_clusters", "Most affected Exp clusters"),
+                       ("top_clusters", "Most affected clusters, Base and Exp interleaved")):
+        parts.append("")
+        parts.append(f"{title} (contribution = weight·JaccardDistance / total weight)")
+        cols = (["side", *CLUSTER_COLUMNS] if key == "top_clusters" else CLUSTER_COLUMNS)
+        parts.append(table(doc[key], cols, pct=[*IMPACT_METRICS, "contribution"])
+                     if doc[key] else "  (none: the clusterings are identical on T)")
+    for s in doc["slices"]:
+        parts.append("")
+        shown = s["rows"][:max_slice_rows]
+        more = len(s["rows"]) - len(shown)
+        parts.append(f"By {', '.join(s['slice_by'])}" + (
+            f" (top {len(shown)} of {len(s['rows'])} by contribution)" if more else ""))
+        cols = [*s["slice_by"], "items", "weight", "affected_weight", *IMPACT_METRICS[:3],
+                "contribution"]
+        parts.append(table(shown, cols, pct=[*IMPACT_METRICS, "contribution"]))
+    if doc.get("files"):
+        parts.append("")
+        parts.append("Files written")
+        parts += [f"  {k}: {v}" for k, v in doc["files"].items()]
+    return "\n".join(parts)
