@@ -315,10 +315,10 @@ def test_estimators_unbiased_and_covering(
     6000 on the jaccard population, whose merge pairs are only ~11% of its
     weight), with all verdicts known or 30% of the pairs 'unknown'.
 
-    Measured coverages (seed 1): 0.938–0.958.  Expected false-failure rate for
+    Measured coverages (seed 1): 0.933–0.960.  Expected false-failure rate for
     another seed: the coverage sd at R = 2000 is 0.005; metrics whose true
     coverage is ~0.945 leave the band with probability ≤ 0.2%, the merge metrics
-    of the jaccard population with unknowns (true coverage ~0.94, a few dozen
+    and slices of the jaccard population with unknowns (true coverage ~0.94, a few dozen
     distinct merge pairs per sample) ~2%; the 3-SE bias check adds 0.27% per
     metric — about 2–5% per case in all.
     """
