@@ -12,6 +12,9 @@ SELECT
   CASE WHEN common THEN {{ col.alias }} END AS {{ col.alias }},
 {% endfor %}
   CASE WHEN NOT common THEN item_id END AS one_side_id,
+  {# the cluster of an item outside T, on the side that holds it #}
+  MIN(CASE WHEN NOT common THEN base_cluster END) AS one_side_base_cluster,
+  MIN(CASE WHEN NOT common THEN exp_cluster END) AS one_side_exp_cluster,
   COUNT(*) AS item_rows,
   SUM(in_base) AS base_rows,
   SUM(in_exp) AS exp_rows,

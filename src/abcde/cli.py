@@ -108,3 +108,6 @@ def impact_cmd(base: str, exp: str, weights: str | None, attributes: str | None,
                     db=db, memory_limit=memory_limit, threads=threads)
     doc = result.to_dict()
     click.echo(to_json(doc) if fmt == "json" else impact_text(doc))
+
+
+# Commands of the other concerns register themselves below, one import each.
