@@ -30,8 +30,12 @@ _MD5_52_BITS = {
 _TWO_POW_53 = 9007199254740992
 
 
+_DOUBLE = exp.DataType.build("DOUBLE")
+_VARCHAR = exp.DataType.build("VARCHAR")
+
+
 def _double(e: exp.Expression) -> exp.Expression:
-    return exp.cast(e, exp.DataType.build("DOUBLE"))
+    return exp.Cast(this=e, to=_DOUBLE.copy())
 
 
 def _fdiv(a: exp.Expression, b: exp.Expression) -> exp.Expression:
@@ -64,7 +68,7 @@ def key_string(seed: exp.Expression, *keys: exp.Expression) -> exp.Expression:
     for k in (seed, *keys):
         if parts:
             parts.append(exp.Literal.string(":"))
-        parts.append(exp.cast(k, exp.DataType.build("VARCHAR")))
+        parts.append(exp.Cast(this=k, to=_VARCHAR.copy()))
     return exp.Concat(expressions=parts, safe=True, coalesce=False)
 
 
@@ -88,7 +92,7 @@ class Dialect:
         return exp.paren(exp.Div(this=_double(two_n_plus_1),
                                  expression=_double(exp.Literal.number(_TWO_POW_53))))
 
-    def rewrite(self, tree: exp.Expression) -> exp.Expression:
+    def rewrite(self, tree: exp.Expression, *, copy: bool = True) -> exp.Expression:
         rewrites: dict[str, Callable[..., exp.Expression]] = {
             "ABCDE_FDIV": _fdiv,
             "ABCDE_LN": _ln,
@@ -101,7 +105,7 @@ class Dialect:
                 return rewrites[node.name.upper()](*node.expressions)
             return node
 
-        return tree.copy().transform(visit)
+        return tree.transform(visit, copy=copy)
 
 
 def get_dialect(name: str) -> Dialect:
@@ -110,7 +114,9 @@ def get_dialect(name: str) -> Dialect:
     return Dialect(name)
 
 
-def to_sql(tree: exp.Expression, dialect: str, *, pretty: bool = False) -> str:
-    """Write a parsed template for `dialect`, helpers rewritten."""
+def to_sql(tree: exp.Expression, dialect: str, *, pretty: bool = False,
+           copy: bool = True) -> str:
+    """Write a parsed template for `dialect`, helpers rewritten (in place when the
+    caller passes a private tree with copy=False)."""
     d = get_dialect(dialect)
-    return d.rewrite(tree).sql(dialect=d.name, pretty=pretty)
+    return d.rewrite(tree, copy=copy).sql(dialect=d.name, pretty=pretty)

@@ -73,10 +73,10 @@ class Pipeline:
 
         def hoist(q: exp.Query) -> exp.Query:
             """Move q's own CTEs into `ctes`; return q without its WITH."""
+            q = q.copy()  # the one copy: everything below edits it in place
             with_ = q.args.get("with_") or q.args.get("with")
             if not with_:
                 return q
-            q = q.copy()
             for cte in with_.expressions:
                 add(cte.alias, cte.this)
             q.set("with_" if "with_" in q.args else "with", None)
@@ -97,8 +97,7 @@ class Pipeline:
                 add(dep, hoist(dep_query))
 
         collect(query)
-        query = hoist(query)
-        main = query.copy()
+        main = hoist(query)
         for cte_name, cte_query in ctes:
             main = main.with_(cte_name, as_=cte_query, copy=False)
         return self._rename(main)
@@ -114,7 +113,7 @@ class Pipeline:
                 return table
             return node
 
-        return query.copy().transform(visit)
+        return query.transform(visit, copy=False)  # rewrite_query made a private copy
 
     def query(self, name: str) -> exp.Query:
         """One query computing step `name`."""
@@ -126,7 +125,8 @@ class Pipeline:
         table = self._table(name)
         drop = exp.Drop(tables=[table.copy()], kind="TABLE", exists=True)
         create = exp.Create(this=table.copy(), kind="TABLE", expression=self._inline(name))
-        return [to_sql(drop, dialect, pretty=pretty), to_sql(create, dialect, pretty=pretty)]
+        return [to_sql(drop, dialect, pretty=pretty),
+                to_sql(create, dialect, pretty=pretty, copy=False)]
 
     def statements(self, dialect: str, *, pretty: bool = False) -> list[tuple[str, str]]:
         """(step name, SQL) for every materialised step, in order."""
@@ -144,6 +144,6 @@ class Pipeline:
     def fetch(self, engine: Engine, name: str) -> list[dict[str, Any]]:
         """Run step `name` as one query and return its rows."""
         start = time.perf_counter()
-        rows = engine.fetch(to_sql(self.query(name), engine.dialect))
+        rows = engine.fetch(to_sql(self.query(name), engine.dialect, copy=False))
         log.info("query %s: %.2f s", name, time.perf_counter() - start)
         return rows

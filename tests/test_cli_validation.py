@@ -1,0 +1,183 @@
+"""Every validation case of the impact issue through the CLI: exit code 2 and a message
+naming the table, the column, example ids and what to do — never a traceback or a number."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from abcde.cli import main
+
+
+def parquet(path: Path, sql: str) -> str:
+    """Write the rows of a DuckDB query to a Parquet file."""
+    duckdb.connect().execute(f"COPY ({sql}) TO '{path}' (FORMAT PARQUET)")
+    return str(path)
+
+
+def csv(path: Path, text: str) -> str:
+    path.write_text(text)
+    return str(path)
+
+
+def run(*args: str):
+    return CliRunner().invoke(main, ["impact", *args])
+
+
+def refused(result, *needles: str) -> None:
+    assert result.exit_code == 2, (result.exit_code, result.output)
+    assert "Traceback" not in result.output
+    assert result.output.startswith("error:"), result.output
+    for needle in needles:
+        assert needle in result.output, f"{needle!r} not in:\n{result.output}"
+
+
+GOOD_BASE = "item_id,cluster_id\n1,a\n2,a\n3,b\n"
+GOOD_EXP = "item_id,cluster_id\n1,x\n2,y\n3,y\n"
+
+
+@pytest.fixture
+def good(tmp_path: Path) -> dict[str, str]:
+    return {"base": csv(tmp_path / "base.csv", GOOD_BASE),
+            "exp": csv(tmp_path / "exp.csv", GOOD_EXP)}
+
+
+def test_good_input_passes(good) -> None:
+    result = run("--base", good["base"], "--exp", good["exp"], "--format", "json")
+    assert result.exit_code == 0, result.output
+
+
+@pytest.mark.parametrize("side", ["base", "exp"])
+def test_duplicate_item_id_in_a_clustering(tmp_path: Path, good, side: str) -> None:
+    bad = csv(tmp_path / "dup.csv", "item_id,cluster_id\n1,a\n2,a\n2,b\n3,b\n")
+    args = {**good, side: bad}
+    refused(run("--base", args["base"], "--exp", args["exp"]),
+            f"table {side} (", "column 'item_id'", "more than one row", "'2' (2 rows)",
+            "exactly one cluster", "Remove the duplicate rows")
+
+
+def test_duplicate_item_id_only_in_one_clustering(tmp_path: Path, good) -> None:
+    """An item outside T repeated on its side is refused too (it is still a bad input)."""
+    bad = csv(tmp_path / "dup.csv", GOOD_BASE + "9,c\n9,d\n")
+    refused(run("--base", bad, "--exp", good["exp"]), "table base (", "'9' (2 rows)")
+
+
+def test_duplicate_item_id_in_weights(tmp_path: Path, good) -> None:
+    w = csv(tmp_path / "w.csv", "item_id,weight\n1,1\n2,2\n3,3\n3,4\n")
+    refused(run("--base", good["base"], "--exp", good["exp"], "--weights", w),
+            "table weights (", "'3' (2 rows)", "one weight per item")
+
+
+def test_null_item_id(tmp_path: Path, good) -> None:
+    b = parquet(tmp_path / "b.parquet",
+                "SELECT * FROM (VALUES ('1', 'a'), (NULL, 'a'), ('2', 'a'), ('3', 'b'))"
+                " t(item_id, cluster_id)")
+    e = parquet(tmp_path / "e.parquet",
+                "SELECT * FROM (VALUES ('1', 'x'), ('2', 'y'), ('3', 'y')) t(item_id, cluster_id)")
+    refused(run("--base", b, "--exp", e), "table base (", "column 'item_id'",
+            "1 row(s) have a NULL item id")
+
+
+def test_null_cluster_id(tmp_path: Path, good) -> None:
+    e = parquet(tmp_path / "e.parquet",
+                "SELECT * FROM (VALUES ('1', 'x'), ('2', NULL), ('3', 'y')) t(item_id, cluster_id)")
+    b = parquet(tmp_path / "b.parquet",
+                "SELECT * FROM (VALUES ('1', 'a'), ('2', 'a'), ('3', 'b')) t(item_id, cluster_id)")
+    refused(run("--base", b, "--exp", e), "table exp (", "column 'cluster_id'",
+            "NULL cluster id", "examples: '2'")
+
+
+@pytest.mark.parametrize("value", ["NULL", "0.0", "-1.5", "'NaN'::DOUBLE",
+                                   "'Infinity'::DOUBLE", "'-Infinity'::DOUBLE"])
+def test_bad_weight(tmp_path: Path, good, value: str) -> None:
+    w = parquet(tmp_path / "w.parquet",
+                f"SELECT * FROM (VALUES ('1', 1.0), ('2', {value}), ('3', 2.0)) t(item_id, weight)")
+    refused(run("--base", good["base"], "--exp", good["exp"], "--weights", w),
+            "table weights (", "column 'weight'", "NULL, NaN, infinite, zero or negative",
+            "examples: '2'", "finite numbers > 0")
+
+
+def test_bad_weight_in_a_clustering_column(tmp_path: Path, good) -> None:
+    b = csv(tmp_path / "b.csv", "item_id,cluster_id,weight\n1,a,1\n2,a,-3\n3,b,1\n")
+    refused(run("--base", b, "--exp", good["exp"]), "table base (", "column 'weight'",
+            "examples: '2'")
+
+
+def test_weight_column_that_is_not_numeric(tmp_path: Path, good) -> None:
+    w = csv(tmp_path / "w.csv", "item_id,weight\n1,heavy\n2,light\n3,light\n")
+    refused(run("--base", good["base"], "--exp", good["exp"], "--weights", w),
+            "table weights (", "column 'weight'", "must be numbers")
+
+
+def test_no_common_items(tmp_path: Path, good) -> None:
+    e = csv(tmp_path / "e.csv", "item_id,cluster_id\n7,x\n8,y\n")
+    refused(run("--base", good["base"], "--exp", e), "no item id in common", "--item-col")
+
+
+def test_item_ids_of_different_types(tmp_path: Path) -> None:
+    b = parquet(tmp_path / "b.parquet",
+                "SELECT * FROM (VALUES (1, 'a'), (2, 'a')) t(item_id, cluster_id)")
+    e = parquet(tmp_path / "e.parquet",
+                "SELECT * FROM (VALUES ('1', 'x'), ('2', 'y')) t(item_id, cluster_id)")
+    refused(run("--base", b, "--exp", e), "different types", "integer", "string",
+            "column 'item_id'")
+
+
+def test_item_ids_that_are_floats(tmp_path: Path) -> None:
+    b = parquet(tmp_path / "b.parquet",
+                "SELECT * FROM (VALUES (1.5, 'a'), (2.5, 'a')) t(item_id, cluster_id)")
+    refused(run("--base", b, "--exp", b), "integers or strings", "column 'item_id'")
+
+
+def test_missing_column(tmp_path: Path, good) -> None:
+    b = csv(tmp_path / "b.csv", "item,cluster\n1,a\n")
+    refused(run("--base", b, "--exp", good["exp"]), "table base (", "no column 'item_id'",
+            "'item', 'cluster'", "--item-col")
+
+
+def test_configured_column_names(tmp_path: Path) -> None:
+    b = csv(tmp_path / "b.csv", "item,cluster,importance\n1,a,1\n2,a,2\n3,b,3\n")
+    e = csv(tmp_path / "e.csv", "item,cluster,importance\n1,x,1\n3,x,3\n2,y,2\n")
+    result = run("--base", b, "--exp", e, "--item-col", "item", "--cluster-col", "cluster",
+                 "--weight-col", "importance", "--format", "json")
+    assert result.exit_code == 0, result.output
+    overall = json.loads(result.output)["overall"]
+    # Figure 2 of the pointwise paper: JD = 3/8, precision = 1 − MergeRate = 3/4
+    assert math.isclose(overall["jaccard_distance"], 3 / 8, rel_tol=1e-12)
+    assert math.isclose(overall["merge_rate"], 1 / 4, rel_tol=1e-12)
+
+
+def test_empty_input(tmp_path: Path, good) -> None:
+    b = csv(tmp_path / "b.csv", "item_id,cluster_id\n")
+    refused(run("--base", b, "--exp", good["exp"]), "table base (", "is empty")
+
+
+def test_weights_table_lacking_items(tmp_path: Path, good) -> None:
+    w = csv(tmp_path / "w.csv", "item_id,weight\n1,1\n")
+    refused(run("--base", good["base"], "--exp", good["exp"], "--weights", w),
+            "table weights (", "lacks 2 item(s)", "examples: '2', '3'", "--missing-weight 1")
+    result = run("--base", good["base"], "--exp", good["exp"], "--weights", w,
+                 "--missing-weight", "1", "--format", "json")
+    assert result.exit_code == 0, result.output
+
+
+def test_unreadable_files(tmp_path: Path, good) -> None:
+    junk = tmp_path / "junk.parquet"
+    junk.write_bytes(b"this is not parquet at all")
+    refused(run("--base", str(junk), "--exp", good["exp"]), "table base (", "cannot read")
+    refused(run("--base", str(tmp_path / "missing.csv"), "--exp", good["exp"]),
+            "does not exist")
+    refused(run("--base", str(tmp_path), "--exp", good["exp"]), "directory")
+    refused(run("--base", "not_a_table", "--exp", good["exp"]), "not_a_table")
+
+
+def test_several_problems_are_reported_together(tmp_path: Path) -> None:
+    b = csv(tmp_path / "b.csv", "item_id,cluster_id\n1,a\n2,a\n3,\n")
+    w = csv(tmp_path / "w.csv", "item_id,weight\n1,0\n2,1\n3,1\n")
+    refused(run("--base", b, "--exp", b, "--weights", w), "problems with the input",
+            "1 item(s) have a NULL cluster id", "1 weight(s) are NULL, NaN, infinite")
