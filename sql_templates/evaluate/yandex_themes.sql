@@ -1,0 +1,102 @@
+{# Yandex cluster_metrics per theme (truth cluster), basic and optimistic, unweighted
+   item counts (Yandex article §3.1–3.2 and §4; SPEC §5).
+
+   |g| counts every item of the truth file: the items of g in T plus the truth items
+   the actual clustering lacks ("unclustered", outside T: recall 0). |c| counts every
+   item of the actual cluster: marked(c) items present in the truth plus the unlabelled
+   ones (outside T). For every actual cluster c meeting g, common = |c ∩ g| and
+     precision(c, g) = (common + r·(|c| − marked(c))) / |c|, r = 0 basic, 1 optimistic;
+     recall(c, g) = common / |g|.
+   ECC(g) = Σ_k recall_k·p_k·Π_{m<k}(1 − p_m), clusters by common descending (ties
+   in any fixed order: equal common means equal recall, and the sum is then symmetric).
+   The product is exp(Σ ln(1 − p_m)) over the preceding clusters, and 0 as soon as one
+   of them has p_m = 1 (counted apart: LN(0) is never evaluated).
+   BCP(g) = Σ common·precision / Σ common (NULL when no item of g is clustered);
+   BCR(g) = Σ common·recall / |g|. #}
+WITH yt_unclustered AS (
+  SELECT one_side_base_cluster AS b, SUM(item_rows) AS n
+  FROM cell_rows
+  WHERE NOT common AND one_side_base_cluster IS NOT NULL
+  GROUP BY one_side_base_cluster
+),
+yt_unlabelled AS (
+  SELECT one_side_exp_cluster AS e, SUM(item_rows) AS n
+  FROM cell_rows
+  WHERE NOT common AND one_side_exp_cluster IS NOT NULL
+  GROUP BY one_side_exp_cluster
+),
+yt_marked AS (
+  SELECT e, SUM(CAST(n AS DOUBLE)) AS marked FROM cells GROUP BY e
+),
+yt_clustered AS (
+  SELECT b, SUM(CAST(n AS DOUBLE)) AS n FROM cells GROUP BY b
+),
+yt_themes AS (
+  SELECT
+    COALESCE(c.b, u.b) AS b,
+    COALESCE(c.n, CAST(0 AS DOUBLE)) + COALESCE(CAST(u.n AS DOUBLE), CAST(0 AS DOUBLE)) AS size
+  FROM yt_clustered AS c
+  FULL OUTER JOIN yt_unclustered AS u ON c.b = u.b
+),
+yt_matchings AS (
+  SELECT
+    x.b,
+    x.e,
+    CAST(x.n AS DOUBLE) AS common,
+    m.marked + COALESCE(CAST(l.n AS DOUBLE), CAST(0 AS DOUBLE)) AS size,
+    m.marked,
+    t.size AS theme_size
+  FROM cells AS x
+  JOIN yt_marked AS m ON x.e = m.e
+  JOIN yt_themes AS t ON x.b = t.b
+  LEFT JOIN yt_unlabelled AS l ON x.e = l.e
+),
+yt_scored AS (
+  SELECT
+    b,
+    e,
+    common,
+    {{ fdiv('common', 'theme_size') }} AS recall,
+    {{ fdiv('common', 'size') }} AS p_basic,
+    {{ fdiv('common + (size - marked)', 'size') }} AS p_opt
+  FROM yt_matchings
+),
+yt_ordered AS (
+  SELECT
+    s.*,
+{% for kind in ('basic', 'opt') %}
+    COALESCE(SUM(CASE WHEN p_{{ kind }} >= 1 THEN 1 ELSE 0 END) OVER (
+      PARTITION BY b ORDER BY common DESC, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0)
+      AS certain_before_{{ kind }},
+    COALESCE(SUM({{ ln('CASE WHEN p_' ~ kind ~ ' < 1 THEN 1 - p_' ~ kind ~ ' ELSE 1 END') }}) OVER (
+      PARTITION BY b ORDER BY common DESC, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING),
+      CAST(0 AS DOUBLE)) AS ln_unmatched_before_{{ kind }}{{ ',' if not loop.last }}
+{% endfor %}
+  FROM yt_scored AS s
+),
+yt_per_theme AS (
+  SELECT
+    b,
+    COUNT(*) AS clusters,
+    SUM(common) AS clustered,
+{% for kind in ('basic', 'opt') %}
+    SUM(CASE WHEN certain_before_{{ kind }} > 0 THEN CAST(0 AS DOUBLE)
+             ELSE recall * p_{{ kind }} * EXP(ln_unmatched_before_{{ kind }}) END) AS ecc_{{ kind }},
+    {{ fdiv('SUM(common * p_' ~ kind ~ ')', 'SUM(common)') }} AS bcp_{{ kind }},
+{% endfor %}
+    SUM(common * recall) AS common_recall
+  FROM yt_ordered
+  GROUP BY b
+)
+SELECT
+  t.b AS cluster_id,
+  t.size AS items,
+  COALESCE(p.clustered, CAST(0 AS DOUBLE)) AS clustered_items,
+  COALESCE(p.clusters, 0) AS actual_clusters,
+{% for kind, name in (('basic', 'basic'), ('opt', 'optimistic')) %}
+  COALESCE(p.ecc_{{ kind }}, CAST(0 AS DOUBLE)) AS ecc_{{ name }},
+  p.bcp_{{ kind }} AS bcp_{{ name }},
+{% endfor %}
+  COALESCE({{ fdiv('p.common_recall', 't.size') }}, CAST(0 AS DOUBLE)) AS bcr
+FROM yt_themes AS t
+LEFT JOIN yt_per_theme AS p ON t.b = p.b
