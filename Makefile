@@ -1,30 +1,37 @@
-# `make demo` and `make test` each set up .venv (idempotently) and then run.
+# `make demo` and `make test` each set up .venv (idempotently: pip runs again only when
+# pyproject.toml changes) and then run. The demo needs only the package; the tests also
+# install the dev tools and the optional engines (extras).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed
-EXTRAS ?= dev,spark,postgres
+TEST_EXTRAS ?= dev,spark,postgres
 
-.PHONY: venv demo test lint golden bench clean
+.PHONY: venv demo test lint golden clean
 
-$(STAMP): pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e ".[$(EXTRAS)]"
-	touch $(STAMP)
 
-venv: $(STAMP)
+$(VENV)/.installed-demo: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e .
+	touch $@
 
-demo: $(STAMP)
+$(VENV)/.installed-test: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install --quiet -e ".[$(TEST_EXTRAS)]"
+	touch $@ $(VENV)/.installed-demo
+
+venv: $(VENV)/.installed-test
+
+demo: $(VENV)/.installed-demo
 	$(BIN)/abcde impact --base examples/base.csv --exp examples/exp.csv \
 		--weights examples/weights.csv --attributes examples/attributes.csv \
 		--slice-by provenance --top 5
 
-test: $(STAMP)
+test: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
-lint: $(STAMP)
+lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 
 clean:
