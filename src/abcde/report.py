@@ -25,8 +25,8 @@ def fmt(value: Any, kind: str = "auto") -> str:
     if isinstance(value, float):
         if kind == "pct":
             return f"{100 * value:.2f}%"
-        if math.isfinite(value) and (value == 0 or 1e-4 <= abs(value) < 1e7):
-            return f"{value:,.4f}" if abs(value) < 1000 else f"{value:,.1f}"
+        if math.isfinite(value) and (value == 0 or 1 <= abs(value) < 1e12):
+            return f"{value:,.2f}"
         return f"{value:.4g}"
     return str(value)
 
