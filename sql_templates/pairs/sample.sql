@@ -1,0 +1,45 @@
+{# The sample: draws of the stream up to draw number `cut` (the budget fill), one row per
+   unique ORDERED pair with its draw count and first draw (1-based draw number).
+   pair_id numbers the unordered pairs {i, j} by their first draw, so (i, j) and (j, i)
+   share it; item_i is the vantage item (ABCDE App. B.1) and its attributes ride along. #}
+WITH kept AS (
+  SELECT d, item_i, item_j, pair_class, label, base_cluster_i, exp_cluster_i,
+         base_cluster_j, exp_cluster_j
+  FROM pair_stream
+  WHERE d <= {{ cut }}
+),
+ordered AS (
+  SELECT
+    item_i, item_j, pair_class, label, base_cluster_i, exp_cluster_i, base_cluster_j,
+    exp_cluster_j,
+    COUNT(*) AS draw_count,
+    MIN(d) + 1 AS first_draw
+  FROM kept
+  GROUP BY item_i, item_j, pair_class, label, base_cluster_i, exp_cluster_i, base_cluster_j,
+           exp_cluster_j
+),
+unordered AS (
+  SELECT
+    o.*,
+    MIN(first_draw) OVER (PARTITION BY LEAST(item_i, item_j), GREATEST(item_i, item_j)) AS pair_first
+  FROM ordered AS o
+)
+SELECT
+  DENSE_RANK() OVER (ORDER BY u.pair_first) AS pair_id,
+  u.item_i,
+  u.item_j,
+  u.pair_class,
+  u.label,
+  u.draw_count,
+  u.first_draw,
+  u.base_cluster_i,
+  u.exp_cluster_i,
+  u.base_cluster_j,
+  u.exp_cluster_j
+{% for name in attributes %}
+  , a.{{ name|ident }}
+{% endfor %}
+FROM unordered AS u
+{% if attributes %}
+LEFT JOIN sample_attributes AS a ON u.item_i = a.item_id
+{% endif %}

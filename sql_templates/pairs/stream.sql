@@ -1,0 +1,55 @@
+{# Steps 2 and 3 of the hierarchical draw (SPEC §6): the vantage item i in its cell and
+   the partner item j in the partner cell, each ∝ weight, by the same window as-of join
+   (partitioned by cell). The result is the persisted stream of draws in draw order d
+   (ABCDE App. A, 3.1–3.2): one row per draw, (i, j) with its class and label; a
+   stable draw with j = i is a self pair (ABCDE §5.8). #}
+WITH probes AS (
+  SELECT d, 0 AS role, b, e, {{ uniform(seed, literal('i'), 'd') }} * w AS pos
+  FROM pair_draw_cells
+  UNION ALL
+  SELECT d, 1 AS role, partner_b AS b, partner_e AS e,
+         {{ uniform(seed, literal('j'), 'd') }} * partner_w AS pos
+  FROM pair_draw_cells
+),
+stacked AS (
+  SELECT b, e, lo AS pos, 0 AS is_draw, seq, CAST(NULL AS BIGINT) AS d, CAST(NULL AS INTEGER) AS role
+  FROM pair_cell_items
+  UNION ALL
+  SELECT b, e, pos, 1 AS is_draw, CAST(NULL AS BIGINT) AS seq, d, role FROM probes
+),
+chosen AS (
+  SELECT
+    b,
+    e,
+    d,
+    role,
+    is_draw,
+    MAX(seq) OVER (PARTITION BY b, e ORDER BY pos, is_draw ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS seq
+  FROM stacked
+),
+picked AS (
+  SELECT c.d, c.role, it.item_id
+  FROM chosen AS c
+  JOIN pair_cell_items AS it ON c.b = it.b AND c.e = it.e AND c.seq = it.seq
+  WHERE c.is_draw = 1
+),
+pairs AS (
+  SELECT
+    d,
+    MAX(CASE WHEN role = 0 THEN item_id END) AS item_i,
+    MAX(CASE WHEN role = 1 THEN item_id END) AS item_j
+  FROM picked
+  GROUP BY d
+)
+SELECT
+  p.d,
+  p.item_i,
+  p.item_j,
+  CASE WHEN c.pair_class = 'stable' AND p.item_i = p.item_j THEN 'self' ELSE c.pair_class END AS pair_class,
+  c.label,
+  c.b AS base_cluster_i,
+  c.e AS exp_cluster_i,
+  c.partner_b AS base_cluster_j,
+  c.partner_e AS exp_cluster_j
+FROM pairs AS p
+JOIN pair_draw_cells AS c ON p.d = c.d
