@@ -18,7 +18,10 @@ SELECT
   0 AS in_weights,
   CAST(NULL AS DOUBLE) AS table_weight,
 {% endif %}
-  {% if weight_sources %}COALESCE({{ weight_sources|join(', ') }}, {{ default_weight }}){% else %}{{ default_weight }}{% endif %} AS w,
+  {# the sources by expression, not by the aliases above: a lateral alias is not
+     portable (PostgreSQL and BigQuery refuse it) #}
+  {% set source_expr = {'table_weight': 'w.weight', 'base_weight': 'b.weight', 'exp_weight': 'e.weight'} %}
+  {% if weight_sources %}COALESCE({% for s in weight_sources %}{{ source_expr[s] }}, {% endfor %}{{ default_weight }}){% else %}{{ default_weight }}{% endif %} AS w,
 {% if attributes %}
   COALESCE(a.in_input, 0) AS in_attributes
 {% for col in attributes %}

@@ -69,7 +69,8 @@ def impact(base: object, exp: object, weights: object | None = None, *,
            weight_col: str = "weight", missing_weight: float | None = None, top: int = 10,
            out: str | Path | None = None, out_format: str = "parquet",
            engine: Engine | None = None, db: str | Path | None = None,
-           memory_limit: str | None = None, threads: int | None = None) -> ImpactResult:
+           memory_limit: str | None = None, threads: int | None = None,
+           prefix: str = "abcde_impact_") -> ImpactResult:
     """How Exp differs from Base: overall, per cluster, per slice (ABCDE §4).
 
     `base`, `exp`, `weights`, `attributes`: CSV/Parquet paths, tables of `db`, DataFrames
@@ -77,6 +78,7 @@ def impact(base: object, exp: object, weights: object | None = None, *,
     from `weights`, else from a `weight_col` column of the clusterings, else are 1.
     Items present in only one clustering are excluded and reported under `coverage`.
     With `out`, every Base/Exp cluster and slice is written to files there.
+    Work tables are named `prefix` + step, in the engine's `work_schema` if it has one.
     """
     slicings = parse_slicings(slice_by)
     reserved = {"items", "weight", "affected_items", "affected_weight", "contribution",
@@ -96,15 +98,16 @@ def impact(base: object, exp: object, weights: object | None = None, *,
                              columns=Columns(item_col, cluster_col, weight_col),
                              attribute_names=[c for s in slicings for c in s],
                              missing_weight=missing_weight)
-        return _run(eng, inputs, slicings, top, Path(out) if out else None, out_format)
+        return _run(eng, inputs, slicings, top, Path(out) if out else None, out_format,
+                    prefix=prefix)
     finally:
         if own:
             eng.close()
 
 
 def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,
-         out: Path | None, out_format: str) -> ImpactResult:
-    pipeline = Pipeline(prefix="abcde_impact_")
+         out: Path | None, out_format: str, prefix: str = "abcde_impact_") -> ImpactResult:
+    pipeline = Pipeline(prefix=prefix, schema=engine.work_schema)
     add_item_steps(pipeline, inputs)
     pipeline.run(engine, "cell_rows")
     checked = validate(engine, pipeline, inputs)

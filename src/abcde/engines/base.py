@@ -43,9 +43,11 @@ def sql_type_of(values: Iterable[object]) -> str:
 
 
 class Engine(ABC):
-    """What every engine provides. `dialect` names the sqlglot dialect it runs."""
+    """What every engine provides. `dialect` names the sqlglot dialect it runs;
+    `work_schema`, if set, is the private schema/database for abcde's work tables."""
 
     dialect: str
+    work_schema: str | None = None
 
     @abstractmethod
     def execute(self, sql: str) -> None:

@@ -1,0 +1,162 @@
+"""PostgreSQL through psycopg 3 (`pip install 'abcde[postgres]'`).
+
+Work tables go to a private schema `abcde_work_<random>` (dropped on close) that heads the
+connection's search_path; input files are read in-process by DuckDB and copied into
+temporary tables (the server may not see the caller's files).
+"""
+
+from __future__ import annotations
+
+import secrets
+from collections.abc import Sequence
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import sqlglot
+
+from abcde.engines.base import Engine, sql_type_of
+from abcde.engines.local_files import read_file, write_rows
+from abcde.errors import EngineError
+from abcde.templates import CANONICAL_DIALECT, ident, table_ref
+
+try:
+    import psycopg
+except ImportError as err:  # pragma: no cover - depends on the installed extras
+    raise EngineError("the PostgreSQL engine needs psycopg: pip install 'abcde[postgres]'"
+                      ) from err
+
+# DuckDB type (of a file read by DuckDB, or of sql_type_of) -> PostgreSQL type
+_PG_TYPES = {"BIGINT": "BIGINT", "INTEGER": "BIGINT", "SMALLINT": "BIGINT",
+             "TINYINT": "BIGINT", "HUGEINT": "NUMERIC", "UBIGINT": "NUMERIC",
+             "UINTEGER": "BIGINT", "USMALLINT": "BIGINT", "UTINYINT": "BIGINT",
+             "DOUBLE": "DOUBLE PRECISION", "FLOAT": "DOUBLE PRECISION",
+             "VARCHAR": "TEXT", "BOOLEAN": "BOOLEAN", "DATE": "DATE"}
+
+
+def _pg_type(duckdb_type: str) -> str:
+    t = duckdb_type.upper()
+    if t.startswith("DECIMAL"):
+        return t.replace("DECIMAL", "NUMERIC")
+    return _PG_TYPES.get(t, "TEXT")
+
+
+def _plain(value: Any) -> Any:
+    """NUMERIC results as Python numbers: SUM of BIGINT is NUMERIC in PostgreSQL."""
+    if isinstance(value, Decimal):
+        if value.is_finite() and value.as_tuple().exponent >= 0:  # type: ignore[operator]
+            return int(value)
+        return float(value)
+    return value
+
+
+class PostgresEngine(Engine):
+    """One autocommit connection to the server named by `dsn` (a libpq connection string
+    or URI), or an existing psycopg connection."""
+
+    dialect = "postgres"
+
+    def __init__(self, dsn: str | None = None, connection: Any = None,
+                 work_schema: str | None = None) -> None:
+        own = connection is None
+        if connection is None:
+            if not dsn:
+                raise EngineError("the PostgreSQL engine needs a connection string: "
+                                  "--dsn 'postgresql://user@host:5432/db'")
+            try:
+                connection = psycopg.connect(dsn, autocommit=True)
+            except psycopg.Error as err:
+                raise EngineError(f"cannot connect to PostgreSQL ({dsn}): {err}") from err
+        self._own = own
+        self.con = connection
+        self.work_schema = work_schema or f"abcde_work_{secrets.token_hex(4)}"
+        self.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(self.work_schema)}")
+        self.execute(f"SET search_path TO {ident(self.work_schema)}, public")
+
+    def _sql(self, relation: str) -> str:
+        """A relation reference of abcde (DuckDB quoting) written for PostgreSQL."""
+        return sqlglot.transpile(f"SELECT * FROM {relation}", read=CANONICAL_DIALECT,
+                                 write=self.dialect)[0]
+
+    def execute(self, sql: str) -> None:
+        try:
+            with self.con.cursor() as cur:
+                cur.execute(sql)
+        except psycopg.Error as err:
+            raise EngineError(f"PostgreSQL refused a statement: {err}\n{sql}") from err
+
+    def fetch(self, sql: str) -> list[dict[str, Any]]:
+        try:
+            with self.con.cursor() as cur:
+                cur.execute(sql)
+                names = [d.name for d in cur.description]
+                return [{k: _plain(v) for k, v in zip(names, row, strict=True)}
+                        for row in cur.fetchall()]
+        except psycopg.Error as err:
+            raise EngineError(f"PostgreSQL refused a query: {err}\n{sql}") from err
+
+    def _load(self, name: str, columns: Sequence[tuple[str, str]], rows: Sequence[tuple]
+              ) -> None:
+        cols = ", ".join(f"{ident(c)} {t}" for c, t in columns)
+        self.execute(f"DROP TABLE IF EXISTS {ident(name)}")
+        self.execute(f"CREATE TEMPORARY TABLE {ident(name)} ({cols})")
+        names = ", ".join(ident(c) for c, _ in columns)
+        try:
+            with self.con.cursor() as cur, cur.copy(
+                    f"COPY {ident(name)} ({names}) FROM STDIN") as copy:
+                for row in rows:
+                    copy.write_row(row)
+        except psycopg.Error as err:
+            raise EngineError(f"PostgreSQL refused the rows of {name}: {err}") from err
+
+    def register_file(self, name: str, path: Path, fmt: str,
+                      string_columns: Sequence[str] = ()) -> None:
+        columns, rows = read_file(path, fmt, string_columns)
+        self._load(name, [(c, _pg_type(t)) for c, t in columns], rows)
+
+    def register_rows(self, name: str, columns: Sequence[str], rows: Sequence[tuple]) -> None:
+        types = [_pg_type(sql_type_of(row[k] for row in rows)) for k in range(len(columns))]
+        self._load(name, list(zip(columns, types, strict=True)), rows)
+
+    def user_table(self, name: str) -> str:
+        """A table of the connected database (`table` or `schema.table`)."""
+        return table_ref(name)
+
+    def columns(self, relation: str) -> list[tuple[str, str]]:
+        try:
+            with self.con.cursor() as cur:
+                cur.execute(self._sql(relation) + " LIMIT 0")
+                out = []
+                for d in cur.description:
+                    info = self.con.adapters.types.get(d.type_code)
+                    out.append((d.name, info.name if info else str(d.type_code)))
+                return out
+        except psycopg.Error as err:
+            raise EngineError(str(err)) from err
+
+    def table_exists(self, relation: str) -> bool:
+        try:
+            self.columns(relation)
+        except EngineError:
+            return False
+        return True
+
+    def write(self, relation: str, path: Path, fmt: str) -> None:
+        try:
+            with self.con.cursor() as cur:
+                cur.execute(self._sql(relation))
+                names = [d.name for d in cur.description]
+                rows = [tuple(_plain(v) for v in row) for row in cur.fetchall()]
+        except psycopg.Error as err:
+            raise EngineError(f"PostgreSQL refused to read {relation}: {err}") from err
+        write_rows(names, rows, path, fmt)
+
+    def close(self) -> None:
+        if self.con.closed:
+            return
+        try:
+            self.execute(f"DROP SCHEMA IF EXISTS {ident(self.work_schema)} CASCADE")
+        finally:
+            if self._own:
+                self.con.close()
+

@@ -1,0 +1,162 @@
+"""Real engines for the test session: a throwaway PostgreSQL server on 127.0.0.1 and a
+Spark local[2] session (settings and recipe: ../shared/ENGINES.md), each started once and
+stopped at the end of the session, and the `engine` fixture that parametrises a test
+over DuckDB, PostgreSQL and Spark.
+
+When a server's binaries are missing the fixture FAILS in CI (environment variable CI
+set, as `.ci/run` does) and skips locally with the reason: CI must never pass by
+skipping the real engines.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import os
+import pwd
+import shutil
+import socket
+import subprocess
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from abcde.engines import Engine
+
+
+def in_ci() -> bool:
+    return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
+
+
+def unavailable(reason: str) -> None:
+    """Fail in CI, skip locally."""
+    if in_ci():
+        pytest.fail(f"{reason} (CI is set: real engines must run; .ci/run installs them)")
+    pytest.skip(reason)
+
+
+def _free_port() -> int:
+    with contextlib.closing(socket.socket(socket.AF_INET, socket.SOCK_STREAM)) as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _pg_bin() -> Path | None:
+    found = sorted(glob.glob("/usr/lib/postgresql/*/bin/initdb"),
+                   key=lambda p: [int(x) if x.isdigit() else 0 for x in p.split("/")])
+    if found:
+        return Path(found[-1]).parent
+    initdb = shutil.which("initdb")
+    return Path(initdb).parent if initdb else None
+
+
+@pytest.fixture(scope="session")
+def postgres_dsn() -> Iterator[str]:
+    """A throwaway PostgreSQL server (initdb + pg_ctl, trust auth, fsync off) on a free
+    port of 127.0.0.1; its DSN. Root runs the server as user `postgres`."""
+    try:
+        import psycopg  # noqa: F401
+    except ImportError:
+        unavailable("psycopg is not installed (pip install 'abcde[postgres]')")
+    pg_bin = _pg_bin()
+    if pg_bin is None or not (pg_bin / "pg_ctl").exists():
+        unavailable("PostgreSQL server binaries (initdb, pg_ctl) not found; "
+                    "apt-get install postgresql")
+    as_root = os.geteuid() == 0
+    if as_root:
+        try:
+            pwd.getpwnam("postgres")
+        except KeyError:
+            unavailable("running as root but there is no user 'postgres' to run the server")
+    data = Path(tempfile.mkdtemp(prefix="abcde_pgdata_"))
+    sock = Path(tempfile.mkdtemp(prefix="abcde_pgsock_"))
+    if as_root:
+        shutil.chown(data, "postgres", "postgres")
+        shutil.chown(sock, "postgres", "postgres")
+    port = _free_port()
+
+    def run(*args: str) -> None:
+        cmd = [str(a) for a in args]
+        if as_root:
+            cmd = ["su", "postgres", "-s", "/bin/sh", "-c",
+                   " ".join(f"'{c}'" for c in cmd)]
+        subprocess.run(cmd, check=True, capture_output=True, timeout=120)
+
+    try:
+        run(pg_bin / "initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8",
+            "--locale=C.UTF-8")
+        run(pg_bin / "pg_ctl", "-D", data, "-l", data / "log", "-w", "-o",
+            f"-c listen_addresses=127.0.0.1 -p {port} -k {sock} -c fsync=off", "start")
+    except subprocess.CalledProcessError as err:
+        log = data / "log"
+        pytest.fail(f"cannot start PostgreSQL: {err.stderr.decode(errors='replace')}"
+                    + (log.read_text(errors="replace") if log.exists() else ""))
+    try:
+        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+    finally:
+        with contextlib.suppress(Exception):
+            run(pg_bin / "pg_ctl", "-D", data, "-m", "fast", "-w", "stop")
+        shutil.rmtree(data, ignore_errors=True)
+        shutil.rmtree(sock, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def spark_session() -> Iterator[object]:
+    """One Spark local[2] session for the whole run (start-up takes 10-17 s)."""
+    try:
+        import pyspark  # noqa: F401
+    except ImportError:
+        unavailable("pyspark is not installed (pip install 'abcde[spark]')")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        unavailable("no Java runtime for Spark; apt-get install openjdk-17-jre-headless")
+    from abcde.engines.spark import local_session
+
+    warehouse = Path(tempfile.mkdtemp(prefix="abcde_spark_wh_"))
+    session = local_session("local[2]", warehouse=warehouse)
+    try:
+        yield session
+    finally:
+        session.stop()
+        shutil.rmtree(warehouse, ignore_errors=True)
+
+
+ENGINE_NAMES = ("duckdb", "postgres", "spark")
+
+
+@pytest.fixture(params=[
+    "duckdb",
+    pytest.param("postgres", marks=pytest.mark.postgres),
+    pytest.param("spark", marks=pytest.mark.spark),
+])
+def engine(request: pytest.FixtureRequest) -> Iterator[Engine]:
+    """A fresh Engine per test, on DuckDB, PostgreSQL and Spark. Work tables of different
+    tests cannot collide: each engine has its own private schema (`work_schema`)."""
+    yield from _make_engine(request, request.param)
+
+
+def make_engine(request: pytest.FixtureRequest, name: str) -> Iterator[Engine]:
+    """A fresh engine by name (for fixtures of other test files)."""
+    yield from _make_engine(request, name)
+
+
+def _make_engine(request: pytest.FixtureRequest, name: str) -> Iterator[Engine]:
+    if name == "duckdb":
+        from abcde.engines.duckdb import DuckDBEngine
+
+        eng: Engine = DuckDBEngine()
+    elif name == "postgres":
+        from abcde.engines.postgres import PostgresEngine
+
+        eng = PostgresEngine(request.getfixturevalue("postgres_dsn"))
+    elif name == "spark":
+        from abcde.engines.spark import SparkEngine
+
+        eng = SparkEngine(request.getfixturevalue("spark_session"))
+    else:
+        raise ValueError(name)
+    try:
+        yield eng
+    finally:
+        eng.close()
