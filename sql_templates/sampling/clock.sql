@@ -7,15 +7,35 @@
    are broken by the key columns, so the result is the same on every engine.
    Without partitions the N smallest keys come from a top-N (ORDER BY ... LIMIT), not
    from a sort of the whole population. #}
-WITH keyed AS (
+WITH uniforms AS (
   SELECT
 {% for col in columns %}
     {{ col }},
 {% endfor %}
     CAST({{ weight }} AS DOUBLE) AS clock_weight,
-    {{ fdiv('-' ~ ln(uniform(seed, literal(stream), *keys)), weight) }} AS clock_key
+    {{ uniform(seed, literal(stream), *keys) }} AS clock_u
   FROM {{ source }}
   WHERE {{ weight }} > 0
+),
+{# one helper per expression: the dialect rewrite does not descend into a rewritten
+   helper's arguments #}
+logs AS (
+  SELECT
+{% for col in columns %}
+    {{ col }},
+{% endfor %}
+    clock_weight,
+    {{ ln('clock_u') }} AS clock_ln_u
+  FROM uniforms
+),
+keyed AS (
+  SELECT
+{% for col in columns %}
+    {{ col }},
+{% endfor %}
+    clock_weight,
+    {{ fdiv('-clock_ln_u', 'clock_weight') }} AS clock_key
+  FROM logs
 ),
 {% if not partition_by %}
 top_n AS (

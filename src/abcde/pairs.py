@@ -20,6 +20,7 @@ App. A 3.1–3.2; see `abcde.sampling` for why the stream is indexed by draw num
 
 from __future__ import annotations
 
+import csv
 import json
 import math
 from collections.abc import Sequence
@@ -271,13 +272,20 @@ def write_sample(engine: Engine, pipeline: Pipeline, sample: PairSample,
     out.mkdir(parents=True, exist_ok=True)
     files: dict[str, str] = {}
     if sample.draws:
-        for fmt in ("parquet", "csv"):
-            path = out / f"draws.{fmt}"
-            engine.write(pipeline.physical_name("pair_sample"), path, fmt)
-            files[f"draws_{fmt}"] = str(path)
-        path = out / "questions.csv"
-        engine.write(pipeline.physical_name("pair_questions"), path, "csv")
-        files["questions_csv"] = str(path)
+        path = out / "draws.parquet"
+        engine.write(pipeline.physical_name("pair_sample"), path, "parquet")
+        files["draws_parquet"] = str(path)
+    # CSV and JSONL from the fetched rows, in pair_id order
+    for name, rows, columns in (("draws", sample.draws, None),
+                                ("questions", sample.questions, None)):
+        path = out / f"{name}.csv"
+        cols = list(rows[0]) if rows else list(columns or (
+            DRAW_COLUMNS if name == "draws" else QUESTION_COLUMNS))
+        with path.open("w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(cols)
+            writer.writerows([["" if r[c] is None else r[c] for c in cols] for r in rows])
+        files[f"{name}_csv"] = str(path)
     path = out / "questions.jsonl"
     with path.open("w") as f:
         for q in sample.questions:

@@ -1,0 +1,119 @@
+"""`abcde sample-items`, `abcde explore`, `abcde sample-pairs` (ABCDE §4.1.1, §5.7–5.8,
+App. A; Jaccard decomposition §7)."""
+
+from __future__ import annotations
+
+import click
+
+from abcde.cells import IMPACT_METRICS
+from abcde.cli import handle_errors, input_options
+from abcde.report import table, to_json
+
+
+def _common(fn):  # type: ignore[no-untyped-def]
+    fn = click.option("--attributes", default=None,
+                      help="Table of item attributes; every column rides along.")(fn)
+    fn = input_options(fn)
+    fn = click.option("--exp", required=True, help="Experiment clustering.")(fn)
+    fn = click.option("--base", required=True, help="Baseline clustering: CSV/Parquet "
+                      "file or --db table with item and cluster ids.")(fn)
+    return fn
+
+
+@click.command("sample-items")
+@_common
+@click.option("--size", type=int, default=1_000_000, show_default=True,
+              help="Unique affected items to sample.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out", required=True, type=click.Path(dir_okay=False),
+              help="Sample file (.parquet or .csv); its manifest goes next to it.")
+@handle_errors
+def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str | None,
+                     item_col: str, cluster_col: str, weight_col: str,
+                     missing_weight: float | None, db: str | None, memory_limit: str | None,
+                     threads: int | None, size: int, seed: int, out: str) -> None:
+    """Affected items drawn ∝ weight·JaccardDistance with replacement, each with its
+    importance weight, impact metrics and attributes (ABCDE §4.1.1)."""
+    from abcde.explore import sample_items
+
+    if size < 1:
+        raise click.BadParameter("must be >= 1", param_hint="--size")
+    if seed < 0:
+        raise click.BadParameter("must be >= 0", param_hint="--seed")
+    s = sample_items(base, exp, weights, attributes=attributes, size=size, seed=seed,
+                     item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
+                     missing_weight=missing_weight, out=out, db=db,
+                     memory_limit=memory_limit, threads=threads)
+    m = s.manifest
+    click.echo(f"sampled {m['unique_items']:,} unique affected items ({m['draws']:,} draws) "
+               f"-> {out}\nmanifest -> {s.files['manifest']}")
+
+
+@click.command("explore")
+@click.argument("sample", type=click.Path(exists=True, dir_okay=False))
+@click.option("--group-by", default="", help="Attribute column(s), comma-separated.")
+@click.option("--where", default=None, help="SQL condition over the sample's columns.")
+@click.option("--metric", type=click.Choice(IMPACT_METRICS), default="jaccard_distance",
+              show_default=True)
+@click.option("--top", type=int, default=20, show_default=True)
+@click.option("--examples", type=int, default=3, show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+@handle_errors
+def explore_cmd(sample: str, group_by: str, where: str | None, metric: str, top: int,
+                examples: int, fmt: str) -> None:
+    """Top groups of an item sample by estimated contribution to METRIC(T)
+    (ABCDE §4.1.1)."""
+    from abcde.explore import explore
+
+    doc = explore(sample, group_by, where=where, metric=metric, top=top, examples=examples)
+    if fmt == "json":
+        click.echo(to_json(doc))
+        return
+    cols = [*doc["group_by"], "items", "draws", "weight_share", "contribution", "se", metric,
+            "examples"]
+    rows = [{**r, "examples": ", ".join(str(e) for e in r.get("examples", []))}
+            for r in doc["groups"]]
+    click.echo(f"estimated contribution to {metric}(T) by "
+               f"{', '.join(doc['group_by']) or 'nothing (all)'}"
+               f"{' where ' + where if where else ''} "
+               f"({doc['filtered_draws']:,} of {doc['sample_draws']:,} draws)")
+    click.echo(table(rows, cols))
+
+
+@click.command("sample-pairs")
+@_common
+@click.option("--population", type=click.Choice(["abcde", "jaccard"]), default="abcde",
+              show_default=True, help="abcde: ∝ u_ij (ΔPrecision, rates); jaccard: ∝ w_ij "
+              "(also distances and affected indexes).")
+@click.option("--budget", type=int, required=True,
+              help="Unique non-self pairs for the judges.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--slice-by", multiple=True, help="Attribute column(s) whose weight and "
+              "pairweight go into the manifest (per-slice ΔPrecision).")
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="Directory for questions, draws and manifest.")
+@handle_errors
+def sample_pairs_cmd(base: str, exp: str, weights: str | None, attributes: str | None,
+                     item_col: str, cluster_col: str, weight_col: str,
+                     missing_weight: float | None, db: str | None, memory_limit: str | None,
+                     threads: int | None, population: str, budget: int, seed: int,
+                     slice_by: tuple[str, ...], out: str) -> None:
+    """Pairs of items for human judgement (ABCDE §5.7–5.8, App. A; Jaccard §7)."""
+    from abcde.pairs import sample_pairs
+
+    if budget < 1:
+        raise click.BadParameter("must be >= 1", param_hint="--budget")
+    if seed < 0:
+        raise click.BadParameter("must be >= 0", param_hint="--seed")
+    s = sample_pairs(base, exp, weights, attributes=attributes, population=population,
+                     budget=budget, seed=seed, slice_by=list(slice_by), item_col=item_col,
+                     cluster_col=cluster_col, weight_col=weight_col,
+                     missing_weight=missing_weight, out=out, db=db,
+                     memory_limit=memory_limit, threads=threads)
+    m = s.manifest
+    click.echo(f"{m['pairs']['judgeable']:,} pairs to judge, {m['draws']:,} draws "
+               f"({m['pairs']['self']:,} self pairs kept) -> {out}/")
+    for name in ("questions_csv", "questions_jsonl", "draws_parquet", "manifest"):
+        if name in s.files:
+            click.echo(f"  {name}: {s.files[name]}")
