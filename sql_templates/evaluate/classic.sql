@@ -4,8 +4,10 @@
    64-bit integers near n = 4.3e9 (ENGINES.md).
 
    Pairs (unordered, of distinct items): TP = Σ_c C(n_c, 2); together in the truth
-   S_b = Σ_b C(N_b, 2); together in the actual S_e = Σ_e C(N_e, 2); FP = S_e − TP,
-   FN = S_b − TP, TN = C(N, 2) − S_b − S_e + TP.
+   S_b = Σ_b C(N_b, 2); together in the actual S_e = Σ_e C(N_e, 2);
+   FN = ½ Σ_c n_c·(N_b − n_c), FP = ½ Σ_c n_c·(N_e − n_c) (N − n_c taken in integers,
+   not S − TP: that difference of two numbers near 1e19 would lose every digit of a
+   small FP), TN = C(N, 2) − TP − FP − FN.
    Adjusted Rand index (Hubert & Arabie 1985): (TP − E)/(M − E), E = S_b·S_e/C(N, 2),
    M = (S_b + S_e)/2; 1 when FP = FN = 0 (as scikit-learn).
    Purity = Σ_e max_b n_c / N; inverse purity = Σ_b max_e n_c / N; Fung's F-measure
@@ -18,7 +20,15 @@
    NMI = I(C; K)/((H(C) + H(K))/2), scikit-learn's default arithmetic average
    (1 when both entropies are 0, as scikit-learn). #}
 WITH cl_cells AS (
-  SELECT b, e, CAST(n AS DOUBLE) AS n FROM cells
+  SELECT b, e, n AS n_int, CAST(n AS DOUBLE) AS n FROM cells
+),
+cl_int AS (
+  SELECT
+    x.b,
+    x.e,
+    SUM(x.n_int) OVER (PARTITION BY x.b) - x.n_int AS split_n,
+    SUM(x.n_int) OVER (PARTITION BY x.e) - x.n_int AS merge_n
+  FROM cl_cells AS x
 ),
 cl_total AS (
   SELECT SUM(n) AS n FROM cl_cells
@@ -33,12 +43,15 @@ cl_terms AS (
   SELECT
     c.b,
     c.n * (c.n - 1) / 2 AS pairs,
+    c.n * CAST(i.split_n AS DOUBLE) / 2 AS split_pairs,
+    c.n * CAST(i.merge_n AS DOUBLE) / 2 AS merge_pairs,
     c.n * ({{ ln('bb.n_b') }} - {{ ln('c.n') }}) AS n_ln_b,
     c.n * ({{ ln('ee.n_e') }} - {{ ln('c.n') }}) AS n_ln_e,
     {{ fdiv('2 * c.n', 'bb.n_b + ee.n_e') }} AS f
   FROM cl_cells AS c
   JOIN cl_by_b AS bb ON c.b = bb.b
   JOIN cl_by_e AS ee ON c.e = ee.e
+  JOIN cl_int AS i ON c.b = i.b AND c.e = i.e
 ),
 cl_fung AS (
   SELECT t.b, MAX(t.f) AS best_f FROM cl_terms AS t GROUP BY t.b
@@ -47,6 +60,8 @@ cl_sums AS (
   SELECT
     (SELECT n FROM cl_total) AS n,
     (SELECT SUM(pairs) FROM cl_terms) AS tp,
+    (SELECT SUM(merge_pairs) FROM cl_terms) AS fp,
+    (SELECT SUM(split_pairs) FROM cl_terms) AS fn,
     (SELECT SUM(n_b * (n_b - 1) / 2) FROM cl_by_b) AS s_b,
     (SELECT SUM(n_e * (n_e - 1) / 2) FROM cl_by_e) AS s_e,
     (SELECT SUM(max_n) FROM cl_by_e) AS purity_n,
@@ -72,12 +87,10 @@ cl_entropies AS (
 cl_scores AS (
   SELECT
     e.*,
-    e.s_e - e.tp AS fp,
-    e.s_b - e.tp AS fn,
-    e.all_pairs - e.s_b - e.s_e + e.tp AS tn,
+    e.all_pairs - e.tp - e.fp - e.fn AS tn,
     COALESCE({{ fdiv('e.tp', 'e.s_e') }}, CAST(1 AS DOUBLE)) AS pairwise_precision,
     COALESCE({{ fdiv('e.tp', 'e.s_b') }}, CAST(1 AS DOUBLE)) AS pairwise_recall,
-    CASE WHEN e.s_b = e.tp AND e.s_e = e.tp THEN CAST(1 AS DOUBLE)
+    CASE WHEN e.fp = 0 AND e.fn = 0 THEN CAST(1 AS DOUBLE)
          ELSE {{ fdiv('e.tp - e.expected_tp', '(e.s_b + e.s_e) / 2 - e.expected_tp') }}
     END AS adjusted_rand_index,
     CASE WHEN e.h_c = 0 THEN CAST(1 AS DOUBLE)

@@ -136,6 +136,8 @@ def impact_cmd(base: str, exp: str, weights: str | None, attributes: str | None,
 
 
 # Commands of the other concerns register themselves below, one import each.
+from abcde.cli_evaluate import register_evaluate  # noqa: E402, I001
+register_evaluate(main)
 from abcde.cli_sampling import explore_cmd, sample_items_cmd, sample_pairs_cmd  # noqa: E402, I001
 main.add_command(sample_items_cmd)
 main.add_command(explore_cmd)

@@ -35,7 +35,7 @@ from abcde.errors import InputError
 from abcde.impact import OUT_FORMATS, _clean, _coverage, parse_slicings
 from abcde.inputs import Columns, Inputs, open_inputs
 from abcde.pipeline import Pipeline
-from abcde.templates import render
+from abcde.templates import render as _render
 from abcde.uir import (
     ALPHA_SWEEP,
     UIR_ROBUST_THRESHOLD,
@@ -182,6 +182,19 @@ def _as_runs(actual: object) -> list[object]:
 
 
 # ------------------------------------------------------------------ pipeline
+
+
+_RENDERED: dict[tuple[str, str], Any] = {}
+
+
+def render(name: str, **context: Any) -> Any:
+    """`abcde.templates.render`, memoised: parsing dominates the cost of a small
+    evaluation, and every run renders the same templates. The pipeline never changes a
+    step's tree (it rewrites copies), so the parsed tree is shared."""
+    key = (name, repr(sorted(context.items())))
+    if key not in _RENDERED:
+        _RENDERED[key] = _render(name, **context)
+    return _RENDERED[key]
 
 
 def add_evaluation_steps(pipeline: Pipeline, inputs: Inputs,
