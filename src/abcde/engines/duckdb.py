@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import tempfile
 from collections.abc import Sequence
@@ -76,19 +77,31 @@ class DuckDBEngine(Engine):
             source = f"read_csv({p}, header = true" + (f", types = {{{types}}})" if types else ")")
         else:
             raise InputError(f"{path}: unsupported file format {fmt!r} (use CSV or Parquet)")
-        self.execute(f"CREATE OR REPLACE TEMP VIEW {ident(name)} AS SELECT * FROM {source}")
+        self._drop(name)
+        self.execute(f"CREATE TEMP VIEW {ident(name)} AS SELECT * FROM {source}")
 
     def register_rows(self, name: str, columns: Sequence[str], rows: Sequence[tuple]) -> None:
         types = [sql_type_of(row[k] for row in rows) for k in range(len(columns))]
         cols = ", ".join(f"{ident(c)} {t}" for c, t in zip(columns, types, strict=True))
-        self.execute(f"DROP TABLE IF EXISTS {ident(name)}")
+        self._drop(name)
         self.execute(f"CREATE TEMP TABLE {ident(name)} ({cols})")
         if rows:
             marks = ", ".join("?" for _ in columns)
             self.con.executemany(f"INSERT INTO {ident(name)} VALUES ({marks})", list(rows))
 
+    def _drop(self, name: str) -> None:
+        """Free a relation name whatever it was before (view, table or registered frame),
+        so that one engine can be reused across calls with other kinds of input."""
+        with contextlib.suppress(duckdb.Error):
+            self.con.unregister(name)
+        for kind in ("VIEW", "TABLE"):
+            # DROP VIEW on a table (and the reverse) is a CatalogException: the other kind
+            with contextlib.suppress(duckdb.CatalogException):
+                self.con.execute(f"DROP {kind} IF EXISTS {ident(name)}")
+
     def register_relation(self, name: str, obj: object) -> None:
         """A pandas/polars DataFrame or Arrow table, scanned in place."""
+        self._drop(name)
         try:
             self.con.register(name, obj)
         except Exception as err:
