@@ -31,6 +31,9 @@ test: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 	$(BIN)/python -m pytest -q
 
+golden: $(VENV)/.installed-test
+	$(BIN)/python tests/golden/regenerate.py
+
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .
 

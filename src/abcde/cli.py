@@ -142,3 +142,6 @@ from abcde.cli_sampling import explore_cmd, sample_items_cmd, sample_pairs_cmd  
 main.add_command(sample_items_cmd)
 main.add_command(explore_cmd)
 main.add_command(sample_pairs_cmd)
+
+from abcde.cli_sql import register_sql  # noqa: E402, I001
+register_sql(main)

@@ -8,11 +8,13 @@ The traps these avoid were measured on real engines (../shared/ENGINES.md).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
 import sqlglot
 from sqlglot import exp
+from sqlglot.dialects.snowflake import Snowflake
 
 from abcde.errors import TemplateError
 
@@ -28,6 +30,7 @@ _MD5_52_BITS = {
     "postgres": "CAST(CAST('x' || LPAD(SUBSTR(MD5(K), 1, 13), 16, '0') AS BIT(64)) AS BIGINT)",
 }
 _TWO_POW_53 = 9007199254740992
+_SNOWFLAKE_KEYWORDS = {k.upper() for k in Snowflake.Tokenizer.KEYWORDS}
 
 
 _DOUBLE = exp.DataType.build("DOUBLE")
@@ -72,6 +75,21 @@ def key_string(seed: exp.Expression, *keys: exp.Expression) -> exp.Expression:
     return exp.Concat(expressions=parts, safe=True, coalesce=False)
 
 
+_SIMPLE_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+
+
+def _snowflake_identifier(node: exp.Identifier) -> exp.Identifier:
+    """Snowflake folds unquoted names to UPPER case and matches quoted names exactly, so a
+    quoted "item_id" misses the column ITEM_ID of `CREATE TABLE t (item_id ...)`. A
+    lower-case name that is not a keyword is written unquoted (matched case-insensitively,
+    as a user typing it would); any other name stays quoted, exactly as given."""
+    name = node.this
+    if (node.quoted and isinstance(name, str) and _SIMPLE_NAME.fullmatch(name)
+            and name.upper() not in _SNOWFLAKE_KEYWORDS):
+        return exp.to_identifier(name, quoted=False)
+    return node
+
+
 @dataclass(frozen=True)
 class Dialect:
     """How one target writes the helpers."""
@@ -103,6 +121,8 @@ class Dialect:
         def visit(node: exp.Expression) -> exp.Expression:
             if isinstance(node, exp.Anonymous) and node.name.upper() in rewrites:
                 return rewrites[node.name.upper()](*node.expressions)
+            if self.name == "snowflake" and isinstance(node, exp.Identifier):
+                return _snowflake_identifier(node)
             return node
 
         return tree.transform(visit, copy=copy)

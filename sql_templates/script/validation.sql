@@ -1,0 +1,59 @@
+{# The input checks of abcde.validation for a standalone script (`abcde sql`, `abcde dbt`):
+   one row with every check counted over the whole input, an example id per failed
+   row-level check, and the verdict. `input_problems` counts the failed checks;
+   `input_valid` is TRUE only when there are none. Every output table of the script
+   carries `input_valid`, so metrics of invalid input are never shown without the flag
+   (SPEC §1). #}
+WITH ic AS (
+  SELECT
+{% for input in inputs %}
+    SUM(CASE WHEN input = {{ literal(input) }} THEN input_rows ELSE 0 END) AS {{ input }}_rows,
+    SUM(CASE WHEN input = {{ literal(input) }} THEN null_ids ELSE 0 END) AS {{ input }}_null_ids{{ ',' if not loop.last }}
+{% endfor %}
+  FROM input_counts
+),
+ex AS (
+  SELECT
+    COUNT(*) AS cell_row_groups
+{% for name in examples %}
+    , MIN({{ name }}_example) AS {{ name }}_example
+{% endfor %}
+  FROM cell_rows
+),
+checked AS (
+  SELECT
+    COALESCE(v.common_rows, 0) AS items_in_both,
+{% for input in inputs %}
+    ic.{{ input }}_rows,
+{% endfor %}
+{% for name, expr in failures %}
+    {{ expr }} AS {{ name }},
+{% endfor %}
+{% for name in examples %}
+    ex.{{ name }}_example,
+{% endfor %}
+{% for name in coverage %}
+    COALESCE(v.{{ name }}, 0) AS {{ name }},
+{% endfor %}
+    ex.cell_row_groups
+  FROM validation_counts AS v
+  CROSS JOIN ic
+  CROSS JOIN ex
+)
+SELECT
+  items_in_both,
+{% for input in inputs %}
+  {{ input }}_rows,
+{% endfor %}
+{% for name, expr in failures %}
+  {{ name }},
+{% endfor %}
+{% for name in examples %}
+  {{ name }}_example,
+{% endfor %}
+{% for name in coverage %}
+  {{ name }},
+{% endfor %}
+  {% for name, expr in failures %}{{ ' + ' if not loop.first }}CASE WHEN {{ name }} > 0 THEN 1 ELSE 0 END{% endfor %} AS input_problems,
+  ({% for name, expr in failures %}{{ ' + ' if not loop.first }}CASE WHEN {{ name }} > 0 THEN 1 ELSE 0 END{% endfor %}) = 0 AS input_valid
+FROM checked

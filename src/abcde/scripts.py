@@ -1,0 +1,234 @@
+"""Standalone SQL for warehouses abcde cannot connect to: the impact pipeline (ABCDE §4;
+SPEC §2–3) written for one dialect as a script (`abcde sql impact`) or as dbt models
+(`abcde dbt`), with the inputs named as tables.
+
+Without an engine the types of the inputs are unknown, so they are declared: item and
+cluster ids are `string` (default) or `integer` (`--item-type`, `--cluster-type`); slice
+attributes are read as strings. The row-level input checks of `abcde.validation` become
+the `validation` table, and every output table carries its verdict `input_valid`
+(a script cannot refuse input the way `abcde impact` does, but it never shows metrics of
+invalid input without the flag).
+"""
+
+from __future__ import annotations
+
+import logging
+import textwrap
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from abcde import __version__
+from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps
+from abcde.dialects import get_dialect
+from abcde.errors import InputError
+from abcde.inputs import ID_TYPES, Attribute, Columns, Inputs, Source
+from abcde.pipeline import Pipeline
+from abcde.templates import render, table_ref
+from abcde.validation import EXAMPLES, check_names, checks, side_inputs
+
+ID_KINDS = ("string", "integer")
+OVERALL_COLUMNS = ("items", "weight", "affected_items", "affected_weight", *IMPACT_METRICS,
+                   "affected_jaccard_index", "unaffected_jaccard_index")
+GROUP_METRICS = ("items", "weight", "affected_items", "affected_weight", *IMPACT_METRICS,
+                 "contribution")
+CLUSTER_COLUMNS = ("cluster_id", "items", "weight", "cells", "affected_items",
+                   "affected_weight", *IMPACT_METRICS, "contribution")
+COVERAGE_COLUMNS = ("side", "items", "weight", "items_without_weight",
+                    *(f"example_{k}" for k in range(1, EXAMPLES + 1)))
+
+
+@dataclass
+class ScriptSpec:
+    """What a standalone impact script reads and writes."""
+
+    base: str
+    exp: str
+    weights: str | None = None
+    attributes: str | None = None
+    slice_by: list[list[str]] = field(default_factory=list)
+    columns: Columns = field(default_factory=Columns)
+    item_type: str = "string"
+    cluster_type: str = "string"
+    missing_weight: float | None = None
+    prefix: str = "abcde_"
+    schema: str | None = None
+
+    def tables(self) -> dict[str, str]:
+        """Input role -> table name, for the inputs given."""
+        named = {"base": self.base, "exp": self.exp, "weights": self.weights,
+                 "attributes": self.attributes}
+        return {k: v for k, v in named.items() if v}
+
+
+@dataclass(frozen=True)
+class Output:
+    """A table the script creates: its step, columns and what it holds."""
+
+    step: str
+    columns: tuple[str, ...]
+    doc: str
+
+
+def _inputs(spec: ScriptSpec, relations: dict[str, str] | None = None) -> Inputs:
+    for kind, value in (("--item-type", spec.item_type), ("--cluster-type", spec.cluster_type)):
+        if value not in ID_KINDS:
+            raise InputError(f"{kind} must be one of {', '.join(ID_KINDS)}, not {value!r}")
+    if spec.slice_by and not spec.attributes:
+        raise InputError("slices need an attributes table", hint="Add --attributes TABLE.")
+    cols = spec.columns
+    item_t, cluster_t = ID_TYPES[spec.item_type], ID_TYPES[spec.cluster_type]
+
+    def source(role: str, name: str, columns: dict[str, str]) -> Source:
+        relation = relations[role] if relations else table_ref(name)
+        return Source(role, f"{role} ({name})", relation, columns)
+
+    base = source("base", spec.base, {cols.item: item_t, cols.cluster: cluster_t})
+    exp = source("exp", spec.exp, {cols.item: item_t, cols.cluster: cluster_t})
+    weights = (source("weights", spec.weights, {cols.item: item_t, cols.weight: "DOUBLE"})
+               if spec.weights else None)
+    names = list(dict.fromkeys(c for s in spec.slice_by for c in s))
+    attributes = (source("attributes", spec.attributes,
+                         {cols.item: item_t, **dict.fromkeys(names, "VARCHAR")})
+                  if spec.attributes else None)
+    attrs = [Attribute(n, f"s_{k}", "VARCHAR") for k, n in enumerate(names)]
+    return Inputs(base, exp, weights, attributes, cols, item_t, cluster_t, cluster_t,
+                  False, False, spec.missing_weight, attrs)
+
+
+def _failures(inputs: Inputs) -> list[tuple[str, str]]:
+    """(column, SQL over `v` = validation_counts and `ic` = input counts) of each check
+    that refuses the input in `abcde impact`; > 0 means failed."""
+    null_ids = " + ".join(["COALESCE(v.null_item_base, 0)", "COALESCE(v.null_item_exp, 0)",
+                           *(f"ic.{n}_null_ids" for n in side_inputs(inputs))])
+    out = [("empty_base", "CASE WHEN ic.base_rows = 0 THEN 1 ELSE 0 END"),
+           ("empty_exp", "CASE WHEN ic.exp_rows = 0 THEN 1 ELSE 0 END"),
+           ("null_item_ids", null_ids),
+           ("repeated_item_ids",
+            "CASE WHEN COALESCE(v.repeated_one_side, 0) > 0"
+            " OR COALESCE(v.joined_base_rows, 0) <> ic.base_rows"
+            " OR COALESCE(v.joined_exp_rows, 0) <> ic.exp_rows THEN 1 ELSE 0 END")]
+    out += [(c.name, f"COALESCE(v.{c.name}, 0)") for c in checks(inputs)]
+    out.append(("no_common_items", "CASE WHEN COALESCE(v.common_rows, 0) = 0 THEN 1 ELSE 0 END"))
+    return out
+
+
+def impact_pipeline(spec: ScriptSpec, relations: dict[str, str] | None = None,
+                    ) -> tuple[Pipeline, Inputs, list[Output]]:
+    """The impact pipeline over named tables, with the validation table and flagged
+    output tables materialised (ABCDE §4; SPEC §1–3). `relations` replaces the quoted
+    input table names (role -> SQL relation), e.g. by dbt sources."""
+    inputs = _inputs(spec, relations)
+    pipeline = Pipeline(prefix=spec.prefix, schema=spec.schema)
+    steps = {"base_in", "exp_in", "weights_in", "attributes_in", "items", "cell_rows"}
+    for role, name in spec.tables().items():
+        if "." not in name and name in steps:
+            raise InputError(f"the {role} table may not be named {name!r} (a step of the "
+                             "pipeline); qualify it with its schema", table=role)
+    add_item_steps(pipeline, inputs)
+    names = check_names(inputs)
+    all_inputs = ["base", "exp", *side_inputs(inputs)]
+    pipeline.add("validation_counts", render("validation/counts.sql", checks=names))
+    pipeline.add("input_counts", render("validation/input_counts.sql", inputs=all_inputs))
+    failures = _failures(inputs)
+    examples = [c.name for c in checks(inputs)]
+    coverage = ["without_attributes"] if inputs.attributes is not None else []
+    pipeline.add("validation", render("script/validation.sql", inputs=all_inputs,
+                                      failures=failures, examples=examples,
+                                      coverage=coverage), materialise=True)
+    validation_columns = ("items_in_both", *(f"{n}_rows" for n in all_inputs),
+                          *(n for n, _ in failures), *(f"{n}_example" for n in examples),
+                          *coverage, "input_problems", "input_valid")
+    slice_steps = add_cell_steps(pipeline, inputs, spec.slice_by)
+
+    outputs = [Output("validation", validation_columns,
+                      "Input checks (one row): counts of each problem over the whole input, "
+                      "an example id per failed row-level check, and input_valid.")]
+
+    def flagged(name: str, query: object, columns: Sequence[str], doc: str) -> None:
+        pipeline.add(f"{name}_unflagged", query)  # type: ignore[arg-type]
+        pipeline.add(name, render("script/flagged.sql", relation=f"{name}_unflagged"),
+                     materialise=True)
+        outputs.append(Output(name, (*columns, "input_valid"), doc))
+
+    flagged("overall", render("impact/overall.sql", metrics=IMPACT_METRICS), OVERALL_COLUMNS,
+            "Overall impact metrics over T, the items in both clusterings (ABCDE §4).")
+    for side, name, who in (("b", "base_clusters", "Base"), ("e", "exp_clusters", "Exp")):
+        flagged(name, render("impact/clusters.sql", side=side, metrics=IMPACT_METRICS,
+                             affected_only=False), CLUSTER_COLUMNS,
+                f"Impact metrics of every {who} cluster and its contribution to the "
+                "overall JaccardDistance (ABCDE §4.1).")
+    for k, (slicing, step) in enumerate(zip(spec.slice_by, slice_steps, strict=True)):
+        attrs = [inputs.attribute(c) for c in slicing]
+        flagged(f"slices_{k}", render("impact/slices.sql", slice_columns=attrs,
+                                      slice_cells=step, metrics=IMPACT_METRICS),
+                (*slicing, *GROUP_METRICS),
+                f"Impact metrics per value of {', '.join(slicing)} (ABCDE §4).")
+    flagged("coverage", render("impact/coverage.sql", limit=EXAMPLES), COVERAGE_COLUMNS,
+            "Items in only one clustering, per side: count, weight, example ids.")
+    return pipeline, inputs, outputs
+
+
+def header(spec: ScriptSpec, pipeline: Pipeline, outputs: list[Output], dialect: str,
+           command: str | None = None) -> str:
+    """The comment block heading a script: abcde version, inputs, outputs, validation."""
+    cols = spec.columns
+    lines = [f"abcde {__version__}: impact metrics (ABCDE §4) for {dialect}.",
+             "Generated SQL: runs as is, statement after statement; it only creates and drops",
+             "the output tables below (DROP TABLE IF EXISTS + CREATE TABLE ... AS).",
+             ""]
+    if command:
+        lines += ["Command:", f"  {command}", ""]
+    lines.append("Inputs (tables; ids declared, not checked: "
+                 f"item ids {spec.item_type}, cluster ids {spec.cluster_type}):")
+    desc = {"base": f"{cols.item}, {cols.cluster}", "exp": f"{cols.item}, {cols.cluster}",
+            "weights": f"{cols.item}, {cols.weight} (finite, > 0)",
+            "attributes": f"{cols.item}, " + ", ".join(
+                dict.fromkeys(c for s in spec.slice_by for c in s))}
+    for role, name in spec.tables().items():
+        lines.append(f"  {role:<11}{name} ({desc[role]})")
+    if not spec.weights:
+        lines.append("  weights    none: every item weighs 1")
+    elif spec.missing_weight is not None:
+        lines.append(f"  items the weights table lacks weigh {spec.missing_weight:g}")
+    lines += ["", "Outputs (tables):"]
+    for o in outputs:
+        lines.append(f"  {pipeline.physical_name(o.step)}")
+        lines += textwrap.wrap(o.doc, 84, initial_indent="    ", subsequent_indent="    ")
+    lines += ["", "Validation: check `input_valid` (in every output table) before reading any",
+              f"number; {pipeline.physical_name('validation')} counts each problem and shows "
+              "example ids.", "Work tables (also created): " + ", ".join(
+                  pipeline.physical_name(n) for n in ("cell_rows", "cells", "cell_metrics"))]
+    return "".join(f"-- {line}".rstrip() + "\n" for line in lines)
+
+
+@contextmanager
+def quiet_sqlglot() -> Iterator[None]:
+    """sqlglot warns that BigQuery cannot say NULLS LAST in the window ORDER BY of
+    cells/cell_metrics.sql; harmless there (the frames sum the OTHER cells of a cluster,
+    whatever their order), so the warning is not shown to users."""
+    logger = logging.getLogger("sqlglot")
+    level = logger.level
+    logger.setLevel(logging.ERROR)
+    try:
+        yield
+    finally:
+        logger.setLevel(level)
+
+
+def impact_script(spec: ScriptSpec, dialect: str, command: str | None = None) -> str:
+    """The whole script for `dialect`: header, then every statement, `;`-terminated."""
+    get_dialect(dialect)
+    pipeline, _, outputs = impact_pipeline(spec)
+    with quiet_sqlglot():
+        body = [f"{sql};" for _, sql in pipeline.statements(dialect, pretty=True)]
+    return header(spec, pipeline, outputs, dialect, command) + "\n" + "\n\n".join(body) + "\n"
+
+
+def step_statements(spec: ScriptSpec, dialect: str) -> list[tuple[str, str]]:
+    """(step, its DROP + CREATE statements) for every materialised step, in order."""
+    pipeline, _, _ = impact_pipeline(spec)
+    with quiet_sqlglot():
+        return [(name,
+                 ";\n\n".join(pipeline.create_statements(name, dialect, pretty=True)) + ";\n")
+                for name, step in pipeline.steps.items() if step.materialise]
