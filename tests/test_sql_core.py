@@ -102,3 +102,12 @@ def test_pipeline_inlines_ctes_and_materialises_in_order() -> None:
     for sql in statements:
         con.execute(sql)
     assert con.execute(p.query("c").sql("duckdb")).fetchall() == [(20,)]
+
+
+def test_nested_helpers_are_all_rewritten() -> None:
+    tree = sqlglot.parse_one("SELECT ABCDE_FDIV(ABCDE_LN(ABCDE_FDIV(x, 2)), 3) AS v FROM t")
+    for dialect in DIALECTS:
+        assert "ABCDE_" not in to_sql(tree, dialect), dialect
+    sql = to_sql(sqlglot.parse_one("SELECT ABCDE_FDIV(ABCDE_LN(ABCDE_FDIV(8, 2)), 3)"),
+                 "duckdb")
+    assert math.isclose(duck(sql)[0][0], math.log(4) / 3)

@@ -118,14 +118,23 @@ class Dialect:
             "ABCDE_UNIFORM": self.uniform,
         }
 
-        def visit(node: exp.Expression) -> exp.Expression:
-            if isinstance(node, exp.Anonymous) and node.name.upper() in rewrites:
-                return rewrites[node.name.upper()](*node.expressions)
-            if self.name == "snowflake" and isinstance(node, exp.Identifier):
-                return _snowflake_identifier(node)
-            return node
-
-        return tree.transform(visit, copy=copy)
+        if copy:
+            tree = tree.copy()
+        # Innermost helpers first (reversed pre-order), so that a helper nested in another
+        # one — fdiv(ln(x), y) — is rewritten too: sqlglot's transform does not descend
+        # into the arguments of a node it has just replaced.
+        helpers = [n for n in tree.find_all(exp.Anonymous) if n.name.upper() in rewrites]
+        for node in reversed(helpers):
+            new = rewrites[node.name.upper()](*node.expressions)
+            if node is tree:
+                tree = new
+            else:
+                node.replace(new)
+        if self.name == "snowflake":
+            tree = tree.transform(
+                lambda n: _snowflake_identifier(n) if isinstance(n, exp.Identifier) else n,
+                copy=False)
+        return tree
 
 
 def get_dialect(name: str) -> Dialect:
