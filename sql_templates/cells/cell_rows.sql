@@ -1,8 +1,10 @@
 {# `items` aggregated in one GROUP BY: items of T by cell (b, e) and slice attributes;
    items outside T one group per id (`one_side_id`), so that coverage can name them and
    an id repeated on one side shows up as a group of several rows; NULL ids in one
-   group. Each input check of abcde.validation is counted here, with an example id per
-   group, so that no further pass over the population is needed. #}
+   group. Each input check of abcde.validation is counted here, so that no further pass
+   over the population is needed unless a check fails (then its examples are looked up
+   in `items`: the slow path, taken only on failure). A SQL script, which cannot go back
+   for examples, keeps one example id per group and check (`with_examples`). #}
 {% from 'validation/checks.sql' import condition %}
 SELECT
   common,
@@ -23,7 +25,9 @@ SELECT
   SUM(w) AS w
 {% for name in checks %}
   , SUM(CASE WHEN {{ condition(name) }} THEN 1 ELSE 0 END) AS {{ name }}_n
+{% if with_examples %}
   , MIN(CASE WHEN {{ condition(name) }} THEN item_id END) AS {{ name }}_example
+{% endif %}
 {% endfor %}
 FROM items
 GROUP BY

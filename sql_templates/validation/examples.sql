@@ -1,6 +1,7 @@
-{# Up to `limit` example ids for one failed check. #}
-SELECT DISTINCT {{ check }}_example AS item_id
-FROM cell_rows
-WHERE {{ check }}_example IS NOT NULL
+{# Up to `limit` example ids for one check, from the join (runs only when it failed). #}
+{% from 'validation/checks.sql' import condition %}
+SELECT DISTINCT item_id
+FROM items
+WHERE {{ condition(check) }}
 ORDER BY item_id
 LIMIT {{ limit }}

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
+__version__ = "0.1.0"  # before the imports: submodules read it while they load
 
 # The functions shadow their modules' names on purpose: `abcde.impact(...)`.
-from abcde.engines import connect  # noqa: E402
-from abcde.errors import AbcdeError, InputError  # noqa: E402
-from abcde.impact import ImpactResult, impact  # noqa: E402
+from abcde.engines import connect
+from abcde.errors import AbcdeError, InputError
+from abcde.evaluate import evaluate
+from abcde.explore import explore, sample_items
+from abcde.impact import ImpactResult, impact
+from abcde.pairs import sample_pairs
 
-__all__ = ["AbcdeError", "ImpactResult", "InputError", "__version__", "connect", "impact"]
+__all__ = ["AbcdeError", "ImpactResult", "InputError", "__version__", "connect", "evaluate",
+           "explore", "impact", "sample_items", "sample_pairs"]

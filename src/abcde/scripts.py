@@ -125,7 +125,7 @@ def impact_pipeline(spec: ScriptSpec, relations: dict[str, str] | None = None,
         if "." not in name and name in steps:
             raise InputError(f"the {role} table may not be named {name!r} (a step of the "
                              "pipeline); qualify it with its schema", table=role)
-    add_item_steps(pipeline, inputs)
+    add_item_steps(pipeline, inputs, with_examples=True)
     names = check_names(inputs)
     all_inputs = ["base", "exp", *side_inputs(inputs)]
     pipeline.add("validation_counts", render("validation/counts.sql", checks=names))

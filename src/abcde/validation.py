@@ -128,7 +128,7 @@ def validate(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[str, An
 
 
 def examples(engine: Engine, pipeline: Pipeline, check: str) -> list[Any]:
-    """Up to EXAMPLES example ids kept in `cell_rows` for a check."""
+    """Up to EXAMPLES example ids of a check, looked up in the join (failure path)."""
     step = f"examples_{check}"
     if step not in pipeline.steps:
         pipeline.add(step, render("validation/examples.sql", check=check, limit=EXAMPLES))
