@@ -30,9 +30,9 @@ from pathlib import Path
 from typing import Any
 
 from abcde.cells import add_cell_steps, add_item_steps
-from abcde.engines import Engine, connect
+from abcde.engines import Engine, engine_for
 from abcde.errors import InputError
-from abcde.impact import OUT_FORMATS, _clean, _coverage, parse_slicings
+from abcde.impact import OUT_FORMATS, _clean, _coverage, check_slice_names, parse_slicings
 from abcde.inputs import Columns, Inputs, open_inputs
 from abcde.pipeline import Pipeline
 from abcde.templates import render as _render
@@ -266,18 +266,12 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
     metrics = parse_uir_metrics(uir_metrics)
     if cases is not None and cases.kind == "slice" and [cases.column] not in slicings:
         slicings.append([cases.column])  # type: ignore[list-item]
-    reserved = {"items", "weight", "cells", "loss", *OVERALL_METRICS}
-    clash = sorted({c for s in slicings for c in s} & reserved)
-    if clash:
-        raise InputError(f"slice columns may not be named {', '.join(clash)} (a metric's "
-                         "name)", table="attributes", hint="Rename the column.")
+    check_slice_names(slicings, {"items", "weight", "cells", "loss", *OVERALL_METRICS})
     if top < 0:
         raise ValueError("top must be >= 0")
     if out_format not in OUT_FORMATS:
         raise ValueError(f"out_format must be one of {OUT_FORMATS}")
-    own = engine is None
-    eng = engine or connect("duckdb", db=db, memory_limit=memory_limit, threads=threads)
-    try:
+    with engine_for(engine, db=db, memory_limit=memory_limit, threads=threads) as eng:
         results = []
         input_doc: dict[str, Any] = {}
         for k, (name, source) in enumerate(zip(labels, runs, strict=True)):
@@ -289,9 +283,6 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
                          "attributes": inputs.attributes.label if inputs.attributes else None}
             results.append(_run_one(eng, inputs, name, k, slicings, top, cases,
                                     Path(out) / name if out else None, out_format))
-    finally:
-        if own:
-            eng.close()
     input_doc["actual"] = {r.name: r.label for r in results}
     uir_doc = _uir_summary(results, cases, metrics, alphas) if cases else None
     comparisons = [_compare(a, b, metrics if cases else None)

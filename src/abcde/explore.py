@@ -30,7 +30,7 @@ from sqlglot import exp
 
 from abcde import __version__
 from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps
-from abcde.engines import Engine, connect
+from abcde.engines import Engine, engine_for
 from abcde.errors import InputError
 from abcde.impact import _clean
 from abcde.inputs import Columns, Inputs, open_inputs
@@ -71,17 +71,12 @@ def sample_items(base: object, exp_: object, weights: object | None = None, *,
     out_path = Path(out) if out else None
     if out_path is not None and out_path.suffix.lower() not in (".parquet", ".csv"):
         raise InputError(f"{out_path}: name the sample file .parquet or .csv")
-    own = engine is None
-    eng = engine or connect("duckdb", db=db, memory_limit=memory_limit, threads=threads)
-    try:
+    with engine_for(engine, db=db, memory_limit=memory_limit, threads=threads) as eng:
         inputs = open_inputs(eng, base, exp_, weights, attributes,
                              columns=Columns(item_col, cluster_col, weight_col),
                              missing_weight=missing_weight)
         return _sample_items(eng, inputs, size, seed, out_path,
                              out_path is None if fetch is None else fetch)
-    finally:
-        if own:
-            eng.close()
 
 
 def prepare_items(engine: Engine, inputs: Inputs, prefix: str = "abcde_items_") -> Pipeline:

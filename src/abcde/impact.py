@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps
-from abcde.engines import Engine, connect
+from abcde.engines import Engine, engine_for
 from abcde.errors import InputError
 from abcde.inputs import Columns, Inputs, open_inputs
 from abcde.pipeline import Pipeline
@@ -62,6 +62,14 @@ def parse_slicings(slice_by: str | Sequence[str] | Sequence[Sequence[str]] | Non
     return out
 
 
+def check_slice_names(slicings: Sequence[Sequence[str]], reserved: set[str]) -> None:
+    """Slice columns become output columns beside the metrics: no name may clash."""
+    clash = sorted({c for s in slicings for c in s} & reserved)
+    if clash:
+        raise InputError(f"slice columns may not be named {', '.join(clash)} (a metric's "
+                         "name)", table="attributes", hint="Rename the column.")
+
+
 def impact(base: object, exp: object, weights: object | None = None, *,
            attributes: object | None = None,
            slice_by: str | Sequence[str] | Sequence[Sequence[str]] | None = None,
@@ -81,28 +89,19 @@ def impact(base: object, exp: object, weights: object | None = None, *,
     Work tables are named `prefix` + step, in the engine's `work_schema` if it has one.
     """
     slicings = parse_slicings(slice_by)
-    reserved = {"items", "weight", "affected_items", "affected_weight", "contribution",
-                *IMPACT_METRICS}
-    clash = sorted({c for s in slicings for c in s} & reserved)
-    if clash:
-        raise InputError(f"slice columns may not be named {', '.join(clash)} (a metric's "
-                         "name)", table="attributes", hint="Rename the column.")
+    check_slice_names(slicings, {"items", "weight", "affected_items", "affected_weight",
+                                 "contribution", *IMPACT_METRICS})
     if top < 0:
         raise ValueError("top must be >= 0")
     if out_format not in OUT_FORMATS:
         raise ValueError(f"out_format must be one of {OUT_FORMATS}")
-    own = engine is None
-    eng = engine or connect("duckdb", db=db, memory_limit=memory_limit, threads=threads)
-    try:
+    with engine_for(engine, db=db, memory_limit=memory_limit, threads=threads) as eng:
         inputs = open_inputs(eng, base, exp, weights, attributes,
                              columns=Columns(item_col, cluster_col, weight_col),
                              attribute_names=[c for s in slicings for c in s],
                              missing_weight=missing_weight)
         return _run(eng, inputs, slicings, top, Path(out) if out else None, out_format,
                     prefix=prefix)
-    finally:
-        if own:
-            eng.close()
 
 
 def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,

@@ -30,7 +30,7 @@ from typing import Any
 
 from abcde import __version__
 from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps
-from abcde.engines import Engine, connect
+from abcde.engines import Engine, engine_for
 from abcde.errors import InputError
 from abcde.impact import _clean, parse_slicings
 from abcde.inputs import Columns, Inputs, open_inputs
@@ -107,18 +107,13 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
         raise ValueError(f"draws must be between 1 and {MAX_DRAWS}")
     seed = check_seed(seed)
     slicings = parse_slicings(slice_by)
-    own = engine is None
-    eng = engine or connect("duckdb", db=db, memory_limit=memory_limit, threads=threads)
-    try:
+    with engine_for(engine, db=db, memory_limit=memory_limit, threads=threads) as eng:
         inputs = open_inputs(eng, base, exp, weights, attributes,
                              columns=Columns(item_col, cluster_col, weight_col),
                              attribute_names=[c for s in slicings for c in s],
                              missing_weight=missing_weight)
         return _run(eng, inputs, population, budget, draws, seed, slicings,
                     Path(out) if out else None, return_stream)
-    finally:
-        if own:
-            eng.close()
 
 
 def prepare(engine: Engine, inputs: Inputs, population: str,

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+
 from abcde.engines.base import Engine, TypeCategory
 from abcde.errors import EngineError
 
@@ -25,4 +28,18 @@ def connect(name: str = "duckdb", **options: object) -> Engine:
     raise EngineError(f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}")
 
 
-__all__ = ["ENGINES", "Engine", "TypeCategory", "connect"]
+@contextmanager
+def engine_for(engine: Engine | None, **duckdb_options: object) -> Iterator[Engine]:
+    """The caller's engine, left open; else an in-process DuckDB (with `duckdb_options`:
+    db, memory_limit, threads) opened for the block and closed after it."""
+    if engine is not None:
+        yield engine
+        return
+    own = connect("duckdb", **duckdb_options)
+    try:
+        yield own
+    finally:
+        own.close()
+
+
+__all__ = ["ENGINES", "Engine", "TypeCategory", "connect", "engine_for"]
