@@ -181,7 +181,8 @@ def _coverage(engine: Engine, pipeline: Pipeline, inputs: Inputs, overall: dict[
         report[f"only_in_{source.role}"] = entry
     for name in side_inputs(inputs):
         n = int(checked[f"unused_{name}"])
-        report[f"unused_{name}"] = {"items": n,
+        # rows, not items: a repeated id among rows matching no item is not detected
+        report[f"unused_{name}"] = {"rows": n,
                                     "examples": unmatched(engine, pipeline, name) if n else []}
     if inputs.attributes is not None:
         n = int(checked["without_attributes"])

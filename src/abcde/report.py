@@ -73,11 +73,12 @@ def impact_text(doc: dict[str, Any], max_slice_rows: int = 20) -> str:
             ex = ", ".join(map(str, side["examples"][:5]))
             parts.append(f"  only in {role}: {fmt(side['items'])} items "
                          f"(weight {fmt(side['weight'])}), excluded; e.g. {ex}")
-    for key, what in (("unused_weights", "weights for items in neither clustering"),
-                      ("without_attributes", "items without attributes (slice value null)"),
-                      ("unused_attributes", "attribute rows for items in neither clustering")):
-        if cov.get(key, {}).get("items"):
-            parts.append(f"  {what}: {fmt(cov[key]['items'])}")
+    for key, what, unit in (
+            ("unused_weights", "weight rows for items in neither clustering", "rows"),
+            ("without_attributes", "items without attributes (slice value null)", "items"),
+            ("unused_attributes", "attribute rows for items in neither clustering", "rows")):
+        if cov.get(key, {}).get(unit):
+            parts.append(f"  {what}: {fmt(cov[key][unit])}")
     share = o["affected_weight"] / o["weight"] if o["weight"] else 0.0
     parts.append(f"Affected: {fmt(o['affected_items'])} items, weight "
                  f"{fmt(o['affected_weight'])} ({fmt(share, 'pct')} of the weight)")
