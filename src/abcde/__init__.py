@@ -11,6 +11,10 @@ from abcde.evaluate import evaluate
 from abcde.explore import explore, sample_items
 from abcde.impact import ImpactResult, impact
 from abcde.pairs import sample_pairs
+from abcde.quality import estimate
+from abcde.simulate import simulate
+from abcde.stratified import sample_pairs_stratified
 
-__all__ = ["AbcdeError", "ImpactResult", "InputError", "__version__", "connect", "evaluate",
-           "explore", "impact", "sample_items", "sample_pairs"]
+__all__ = ["AbcdeError", "ImpactResult", "InputError", "__version__", "connect", "estimate",
+           "evaluate", "explore", "impact", "sample_items", "sample_pairs",
+           "sample_pairs_stratified", "simulate"]

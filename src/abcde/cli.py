@@ -147,3 +147,5 @@ from abcde.cli_sql import register_sql  # noqa: E402, I001
 register_sql(main)
 from abcde.cli_quality import estimate_cmd  # noqa: E402, I001
 main.add_command(estimate_cmd)
+from abcde.cli_quality import simulate_cmd  # noqa: E402, I001
+main.add_command(simulate_cmd)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from abcde.cli import handle_errors
+from abcde.cli import handle_errors, input_options
 from abcde.report import to_json
 
 
@@ -40,4 +40,45 @@ def estimate_cmd(sample_dir: str, judgements: str | None, truth: str | None, ite
         raise click.BadParameter("must be in (0, 1)", param_hint="--confidence")
     doc = estimate(sample_dir, judgements=judgements, truth=truth, item_col=item_col,
                    cluster_col=cluster_col, confidence=confidence, se_method=se_method)
+    click.echo(to_json(doc) if fmt == "json" else render_table(doc))
+
+
+@click.command("simulate")
+@click.option("--base", required=True, help="Baseline clustering (CSV/Parquet or --db table).")
+@click.option("--exp", required=True, help="Experiment clustering.")
+@click.option("--truth", required=True, help="Ground-truth clustering that plays the judge.")
+@input_options
+@click.option("--population", type=click.Choice(["abcde", "jaccard"]), default="jaccard",
+              show_default=True)
+@click.option("--budgets", default="100,300,1000,3000", show_default=True,
+              help="Comma-separated budgets (unique judgeable pairs).")
+@click.option("--replications", type=int, default=20, show_default=True)
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--unknown-share", type=float, default=0.0, show_default=True,
+              help="Share of pairs the judges are expected to answer 'unknown'.")
+@click.option("--strata-allocation", default=None,
+              help="Simulate stratified samples: proportional, equal or a fraction.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+@handle_errors
+def simulate_cmd(base: str, exp: str, truth: str, weights: str | None, item_col: str,
+                 cluster_col: str, weight_col: str, missing_weight: float | None,
+                 db: str | None, memory_limit: str | None, threads: int | None,
+                 population: str, budgets: str, replications: int, seed: int,
+                 unknown_share: float, strata_allocation: str | None, fmt: str) -> None:
+    """Size the judgement budget: the expected 95% interval half-width of every quality
+    metric per budget, from simulated rounds judged by --truth."""
+    from abcde.simulate import render_table, simulate
+
+    try:
+        sizes = [int(b) for b in budgets.split(",") if b.strip()]
+    except ValueError:
+        raise click.BadParameter("comma-separated integers", param_hint="--budgets") from None
+    if replications < 1:
+        raise click.BadParameter("must be >= 1", param_hint="--replications")
+    doc = simulate(base, exp, truth, weights, population=population, budgets=sizes,
+                   replications=replications, seed=seed, unknown_share=unknown_share,
+                   stratify=strata_allocation, item_col=item_col, cluster_col=cluster_col,
+                   weight_col=weight_col, missing_weight=missing_weight, db=db,
+                   memory_limit=memory_limit, threads=threads)
     click.echo(to_json(doc) if fmt == "json" else render_table(doc))

@@ -93,12 +93,16 @@ def explore_cmd(sample: str, group_by: str, where: str | None, metric: str, top:
               "pairweight go into the manifest (per-slice ΔPrecision).")
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="Directory for questions, draws and manifest.")
+@click.option("--strata-allocation", default=None, help="Stratify split+merge vs stable "
+              "pairs (abcde.stratified): proportional, equal or the fraction of the budget "
+              "for split+merge, e.g. 0.8.")
 @handle_errors
 def sample_pairs_cmd(base: str, exp: str, weights: str | None, attributes: str | None,
                      item_col: str, cluster_col: str, weight_col: str,
                      missing_weight: float | None, db: str | None, memory_limit: str | None,
                      threads: int | None, population: str, budget: int, seed: int,
-                     slice_by: tuple[str, ...], out: str) -> None:
+                     slice_by: tuple[str, ...], out: str,
+                     strata_allocation: str | None = None) -> None:
     """Pairs of items for human judgement (ABCDE §5.7–5.8, App. A; Jaccard §7)."""
     from abcde.pairs import sample_pairs
 
@@ -106,8 +110,21 @@ def sample_pairs_cmd(base: str, exp: str, weights: str | None, attributes: str |
         raise click.BadParameter("must be >= 1", param_hint="--budget")
     if seed < 0:
         raise click.BadParameter("must be >= 0", param_hint="--seed")
+    if strata_allocation is not None:
+        from abcde.stratified import parse_allocation, sample_pairs_stratified
+
+        if slice_by:
+            raise click.UsageError("--slice-by is not supported with --strata-allocation")
+        try:
+            alloc = parse_allocation(strata_allocation)
+        except ValueError as err:
+            raise click.BadParameter(str(err), param_hint="--strata-allocation") from None
+        sample_pairs = sample_pairs_stratified  # type: ignore[assignment]
+        extra = {"allocation": alloc}
+    else:
+        extra = {"slice_by": list(slice_by)}
     s = sample_pairs(base, exp, weights, attributes=attributes, population=population,
-                     budget=budget, seed=seed, slice_by=list(slice_by), item_col=item_col,
+                     budget=budget, seed=seed, **extra, item_col=item_col,
                      cluster_col=cluster_col, weight_col=weight_col,
                      missing_weight=missing_weight, out=out, db=db,
                      memory_limit=memory_limit, threads=threads)

@@ -1,0 +1,84 @@
+"""Stratified vs unstratified pair samples: 95% interval half-widths of the quality
+metrics for the same budget (abcde.simulate; Jaccard decomposition §7.1).
+
+    python benchmarks/run_stratified.py [--replications 20] [--budgets 300,1000]
+
+Data: examples/ (3,700 images). The judge is the examples' FULL ideal clustering,
+regenerated with examples/make_examples.py's own code and seed (examples/truth.csv holds
+only 400 of its items; the check below confirms they agree), so no verdict is unknown.
+Prints a Markdown table: per metric and budget, the mean half-width z·SE over the
+replications for each design, and the empirical sd of the estimates (the SE's check).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import platform
+import random
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+EXAMPLES = HERE.parent / "examples"
+sys.path.insert(0, str(EXAMPLES))
+
+from make_examples import ideal_clustering  # noqa: E402
+
+from abcde.simulate import simulate  # noqa: E402
+
+METRICS = ("good_split_distance", "bad_split_distance", "good_merge_distance",
+           "bad_merge_distance", "good_distance", "bad_distance", "affected_good_index",
+           "affected_bad_index", "delta_precision")
+
+
+def full_truth() -> dict[str, int]:
+    ideal = ideal_clustering(random.Random(7), 3700)  # make_examples.main's first draw
+    truth = {item: k for k, cluster in enumerate(ideal) for item in cluster}
+    with (EXAMPLES / "truth.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    pairs = {(a["item_id"], b["item_id"]): a["cluster_id"] == b["cluster_id"]
+             for a in rows for b in rows}
+    assert all((truth[a] == truth[b]) == same for (a, b), same in pairs.items()), \
+        "regenerated ideal clustering disagrees with examples/truth.csv"
+    return truth
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--replications", type=int, default=20)
+    ap.add_argument("--budgets", default="300,1000")
+    ap.add_argument("--designs", default="none,proportional,0.8")
+    args = ap.parse_args()
+    budgets = [int(b) for b in args.budgets.split(",")]
+    truth = full_truth()
+    docs = {}
+    for design in args.designs.split(","):
+        start = time.perf_counter()
+        docs[design] = simulate(
+            str(EXAMPLES / "base.csv"), str(EXAMPLES / "exp.csv"), truth,
+            str(EXAMPLES / "weights.csv"), population="jaccard", budgets=budgets,
+            replications=args.replications, seed=1,
+            stratify=None if design == "none" else design)
+        print(f"# {design}: {time.perf_counter() - start:.1f} s", file=sys.stderr)
+    designs = list(docs)
+    names = {"none": "unstratified", "proportional": "strat. proportional"}
+    head = ["metric", "budget"] + [f"{names.get(d, 'strat. ' + d)} ±hw (sd)" for d in designs]
+    print("| " + " | ".join(head) + " |")
+    print("|" + "---|" * 2 + "---:|" * len(designs))
+    for m in METRICS:
+        for b in budgets:
+            cells = []
+            for d in designs:
+                c = docs[d]["metrics"][m][b]
+                hw = "-" if c["half_width"] is None else f"{100 * c['half_width']:.2f}%"
+                sd = "-" if c["estimate_sd"] is None else f"{100 * c['estimate_sd']:.2f}%"
+                cells.append(f"{hw} ({sd})")
+            print(f"| {m} | {b} | " + " | ".join(cells) + " |")
+    print(f"\n{args.replications} replications, seed 1; Python {platform.python_version()}",
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,181 @@
+"""Stratified pair sampling (split+merge vs stable; Jaccard decomposition §7.1 future
+work) and its combined estimators, against brute force."""
+
+from __future__ import annotations
+
+import csv
+from typing import Any
+
+import numpy as np
+import pytest
+from test_estimators_statistical import check, exact_values, make_world, summarise
+
+from abcde.engines import connect
+from abcde.errors import InputError
+from abcde.inputs import Columns, open_inputs
+from abcde.pairs import draw_stream, prepare
+from abcde.quality import Sample, estimate, estimate_with_verdicts
+from abcde.stratified import STRATA, allocate, parse_allocation, restricted, sample_pairs_stratified
+
+
+def test_allocation() -> None:
+    totals = {"split": 0.2, "merge": 0.1, "stable": 0.7}
+    assert allocate(1000, totals, "proportional") == {"split_merge": 300, "stable": 700}
+    assert allocate(1000, totals, "equal") == {"split_merge": 500, "stable": 500}
+    assert allocate(1000, totals, 0.9) == {"split_merge": 900, "stable": 100}
+    assert allocate(10, {"split": 0, "merge": 0, "stable": 1}, 0.5) == {
+        "split_merge": 0, "stable": 10}
+    assert parse_allocation("0.25") == 0.25
+    for bad in ("half", "1.5", "0"):
+        with pytest.raises(ValueError):
+            parse_allocation(bad)
+
+
+@pytest.fixture(scope="module")
+def world() -> Any:
+    return make_world(seed=2, n=200)
+
+
+def test_strata_hold_their_classes_and_budgets(world: Any, tmp_path: Any) -> None:
+    s = sample_pairs_stratified(world.base, world.exp, world.weight, population="jaccard",
+                                budget=120, allocation=0.75, seed=4, out=tmp_path)
+    st = {x["name"]: x for x in s.manifest["strata"]}
+    assert st["split_merge"]["budget"] == 90 and st["stable"]["budget"] == 30
+    for name, classes in STRATA:
+        rows = [r for r in s.draws if r["stratum"] == name]
+        assert {r["pair_class"] for r in rows} <= set(classes) | (
+            {"self"} if name == "stable" else set())
+        judgeable = {frozenset((r["item_i"], r["item_j"])) for r in rows
+                     if r["item_i"] != r["item_j"]}
+        assert len(judgeable) == st[name]["budget"] == st[name]["pairs"]["judgeable"]
+    ids = {}
+    for r in s.draws:  # a pair id names one unordered pair across both strata
+        assert ids.setdefault(r["pair_id"], frozenset((r["item_i"], r["item_j"]))) == \
+            frozenset((r["item_i"], r["item_j"]))
+    with (tmp_path / "questions.csv").open() as f:
+        questions = list(csv.DictReader(f))
+    assert len(questions) == 120 and {q["sample_id"] for q in questions} == {
+        s.manifest["sample_id"]}
+    out = estimate(tmp_path, truth=world.truth)
+    assert out["strata"] and out["delta_precision"]["estimate"] is not None
+    for q in questions:
+        q["verdict"] = "unknown"
+        q["sample_id"] = "feedfacecafe"
+    path = tmp_path / "judged.csv"
+    with path.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(questions[0]))
+        w.writeheader()
+        w.writerows(questions)
+    with pytest.raises(InputError, match="another sample"):
+        estimate(tmp_path, judgements=path)
+
+
+REPLICATIONS = 1000
+DRAWS = {"split_merge": 1000, "stable": 1000}
+
+
+def stratum_streams(world: Any, population: str, seed: int) -> dict[str, Any]:
+    """One long SQL stream per stratum (see test_quality_statistical for why blocks of
+    one stream are independent samples), plus each stratum's totals."""
+    eng = connect("duckdb")
+    try:
+        inputs = open_inputs(eng, world.base, world.exp, world.weight, None,
+                             columns=Columns("item_id", "cluster_id", "weight"))
+        pipeline, _ = prepare(eng, inputs, population)
+        totals = pipeline.fetch(eng, "pair_totals")[0]
+        out = {}
+        for h, (name, classes) in enumerate(STRATA):
+            p = restricted(pipeline, classes, population)
+            p.run(eng, "pair_strata")
+            p = draw_stream(eng, p, REPLICATIONS * DRAWS[name], 2 * seed + h)
+            arr = eng.con.execute(  # type: ignore[attr-defined]
+                f"SELECT item_i, item_j, pair_class, label FROM "
+                f"{p.physical_name('pair_stream')} ORDER BY d").fetchnumpy()
+            t = {c: float(totals[c]) if c in classes else 0.0 for c in ("split", "merge",
+                                                                        "stable")}
+            t["total"] = sum(t.values())
+            out[name] = (arr, t)
+        return out
+    finally:
+        eng.close()
+
+
+@pytest.mark.slow
+def test_stratified_estimates_unbiased_and_covering() -> None:
+    """Stratified samples through the SQL sampler (1000 draws per stratum, 1000
+    replications, 30% of pairs unknown): the combined ΔPrecision (strata summed, SEs
+    in quadrature) and the distances and indexes from their strata are unbiased (3 SE)
+    and their 95% intervals cover the brute-force value in 93–97% of replications.
+
+    False-failure rate for another seed: coverage sd 0.007 at R = 1000, ~1% per metric
+    outside the band, 7 metrics: ~7–10%. Disclosure: on the smaller make_world(seed=2,
+    n=200) BadMergeDistance covered only 0.911 — few distinct merge pairs per sample, a
+    rare "bad" verdict, 30% unknown: the normal interval of a small-count proportion
+    under-covers (the same limit as unstratified samples), so this test uses the
+    405-item world of the other statistical tests."""
+    world = make_world(seed=1)  # the world of the other statistical tests
+    exact = exact_values(world)
+    streams = stratum_streams(world, "jaccard", seed=9)
+    rng = np.random.default_rng(10)
+    strata = [{"name": name, "classes": list(classes), "budget": DRAWS[name],
+               "totals": streams[name][1]} for name, classes in STRATA]
+    manifest = {"population": "jaccard", "strata": strata, "sample_id": "test",
+                "totals": {}}
+    results = []
+    for r in range(REPLICATIONS):
+        rows = []
+        for name, _ in STRATA:
+            arr, _ = streams[name]
+            n = DRAWS[name]
+            counts: dict[tuple[int, int], dict[str, Any]] = {}
+            for k in range(r * n, (r + 1) * n):
+                key = (int(arr["item_i"][k]), int(arr["item_j"][k]))
+                if key in counts:
+                    counts[key]["draw_count"] += 1
+                else:
+                    counts[key] = {"pair_id": f"{min(key)}-{max(key)}", "item_i": key[0],
+                                   "item_j": key[1], "pair_class": str(arr["pair_class"][k]),
+                                   "label": float(arr["label"][k]), "draw_count": 1,
+                                   "stratum": name}
+            rows.extend(counts.values())
+        s = Sample(rows, manifest)
+        verdicts = {}
+        for pid, (i, j) in s.pairs.by_id.items():
+            if pid in s.pairs.self_ids:
+                continue
+            verdicts[pid] = "unknown" if rng.random() < 0.3 else (
+                "equivalent" if world.truth[i] == world.truth[j] else "not_equivalent")
+        results.append(estimate_with_verdicts(s, verdicts))
+    keys = ["delta_precision", "good_split_distance", "bad_merge_distance", "good_distance",
+            "bad_distance", "affected_good_index", "affected_bad_index"]
+    check(summarise(results, exact, keys), exact)
+
+
+def test_cli_sample_pairs_with_strata_then_estimate(world: Any, tmp_path: Any) -> None:
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    paths = {}
+    for name, data in (("base", world.base), ("exp", world.exp)):
+        paths[name] = tmp_path / f"{name}.csv"
+        paths[name].write_text("item_id,cluster_id\n" + "".join(
+            f"{k},{v}\n" for k, v in data.items()))
+    out = tmp_path / "round"
+    res = CliRunner().invoke(main, ["sample-pairs", "--base", str(paths["base"]), "--exp",
+                                    str(paths["exp"]), "--population", "jaccard", "--budget",
+                                    "60", "--strata-allocation", "equal", "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    with (out / "questions.csv").open() as f:
+        questions = list(csv.DictReader(f))
+    for q in questions:
+        same = world.truth[int(q["item_1"])] == world.truth[int(q["item_2"])]
+        q["verdict"] = "equivalent" if same else "not_equivalent"
+    judged = tmp_path / "judged.csv"
+    with judged.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(questions[0]))
+        w.writeheader()
+        w.writerows(questions)
+    res = CliRunner().invoke(main, ["estimate", str(out), "--judgements", str(judged)])
+    assert res.exit_code == 0, res.output
+    assert "stratified" in res.output and "split_merge" in res.output
