@@ -102,6 +102,17 @@ def test_manifest_totals_equal_brute_force_sums(population: str, case_seed: int)
                                                  abs=1e-15)
 
 
+def _approx_equal(x: object, y: object) -> bool:
+    """Equal, floats to 1e-12 relative, recursively through dicts and lists."""
+    if isinstance(x, dict) and isinstance(y, dict):
+        return x.keys() == y.keys() and all(_approx_equal(x[k], y[k]) for k in x)
+    if isinstance(x, list) and isinstance(y, list):
+        return len(x) == len(y) and all(_approx_equal(a, b) for a, b in zip(x, y, strict=True))
+    if isinstance(x, float) and isinstance(y, float):
+        return math.isclose(x, y, rel_tol=1e-12, abs_tol=1e-15)
+    return x == y
+
+
 def _stream(s) -> list[tuple]:
     return sorted((r["item_i"], r["item_j"], r["draw_count"], r["first_draw"]) for r in s.draws)
 
@@ -115,7 +126,9 @@ def test_same_seed_same_sample_different_seed_uncorrelated() -> None:
     b = sample_pairs(base, exp, weight, draws=2000, seed=5)
     c = sample_pairs(base, exp, weight, draws=2000, seed=6)
     assert _stream(a) == _stream(b)
-    assert a.manifest == b.manifest
+    # The manifest's exact metrics are engine sums: a parallel SUM may differ in the last
+    # bit from run to run, so they agree to rounding, everything else exactly.
+    assert _approx_equal(a.manifest, b.manifest)
     assert _stream(a) != _stream(c)
     # draw by draw, two seeds agree only as often as independent draws would
     ref = abcde_pairs(base, exp, weight)
