@@ -113,14 +113,12 @@ def sample_pairs_cmd(base: str, exp: str, weights: str | None, attributes: str |
     if strata_allocation is not None:
         from abcde.stratified import parse_allocation, sample_pairs_stratified
 
-        if slice_by:
-            raise click.UsageError("--slice-by is not supported with --strata-allocation")
         try:
             alloc = parse_allocation(strata_allocation)
         except ValueError as err:
             raise click.BadParameter(str(err), param_hint="--strata-allocation") from None
         sample_pairs = sample_pairs_stratified  # type: ignore[assignment]
-        extra = {"allocation": alloc}
+        extra = {"allocation": alloc, "slice_by": list(slice_by)}
     else:
         extra = {"slice_by": list(slice_by)}
     s = sample_pairs(base, exp, weights, attributes=attributes, population=population,

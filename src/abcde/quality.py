@@ -26,6 +26,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from abcde.errors import InputError
 from abcde.estimators import (
     DEFAULT_SE,
@@ -262,14 +264,57 @@ def _estimate_stratified(s: Sample, draws: dict[str, list[Any]], verdicts: Mappi
     first = next(iter(parts.values()))
     out["unavailable"] = first["unavailable"]
     if s.manifest.get("slices"):
-        out["unavailable"] = {**out["unavailable"], "slices": (
-            "per-slice ΔPrecision needs per-stratum pairweights, which stratified samples "
-            "do not record yet; sample without --strata for slices")}
+        out["slices"] = _stratified_slices(s, draws, verdicts, confidence, se_method)
     out["verdict"] = precision_verdict(_as_estimate(out["delta_precision"]))
     out["strata"] = [{**st, "sample": parts[st["name"]]["sample"],
                       "delta_precision": parts[st["name"]]["delta_precision"]}
                      for st in s.strata]
     out["sample"] = _merge_samples([p["sample"] for p in parts.values()])
+    return out
+
+
+def _stratified_slices(s: Sample, draws: dict[str, list[Any]], verdicts: Mapping[str, str],
+                       confidence: float, se_method: str) -> list[dict[str, Any]]:
+    """Per-slice ΔPrecision(I) and contribution (ABCDE App. B) of a stratified sample:
+    contribution(I) = Σ_h pairweight_h(I)·mean_h(I) over the draws of stratum h whose
+    vantage item is in I (unknowns reweighted per class within the slice), SEs in
+    quadrature; ΔPrecision(I) = W/w(I)·contribution(I)."""
+    from abcde.estimators import _equal_mask, judged_sample, slice_delta_precision
+
+    population = s.manifest["population"]
+    total_weight = float(s.manifest["weight"])
+    stratum_of = [r["stratum"] for r in s.draws]
+    judged = {}
+    for st in s.strata:
+        rows = [k for k, name in enumerate(stratum_of) if name == st["name"]]
+        judged[st["name"]] = judged_sample({c: [v[k] for k in rows] for c, v in draws.items()},
+                                           verdicts, population)
+    out = []
+    for row in s.manifest["slices"]:
+        key = {k: v for k, v in row.items() if k != "weight" and not k.startswith("pairweight")}
+        parts = []
+        n_draws = 0
+        for st in s.strata:
+            js = judged[st["name"]]
+            mask = np.ones(js.rows, dtype=bool)
+            for column, value in key.items():
+                if column not in js.slice_columns:
+                    raise ValueError(f"manifest slices by {column!r} but draws lack it")
+                mask &= _equal_mask(np.asarray(js.slice_columns[column], dtype=object), value)
+            est = slice_delta_precision(js, mask, float(row["weight"]),
+                                        float(row[f"pairweight_{st['name']}"]), total_weight,
+                                        key=key, confidence=confidence, se_method=se_method)
+            parts.append(est.contribution)
+            n_draws += est.draws
+        contribution = sum_independent(parts, confidence)
+        scale = total_weight / float(row["weight"])
+        dp = Estimate(*(None if x is None else x * scale for x in (
+            contribution.estimate, contribution.se, contribution.ci_low,
+            contribution.ci_high)), contribution.pairs, contribution.draws,
+            contribution.multiplier * scale, confidence, contribution.note)
+        out.append({"slice": key, "weight": float(row["weight"]),
+                    "pairweight": float(row["pairweight"]), "draws": n_draws,
+                    "delta_precision": dp.as_dict(), "contribution": contribution.as_dict()})
     return out
 
 
@@ -350,8 +395,11 @@ def render_table(doc: Mapping[str, Any]) -> str:
                      "note": m.get("note") or ""})
     lines.append(table(rows, ["metric", "estimate", "se", "95% CI", "pairs", "of (exact)",
                               "note"]))
+    by_reason: dict[str, list[str]] = {}
     for key, why in (doc.get("unavailable") or {}).items():
-        lines.append(f"  {LABELS.get(key, key)}: not available — {why}")
+        by_reason.setdefault(why, []).append(LABELS.get(key, key))
+    for why, keys in by_reason.items():
+        lines.append(f"not available: {', '.join(keys)} — {why}")
     if doc.get("strata"):
         lines.append("")
         lines.append("strata: " + "; ".join(

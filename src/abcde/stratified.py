@@ -21,6 +21,10 @@ Allocation of the budget B (unique judgeable pairs): ``proportional`` — B·T_h
 unstratified sample's expected shares by pair weight), ``equal`` — B/2 each, or a
 number f in (0, 1) — f·B to split+merge. A stratum with total 0 gets no budget.
 Self pairs are drawn in the stable stratum and cost nothing, as unstratified.
+
+Slices (ABCDE App. B): the manifest's slices carry pairweight_h(I) per stratum
+(`pairs/slice_pairweights_strata.sql`), and contribution(I) = Σ_h pairweight_h(I)·
+mean_h(I) over the stratum's draws with vantage item in I.
 """
 
 from __future__ import annotations
@@ -33,10 +37,17 @@ from typing import Any
 from abcde import __version__
 from abcde.engines import Engine, connect
 from abcde.errors import InputError
-from abcde.impact import _clean
+from abcde.impact import _clean, parse_slicings
 from abcde.inputs import Columns, open_inputs
 from abcde.judgements import sample_id
-from abcde.pairs import DRAW_COLUMNS, PairSample, _sorted, fill_budget, prepare
+from abcde.pairs import (
+    DRAW_COLUMNS,
+    PairSample,
+    _sorted,
+    attribute_names,
+    fill_budget,
+    prepare,
+)
 from abcde.pipeline import Pipeline, Step
 from abcde.sampling import check_seed, fingerprint
 from abcde.templates import render
@@ -62,8 +73,8 @@ def allocate(budget: int, totals: dict[str, float], allocation: str | float) -> 
     """Budget per stratum (unique judgeable pairs), summing to `budget`."""
     t_sm = totals["split"] + totals["merge"]
     t_st = totals["stable"]
-    if t_sm <= 0 or t_st <= 0:
-        return {"split_merge": budget if t_sm > 0 else 0, "stable": budget if t_sm <= 0 else 0}
+    if t_sm <= 0 or t_st <= 0:  # one stratum (or none: Base = Exp) holds every pair
+        return {"split_merge": budget if t_sm > 0 else 0, "stable": budget if t_st > 0 else 0}
     if allocation == "proportional":
         f = t_sm / (t_sm + t_st)
     elif allocation == "equal":
@@ -88,7 +99,8 @@ def restricted(pipeline: Pipeline, classes: tuple[str, ...], population: str) ->
 def sample_pairs_stratified(base: object, exp: object, weights: object | None = None, *,
                             attributes: object | None = None, population: str = "jaccard",
                             budget: int, allocation: str | float = "proportional",
-                            seed: int = 0, item_col: str = "item_id",
+                            seed: int = 0, slice_by: str | list[str] | None = None,
+                            item_col: str = "item_id",
                             cluster_col: str = "cluster_id", weight_col: str = "weight",
                             missing_weight: float | None = None,
                             out: str | Path | None = None, engine: Engine | None = None,
@@ -99,6 +111,8 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
     Same inputs and files as `abcde.pairs.sample_pairs`; draws carry a `stratum`
     column, pair ids are unique across strata, the questions carry `sample_id`, and
     the manifest lists the strata (classes, budget, seed, totals, draws, pairs).
+    `slice_by`: attribute column(s); the manifest's slices then carry each stratum's
+    pairweight (`pairweight_split_merge`, `pairweight_stable`) for per-slice ΔPrecision.
     """
     if population not in ("abcde", "jaccard"):
         raise ValueError(f"population must be abcde or jaccard, got {population!r}")
@@ -106,13 +120,18 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
         raise ValueError("a stratified sample needs budget >= 2")
     alloc = parse_allocation(allocation)
     seed = check_seed(seed)
+    slicings = parse_slicings(slice_by)
     own = engine is None
     eng = engine or connect("duckdb", db=db, memory_limit=memory_limit, threads=threads)
     try:
         inputs = open_inputs(eng, base, exp, weights, attributes,
                              columns=Columns(item_col, cluster_col, weight_col),
+                             attribute_names=[c for sl in slicings for c in sl],
                              missing_weight=missing_weight)
-        pipeline, _ = prepare(eng, inputs, population)
+        pipeline, slice_steps = prepare(eng, inputs, population, slicings)
+        attrs = attribute_names(inputs, [*DRAW_COLUMNS, "stratum"])
+        names = [o for _, o in attrs]
+        slices = _slice_rows(eng, pipeline, inputs, slicings, slice_steps, population, attrs)
         totals = _clean(pipeline.fetch(eng, "pair_totals")[0])
         overall = _clean(pipeline.fetch(eng, "overall")[0])
         fp = fingerprint(eng, pipeline, {})
@@ -140,9 +159,14 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
             except InputError as err:
                 raise InputError(f"stratum {name}: {err}", hint="Lower --budget or change "
                                  "--strata-allocation.") from None
-            p.add("pair_sample", render("pairs/sample.sql", cut=cut, attributes=[]),
+            if attrs:
+                p.add("sample_attributes", render(
+                    "sampling/attributes.sql", relation=inputs.attributes.relation,
+                    item_col=inputs.columns.item, item_type=inputs.item_type,
+                    columns=attrs))
+            p.add("pair_sample", render("pairs/sample.sql", cut=cut, attributes=names),
                   materialise=True)
-            p.add("pair_questions", render("pairs/questions.sql", attributes=[]),
+            p.add("pair_questions", render("pairs/questions.sql", attributes=names),
                   materialise=True)
             p.run(eng, "pair_sample", "pair_questions")
             p.add("sample_sorted", _sorted("pair_sample", ("pair_id", "first_draw")))
@@ -178,7 +202,7 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
         "totals": {k: float(totals[k]) for k in ("total", "split", "merge", "stable")},
         "metrics": overall,
         "weight": overall["weight"],
-        "slices": [],
+        "slices": slices,
         "inputs": {inputs.base.role: inputs.base.label, inputs.exp.role: inputs.exp.label,
                    "weights": inputs.weights_description},
         "fingerprint": fp,
@@ -196,12 +220,24 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
 
 
 def write_files(out: Path, sample: PairSample) -> dict[str, str]:
-    """draws.csv, questions.csv, questions.jsonl (manifest.json by the caller)."""
+    """draws.parquet, draws.csv, questions.csv, questions.jsonl (manifest.json by the
+    caller)."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "draws.parquet").unlink(missing_ok=True)  # never a stale unstratified one
     files = {}
-    draw_cols = [*DRAW_COLUMNS, "stratum"]
-    question_cols = ["pair_id", "item_1", "item_2", "sample_id", "verdict"]
+    draw_cols = list(sample.draws[0]) if sample.draws else [*DRAW_COLUMNS, "stratum"]
+    if sample.draws:  # Parquet keeps the id types (a CSV reader may read '007' as 7)
+        eng = connect("duckdb")
+        try:
+            eng.register_rows("abcde_stratified_draws", draw_cols,
+                              [tuple(r.get(c) for c in draw_cols) for r in sample.draws])
+            eng.write("abcde_stratified_draws", out / "draws.parquet", "parquet")
+        finally:
+            eng.close()
+        files["draws_parquet"] = str(out / "draws.parquet")
+    question_cols = (list(sample.questions[0]) if sample.questions else
+                     ["pair_id", "item_1", "item_2", "sample_id", "verdict"])
+    question_cols = [c for c in question_cols if c != "verdict"] + ["verdict"]
     for name, rows, cols in (("draws", sample.draws, draw_cols),
                              ("questions", sample.questions, question_cols)):
         path = out / f"{name}.csv"
@@ -217,3 +253,22 @@ def write_files(out: Path, sample: PairSample) -> dict[str, str]:
     files["questions_jsonl"] = str(path)
     files["manifest"] = str(out / "manifest.json")
     return files
+
+
+def _slice_rows(engine: Engine, pipeline: Pipeline, inputs: Any, slicings: list[list[str]],
+                slice_steps: list[str], population: str,
+                attrs: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """Manifest slices: value(s), weight, pairweight and each stratum's pairweight
+    (`pairs/slice_pairweights_strata.sql`)."""
+    renamed = dict(attrs)
+    rows = []
+    for slicing, step in zip(slicings, slice_steps, strict=True):
+        cols = [inputs.attribute(c) for c in slicing]
+        name = f"strata_pairweights_{step}"
+        pipeline.add(name, render("pairs/slice_pairweights_strata.sql", slice_columns=cols,
+                                  slice_cells=step, population=population))
+        for r in pipeline.fetch(engine, name):
+            row = {renamed.get(k, k): _clean({k: v})[k] for k, v in r.items()}
+            row["pairweight"] = row["pairweight_split_merge"] + row["pairweight_stable"]
+            rows.append(row)
+    return rows
