@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from abcde.engines import Engine, connect
+from abcde.engines import Engine, engine_for
 from abcde.estimators import DEFAULT_SE, metric_keys, z_value
 from abcde.impact import _clean
 from abcde.inputs import Columns, open_inputs
@@ -89,10 +89,8 @@ def simulate(base: object, exp: object, truth: object, weights: object | None = 
     z = z_value(confidence)
     truth_map = read_truth(truth, item_col, cluster_col)
     base_judge = truth_judge(truth_map)
-    own = engine is None
-    eng = engine or connect("duckdb", db=db, memory_limit=memory_limit, threads=threads)
     results: dict[int, list[dict[str, Any]]] = {b: [] for b in budgets}
-    try:
+    with engine_for(engine, db=db, memory_limit=memory_limit, threads=threads) as eng:
         if stratify is None:
             inputs = open_inputs(eng, base, exp, weights, None,
                                  columns=Columns(item_col, cluster_col, weight_col),
@@ -125,9 +123,6 @@ def simulate(base: object, exp: object, truth: object, weights: object | None = 
                 verdicts = _judge(s.pairs, base_judge, unknown_share, rng)
                 results[b].append(estimate_with_verdicts(s, verdicts, confidence=confidence,
                                                          se_method=DEFAULT_SE))
-    finally:
-        if own:
-            eng.close()
     return _summary(results, population, replications, z, stratify)
 
 

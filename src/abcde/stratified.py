@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from abcde import __version__
-from abcde.engines import Engine, connect
+from abcde.engines import Engine, connect, engine_for
 from abcde.errors import InputError
 from abcde.impact import _clean, parse_slicings
 from abcde.inputs import Columns, open_inputs
@@ -121,9 +121,7 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
     alloc = parse_allocation(allocation)
     seed = check_seed(seed)
     slicings = parse_slicings(slice_by)
-    own = engine is None
-    eng = engine or connect("duckdb", db=db, memory_limit=memory_limit, threads=threads)
-    try:
+    with engine_for(engine, db=db, memory_limit=memory_limit, threads=threads) as eng:
         inputs = open_inputs(eng, base, exp, weights, attributes,
                              columns=Columns(item_col, cluster_col, weight_col),
                              attribute_names=[c for sl in slicings for c in sl],
@@ -184,9 +182,6 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
                                 "self": sum(r["pair_class"] == "self" for r in got)})
             rows += got
             questions += qs
-    finally:
-        if own:
-            eng.close()
     manifest: dict[str, Any] = {
         "abcde_version": __version__,
         "population": population,
