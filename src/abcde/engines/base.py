@@ -11,6 +11,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+from abcde.errors import EngineError
+
 TypeCategory = Literal["integer", "string", "float", "decimal", "boolean", "other"]
 
 
@@ -78,7 +80,7 @@ class Engine(ABC):
     def table_exists(self, relation: str) -> bool:
         try:
             self.columns(relation)
-        except Exception:
+        except EngineError:
             return False
         return True
 

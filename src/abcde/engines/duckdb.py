@@ -12,6 +12,7 @@ from typing import Any
 import duckdb
 
 from abcde.engines.base import Engine, sql_type_of
+from abcde.engines.local_files import file_source
 from abcde.errors import EngineError, InputError
 from abcde.templates import ident, literal, table_ref
 
@@ -69,14 +70,7 @@ class DuckDBEngine(Engine):
 
     def register_file(self, name: str, path: Path, fmt: str,
                       string_columns: Sequence[str] = ()) -> None:
-        p = literal(str(path))
-        if fmt == "parquet":
-            source = f"read_parquet({p})"
-        elif fmt == "csv":
-            types = ", ".join(f"{literal(c)}: 'VARCHAR'" for c in string_columns)
-            source = f"read_csv({p}, header = true" + (f", types = {{{types}}})" if types else ")")
-        else:
-            raise InputError(f"{path}: unsupported file format {fmt!r} (use CSV or Parquet)")
+        source = file_source(path, fmt, string_columns)
         self._drop(name)
         self.execute(f"CREATE TEMP VIEW {ident(name)} AS SELECT * FROM {source}")
 

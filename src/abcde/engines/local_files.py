@@ -13,18 +13,23 @@ from abcde.errors import EngineError
 from abcde.templates import ident, literal
 
 
+def file_source(path: Path, fmt: str, string_columns: Sequence[str] = ()) -> str:
+    """DuckDB's table function reading a CSV/Parquet file; `string_columns` of a CSV are
+    read as text (ids such as 007 must not become 7)."""
+    p = literal(str(path))
+    if fmt == "parquet":
+        return f"read_parquet({p})"
+    if fmt == "csv":
+        types = ", ".join(f"{literal(c)}: 'VARCHAR'" for c in string_columns)
+        return f"read_csv({p}, header = true" + (f", types = {{{types}}})" if types else ")")
+    raise EngineError(f"{path}: unsupported file format {fmt!r} (use CSV or Parquet)")
+
+
 def read_file(path: Path, fmt: str, string_columns: Sequence[str] = (),
               ) -> tuple[list[tuple[str, str]], list[tuple]]:
     """(column name, DuckDB type) and rows of a CSV/Parquet file, typed as the DuckDB
     engine types them (so every engine sees the same input)."""
-    p = literal(str(path))
-    if fmt == "parquet":
-        source = f"read_parquet({p})"
-    elif fmt == "csv":
-        types = ", ".join(f"{literal(c)}: 'VARCHAR'" for c in string_columns)
-        source = f"read_csv({p}, header = true" + (f", types = {{{types}}})" if types else ")")
-    else:
-        raise EngineError(f"{path}: unsupported file format {fmt!r} (use CSV or Parquet)")
+    source = file_source(path, fmt, string_columns)
     con = duckdb.connect(":memory:")
     try:
         cur = con.execute(f"SELECT * FROM {source}")

@@ -134,13 +134,6 @@ class PostgresEngine(Engine):
         except psycopg.Error as err:
             raise EngineError(str(err)) from err
 
-    def table_exists(self, relation: str) -> bool:
-        try:
-            self.columns(relation)
-        except EngineError:
-            return False
-        return True
-
     def write(self, relation: str, path: Path, fmt: str) -> None:
         try:
             with self.con.cursor() as cur:

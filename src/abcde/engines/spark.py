@@ -145,13 +145,6 @@ class SparkEngine(Engine):
         except PySparkException as err:
             raise EngineError(str(err)) from err
 
-    def table_exists(self, relation: str) -> bool:
-        try:
-            self.columns(relation)
-        except EngineError:
-            return False
-        return True
-
     def write(self, relation: str, path: Path, fmt: str) -> None:
         """One file (collected through the driver: results are per cluster or slice)."""
         try:
