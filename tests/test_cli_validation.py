@@ -102,6 +102,33 @@ def test_bad_weight(tmp_path: Path, good, value: str) -> None:
             "examples: '2'", "finite numbers > 0")
 
 
+def test_bad_weight_of_an_item_in_no_clustering_is_not_used(tmp_path: Path, good) -> None:
+    """Only weights that meet an item are checked: a NaN weight of an item neither
+    clustering holds is an unused row, not an error, and the metrics are those of the
+    used weights (brute force: Base {1,2}{3}, Exp {1}{2,3}, weights 1, 2, 3)."""
+    w = parquet(tmp_path / "w.parquet",
+                "SELECT * FROM (VALUES ('1', 1.0), ('2', 2.0), ('3', 3.0), ('9', 'NaN'::DOUBLE))"
+                " t(item_id, weight)")
+    result = run("--base", good["base"], "--exp", good["exp"], "--weights", w,
+                 "--format", "json")
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out["coverage"]["unused_weights"] == {"rows": 1, "examples": ["9"]}
+    # SplitRate(i) = W(b(i) minus c(i)) / W(b(i)): item 1: 2/3, item 2: 1/3, item 3: 0
+    expected = (1 * 2 / 3 + 2 * 1 / 3 + 3 * 0) / 6
+    assert out["overall"]["split_rate"] == pytest.approx(expected, rel=1e-12)
+
+
+def test_bad_weight_of_an_item_in_one_clustering(tmp_path: Path, good) -> None:
+    """An item outside T still meets the weights table, so its weight is checked."""
+    b = csv(tmp_path / "b.csv", GOOD_BASE + "9,c\n")
+    w = parquet(tmp_path / "w.parquet",
+                "SELECT * FROM (VALUES ('1', 1.0), ('2', 2.0), ('3', 3.0), ('9', -1.0))"
+                " t(item_id, weight)")
+    refused(run("--base", b, "--exp", good["exp"], "--weights", w),
+            "table weights (", "column 'weight'", "examples: '9'")
+
+
 def test_bad_weight_in_a_clustering_column(tmp_path: Path, good) -> None:
     b = csv(tmp_path / "b.csv", "item_id,cluster_id,weight\n1,a,1\n2,a,-3\n3,b,1\n")
     refused(run("--base", b, "--exp", good["exp"]), "table base (", "column 'weight'",

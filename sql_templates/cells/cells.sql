@@ -1,13 +1,21 @@
 {# Cells c = (b, e) of T (SPEC §2): n_c and w_c, optionally split further by slice
-   attributes (s_0, s_1, ...). #}
+   attributes (s_0, s_1, ...). `cell_rows` already holds one row per cell when it was
+   grouped by exactly these columns (`regroup` false): then this is a filter. #}
 SELECT
   b,
   e,
 {% for alias in group_columns %}
   {{ alias }},
 {% endfor %}
+{% if regroup %}
   SUM(item_rows) AS n,
   SUM(w) AS w
+{% else %}
+  item_rows AS n,
+  w
+{% endif %}
 FROM cell_rows
 WHERE common
+{% if regroup %}
 GROUP BY b, e{% for alias in group_columns %}, {{ alias }}{% endfor %}
+{% endif %}

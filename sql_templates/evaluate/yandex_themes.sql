@@ -14,16 +14,16 @@
    BCP(g) = Σ common·precision / Σ common (NULL when no item of g is clustered);
    BCR(g) = Σ common·recall / |g|. #}
 WITH yt_unclustered AS (
-  SELECT one_side_base_cluster AS b, SUM(item_rows) AS n
+  SELECT b, SUM(item_rows) AS n
   FROM cell_rows
-  WHERE NOT common AND one_side_base_cluster IS NOT NULL
-  GROUP BY one_side_base_cluster
+  WHERE NOT common AND one_side_id IS NOT NULL AND b IS NOT NULL
+  GROUP BY b
 ),
 yt_unlabelled AS (
-  SELECT one_side_exp_cluster AS e, SUM(item_rows) AS n
+  SELECT e, SUM(item_rows) AS n
   FROM cell_rows
-  WHERE NOT common AND one_side_exp_cluster IS NOT NULL
-  GROUP BY one_side_exp_cluster
+  WHERE NOT common AND one_side_id IS NOT NULL AND e IS NOT NULL
+  GROUP BY e
 ),
 yt_marked AS (
   SELECT e, SUM(CAST(n AS DOUBLE)) AS marked FROM cells GROUP BY e

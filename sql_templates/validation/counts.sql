@@ -1,5 +1,16 @@
-{# Totals over `cell_rows`: rows of each input seen by the join, T, items outside T,
-   NULL ids, ids repeated on one side, and every row-level check. #}
+{# Totals over `cell_rows`: rows of each input seen by the join, T, NULL ids, ids
+   repeated on one side, and every check. The checks in `derived` are read off the
+   group keys and row counts (a NULL cluster id of T is a NULL key; an item of T without
+   a weight or attributes row is a row the side input did not match); `row_checks`
+   were counted per row in `cell_rows`. #}
+WITH repeated AS (
+  {# an id outside T on several rows (maybe in several clusters: several groups) #}
+  SELECT one_side_id
+  FROM cell_rows
+  WHERE NOT common AND one_side_id IS NOT NULL
+  GROUP BY one_side_id
+  HAVING SUM(item_rows) > 1
+)
 SELECT
   SUM(base_rows) AS joined_base_rows,
   SUM(exp_rows) AS joined_exp_rows,
@@ -8,8 +19,21 @@ SELECT
   SUM(CASE WHEN common THEN item_rows ELSE 0 END) AS common_rows,
   SUM(CASE WHEN NOT common AND one_side_id IS NULL THEN base_rows ELSE 0 END) AS null_item_base,
   SUM(CASE WHEN NOT common AND one_side_id IS NULL THEN exp_rows ELSE 0 END) AS null_item_exp,
-  SUM(CASE WHEN NOT common AND one_side_id IS NOT NULL AND item_rows > 1 THEN 1 ELSE 0 END) AS repeated_one_side
-{% for name in checks %}
+  (SELECT COUNT(*) FROM repeated) AS repeated_one_side
+{% for name in derived %}
+{% if name == 'null_cluster_base' %}
+  , SUM(CASE WHEN common AND b IS NULL THEN item_rows ELSE 0 END) AS null_cluster_base
+{% elif name == 'null_cluster_exp' %}
+  , SUM(CASE WHEN common AND e IS NULL THEN item_rows ELSE 0 END) AS null_cluster_exp
+{% elif name == 'missing_weight' %}
+  , SUM(CASE WHEN common THEN item_rows - weight_rows ELSE 0 END) AS missing_weight
+{% elif name == 'without_attributes' %}
+  , SUM(CASE WHEN common THEN item_rows - attribute_rows ELSE 0 END) AS without_attributes
+{% else %}
+  {{ raise_unknown_check(name) }}
+{% endif %}
+{% endfor %}
+{% for name in row_checks %}
   , SUM({{ name }}_n) AS {{ name }}
 {% endfor %}
 FROM cell_rows

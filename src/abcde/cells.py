@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from abcde.inputs import Inputs
 from abcde.pipeline import Pipeline
 from abcde.templates import literal, render
-from abcde.validation import check_names
+from abcde.validation import check_names, row_checks
 
 IMPACT_METRICS = ("split_rate", "merge_rate", "jaccard_distance", "split_distance",
                   "merge_distance", "jaccard_index")
@@ -59,6 +59,7 @@ def add_item_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool = 
         default_weight=default_weight_sql(inputs), attributes=inputs.attribute_columns))
     pipeline.add("cell_rows", render(
         "cells/cell_rows.sql", attributes=inputs.attribute_columns,
+        row_checks=row_checks(inputs, gated=not with_examples),
         checks=check_names(inputs), with_examples=with_examples), materialise=True)
 
 
@@ -68,11 +69,12 @@ def add_cell_steps(pipeline: Pipeline, inputs: Inputs,
 
     Returns the names of the slice-cell steps, one per slicing.
     """
-    pipeline.add("cells", render("cells/cells.sql", group_columns=[]), materialise=True)
+    pipeline.add("cells", render("cells/cells.sql", group_columns=[],
+                                 regroup=bool(inputs.attribute_columns)), materialise=True)
     pipeline.add("cell_metrics", render("cells/cell_metrics.sql"), materialise=True)
     names = []
     for k, slicing in enumerate(slicings):
         aliases = [inputs.attribute(c).alias for c in slicing]
         names.append(pipeline.add(f"slice_cells_{k}", render(
-            "cells/cells.sql", group_columns=aliases)))
+            "cells/cells.sql", group_columns=aliases, regroup=True)))
     return names

@@ -65,13 +65,13 @@ def input_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="abcde")
-@click.option("--debug", is_flag=True, help="Show tracebacks.")
+@click.option("--debug", is_flag=True, help="Show tracebacks and log the SQL of each step.")
 @click.option("-v", "--verbose", is_flag=True, help="Log each SQL step and its time.")
 def main(debug: bool, verbose: bool) -> None:
     """abcde: how two clusterings differ, and whether the new one is better."""
-    if verbose:
-        logging.basicConfig(level=logging.INFO, format="%(name)s: %(message)s",
-                            stream=sys.stderr)
+    if verbose or debug:
+        logging.basicConfig(level=logging.DEBUG if debug else logging.INFO,
+                            format="%(name)s: %(message)s", stream=sys.stderr)
 
 
 @main.command("impact")

@@ -138,12 +138,15 @@ class Pipeline:
         for name in names:
             start = time.perf_counter()
             for sql in self.create_statements(name, engine.dialect):
+                log.debug("%s", sql)
                 engine.execute(sql)
             log.info("step %s: %.2f s", name, time.perf_counter() - start)
 
     def fetch(self, engine: Engine, name: str) -> list[dict[str, Any]]:
         """Run step `name` as one query and return its rows."""
         start = time.perf_counter()
-        rows = engine.fetch(to_sql(self.query(name), engine.dialect, copy=False))
+        sql = to_sql(self.query(name), engine.dialect, copy=False)
+        log.debug("%s", sql)
+        rows = engine.fetch(sql)
         log.info("query %s: %.2f s", name, time.perf_counter() - start)
         return rows

@@ -25,7 +25,7 @@ from abcde.errors import InputError
 from abcde.inputs import ID_TYPES, Attribute, Columns, Inputs, Source
 from abcde.pipeline import Pipeline
 from abcde.templates import render, table_ref
-from abcde.validation import EXAMPLES, check_names, checks, side_inputs
+from abcde.validation import EXAMPLES, add_count_steps, checks, side_inputs
 
 ID_KINDS = ("string", "integer")
 OVERALL_COLUMNS = ("items", "weight", "affected_items", "affected_weight", *IMPACT_METRICS,
@@ -126,10 +126,7 @@ def impact_pipeline(spec: ScriptSpec, relations: dict[str, str] | None = None,
             raise InputError(f"the {role} table may not be named {name!r} (a step of the "
                              "pipeline); qualify it with its schema", table=role)
     add_item_steps(pipeline, inputs, with_examples=True)
-    names = check_names(inputs)
-    all_inputs = ["base", "exp", *side_inputs(inputs)]
-    pipeline.add("validation_counts", render("validation/counts.sql", checks=names))
-    pipeline.add("input_counts", render("validation/input_counts.sql", inputs=all_inputs))
+    all_inputs = add_count_steps(pipeline, inputs, gated=False)
     failures = _failures(inputs)
     examples = [c.name for c in checks(inputs)]
     coverage = ["without_attributes"] if inputs.attributes is not None else []

@@ -64,9 +64,43 @@ def checks(inputs: Inputs) -> list[Check]:
 
 
 def check_names(inputs: Inputs) -> list[str]:
-    """Every check counted in `cell_rows` (failures and coverage alike)."""
+    """Every check of the input (failures and coverage alike)."""
     extra = ["without_attributes"] if inputs.attributes is not None else []
     return [c.name for c in checks(inputs)] + extra
+
+
+# Checks read off the keys and row counts of `cell_rows` (validation/counts.sql).
+DERIVED = ("null_cluster_base", "null_cluster_exp", "missing_weight", "without_attributes")
+# Checks of one input's weights: a cheap count over that input alone bounds them
+# (validation/input_counts.sql); the join is searched only when the bound is > 0.
+GATED = {"bad_weight_base": "base", "bad_weight_exp": "exp", "bad_weight_weights": "weights"}
+
+
+def derived_checks(inputs: Inputs) -> list[str]:
+    return [n for n in check_names(inputs) if n in DERIVED]
+
+
+def row_checks(inputs: Inputs, *, gated: bool) -> list[str]:
+    """Checks that `cell_rows` counts row by row; `gated` ones too unless they are
+    counted through their cheap bound (a script cannot take the slow path)."""
+    return [n for n in check_names(inputs)
+            if n not in DERIVED and (not gated or n not in GATED)]
+
+
+def weighted_inputs(inputs: Inputs) -> list[str]:
+    """Inputs with a weight column, whose weights input_counts.sql bounds."""
+    return [side for name, side in GATED.items() if name in check_names(inputs)]
+
+
+def add_count_steps(pipeline: Pipeline, inputs: Inputs, *, gated: bool) -> list[str]:
+    """validation_counts and input_counts; returns the names of every input."""
+    pipeline.add("validation_counts", render(
+        "validation/counts.sql", derived=derived_checks(inputs),
+        row_checks=row_checks(inputs, gated=gated)))
+    all_inputs = ["base", "exp", *side_inputs(inputs)]
+    pipeline.add("input_counts", render("validation/input_counts.sql", inputs=all_inputs,
+                                        weighted=weighted_inputs(inputs)))
+    return all_inputs
 
 
 def side_inputs(inputs: Inputs) -> list[str]:
@@ -80,11 +114,8 @@ def validate(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[str, An
     labels = {"base": inputs.base.label, "exp": inputs.exp.label,
               "base+exp": f"{inputs.base.label} and {inputs.exp.label}"}
     labels.update({n: getattr(inputs, n).label for n in side_inputs(inputs)})
-    names = check_names(inputs)
-    pipeline.add("validation_counts", render("validation/counts.sql", checks=names))
+    all_inputs = add_count_steps(pipeline, inputs, gated=True)
     counts = {k: int(v or 0) for k, v in pipeline.fetch(engine, "validation_counts")[0].items()}
-    all_inputs = ["base", "exp", *side_inputs(inputs)]
-    pipeline.add("input_counts", render("validation/input_counts.sql", inputs=all_inputs))
     rows = {r["input"]: r for r in pipeline.fetch(engine, "input_counts")}
 
     errors: list[InputError] = []
@@ -107,6 +138,10 @@ def validate(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[str, An
         # report the repeats alone; the remaining checks run once they are fixed.
         errors += _duplicates(engine, pipeline, inputs, labels, all_inputs)
     else:
+        for name, side in GATED.items():
+            if name in check_names(inputs):
+                bound = int(rows[side]["bad_weights"] or 0)
+                counts[name] = _count(engine, pipeline, name) if bound else 0
         for check in checks(inputs):
             if counts[check.name]:
                 errors.append(_failed(engine, pipeline, check, counts[check.name], labels))
@@ -125,6 +160,13 @@ def validate(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[str, An
     if errors:
         raise combine(errors)
     return result
+
+
+def _count(engine: Engine, pipeline: Pipeline, check: str) -> int:
+    """Rows of the join failing `check` (the slow path)."""
+    step = f"count_{check}"
+    pipeline.add(step, render("validation/check_count.sql", check=check))
+    return int(pipeline.fetch(engine, step)[0]["n"] or 0)
 
 
 def examples(engine: Engine, pipeline: Pipeline, check: str) -> list[Any]:

@@ -1,7 +1,17 @@
 DROP TABLE IF EXISTS proj.ds.abcde_validation;
 
 CREATE TABLE proj.ds.abcde_validation AS
-WITH validation_counts AS (
+WITH repeated AS (
+  SELECT
+    one_side_id
+  FROM proj.ds.abcde_cell_rows AS cell_rows
+  WHERE
+    NOT common AND NOT one_side_id IS NULL
+  GROUP BY
+    one_side_id
+  HAVING
+    SUM(item_rows) > 1
+), validation_counts AS (
   SELECT
     SUM(base_rows) AS joined_base_rows,
     SUM(exp_rows) AS joined_exp_rows,
@@ -10,14 +20,16 @@ WITH validation_counts AS (
     SUM(CASE WHEN common THEN item_rows ELSE 0 END) AS common_rows,
     SUM(CASE WHEN NOT common AND one_side_id IS NULL THEN base_rows ELSE 0 END) AS null_item_base,
     SUM(CASE WHEN NOT common AND one_side_id IS NULL THEN exp_rows ELSE 0 END) AS null_item_exp,
-    SUM(
-      CASE WHEN NOT common AND NOT one_side_id IS NULL AND item_rows > 1 THEN 1 ELSE 0 END
+    (
+      SELECT
+        COUNT(*)
+      FROM repeated
     ) AS repeated_one_side,
-    SUM(null_cluster_base_n) AS null_cluster_base,
-    SUM(null_cluster_exp_n) AS null_cluster_exp,
-    SUM(bad_weight_weights_n) AS bad_weight_weights,
-    SUM(missing_weight_n) AS missing_weight,
-    SUM(without_attributes_n) AS without_attributes
+    SUM(CASE WHEN common AND b IS NULL THEN item_rows ELSE 0 END) AS null_cluster_base,
+    SUM(CASE WHEN common AND e IS NULL THEN item_rows ELSE 0 END) AS null_cluster_exp,
+    SUM(CASE WHEN common THEN item_rows - weight_rows ELSE 0 END) AS missing_weight,
+    SUM(CASE WHEN common THEN item_rows - attribute_rows ELSE 0 END) AS without_attributes,
+    SUM(bad_weight_weights_n) AS bad_weight_weights
   FROM proj.ds.abcde_cell_rows AS cell_rows
 ), base_in AS (
   SELECT
@@ -48,25 +60,38 @@ WITH validation_counts AS (
   SELECT
     'base' AS input,
     COUNT(*) AS input_rows,
-    COUNT(*) - COUNT(item_id) AS null_ids
+    COUNT(*) - COUNT(item_id) AS null_ids,
+    0 AS bad_weights
   FROM base_in
   UNION ALL
   SELECT
     'exp' AS input,
     COUNT(*) AS input_rows,
-    COUNT(*) - COUNT(item_id) AS null_ids
+    COUNT(*) - COUNT(item_id) AS null_ids,
+    0 AS bad_weights
   FROM exp_in
   UNION ALL
   SELECT
     'weights' AS input,
     COUNT(*) AS input_rows,
-    COUNT(*) - COUNT(item_id) AS null_ids
+    COUNT(*) - COUNT(item_id) AS null_ids,
+    SUM(
+      CASE
+        WHEN NOT (
+          COALESCE(CAST(weight AS FLOAT64) - CAST(weight AS FLOAT64) = CAST(0 AS FLOAT64), FALSE)
+          AND weight > 0
+        )
+        THEN 1
+        ELSE 0
+      END
+    ) AS bad_weights
   FROM weights_in
   UNION ALL
   SELECT
     'attributes' AS input,
     COUNT(*) AS input_rows,
-    COUNT(*) - COUNT(item_id) AS null_ids
+    COUNT(*) - COUNT(item_id) AS null_ids,
+    0 AS bad_weights
   FROM attributes_in
 ), ic AS (
   SELECT

@@ -54,23 +54,17 @@ WITH base_in AS (
 )
 SELECT
   common,
-  CASE WHEN common THEN base_cluster END AS b,
-  CASE WHEN common THEN exp_cluster END AS e,
-  CASE WHEN common THEN s_0 END AS s_0,
-  CASE WHEN common THEN s_1 END AS s_1,
+  base_cluster AS b,
+  exp_cluster AS e,
+  s_0,
+  s_1,
   CASE WHEN NOT common THEN item_id END AS one_side_id,
-  MIN(CASE WHEN NOT common THEN base_cluster END) AS one_side_base_cluster,
-  MIN(CASE WHEN NOT common THEN exp_cluster END) AS one_side_exp_cluster,
   COUNT(*) AS item_rows,
   SUM(in_base) AS base_rows,
   SUM(in_exp) AS exp_rows,
   SUM(in_weights) AS weight_rows,
   SUM(in_attributes) AS attribute_rows,
   SUM(w) AS w,
-  SUM(CASE WHEN common AND base_cluster IS NULL THEN 1 ELSE 0 END) AS null_cluster_base_n,
-  MIN(CASE WHEN common AND base_cluster IS NULL THEN item_id END) AS null_cluster_base_example,
-  SUM(CASE WHEN common AND exp_cluster IS NULL THEN 1 ELSE 0 END) AS null_cluster_exp_n,
-  MIN(CASE WHEN common AND exp_cluster IS NULL THEN item_id END) AS null_cluster_exp_example,
   SUM(
     CASE
       WHEN in_weights = 1
@@ -85,6 +79,8 @@ SELECT
       ELSE 0
     END
   ) AS bad_weight_weights_n,
+  MIN(CASE WHEN common AND base_cluster IS NULL THEN item_id END) AS null_cluster_base_example,
+  MIN(CASE WHEN common AND exp_cluster IS NULL THEN item_id END) AS null_cluster_exp_example,
   MIN(
     CASE
       WHEN in_weights = 1
@@ -98,15 +94,13 @@ SELECT
       THEN item_id
     END
   ) AS bad_weight_weights_example,
-  SUM(CASE WHEN common AND in_weights = 0 THEN 1 ELSE 0 END) AS missing_weight_n,
   MIN(CASE WHEN common AND in_weights = 0 THEN item_id END) AS missing_weight_example,
-  SUM(CASE WHEN common AND in_attributes = 0 THEN 1 ELSE 0 END) AS without_attributes_n,
   MIN(CASE WHEN common AND in_attributes = 0 THEN item_id END) AS without_attributes_example
 FROM items
 GROUP BY
   common,
-  CASE WHEN common THEN base_cluster END,
-  CASE WHEN common THEN exp_cluster END,
-  CASE WHEN common THEN s_0 END,
-  CASE WHEN common THEN s_1 END,
+  base_cluster,
+  exp_cluster,
+  s_0,
+  s_1,
   CASE WHEN NOT common THEN item_id END;
