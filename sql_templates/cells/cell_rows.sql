@@ -1,6 +1,8 @@
 {# `items` aggregated in one GROUP BY: items of T by cell (b, e) and slice attributes;
    items outside T one group per id (`one_side_id`) with the cluster of the side that
    holds it in b or e, so that coverage can name them; NULL ids grouped by cluster.
+   `side` says which clusterings hold the rows (1 Base only, 2 Exp only, 3 both), so
+   the rows each clustering contributed are known without summing per row.
    The keys are plain columns and the aggregates plain sums, because this is the one
    pass over the population: every input check that can be is read off these columns
    (validation/counts.sql), `row_checks` are counted per row, and examples are looked up
@@ -8,7 +10,8 @@
    back for examples, keeps one example id per check (`with_examples`). #}
 {% from 'validation/checks.sql' import condition %}
 SELECT
-  common,
+  side,
+  side = 3 AS common,
   base_cluster AS b,
   exp_cluster AS e,
 {% for col in attributes %}
@@ -16,10 +19,12 @@ SELECT
 {% endfor %}
   CASE WHEN NOT common THEN item_id END AS one_side_id,
   COUNT(*) AS item_rows,
-  SUM(in_base) AS base_rows,
-  SUM(in_exp) AS exp_rows,
+{% if weights_table %}
   SUM(in_weights) AS weight_rows,
+{% endif %}
+{% if attributes %}
   SUM(in_attributes) AS attribute_rows,
+{% endif %}
   SUM(w) AS w
 {% for name in row_checks %}
   , SUM(CASE WHEN {{ condition(name) }} THEN 1 ELSE 0 END) AS {{ name }}_n
@@ -31,7 +36,7 @@ SELECT
 {% endif %}
 FROM items
 GROUP BY
-  common,
+  side,
   base_cluster,
   exp_cluster,
 {% for col in attributes %}

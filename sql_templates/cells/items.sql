@@ -7,6 +7,8 @@ SELECT
   COALESCE(b.in_input, 0) AS in_base,
   COALESCE(e.in_input, 0) AS in_exp,
   (b.item_id IS NOT NULL AND e.item_id IS NOT NULL) AS common,
+  {# which inputs hold the row: 1 Base only, 2 Exp only, 3 both (T) #}
+  COALESCE(b.in_input, 0) + 2 * COALESCE(e.in_input, 0) AS side,
   b.cluster_id AS base_cluster,
   e.cluster_id AS exp_cluster,
   {% if base_weight %}b.weight{% else %}CAST(NULL AS DOUBLE){% endif %} AS base_weight,

@@ -3,7 +3,7 @@
 WITH one_side AS (
   SELECT
     one_side_id AS item_id,
-    CASE WHEN base_rows > 0 THEN 'base' ELSE 'exp' END AS side,
+    CASE WHEN side = 1 THEN 'base' ELSE 'exp' END AS side,
     w
   FROM cell_rows
   WHERE NOT common AND one_side_id IS NOT NULL

@@ -59,6 +59,7 @@ def add_item_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool = 
         default_weight=default_weight_sql(inputs), attributes=inputs.attribute_columns))
     pipeline.add("cell_rows", render(
         "cells/cell_rows.sql", attributes=inputs.attribute_columns,
+        weights_table=inputs.weights is not None,
         row_checks=row_checks(inputs, gated=not with_examples),
         checks=check_names(inputs), with_examples=with_examples), materialise=True)
 

@@ -34,6 +34,7 @@ WITH base_in AS (
     (
       NOT b.item_id IS NULL AND NOT e.item_id IS NULL
     ) AS common,
+    COALESCE(b.in_input, 0) + 2 * COALESCE(e.in_input, 0) AS side,
     b.cluster_id AS base_cluster,
     e.cluster_id AS exp_cluster,
     CAST(NULL AS DOUBLE) AS base_weight,
@@ -53,15 +54,14 @@ WITH base_in AS (
     ON a.item_id = COALESCE(b.item_id, e.item_id)
 )
 SELECT
-  common,
+  side,
+  side = 3 AS common,
   base_cluster AS b,
   exp_cluster AS e,
   s_0,
   s_1,
   CASE WHEN NOT common THEN item_id END AS one_side_id,
   COUNT(*) AS item_rows,
-  SUM(in_base) AS base_rows,
-  SUM(in_exp) AS exp_rows,
   SUM(in_weights) AS weight_rows,
   SUM(in_attributes) AS attribute_rows,
   SUM(w) AS w,
@@ -98,7 +98,7 @@ SELECT
   MIN(CASE WHEN common AND in_attributes = 0 THEN item_id END) AS without_attributes_example
 FROM items
 GROUP BY
-  common,
+  side,
   base_cluster,
   exp_cluster,
   s_0,

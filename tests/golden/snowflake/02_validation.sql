@@ -13,13 +13,13 @@ WITH repeated AS (
     SUM(item_rows) > 1
 ), validation_counts AS (
   SELECT
-    SUM(base_rows) AS joined_base_rows,
-    SUM(exp_rows) AS joined_exp_rows,
+    SUM(CASE WHEN side <> 2 THEN item_rows ELSE 0 END) AS joined_base_rows,
+    SUM(CASE WHEN side <> 1 THEN item_rows ELSE 0 END) AS joined_exp_rows,
     SUM(weight_rows) AS matched_weight_rows,
     SUM(attribute_rows) AS matched_attribute_rows,
     SUM(CASE WHEN common THEN item_rows ELSE 0 END) AS common_rows,
-    SUM(CASE WHEN NOT common AND one_side_id IS NULL THEN base_rows ELSE 0 END) AS null_item_base,
-    SUM(CASE WHEN NOT common AND one_side_id IS NULL THEN exp_rows ELSE 0 END) AS null_item_exp,
+    SUM(CASE WHEN side = 1 AND one_side_id IS NULL THEN item_rows ELSE 0 END) AS null_item_base,
+    SUM(CASE WHEN side = 2 AND one_side_id IS NULL THEN item_rows ELSE 0 END) AS null_item_exp,
     (
       SELECT
         COUNT(*)

@@ -4,7 +4,7 @@ CREATE TABLE proj.ds.abcde_coverage AS
 WITH one_side AS (
   SELECT
     one_side_id AS item_id,
-    CASE WHEN base_rows > 0 THEN 'base' ELSE 'exp' END AS side,
+    CASE WHEN side = 1 THEN 'base' ELSE 'exp' END AS side,
     w
   FROM proj.ds.abcde_cell_rows AS cell_rows
   WHERE
