@@ -208,3 +208,15 @@ def test_several_problems_are_reported_together(tmp_path: Path) -> None:
     w = csv(tmp_path / "w.csv", "item_id,weight\n1,0\n2,1\n3,1\n")
     refused(run("--base", b, "--exp", b, "--weights", w), "problems with the input",
             "1 item(s) have a NULL cluster id", "1 weight(s) are NULL, NaN, infinite")
+
+
+def test_attributes_without_slices_report_true_coverage(tmp_path: Path, good) -> None:
+    """--attributes without --slice-by still matches the attributes to the items: only
+    item 3 lacks a row, and the row of item 8 matches no item."""
+    a = csv(tmp_path / "a.csv", "item_id,color\n1,red\n2,blue\n8,red\n")
+    result = run("--base", good["base"], "--exp", good["exp"], "--attributes", a,
+                 "--format", "json")
+    assert result.exit_code == 0, result.output
+    cov = json.loads(result.output)["coverage"]
+    assert cov["without_attributes"] == {"items": 1, "examples": ["3"]}
+    assert cov["unused_attributes"] == {"rows": 1, "examples": ["8"]}

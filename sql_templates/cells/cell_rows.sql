@@ -22,7 +22,7 @@ SELECT
 {% if weights_table %}
   SUM(in_weights) AS weight_rows,
 {% endif %}
-{% if attributes %}
+{% if attributes_table %}
   SUM(in_attributes) AS attribute_rows,
 {% endif %}
   SUM(w) AS w

@@ -24,7 +24,7 @@ SELECT
      portable (PostgreSQL and BigQuery refuse it) #}
   {% set source_expr = {'table_weight': 'w.weight', 'base_weight': 'b.weight', 'exp_weight': 'e.weight'} %}
   {% if weight_sources %}COALESCE({% for s in weight_sources %}{{ source_expr[s] }}, {% endfor %}{{ default_weight }}){% else %}{{ default_weight }}{% endif %} AS w,
-{% if attributes %}
+{% if attributes_table %}
   COALESCE(a.in_input, 0) AS in_attributes
 {% for col in attributes %}
   , a.{{ col.alias }}
@@ -37,6 +37,6 @@ FULL OUTER JOIN exp_in AS e ON b.item_id = e.item_id
 {% if weights_table %}
 LEFT JOIN weights_in AS w ON w.item_id = COALESCE(b.item_id, e.item_id)
 {% endif %}
-{% if attributes %}
+{% if attributes_table %}
 LEFT JOIN attributes_in AS a ON a.item_id = COALESCE(b.item_id, e.item_id)
 {% endif %}

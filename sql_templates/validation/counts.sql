@@ -15,7 +15,7 @@ SELECT
   SUM(CASE WHEN side <> 2 THEN item_rows ELSE 0 END) AS joined_base_rows,
   SUM(CASE WHEN side <> 1 THEN item_rows ELSE 0 END) AS joined_exp_rows,
   {% if weights_table %}SUM(weight_rows){% else %}0{% endif %} AS matched_weight_rows,
-  {% if attributes %}SUM(attribute_rows){% else %}0{% endif %} AS matched_attribute_rows,
+  {% if attributes_table %}SUM(attribute_rows){% else %}0{% endif %} AS matched_attribute_rows,
   SUM(CASE WHEN common THEN item_rows ELSE 0 END) AS common_rows,
   SUM(CASE WHEN side = 1 AND one_side_id IS NULL THEN item_rows ELSE 0 END) AS null_item_base,
   SUM(CASE WHEN side = 2 AND one_side_id IS NULL THEN item_rows ELSE 0 END) AS null_item_exp,

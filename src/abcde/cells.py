@@ -55,11 +55,13 @@ def add_item_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool = 
     add_input_steps(pipeline, inputs)
     pipeline.add("items", render(
         "cells/items.sql", base_weight=inputs.base_weight, exp_weight=inputs.exp_weight,
-        weights_table=inputs.weights is not None, weight_sources=inputs.weight_sources,
+        weights_table=inputs.weights is not None,
+        attributes_table=inputs.attributes is not None, weight_sources=inputs.weight_sources,
         default_weight=default_weight_sql(inputs), attributes=inputs.attribute_columns))
     pipeline.add("cell_rows", render(
         "cells/cell_rows.sql", attributes=inputs.attribute_columns,
         weights_table=inputs.weights is not None,
+        attributes_table=inputs.attributes is not None,
         row_checks=row_checks(inputs, gated=not with_examples),
         checks=check_names(inputs), with_examples=with_examples), materialise=True)
 

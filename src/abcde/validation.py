@@ -96,7 +96,8 @@ def add_count_steps(pipeline: Pipeline, inputs: Inputs, *, gated: bool) -> list[
     """validation_counts and input_counts; returns the names of every input."""
     pipeline.add("validation_counts", render(
         "validation/counts.sql", derived=derived_checks(inputs),
-        weights_table=inputs.weights is not None, attributes=inputs.attributes is not None,
+        weights_table=inputs.weights is not None,
+        attributes_table=inputs.attributes is not None,
         row_checks=row_checks(inputs, gated=gated)))
     all_inputs = ["base", "exp", *side_inputs(inputs)]
     pipeline.add("input_counts", render("validation/input_counts.sql", inputs=all_inputs,
