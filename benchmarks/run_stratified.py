@@ -1,5 +1,5 @@
 """Stratified vs unstratified pair samples: 95% interval half-widths of the quality
-metrics for the same budget (abcde.simulate; Jaccard decomposition §7.1).
+metrics for the same budget (abcde.simulation; Jaccard decomposition §7.1).
 
     python benchmarks/run_stratified.py [--replications 20] [--budgets 300,1000]
 
@@ -26,7 +26,7 @@ sys.path.insert(0, str(EXAMPLES))
 
 from make_examples import ideal_clustering  # noqa: E402
 
-from abcde.simulate import simulate  # noqa: E402
+from abcde.simulation import simulate  # noqa: E402
 
 METRICS = ("good_split_distance", "bad_split_distance", "good_merge_distance",
            "bad_merge_distance", "good_distance", "bad_distance", "affected_good_index",

@@ -1,4 +1,4 @@
-"""abcde.evaluate against independent references: the pointwise paper's definitions
+"""abcde.evaluation against independent references: the pointwise paper's definitions
 (brute force, tests/reference.py) and Figure 2, scikit-learn's classic metrics, the
 Yandex cluster_metrics reference (tests/reference_yandex.py) and the article's sample.
 """
@@ -38,7 +38,7 @@ from strategies import clusterings
 
 from abcde.engines import connect
 from abcde.errors import InputError
-from abcde.evaluate import CLASSIC_METRICS, evaluate
+from abcde.evaluation import CLASSIC_METRICS, evaluate
 from abcde.pipeline import Pipeline
 from abcde.templates import render
 

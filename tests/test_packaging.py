@@ -36,3 +36,25 @@ def test_wheel_ships_templates_and_uses_them(tmp_path: Path) -> None:
     assert out[0].startswith(str(target)), out
     assert out[1] == str(target / "abcde" / "sql_templates"), out
     assert float(out[2]) == 0.5
+
+
+def test_public_api_resolves_and_impact_loads_lightly() -> None:
+    """Every name of abcde.__all__ resolves (the lazy ones on first use, also after their
+    module was imported directly), and `abcde impact` does not import numpy or the
+    estimators: start-up time counts in the issue-2 speed target."""
+    code = (
+        "import sys, abcde, abcde.cli\n"
+        "heavy = [m for m in ('numpy', 'abcde.estimators', 'abcde.evaluation', 'abcde.uir')"
+        " if m in sys.modules]\n"
+        "assert not heavy, heavy\n"
+        "import abcde.evaluation, abcde.simulation, abcde.exploration\n"
+        "for name in abcde.__all__:\n"
+        "    value = getattr(abcde, name)\n"
+        "    assert name == '__version__' or callable(value), (name, value)\n"
+        "try:\n"
+        "    abcde.no_such_name\n"
+        "except AttributeError:\n"
+        "    print('ok')\n")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True).stdout
+    assert out.strip() == "ok"

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from abcde.engines.duckdb import DuckDBEngine
-from abcde.explore import sample_items
+from abcde.exploration import sample_items
 from abcde.pairs import sample_pairs
 
 

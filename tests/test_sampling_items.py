@@ -1,4 +1,4 @@
-"""Item samples for exploration (abcde.explore, ABCDE §4.1.1, App. A) and the
+"""Item samples for exploration (abcde.exploration, ABCDE §4.1.1, App. A) and the
 exponential-clock step (abcde.sampling), against brute-force definitions.
 
 Stated false-failure rates (for a random seed of a correct sampler): the chi-square test
@@ -17,7 +17,7 @@ from reference import impact_item_metrics
 from scipy import stats
 
 from abcde.engines.duckdb import DuckDBEngine
-from abcde.explore import explore, prepare_items, sample_items
+from abcde.exploration import explore, prepare_items, sample_items
 from abcde.impact import impact
 from abcde.inputs import open_inputs
 from abcde.sampling import add_clock_step, draw_counts

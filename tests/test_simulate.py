@@ -1,4 +1,4 @@
-"""`abcde simulate` / `abcde.simulate.simulate`: budget sizing by simulated rounds."""
+"""`abcde simulate` / `abcde.simulation.simulate`: budget sizing by simulated rounds."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from abcde.cli import main
 from abcde.pairs import sample_pairs
 from abcde.quality import estimate
-from abcde.simulate import cut_stream, simulate
+from abcde.simulation import cut_stream, simulate
 
 BASE = {i: i // 6 for i in range(120)}
 EXP = {i: (i // 12 if i < 60 else i // 3 + 100) for i in range(120)}

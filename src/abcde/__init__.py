@@ -2,18 +2,49 @@
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 __version__ = "0.1.0"  # before the imports: submodules read it while they load
 
-# The functions shadow their modules' names on purpose: `abcde.impact(...)`.
 from abcde.engines import connect
 from abcde.errors import AbcdeError, InputError
-from abcde.evaluate import evaluate
-from abcde.explore import explore, sample_items
 from abcde.impact import ImpactResult, impact
-from abcde.pairs import sample_pairs
-from abcde.quality import estimate
-from abcde.simulate import simulate
-from abcde.stratified import sample_pairs_stratified
+
+# The rest of the API loads on first use, so that `abcde impact` does not pay for the
+# estimators, numpy and the evaluation code. No module is named like a function here
+# (a submodule import would replace the function on the package).
+_LAZY = {
+    "evaluate": "abcde.evaluation",
+    "explore": "abcde.exploration",
+    "sample_items": "abcde.exploration",
+    "sample_pairs": "abcde.pairs",
+    "estimate": "abcde.quality",
+    "simulate": "abcde.simulation",
+    "sample_pairs_stratified": "abcde.stratified",
+}
+
+if TYPE_CHECKING:
+    from abcde.evaluation import evaluate
+    from abcde.exploration import explore, sample_items
+    from abcde.pairs import sample_pairs
+    from abcde.quality import estimate
+    from abcde.simulation import simulate
+    from abcde.stratified import sample_pairs_stratified
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'abcde' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_LAZY))
+
 
 __all__ = ["AbcdeError", "ImpactResult", "InputError", "__version__", "connect", "estimate",
            "evaluate", "explore", "impact", "sample_items", "sample_pairs",

@@ -54,14 +54,14 @@ def evaluate_cmd(truth: str, actual: tuple[str, ...], weights: str | None,
                  fmt_: str) -> None:
     """Evaluate actual clusterings against a ground truth (pointwise metrics, classic
     metrics, Yandex ECC/BCubed) and compare the runs (deltas, UIR)."""
-    from abcde.evaluate import evaluate
+    from abcde.evaluation import evaluate
 
     if top < 0:
         raise click.BadParameter("must be >= 0", param_hint="--top")
     pairs = [_split_actual(a) for a in actual]
     names = None
     if any(n is not None for n, _ in pairs):
-        from abcde.evaluate import run_names
+        from abcde.evaluation import run_names
 
         stems = run_names([p for _, p in pairs], None)
         names = [n if n is not None else s for (n, _), s in zip(pairs, stems, strict=True)]
@@ -179,7 +179,7 @@ def uir_text(doc: dict[str, Any]) -> str:
 
 
 def evaluate_text(doc: dict[str, Any]) -> str:
-    from abcde.evaluate import CLASSIC_METRICS, OVERALL_METRICS, YANDEX_METRICS
+    from abcde.evaluation import CLASSIC_METRICS, OVERALL_METRICS, YANDEX_METRICS
 
     runs = doc["runs"]
     parts = ["Inputs", f"  truth      {doc['inputs']['truth']}"]

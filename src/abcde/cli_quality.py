@@ -68,7 +68,7 @@ def simulate_cmd(base: str, exp: str, truth: str, weights: str | None, item_col:
                  unknown_share: float, strata_allocation: str | None, fmt: str) -> None:
     """Size the judgement budget: the expected 95% interval half-width of every quality
     metric per budget, from simulated rounds judged by --truth."""
-    from abcde.simulate import render_table, simulate
+    from abcde.simulation import render_table, simulate
 
     try:
         sizes = [int(b) for b in budgets.split(",") if b.strip()]

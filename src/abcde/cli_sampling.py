@@ -34,7 +34,7 @@ def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str |
                      threads: int | None, size: int, seed: int, out: str) -> None:
     """Affected items drawn ∝ weight·JaccardDistance with replacement, each with its
     importance weight, impact metrics and attributes (ABCDE §4.1.1)."""
-    from abcde.explore import sample_items
+    from abcde.exploration import sample_items
 
     if size < 1:
         raise click.BadParameter("must be >= 1", param_hint="--size")
@@ -64,7 +64,7 @@ def explore_cmd(sample: str, group_by: str, where: str | None, metric: str, top:
                 examples: int, fmt: str) -> None:
     """Top groups of an item sample by estimated contribution to METRIC(T)
     (ABCDE §4.1.1)."""
-    from abcde.explore import explore
+    from abcde.exploration import explore
 
     doc = explore(sample, group_by, where=where, metric=metric, top=top, examples=examples)
     if fmt == "json":
