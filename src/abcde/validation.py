@@ -1,14 +1,19 @@
 """Input checks, all answered from `cell_rows` (the one aggregation of the one join)
-plus row counts of the inputs; example ids are fetched only for a check that failed.
-SPEC §1: bad input is refused with a message naming the table, the column and example
-ids — never a wrong number.
+plus one cheap pass over each input; example ids are fetched only for a check that
+failed. SPEC §1: bad input is refused with a message naming the table, the column and
+example ids — never a wrong number.
+
+Most checks cost nothing per row: a NULL cluster id of T is a NULL group key, an item
+of T without a weight is a row the weights table did not match (DERIVED). Bad weights
+are bounded by a count over each weighted input alone; only when that count is > 0 is
+the join searched for the rows that meet an item (GATED).
 
 Repeated ids are found without a GROUP BY over every input: the join repeats an item's
 rows once per matching row of the other inputs, so the base rows it sees exceed the
 rows of base exactly when exp, weights or attributes repeat an id that base holds
-(and likewise for exp); an id of only one clustering repeated there forms a group of
-several rows in `cell_rows`. Only then does the slow per-input GROUP BY run, to name
-the input and the ids.
+(and likewise for exp); an id of only one clustering repeated there forms groups of
+more than one row in all in `cell_rows`. Only then does the slow per-input GROUP BY
+run, to name the input and the ids.
 """
 
 from __future__ import annotations
