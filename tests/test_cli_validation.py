@@ -220,3 +220,26 @@ def test_attributes_without_slices_report_true_coverage(tmp_path: Path, good) ->
     cov = json.loads(result.output)["coverage"]
     assert cov["without_attributes"] == {"items": 1, "examples": ["3"]}
     assert cov["unused_attributes"] == {"rows": 1, "examples": ["8"]}
+
+
+def test_missing_weights_counted_per_item_not_per_cell(tmp_path: Path) -> None:
+    """Three items of one cell lack a weight: the message counts items (3), not cells."""
+    b = csv(tmp_path / "b.csv", "item_id,cluster_id\n1,a\n2,a\n3,a\n4,a\n")
+    e = csv(tmp_path / "e.csv", "item_id,cluster_id\n1,x\n2,x\n3,x\n4,x\n")
+    w = csv(tmp_path / "w.csv", "item_id,weight\n1,2.5\n")
+    refused(run("--base", b, "--exp", e, "--weights", w), "table weights (",
+            "lacks 3 item(s)", "examples: '2', '3', '4'")
+
+
+def test_coverage_weights_of_items_in_one_clustering(tmp_path: Path, good) -> None:
+    """Items outside T: their weight when the weights table has one, else counted as
+    without weight; weights rows of items in no clustering are unused rows."""
+    b = csv(tmp_path / "b.csv", GOOD_BASE + "8,c\n9,c\n")
+    w = csv(tmp_path / "w.csv", "item_id,weight\n1,1\n2,2\n3,3\n8,4.5\n7,1\n")
+    result = run("--base", b, "--exp", good["exp"], "--weights", w, "--format", "json")
+    assert result.exit_code == 0, result.output
+    cov = json.loads(result.output)["coverage"]
+    assert cov["only_in_base"] == {"items": 2, "weight": 4.5, "examples": ["8", "9"],
+                                   "items_without_weight": 1}
+    assert cov["unused_weights"] == {"rows": 1, "examples": ["7"]}
+    assert cov["weight_in_both"] == 6.0

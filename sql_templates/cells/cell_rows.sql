@@ -2,7 +2,9 @@
    items outside T one group per id (`one_side_id`) with the cluster of the side that
    holds it in b or e, so that coverage can name them; NULL ids grouped by cluster.
    `side` says which clusterings hold the rows (1 Base only, 2 Exp only, 3 both), so
-   the rows each clustering contributed are known without summing per row.
+   the rows each clustering contributed are known without summing per row. Rows
+   matched by the weights table are counted only when a missing weight is not NaN
+   (abcde.cells.nan_for_missing). 
    The keys are plain columns and the aggregates plain sums, because this is the one
    pass over the population: every input check that can be is read off these columns
    (validation/counts.sql), `row_checks` are counted per row, and examples are looked up
@@ -19,7 +21,7 @@ SELECT
 {% endfor %}
   CASE WHEN NOT common THEN item_id END AS one_side_id,
   COUNT(*) AS item_rows,
-{% if weights_table %}
+{% if weight_rows %}
   SUM(in_weights) AS weight_rows,
 {% endif %}
 {% if attributes_table %}

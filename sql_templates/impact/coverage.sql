@@ -1,5 +1,5 @@
 {# Items outside T, one group per id in `cell_rows` (ABCDE §3; pointwise paper §3.2):
-   how many, their weight (NULL where no weight is known), up to `limit` examples. #}
+   how many, their weight (unknown where no weight is known: NULL or NaN), up to `limit` examples. #}
 WITH one_side AS (
   SELECT
     one_side_id AS item_id,
@@ -15,8 +15,8 @@ ranked AS (
 SELECT
   side,
   COUNT(*) AS items,
-  SUM(w) AS weight,
-  SUM(CASE WHEN w IS NULL THEN 1 ELSE 0 END) AS items_without_weight,
+  SUM(CASE WHEN {{ is_finite('w') }} THEN w END) AS weight,
+  SUM(CASE WHEN {{ is_finite('w') }} THEN 0 ELSE 1 END) AS items_without_weight,
   {# an id list is built in Python from `example_k`: no portable string_agg is needed #}
 {% for k in range(1, limit + 1) %}
   MIN(CASE WHEN k = {{ k }} THEN item_id END) AS example_{{ k }}{{ ',' if not loop.last }}

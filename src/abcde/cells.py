@@ -14,18 +14,20 @@ from collections.abc import Sequence
 from abcde.inputs import Inputs
 from abcde.pipeline import Pipeline
 from abcde.templates import literal, render
-from abcde.validation import check_names, row_checks
+from abcde.validation import check_names, nan_for_missing, row_checks
 
 IMPACT_METRICS = ("split_rate", "merge_rate", "jaccard_distance", "split_distance",
                   "merge_distance", "jaccard_index")
 
 
-def default_weight_sql(inputs: Inputs) -> str:
+def default_weight_sql(inputs: Inputs, *, nan: bool = False) -> str:
     """The weight of an item no input gives one: --missing-weight, else 1 when there are
-    no weights at all, else NULL (unknown; an error for items of T)."""
+    no weights at all, else unknown (an error for items of T): NULL, or NaN with `nan`."""
     if inputs.missing_weight is not None:
         return literal(float(inputs.missing_weight))
-    return "CAST(NULL AS DOUBLE)" if inputs.weight_sources else literal(1.0)
+    if not inputs.weight_sources:
+        return literal(1.0)
+    return "CAST('NaN' AS DOUBLE)" if nan else "CAST(NULL AS DOUBLE)"
 
 
 def add_input_steps(pipeline: Pipeline, inputs: Inputs) -> None:
@@ -53,14 +55,15 @@ def add_item_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool = 
     (`cell_rows`, materialised), which abcde.validation checks next. `with_examples`
     keeps an example id per check in `cell_rows` (for scripts; ~30% slower)."""
     add_input_steps(pipeline, inputs)
+    nan = nan_for_missing(inputs, with_examples=with_examples)
     pipeline.add("items", render(
         "cells/items.sql", base_weight=inputs.base_weight, exp_weight=inputs.exp_weight,
         weights_table=inputs.weights is not None,
         attributes_table=inputs.attributes is not None, weight_sources=inputs.weight_sources,
-        default_weight=default_weight_sql(inputs), attributes=inputs.attribute_columns))
+        default_weight=default_weight_sql(inputs, nan=nan), attributes=inputs.attribute_columns))
     pipeline.add("cell_rows", render(
         "cells/cell_rows.sql", attributes=inputs.attribute_columns,
-        weights_table=inputs.weights is not None,
+        weight_rows=inputs.weights is not None and not nan,
         attributes_table=inputs.attributes is not None,
         row_checks=row_checks(inputs, gated=not with_examples),
         checks=check_names(inputs), with_examples=with_examples), materialise=True)

@@ -92,6 +92,14 @@ def row_checks(inputs: Inputs, *, gated: bool) -> list[str]:
             if n not in DERIVED and (not gated or n not in GATED)]
 
 
+def nan_for_missing(inputs: Inputs, *, with_examples: bool = False) -> bool:
+    """Whether an item the weights table lacks weighs NaN in `items`: then a cell with
+    such an item has a NaN weight sum, and the missing-weight check is read off
+    `cell_rows` without counting matched rows one by one (the slow path names them).
+    Not in scripts, which count every check row by row."""
+    return inputs.weights is not None and inputs.missing_weight is None and not with_examples
+
+
 def weighted_inputs(inputs: Inputs) -> list[str]:
     """Inputs with a weight column, whose weights input_counts.sql bounds."""
     return [side for name, side in GATED.items() if name in check_names(inputs)]
@@ -102,6 +110,8 @@ def add_count_steps(pipeline: Pipeline, inputs: Inputs, *, gated: bool) -> list[
     pipeline.add("validation_counts", render(
         "validation/counts.sql", derived=derived_checks(inputs),
         weights_table=inputs.weights is not None,
+        weight_rows=inputs.weights is not None and not nan_for_missing(inputs,
+                                                                       with_examples=not gated),
         attributes_table=inputs.attributes is not None,
         row_checks=row_checks(inputs, gated=gated)))
     all_inputs = ["base", "exp", *side_inputs(inputs)]
@@ -149,6 +159,9 @@ def validate(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[str, An
             if name in check_names(inputs):
                 bound = int(rows[side]["bad_weights"] or 0)
                 counts[name] = _count(engine, pipeline, name) if bound else 0
+        if nan_for_missing(inputs) and counts.get("missing_weight"):
+            # a bound (cells whose weight sum is not finite): count the items
+            counts["missing_weight"] = _count(engine, pipeline, "missing_weight")
         for check in checks(inputs):
             if counts[check.name]:
                 errors.append(_failed(engine, pipeline, check, counts[check.name], labels))

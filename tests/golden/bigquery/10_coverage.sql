@@ -20,8 +20,19 @@ WITH one_side AS (
   SELECT
     side,
     COUNT(*) AS items,
-    SUM(w) AS weight,
-    SUM(CASE WHEN w IS NULL THEN 1 ELSE 0 END) AS items_without_weight,
+    SUM(
+      CASE
+        WHEN COALESCE(CAST(w AS FLOAT64) - CAST(w AS FLOAT64) = CAST(0 AS FLOAT64), FALSE)
+        THEN w
+      END
+    ) AS weight,
+    SUM(
+      CASE
+        WHEN COALESCE(CAST(w AS FLOAT64) - CAST(w AS FLOAT64) = CAST(0 AS FLOAT64), FALSE)
+        THEN 0
+        ELSE 1
+      END
+    ) AS items_without_weight,
     MIN(CASE WHEN k = 1 THEN item_id END) AS example_1,
     MIN(CASE WHEN k = 2 THEN item_id END) AS example_2,
     MIN(CASE WHEN k = 3 THEN item_id END) AS example_3,
