@@ -8,7 +8,12 @@
 SELECT
   '{{ input }}' AS input,
   COUNT(*) AS input_rows,
+{% if input in ('base', 'exp') %}
+  {# counted in cell_rows (null_item_base, null_item_exp): no column read here #}
+  0 AS null_ids,
+{% else %}
   COUNT(*) - COUNT(item_id) AS null_ids,
+{% endif %}
 {% if input in weighted %}
   SUM(CASE WHEN NOT ({{ is_finite('weight') }} AND weight > 0) THEN 1 ELSE 0 END) AS bad_weights
 {% else %}

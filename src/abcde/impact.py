@@ -119,9 +119,11 @@ def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,
 
     tops: dict[str, list[dict[str, Any]]] = {}
     for side, name in (("b", "base_clusters"), ("e", "exp_clusters")):
+        # stored only to be written out; otherwise the top-K query computes it inline
         pipeline.add(name, render("impact/clusters.sql", side=side, metrics=IMPACT_METRICS,
-                                  affected_only=out is None), materialise=True)
-        pipeline.run(engine, name)
+                                  affected_only=out is None), materialise=out is not None)
+        if out is not None:
+            pipeline.run(engine, name)
         pipeline.add(f"top_{name}", render("impact/top_clusters.sql", relation=name, k=top))
         tops[name] = pipeline.fetch(engine, f"top_{name}")
 

