@@ -35,6 +35,10 @@ class DuckDBEngine(Engine):
         if connection is None:
             self.execute(f"SET temp_directory = {literal(str(self.temp_dir))}")
             self.execute("SET preserve_insertion_order = false")
+            # no progress bar on the terminal beside abcde's own output; each input file
+            # is read by several steps, so its Parquet footer is parsed once
+            self.execute("SET enable_progress_bar = false")
+            self.execute("SET parquet_metadata_cache = true")
         if memory_limit:
             self.execute(f"SET memory_limit = {literal(memory_limit)}")
         if threads:
