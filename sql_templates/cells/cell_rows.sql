@@ -19,7 +19,7 @@ SELECT
 {% for col in attributes %}
   {{ col.alias }},
 {% endfor %}
-  CASE WHEN NOT common THEN item_id END AS one_side_id,
+  CASE WHEN side <> 3 THEN item_id END AS one_side_id,
   COUNT(*) AS item_rows,
 {% if weight_rows %}
   SUM(in_weights) AS weight_rows,
@@ -44,4 +44,4 @@ GROUP BY
 {% for col in attributes %}
   {{ col.alias }},
 {% endfor %}
-  CASE WHEN NOT common THEN item_id END
+  CASE WHEN side <> 3 THEN item_id END

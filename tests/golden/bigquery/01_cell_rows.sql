@@ -60,7 +60,7 @@ SELECT
   exp_cluster AS e,
   s_0,
   s_1,
-  CASE WHEN NOT common THEN item_id END AS one_side_id,
+  CASE WHEN side <> 3 THEN item_id END AS one_side_id,
   COUNT(*) AS item_rows,
   SUM(in_weights) AS weight_rows,
   SUM(in_attributes) AS attribute_rows,
@@ -103,4 +103,4 @@ GROUP BY
   exp_cluster,
   s_0,
   s_1,
-  CASE WHEN NOT common THEN item_id END;
+  CASE WHEN side <> 3 THEN item_id END;
