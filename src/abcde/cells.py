@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from abcde.inputs import Inputs
 from abcde.pipeline import Pipeline
 from abcde.templates import literal, render
-from abcde.validation import check_names, nan_for_missing, row_checks
+from abcde.validation import check_names, counts_weight_rows, nan_for_missing, row_checks
 
 IMPACT_METRICS = ("split_rate", "merge_rate", "jaccard_distance", "split_distance",
                   "merge_distance", "jaccard_index")
@@ -63,9 +63,9 @@ def add_item_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool = 
         default_weight=default_weight_sql(inputs, nan=nan), attributes=inputs.attribute_columns))
     pipeline.add("cell_rows", render(
         "cells/cell_rows.sql", attributes=inputs.attribute_columns,
-        weight_rows=inputs.weights is not None and not nan,
+        weight_rows=counts_weight_rows(inputs, with_examples=with_examples),
         attributes_table=inputs.attributes is not None,
-        row_checks=row_checks(inputs, gated=not with_examples),
+        row_checks=row_checks(inputs, with_examples=with_examples),
         checks=check_names(inputs), with_examples=with_examples), materialise=True)
 
 

@@ -126,7 +126,7 @@ def impact_pipeline(spec: ScriptSpec, relations: dict[str, str] | None = None,
             raise InputError(f"the {role} table may not be named {name!r} (a step of the "
                              "pipeline); qualify it with its schema", table=role)
     add_item_steps(pipeline, inputs, with_examples=True)
-    all_inputs = add_count_steps(pipeline, inputs, gated=False)
+    all_inputs = add_count_steps(pipeline, inputs, with_examples=True)
     failures = _failures(inputs)
     examples = [c.name for c in checks(inputs)]
     coverage = ["without_attributes"] if inputs.attributes is not None else []

@@ -85,11 +85,11 @@ def derived_checks(inputs: Inputs) -> list[str]:
     return [n for n in check_names(inputs) if n in DERIVED]
 
 
-def row_checks(inputs: Inputs, *, gated: bool) -> list[str]:
-    """Checks that `cell_rows` counts row by row; `gated` ones too unless they are
-    counted through their cheap bound (a script cannot take the slow path)."""
+def row_checks(inputs: Inputs, *, with_examples: bool) -> list[str]:
+    """Checks that `cell_rows` counts row by row: GATED ones too when examples are kept
+    (a script cannot take the slow path)."""
     return [n for n in check_names(inputs)
-            if n not in DERIVED and (not gated or n not in GATED)]
+            if n not in DERIVED and (with_examples or n not in GATED)]
 
 
 def nan_for_missing(inputs: Inputs, *, with_examples: bool = False) -> bool:
@@ -100,20 +100,26 @@ def nan_for_missing(inputs: Inputs, *, with_examples: bool = False) -> bool:
     return inputs.weights is not None and inputs.missing_weight is None and not with_examples
 
 
+def counts_weight_rows(inputs: Inputs, *, with_examples: bool = False) -> bool:
+    """Whether `cell_rows` counts the rows the weights table matched (`weight_rows`)."""
+    return inputs.weights is not None and not nan_for_missing(inputs,
+                                                              with_examples=with_examples)
+
+
 def weighted_inputs(inputs: Inputs) -> list[str]:
     """Inputs with a weight column, whose weights input_counts.sql bounds."""
     return [side for name, side in GATED.items() if name in check_names(inputs)]
 
 
-def add_count_steps(pipeline: Pipeline, inputs: Inputs, *, gated: bool) -> list[str]:
-    """validation_counts and input_counts; returns the names of every input."""
+def add_count_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool) -> list[str]:
+    """validation_counts and input_counts over the `cell_rows` of
+    cells.add_item_steps(with_examples); returns the names of every input."""
     pipeline.add("validation_counts", render(
         "validation/counts.sql", derived=derived_checks(inputs),
         weights_table=inputs.weights is not None,
-        weight_rows=inputs.weights is not None and not nan_for_missing(inputs,
-                                                                       with_examples=not gated),
+        weight_rows=counts_weight_rows(inputs, with_examples=with_examples),
         attributes_table=inputs.attributes is not None,
-        row_checks=row_checks(inputs, gated=gated)))
+        row_checks=row_checks(inputs, with_examples=with_examples)))
     all_inputs = ["base", "exp", *side_inputs(inputs)]
     pipeline.add("input_counts", render("validation/input_counts.sql", inputs=all_inputs,
                                         weighted=weighted_inputs(inputs)))
@@ -131,7 +137,7 @@ def validate(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[str, An
     labels = {"base": inputs.base.label, "exp": inputs.exp.label,
               "base+exp": f"{inputs.base.label} and {inputs.exp.label}"}
     labels.update({n: getattr(inputs, n).label for n in side_inputs(inputs)})
-    all_inputs = add_count_steps(pipeline, inputs, gated=True)
+    all_inputs = add_count_steps(pipeline, inputs, with_examples=False)
     counts = {k: int(v or 0) for k, v in pipeline.fetch(engine, "validation_counts")[0].items()}
     rows = {r["input"]: r for r in pipeline.fetch(engine, "input_counts")}
 
