@@ -4,7 +4,7 @@
    `side` says which clusterings hold the rows (1 Base only, 2 Exp only, 3 both), so
    the rows each clustering contributed are known without summing per row. Rows
    matched by the weights table are counted only when a missing weight is not NaN
-   (abcde.cells.nan_for_missing). 
+   (abcde.validation.nan_for_missing).
    The keys are plain columns and the aggregates plain sums, because this is the one
    pass over the population: every input check that can be is read off these columns
    (validation/counts.sql), `row_checks` are counted per row, and examples are looked up

@@ -2,8 +2,7 @@
    repeated on one side, and every check. The checks in `derived` are read off the
    group keys and row counts (a NULL cluster id of T is a NULL key; an item of T without
    a weight or attributes row is a row the side input did not match, or a NaN weight
-   sum); `row_checks`
-   were counted per row in `cell_rows`. #}
+   sum); `row_checks` were counted per row in `cell_rows`. #}
 WITH repeated AS (
   {# an id outside T on several rows (maybe in several clusters: several groups) #}
   SELECT one_side_id
