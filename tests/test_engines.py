@@ -19,8 +19,10 @@ from reference import IMPACT_METRICS, impact_by_group, impact_overall, slice_of
 from abcde.engines import Engine
 from abcde.engines.duckdb import DuckDBEngine
 from abcde.impact import impact
+from abcde.ranking import rank_key
 
 REL = 1e-12
+TOP = 5
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 OVERALL_KEYS = ("items", "weight", "affected_items", "affected_weight", *IMPACT_METRICS,
                 "affected_jaccard_index", "unaffected_jaccard_index")
@@ -55,11 +57,12 @@ def _random_case(seed: int, n: int = 400) -> dict[str, Any]:
         del exp[item]
     for k in range(5):
         exp[f"new{k}"] = f"xnew{k % 2}"
-    weight = {i: 10 ** rng.uniform(-6, 6) for i in {*base, *exp}}
+    everyone = sorted({*base, *exp})  # a set iterates in a per-process order
+    weight = {i: 10 ** rng.uniform(-6, 6) for i in everyone}
     weight[next(iter(base))] = 1e-6
     weight[sorted(base)[1]] = 1e6
     attributes = {i: {"region": rng.choice(["eu", "us", "apac", None]),
-                      "tier": rng.choice([1, 2, 3])} for i in {*base, *exp}}
+                      "tier": rng.choice([1, 2, 3])} for i in everyone}
     return {"base": base, "exp": exp, "weights": weight, "attributes": attributes,
             "slices": [["region"], ["region", "tier"]]}
 
@@ -85,7 +88,33 @@ def _example_case() -> dict[str, Any]:
                       "attributes": EXAMPLES / "attributes.csv"}}
 
 
-CASES = {"hand": _hand_case, "random": lambda: _random_case(3), "examples": _example_case}
+def _ties_case(seed: int = 5, clusters: int = 12) -> dict[str, Any]:
+    """Every Base cluster split in two Exp clusters: the halves contribute exactly the same
+    (w_A·w_B/(W_b·W)) but are summed along different paths, so engines differ in the last
+    bits; the top lists must still agree, ties broken by id."""
+    rng = random.Random(seed)
+    base, exp, weight = {}, {}, {}
+    for c in range(clusters):
+        for k in range(rng.randrange(2, 7)):
+            item = f"c{c}_{k}"
+            base[item] = f"b{c}"
+            exp[item] = f"e{c}_{k % 2}"
+            weight[item] = rng.choice([0.1, 0.2, 0.3, 0.7, 1 / 3, 2.0, 1e-6, 1e6])
+    attributes = {i: {"half": i[-1]} for i in weight}
+    return {"base": base, "exp": exp, "weights": weight, "attributes": attributes,
+            "slices": [["half"]]}
+
+
+CASES = {"hand": _hand_case, "random": lambda: _random_case(3), "examples": _example_case,
+         "ties": _ties_case}
+
+
+def _ranking(groups: dict[Any, dict[str, Any]], k: int) -> list[Any]:
+    """The top-K ids (or (side, id)) of brute-force contributions: contributions equal to
+    rank_key's precision are ties, broken by id (SQL's order: numbers as numbers)."""
+    ranked = sorted((g for g, r in groups.items() if r["contribution"] > 0),
+                    key=lambda g: (-rank_key(groups[g]["contribution"]), g))
+    return ranked[:k]
 
 
 def _close(a: object, b: object) -> bool:
@@ -106,7 +135,7 @@ def _run(engine: Engine, case: dict[str, Any], out: Path) -> dict[str, Any]:
     src = case.get("files") or case
     result = impact(src["base"], src["exp"], src["weights"], attributes=src["attributes"],
                     slice_by=[",".join(s) for s in case["slices"]], engine=engine, out=out,
-                    top=5)
+                    top=TOP)
     con = duckdb.connect()
     tables = {}
     for name, path in result.files.items():
@@ -161,6 +190,15 @@ def test_impact_agrees_with_brute_force_and_duckdb(
         want = impact_by_group(base, exp, weight, slice_of(case["attributes"], cols))
         _assert_rows(_by_slice(got["tables"][name], cols), want, GROUP_KEYS, name)
 
+    by_side = {side: impact_by_group(base, exp, weight, clustering)
+               for side, clustering in (("base", base), ("exp", exp))}
+    for side in ("base", "exp"):
+        top = f"top_{side}_clusters"
+        assert [r["cluster_id"] for r in got["result"][top]] == \
+            _ranking(by_side[side], TOP), (top, "vs brute force")
+    both = {(side, c): r for side, rows in by_side.items() for c, r in rows.items()}
+    assert [(r["side"], r["cluster_id"]) for r in got["result"]["top_clusters"]] == \
+        _ranking(both, TOP), "top_clusters vs brute force"
     for top in ("top_base_clusters", "top_exp_clusters", "top_clusters"):
         assert [r["cluster_id"] for r in got["result"][top]] == \
             [r["cluster_id"] for r in duck["result"][top]], top

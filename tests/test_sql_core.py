@@ -12,7 +12,9 @@ import sqlglot
 import abcde
 from abcde.dialects import DIALECTS, to_sql
 from abcde.pipeline import Pipeline
+from abcde.ranking import rank_key
 from abcde.templates import ident, table_ref
+from abcde.templates import rank_key as rank_key_sql
 
 
 def duck(sql: str) -> list[tuple]:
@@ -68,6 +70,39 @@ def test_ln_is_natural_log_everywhere() -> None:
         assert "LN(" in sql and "LOG(" not in sql, (dialect, sql)
     assert math.isclose(duck(to_sql(sqlglot.parse_one("SELECT ABCDE_LN(2.718281828459045)"),
                                      "duckdb"))[0][0], 1.0)
+
+
+def _rank_keys_in_duckdb(values: list[float]) -> list[float | None]:
+    rows = ", ".join(f"({k}, CAST({v!r} AS DOUBLE))" for k, v in enumerate(values))
+    sql = to_sql(sqlglot.parse_one(
+        f"SELECT {rank_key_sql('x')} FROM (VALUES {rows}) AS t(k, x) ORDER BY k"), "duckdb")
+    return [r[0] for r in duck(sql)]
+
+
+def test_rank_key_ties_last_bit_differences_and_orders_the_rest() -> None:
+    """Values a few ulps apart (the same sum added in another order) share a key; values
+    apart in the 9th significant digit do not, and keys order like the values. SQL and
+    Python compute the same key."""
+    tied = [(0.1 + 0.2) + 0.3, 0.1 + (0.2 + 0.3), 1 / 3, math.nextafter(1 / 3, 1),
+            5e-300, math.nextafter(5e-300, 0), 1.0, math.nextafter(1.0, 0)]
+    sql_keys = _rank_keys_in_duckdb(tied)
+    assert sql_keys == [rank_key(v) for v in tied]
+    for a, b in zip(sql_keys[::2], sql_keys[1::2], strict=True):
+        assert a == b
+    ordered = [1e-12, 2e-12, 0.012345678, 0.012345679, 0.3, math.e - 1e-8, math.e, 1.0 + 1e-8,
+               1.5, 7.0]
+    ordered.sort()
+    keys = _rank_keys_in_duckdb(ordered)
+    assert keys == sorted(keys) and len(set(keys)) == len(keys)
+    assert keys == [rank_key(v) for v in ordered]
+    assert _rank_keys_in_duckdb([0.0, -1.0]) == [None, None]
+
+
+def test_rank_key_uses_only_portable_functions() -> None:
+    tree = sqlglot.parse_one(f"SELECT {rank_key_sql('x')} FROM t")
+    for dialect in DIALECTS:
+        sql = to_sql(tree, dialect).upper()
+        assert "LN(" in sql and "LOG(" not in sql and "ROUND(" not in sql, (dialect, sql)
 
 
 def test_user_names_are_quoted_identifiers() -> None:

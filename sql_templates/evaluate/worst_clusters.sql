@@ -1,5 +1,6 @@
 {# The K clusters that lose the most recall (truth) or precision (actual), i.e. the
-   largest `loss` = weight(C)·(1 − metric(C))/W; ties broken by id. #}
+   largest `loss` = weight(C)·(1 − metric(C))/W; losses equal to rank_key's precision
+   are ties, broken by id (the same order on every engine). #}
 SELECT
   cluster_id,
   items,
@@ -12,5 +13,5 @@ SELECT
   loss
 FROM {{ relation }}
 WHERE loss > 0
-ORDER BY loss DESC, cluster_id
+ORDER BY {{ rank_key('loss') }} DESC, cluster_id
 LIMIT {{ k }}

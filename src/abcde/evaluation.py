@@ -35,6 +35,7 @@ from abcde.errors import InputError
 from abcde.impact import OUT_FORMATS, _clean, _coverage, check_slice_names, parse_slicings
 from abcde.inputs import Columns, Inputs, open_inputs
 from abcde.pipeline import Pipeline
+from abcde.ranking import rank_key
 from abcde.templates import render as _render
 from abcde.uir import (
     ALPHA_SWEEP,
@@ -317,7 +318,7 @@ def _run_one(engine: Engine, inputs: Inputs, name: str, k: int,
     slices = []
     for slicing, step in zip(slicings, slice_steps, strict=True):
         rows = [_finite(_clean(r)) for r in pipeline.fetch(engine, step)]
-        rows.sort(key=lambda r: (-r["weight"], *(str(r[c]) for c in slicing)))
+        rows.sort(key=lambda r: (-rank_key(r["weight"]), *(str(r[c]) for c in slicing)))
         slices.append({"slice_by": slicing, "rows": rows})
 
     case_rows: dict[Hashable, dict[str, float]] = {}

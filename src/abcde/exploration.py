@@ -36,6 +36,7 @@ from abcde.impact import _clean
 from abcde.inputs import Columns, Inputs, open_inputs
 from abcde.pairs import attribute_names
 from abcde.pipeline import Pipeline
+from abcde.ranking import rank_key
 from abcde.sampling import add_clock_step, check_seed, draw_counts, fingerprint
 from abcde.templates import ident, literal, render
 from abcde.validation import validate
@@ -245,7 +246,8 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
             r[metric] = est / share if share > 0 else None
             r["contribution"] = est
             out_rows.append(_clean(r))
-        out_rows.sort(key=lambda r: (-abs(r["contribution"]), *(str(r[c]) for c in groups)))
+        out_rows.sort(key=lambda r: (-rank_key(abs(r["contribution"])),
+                                     *(str(r[c]) for c in groups)))
         out_rows = out_rows[:top] if top else out_rows
         if examples and out_rows:
             for r in out_rows:

@@ -14,6 +14,7 @@ from abcde.engines import Engine, engine_for
 from abcde.errors import InputError
 from abcde.inputs import Columns, Inputs, open_inputs
 from abcde.pipeline import Pipeline
+from abcde.ranking import rank_key
 from abcde.templates import render
 from abcde.validation import EXAMPLES, examples, side_inputs, unmatched, validate
 
@@ -136,7 +137,7 @@ def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,
         if out is not None:
             pipeline.run(engine, name)
         rows = [_clean(r) for r in pipeline.fetch(engine, name)]
-        rows.sort(key=lambda r: (-r["contribution"], *(str(r[a.name]) for a in attrs)))
+        rows.sort(key=lambda r: (-rank_key(r["contribution"]), *(str(r[a.name]) for a in attrs)))
         slices.append({"slice_by": slicing, "rows": rows})
 
     result = ImpactResult(
@@ -159,7 +160,8 @@ def interleave(base_rows: list[dict[str, Any]], exp_rows: list[dict[str, Any]],
     (ABCDE §4.1, footnote 2). The top K of the union lies in the union of the top Ks."""
     rows = ([{"side": "base", **_clean(r)} for r in base_rows]
             + [{"side": "exp", **_clean(r)} for r in exp_rows])
-    rows.sort(key=lambda r: (-r["contribution"], r["side"], str(r["cluster_id"])))
+    # ids compare within a side only, where they share one type: SQL's order
+    rows.sort(key=lambda r: (-rank_key(r["contribution"]), r["side"], r["cluster_id"]))
     return rows[:k]
 
 

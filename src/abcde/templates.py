@@ -80,8 +80,28 @@ def is_finite(x: str) -> str:
     return f"ABCDE_IS_FINITE({x})"
 
 
+# Significant digits at which two positive numbers count as equal when ranking.
+RANK_DIGITS = 9
+
+
+def rank_key(x: str) -> str:
+    """A key that orders positive x like x, but is equal for values that agree to about
+    RANK_DIGITS significant digits: k = floor(ln x + 1/2) and the mantissa x·e^−k ∈
+    [e^−½, e^½) rounded to RANK_DIGITS decimals, packed into one exactly representable
+    number. (The ½ keeps round numbers such as 1.0 off the boundaries between k's.)
+    Mathematically equal values — the two halves of a cluster split in two contribute the
+    same — differ in their last bits between engines and between parallel runs; ranked by
+    this key, such ties are broken by id the same way everywhere. NULL for x ≤ 0.
+    Python's twin: abcde.ranking.rank_key."""
+    k = f"FLOOR({ln(x)} + CAST(0.5 AS DOUBLE))"
+    scale = f"CAST({10 ** RANK_DIGITS} AS DOUBLE)"
+    mantissa = f"FLOOR(CAST({x} AS DOUBLE) * EXP(-{k}) * {scale} + CAST(0.5 AS DOUBLE))"
+    return (f"(CASE WHEN {x} > 0 THEN CAST({4 * 10 ** RANK_DIGITS} AS DOUBLE) * {k} "
+            f"+ {mantissa} END)")
+
+
 HELPERS = {"ident": ident, "table_ref": table_ref, "literal": literal, "fdiv": fdiv,
-           "ln": ln, "uniform": uniform, "is_finite": is_finite}
+           "ln": ln, "uniform": uniform, "is_finite": is_finite, "rank_key": rank_key}
 
 
 @cache
