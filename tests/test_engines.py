@@ -207,3 +207,43 @@ def test_impact_agrees_with_brute_force_and_duckdb(
         assert cov[side]["items"] == duck_cov[side]["items"]
         assert cov[side]["examples"] == duck_cov[side]["examples"]
         assert _close(cov[side]["weight"], duck_cov[side]["weight"])
+
+
+@pytest.mark.parametrize("dsn", [
+    "postgresql://someone:s3cret-pw@127.0.0.1:{port}/db",
+    "host=127.0.0.1 port={port} user=someone password=s3cret-pw dbname=db",
+    "host=127.0.0.1 port={port} user=someone password='s3cret-pw' dbname=db"])
+def test_postgres_connection_error_hides_the_password(dsn: str) -> None:
+    """A refused connection names the server, never the password of the DSN."""
+    pytest.importorskip("psycopg")
+    import socket
+
+    from abcde.engines.postgres import PostgresEngine
+    from abcde.errors import EngineError
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(EngineError) as err:
+        PostgresEngine(dsn.format(port=port))
+    assert "s3cret-pw" not in str(err.value) and "127.0.0.1" in str(err.value)
+    assert err.value.__cause__ is None and err.value.__suppress_context__
+
+
+@pytest.mark.postgres
+def test_postgres_engine_restores_the_search_path_of_a_given_connection(
+        postgres_dsn: str) -> None:
+    """The engine puts its work schema first on the caller's connection, and puts the
+    caller's search_path back on close (its own connection it simply closes)."""
+    import psycopg
+
+    from abcde.engines.postgres import PostgresEngine
+
+    with psycopg.connect(postgres_dsn, autocommit=True) as con:
+        con.execute("SET search_path TO pg_catalog, public")
+        engine = PostgresEngine(connection=con)
+        inside = con.execute("SHOW search_path").fetchone()[0]
+        assert inside.startswith(engine.work_schema)
+        engine.close()
+        assert con.execute("SHOW search_path").fetchone()[0] == "pg_catalog, public"
+        assert not con.closed

@@ -7,6 +7,7 @@ temporary tables (the server may not see the caller's files).
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Sequence
 from decimal import Decimal
@@ -50,9 +51,25 @@ def _plain(value: Any) -> Any:
     return value
 
 
+# the password of a URI (scheme://user:PASSWORD@host) and of a key=value DSN
+_URI_PASSWORD = re.compile(r"(://[^/@:]*:)[^@/]*(@)")
+_KV_PASSWORD = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S*)", re.IGNORECASE)
+
+
+def redact(text: str, dsn: str) -> str:
+    """`text` without the password of `dsn` (a URI or key=value connection string)."""
+    secrets_ = [m.group(0)[len(m.group(1)):-1] for m in _URI_PASSWORD.finditer(dsn)]
+    secrets_ += [m.group(2).strip("'") for m in _KV_PASSWORD.finditer(dsn)]
+    text = _KV_PASSWORD.sub(r"\1***", _URI_PASSWORD.sub(r"\1***\2", text))
+    for secret in secrets_:
+        if len(secret) >= 3:  # a shorter one would blank out ordinary words
+            text = text.replace(secret, "***")
+    return text
+
+
 class PostgresEngine(Engine):
     """One autocommit connection to the server named by `dsn` (a libpq connection string
-    or URI), or an existing psycopg connection."""
+    or URI), or an existing psycopg connection, whose search_path is restored on close."""
 
     dialect = "postgres"
 
@@ -66,10 +83,12 @@ class PostgresEngine(Engine):
             try:
                 connection = psycopg.connect(dsn, autocommit=True)
             except psycopg.Error as err:
-                raise EngineError(f"cannot connect to PostgreSQL ({dsn}): {err}") from err
+                raise EngineError(redact(f"cannot connect to PostgreSQL ({dsn}): {err}",
+                                         dsn)) from None
         self._own = own
         self.con = connection
         self.work_schema = work_schema or f"abcde_work_{secrets.token_hex(4)}"
+        self._search_path = None if own else self.fetch("SHOW search_path")[0]["search_path"]
         self.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(self.work_schema)}")
         self.execute(f"SET search_path TO {ident(self.work_schema)}, public")
 
@@ -152,4 +171,8 @@ class PostgresEngine(Engine):
         finally:
             if self._own:
                 self.con.close()
+            elif self._search_path is not None:
+                with self.con.cursor() as cur:
+                    cur.execute("SELECT set_config('search_path', %s, false)",
+                                (self._search_path,))
 
