@@ -247,3 +247,34 @@ def test_postgres_engine_restores_the_search_path_of_a_given_connection(
         engine.close()
         assert con.execute("SHOW search_path").fetchone()[0] == "pg_catalog, public"
         assert not con.closed
+
+
+@pytest.mark.parametrize("engine_name", [pytest.param("postgres", marks=pytest.mark.postgres),
+                                         pytest.param("spark", marks=pytest.mark.spark)])
+def test_input_tables_named_like_steps_are_read_as_themselves(
+        request: pytest.FixtureRequest, engine_name: str, tmp_path: Path) -> None:
+    """Tables `items` (Base {a, b}, {c}) and `cell_rows` (Exp {a}, {b, c}) of the
+    engine's catalog, given without a schema: abcde reads them, not its steps of those
+    names — three items, every one affected (by hand)."""
+    from conftest import make_engine
+
+    gen = make_engine(request, engine_name)
+    engine = next(gen)
+    rows = {"items": [("a", "1"), ("b", "1"), ("c", "2")],
+            "cell_rows": [("a", "1"), ("b", "2"), ("c", "2")]}
+    try:
+        for name, data in rows.items():
+            values = ", ".join(f"('{i}', '{c}')" for i, c in data)
+            if engine_name == "postgres":
+                engine.execute(f"CREATE TABLE public.{name} (item_id TEXT, cluster_id TEXT)")
+                engine.execute(f"INSERT INTO public.{name} VALUES {values}")
+            else:
+                engine.execute(f"CREATE TEMPORARY VIEW {name} AS SELECT * FROM VALUES "
+                               f"{values} AS t(item_id, cluster_id)")
+        result = impact("items", "cell_rows", engine=engine)
+        assert (result.overall["items"], result.overall["affected_items"]) == (3, 3)
+    finally:
+        for name in rows:
+            engine.execute(f"DROP TABLE IF EXISTS public.{name}" if engine_name == "postgres"
+                           else f"DROP VIEW IF EXISTS {name}")
+        gen.close()

@@ -105,9 +105,13 @@ class PostgresEngine(Engine):
             raise EngineError(f"PostgreSQL refused a statement: {err}\n{sql}") from err
 
     def fetch(self, sql: str) -> list[dict[str, Any]]:
+        return self.fetch_params(sql, None)
+
+    def fetch_params(self, sql: str, params: Sequence[Any] | None) -> list[dict[str, Any]]:
+        """`fetch` with query parameters (%s placeholders, sent apart from the SQL)."""
         try:
             with self.con.cursor() as cur:
-                cur.execute(sql)
+                cur.execute(sql, params)
                 names = [d.name for d in cur.description]
                 return [{k: _plain(v) for k, v in zip(names, row, strict=True)}
                         for row in cur.fetchall()]
@@ -138,8 +142,18 @@ class PostgresEngine(Engine):
         self._load(name, list(zip(columns, types, strict=True)), rows)
 
     def user_table(self, name: str) -> str:
-        """A table of the connected database (`table` or `schema.table`)."""
-        return table_ref(name)
+        """A table of the connected database (`table` or `schema.table`); one given without
+        its schema is qualified with the schema it resolves to, because inside abcde's SQL
+        an unqualified name could be one of its steps or CTEs (`cells`), which would be
+        read instead. A name that resolves to nothing is returned as is, for
+        `table_exists` to report."""
+        if "." in name:
+            return table_ref(name)
+        rows = self.fetch_params(
+            "SELECT n.nspname AS schema FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace"
+            " n ON n.oid = c.relnamespace WHERE c.oid = pg_catalog.to_regclass(%s)",
+            (ident(name),))
+        return f"{ident(rows[0]['schema'])}.{ident(name)}" if rows else ident(name)
 
     def columns(self, relation: str) -> list[tuple[str, str]]:
         try:
