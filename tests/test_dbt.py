@@ -12,6 +12,7 @@ binary from outside PyPI at install time.
 
 from __future__ import annotations
 
+import json
 import math
 import os
 import subprocess
@@ -93,10 +94,13 @@ def _close(a: object, b: object) -> bool:
 
 
 def test_dbt_build_equals_abcde_impact(dbt_bin: Path, tmp_path: Path) -> None:
+    """The tables equal `abcde impact`'s; dbt warns of no deprecation; every table model,
+    work tables included, documents exactly the columns it has."""
     db = tmp_path / "warehouse.duckdb"
     _database(db)
     run = _build(dbt_bin, tmp_path, db)
     assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert "Deprecation" not in run.stdout, run.stdout[-4000:]
 
     want = impact(EXAMPLES / "base.csv", EXAMPLES / "exp.csv", EXAMPLES / "weights.csv",
                   attributes=EXAMPLES / "attributes.csv", slice_by="provenance",
@@ -120,6 +124,17 @@ def test_dbt_build_equals_abcde_impact(dbt_bin: Path, tmp_path: Path) -> None:
     for key, row in want_slices.items():
         for k, v in row.items():
             assert _close(got[key][k], v), (key, k)
+
+    manifest = json.loads((tmp_path / "project" / "target" / "manifest.json").read_text())
+    tables = [n for n in manifest["nodes"].values() if n["resource_type"] == "model"
+              and n["config"]["materialized"] == "table"]
+    assert {"abcde_cell_rows", "abcde_cell_metrics", "abcde_overall"} <= {
+        n["name"] for n in tables}
+    for node in tables:
+        actual = [r[0] for r in con.execute(f"DESCRIBE {node['name']}").fetchall()]
+        documented = list(node["columns"])
+        assert documented == actual, node["name"]
+        assert all(c["description"] for c in node["columns"].values()), node["name"]
     con.close()
 
 
@@ -132,7 +147,7 @@ def test_dbt_build_fails_on_invalid_input(dbt_bin: Path, tmp_path: Path) -> None
     _database(db, base=bad)
     run = _build(dbt_bin, tmp_path, db)
     assert run.returncode != 0
-    assert "accepted_values_abcde_validation_input_valid" in run.stdout
+    assert "abcde_is_true_abcde_validation_input_valid" in run.stdout
     con = duckdb.connect(str(db), read_only=True)
     [validation] = _rows(con, "abcde_validation")
     assert validation["repeated_item_ids"] == 1 and validation["input_valid"] is False
@@ -140,3 +155,51 @@ def test_dbt_build_fails_on_invalid_input(dbt_bin: Path, tmp_path: Path) -> None
                                         ).fetchall()}
     assert "abcde_overall" not in tables
     con.close()
+
+
+def _dbt(tmp_path: Path, *args: str) -> object:
+    from click.testing import CliRunner
+
+    return CliRunner().invoke(main, ["dbt", "--base", "s.base", "--exp", "s.exp",
+                                     "--out", str(tmp_path / "p"), *args])
+
+
+def test_dbt_takes_the_schema_from_the_profile(tmp_path: Path) -> None:
+    """No --schema needed, on BigQuery either; one given is refused, not ignored."""
+    result = _dbt(tmp_path, "--dialect", "bigquery")
+    assert result.exit_code == 0, result.output
+    result = _dbt(tmp_path, "--dialect", "bigquery", "--schema", "proj.ds")
+    assert result.exit_code == 2 and "profile" in result.output
+
+
+@pytest.mark.parametrize("option", ["--cluster-col", "--base", "--prefix", "--slice-by"])
+def test_dbt_refuses_jinja_in_names(tmp_path: Path, option: str) -> None:
+    """dbt renders models and schema.yml as Jinja: `{{ 7*7 }}` would become 49."""
+    result = _dbt(tmp_path, "--dialect", "duckdb", "--attributes", "s.a",
+                  option, "cl{{ 7*7 }}")
+    assert result.exit_code == 2, result.output
+    assert "Jinja" in result.output and option in result.output
+    assert not (tmp_path / "p").exists()
+
+
+def test_dbt_spark_sources_have_no_database(tmp_path: Path) -> None:
+    result = _dbt(tmp_path, "--dialect", "spark", "--weights", "cat.s.w")
+    assert result.exit_code == 2 and "dbt-spark" in result.output and "s.w" in result.output
+    result = _dbt(tmp_path, "--dialect", "spark", "--weights", "s.w")
+    assert result.exit_code == 0, result.output
+    assert "database" not in (tmp_path / "p" / "models" / "schema.yml").read_text()
+
+
+def test_dbt_sources_are_quoted_like_script_names(tmp_path: Path) -> None:
+    """Snowflake: lower case unquoted (its upper-case form), a reserved word as "ORDER",
+    capitals quoted exactly; the same rule as `abcde sql`."""
+    from click.testing import CliRunner
+
+    result = CliRunner().invoke(main, ["dbt", "--dialect", "snowflake", "--base", "db.s.base",
+                                       "--exp", "db.S.order", "--out", str(tmp_path / "p")])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "p" / "models" / "schema.yml").read_text()
+    base, exp = text.split("abcde_inputs_exp")
+    assert 'identifier: "base"' in base and "identifier: false" in base
+    assert '"S"' in exp and 'identifier: "ORDER"' in exp and "identifier: true" in exp
+    assert "schema: true" in exp and "database: false" in exp

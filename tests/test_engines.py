@@ -207,3 +207,74 @@ def test_impact_agrees_with_brute_force_and_duckdb(
         assert cov[side]["items"] == duck_cov[side]["items"]
         assert cov[side]["examples"] == duck_cov[side]["examples"]
         assert _close(cov[side]["weight"], duck_cov[side]["weight"])
+
+
+@pytest.mark.parametrize("dsn", [
+    "postgresql://someone:s3cret-pw@127.0.0.1:{port}/db",
+    "host=127.0.0.1 port={port} user=someone password=s3cret-pw dbname=db",
+    "host=127.0.0.1 port={port} user=someone password='s3cret-pw' dbname=db"])
+def test_postgres_connection_error_hides_the_password(dsn: str) -> None:
+    """A refused connection names the server, never the password of the DSN."""
+    pytest.importorskip("psycopg")
+    import socket
+
+    from abcde.engines.postgres import PostgresEngine
+    from abcde.errors import EngineError
+
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(EngineError) as err:
+        PostgresEngine(dsn.format(port=port))
+    assert "s3cret-pw" not in str(err.value) and "127.0.0.1" in str(err.value)
+    assert err.value.__cause__ is None and err.value.__suppress_context__
+
+
+@pytest.mark.postgres
+def test_postgres_engine_restores_the_search_path_of_a_given_connection(
+        postgres_dsn: str) -> None:
+    """The engine puts its work schema first on the caller's connection, and puts the
+    caller's search_path back on close (its own connection it simply closes)."""
+    import psycopg
+
+    from abcde.engines.postgres import PostgresEngine
+
+    with psycopg.connect(postgres_dsn, autocommit=True) as con:
+        con.execute("SET search_path TO pg_catalog, public")
+        engine = PostgresEngine(connection=con)
+        inside = con.execute("SHOW search_path").fetchone()[0]
+        assert inside.startswith(engine.work_schema)
+        engine.close()
+        assert con.execute("SHOW search_path").fetchone()[0] == "pg_catalog, public"
+        assert not con.closed
+
+
+@pytest.mark.parametrize("engine_name", [pytest.param("postgres", marks=pytest.mark.postgres),
+                                         pytest.param("spark", marks=pytest.mark.spark)])
+def test_input_tables_named_like_steps_are_read_as_themselves(
+        request: pytest.FixtureRequest, engine_name: str, tmp_path: Path) -> None:
+    """Tables `items` (Base {a, b}, {c}) and `cell_rows` (Exp {a}, {b, c}) of the
+    engine's catalog, given without a schema: abcde reads them, not its steps of those
+    names — three items, every one affected (by hand)."""
+    from conftest import make_engine
+
+    gen = make_engine(request, engine_name)
+    engine = next(gen)
+    rows = {"items": [("a", "1"), ("b", "1"), ("c", "2")],
+            "cell_rows": [("a", "1"), ("b", "2"), ("c", "2")]}
+    try:
+        for name, data in rows.items():
+            values = ", ".join(f"('{i}', '{c}')" for i, c in data)
+            if engine_name == "postgres":
+                engine.execute(f"CREATE TABLE public.{name} (item_id TEXT, cluster_id TEXT)")
+                engine.execute(f"INSERT INTO public.{name} VALUES {values}")
+            else:
+                engine.execute(f"CREATE TEMPORARY VIEW {name} AS SELECT * FROM VALUES "
+                               f"{values} AS t(item_id, cluster_id)")
+        result = impact("items", "cell_rows", engine=engine)
+        assert (result.overall["items"], result.overall["affected_items"]) == (3, 3)
+    finally:
+        for name in rows:
+            engine.execute(f"DROP TABLE IF EXISTS public.{name}" if engine_name == "postgres"
+                           else f"DROP VIEW IF EXISTS {name}")
+        gen.close()

@@ -4,7 +4,6 @@ warehouse (abcde.scripts, abcde.dbt)."""
 from __future__ import annotations
 
 import shlex
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -45,7 +44,8 @@ def script_options(fn: Callable[..., Any]) -> Callable[..., Any]:
         click.option("--prefix", default="abcde_", show_default=True,
                      help="Prefix of every table the SQL creates."),
         click.option("--schema", default=None, help="Schema/dataset of the created tables "
-                     "(e.g. proj.dataset on BigQuery; required there)."),
+                     "(e.g. proj.dataset on BigQuery; required there). Not for dbt, which "
+                     "takes it from the profile."),
     ]
     for option in reversed(options):
         fn = option(fn)
@@ -57,12 +57,24 @@ def make_spec(dialect: str, base: str, exp: str, weights: str | None,
               slice_by: tuple[str, ...], item_col: str, cluster_col: str, weight_col: str,
               item_type: str, cluster_type: str, prefix: str, schema: str | None,
               ) -> ScriptSpec:
-    if dialect == "bigquery" and not schema:
-        raise click.UsageError("BigQuery tables live in a dataset: give --schema "
-                               "PROJECT.DATASET for the tables the SQL creates")
     return ScriptSpec(base, exp, weights, attributes, parse_slicings(list(slice_by)),
                       Columns(item_col, cluster_col, weight_col), item_type, cluster_type,
                       missing_weight, prefix, schema)
+
+
+def command_line() -> str:
+    """The command being run, as typed options (from click's parse, not sys.argv: options
+    of the group, such as -v, are not the command's)."""
+    ctx = click.get_current_context()
+    words = ["abcde", *ctx.command_path.split()[1:]]
+    for param in ctx.command.params:
+        source = ctx.get_parameter_source(param.name)  # type: ignore[arg-type]
+        if source is not click.core.ParameterSource.COMMANDLINE:
+            continue
+        value = ctx.params[param.name]  # type: ignore[index]
+        for v in (value if isinstance(value, tuple) else (value,)):
+            words += [param.opts[0], str(v)]
+    return " ".join(shlex.quote(w) for w in words)
 
 
 @click.group("sql")
@@ -80,9 +92,11 @@ def sql_impact(out: str | None, **options: Any) -> None:
     """The impact metrics (ABCDE §4) as one SQL script, runnable as is."""
     from abcde.scripts import impact_script
 
+    if options["dialect"] == "bigquery" and not options["schema"]:
+        raise click.UsageError("BigQuery tables live in a dataset: give --schema "
+                               "PROJECT.DATASET for the tables the SQL creates")
     spec = make_spec(**options)
-    command = "abcde sql impact " + " ".join(shlex.quote(a) for a in sys.argv[3:])
-    text = impact_script(spec, options["dialect"], command=command)
+    text = impact_script(spec, options["dialect"], command=command_line())
     if out is None:
         click.echo(text, nl=False)
         return
@@ -100,9 +114,14 @@ def sql_impact(out: str | None, **options: Any) -> None:
 def dbt_cmd(out: str, **options: Any) -> None:
     """The impact metrics as a dbt project: one model per pipeline step, ref() between
     them, source() for the inputs, schema.yml with docs and tests. Add a profile named
-    'abcde' (or edit dbt_project.yml), then `dbt build`."""
+    'abcde' (or edit dbt_project.yml), then `dbt build`. The models are built where the
+    profile says (its database and schema), as dbt does."""
     from abcde.dbt import dbt_project
 
+    if options["schema"]:
+        raise click.UsageError("dbt builds models in the schema of your profile "
+                               "(target.schema): drop --schema, and set the schema in "
+                               "profiles.yml, or +schema in dbt_project.yml")
     spec = make_spec(**options)
     files = dbt_project(spec, options["dialect"], Path(out))
     click.echo(f"wrote {len(files)} files to {out}")

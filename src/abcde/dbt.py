@@ -3,21 +3,29 @@ pipeline step, `ref()` between them, `source()` for the input tables, and a sche
 with column docs and the tests that hold on valid input.
 
 Materialised steps become `table` models, the others `ephemeral` (inlined as CTEs, as
-the pipeline inlines them). The `validation` model's test `input_valid = true` fails
-`dbt build` on invalid input, and dbt then skips every model downstream of it: metrics
-of invalid input are not built.
+the pipeline inlines them). The `validation` model's test `abcde_is_true` on
+`input_valid` (a generic test the project ships, without arguments, so that it reads the
+same in every dbt version) fails `dbt build` on invalid input, and dbt then skips every
+model downstream of it: metrics of invalid input are not built.
+
+Models are built where the dbt profile says. Input tables are sources quoted by the rule
+of abcde.dialects (exact names; on Snowflake a lower-case name is its upper-case form),
+as in `abcde sql`. dbt renders every model and schema.yml as Jinja, so a name holding
+Jinja syntax is refused.
 """
 
 from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from pathlib import Path
 
 from sqlglot import exp
 
 from abcde import __version__
-from abcde.dialects import to_sql
+from abcde.dialects import identifier, to_sql
+from abcde.errors import InputError
 from abcde.scripts import Output, ScriptSpec, impact_pipeline, quiet_sqlglot
 
 SOURCE = "abcde_inputs"
@@ -60,10 +68,36 @@ COLUMN_DOCS = {
     "no_common_items": "1 when the clusterings have no item id in common.",
     "without_attributes": "Items of T without a row in the attributes table (not an error).",
 }
+# columns of the work models, where they differ from (or are missing in) COLUMN_DOCS
+WORK_DOCS = {
+    "cell_rows": {
+        "side": "Which clusterings hold the rows: 1 Base only, 2 Exp only, 3 both (T).",
+        "common": "side = 3: the rows are items of T.",
+        "one_side_id": "Item id of an item in only one clustering (NULL for items of T).",
+        "item_rows": "Input rows of the group.",
+        "weight_rows": "Rows of the group the weights table matched.",
+        "attribute_rows": "Rows of the group the attributes table matched.",
+        "w": "Weight of the group.",
+    },
+    "cell_metrics": {
+        "n_b": "Items of T in Base cluster b.", "n_e": "Items of T in Exp cluster e.",
+        "w_b": "Weight of Base cluster b.", "w_e": "Weight of Exp cluster e.",
+        "u": "Weight of the union of b and e.",
+        "split_w": "Weight of b outside e (W_b - w_c, summed from the other cells of b).",
+        "merge_w": "Weight of e outside b (W_e - w_c, summed from the other cells of e).",
+        "affected": "TRUE when b and e differ as sets (ABCDE eq. 7).",
+    },
+}
+TRUE_TEST = "abcde_is_true"
+TRUE_TEST_SQL = f"""{{# abcde {__version__}: rows where the column is not TRUE (FALSE or NULL)
+   fail the test #}}
+{{% test {TRUE_TEST}(model, column_name) %}}
+select {{{{ column_name }}}} from {{{{ model }}}} where not coalesce({{{{ column_name }}}}, false)
+{{% endtest %}}
+"""
 # tests that hold on valid input, per output step
 TESTS = {
-    "validation": {"input_valid": ["not_null", {"accepted_values": {
-        "values": [True], "quote": False}}]},
+    "validation": {"input_valid": ["not_null", TRUE_TEST]},
     "overall": {"items": ["not_null"], "weight": ["not_null"], "input_valid": ["not_null"]},
     "base_clusters": {"cluster_id": ["not_null", "unique"]},
     "exp_clusters": {"cluster_id": ["not_null", "unique"]},
@@ -91,14 +125,43 @@ def _yaml(value: object, indent: int = 0) -> str:
     return f"{pad}{json.dumps(value)}\n"
 
 
-def _split_name(name: str) -> dict[str, str]:
-    parts = name.split(".")
-    keys = ["identifier", "schema", "database"]
-    return {k: p for k, p in zip(keys, reversed(parts), strict=False)}
+_JINJA = ("{{", "{%", "{#")
+
+
+def _check_names(spec: ScriptSpec, dialect: str) -> None:
+    """Names dbt would render as Jinja, and sources dbt-spark cannot name, are refused."""
+    for option, name in spec.names().items():
+        if any(j in name for j in _JINJA):
+            raise InputError(f"{option} {name!r} holds Jinja syntax, which dbt would run",
+                             hint="Rename it, without '{{', '{%' or '{#'.")
+    for role, name in spec.tables().items():
+        if dialect == "spark" and name.count(".") > 1:
+            raise InputError(f"--{role} {name!r}: dbt-spark sources have a schema but no "
+                             "database", hint=f"Name it schema.table, e.g. "
+                             f"{'.'.join(name.split('.')[-2:])}.")
+
+
+def _source(role: str, name: str, dialect: str) -> dict[str, object]:
+    """A dbt source for one input table, quoted by abcde's rule (abcde.dialects)."""
+    parts = dict(zip(["identifier", "schema", "database"], reversed(name.split(".")),
+                     strict=False))
+    where: dict[str, object] = {}
+    quoting = {}
+    for key in ("database", "schema", "identifier"):
+        if key in parts:
+            ident = identifier(parts[key], dialect)
+            where[key] = ident.this
+            quoting[key] = bool(ident.quoted)
+    table = {"name": role, "identifier": where.pop("identifier"),
+             "description": f"The {role} input ({name})."}
+    return {"name": f"{SOURCE}_{role}", "description": f"The {role} input of abcde impact.",
+            **where, **({} if "schema" in where else {"schema": "{{ target.schema }}"}),
+            "quoting": quoting, "tables": [table]}
 
 
 def dbt_project(spec: ScriptSpec, dialect: str, out: Path) -> list[Path]:
     """Write the dbt project for `dialect` into `out`; returns the files written."""
+    _check_names(spec, dialect)
     relations = {role: f"{_SRC}{role}" for role in spec.tables()}
     pipeline, _, outputs = impact_pipeline(spec, relations)
     by_step = {o.step: o for o in outputs}
@@ -134,23 +197,19 @@ def dbt_project(spec: ScriptSpec, dialect: str, out: Path) -> list[Path]:
         path.write_text(text)
         written.append(path)
         if step.materialise:
-            schema_models.append(_model_doc(model(step_name), step_name,
-                                            by_step.get(step_name)))
+            schema_models.append(_model_doc(model(step_name), step_name, step.query,
+                                            by_step.get(step_name), spec))
 
-    sources = []
-    for role, name in spec.tables().items():
-        where = _split_name(name)
-        sources.append({
-            "name": f"{SOURCE}_{role}", "description": f"The {role} input of abcde impact.",
-            **({"database": where["database"]} if "database" in where else {}),
-            "schema": where.get("schema", "{{ target.schema }}"),
-            "tables": [{"name": role, "identifier": where["identifier"],
-                        "description": f"The {role} input ({name})."}]})
+    sources = [_source(role, name, dialect) for role, name in spec.tables().items()]
     schema = {"version": 2, "sources": sources, "models": schema_models}
+    macros = out / "macros"
+    macros.mkdir(exist_ok=True)
+    (macros / f"{TRUE_TEST}.sql").write_text(TRUE_TEST_SQL)
+    written.append(macros / f"{TRUE_TEST}.sql")
     files = {
         out / "dbt_project.yml": {
             "name": "abcde_impact", "version": __version__, "config-version": 2,
-            "profile": "abcde", "model-paths": ["models"],
+            "profile": "abcde", "model-paths": ["models"], "macro-paths": ["macros"],
             "models": {"abcde_impact": {"+materialized": "table"}}},
         models / "schema.yml": schema,
     }
@@ -161,11 +220,18 @@ def dbt_project(spec: ScriptSpec, dialect: str, out: Path) -> list[Path]:
     return written
 
 
-def _column_doc(step: str, column: str) -> str:
+def _column_doc(step: str, column: str, spec: ScriptSpec) -> str:
+    if column in WORK_DOCS.get(step, {}):
+        return WORK_DOCS[step][column]
     if column in COLUMN_DOCS:
         return COLUMN_DOCS[column]
     if step.startswith("slices_"):
         return f"Slice column {column} (its value; NULL for items without one)."
+    if step == "cell_rows" and column.startswith("s_"):
+        names = list(dict.fromkeys(c for s in spec.slice_by for c in s))
+        return f"Value of the slice attribute {names[int(column[2:])]} (as a string)."
+    if step == "cell_rows" and column.endswith("_n"):
+        return f"Rows of the group failing check {column[:-len('_n')]}."
     if column.endswith("_example"):
         return f"An item id failing check {column[:-len('_example')]} (NULL if none)."
     if column.endswith("_rows"):
@@ -175,22 +241,24 @@ def _column_doc(step: str, column: str) -> str:
     return column.replace("_", " ").capitalize() + "."
 
 
-def _model_doc(name: str, step: str, output: Output | None) -> dict[str, object]:
+def _model_doc(name: str, step: str, query: exp.Query, output: Output | None,
+               spec: ScriptSpec) -> dict[str, object]:
+    """The schema.yml entry of a table model: the output's columns and doc, or for a work
+    table the columns its query selects."""
     if output is None:
-        return {"name": name, "description": f"Work table of abcde (step {step})."
-                + (" Cells (Base cluster, Exp cluster) of T with their size and weight."
-                   if step == "cells" else ""),
-                "columns": [{"name": c, "description": COLUMN_DOCS[c],
-                             **({"data_tests": TESTS[step][c]} if c in TESTS.get(step, {})
-                                else {})}
-                            for c in ("b", "e", "n", "w")] if step == "cells" else []}
+        description = f"Work table of abcde (step {step})." + (
+            " Cells (Base cluster, Exp cluster) of T with their size and weight."
+            if step == "cells" else "")
+        names: Sequence[str] = query.named_selects
+    else:
+        description, names = output.doc, output.columns
     columns = []
-    for c in output.columns:
-        entry: dict[str, object] = {"name": c, "description": _column_doc(step, c)}
+    for c in names:
+        entry: dict[str, object] = {"name": c, "description": _column_doc(step, c, spec)}
         if c in TESTS.get(step, {}):
             entry["data_tests"] = TESTS[step][c]
         columns.append(entry)
-    return {"name": name, "description": output.doc, "columns": columns}
+    return {"name": name, "description": description, "columns": columns}
 
 
 __all__ = ["dbt_project"]

@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import sqlglot
 from sqlglot import exp
-from sqlglot.dialects.snowflake import Snowflake
 
 from abcde.errors import TemplateError
 
@@ -30,7 +29,23 @@ _MD5_52_BITS = {
     "postgres": "CAST(CAST('x' || LPAD(SUBSTR(MD5(K), 1, 13), 16, '0') AS BIT(64)) AS BIGINT)",
 }
 _TWO_POW_53 = 9007199254740992
-_SNOWFLAKE_KEYWORDS = {k.upper() for k in Snowflake.Tokenizer.KEYWORDS}
+
+# Snowflake's reserved and limited keywords: the table of
+# https://docs.snowflake.com/en/sql-reference/reserved-keywords, plus ASC, DESC and OUTER,
+# which its text names too. A name in this list cannot be written unquoted.
+SNOWFLAKE_RESERVED = frozenset({
+    "ACCOUNT", "ALL", "ALTER", "AND", "ANY", "AS", "ASC", "BETWEEN", "BY", "CASE", "CAST",
+    "CHECK", "COLUMN", "CONNECT", "CONNECTION", "CONSTRAINT", "CREATE", "CROSS", "CURRENT",
+    "CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP", "CURRENT_USER", "DATABASE",
+    "DELETE", "DESC", "DISTINCT", "DROP", "ELSE", "EXISTS", "FALSE", "FOLLOWING", "FOR",
+    "FROM", "FULL", "GRANT", "GROUP", "GSCLUSTER", "HAVING", "ILIKE", "IN", "INCREMENT",
+    "INNER", "INSERT", "INTERSECT", "INTO", "IS", "ISSUE", "JOIN", "LATERAL", "LEFT",
+    "LIKE", "LOCALTIME", "LOCALTIMESTAMP", "MINUS", "NATURAL", "NOT", "NULL", "OF", "ON",
+    "OR", "ORDER", "ORGANIZATION", "OUTER", "QUALIFY", "REGEXP", "REVOKE", "RIGHT", "RLIKE",
+    "ROW", "ROWS", "SAMPLE", "SCHEMA", "SELECT", "SET", "SOME", "START", "TABLE",
+    "TABLESAMPLE", "THEN", "TO", "TRIGGER", "TRUE", "TRY_CAST", "UNION", "UNIQUE", "UPDATE",
+    "USING", "VALUES", "VIEW", "WHEN", "WHENEVER", "WHERE", "WITH",
+})
 
 
 _DOUBLE = exp.DataType.build("DOUBLE")
@@ -79,15 +94,18 @@ _SIMPLE_NAME = re.compile(r"[a-z_][a-z0-9_]*")
 
 
 def _snowflake_identifier(node: exp.Identifier) -> exp.Identifier:
-    """Snowflake folds unquoted names to UPPER case and matches quoted names exactly, so a
-    quoted "item_id" misses the column ITEM_ID of `CREATE TABLE t (item_id ...)`. A
-    lower-case name that is not a keyword is written unquoted (matched case-insensitively,
-    as a user typing it would); any other name stays quoted, exactly as given."""
+    """Snowflake stores a name created unquoted in UPPER case and matches quoted names
+    exactly, so a quoted "item_id" misses the column ITEM_ID of `CREATE TABLE t (item_id
+    ...)`. A name all in lower case (letters, digits, _) therefore stands for its upper-case
+    form, as if typed unquoted: it is written unquoted, or as "UPPER" when it is a reserved
+    word (`order` -> "ORDER": the same name, and valid SQL). Any other name (capitals,
+    other characters) stays quoted and is matched exactly as given."""
     name = node.this
-    if (node.quoted and isinstance(name, str) and _SIMPLE_NAME.fullmatch(name)
-            and name.upper() not in _SNOWFLAKE_KEYWORDS):
-        return exp.to_identifier(name, quoted=False)
-    return node
+    if not (isinstance(name, str) and _SIMPLE_NAME.fullmatch(name)):
+        return node
+    if name.upper() in SNOWFLAKE_RESERVED:
+        return exp.to_identifier(name.upper(), quoted=True)
+    return exp.to_identifier(name, quoted=False)
 
 
 @dataclass(frozen=True)
@@ -129,6 +147,11 @@ class Dialect:
             if node is tree:
                 tree = new
             else:
+                # A helper is one operand: as one of an operator it needs parentheses,
+                # or `x * FDIV(a, b)` would be written `x * a / b` and read `(x * a) / b`
+                if (isinstance(node.parent, exp.Binary | exp.Unary)
+                        and isinstance(new, exp.Binary)):
+                    new = exp.paren(new, copy=False)
                 node.replace(new)
         if self.name == "snowflake":
             tree = tree.transform(
@@ -141,6 +164,12 @@ def get_dialect(name: str) -> Dialect:
     if name not in DIALECTS:
         raise TemplateError(f"unknown dialect {name!r}; choose one of {', '.join(DIALECTS)}")
     return Dialect(name)
+
+
+def identifier(name: str, dialect: str) -> exp.Identifier:
+    """A user-given name as abcde writes it for `dialect`: quoted, but on Snowflake by
+    the rule of `_snowflake_identifier`."""
+    return get_dialect(dialect).rewrite(exp.to_identifier(name, quoted=True), copy=False)
 
 
 def to_sql(tree: exp.Expression, dialect: str, *, pretty: bool = False,

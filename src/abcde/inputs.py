@@ -243,6 +243,13 @@ class Inputs:
         raise KeyError(name)
 
 
+def check_missing_weight(missing_weight: float | None) -> None:
+    """--missing-weight is a weight like any other: finite and > 0 (ABCDE §3)."""
+    if missing_weight is not None and not (0 < missing_weight < float("inf")):
+        raise InputError(f"--missing-weight must be a positive finite number, not "
+                         f"{missing_weight}")
+
+
 def open_inputs(engine: Engine, base: object, exp: object, weights: object | None = None,
                 attributes: object | None = None, *, columns: Columns | None = None,
                 attribute_names: Sequence[str] = (), missing_weight: float | None = None,
@@ -271,9 +278,7 @@ def open_inputs(engine: Engine, base: object, exp: object, weights: object | Non
         a.require(cols.item, "--item-col", "item ids")
         for name in attribute_names:
             a.require(name, "--slice-by", "a slice column")
-    if missing_weight is not None and not (0 < missing_weight < float("inf")):
-        raise InputError(f"--missing-weight must be a positive finite number, not "
-                         f"{missing_weight}")
+    check_missing_weight(missing_weight)
     item_type = id_type([s for s in (b, e, w, a) if s is not None], cols.item)
     base_weight = w is None and b.has(cols.weight)
     exp_weight = w is None and e.has(cols.weight)

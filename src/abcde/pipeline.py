@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from sqlglot import exp
 
 from abcde.dialects import to_sql
+from abcde.templates import CANONICAL_DIALECT, ident, table_ref
 
 if TYPE_CHECKING:
     from abcde.engines.base import Engine
@@ -33,7 +34,9 @@ class Step:
 
 @dataclass
 class Pipeline:
-    """Steps in order; `prefix` names the physical tables of materialised steps."""
+    """Steps in order; `prefix` names the physical tables of materialised steps, in
+    `schema` if given. Like every user-given name, schema and prefix are quoted: tables
+    are created exactly as named (abcde.dialects decides how Snowflake writes them)."""
 
     prefix: str = "abcde_"
     schema: str | None = None
@@ -46,11 +49,23 @@ class Pipeline:
         return name
 
     def physical_name(self, name: str) -> str:
+        """The table of step `name` as a relation in DuckDB SQL, every part quoted (what
+        `Engine.write` and the engines' relation arguments take)."""
         table = f"{self.prefix}{name}"
-        return f"{self.schema}.{table}" if self.schema else table
+        return table_ref(f"{self.schema}.{table}") if self.schema else ident(table)
 
-    def _table(self, name: str) -> exp.Table:
-        return exp.to_table(self.physical_name(name))
+    def table(self, name: str) -> exp.Table:
+        """The table of step `name`, to be written for a dialect with `to_sql`."""
+        return exp.to_table(self.physical_name(name), dialect=CANONICAL_DIALECT)
+
+    def relation_names(self) -> set[str]:
+        """Every name the pipeline's queries give a relation of their own: its steps and
+        the CTEs of their queries. An unqualified user table of one of these names would
+        be read as abcde's relation instead."""
+        names = set(self.steps)
+        for step in self.steps.values():
+            names |= {cte.alias for cte in step.query.find_all(exp.CTE)}
+        return names
 
     def _dependencies(self, query: exp.Query) -> list[str]:
         """Earlier steps a query reads, in pipeline order."""
@@ -107,7 +122,7 @@ class Pipeline:
 
         def visit(node: exp.Expression) -> exp.Expression:
             if isinstance(node, exp.Table) and not node.db and node.name in materialised:
-                table = self._table(node.name)
+                table = self.table(node.name)
                 table.set("alias", node.args.get("alias") or exp.TableAlias(
                     this=exp.to_identifier(node.name)))
                 return table
@@ -122,7 +137,7 @@ class Pipeline:
     def create_statements(self, name: str, dialect: str, *, pretty: bool = False) -> list[str]:
         """DROP TABLE IF EXISTS, then CREATE TABLE ... AS, for one step (CREATE OR
         REPLACE is not portable)."""
-        table = self._table(name)
+        table = self.table(name)
         drop = exp.Drop(tables=[table.copy()], kind="TABLE", exists=True)
         create = exp.Create(this=table.copy(), kind="TABLE", expression=self._inline(name))
         return [to_sql(drop, dialect, pretty=pretty),

@@ -14,17 +14,20 @@ from __future__ import annotations
 
 import logging
 import textwrap
+import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
+from sqlglot import exp
+
 from abcde import __version__
 from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps
-from abcde.dialects import get_dialect
+from abcde.dialects import get_dialect, to_sql
 from abcde.errors import InputError
-from abcde.inputs import ID_TYPES, Attribute, Columns, Inputs, Source
+from abcde.inputs import ID_TYPES, Attribute, Columns, Inputs, Source, check_missing_weight
 from abcde.pipeline import Pipeline
-from abcde.templates import render, table_ref
+from abcde.templates import CANONICAL_DIALECT, render, table_ref
 from abcde.validation import EXAMPLES, add_count_steps, checks, side_inputs
 
 ID_KINDS = ("string", "integer")
@@ -60,6 +63,19 @@ class ScriptSpec:
                  "attributes": self.attributes}
         return {k: v for k, v in named.items() if v}
 
+    def names(self) -> dict[str, str]:
+        """Every name the SQL will contain, by the option that gave it."""
+        out = {f"--{role}": name for role, name in self.tables().items()}
+        out |= {"--item-col": self.columns.item, "--cluster-col": self.columns.cluster,
+                "--prefix": self.prefix}
+        if self.weights:
+            out["--weight-col"] = self.columns.weight
+        if self.schema is not None:
+            out["--schema"] = self.schema
+        for k, column in enumerate(dict.fromkeys(c for s in self.slice_by for c in s)):
+            out[f"--slice-by ({k + 1})"] = column
+        return out
+
 
 @dataclass(frozen=True)
 class Output:
@@ -70,10 +86,31 @@ class Output:
     doc: str
 
 
+def _check_names(spec: ScriptSpec) -> None:
+    """Names reach the SQL quoted, and its header comment as text: a line break there
+    would end the comment and run the rest of the name as SQL, so control characters
+    (and invisible format characters) are refused in every name."""
+    for option, name in spec.names().items():
+        bad = [c for c in name if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")]
+        if bad:
+            raise InputError(f"{option} {name!r} contains the control character "
+                             f"{bad[0]!r}", hint="Names may not hold line breaks or other "
+                             "control characters.")
+        if option not in ("--prefix", "--schema") and not name:
+            raise InputError(f"{option} may not be empty")
+    if "." in spec.prefix:
+        raise InputError(f"--prefix {spec.prefix!r} may not contain '.'",
+                         hint="Give the schema of the created tables with --schema.")
+    if spec.schema is not None and not all(spec.schema.split(".")):
+        raise InputError(f"--schema {spec.schema!r} is not a schema name (an empty part)")
+
+
 def _inputs(spec: ScriptSpec, relations: dict[str, str] | None = None) -> Inputs:
     for kind, value in (("--item-type", spec.item_type), ("--cluster-type", spec.cluster_type)):
         if value not in ID_KINDS:
             raise InputError(f"{kind} must be one of {', '.join(ID_KINDS)}, not {value!r}")
+    _check_names(spec)
+    check_missing_weight(spec.missing_weight)
     if spec.slice_by and not spec.attributes:
         raise InputError("slices need an attributes table", hint="Add --attributes TABLE.")
     cols = spec.columns
@@ -120,11 +157,6 @@ def impact_pipeline(spec: ScriptSpec, relations: dict[str, str] | None = None,
     input table names (role -> SQL relation), e.g. by dbt sources."""
     inputs = _inputs(spec, relations)
     pipeline = Pipeline(prefix=spec.prefix, schema=spec.schema)
-    steps = {"base_in", "exp_in", "weights_in", "attributes_in", "items", "cell_rows"}
-    for role, name in spec.tables().items():
-        if "." not in name and name in steps:
-            raise InputError(f"the {role} table may not be named {name!r} (a step of the "
-                             "pipeline); qualify it with its schema", table=role)
     add_item_steps(pipeline, inputs, with_examples=True)
     all_inputs = add_count_steps(pipeline, inputs, with_examples=True)
     failures = _failures(inputs)
@@ -163,13 +195,44 @@ def impact_pipeline(spec: ScriptSpec, relations: dict[str, str] | None = None,
                 f"Impact metrics per value of {', '.join(slicing)} (ABCDE §4).")
     flagged("coverage", render("impact/coverage.sql", limit=EXAMPLES), COVERAGE_COLUMNS,
             "Items in only one clustering, per side: count, weight, example ids.")
+    if relations is None:
+        _check_unshadowed(spec, pipeline)
     return pipeline, inputs, outputs
+
+
+def _check_unshadowed(spec: ScriptSpec, pipeline: Pipeline) -> None:
+    """An unqualified table name equal to a step or CTE of the script would be read as
+    that relation (a CTE shadows a table of its name), and so would an output table
+    named like one: both are refused. Engines match case-insensitively (DuckDB,
+    Snowflake, Spark), so the comparison is too."""
+    taken = {n.lower() for n in pipeline.relation_names()}
+    for role, name in spec.tables().items():
+        if "." not in name and name.lower() in taken:
+            raise InputError(
+                f"the {role} table may not be named {name!r} without its schema: the "
+                "script names one of its own relations so, and would read that instead",
+                table=role, hint=f"Qualify it, e.g. --{role} my_schema.{name}.")
+    if spec.schema is None:
+        ctes = taken - {n.lower() for n in pipeline.steps}
+        for step, s in pipeline.steps.items():
+            if s.materialise and f"{spec.prefix}{step}".lower() in ctes:
+                raise InputError(f"--prefix {spec.prefix!r} names the table of step {step} "
+                                 "like a relation inside the script",
+                                 hint="Give another --prefix, or a --schema.")
 
 
 def header(spec: ScriptSpec, pipeline: Pipeline, outputs: list[Output], dialect: str,
            command: str | None = None) -> str:
-    """The comment block heading a script: abcde version, inputs, outputs, validation."""
+    """The comment block heading a script: abcde version, inputs, outputs, validation.
+    Tables are shown as the script writes them (quoted per the dialect)."""
     cols = spec.columns
+
+    def table(name: str) -> str:
+        return to_sql(exp.to_table(table_ref(name), dialect=CANONICAL_DIALECT), dialect)
+
+    def output(step: str) -> str:
+        return to_sql(pipeline.table(step), dialect)
+
     lines = [f"abcde {__version__}: impact metrics (ABCDE §4) for {dialect}.",
              "Generated SQL: runs as is, statement after statement; it only creates and drops",
              "the output tables below (DROP TABLE IF EXISTS + CREATE TABLE ... AS).",
@@ -183,34 +246,51 @@ def header(spec: ScriptSpec, pipeline: Pipeline, outputs: list[Output], dialect:
             "attributes": f"{cols.item}, " + ", ".join(
                 dict.fromkeys(c for s in spec.slice_by for c in s))}
     for role, name in spec.tables().items():
-        lines.append(f"  {role:<11}{name} ({desc[role]})")
+        lines.append(f"  {role:<11}{table(name)} ({desc[role]})")
     if not spec.weights:
         lines.append("  weights    none: every item weighs 1")
     elif spec.missing_weight is not None:
         lines.append(f"  items the weights table lacks weigh {spec.missing_weight:g}")
     lines += ["", "Outputs (tables):"]
     for o in outputs:
-        lines.append(f"  {pipeline.physical_name(o.step)}")
+        lines.append(f"  {output(o.step)}")
         lines += textwrap.wrap(o.doc, 84, initial_indent="    ", subsequent_indent="    ")
     lines += ["", "Validation: check `input_valid` (in every output table) before reading any",
-              f"number; {pipeline.physical_name('validation')} counts each problem and shows "
+              f"number; {output('validation')} counts each problem and shows "
               "example ids.", "Work tables (also created): " + ", ".join(
-                  pipeline.physical_name(n) for n in ("cell_rows", "cells", "cell_metrics"))]
-    return "".join(f"-- {line}".rstrip() + "\n" for line in lines)
+                  output(n) for n in ("cell_rows", "cells", "cell_metrics"))]
+    return comment(lines)
+
+
+def comment(lines: Sequence[str]) -> str:
+    """`-- ` before every line, including the lines inside a given line: no text can end
+    the comment (any line break of any engine: \\n, \\r, U+2028, ...)."""
+    return "".join(f"-- {part}".rstrip() + "\n"
+                   for line in lines for part in (line.splitlines() or [""]))
+
+
+# sqlglot warnings known to be harmless: BigQuery cannot say NULLS LAST in the window
+# ORDER BY of cells/cell_metrics.sql, and needs not (the frames sum the OTHER cells of a
+# cluster, whatever their order).
+_KNOWN_WARNINGS = ("'NULLS LAST' translation not supported in window function",
+                   "'NULLS FIRST' translation not supported in window function")
+
+
+class _KnownWarnings(logging.Filter):
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not record.getMessage().startswith(_KNOWN_WARNINGS)
 
 
 @contextmanager
 def quiet_sqlglot() -> Iterator[None]:
-    """sqlglot warns that BigQuery cannot say NULLS LAST in the window ORDER BY of
-    cells/cell_metrics.sql; harmless there (the frames sum the OTHER cells of a cluster,
-    whatever their order), so the warning is not shown to users."""
+    """Hide the sqlglot warnings known to be harmless (_KNOWN_WARNINGS), and only those."""
     logger = logging.getLogger("sqlglot")
-    level = logger.level
-    logger.setLevel(logging.ERROR)
+    known = _KnownWarnings()
+    logger.addFilter(known)
     try:
         yield
     finally:
-        logger.setLevel(level)
+        logger.removeFilter(known)
 
 
 def impact_script(spec: ScriptSpec, dialect: str, command: str | None = None) -> str:

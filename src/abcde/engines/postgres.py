@@ -7,6 +7,7 @@ temporary tables (the server may not see the caller's files).
 
 from __future__ import annotations
 
+import re
 import secrets
 from collections.abc import Sequence
 from decimal import Decimal
@@ -50,9 +51,25 @@ def _plain(value: Any) -> Any:
     return value
 
 
+# the password of a URI (scheme://user:PASSWORD@host) and of a key=value DSN
+_URI_PASSWORD = re.compile(r"(://[^/@:]*:)[^@/]*(@)")
+_KV_PASSWORD = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S*)", re.IGNORECASE)
+
+
+def redact(text: str, dsn: str) -> str:
+    """`text` without the password of `dsn` (a URI or key=value connection string)."""
+    secrets_ = [m.group(0)[len(m.group(1)):-1] for m in _URI_PASSWORD.finditer(dsn)]
+    secrets_ += [m.group(2).strip("'") for m in _KV_PASSWORD.finditer(dsn)]
+    text = _KV_PASSWORD.sub(r"\1***", _URI_PASSWORD.sub(r"\1***\2", text))
+    for secret in secrets_:
+        if len(secret) >= 3:  # a shorter one would blank out ordinary words
+            text = text.replace(secret, "***")
+    return text
+
+
 class PostgresEngine(Engine):
     """One autocommit connection to the server named by `dsn` (a libpq connection string
-    or URI), or an existing psycopg connection."""
+    or URI), or an existing psycopg connection, whose search_path is restored on close."""
 
     dialect = "postgres"
 
@@ -66,10 +83,12 @@ class PostgresEngine(Engine):
             try:
                 connection = psycopg.connect(dsn, autocommit=True)
             except psycopg.Error as err:
-                raise EngineError(f"cannot connect to PostgreSQL ({dsn}): {err}") from err
+                raise EngineError(redact(f"cannot connect to PostgreSQL ({dsn}): {err}",
+                                         dsn)) from None
         self._own = own
         self.con = connection
         self.work_schema = work_schema or f"abcde_work_{secrets.token_hex(4)}"
+        self._search_path = None if own else self.fetch("SHOW search_path")[0]["search_path"]
         self.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(self.work_schema)}")
         self.execute(f"SET search_path TO {ident(self.work_schema)}, public")
 
@@ -86,9 +105,13 @@ class PostgresEngine(Engine):
             raise EngineError(f"PostgreSQL refused a statement: {err}\n{sql}") from err
 
     def fetch(self, sql: str) -> list[dict[str, Any]]:
+        return self.fetch_params(sql, None)
+
+    def fetch_params(self, sql: str, params: Sequence[Any] | None) -> list[dict[str, Any]]:
+        """`fetch` with query parameters (%s placeholders, sent apart from the SQL)."""
         try:
             with self.con.cursor() as cur:
-                cur.execute(sql)
+                cur.execute(sql, params)
                 names = [d.name for d in cur.description]
                 return [{k: _plain(v) for k, v in zip(names, row, strict=True)}
                         for row in cur.fetchall()]
@@ -119,8 +142,18 @@ class PostgresEngine(Engine):
         self._load(name, list(zip(columns, types, strict=True)), rows)
 
     def user_table(self, name: str) -> str:
-        """A table of the connected database (`table` or `schema.table`)."""
-        return table_ref(name)
+        """A table of the connected database (`table` or `schema.table`); one given without
+        its schema is qualified with the schema it resolves to, because inside abcde's SQL
+        an unqualified name could be one of its steps or CTEs (`cells`), which would be
+        read instead. A name that resolves to nothing is returned as is, for
+        `table_exists` to report."""
+        if "." in name:
+            return table_ref(name)
+        rows = self.fetch_params(
+            "SELECT n.nspname AS schema FROM pg_catalog.pg_class c JOIN pg_catalog.pg_namespace"
+            " n ON n.oid = c.relnamespace WHERE c.oid = pg_catalog.to_regclass(%s)",
+            (ident(name),))
+        return f"{ident(rows[0]['schema'])}.{ident(name)}" if rows else ident(name)
 
     def columns(self, relation: str) -> list[tuple[str, str]]:
         try:
@@ -152,4 +185,8 @@ class PostgresEngine(Engine):
         finally:
             if self._own:
                 self.con.close()
+            elif self._search_path is not None:
+                with self.con.cursor() as cur:
+                    cur.execute("SELECT set_config('search_path', %s, false)",
+                                (self._search_path,))
 

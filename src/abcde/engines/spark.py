@@ -20,7 +20,7 @@ import sqlglot
 from abcde.engines.base import Engine, sql_type_of
 from abcde.engines.local_files import write_rows
 from abcde.errors import EngineError, InputError
-from abcde.templates import CANONICAL_DIALECT, table_ref
+from abcde.templates import CANONICAL_DIALECT, ident, table_ref
 
 try:
     from pyspark.errors import PySparkException
@@ -136,8 +136,19 @@ class SparkEngine(Engine):
         self._views.append(name)
 
     def user_table(self, name: str) -> str:
-        """A table of the session's catalog (`table`, `db.table`, `catalog.db.table`)."""
-        return table_ref(name)
+        """A table or view of the session's catalog (`table`, `db.table`,
+        `catalog.db.table`), read through a temporary view of abcde's own name: inside
+        abcde's SQL the user's name could be one of its steps or CTEs (`cells`), which
+        would be read instead. A name Spark cannot resolve is returned as is, for
+        `table_exists` to report."""
+        try:
+            frame = self.spark.table(".".join(self._quote(p) for p in name.split(".")))
+        except PySparkException:
+            return table_ref(name)
+        alias = f"abcde_table_{secrets.token_hex(4)}"
+        frame.createOrReplaceTempView(alias)
+        self._views.append(alias)
+        return ident(alias)
 
     def columns(self, relation: str) -> list[tuple[str, str]]:
         try:

@@ -1,6 +1,6 @@
-DROP TABLE IF EXISTS proj.ds.abcde_cell_rows;
+DROP TABLE IF EXISTS `proj`.`ds`.`abcde_cell_rows`;
 
-CREATE TABLE proj.ds.abcde_cell_rows AS
+CREATE TABLE `proj`.`ds`.`abcde_cell_rows` AS
 WITH base_in AS (
   SELECT
     CAST(`item_id` AS STRING) AS item_id,

@@ -1,6 +1,6 @@
-DROP TABLE IF EXISTS proj.ds.abcde_overall;
+DROP TABLE IF EXISTS `proj`.`ds`.`abcde_overall`;
 
-CREATE TABLE proj.ds.abcde_overall AS
+CREATE TABLE `proj`.`ds`.`abcde_overall` AS
 WITH overall_unflagged AS (
   SELECT
     SUM(n) AS items,
@@ -15,10 +15,10 @@ WITH overall_unflagged AS (
     CAST(SUM(w * jaccard_index) AS FLOAT64) / NULLIF(CAST(SUM(w) AS FLOAT64), CAST(0 AS FLOAT64)) AS jaccard_index,
     CAST(SUM(CASE WHEN affected THEN w * jaccard_index ELSE CAST(0 AS FLOAT64) END) AS FLOAT64) / NULLIF(CAST(SUM(w) AS FLOAT64), CAST(0 AS FLOAT64)) AS affected_jaccard_index,
     CAST(SUM(CASE WHEN affected THEN CAST(0 AS FLOAT64) ELSE w END) AS FLOAT64) / NULLIF(CAST(SUM(w) AS FLOAT64), CAST(0 AS FLOAT64)) AS unaffected_jaccard_index
-  FROM proj.ds.abcde_cell_metrics AS cell_metrics
+  FROM `proj`.`ds`.`abcde_cell_metrics` AS cell_metrics
 )
 SELECT
   t.*,
   v.input_valid
 FROM overall_unflagged AS t
-CROSS JOIN proj.ds.abcde_validation AS v;
+CROSS JOIN `proj`.`ds`.`abcde_validation` AS v;

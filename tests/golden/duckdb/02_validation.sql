@@ -1,10 +1,10 @@
-DROP TABLE IF EXISTS proj.ds.abcde_validation;
+DROP TABLE IF EXISTS "proj"."ds"."abcde_validation";
 
-CREATE TABLE proj.ds.abcde_validation AS
+CREATE TABLE "proj"."ds"."abcde_validation" AS
 WITH repeated AS (
   SELECT
     one_side_id
-  FROM proj.ds.abcde_cell_rows AS cell_rows
+  FROM "proj"."ds"."abcde_cell_rows" AS cell_rows
   WHERE
     NOT common AND NOT one_side_id IS NULL
   GROUP BY
@@ -30,7 +30,7 @@ WITH repeated AS (
     SUM(CASE WHEN common THEN item_rows - weight_rows ELSE 0 END) AS missing_weight,
     SUM(CASE WHEN common THEN item_rows - attribute_rows ELSE 0 END) AS without_attributes,
     SUM(bad_weight_weights_n) AS bad_weight_weights
-  FROM proj.ds.abcde_cell_rows AS cell_rows
+  FROM "proj"."ds"."abcde_cell_rows" AS cell_rows
 ), base_in AS (
   SELECT
     CAST("item_id" AS TEXT) AS item_id,
@@ -111,7 +111,7 @@ WITH repeated AS (
     MIN(null_cluster_exp_example) AS null_cluster_exp_example,
     MIN(bad_weight_weights_example) AS bad_weight_weights_example,
     MIN(missing_weight_example) AS missing_weight_example
-  FROM proj.ds.abcde_cell_rows AS cell_rows
+  FROM "proj"."ds"."abcde_cell_rows" AS cell_rows
 ), checked AS (
   SELECT
     COALESCE(v.common_rows, 0) AS items_in_both,

@@ -1,10 +1,10 @@
-DROP TABLE IF EXISTS proj.ds.abcde_cell_metrics;
+DROP TABLE IF EXISTS "proj"."ds"."abcde_cell_metrics";
 
-CREATE TABLE proj.ds.abcde_cell_metrics AS
+CREATE TABLE "proj"."ds"."abcde_cell_metrics" AS
 WITH multi_b AS (
   SELECT
     b
-  FROM proj.ds.abcde_cells AS cells
+  FROM "proj"."ds"."abcde_cells" AS cells
   GROUP BY
     b
   HAVING
@@ -12,7 +12,7 @@ WITH multi_b AS (
 ), multi_e AS (
   SELECT
     e
-  FROM proj.ds.abcde_cells AS cells
+  FROM "proj"."ds"."abcde_cells" AS cells
   GROUP BY
     e
   HAVING
@@ -29,7 +29,7 @@ WITH multi_b AS (
       SUM(c.w) OVER (PARTITION BY c.b ORDER BY c.e ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING),
       CAST(0 AS DOUBLE)
     ) AS split_w
-  FROM proj.ds.abcde_cells AS c
+  FROM "proj"."ds"."abcde_cells" AS c
   JOIN multi_b AS m
     ON c.b = m.b
 ), merge_side AS (
@@ -44,7 +44,7 @@ WITH multi_b AS (
       SUM(c.w) OVER (PARTITION BY c.e ORDER BY c.b ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING),
       CAST(0 AS DOUBLE)
     ) AS merge_w
-  FROM proj.ds.abcde_cells AS c
+  FROM "proj"."ds"."abcde_cells" AS c
   JOIN multi_e AS m
     ON c.e = m.e
 ), sided AS (
@@ -57,7 +57,7 @@ WITH multi_b AS (
     COALESCE(m.n_e, c.n) AS n_e,
     COALESCE(s.split_w, CAST(0 AS DOUBLE)) AS split_w,
     COALESCE(m.merge_w, CAST(0 AS DOUBLE)) AS merge_w
-  FROM proj.ds.abcde_cells AS c
+  FROM "proj"."ds"."abcde_cells" AS c
   LEFT JOIN split_side AS s
     ON c.b = s.b AND c.e = s.e
   LEFT JOIN merge_side AS m

@@ -1,12 +1,12 @@
-DROP TABLE IF EXISTS proj.ds.abcde_cells;
+DROP TABLE IF EXISTS "proj"."ds"."abcde_cells";
 
-CREATE TABLE proj.ds.abcde_cells AS
+CREATE TABLE "proj"."ds"."abcde_cells" AS
 SELECT
   b,
   e,
   SUM(item_rows) AS n,
   SUM(w) AS w
-FROM proj.ds.abcde_cell_rows AS cell_rows
+FROM "proj"."ds"."abcde_cell_rows" AS cell_rows
 WHERE
   common
 GROUP BY

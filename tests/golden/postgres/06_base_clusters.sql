@@ -1,10 +1,10 @@
-DROP TABLE IF EXISTS proj.ds.abcde_base_clusters;
+DROP TABLE IF EXISTS "proj"."ds"."abcde_base_clusters";
 
-CREATE TABLE proj.ds.abcde_base_clusters AS
+CREATE TABLE "proj"."ds"."abcde_base_clusters" AS
 WITH total AS (
   SELECT
     SUM(w) AS total_w
-  FROM proj.ds.abcde_cell_metrics AS cell_metrics
+  FROM "proj"."ds"."abcde_cell_metrics" AS cell_metrics
 ), base_clusters_unflagged AS (
   SELECT
     c.b AS cluster_id,
@@ -20,7 +20,7 @@ WITH total AS (
     CAST(SUM(c.w * c.merge_distance) AS DOUBLE PRECISION) / NULLIF(CAST(SUM(c.w) AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS merge_distance,
     CAST(SUM(c.w * c.jaccard_index) AS DOUBLE PRECISION) / NULLIF(CAST(SUM(c.w) AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS jaccard_index,
     CAST(SUM(c.w * c.jaccard_distance) AS DOUBLE PRECISION) / NULLIF(CAST(MAX(t.total_w) AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS contribution
-  FROM proj.ds.abcde_cell_metrics AS c
+  FROM "proj"."ds"."abcde_cell_metrics" AS c
   CROSS JOIN total AS t
   GROUP BY
     c.b
@@ -29,4 +29,4 @@ SELECT
   t.*,
   v.input_valid
 FROM base_clusters_unflagged AS t
-CROSS JOIN proj.ds.abcde_validation AS v;
+CROSS JOIN "proj"."ds"."abcde_validation" AS v;

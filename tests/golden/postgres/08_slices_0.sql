@@ -1,6 +1,6 @@
-DROP TABLE IF EXISTS proj.ds.abcde_slices_0;
+DROP TABLE IF EXISTS "proj"."ds"."abcde_slices_0";
 
-CREATE TABLE proj.ds.abcde_slices_0 AS
+CREATE TABLE "proj"."ds"."abcde_slices_0" AS
 WITH slice_cells_0 AS (
   SELECT
     b,
@@ -8,7 +8,7 @@ WITH slice_cells_0 AS (
     s_0,
     SUM(item_rows) AS n,
     SUM(w) AS w
-  FROM proj.ds.abcde_cell_rows AS cell_rows
+  FROM "proj"."ds"."abcde_cell_rows" AS cell_rows
   WHERE
     common
   GROUP BY
@@ -18,7 +18,7 @@ WITH slice_cells_0 AS (
 ), total AS (
   SELECT
     SUM(w) AS total_w
-  FROM proj.ds.abcde_cell_metrics AS cell_metrics
+  FROM "proj"."ds"."abcde_cell_metrics" AS cell_metrics
 ), slices_0_unflagged AS (
   SELECT
     s.s_0 AS "provenance",
@@ -34,7 +34,7 @@ WITH slice_cells_0 AS (
     CAST(SUM(s.w * m.jaccard_index) AS DOUBLE PRECISION) / NULLIF(CAST(SUM(s.w) AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS jaccard_index,
     CAST(SUM(s.w * m.jaccard_distance) AS DOUBLE PRECISION) / NULLIF(CAST(MAX(t.total_w) AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS contribution
   FROM slice_cells_0 AS s
-  JOIN proj.ds.abcde_cell_metrics AS m
+  JOIN "proj"."ds"."abcde_cell_metrics" AS m
     ON s.b = m.b AND s.e = m.e
   CROSS JOIN total AS t
   GROUP BY
@@ -44,4 +44,4 @@ SELECT
   t.*,
   v.input_valid
 FROM slices_0_unflagged AS t
-CROSS JOIN proj.ds.abcde_validation AS v;
+CROSS JOIN "proj"."ds"."abcde_validation" AS v;

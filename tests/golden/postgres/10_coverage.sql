@@ -1,12 +1,12 @@
-DROP TABLE IF EXISTS proj.ds.abcde_coverage;
+DROP TABLE IF EXISTS "proj"."ds"."abcde_coverage";
 
-CREATE TABLE proj.ds.abcde_coverage AS
+CREATE TABLE "proj"."ds"."abcde_coverage" AS
 WITH one_side AS (
   SELECT
     one_side_id AS item_id,
     CASE WHEN side = 1 THEN 'base' ELSE 'exp' END AS side,
     w
-  FROM proj.ds.abcde_cell_rows AS cell_rows
+  FROM "proj"."ds"."abcde_cell_rows" AS cell_rows
   WHERE
     NOT common AND NOT one_side_id IS NULL
 ), ranked AS (
@@ -57,4 +57,4 @@ SELECT
   t.*,
   v.input_valid
 FROM coverage_unflagged AS t
-CROSS JOIN proj.ds.abcde_validation AS v;
+CROSS JOIN "proj"."ds"."abcde_validation" AS v;

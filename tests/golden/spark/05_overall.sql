@@ -1,6 +1,6 @@
-DROP TABLE IF EXISTS proj.ds.abcde_overall;
+DROP TABLE IF EXISTS `proj`.`ds`.`abcde_overall`;
 
-CREATE TABLE proj.ds.abcde_overall AS
+CREATE TABLE `proj`.`ds`.`abcde_overall` AS
 WITH overall_unflagged AS (
   SELECT
     SUM(n) AS items,
@@ -15,10 +15,10 @@ WITH overall_unflagged AS (
     CAST(SUM(w * jaccard_index) AS DOUBLE) / NULLIF(CAST(SUM(w) AS DOUBLE), CAST(0 AS DOUBLE)) AS jaccard_index,
     CAST(SUM(CASE WHEN affected THEN w * jaccard_index ELSE CAST(0 AS DOUBLE) END) AS DOUBLE) / NULLIF(CAST(SUM(w) AS DOUBLE), CAST(0 AS DOUBLE)) AS affected_jaccard_index,
     CAST(SUM(CASE WHEN affected THEN CAST(0 AS DOUBLE) ELSE w END) AS DOUBLE) / NULLIF(CAST(SUM(w) AS DOUBLE), CAST(0 AS DOUBLE)) AS unaffected_jaccard_index
-  FROM proj.ds.abcde_cell_metrics AS cell_metrics
+  FROM `proj`.`ds`.`abcde_cell_metrics` AS cell_metrics
 )
 SELECT
   t.*,
   v.input_valid
 FROM overall_unflagged AS t
-CROSS JOIN proj.ds.abcde_validation AS v;
+CROSS JOIN `proj`.`ds`.`abcde_validation` AS v;

@@ -1,6 +1,6 @@
-DROP TABLE IF EXISTS proj.ds.abcde_slices_1;
+DROP TABLE IF EXISTS `proj`.`ds`.`abcde_slices_1`;
 
-CREATE TABLE proj.ds.abcde_slices_1 AS
+CREATE TABLE `proj`.`ds`.`abcde_slices_1` AS
 WITH slice_cells_1 AS (
   SELECT
     b,
@@ -9,7 +9,7 @@ WITH slice_cells_1 AS (
     s_1,
     SUM(item_rows) AS n,
     SUM(w) AS w
-  FROM proj.ds.abcde_cell_rows AS cell_rows
+  FROM `proj`.`ds`.`abcde_cell_rows` AS cell_rows
   WHERE
     common
   GROUP BY
@@ -20,7 +20,7 @@ WITH slice_cells_1 AS (
 ), total AS (
   SELECT
     SUM(w) AS total_w
-  FROM proj.ds.abcde_cell_metrics AS cell_metrics
+  FROM `proj`.`ds`.`abcde_cell_metrics` AS cell_metrics
 ), slices_1_unflagged AS (
   SELECT
     s.s_0 AS `provenance`,
@@ -37,7 +37,7 @@ WITH slice_cells_1 AS (
     CAST(SUM(s.w * m.jaccard_index) AS DOUBLE) / NULLIF(CAST(SUM(s.w) AS DOUBLE), CAST(0 AS DOUBLE)) AS jaccard_index,
     CAST(SUM(s.w * m.jaccard_distance) AS DOUBLE) / NULLIF(CAST(MAX(t.total_w) AS DOUBLE), CAST(0 AS DOUBLE)) AS contribution
   FROM slice_cells_1 AS s
-  JOIN proj.ds.abcde_cell_metrics AS m
+  JOIN `proj`.`ds`.`abcde_cell_metrics` AS m
     ON s.b = m.b AND s.e = m.e
   CROSS JOIN total AS t
   GROUP BY
@@ -48,4 +48,4 @@ SELECT
   t.*,
   v.input_valid
 FROM slices_1_unflagged AS t
-CROSS JOIN proj.ds.abcde_validation AS v;
+CROSS JOIN `proj`.`ds`.`abcde_validation` AS v;
