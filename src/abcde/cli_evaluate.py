@@ -196,12 +196,14 @@ def _reference_lines(refs: dict[str, dict[str, Any]], threshold: float) -> list[
     """Each system's reference system (§6.4), or that no system improves it."""
     out = []
     for s, r in refs.items():
+        who = " or ".join(str(t) for t in r["tied"])
+        tied = ", tied" if len(r["tied"]) > 1 else ""
         if r["uir"] > 0:
             robust = "robust" if r["uir"] >= threshold else "not robust"
-            who = ", ".join(r["tied"])
-            out.append(f"  {s}: {who} (UIR({who}, {s}) = {r['uir']:+.3f}, {robust})")
+            out.append(f"  {s}: {who} (UIR {r['uir']:+.3f} over {s}{tied}, {robust})")
         else:
-            out.append(f"  {s}: no system improves it (best UIR(x, {s}) = {r['uir']:+.3f})")
+            out.append(f"  {s}: no system improves it (the highest UIR over it is "
+                       f"{r['uir']:+.3f}, by {who})")
     return out
 
 
@@ -305,7 +307,7 @@ def evaluate_text(doc: dict[str, Any], top: int = 10) -> str:
         if cu and cu.get("value") is not None:
             par = cu["parametric"]["value"]
             parts.append(f"  UIR({c['experiment']}, {c['baseline']}) = {cu['value']:+.3f} over "
-                         f"{cu['n_cases']} {u['cases'] if u else ''} cases"
+                         f"{cu['n_cases']} cases ({u['cases'] if u else ''})"
                          + (f", parametric UIR {par:+.3f}" if par is not None else "")
                          + f": {cu['reading']}")
         elif cu and cu.get("error"):
@@ -313,8 +315,8 @@ def evaluate_text(doc: dict[str, Any], top: int = 10) -> str:
     if u and u.get("matrix"):
         excluded = (f"; {u['cases_excluded']} case(s) not held by every run left out"
                     if u["cases_excluded"] else "")
-        parts += ["", f"UIR over {u['n_cases']} {u['cases']} cases ({', '.join(u['metrics'])}"
-                  f"{excluded}):", _matrix_text(u["matrix"]), "",
+        parts += ["", f"UIR over {u['n_cases']} cases ({u['cases']}; "
+                  f"{', '.join(u['metrics'])}{excluded}):", _matrix_text(u["matrix"]), "",
                   "Reference system of each run (the one improving it most, §6.4):"]
         parts += _reference_lines(u["reference_systems"], u["threshold"])
         parts += ["", *_improves_lines(u["improves"], u["threshold"])]
