@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+import csv
 import json
+import math
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from reference import pointwise_by_group
+from reference_yandex import yandex_metrics
 
 from abcde.cli import main
+from abcde.uir import f_alpha
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
@@ -105,3 +110,144 @@ def test_evaluate_command_two_runs_json(tmp_path: Path) -> None:
         "evaluate", "--truth", str(EXAMPLES / "truth.csv"), "--actual",
         str(EXAMPLES / "base.csv"), "--uir-cases", "none"])
     assert text.exit_code == 0 and "Yandex" in text.output
+
+
+def read_csv(path: Path, column: str = "cluster_id") -> dict[str, str]:
+    with path.open(newline="") as fh:
+        return {row["item_id"]: row[column] for row in csv.DictReader(fh)}
+
+
+def test_uir_command_refuses_unreadable_files_with_exit_2(tmp_path: Path) -> None:
+    runner = CliRunner()
+    res = runner.invoke(main, ["uir", str(tmp_path / "missing.csv")])
+    assert res.exit_code == 2 and "no such file" in res.output
+    latin = tmp_path / "latin.csv"
+    latin.write_bytes("system,case,metric,value\nA,caf\xe9,precision,0.5\n".encode("latin-1"))
+    res = runner.invoke(main, ["uir", str(latin)])
+    assert res.exit_code == 2 and "not UTF-8" in res.output
+    extra = tmp_path / "extra.csv"
+    write_scores(extra, table3_rows())
+    extra.write_text(extra.read_text() + "A,11,precision,0.5,0.6\n")
+    res = runner.invoke(main, ["uir", str(extra)])
+    assert res.exit_code == 2 and "5 fields, but the header has 4" in res.output
+    bom = tmp_path / "bom.csv"
+    write_scores(bom, table3_rows())
+    bom.write_bytes(bom.read_text().encode("utf-8-sig"))
+    res = runner.invoke(main, ["uir", str(bom), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["uir"]["A"]["B"] == pytest.approx(0.2)
+
+
+def test_uir_command_sweeps_the_selected_metrics(tmp_path: Path) -> None:
+    """--metrics bcp,bcr: rows of other metrics (here precision, recall of only one
+    system) are ignored, and F_α combines bcp (weighted by α) and bcr."""
+    rows = [("A", "t1", "precision", 0.5), ("A", "t1", "recall", 0.5),
+            ("B", "t1", "precision", 0.1), ("A", "t1", "note", "n/a")]
+    scores = {"A": {"t1": (0.5, 0.5), "t2": (0.5, 0.5)},
+              "B": {"t1": (0.3, 0.9), "t2": (0.6, 0.6)}}
+    rows += [(s, t, m, v) for s, per in scores.items() for t, pr in per.items()
+             for m, v in zip(("bcp", "bcr"), pr, strict=True)]
+    path = tmp_path / "s.csv"
+    write_scores(path, rows)
+    res = CliRunner().invoke(main, ["uir", str(path), "--metrics", "bcp,bcr", "--format",
+                                    "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    # t1 biased (B better recall, worse precision), t2 B ≥ A on both: (0 − 1)/2
+    assert doc["uir"]["B"]["A"] == 0.5
+    assert doc["f_alpha_metrics"] == ["bcp", "bcr"]
+    f = {a: sum(f_alpha(p, r, a) for p, r in scores["B"].values()) / 2 for a in (0, 0.3, 1)}
+    assert f[0] == pytest.approx(0.75) and f[1] == pytest.approx(0.45)  # mean bcr, mean bcp
+    for a, v in f.items():
+        assert doc["f_alpha"]["B"][f"{a:g}"] == pytest.approx(v)
+    res = CliRunner().invoke(main, ["uir", str(path), "--metrics", "bcp", "--format", "json"])
+    doc = json.loads(res.output)
+    assert doc["f_alpha"] is None and "two metrics" in doc["f_alpha_note"]
+    text = CliRunner().invoke(main, ["uir", str(path), "--metrics", "bcp,bcr"]).output
+    assert "parametric UIR" in text and "Robust improvements" in text
+    assert "B improves A" in text and "B: no system improves it" in text
+    assert "alpha weighs bcp" in text
+
+
+def test_rel_tol_default_agrees_with_the_library() -> None:
+    from abcde.cli_evaluate import DEFAULT_REL_TOL as cli_default
+    from abcde.uir import DEFAULT_REL_TOL
+
+    assert cli_default == DEFAULT_REL_TOL
+
+
+def test_evaluate_reading_counts_ties_on_the_example() -> None:
+    """examples/: exp ≥ base on precision and recall in every truth cluster, most of them
+    ties (brute force of the pointwise definitions per truth cluster): UIR is small, yet
+    the reading must not call the gain weight-dependent, and must use the run names."""
+    truth = read_csv(EXAMPLES / "truth.csv")
+    weight = {i: float(w) for i, w in read_csv(EXAMPLES / "weights.csv", "weight").items()}
+    cases = {name: pointwise_by_group(truth, read_csv(EXAMPLES / f"{name}.csv"), weight,
+                                      truth)
+             for name in ("base", "exp")}
+    ge = {n: 0 for n in cases}
+    ties = biased = 0
+    for t, e in cases["exp"].items():
+        b = cases["base"][t]
+        eq = {m: math.isclose(e[m], b[m], rel_tol=1e-9) for m in ("precision", "recall")}
+        e_ge = all(eq[m] or e[m] > b[m] for m in eq)
+        b_ge = all(eq[m] or b[m] > e[m] for m in eq)
+        ge["exp"] += e_ge
+        ge["base"] += b_ge
+        ties += e_ge and b_ge
+        biased += not (e_ge or b_ge)
+    assert ties > 100 and biased == 0 and ge["exp"] == len(cases["exp"])
+    res = CliRunner().invoke(main, [
+        "evaluate", "--truth", str(EXAMPLES / "truth.csv"), "--actual",
+        str(EXAMPLES / "base.csv"), "--actual", str(EXAMPLES / "exp.csv"), "--weights",
+        str(EXAMPLES / "weights.csv"), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    u = json.loads(res.output)["comparisons"][0]["uir"]
+    assert (u["experiment_ge_baseline"], u["baseline_ge_experiment"], u["ties"],
+            u["biased"]) == (ge["exp"], ge["base"], ties, biased)
+    assert u["value"] == pytest.approx((ge["exp"] - ge["base"]) / len(cases["exp"]))
+    assert u["value"] < 0.25
+    assert "weighted" not in u["reading"] and "every weighting" in u["reading"]
+    assert "exp is better or equal" in u["reading"] and " A " not in u["reading"]
+
+
+def test_evaluate_table_has_slices_sweep_parametric_and_themes(tmp_path: Path) -> None:
+    res = CliRunner().invoke(main, [
+        "evaluate", "--truth", str(EXAMPLES / "truth.csv"), "--actual",
+        str(EXAMPLES / "base.csv"), "--actual", str(EXAMPLES / "exp.csv"), "--weights",
+        str(EXAMPLES / "weights.csv"), "--attributes", str(EXAMPLES / "attributes.csv"),
+        "--slice-by", "size_class", "--top", "3"])
+    assert res.exit_code == 0, res.output
+    out = res.output
+    for part in ("base: slices by size_class", "exp: slices by size_class", "singleton",
+                 "Mean F_alpha over test cases", "a=0.5", "parametric UIR",
+                 "Yandex themes with the lowest ECC", "Robust improvements",
+                 "exp: no system improves it"):
+        assert part in out, part
+
+
+def test_evaluate_worst_yandex_themes_match_the_reference(tmp_path: Path) -> None:
+    res = CliRunner().invoke(main, [
+        "evaluate", "--truth", str(EXAMPLES / "truth.csv"), "--actual",
+        str(EXAMPLES / "base.csv"), "--top", "5", "--uir-cases", "none", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    worst = json.loads(res.output)["runs"][0]["yandex"]["worst_themes"]
+    truth, actual = read_csv(EXAMPLES / "truth.csv"), read_csv(EXAMPLES / "base.csv")
+    basic = yandex_metrics(truth, actual, optimistic=False)["themes"]
+    optimistic = yandex_metrics(truth, actual, optimistic=True)["themes"]
+    want = sorted(t["ecc"] for t in basic.values() if t["ecc"] < 1)[:5]
+    assert [w["ecc_basic"] for w in worst] == pytest.approx(want)
+    for w in worst:
+        g = str(w["cluster_id"])
+        assert w["bcf1_basic"] == pytest.approx(basic[g]["bcf1"])
+        assert w["bcf1_optimistic"] == pytest.approx(optimistic[g]["bcf1"])
+        assert w["bcr"] == pytest.approx(basic[g]["bcr"])
+
+
+def test_evaluate_refuses_run_names_that_escape_out(tmp_path: Path) -> None:
+    out = tmp_path / "a" / "out"
+    res = CliRunner().invoke(main, [
+        "evaluate", "--truth", str(EXAMPLES / "truth.csv"), "--actual",
+        f"../esc={EXAMPLES / 'base.csv'}", "--out", str(out)])
+    assert res.exit_code == 2 and "path separator" in res.output
+    assert not (tmp_path / "a" / "esc").exists() and not out.exists()

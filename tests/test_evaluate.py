@@ -6,6 +6,7 @@ Yandex cluster_metrics reference (tests/reference_yandex.py) and the article's s
 from __future__ import annotations
 
 import math
+import random
 import tempfile
 from collections.abc import Iterator
 from fractions import Fraction as Fr
@@ -13,6 +14,7 @@ from pathlib import Path
 
 import duckdb
 import pytest
+import sqlglot
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from reference import (
@@ -34,15 +36,19 @@ from sklearn.metrics import (
     normalized_mutual_info_score,
 )
 from sklearn.metrics.cluster import pair_confusion_matrix
+from sqlglot import exp
 from strategies import clusterings
 
+from abcde.dialects import DIALECTS, to_sql
 from abcde.engines import connect
 from abcde.errors import InputError
-from abcde.evaluation import CLASSIC_METRICS, evaluate
+from abcde.evaluation import CLASSIC_METRICS, evaluate, evaluation_pipeline, run_names
+from abcde.inputs import open_inputs
 from abcde.pipeline import Pipeline
 from abcde.templates import render
 
 YANDEX = Path(__file__).parent / "data" / "yandex"
+EXAMPLES = Path(__file__).parent.parent / "examples"
 REL = 1e-9
 HYPOTHESIS = settings(max_examples=15, deadline=None,
                       suppress_health_check=[HealthCheck.too_slow,
@@ -265,6 +271,13 @@ def test_yandex_unlabelled_items_by_hand(eng: object, tmp_path: Path) -> None:
     assert themes["g1"]["bcp_basic"] == pytest.approx(5 / 9)
     assert themes["g1"]["bcp_optimistic"] == pytest.approx(8 / 9)
     assert themes["g1"]["bcr"] == pytest.approx(5 / 9)
+    # BCF1(g1) = F1(BCP(g1), BCR(g1)): basic F1(5/9, 5/9) = 5/9; optimistic
+    # 2·(8/9)(5/9)/(8/9 + 5/9) = 80/117
+    assert themes["g1"]["bcf1_basic"] == pytest.approx(5 / 9)
+    assert themes["g1"]["bcf1_optimistic"] == pytest.approx(80 / 117)
+    # g2: BCP 1/3 basic, 2/3 optimistic, BCR 1: F1 = 1/2 and 4/5
+    assert themes["g2"]["bcf1_basic"] == pytest.approx(1 / 2)
+    assert themes["g2"]["bcf1_optimistic"] == pytest.approx(4 / 5)
     assert y["basic"]["ecc"] == pytest.approx(11 / 27)
     assert y["optimistic"]["ecc"] == pytest.approx(2 / 3)
     assert y["basic"]["bcp"] == pytest.approx(4 / 9)
@@ -295,6 +308,14 @@ def test_yandex_unclustered_truth_items_by_hand(eng: object, tmp_path: Path) -> 
         assert y[kind]["bcf1"] == pytest.approx(12 / 41)
     assert themes["g3"]["bcp_basic"] is None
     assert themes["g3"]["ecc_basic"] == 0 and themes["g3"]["bcr"] == 0
+    assert themes["g3"]["bcf1_basic"] == 0 == themes["g3"]["bcf1_optimistic"]
+    # g1: F1(5/6, 5/16) = 2·(25/96)/(55/48) = 5/11; g2: F1(1/2, 1/4) = 1/3
+    assert themes["g1"]["bcf1_basic"] == pytest.approx(5 / 11)
+    assert themes["g2"]["bcf1_basic"] == pytest.approx(1 / 3)
+    # worst themes by ECC (basic): g3 (0), g2 (1/4), g1 (1/2)
+    assert [t["cluster_id"] for t in y["worst_themes"]] == ["g3", "g2", "g1"]
+    assert y["worst_themes"][1]["bcf1_basic"] == pytest.approx(1 / 3)
+    assert y["worst_themes"][0]["items"] == 1
     assert themes["g1"]["items"] == 4 and themes["g1"]["clustered_items"] == 3
     assert y["themes"] == 3 and y["themes_with_recall"] == 2
 
@@ -330,6 +351,15 @@ def test_yandex_matches_reference(eng: object, data: tuple[dict, dict]) -> None:
             assert close(themes[g][f"ecc_{kind}"], t["ecc"]), (g, kind)
             assert close(themes[g][f"bcp_{kind}"], t["bcp"]), (g, kind)
             assert close(themes[g]["bcr"], t["bcr"]), g
+            assert close(themes[g][f"bcf1_{kind}"], t["bcf1"]), (g, kind)
+    # the worst themes: ECC (basic) ascending among themes with ECC < 1, at most `top`
+    ref = yandex_metrics(truth, actual, optimistic=False)["themes"]
+    want = sorted(t["ecc"] for t in ref.values() if t["ecc"] < 1 - 1e-12)[:10]
+    got = y["worst_themes"]
+    assert len(got) == len(want)
+    assert all(close(a["ecc_basic"], b) for a, b in zip(got, want, strict=True))
+    for row in got:
+        assert close(row["bcf1_basic"], ref[row["cluster_id"]]["bcf1"])
 
 
 # ------------------------------------------------------------ several runs, UIR
@@ -376,3 +406,108 @@ def test_uir_cases_by_slice(eng: object) -> None:
     assert res.uir["cases"] == "slice:lang" and res.uir["n_cases"] == 2
     # "en" is split in worse: truth_copy ≥ worse there; "de" is equal: a tie.
     assert res.uir["matrix"]["truth_copy"]["worse"] == pytest.approx((2 - 1) / 2)
+
+
+def write_csv(path: Path, header: str, rows: list[tuple[object, object]]) -> Path:
+    path.write_text(header + "\n" + "".join(f"{a},{b}\n" for a, b in rows))
+    return path
+
+
+def test_identical_partitions_shuffled_and_renamed_tie(eng: object, tmp_path: Path) -> None:
+    """The same partition with renamed clusters and shuffled rows scores each truth
+    cluster identically (as exact rationals): UIR 0 with every case tied, parametric UIR
+    0 — although the engine's per-case sums, taken in another order, differ in their last
+    bits (compared exactly they produce spurious wins)."""
+    rng = random.Random(5)
+    truth = {f"i{j}": f"g{rng.randrange(20)}" for j in range(1000)}
+    run = {i: f"{g}_{rng.random() < 0.5}" for i, g in truth.items()}
+    items = list(run)
+    rng.shuffle(items)
+    t = write_csv(tmp_path / "t.csv", "item_id,cluster_id", list(truth.items()))
+    r1 = write_csv(tmp_path / "r1.csv", "item_id,cluster_id", list(run.items()))
+    r2 = write_csv(tmp_path / "r2.csv", "item_id,cluster_id", [(i, "Z" + run[i]) for i in items])
+    w = write_csv(tmp_path / "w.csv", "item_id,weight", [(i, rng.random()) for i in truth])
+    res = evaluate(t, [r1, r2], w, engine=eng, top=0)
+    (cmp_,) = res.comparisons
+    u = cmp_["uir"]
+    assert (u["value"], u["ties"], u["biased"], u["n_cases"]) == (0.0, 20, 0, 20)
+    assert u["parametric"]["value"] == 0.0
+    assert res.uir["matrix"] == {"r1": {"r1": 0.0, "r2": 0.0}, "r2": {"r1": 0.0, "r2": 0.0}}
+    assert "no difference" in u["reading"]
+    for m, d in cmp_["deltas"]["overall"].items():
+        assert d == pytest.approx(0, abs=1e-12), m
+
+
+def test_one_uir_per_pair_and_f_alpha_over_the_uir_metrics(eng: object) -> None:
+    """A run lacking truth cluster 3 entirely: the pairwise comparisons and the matrix
+    use the same cases (those every run has), so each pair has one UIR."""
+    truth = {"a": 1, "b": 1, "c": 2, "d": 2, "e": 3, "f": 3}
+    split = {"a": 1, "b": 9, "c": 2, "d": 2, "e": 3, "f": 3}
+    perfect = dict(truth)
+    partial = {"a": 1, "b": 1, "c": 2, "d": 7}  # no item of truth cluster 3
+    res = evaluate(truth, [split, perfect, partial], names=["split", "perfect", "partial"],
+                   engine=eng)
+    assert res.uir["n_cases"] == 2 and res.uir["cases_excluded"] == 1
+    for c in res.comparisons:
+        assert c["uir"]["n_cases"] == 2 and c["uir"]["cases_excluded"] == 1
+        assert c["uir"]["value"] == res.uir["matrix"][c["experiment"]][c["baseline"]]
+    # on cases 1, 2: perfect ≥ split on both (tie on 2) → (2 − 1)/2
+    sp = res.comparisons[0]
+    assert sp["uir"]["value"] == pytest.approx(1 / 2)
+    assert "perfect" in sp["uir"]["reading"] and "split" in sp["uir"]["reading"]
+    assert res.uir["f_alpha_metrics"] == ["precision", "recall"]
+    # f1 and accuracy: α weighs f1 (the first); mean over the cases of F_α(f1, accuracy)
+    res2 = evaluate(truth, [split, perfect], names=["split", "perfect"],
+                    uir_metrics="accuracy,f1", engine=eng)
+    assert res2.uir["f_alpha_metrics"] == ["accuracy", "f1"]
+    assert res2.uir["f_alpha"]["perfect"]["0.5"] == 1.0
+    # split, truth cluster 1 = {a, b}: cells (1, 1) and (1, 9), each of one item of
+    # weight 1; f1 per cell 2·1/(2 + 1) = 2/3 (both). Accuracy: W = 6, the split pair
+    # is the only error: FN of each cell 1 → (6 − 1)/6. Cases 2 and 3: all 1.
+    f_half = 1 / (0.5 / (5 / 6) + 0.5 / (2 / 3))
+    assert res2.uir["f_alpha"]["split"]["0.5"] == pytest.approx((f_half + 2) / 3)
+    res3 = evaluate(truth, [split, perfect], uir_metrics="precision,recall,f1", engine=eng)
+    assert res3.uir["f_alpha"] is None and "two metrics" in res3.uir["f_alpha_note"]
+
+
+def test_run_names_from_tables_and_unsafe_names(tmp_path: Path) -> None:
+    db = tmp_path / "t.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE SCHEMA s1; CREATE SCHEMA s2")
+    for table in ("truth", "run_v1", "run_v2", "s1.run", "s2.run"):
+        con.execute(f"CREATE TABLE {table} AS SELECT * FROM (VALUES ('a', 'x'), ('b', 'x'))"
+                    " AS t(item_id, cluster_id)")
+    con.close()
+    res = evaluate("main.truth", ["main.run_v1", "run_v2"], db=db, uir_cases=None)
+    assert [r.name for r in res.runs] == ["run_v1", "run_v2"]
+    res = evaluate("truth", ["s1.run", "s2.run"], db=db, uir_cases=None)
+    assert [r.name for r in res.runs] == ["run_1", "run_2"]  # the same table name twice
+    assert run_names([EXAMPLES / "base.csv", "dir.v2/exp.parquet", {}], None) == [
+        "base", "exp", "run_3"]
+    assert run_names(["a.csv", "b.csv"], [None, "new"]) == ["a", "new"]
+    for bad in ("../esc", "a/b", "a\\b", "..", ".", "", "tab\there", "nl\n"):
+        with pytest.raises(InputError, match="cannot be used"):
+            run_names(["x.csv"], [bad])
+
+
+@pytest.mark.parametrize("dialect", DIALECTS)
+def test_evaluation_sql_divides_only_doubles(eng: object, dialect: str) -> None:
+    """ENGINES.md: every division has both operands cast to DOUBLE (Snowflake keeps 6
+    decimals of an integer or decimal quotient, Spark divides decimals exactly), no LOG
+    (log10 on DuckDB), no integer division — in every evaluation step."""
+    attrs = {"i1": {"part": "a"}, "i2": {"part": "b"}, "i3": {"part": "b"}}
+    inputs = open_inputs(eng, FIG2_TRUTH, FIG2_ACTUAL, FIG2_WEIGHT, attrs,
+                         attribute_names=["part"], roles=("truth", "actual"))
+    p = evaluation_pipeline(inputs, [["part"]])
+    p.add("worst", render("evaluate/worst_clusters.sql", relation="truth_clusters",
+                          metrics=POINTWISE_METRICS, k=3))
+    p.add("worst_themes", render("evaluate/yandex_worst_themes.sql", k=3))
+    for name in p.steps:
+        tree = sqlglot.parse_one(to_sql(p.query(name), dialect), read=dialect)
+        assert not list(tree.find_all(exp.Log)), name
+        assert not list(tree.find_all(exp.IntDiv)), name
+        for div in tree.find_all(exp.Div):
+            for side in (div.this, div.expression):
+                node = side.this if isinstance(side, exp.Nullif) else side
+                assert isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.DOUBLE, (
+                    name, div.sql(dialect))

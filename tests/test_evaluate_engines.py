@@ -79,6 +79,11 @@ def test_evaluate_agrees_across_engines(engine: Engine, duckdb_numbers: dict[str
             ref = yandex_metrics(c["truth"], actual, optimistic=opt)
             for m in YANDEX_METRICS:
                 assert math.isclose(run["yandex"][kind][m], ref[m], rel_tol=1e-9), m
+            for row in run["yandex"]["worst_themes"]:  # per-theme BCF1 (and ECC order)
+                theme = ref["themes"][row["cluster_id"]]
+                assert math.isclose(row[f"bcf1_{kind}"], theme["bcf1"], rel_tol=1e-9)
+        eccs = [row["ecc_basic"] for row in run["yandex"]["worst_themes"]]
+        assert eccs == sorted(eccs) and len(eccs) == 10
         assert set(run["classic"]) == set(CLASSIC_METRICS)
     flat_got, flat_want = _flat(got), _flat(duckdb_numbers)
     skip = ("/inputs", "/runs[0]/input", "/runs[1]/input")

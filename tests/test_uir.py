@@ -18,6 +18,7 @@ from abcde.uir import (
     UirInputError,
     case_differences,
     f_alpha,
+    f_alpha_metrics,
     f_alpha_sweep,
     improved_systems,
     interpret_uir,
@@ -91,11 +92,55 @@ def test_all_biased_is_zero() -> None:
 def test_tolerance_turns_near_ties_into_ties() -> None:
     a = {1: {"precision": 0.1 + 0.2, "recall": 0.5}}  # 0.30000000000000004
     b = {1: {"precision": 0.3, "recall": 0.5}}
-    assert uir(a, b, M).uir == 1.0  # exact comparison, as in the paper
-    res = uir(a, b, M, tol=1e-12)
+    res = uir(a, b, M)  # default: relative 1e-9
     assert (res.uir, res.ties) == (0.0, 1)
+    assert uir(a, b, M, rel_tol=0.0).uir == 1.0  # exact comparison, as in the paper
+    res = uir(a, b, M, tol=1e-12, rel_tol=0.0)  # absolute tolerance
+    assert (res.uir, res.ties) == (0.0, 1)
+    # |x − y| ≤ 1e-9·max(|x|, |y|): 0.5·(1 + 0.9e-9) ties with 0.5, 0.5·(1 + 2e-9) does not
+    c = {1: {"precision": 0.3, "recall": 0.5 * (1 + 0.9e-9)}}
+    d = {1: {"precision": 0.3, "recall": 0.5 * (1 + 2e-9)}}
+    assert uir(c, b, M).ties == 1 and uir(d, b, M).uir == 1.0
     with pytest.raises(UirInputError, match="tol"):
         uir(a, b, M, tol=-1.0)
+    with pytest.raises(UirInputError, match="rel_tol"):
+        uir(a, b, M, rel_tol=math.nan)
+
+
+def _weighted_mean(pairs: list[tuple[float, float]]) -> float:
+    return math.fsum(w * x for w, x in pairs) / math.fsum(w for w, _ in pairs)
+
+
+def test_float_noise_of_summed_scores_ties() -> None:
+    """Per-case scores are weighted means (sums) whose last bits depend on the order of
+    the terms: the same case summed in two orders — exactly equal as fractions — must
+    tie, so that two runs treating every case identically get UIR 0, all cases tied,
+    and a parametric UIR of 0."""
+    rng = np.random.default_rng(8)
+    a: dict[int, dict[str, float]] = {}
+    b: dict[int, dict[str, float]] = {}
+    for t in range(40):
+        terms = {m: [(float(w), float(x)) for w, x in rng.random((30, 2))] for m in M}
+        a[t] = {m: sum(w * x for w, x in v) / sum(w for w, _ in v) for m, v in terms.items()}
+        # the same terms in reverse order
+        b[t] = {m: sum(w * x for w, x in v[::-1]) / sum(w for w, _ in v[::-1])
+                for m, v in terms.items()}
+        for m, v in terms.items():  # mathematically identical (exact rationals)
+            exact = [(Fraction(w), Fraction(x)) for w, x in v]
+            assert math.isclose(a[t][m], float(sum(w * x for w, x in exact)
+                                               / sum(w for w, _ in exact)), rel_tol=1e-14)
+    noisy = sum(a[t] != b[t] for t in a)
+    assert noisy > 10  # the orders do change the last bits
+    assert uir(a, b, M, rel_tol=0.0).ties < 40  # compared exactly: spurious wins
+    res = uir(a, b, M)
+    assert (res.uir, res.ties, res.biased, res.n_cases) == (0.0, 40, 0, 40)
+    assert uir_matrix({"A": a, "B": b}, M) == {"A": {"A": 0.0, "B": 0.0},
+                                               "B": {"A": 0.0, "B": 0.0}}
+    d = case_differences(a, b, M)
+    assert not d.any()
+    p = parametric_uir(d)
+    assert (p.uir, p.method) == (0.0, "degenerate")
+    assert "no difference" in res.reading
 
 
 # ---------------------------------------------------------------- properties
@@ -307,9 +352,37 @@ def test_interpret_uir_rule_of_thumb() -> None:
     assert interpret_uir(-0.3).startswith("robust degradation")
     assert interpret_uir(0.4, threshold=0.5).startswith("not robust")
     a, b = table3()
-    assert uir(a, b, M).reading.startswith("not robust")  # 0.2 < 0.25
+    # 0.2 < 0.25 and 2 of the 10 cases are metric-biased (§4.2): F depends on weights
+    reading = interpret_uir(uir(a, b, M), names=("new", "old"))
+    assert reading.startswith("not robust") and "weighted" in reading
+    assert "2 metric-biased" in reading and "new" in reading and "old" in reading
     with pytest.raises(ValueError):
         interpret_uir(1.5)
+
+
+def test_interpret_uir_ties_without_biased_cases() -> None:
+    """181 cases: a better on both metrics in 6, equal in 175, none biased → UIR 6/181
+    < 0.25 (ties cancel, §4.2), yet a ≥∀ b on every case, so F_α(a) ≥ F_α(b) on every
+    case for every α (§5.2.1): the reading must not call it weight-dependent."""
+    a = {t: {"precision": 0.9, "recall": 0.8 if t < 6 else 0.7} for t in range(181)}
+    b = {t: {"precision": 0.9, "recall": 0.7} for t in range(181)}
+    res = uir(a, b, M)
+    assert (res.ties, res.biased, res.a_ge_b, res.b_ge_a) == (175, 0, 181, 175)
+    assert res.uir == pytest.approx(6 / 181)
+    for t in a:  # the claim of the reading, checked on F itself
+        for alpha in ALPHA_SWEEP:
+            assert f_alpha(a[t]["precision"], a[t]["recall"], alpha) >= f_alpha(
+                b[t]["precision"], b[t]["recall"], alpha)
+    reading = interpret_uir(res, names=("exp", "base"))
+    assert "weighted" not in reading and "every weighting" in reading
+    assert "exp is better or equal on every metric in every case" in reading
+    assert "175 tied" in reading and "0 metric-biased" in reading
+    back = interpret_uir(uir(b, a, M), names=("base", "exp"))
+    assert "exp is better or equal" in back
+    # both sides win some cases, none biased: not weight-dependent, but not robust
+    c = {t: {"precision": 0.9, "recall": 0.6 if t < 3 else a[t]["recall"]} for t in a}
+    mixed = interpret_uir(uir(c, b, M), names=("c", "base"))
+    assert mixed.startswith("not robust") and "each system is better on some" in mixed
 
 
 # ----------------------------------------------------------- parametric UIR
@@ -450,6 +523,51 @@ def test_read_scores_csv_and_jsonl(tmp_path: Path) -> None:
         assert read[0] == ("A", "1", "precision", 0.5)
         assert uir_matrix(read, M)["A"]["B"] == pytest.approx(0.2)
         assert pivot_scores(read, M)["B"]["7"] == {"precision": 0.6, "recall": 0.5}
+
+
+def test_read_scores_bom_extra_fields_and_unreadable_files(tmp_path: Path) -> None:
+    p = tmp_path / "bom.csv"
+    p.write_bytes("system,case,metric,value\nA,t1,precision,0.5\n".encode("utf-8-sig"))
+    assert read_scores(p) == [("A", "t1", "precision", 0.5)]  # Excel's "CSV UTF-8"
+    p.write_text("system,case,metric,value\nA,t1,precision,0.5,0.7\n")
+    with pytest.raises(UirInputError, match=r"line 2: 5 fields, but the header has 4"):
+        read_scores(p)
+    p.write_text("system,case,metric,value\nA,t1,precision\n")
+    with pytest.raises(UirInputError, match=r"line 2: 3 field\(s\), but the header has 4"):
+        read_scores(p)
+    with pytest.raises(UirInputError, match="no such file"):
+        read_scores(tmp_path / "missing.csv")
+    with pytest.raises(UirInputError, match="is a directory"):
+        read_scores(tmp_path)
+    p.write_bytes("system,case,metric,value\nA,caf\xe9,precision,0.5\n".encode("latin-1"))
+    with pytest.raises(UirInputError, match="not UTF-8"):
+        read_scores(p)
+    j = tmp_path / "bom.jsonl"
+    j.write_bytes('{"system": "A", "case": 1, "metric": "p", "value": 0.5}\n'
+                  .encode("utf-8-sig"))
+    assert read_scores(j) == [("A", "1", "p", 0.5)]
+
+
+def test_read_scores_skips_rows_of_other_metrics(tmp_path: Path) -> None:
+    p = tmp_path / "s.csv"
+    p.write_text("system,case,metric,value\nA,1,bcp,0.5\nA,1,note,n/a\nA,1,note,n/a\n")
+    assert read_scores(p, ["bcp"]) == [("A", "1", "bcp", 0.5)]
+    with pytest.raises(UirInputError, match="not a number"):
+        read_scores(p)
+    with pytest.raises(UirInputError, match=r"no score rows for the metric\(s\) 'recall'"):
+        read_scores(p, ["recall"])
+    # pivot_scores ignores other metrics entirely, even repeated ones
+    rows = [("A", 1, "bcp", 0.5), ("B", 1, "bcp", 0.4), ("A", 1, "x", 1.0), ("A", 1, "x", 2.0)]
+    assert pivot_scores(rows, ["bcp"]) == {"A": {1: {"bcp": 0.5}}, "B": {1: {"bcp": 0.4}}}
+
+
+def test_f_alpha_metrics_pair() -> None:
+    assert f_alpha_metrics(["recall", "precision"]) == ("precision", "recall")
+    assert f_alpha_metrics(["bcp", "bcr"]) == ("bcp", "bcr")
+    assert f_alpha_metrics(["precision"]) is None
+    assert f_alpha_metrics(["precision", "recall", "f1"]) is None
+    with pytest.raises(UirInputError, match=">= 0"):
+        f_alpha_sweep([("S", 1, "p", -0.5), ("S", 1, "r", 0.5)], "p", "r")
 
 
 def test_read_scores_errors(tmp_path: Path) -> None:

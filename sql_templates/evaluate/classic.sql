@@ -1,7 +1,8 @@
 {# The classic, unweighted metrics of an actual clustering against the truth, from the
    cells (b = truth cluster, e = actual cluster, n = items) of T (SPEC §5; pointwise
-   paper §4). Every count is cast to DOUBLE before it is squared: C(n, 2) overflows
-   64-bit integers near n = 4.3e9 (ENGINES.md).
+   paper §4). Every count is cast to DOUBLE before it is multiplied: C(n, 2) overflows
+   64-bit integers near n = 4.3e9; every division goes through fdiv, as Snowflake and
+   Spark divide integers and decimals to a few decimals (ENGINES.md).
 
    Pairs (unordered, of distinct items): TP = Σ_c C(n_c, 2); together in the truth
    S_b = Σ_b C(N_b, 2); together in the actual S_e = Σ_e C(N_e, 2);
@@ -42,9 +43,9 @@ cl_by_e AS (
 cl_terms AS (
   SELECT
     c.b,
-    c.n * (c.n - 1) / 2 AS pairs,
-    c.n * CAST(i.split_n AS DOUBLE) / 2 AS split_pairs,
-    c.n * CAST(i.merge_n AS DOUBLE) / 2 AS merge_pairs,
+    {{ fdiv('c.n * (c.n - 1)', '2') }} AS pairs,
+    {{ fdiv('c.n * CAST(i.split_n AS DOUBLE)', '2') }} AS split_pairs,
+    {{ fdiv('c.n * CAST(i.merge_n AS DOUBLE)', '2') }} AS merge_pairs,
     c.n * ({{ ln('bb.n_b') }} - {{ ln('c.n') }}) AS n_ln_b,
     c.n * ({{ ln('ee.n_e') }} - {{ ln('c.n') }}) AS n_ln_e,
     {{ fdiv('2 * c.n', 'bb.n_b + ee.n_e') }} AS f
@@ -62,8 +63,8 @@ cl_sums AS (
     (SELECT SUM(pairs) FROM cl_terms) AS tp,
     (SELECT SUM(merge_pairs) FROM cl_terms) AS fp,
     (SELECT SUM(split_pairs) FROM cl_terms) AS fn,
-    (SELECT SUM(n_b * (n_b - 1) / 2) FROM cl_by_b) AS s_b,
-    (SELECT SUM(n_e * (n_e - 1) / 2) FROM cl_by_e) AS s_e,
+    (SELECT SUM({{ fdiv('n_b * (n_b - 1)', '2') }}) FROM cl_by_b) AS s_b,
+    (SELECT SUM({{ fdiv('n_e * (n_e - 1)', '2') }}) FROM cl_by_e) AS s_e,
     (SELECT SUM(max_n) FROM cl_by_e) AS purity_n,
     (SELECT SUM(max_n) FROM cl_by_b) AS inverse_purity_n,
     (SELECT SUM(bb.n_b * f.best_f) FROM cl_fung AS f JOIN cl_by_b AS bb ON f.b = bb.b) AS fung_n,
@@ -75,9 +76,9 @@ cl_sums AS (
 cl_entropies AS (
   SELECT
     s.*,
-    s.n * (s.n - 1) / 2 AS all_pairs,
-    {# E = S_b·S_e/C(N, 2), the expected TP of the adjusted Rand index #}
-    {{ fdiv('s.s_b * s.s_e', 's.n * (s.n - 1) / 2') }} AS expected_tp,
+    {{ fdiv('s.n * (s.n - 1)', '2') }} AS all_pairs,
+    {# E = S_b·S_e/C(N, 2) = 2·S_b·S_e/(N(N − 1)), the expected TP of the adjusted Rand index #}
+    {{ fdiv('2 * s.s_b * s.s_e', 's.n * (s.n - 1)') }} AS expected_tp,
     {{ fdiv('s.n_h_c_given_k', 's.n') }} AS h_c_given_k,
     {{ fdiv('s.n_h_k_given_c', 's.n') }} AS h_k_given_c,
     {{ fdiv('s.n_h_c', 's.n') }} AS h_c,
@@ -91,7 +92,8 @@ cl_scores AS (
     COALESCE({{ fdiv('e.tp', 'e.s_e') }}, CAST(1 AS DOUBLE)) AS pairwise_precision,
     COALESCE({{ fdiv('e.tp', 'e.s_b') }}, CAST(1 AS DOUBLE)) AS pairwise_recall,
     CASE WHEN e.fp = 0 AND e.fn = 0 THEN CAST(1 AS DOUBLE)
-         ELSE {{ fdiv('e.tp - e.expected_tp', '(e.s_b + e.s_e) / 2 - e.expected_tp') }}
+         {# (TP − E)/((S_b + S_e)/2 − E), both sides doubled #}
+         ELSE {{ fdiv('2 * (e.tp - e.expected_tp)', 'e.s_b + e.s_e - 2 * e.expected_tp') }}
     END AS adjusted_rand_index,
     CASE WHEN e.h_c = 0 THEN CAST(1 AS DOUBLE)
          ELSE GREATEST(CAST(1 AS DOUBLE) - {{ fdiv('e.h_c_given_k', 'e.h_c') }}, CAST(0 AS DOUBLE))
@@ -101,7 +103,7 @@ cl_scores AS (
     END AS completeness,
     {# I(C; K) = H(C) − H(C|K) #}
     CASE WHEN e.h_c = 0 AND e.h_k = 0 THEN CAST(1 AS DOUBLE)
-         ELSE GREATEST({{ fdiv('e.h_c - e.h_c_given_k', '(e.h_c + e.h_k) / 2') }}, CAST(0 AS DOUBLE))
+         ELSE GREATEST({{ fdiv('2 * (e.h_c - e.h_c_given_k)', 'e.h_c + e.h_k') }}, CAST(0 AS DOUBLE))
     END AS nmi
   FROM cl_entropies AS e
 )

@@ -12,7 +12,8 @@
    The product is exp(Σ ln(1 − p_m)) over the preceding clusters, and 0 as soon as one
    of them has p_m = 1 (counted apart: LN(0) is never evaluated).
    BCP(g) = Σ common·precision / Σ common (NULL when no item of g is clustered);
-   BCR(g) = Σ common·recall / |g|. #}
+   BCR(g) = Σ common·recall / |g|; BCF1(g) = 2·BCP(g)·BCR(g)/(BCP(g) + BCR(g)), 0 when
+   both are 0 or BCP(g) is NULL (Yandex's tool prints these per theme with -v). #}
 WITH yt_unclustered AS (
   SELECT b, SUM(item_rows) AS n
   FROM cell_rows
@@ -87,16 +88,35 @@ yt_per_theme AS (
     SUM(common * recall) AS common_recall
   FROM yt_ordered
   GROUP BY b
+),
+yt_final AS (
+  SELECT
+    t.b AS cluster_id,
+    t.size AS items,
+    COALESCE(p.clustered, CAST(0 AS DOUBLE)) AS clustered_items,
+    COALESCE(p.clusters, 0) AS actual_clusters,
+{% for kind, name in (('basic', 'basic'), ('opt', 'optimistic')) %}
+    COALESCE(p.ecc_{{ kind }}, CAST(0 AS DOUBLE)) AS ecc_{{ name }},
+    p.bcp_{{ kind }} AS bcp_{{ name }},
+{% endfor %}
+    COALESCE({{ fdiv('p.common_recall', 't.size') }}, CAST(0 AS DOUBLE)) AS bcr
+  FROM yt_themes AS t
+  LEFT JOIN yt_per_theme AS p ON t.b = p.b
 )
 SELECT
-  t.b AS cluster_id,
-  t.size AS items,
-  COALESCE(p.clustered, CAST(0 AS DOUBLE)) AS clustered_items,
-  COALESCE(p.clusters, 0) AS actual_clusters,
-{% for kind, name in (('basic', 'basic'), ('opt', 'optimistic')) %}
-  COALESCE(p.ecc_{{ kind }}, CAST(0 AS DOUBLE)) AS ecc_{{ name }},
-  p.bcp_{{ kind }} AS bcp_{{ name }},
+  cluster_id,
+  items,
+  clustered_items,
+  actual_clusters,
+{% for name in ('basic', 'optimistic') %}
+  ecc_{{ name }},
+  bcp_{{ name }},
 {% endfor %}
-  COALESCE({{ fdiv('p.common_recall', 't.size') }}, CAST(0 AS DOUBLE)) AS bcr
-FROM yt_themes AS t
-LEFT JOIN yt_per_theme AS p ON t.b = p.b
+  bcr,
+{% for name in ('basic', 'optimistic') %}
+  {# NULL + bcr > 0 is NULL: a theme without BCP gets BCF1 0 #}
+  CASE WHEN bcp_{{ name }} + bcr > 0
+       THEN {{ fdiv('2 * bcp_' ~ name ~ ' * bcr', 'bcp_' ~ name ~ ' + bcr') }}
+       ELSE CAST(0 AS DOUBLE) END AS bcf1_{{ name }}{{ ',' if not loop.last }}
+{% endfor %}
+FROM yt_final

@@ -23,6 +23,7 @@ runs in Python (`abcde.uir`) on the per-case tables the engine returns.
 from __future__ import annotations
 
 import math
+import unicodedata
 from collections.abc import Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
@@ -33,15 +34,17 @@ from abcde.cells import add_cell_steps, add_item_steps
 from abcde.engines import Engine, engine_for
 from abcde.errors import InputError
 from abcde.impact import OUT_FORMATS, _clean, _coverage, check_slice_names, parse_slicings
-from abcde.inputs import Columns, Inputs, open_inputs
+from abcde.inputs import FILE_FORMATS, Columns, Inputs, open_inputs
 from abcde.pipeline import Pipeline
 from abcde.ranking import rank_key
 from abcde.templates import render as _render
 from abcde.uir import (
     ALPHA_SWEEP,
+    DEFAULT_REL_TOL,
     UIR_ROBUST_THRESHOLD,
     UirInputError,
     case_differences,
+    f_alpha_metrics,
     f_alpha_sweep,
     improved_systems,
     interpret_uir,
@@ -158,18 +161,53 @@ def parse_uir_metrics(metrics: str | Sequence[str] | None) -> tuple[str, ...]:
     return out
 
 
-def run_names(actual: Sequence[object], names: Sequence[str] | None) -> list[str]:
-    """Names of the runs: given, else the file stems (made unique), else run_1, ..."""
-    if names is not None:
-        out = [str(n) for n in names]
-        if len(out) != len(actual):
-            raise InputError(f"{len(out)} name(s) for {len(actual)} actual run(s)",
-                             hint="Give one name per --actual.")
-    else:
-        out = [Path(a).stem if isinstance(a, str | Path) else f"run_{k + 1}"
-               for k, a in enumerate(actual)]
-        if len(set(out)) < len(out):
-            out = [f"{n}_{k + 1}" if out.count(n) > 1 else n for k, n in enumerate(out)]
+def default_run_name(source: object, k: int) -> str:
+    """A file's name without its suffix; a table's own name (`main.run_v1` → `run_v1`,
+    without the schema); `run_<k + 1>` for anything else. Files and tables are told apart
+    as `abcde.inputs.open_source` does: a path that exists or has a known file suffix."""
+    if isinstance(source, Path):
+        return source.stem
+    if isinstance(source, str):
+        path = Path(source)
+        if path.exists() or path.suffix.lower() in FILE_FORMATS:
+            return path.stem
+        return source.rsplit(".", 1)[-1].strip('"`[]')
+    return f"run_{k + 1}"
+
+
+def check_run_name(name: str) -> None:
+    """Refuse a name that cannot serve as the directory `--out DIR/<name>/` (and as a
+    plain label): empty, `.`/`..`, path separators, control characters."""
+    bad = None
+    if not name.strip():
+        bad = "it is empty"
+    elif name in (".", ".."):
+        bad = "it is '.' or '..'"
+    elif "/" in name or "\\" in name:
+        bad = "it contains a path separator"
+    elif any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in name):
+        bad = "it contains a control character"
+    if bad:
+        raise InputError(f"run name {name!r} cannot be used: {bad} (run names become "
+                         "directory names under --out and labels in the report)",
+                         hint="Name the run with NAME=PATH, e.g. --actual v2=run.parquet.")
+
+
+def run_names(actual: Sequence[object], names: Sequence[str | None] | None) -> list[str]:
+    """Names of the runs: given, else `default_run_name` (default names repeated among
+    all runs get a suffix _k, k = the run's position). A None in `names` asks for the
+    default of that run."""
+    if names is None:
+        names = [None] * len(actual)
+    if len(names) != len(actual):
+        raise InputError(f"{len(names)} name(s) for {len(actual)} actual run(s)",
+                         hint="Give one name per --actual.")
+    defaults = [default_run_name(a, k) for k, a in enumerate(actual)]
+    defaults = [f"{n}_{k + 1}" if defaults.count(n) > 1 else n
+                for k, n in enumerate(defaults)]
+    out = [str(n) if n is not None else d for n, d in zip(names, defaults, strict=True)]
+    for n in out:
+        check_run_name(n)
     dup = sorted({n for n in out if out.count(n) > 1})
     if dup:
         raise InputError(f"run names must be unique; repeated: {', '.join(dup)}")
@@ -239,11 +277,11 @@ def evaluation_pipeline(inputs: Inputs, slicings: Sequence[Sequence[str]] = (),
 
 
 def evaluate(truth: object, actual: object, weights: object | None = None, *,
-             names: Sequence[str] | None = None, attributes: object | None = None,
+             names: Sequence[str | None] | None = None, attributes: object | None = None,
              slice_by: str | Sequence[str] | Sequence[Sequence[str]] | None = None,
              uir_cases: str | None = "truth_cluster",
              uir_metrics: str | Sequence[str] | None = None,
-             alphas: Sequence[float] = ALPHA_SWEEP,
+             alphas: Sequence[float] = ALPHA_SWEEP, uir_rel_tol: float = DEFAULT_REL_TOL,
              item_col: str = "item_id", cluster_col: str = "cluster_id",
              weight_col: str = "weight", missing_weight: float | None = None, top: int = 10,
              out: str | Path | None = None, out_format: str = "parquet",
@@ -253,10 +291,11 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
 
     `actual` is one clustering or a list of them (CSV/Parquet paths, tables of `db`,
     DataFrames or {item: cluster} mappings); `names` names the runs (default: file
-    stems). `uir_cases` is "truth_cluster", "slice:<column>" (an attribute column) or
-    None; `uir_metrics` the per-case metrics UIR combines (default precision, recall).
-    With `out`, every truth/actual cluster, slice and Yandex theme of each run is
-    written under out/<run name>/.
+    stems, table names). `uir_cases` is "truth_cluster", "slice:<column>" (an attribute
+    column) or None; `uir_metrics` the per-case metrics UIR combines (default precision,
+    recall); per-case scores equal to `uir_rel_tol` (relative) tie. With `out`, every
+    truth/actual cluster, slice and Yandex theme of each run is written under
+    out/<run name>/.
     """
     runs = _as_runs(actual)
     if not runs:
@@ -270,6 +309,8 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
     check_slice_names(slicings, {"items", "weight", "cells", "loss", *OVERALL_METRICS})
     if top < 0:
         raise ValueError("top must be >= 0")
+    if not (math.isfinite(uir_rel_tol) and 0 <= uir_rel_tol < 1):
+        raise InputError(f"the UIR relative tolerance must lie in [0, 1), got {uir_rel_tol!r}")
     if out_format not in OUT_FORMATS:
         raise ValueError(f"out_format must be one of {OUT_FORMATS}")
     with engine_for(engine, db=db, memory_limit=memory_limit, threads=threads) as eng:
@@ -285,8 +326,10 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
             results.append(_run_one(eng, inputs, name, k, slicings, top, cases,
                                     Path(out) / name if out else None, out_format))
     input_doc["actual"] = {r.name: r.label for r in results}
-    uir_doc = _uir_summary(results, cases, metrics, alphas) if cases else None
-    comparisons = [_compare(a, b, metrics if cases else None)
+    shared = _shared_cases(results)
+    uir_doc = _uir_summary(results, cases, metrics, alphas, shared, uir_rel_tol) if cases \
+        else None
+    comparisons = [_compare(a, b, metrics if cases else None, shared, uir_rel_tol)
                    for a, b in combinations(results, 2)]
     return EvaluateResult(inputs=input_doc, runs=results, comparisons=comparisons,
                           uir=uir_doc)
@@ -314,6 +357,11 @@ def _run_one(engine: Engine, inputs: Inputs, name: str, k: int,
         pipeline.add(step, render("evaluate/worst_clusters.sql",
                                   relation=side, metrics=POINTWISE_METRICS, k=top))
         worst[side] = [_finite(_clean(r)) for r in pipeline.fetch(engine, step)]
+    pipeline.add("yandex_worst_themes", render("evaluate/yandex_worst_themes.sql", k=top))
+    worst_themes = [_finite(_clean(r)) for r in pipeline.fetch(engine, "yandex_worst_themes")]
+    for r in worst_themes:  # counts summed in DOUBLE (SPEC §5)
+        for c in ("items", "clustered_items", "actual_clusters"):
+            r[c] = int(r[c])
 
     slices = []
     for slicing, step in zip(slicings, slice_steps, strict=True):
@@ -340,7 +388,8 @@ def _run_one(engine: Engine, inputs: Inputs, name: str, k: int,
         yandex={kind: {m: yandex_row[f"{m}_{kind}"] for m in YANDEX_METRICS}
                 for kind in YANDEX_KINDS}
         | {"themes": int(yandex_row["themes"]),
-           "themes_with_recall": int(yandex_row["themes_with_recall"] or 0)},
+           "themes_with_recall": int(yandex_row["themes_with_recall"] or 0),
+           "worst_themes": worst_themes},
         worst_truth_clusters=worst["truth_clusters"],
         worst_actual_clusters=worst["actual_clusters"],
         slices=slices, cases=case_rows)
@@ -390,9 +439,17 @@ def _delta(a: Any, b: Any) -> float | None:
     return float(b) - float(a)
 
 
-def _compare(a: RunResult, b: RunResult, metrics: Sequence[str] | None) -> dict[str, Any]:
+def _shared_cases(runs: list[RunResult]) -> list[Hashable]:
+    """The UIR test cases every run has (in the first run's order): one set of cases for
+    the matrix and every pairwise comparison, so each pair has a single UIR."""
+    return [c for c in runs[0].cases if all(c in r.cases for r in runs[1:])]
+
+
+def _compare(a: RunResult, b: RunResult, metrics: Sequence[str] | None,
+             shared: list[Hashable], rel_tol: float) -> dict[str, Any]:
     """Deltas experiment − baseline of every metric (pointwise paper §3.2) and
-    UIR(experiment, baseline) over the shared test cases (Amigó et al. §4.2)."""
+    UIR(experiment, baseline) over the test cases every run has (Amigó et al. §4.2;
+    the same cases as the UIR matrix) with the parametric UIR (§8)."""
     doc: dict[str, Any] = {
         "baseline": a.name, "experiment": b.name,
         "deltas": {
@@ -406,21 +463,21 @@ def _compare(a: RunResult, b: RunResult, metrics: Sequence[str] | None) -> dict[
     }
     if metrics is None:
         return doc
-    shared = [c for c in b.cases if c in a.cases]
     if not shared:
-        doc["uir"] = {"error": "no test case is shared by both runs"}
+        doc["uir"] = {"error": "no test case is shared by every run"}
         return doc
     sb = {c: b.cases[c] for c in shared}
     sa = {c: a.cases[c] for c in shared}
-    res = uir(sb, sa, metrics)
+    res = uir(sb, sa, metrics, rel_tol=rel_tol)
+    every = set(a.cases) | set(b.cases)
     entry: dict[str, Any] = {
         "value": res.uir, "experiment_ge_baseline": res.a_ge_b,
         "baseline_ge_experiment": res.b_ge_a, "ties": res.ties, "biased": res.biased,
         "n_cases": res.n_cases,
-        "cases_not_shared": len(set(a.cases) ^ set(b.cases)),
-        "reading": interpret_uir(res.uir)}
+        "cases_excluded": len(every) - len(shared),
+        "reading": interpret_uir(res, names=(b.name, a.name))}
     try:
-        p = parametric_uir(case_differences(sb, sa, metrics))
+        p = parametric_uir(case_differences(sb, sa, metrics, rel_tol=rel_tol))
         entry["parametric"] = {"value": p.uir, "p_experiment_ge_baseline": p.p_a_ge_b,
                                "p_baseline_ge_experiment": p.p_b_ge_a, "method": p.method}
     except UirInputError as err:
@@ -430,23 +487,32 @@ def _compare(a: RunResult, b: RunResult, metrics: Sequence[str] | None) -> dict[
 
 
 def _uir_summary(runs: list[RunResult], cases: CaseSpec, metrics: Sequence[str],
-                 alphas: Sequence[float]) -> dict[str, Any]:
+                 alphas: Sequence[float], shared: list[Hashable],
+                 rel_tol: float) -> dict[str, Any]:
     """The UIR matrix over the cases every run has, each run's reference system
-    (§6.4), the systems each improves by UIR ≥ 0.25 (§6.3), and mean F_α per run."""
-    shared = [c for c in runs[0].cases if all(c in r.cases for r in runs[1:])]
+    (§6.4), the systems each improves by UIR ≥ 0.25 (§6.3), and mean F_α per run over
+    the two UIR metrics (§2.1; none with another number of metrics)."""
     every = set().union(*(set(r.cases) for r in runs))
+    pr = f_alpha_metrics(metrics)
     doc: dict[str, Any] = {"cases": cases.label, "metrics": list(metrics),
-                           "threshold": UIR_ROBUST_THRESHOLD, "n_cases": len(shared),
+                           "threshold": UIR_ROBUST_THRESHOLD, "rel_tol": rel_tol,
+                           "n_cases": len(shared),
                            "cases_excluded": len(every) - len(shared),
                            "matrix": None, "reference_systems": None, "improves": None,
-                           "f_alpha": None}
+                           "f_alpha_metrics": list(pr) if pr else None, "f_alpha": None,
+                           "f_alpha_note": None}
+    if pr is None:
+        doc["f_alpha_note"] = (f"no F_alpha sweep: F_alpha combines two metrics, "
+                               f"{len(metrics)} selected")
     if not shared:
         return doc
     table = {r.name: {c: r.cases[c] for c in shared} for r in runs}
-    sweep = f_alpha_sweep(table, alphas=alphas)
-    doc["f_alpha"] = {s: {f"{a:g}": v for a, v in per.items()} for s, per in sweep.items()}
+    if pr is not None:
+        sweep = f_alpha_sweep(table, *pr, alphas=alphas)
+        doc["f_alpha"] = {s: {f"{a:g}": v for a, v in per.items()}
+                          for s, per in sweep.items()}
     if len(runs) >= 2:
-        matrix = uir_matrix(table, metrics)
+        matrix = uir_matrix(table, metrics, rel_tol=rel_tol)
         doc["matrix"] = matrix
         doc["reference_systems"] = {
             s: {"reference": ref.reference, "uir": ref.uir, "tied": list(ref.tied),

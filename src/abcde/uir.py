@@ -37,6 +37,14 @@ Definitions used here, with their sources:
   improvement, explicitly "a rough rule of thumb" for the WePS clustering task.
 * parametric UIR (§8): fit a normal distribution to the per-case metric
   differences and use P(all Δ ≥ 0) − P(all Δ ≤ 0).
+
+Equality (not in the paper, which compares exact published scores): two scores x, y
+count as equal when |x − y| ≤ max(tol, rel_tol·max(|x|, |y|)), rel_tol = 1e-9 by
+default. Per-case scores computed by an engine are sums whose last bits depend on the
+summation order (row order, parallelism, engine), so two runs that treat a case
+identically differ by ~1e-16 and, compared exactly, would count as a unanimous
+improvement one way or the other instead of a tie. The same equality makes
+differences exactly 0 before the parametric UIR is fitted.
 """
 
 from __future__ import annotations
@@ -53,6 +61,7 @@ import numpy as np
 
 __all__ = [
     "ALPHA_SWEEP",
+    "DEFAULT_REL_TOL",
     "UIR_ROBUST_THRESHOLD",
     "ParametricUirResult",
     "ReferenceSystem",
@@ -61,6 +70,7 @@ __all__ = [
     "UirResult",
     "case_differences",
     "f_alpha",
+    "f_alpha_metrics",
     "f_alpha_sweep",
     "improved_systems",
     "interpret_uir",
@@ -82,6 +92,10 @@ ALPHA_SWEEP: tuple[float, ...] = tuple(i / 10 for i in range(11))
 
 #: §6.3: "UIR ≥ 0.25 can be a reasonable threshold, at least for this clustering task".
 UIR_ROBUST_THRESHOLD = 0.25
+
+#: Default relative tolerance of every comparison of two scores (see the module docstring):
+#: far above float noise (~1e-16 relative) and far below any real difference of metrics.
+DEFAULT_REL_TOL = 1e-9
 
 #: Default Monte Carlo size of `parametric_uir` for 3+ metrics: standard error ≤ 1/√N ≈ 0.0016.
 DEFAULT_MC_SAMPLES = 400_000
@@ -139,16 +153,34 @@ class UirResult:
 
     @property
     def reading(self) -> str:
-        """Plain-language reading of ``uir`` by the 0.25 rule of thumb (§6.3)."""
-        return interpret_uir(self.uir)
+        """Plain-language reading by the 0.25 rule of thumb (§6.3), with the counts."""
+        return interpret_uir(self)
+
+
+def _check_tolerances(tol: float, rel_tol: float) -> None:
+    for name, x in (("tol", tol), ("rel_tol", rel_tol)):
+        if isinstance(x, bool) or not (math.isfinite(x) and x >= 0):
+            raise UirInputError(f"{name} must be finite and >= 0, got {x!r}")
+    if rel_tol >= 1:
+        raise UirInputError(f"rel_tol must be < 1, got {rel_tol!r}")
+
+
+def _equal(x: float, y: float, tol: float, rel_tol: float) -> bool:
+    """|x − y| ≤ max(tol, rel_tol·max(|x|, |y|)) (the module docstring's equality)."""
+    return abs(x - y) <= max(tol, rel_tol * max(abs(x), abs(y)))
 
 
 def _case_relation(
-    a: Mapping[str, float], b: Mapping[str, float], metrics: Sequence[str], tol: float
+    a: Mapping[str, float],
+    b: Mapping[str, float],
+    metrics: Sequence[str],
+    tol: float,
+    rel_tol: float,
 ) -> tuple[bool, bool]:
-    """(a ≥∀ b, b ≥∀ a) on one test case (§4.1)."""
-    a_ge = all(a[m] >= b[m] - tol for m in metrics)
-    b_ge = all(b[m] >= a[m] - tol for m in metrics)
+    """(a ≥∀ b, b ≥∀ a) on one test case (§4.1), equal scores counting both ways."""
+    equal = {m: _equal(a[m], b[m], tol, rel_tol) for m in metrics}
+    a_ge = all(equal[m] or a[m] > b[m] for m in metrics)
+    b_ge = all(equal[m] or b[m] > a[m] for m in metrics)
     return a_ge, b_ge
 
 
@@ -172,14 +204,17 @@ def uir(
     metrics: Sequence[str],
     *,
     tol: float = 0.0,
+    rel_tol: float = DEFAULT_REL_TOL,
 ) -> UirResult:
     """UIR(a, b) = (|T_{a≥∀b}| − |T_{b≥∀a}|) / |T| (Amigó et al. 2011, §4.2).
 
     ``scores_a[case][metric]`` is system a's score; both systems must have the same
     cases and every metric of ``metrics`` on each (higher is better for every metric).
     a ≥∀ b on a case ⇔ every metric of a ≥ that of b (§4.1); a case equal on all
-    metrics counts on both sides. ``tol`` ≥ 0 treats differences within ``tol`` as
-    equal (default 0: exact comparison, as in the paper).
+    metrics counts on both sides. Scores x, y are equal when
+    |x − y| ≤ max(``tol``, ``rel_tol``·max(|x|, |y|)) (default: relative 1e-9, which
+    absorbs the float noise of summed scores; ``rel_tol=0`` with ``tol=0`` compares
+    exactly, as the paper does with published scores).
 
     >>> a = {"t1": {"p": 0.5, "r": 0.5}, "t2": {"p": 0.9, "r": 0.1}}
     >>> b = {"t1": {"p": 0.4, "r": 0.4}, "t2": {"p": 0.1, "r": 0.9}}
@@ -187,8 +222,7 @@ def uir(
     0.5
     """
     metrics = _check_metrics(metrics)
-    if not (math.isfinite(tol) and tol >= 0):
-        raise UirInputError(f"tol must be finite and >= 0, got {tol!r}")
+    _check_tolerances(tol, rel_tol)
     a = _validated_case_table(scores_a, metrics, "a")
     b = _validated_case_table(scores_b, metrics, "b")
     only_a = [c for c in a if c not in b]
@@ -204,7 +238,7 @@ def uir(
         raise UirInputError("no test cases: UIR is undefined on an empty set T")
     a_ge_b = b_ge_a = ties = biased = 0
     for case, sa in a.items():
-        a_ge, b_ge = _case_relation(sa, b[case], metrics, tol)
+        a_ge, b_ge = _case_relation(sa, b[case], metrics, tol, rel_tol)
         a_ge_b += a_ge
         b_ge_a += b_ge
         ties += a_ge and b_ge
@@ -239,7 +273,7 @@ def pivot_scores(rows: Iterable[Sequence[object]], metrics: Sequence[str]) -> Sc
     (system, case, metric) rows, non-numeric or non-finite values of the requested
     metrics, a metric of ``metrics`` absent from the table, and any system lacking a
     (case, metric) that another system has — the message names system, case and
-    metric. Rows of metrics not in ``metrics`` are ignored (but still may not repeat).
+    metric. Rows of metrics not in ``metrics`` are ignored entirely.
     """
     metrics = _check_metrics(metrics)
     wanted = set(metrics)
@@ -252,6 +286,8 @@ def pivot_scores(rows: Iterable[Sequence[object]], metrics: Sequence[str]) -> Sc
                 f"row {idx}: expected (system, case, metric, value), got {len(row)} fields"
             )
         system, case, metric, value = row
+        if metric not in wanted:
+            continue
         key = (system, case, metric)
         if key in seen:
             raise UirInputError(
@@ -259,8 +295,6 @@ def pivot_scores(rows: Iterable[Sequence[object]], metrics: Sequence[str]) -> Sc
                 f"(rows {seen[key]} and {idx})"
             )
         seen[key] = idx
-        if metric not in wanted:
-            continue
         v = _finite(value, f"row {idx}: system {system!r}, case {case!r}, metric {metric!r}")
         table.setdefault(system, {}).setdefault(case, {})[metric] = v
         cases.setdefault(case, None)
@@ -305,13 +339,15 @@ def uir_matrix(
     metrics: Sequence[str],
     *,
     tol: float = 0.0,
+    rel_tol: float = DEFAULT_REL_TOL,
 ) -> dict[System, dict[System, float]]:
     """``matrix[a][b] = UIR(a, b)`` for every ordered pair of systems (§4.2).
 
     ``scores`` is the long table of (system, case, metric, value) rows (or an already
     pivoted ``table[system][case][metric]``), validated by `pivot_scores`. The
     diagonal is 0 (a system ties with itself on every case) and the matrix is
-    antisymmetric. Systems keep their order of first appearance.
+    antisymmetric. Systems keep their order of first appearance. ``tol`` and
+    ``rel_tol``: the equality of scores, as in `uir`.
     """
     metrics = _check_metrics(metrics)
     table = _as_table(scores, metrics)
@@ -320,7 +356,7 @@ def uir_matrix(
     for i, a in enumerate(systems):
         out[a][a] = 0.0
         for b in systems[i + 1 :]:
-            value = uir(table[a], table[b], metrics, tol=tol).uir
+            value = uir(table[a], table[b], metrics, tol=tol, rel_tol=rel_tol).uir
             out[a][b] = value
             out[b][a] = -value if value else 0.0
     return out
@@ -370,7 +406,18 @@ def f_alpha_sweep(
     alphas = tuple(float(a) for a in alphas)
     if not alphas:
         raise UirInputError("alphas is empty")
+    for a in alphas:
+        if not (math.isfinite(a) and 0.0 <= a <= 1.0):
+            raise UirInputError(f"alpha must lie in [0, 1], got {a!r}")
     table = _as_table(scores, (precision_metric, recall_metric))
+    for system, per_case in table.items():
+        for case, row in per_case.items():
+            for m in (precision_metric, recall_metric):
+                if row[m] < 0:
+                    raise UirInputError(
+                        f"F_alpha needs scores >= 0: system {system!r}, case {case!r}, "
+                        f"metric {m!r} is {row[m]!r}"
+                    )
     out: dict[System, dict[float, float]] = {}
     for system, per_case in table.items():
         n = len(per_case)
@@ -383,6 +430,21 @@ def f_alpha_sweep(
             for alpha in alphas
         }
     return out
+
+
+def f_alpha_metrics(metrics: Sequence[str]) -> tuple[str, str] | None:
+    """The (precision-like, recall-like) pair F_α combines, or None.
+
+    F_α combines exactly two metrics (§2.1): with two metrics selected, α weights
+    ``precision`` if the pair is precision and recall (in any order), else the first
+    one listed; with any other number of metrics there is no F_α sweep.
+    """
+    metrics = tuple(metrics)
+    if len(metrics) != 2:
+        return None
+    if set(metrics) == {"precision", "recall"}:
+        return ("precision", "recall")
+    return (metrics[0], metrics[1])
 
 
 # ------------------------------------------------- reference system, threshold
@@ -442,29 +504,62 @@ def improved_systems(
     return {a: [b for b in systems if b != a and matrix[a][b] >= threshold] for a in systems}
 
 
-def interpret_uir(value: float, threshold: float = UIR_ROBUST_THRESHOLD) -> str:
+def interpret_uir(
+    result: UirResult | float,
+    threshold: float = UIR_ROBUST_THRESHOLD,
+    *,
+    names: tuple[str, str] = ("A", "B"),
+) -> str:
     """Plain-language reading of UIR(a, b) by the rule of thumb of §6.3.
 
-    The paper finds UIR ≥ 0.25 "a reasonable threshold" for an improvement robust
-    to the relative weighting of the metrics, calling it "a rough rule of thumb that
-    should be revised" for tasks other than WePS clustering.
+    The paper finds UIR ≥ 0.25 "a reasonable threshold" for an improvement robust to
+    the relative weighting of the metrics (§6.3), "a rough rule of thumb that should be
+    revised" beyond WePS clustering. Given a `UirResult`, the reading also uses its
+    counts: ties count on both sides and cancel (§4.2), so a UIR below the threshold
+    has two very different causes — metric-biased cases (some metrics favour a, others
+    b: F then depends on the weights, what UIR is designed to flag) or cases where the
+    systems simply tie. With no biased case and b never better, a is better or equal on
+    every metric in every case: every weighting (every α) prefers a on every case, and a
+    small UIR only says that few cases changed. ``names`` are the names of a and b.
     """
+    a, b = names
+    value = result.uir if isinstance(result, UirResult) else result
     if not (math.isfinite(value) and -1.0 <= value <= 1.0):
         raise ValueError(f"UIR lies in [-1, 1], got {value!r}")
+    rule = f"UIR {value:+.3f}, robust when |UIR| >= {threshold}"
+    if not isinstance(result, UirResult):
+        if value >= threshold:
+            return (f"robust improvement: {a} beats {b} on every metric in clearly more test "
+                    f"cases than the reverse ({rule})")
+        if value <= -threshold:
+            return (f"robust degradation: {b} beats {a} on every metric in clearly more test "
+                    f"cases than the reverse ({rule})")
+        return (f"not robust ({rule}): {a} beats {b} on every metric in about as many test "
+                "cases as the reverse")
+    n, ties, biased = result.n_cases, result.ties, result.biased
+    wins_a, wins_b = result.a_ge_b - ties, result.b_ge_a - ties
+    counts = (f"{a} better on every metric in {wins_a} of {n} cases, {b} in {wins_b}, "
+              f"{ties} tied, {biased} metric-biased")
+    if ties == n:
+        return f"no difference: {a} and {b} score the same on every metric in all {n} cases"
     if value >= threshold:
-        return (
-            f"robust improvement: A beats B on every metric in clearly more test cases "
-            f"than the reverse (UIR {value:.3f} >= {threshold}), whatever the metric weights"
-        )
+        return f"robust improvement of {a} over {b} ({rule}): {counts}"
     if value <= -threshold:
-        return (
-            f"robust degradation: B beats A on every metric in clearly more test cases "
-            f"than the reverse (UIR {value:.3f} <= -{threshold}), whatever the metric weights"
-        )
-    return (
-        f"not robust: |UIR| = {abs(value):.3f} < {threshold}; any difference in F depends "
-        "on how the metrics are weighted (or there is none)"
-    )
+        return f"robust degradation of {a} against {b} ({rule}): {counts}"
+    if biased == 0 and wins_b == 0:
+        return (f"{a} is better or equal on every metric in every case, so every weighting "
+                f"of the metrics prefers it; UIR is small only because few cases differ "
+                f"({rule}): {counts}")
+    if biased == 0 and wins_a == 0:
+        return (f"{b} is better or equal on every metric in every case, so every weighting "
+                f"of the metrics prefers it; UIR is small only because few cases differ "
+                f"({rule}): {counts}")
+    if biased == 0:
+        return (f"not robust ({rule}): no case is metric-biased, but each system is better "
+                f"on some cases: {counts}")
+    return (f"not robust ({rule}): in {biased} case(s) some metrics favour {a} and others "
+            f"{b}, so whether F prefers one depends on how the metrics are weighted: "
+            f"{counts}")
 
 
 # --------------------------------------------------------------- parametric UIR
@@ -492,16 +587,33 @@ class ParametricUirResult:
 
 
 def case_differences(
-    scores_a: CaseScores, scores_b: CaseScores, metrics: Sequence[str]
+    scores_a: CaseScores,
+    scores_b: CaseScores,
+    metrics: Sequence[str],
+    *,
+    tol: float = 0.0,
+    rel_tol: float = DEFAULT_REL_TOL,
 ) -> np.ndarray:
-    """Per-case differences a − b, shape (n_cases, n_metrics), cases in a's order."""
+    """Per-case differences a − b, shape (n_cases, n_metrics), cases in a's order.
+
+    Scores equal by `uir`'s equality (``tol``, ``rel_tol``) give a difference of exactly
+    0, so that float noise neither tilts the fitted mean nor makes a constant (tied)
+    metric look variable.
+    """
     metrics = _check_metrics(metrics)
+    _check_tolerances(tol, rel_tol)
     a = _validated_case_table(scores_a, metrics, "a")
     b = _validated_case_table(scores_b, metrics, "b")
     if set(a) != set(b):
         diff = [c for c in a if c not in b] + [c for c in b if c not in a]
         raise UirInputError(f"a and b have different cases, e.g. {_examples(diff)}")
-    return np.array([[a[c][m] - b[c][m] for m in metrics] for c in a], dtype=float)
+    return np.array(
+        [
+            [0.0 if _equal(a[c][m], b[c][m], tol, rel_tol) else a[c][m] - b[c][m] for m in metrics]
+            for c in a
+        ],
+        dtype=float,
+    )
 
 
 def _phi_cdf(x: float) -> float:
@@ -710,9 +822,10 @@ def _parse_value(raw: object, path: Path, line: int) -> float:
     return value
 
 
-def _read_csv(path: Path) -> list[tuple[ScoreRow, int]]:
+def _read_csv(path: Path, wanted: set[str] | None) -> list[tuple[ScoreRow, int]]:
     out: list[tuple[ScoreRow, int]] = []
-    with path.open(newline="", encoding="utf-8") as fh:
+    # utf-8-sig: spreadsheet exports ("CSV UTF-8") start with a byte-order mark.
+    with path.open(newline="", encoding="utf-8-sig") as fh:
         reader = csv.DictReader(fh)
         header = reader.fieldnames
         if not header:
@@ -727,20 +840,35 @@ def _read_csv(path: Path) -> list[tuple[ScoreRow, int]]:
             )
         for rec in reader:
             line = reader.line_num
-            if all((v is None or not str(v).strip()) for k, v in rec.items() if k is not None):
+            extra = rec.pop(None, None)  # DictReader's key for fields beyond the header
+            if all((v is None or not str(v).strip()) for v in rec.values()) and not extra:
                 continue  # blank line
+            if extra is not None:
+                raise UirInputError(
+                    f"{path}, line {line}: {len(header) + len(extra)} fields, but the header "
+                    f"has {len(header)} (extra value(s) {_examples(extra, 3)}); quote values "
+                    "that contain commas"
+                )
+            if any(v is None for v in rec.values()):
+                n = sum(v is not None for v in rec.values())
+                raise UirInputError(
+                    f"{path}, line {line}: {n} field(s), but the header has {len(header)}"
+                )
             for c in _COLUMNS[:3]:
-                if rec.get(c) is None or not str(rec[c]).strip():
+                if not str(rec[c]).strip():
                     raise UirInputError(f"{path}, line {line}: column {c!r} is empty")
+            metric = rec["metric"].strip()
+            if wanted is not None and metric not in wanted:
+                continue
             value = _parse_value(rec["value"], path, line)
-            row = ScoreRow(rec["system"].strip(), rec["case"].strip(), rec["metric"].strip(), value)
+            row = ScoreRow(rec["system"].strip(), rec["case"].strip(), metric, value)
             out.append((row, line))
     return out
 
 
-def _read_jsonl(path: Path) -> list[tuple[ScoreRow, int]]:
+def _read_jsonl(path: Path, wanted: set[str] | None) -> list[tuple[ScoreRow, int]]:
     out: list[tuple[ScoreRow, int]] = []
-    with path.open(encoding="utf-8") as fh:
+    with path.open(encoding="utf-8-sig") as fh:
         for line, text in enumerate(fh, start=1):
             if not text.strip():
                 continue
@@ -760,25 +888,44 @@ def _read_jsonl(path: Path) -> list[tuple[ScoreRow, int]]:
                     raise UirInputError(
                         f"{path}, line {line}: column {c!r} must be a string, got {rec[c]!r}"
                     )
+            if wanted is not None and str(rec["metric"]) not in wanted:
+                continue
             value = _parse_value(rec["value"], path, line)
             row = ScoreRow(str(rec["system"]), str(rec["case"]), str(rec["metric"]), value)
             out.append((row, line))
     return out
 
 
-def read_scores(path: str | Path) -> list[ScoreRow]:
+def read_scores(path: str | Path, metrics: Sequence[str] | None = None) -> list[ScoreRow]:
     """Read a long score table (columns system, case, metric, value) from CSV or JSONL.
 
     Format by suffix: ``.jsonl``/``.ndjson``/``.json`` → one JSON object per line,
-    anything else → CSV with a header (extra columns are ignored). system, case and
-    metric are read as strings. Errors (``UirInputError``) name the file and line:
-    missing column, empty field, non-numeric or non-finite value, duplicate
-    (system, case, metric), invalid JSON, no rows.
+    anything else → CSV with a header (extra columns are ignored; a byte-order mark is
+    allowed). system, case and metric are read as strings. With ``metrics``, rows of
+    other metrics are skipped unread (their values are not checked). Errors
+    (``UirInputError``) name the file and line: unreadable or non-UTF-8 file, missing
+    column, a row with more or fewer fields than the header, empty field, non-numeric
+    or non-finite value, duplicate (system, case, metric), invalid JSON, no rows.
     """
     p = Path(path)
+    wanted = None if metrics is None else set(_check_metrics(metrics))
     is_jsonl = p.suffix.lower() in {".jsonl", ".ndjson", ".json"}
-    rows = _read_jsonl(p) if is_jsonl else _read_csv(p)
+    try:
+        rows = _read_jsonl(p, wanted) if is_jsonl else _read_csv(p, wanted)
+    except FileNotFoundError:
+        raise UirInputError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise UirInputError(f"{p} is a directory, not a score file") from None
+    except UnicodeDecodeError as err:
+        raise UirInputError(
+            f"{p}: not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset {err.start}); "
+            "save the file as UTF-8"
+        ) from None
+    except OSError as err:
+        raise UirInputError(f"{p}: cannot be read ({err.strerror or err})") from None
     if not rows:
+        if wanted is not None:
+            raise UirInputError(f"{p}: no score rows for the metric(s) {_examples(metrics)}")
         raise UirInputError(f"{p}: no score rows")
     first_line: dict[tuple[str, str, str], int] = {}
     for row, line in rows:
