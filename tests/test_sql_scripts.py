@@ -110,11 +110,6 @@ def _template_names() -> tuple[list[str], set[str]]:
 
 
 RENDERED_TEMPLATES, _MACRO_LIBRARIES = _template_names()  # libraries: in their importers
-# Raw integer divisions (`/ 2`), in every dialect: fixed on the branch fix/evaluate,
-# whose merge removes this entry.
-KNOWN_TRAPS = {"evaluate/classic.sql"}
-
-
 @pytest.fixture(scope="module")
 def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
     """Every template as the product renders it: the real pipelines run on DuckDB over
@@ -157,9 +152,8 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
     return dict(captured)
 
 
-@pytest.mark.parametrize(("template", "dialect"), [
-    pytest.param(t, d, marks=pytest.mark.xfail(strict=True, reason="fixed on fix/evaluate"))
-    if t in KNOWN_TRAPS else (t, d) for t in RENDERED_TEMPLATES for d in DIALECTS])
+@pytest.mark.parametrize(("template", "dialect"),
+                         [(t, d) for t in RENDERED_TEMPLATES for d in DIALECTS])
 def test_every_template_compiles_free_of_traps(rendered: dict[str, list[str]],
                                                template: str, dialect: str) -> None:
     """ENGINES.md's traps, for every template the product renders (not only the impact
