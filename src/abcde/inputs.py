@@ -143,7 +143,8 @@ def _register_file(engine: Engine, name: str, path: Path, fmt: str | None, label
                          hint="Check the file; a CSV needs at least its header line.")
     labels = getattr(engine, "file_labels", None)
     if labels is not None:  # for DuckDB's errors on lines past the rows it sniffed
-        labels[str(path)] = label
+        known = labels.get(str(path))
+        labels[str(path)] = label if known in (None, label) else f"{known} and {label}"
     try:
         engine.register_file(name, path, fmt)
         present = {c for c, _ in engine.columns(ident(name))}
@@ -177,7 +178,9 @@ def _existing_table(engine: Engine, table: str, label: str) -> str:
 def _first_line(err: Exception) -> str:
     text = str(err).strip()
     line = text.splitlines()[0] if text else type(err).__name__
-    return line.removeprefix("DuckDB refused a statement: ")
+    for prefix in ("DuckDB refused a statement: ", "DuckDB refused a query: "):
+        line = line.removeprefix(prefix)
+    return line
 
 
 def _mapping_columns(mapping: Mapping[Any, Any]) -> list[str]:
@@ -378,6 +381,8 @@ def open_inputs(engine: Engine, base: object, exp: object, weights: object | Non
     """Register the inputs and check columns and types (ABCDE §3; SPEC §1)."""
     cols = columns or Columns()
     check_options(cols, weights, missing_weight)
+    if isinstance(labels := getattr(engine, "file_labels", None), dict):
+        labels.clear()  # an engine reused across comparisons names this one's files
     ids = (cols.item, cols.cluster)
     b = open_source(engine, roles[0], base, string_columns=ids, mapping_columns=ids,
                     id_values=True)
