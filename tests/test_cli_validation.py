@@ -536,3 +536,12 @@ def test_weight_range_holds_for_every_command() -> None:
     for command in (abcde.evaluate, abcde.sample_items):
         with pytest.raises(abcde.InputError, match=r"outside \[1e-100, 1e100\]"):
             command(AUDIT_BASE, AUDIT_EXP, weight)
+
+
+def test_api_integer_weights_beyond_64_bits() -> None:
+    """An int weight BIGINT cannot hold is used as a float (equal weights: the
+    unweighted definitions)."""
+    weight = dict.fromkeys(AUDIT_BASE, 2**70)
+    got = abcde.impact(AUDIT_BASE, AUDIT_EXP, weight).overall
+    expected = impact_overall(AUDIT_BASE, AUDIT_EXP, dict.fromkeys(AUDIT_BASE, 1.0))
+    assert math.isclose(got["jaccard_distance"], expected["jaccard_distance"], rel_tol=1e-12)

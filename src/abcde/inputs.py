@@ -25,6 +25,8 @@ ATTRIBUTE_TYPES: dict[str, str] = {"integer": "BIGINT", "string": "VARCHAR", "fl
                                    "decimal": "DOUBLE", "boolean": "BOOLEAN"}
 DEFAULT_WEIGHT_COL = "weight"
 WEIGHT_RANGE_TEXT = f"[{WEIGHT_MIN!r}, {WEIGHT_MAX!r}]".replace("e+", "e")
+WEIGHT_SCALE_HINT = ("Only ratios of weights matter (ABCDE §3): rescale them into "
+                     f"{WEIGHT_RANGE_TEXT}, e.g. divide every weight by the largest.")
 
 
 @dataclass
@@ -219,8 +221,16 @@ def _mapping_rows(mapping: Mapping[Any, Any], label: str, key_column: str,
     if not cols:
         if id_column is not None:
             _check_ids(list(mapping.values()), label, id_column)
-        return [(k, v) for k, v in mapping.items()]
-    return [(k, *(v.get(c) for c in cols)) for k, v in mapping.items()]
+            return list(mapping.items())
+        return [(k, _number(v)) for k, v in mapping.items()]
+    return [(k, *(_number(v.get(c)) for c in cols)) for k, v in mapping.items()]
+
+
+def _number(value: Any) -> Any:
+    """An integer weight or attribute BIGINT cannot hold, as a float."""
+    if isinstance(value, int) and not INT64[0] <= value <= INT64[1]:
+        return float(value)
+    return value
 
 
 def id_type(sources: Sequence[Source], item_col: str) -> str:
@@ -270,7 +280,7 @@ def check_weight_column(engine: Engine, source: Source, columns: Columns) -> Non
     rows = _fetch(engine, render("inputs/non_numeric.sql", relation=source.relation,
                                  item_col=columns.item, weight_col=columns.weight,
                                  text=source.category(columns.weight) == "string"))
-    if rows is not None and rows and int(rows[0]["input_rows"]) == 0:
+    if rows and int(rows[0]["input_rows"]) == 0:
         raise InputError("is empty (no rows)", table=source.label,
                          hint="Check the file or table name.")
     examples = [Shown(f"{r['item_id']!r}: {r['weight']!r}") for r in rows or []
@@ -369,9 +379,6 @@ def check_options(cols: Columns, weights: object | None, missing_weight: float |
         raise InputError(f"--missing-weight must be a number in {WEIGHT_RANGE_TEXT}, not "
                          f"{missing_weight}", hint=WEIGHT_SCALE_HINT)
 
-
-WEIGHT_SCALE_HINT = ("Only ratios of weights matter (ABCDE §3): rescale them into "
-                     f"{WEIGHT_RANGE_TEXT}, e.g. divide every weight by the largest.")
 
 
 def open_inputs(engine: Engine, base: object, exp: object, weights: object | None = None,

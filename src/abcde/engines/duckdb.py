@@ -51,7 +51,7 @@ class DuckDBEngine(Engine):
             # is read by several steps, so its Parquet footer is parsed once
             self.execute("SET enable_progress_bar = false")
             self.execute("SET parquet_metadata_cache = true")
-        if memory_limit is not None:
+        if memory_limit:
             try:
                 self.con.execute(f"SET memory_limit = {literal(str(memory_limit))}")
             except duckdb.Error as err:
