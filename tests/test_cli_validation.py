@@ -5,12 +5,16 @@ from __future__ import annotations
 
 import json
 import math
+import subprocess
+import sys
 from pathlib import Path
 
 import duckdb
 import pytest
 from click.testing import CliRunner
+from reference import impact_by_group, impact_overall
 
+import abcde
 from abcde.cli import main
 
 
@@ -98,7 +102,7 @@ def test_bad_weight(tmp_path: Path, good, value: str) -> None:
     w = parquet(tmp_path / "w.parquet",
                 f"SELECT * FROM (VALUES ('1', 1.0), ('2', {value}), ('3', 2.0)) t(item_id, weight)")
     refused(run("--base", good["base"], "--exp", good["exp"], "--weights", w),
-            "table weights (", "column 'weight'", "NULL, NaN, infinite, zero or negative",
+            "table weights (", "column 'weight'", "NULL, NaN, infinite, zero, negative or outside",
             "examples: '2'", "finite numbers > 0")
 
 
@@ -243,3 +247,301 @@ def test_coverage_weights_of_items_in_one_clustering(tmp_path: Path, good) -> No
                                    "items_without_weight": 1}
     assert cov["unused_weights"] == {"rows": 1, "examples": ["7"]}
     assert cov["weight_in_both"] == 6.0
+
+
+# --- the audit of the impact command's inputs (issue 2) --------------------------------
+
+AUDIT_BASE = {"a": 1, "b": 1, "c": 2, "d": 2, "e": 3}  # {a,b}{c,d}{e}
+AUDIT_EXP = {"a": 1, "b": 2, "c": 2, "d": 2, "e": 3}  # {a}{b,c,d}{e}
+
+
+def test_weight_col_named_by_the_user_must_exist(good) -> None:
+    """An explicit --weight-col that no input has is a typo, not 'no weights'."""
+    refused(run("--base", good["base"], "--exp", good["exp"], "--weight-col", "views"),
+            "--weight-col names column 'views'", "neither clustering has", "base (",
+            "exp (", "--weights")
+    with pytest.raises(abcde.InputError, match="views"):
+        abcde.impact(good["base"], good["exp"], weight_col="views")
+
+
+@pytest.mark.parametrize("value", ["1e308", "5e-324", "1.5e100", "9e-101"])
+def test_weights_outside_the_accepted_range(tmp_path: Path, good, value: str) -> None:
+    """Only ratios of weights matter; a weight outside [1e-100, 1e100] would overflow a
+    sum to inf or lose digits as a subnormal, so it is refused with its id."""
+    w = csv(tmp_path / "w.csv", f"item_id,weight\n1,1\n2,{value}\n3,2\n")
+    refused(run("--base", good["base"], "--exp", good["exp"], "--weights", w),
+            "table weights (", "column 'weight'", "outside [1e-100, 1e100]",
+            "examples: '2'", "rescale")
+    b = csv(tmp_path / "b.csv", f"item_id,cluster_id,weight\n1,a,1\n2,a,{value}\n3,b,1\n")
+    refused(run("--base", b, "--exp", good["exp"], "--format", "json"), "table base (",
+            "outside [1e-100, 1e100]", "examples: '2'")
+
+
+def test_weights_at_the_ends_of_the_range_give_the_definitions() -> None:
+    """Weights of 1e100 beside 1e-100: every metric equals the brute-force definition
+    and JaccardDistance = SplitDistance + MergeDistance."""
+    weight = {"a": 1e100, "b": 1e-100, "c": 1.0, "d": 1e50, "e": 1e-100}
+    got = abcde.impact(AUDIT_BASE, AUDIT_EXP, weight).overall
+    expected = impact_overall(AUDIT_BASE, AUDIT_EXP, weight)
+    for key, value in expected.items():
+        assert math.isclose(got[key], value, rel_tol=1e-12, abs_tol=1e-300), key
+    assert math.isclose(got["jaccard_distance"],
+                        got["split_distance"] + got["merge_distance"], rel_tol=1e-12)
+
+
+def test_missing_weight_outside_the_range(tmp_path: Path, good) -> None:
+    w = csv(tmp_path / "w.csv", "item_id,weight\n1,1\n")
+    refused(run("--base", good["base"], "--exp", good["exp"], "--weights", w,
+                "--missing-weight", "1e-300"), "--missing-weight", "[1e-100, 1e100]")
+
+
+def test_nan_slice_value_in_json(tmp_path: Path) -> None:
+    """A float slice column holding NaN: JSON says "NaN" (a string; a NULL value stays
+    null), and the slices' numbers are those of the definitions."""
+    base = parquet(tmp_path / "b.parquet", "SELECT * FROM (VALUES ('a', 1), ('b', 1), "
+                   "('c', 2), ('d', 2), ('e', 3)) t(item_id, cluster_id)")
+    exp = parquet(tmp_path / "e.parquet", "SELECT * FROM (VALUES ('a', 1), ('b', 2), "
+                  "('c', 2), ('d', 2), ('e', 3)) t(item_id, cluster_id)")
+    attrs = parquet(tmp_path / "a.parquet", "SELECT * FROM (VALUES ('a', 'NaN'::DOUBLE), "
+                    "('b', 1.5), ('c', 'NaN'::DOUBLE), ('d', NULL), ('e', 2.0)) t(item_id, x)")
+    result = run("--base", base, "--exp", exp, "--attributes", attrs, "--slice-by", "x",
+                 "--format", "json")
+    assert result.exit_code == 0, result.output
+    rows = {r["x"]: r for r in json.loads(result.output)["slices"][0]["rows"]}
+    assert set(rows) == {"NaN", 1.5, None, 2.0}
+    slice_of = {"a": "NaN", "b": 1.5, "c": "NaN", "d": None, "e": 2.0}
+    expected = impact_by_group(AUDIT_BASE, AUDIT_EXP, dict.fromkeys(AUDIT_BASE, 1.0),
+                               slice_of)
+    for key, row in expected.items():
+        for metric, value in row.items():
+            assert math.isclose(rows[key][metric], value, rel_tol=1e-12), (key, metric)
+
+
+def test_float_ids_are_named_with_their_own_type(tmp_path: Path) -> None:
+    b = parquet(tmp_path / "b.parquet",
+                "SELECT * FROM (VALUES (1, 'a'), (2, 'a')) t(item_id, cluster_id)")
+    e = parquet(tmp_path / "e.parquet",
+                "SELECT * FROM (VALUES (1.0, 'x'), (2.0, 'y')) t(item_id, cluster_id)")
+    result = run("--base", b, "--exp", e)
+    refused(result, "table exp (", "DECIMAL(2,1)", "integers or strings")
+    assert "INTEGER" not in result.output
+
+
+@pytest.mark.parametrize(("column", "sql_type", "extra"), [
+    ("item_id", "[item_id]", ()), ("cluster_id", "{'k': cluster_id}", ()),
+    ("weight", "[1.0]", ()), ("s", "[1, 2]", ("--slice-by", "s"))])
+def test_nested_columns_are_refused(tmp_path: Path, column: str, sql_type: str,
+                                    extra: tuple[str, ...]) -> None:
+    """A list or struct is not an id, a weight or a slice value (exit 2, not a cast
+    error)."""
+    cols = {"item_id": "item_id", "cluster_id": "cluster_id", "weight": "1.0 AS weight",
+            "s": "1 AS s"}
+    cols[column] = f"{sql_type} AS {column}"
+    select = ", ".join(cols.values())
+    data = "SELECT * FROM (VALUES ('a', 'x'), ('b', 'y')) t(item_id, cluster_id)"
+    f = parquet(tmp_path / "f.parquet", f"SELECT {select} FROM ({data})")
+    plain = parquet(tmp_path / "p.parquet", data)
+    attrs = ("--attributes", f) if extra else ()
+    base = plain if extra else f
+    refused(run("--base", base, "--exp", plain, *attrs, *extra), f"column '{column}'",
+            "[]" if sql_type.startswith("[") else "STRUCT", "single values")
+
+
+def test_bad_value_past_the_sniffed_rows(tmp_path: Path, good) -> None:
+    """DuckDB types a CSV column from its first rows; a bad value further down names the
+    table, the line, the column and the value (exit 2, not a raw conversion error)."""
+    n = 30_000
+    ids = "".join(f"{i},c{i % 100}\n" for i in range(n))
+    b = csv(tmp_path / "b.csv", "item_id,cluster_id\n" + ids)
+    w = csv(tmp_path / "w.csv",
+            "item_id,weight\n" + "".join(f"{i},1\n" for i in range(n - 1)) + f"{n - 1},abc\n")
+    refused(run("--base", b, "--exp", b, "--weights", w), "table weights (",
+            "column 'weight'", f"line {n + 1}", "'abc'", "DOUBLE")
+    a = csv(tmp_path / "a.csv",
+            "item_id,s\n" + "".join(f"{i},{i}\n" for i in range(n - 1)) + f"{n - 1},x\n")
+    refused(run("--base", b, "--exp", b, "--attributes", a, "--slice-by", "s"),
+            "table attributes (", "column 's'", f"line {n + 1}", "'x'")
+
+
+def test_non_numeric_weights_show_the_values(tmp_path: Path, good) -> None:
+    w = csv(tmp_path / "w.csv", "item_id,weight\n1,1\n2,abc\n3,NULL\n")
+    refused(run("--base", good["base"], "--exp", good["exp"], "--weights", w),
+            "table weights (", "column 'weight'", "2 value(s) are not numbers",
+            "'2': 'abc'", "'3': 'NULL'", "plain numbers", "--missing-weight")
+
+
+def test_empty_files(tmp_path: Path, good) -> None:
+    empty = tmp_path / "empty.csv"
+    empty.write_bytes(b"")
+    refused(run("--base", str(empty), "--exp", good["exp"]), "table base (",
+            "is empty (0 bytes)")
+    w = csv(tmp_path / "w.csv", "item_id,weight\n")
+    refused(run("--base", good["base"], "--exp", good["exp"], "--weights", w),
+            "table weights (", "is empty")
+    a = csv(tmp_path / "a.csv", "item_id,color\n")
+    for extra in (("--slice-by", "color"), ()):
+        refused(run("--base", good["base"], "--exp", good["exp"], "--attributes", a, *extra),
+                "table attributes (", "is empty")
+
+
+@pytest.mark.parametrize(("text", "needles"), [
+    (b"item_id,cluster_id\n1,a\n2,a,5,6\n3,\"b\n", ("line 3", "more fields than the 2")),
+    (b"item_id,cluster_id\n1,a\n2\n3,b\n", ("line 3", "1 field(s) where the header has 2")),
+    (b"item_id,cluster_id\n1,a\n\xff\xfe,a\n3,b\n", ("line 3", "not valid UTF-8")),
+])
+def test_malformed_csv(tmp_path: Path, good, text: bytes, needles: tuple[str, ...]) -> None:
+    """A malformed CSV is reported as such, with its line (not as a missing column)."""
+    bad = tmp_path / "bad.csv"
+    bad.write_bytes(text)
+    result = run("--base", str(bad), "--exp", good["exp"])
+    refused(result, "table base (", "cannot parse", *needles)
+    assert "no column" not in result.output
+
+
+def test_database_file_problems(tmp_path: Path, good) -> None:
+    garbage = tmp_path / "garbage.duckdb"
+    garbage.write_bytes(b"\x00not a database" * 400)
+    args = ("--base", "base", "--exp", "exp")
+    refused(run("--db", str(garbage), *args), "cannot open database file",
+            "not a DuckDB database")
+    refused(run("--db", good["base"], *args), "is a CSV file, not a DuckDB database")
+    refused(run("--db", str(tmp_path), *args), "is a directory")
+    refused(run("--db", str(tmp_path / "none.duckdb"), *args), "does not exist")
+
+
+def test_locked_database_file(tmp_path: Path) -> None:
+    """Another process writing the database holds DuckDB's lock."""
+    db = tmp_path / "locked.duckdb"
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys; con = duckdb.connect(sys.argv[1]); "
+         "con.execute('CREATE TABLE base AS SELECT 1 AS item_id, 1 AS cluster_id'); "
+         "print('ready', flush=True); sys.stdin.read()", str(db)],
+        stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "ready"
+        refused(run("--db", str(db), "--base", "base", "--exp", "base"),
+                "cannot open database file", "another process")
+    finally:
+        holder.communicate("")
+
+
+def test_with_db_a_name_is_a_table(tmp_path: Path, monkeypatch) -> None:
+    """A directory named like a table in the working directory does not shadow it."""
+    db = tmp_path / "t.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE base AS SELECT * FROM (VALUES ('1', 'a'), ('2', 'a'), "
+                "('3', 'b')) t(item_id, cluster_id)")
+    con.execute("CREATE TABLE exp AS SELECT * FROM (VALUES ('1', 'x'), ('2', 'y'), "
+                "('3', 'y')) t(item_id, cluster_id)")
+    con.close()
+    (tmp_path / "exp").mkdir()
+    (tmp_path / "base").write_text("not a table")
+    monkeypatch.chdir(tmp_path)
+    result = run("--db", "t.duckdb", "--base", "base", "--exp", "exp", "--format", "json")
+    assert result.exit_code == 0, result.output
+    # Base {1,2}{3}, Exp {1}{2,3}: JaccardDistance per item 1/2, 2/3, 1/2
+    assert math.isclose(json.loads(result.output)["overall"]["jaccard_distance"],
+                        (1 / 2 + 2 / 3 + 1 / 2) / 3, rel_tol=1e-12)
+
+
+def test_out_file_names_are_unique_and_safe(tmp_path: Path, good) -> None:
+    """Slicings by (a, b), by a_b and by a/b would all be slices_a_b: each gets its own
+    file, named in `files` and in its slice entry, holding its own columns."""
+    a = csv(tmp_path / "a.csv", 'item_id,a,b,a_b,a/b\n1,x,1,p,u\n2,x,2,q,v\n3,y,2,p,u\n')
+    out = tmp_path / "out"
+    result = run("--base", good["base"], "--exp", good["exp"], "--attributes", a,
+                 "--slice-by", "a,b", "--slice-by", "a_b", "--slice-by", "a/b",
+                 "--out", str(out), "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    paths = [s["file"] for s in doc["slices"]]
+    assert len(set(paths)) == 3 and set(paths) <= set(doc["files"].values())
+    assert {p.name for p in out.iterdir()} == {
+        "base_clusters.parquet", "exp_clusters.parquet", "slices_a_b.parquet",
+        "slices_a_b_2.parquet", "slices_a_b_3.parquet"}
+    for s in doc["slices"]:
+        cols = [r[0] for r in duckdb.connect().execute(
+            f"DESCRIBE SELECT * FROM read_parquet('{s['file']}')").fetchall()]
+        assert cols[:len(s["slice_by"])] == s["slice_by"]
+
+
+def test_out_under_a_file_is_refused_before_the_work(tmp_path: Path, good) -> None:
+    afile = tmp_path / "afile"
+    afile.write_text("x")
+    refused(run("--base", good["base"], "--exp", good["exp"], "--out",
+                str(afile / "sub")), "cannot create the output directory", "is a file")
+
+
+def test_top_zero_says_not_listed(good) -> None:
+    result = run("--base", good["base"], "--exp", good["exp"], "--top", "0")
+    assert result.exit_code == 0, result.output
+    assert "(not listed: --top 0)" in result.output
+    assert "identical" not in result.output
+
+
+def test_same_column_for_two_roles(good) -> None:
+    refused(run("--base", good["base"], "--exp", good["exp"], "--cluster-col", "item_id"),
+            "--item-col and --cluster-col both name column 'item_id'")
+
+
+def test_parquet_integer_ids_and_csv_weights_hint(tmp_path: Path, good) -> None:
+    b = parquet(tmp_path / "b.parquet",
+                "SELECT * FROM (VALUES (1, 'a'), (2, 'a'), (3, 'b')) t(item_id, cluster_id)")
+    w = csv(tmp_path / "w.csv", "item_id,weight\n1,1\n2,1\n3,1\n")
+    refused(run("--base", b, "--exp", b, "--weights", w), "different types",
+            "CSV ids are read as text", "weights (")
+
+
+def test_duplicates_message_counts_every_repeated_id(tmp_path: Path, good) -> None:
+    rows = "".join(f"{i},c\n{i},d\n" for i in range(12))
+    b = csv(tmp_path / "b.csv", "item_id,cluster_id\n" + rows)
+    result = run("--base", b, "--exp", good["exp"])
+    refused(result, "12 item id(s) appear on more than one row", "'0' (2 rows)")
+
+
+def test_missing_weight_needs_a_weights_table(good) -> None:
+    refused(run("--base", good["base"], "--exp", good["exp"], "--missing-weight", "1"),
+            "--missing-weight", "no weights table")
+
+
+def test_coverage_counts_items_given_the_missing_weight(tmp_path: Path, good) -> None:
+    w = csv(tmp_path / "w.csv", "item_id,weight\n1,2\n")
+    result = run("--base", good["base"], "--exp", good["exp"], "--weights", w,
+                 "--missing-weight", "0.5", "--format", "json")
+    assert result.exit_code == 0, result.output
+    doc = json.loads(result.output)
+    assert doc["coverage"]["given_missing_weight"] == {"items": 2, "weight": 0.5}
+    assert doc["overall"]["weight"] == 3.0
+
+
+@pytest.mark.parametrize(("option", "value"), [("--memory-limit", "abc"),
+                                               ("--threads", "-3"), ("--threads", "0")])
+def test_bad_duckdb_resources(good, option: str, value: str) -> None:
+    refused(run("--base", good["base"], "--exp", good["exp"], option, value), option)
+
+
+def test_api_mapping_with_mixed_id_types() -> None:
+    """1 and '1' are different ids in Python: refused, not merged into one."""
+    with pytest.raises(abcde.InputError, match="mixed"):
+        abcde.impact({1: "a", "1": "a", "b": "c"}, {1: "a", "1": "b", "b": "c"})
+    with pytest.raises(abcde.InputError, match="mixed"):
+        abcde.impact({"a": 1, "b": "1"}, {"a": 1, "b": 1})
+    with pytest.raises(abcde.InputError, match="64 bits"):
+        abcde.impact({2**63: 1, 1: 1}, {2**63: 1, 1: 2})
+
+
+def test_weight_range_holds_for_every_command() -> None:
+    """Evaluation and sampling reuse the same validation, hence the same range."""
+    weight = {"a": 1e300, "b": 1.0, "c": 1.0, "d": 1.0, "e": 1.0}
+    for command in (abcde.evaluate, abcde.sample_items):
+        with pytest.raises(abcde.InputError, match=r"outside \[1e-100, 1e100\]"):
+            command(AUDIT_BASE, AUDIT_EXP, weight)
+
+
+def test_api_integer_weights_beyond_64_bits() -> None:
+    """An int weight BIGINT cannot hold is used as a float (equal weights: the
+    unweighted definitions)."""
+    weight = dict.fromkeys(AUDIT_BASE, 2**70)
+    got = abcde.impact(AUDIT_BASE, AUDIT_EXP, weight).overall
+    expected = impact_overall(AUDIT_BASE, AUDIT_EXP, dict.fromkeys(AUDIT_BASE, 1.0))
+    assert math.isclose(got["jaccard_distance"], expected["jaccard_distance"], rel_tol=1e-12)

@@ -3,8 +3,11 @@ the same numbers (and CSV ids keep their leading zeros)."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import math
+import shutil
+import subprocess
 from pathlib import Path
 
 import duckdb
@@ -85,3 +88,51 @@ def test_csv_ids_keep_leading_zeros(tmp_path: Path) -> None:
     (tmp_path / "e.csv").write_text("item_id,cluster_id\n007,1\n7,2\n")
     o = overall_via_cli("--base", str(tmp_path / "b.csv"), "--exp", str(tmp_path / "e.csv"))
     assert o["items"] == 2 and o["affected_items"] == 2
+
+
+def test_ids_beyond_bigint(tmp_path: Path) -> None:
+    """UBIGINT/HUGEINT ids (64-bit hashes) at and above 2^63, also beside BIGINT ids of
+    another input and as cluster ids: compared exactly (as text), so the metrics are
+    those of the same clusterings with small ids."""
+    big = 2**63
+    b = tmp_path / "b.parquet"
+    w = tmp_path / "w.parquet"
+    db = tmp_path / "e.duckdb"
+    con = duckdb.connect(str(db))  # Parquet has no 128-bit integers: exp is a table
+    con.execute(f"COPY (SELECT * FROM (VALUES ({big}::UBIGINT, {2**64 - 1}::UBIGINT), "
+                f"({big + 1}::UBIGINT, {2**64 - 1}::UBIGINT), (5::UBIGINT, 7::UBIGINT)) "
+                f"t(item_id, cluster_id)) TO '{b}' (FORMAT PARQUET)")
+    con.execute(f"CREATE TABLE exp AS SELECT * FROM (VALUES ({big}::HUGEINT, 1), "
+                f"({big + 1}::HUGEINT, 2), (5::HUGEINT, 2)) t(item_id, cluster_id)")
+    con.execute(f"COPY (SELECT * FROM (VALUES (5::BIGINT, 2.0)) t(item_id, weight)) "
+                f"TO '{w}' (FORMAT PARQUET)")
+    con.close()
+    got = overall_via_cli("--db", str(db), "--base", str(b), "--exp", "exp",
+                          "--weights", str(w), "--missing-weight", "1")
+    # the same clusterings with small ids: Base {x, y}{z}, Exp {x}{y, z}; z weighs 2
+    expected = impact_overall({"x": 1, "y": 1, "z": 2}, {"x": 1, "y": 2, "z": 2},
+                              {"x": 1.0, "y": 1.0, "z": 2.0})
+    for key, value in expected.items():
+        assert math.isclose(got[key], value, rel_tol=1e-12), key
+
+
+@pytest.mark.parametrize("compression", ["gz", "zst"])
+def test_compressed_csv(tmp_path: Path, compression: str) -> None:
+    """x.csv.gz and x.csv.zst are CSV files (DuckDB decompresses them)."""
+    if compression == "zst" and shutil.which("zstd") is None:
+        pytest.skip("no zstd command to compress with")
+    paths = {}
+    for name in ("base", "exp", "weights"):
+        source = EXAMPLES / f"{name}.csv"
+        path = tmp_path / f"{name}.csv.{compression}"
+        if compression == "gz":
+            path.write_bytes(gzip.compress(source.read_bytes()))
+        else:
+            subprocess.run(["zstd", "-q", str(source), "-o", str(path)], check=True)
+        paths[name] = str(path)
+    got = overall_via_cli("--base", paths["base"], "--exp", paths["exp"],
+                          "--weights", paths["weights"])
+    plain = overall_via_cli("--base", str(EXAMPLES / "base.csv"),
+                            "--exp", str(EXAMPLES / "exp.csv"),
+                            "--weights", str(EXAMPLES / "weights.csv"))
+    assert got == plain

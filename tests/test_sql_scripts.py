@@ -128,10 +128,12 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
     b, e, w, a, truth = (str(EXAMPLES / f"{n}.csv")
                          for n in ("base", "exp", "weights", "attributes", "truth"))
     rows = list(csv.reader(open(b)))  # noqa: SIM115 - read at once
-    repeated, bad_weight, extra_weight = (tmp / f for f in ("rep.csv", "bad.csv", "x.csv"))
+    repeated, bad_weight, extra_weight, text_weight = (
+        tmp / f for f in ("rep.csv", "bad.csv", "x.csv", "text.csv"))
     csv.writer(repeated.open("w")).writerows([*rows, rows[1]])
     csv.writer(bad_weight.open("w")).writerows([["item_id", "weight"], [rows[1][0], "-1"]])
     extra_weight.write_text(Path(w).read_text() + "not_an_item,1.0\n")
+    csv.writer(text_weight.open("w")).writerows([["item_id", "weight"], [rows[1][0], "heavy"]])
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(templates, "render_text", spy)
         mp.setattr(evaluation, "_RENDERED", {})  # its memo would hide templates
@@ -146,7 +148,8 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
         abcde.sample_pairs(b, e, w, budget=50, seed=3, population="jaccard")
         abcde.sample_pairs_stratified(b, e, w, attributes=a, budget=50, seed=3,
                                       slice_by="provenance")
-        for args in ((str(repeated), e, None), (b, e, str(bad_weight))):
+        for args in ((str(repeated), e, None), (b, e, str(bad_weight)),
+                     (b, e, str(text_weight))):
             with pytest.raises(InputError):
                 abcde.impact(*args)
     return dict(captured)
@@ -244,15 +247,15 @@ def _invoke(*args: str) -> Any:
 
 
 @pytest.mark.parametrize("command", ["sql impact", "dbt"])
-@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-1", "0"])
-def test_missing_weight_must_be_a_positive_finite_number(command: str, value: str,
+@pytest.mark.parametrize("value", ["nan", "inf", "-inf", "-1", "0", "1e101", "1e-101"])
+def test_missing_weight_must_be_a_weight_in_range(command: str, value: str,
                                                          tmp_path: Path) -> None:
     """As in `abcde impact`: NaN would be pasted as a column name `nan`, -1 would weigh
     items -1 with input_valid TRUE."""
     result = _invoke(*command.split(), "--dialect", "duckdb", "--base", "b", "--exp", "e",
                      "--weights", "w", f"--missing-weight={value}", "--out", str(tmp_path))
     assert result.exit_code == 2, result.output
-    assert "--missing-weight must be a positive finite number" in result.output
+    assert "--missing-weight must be a number in [1e-100, 1e100]" in result.output
 
 
 def test_missing_weight_weighs_the_items_the_weights_table_lacks() -> None:

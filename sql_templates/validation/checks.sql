@@ -4,9 +4,9 @@
 {% macro condition(name) -%}
 {%- if name == 'null_cluster_base' -%} common AND base_cluster IS NULL
 {%- elif name == 'null_cluster_exp' -%} common AND exp_cluster IS NULL
-{%- elif name == 'bad_weight_weights' -%} in_weights = 1 AND NOT ({{ is_finite('table_weight') }} AND table_weight > 0)
-{%- elif name == 'bad_weight_base' -%} in_base = 1 AND NOT ({{ is_finite('base_weight') }} AND base_weight > 0)
-{%- elif name == 'bad_weight_exp' -%} in_exp = 1 AND NOT ({{ is_finite('exp_weight') }} AND exp_weight > 0)
+{%- elif name == 'bad_weight_weights' -%} in_weights = 1 AND NOT {{ valid_weight('table_weight') }}
+{%- elif name == 'bad_weight_base' -%} in_base = 1 AND NOT {{ valid_weight('base_weight') }}
+{%- elif name == 'bad_weight_exp' -%} in_exp = 1 AND NOT {{ valid_weight('exp_weight') }}
 {%- elif name == 'weight_mismatch' -%} common AND base_weight <> exp_weight
 {%- elif name == 'missing_weight' -%} common AND in_weights = 0
 {%- elif name == 'without_attributes' -%} common AND in_attributes = 0

@@ -28,6 +28,10 @@ SELECT
   SUM(CASE WHEN side = 1 AND one_side_id IS NULL THEN item_rows ELSE 0 END) AS null_item_base,
   SUM(CASE WHEN side = 2 AND one_side_id IS NULL THEN item_rows ELSE 0 END) AS null_item_exp,
   (SELECT COUNT(*) FROM repeated) AS repeated_one_side
+{% if defaulted %}
+  {# items of T the weights table lacks, weighted --missing-weight (for coverage) #}
+  , SUM(CASE WHEN common THEN item_rows - weight_rows ELSE 0 END) AS defaulted_weight
+{% endif %}
 {% for name in derived %}
 {% if name == 'null_cluster_base' %}
   , SUM(CASE WHEN common AND b IS NULL THEN item_rows ELSE 0 END) AS null_cluster_base

@@ -1,5 +1,6 @@
-{# Ids on several rows of one input, with their row counts (runs only on failure). #}
-SELECT item_id, COUNT(*) AS item_rows
+{# Ids on several rows of one input, with their row counts, and how many ids repeat
+   (runs only on failure). #}
+SELECT item_id, COUNT(*) AS item_rows, COUNT(*) OVER () AS repeated_ids
 FROM {{ input }}_in
 WHERE item_id IS NOT NULL
 GROUP BY item_id

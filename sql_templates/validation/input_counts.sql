@@ -1,8 +1,9 @@
 {# Rows and NULL ids of each input (cheap: no join). Compared with the rows the join
    saw, they reveal ids repeated in an input, and side-input rows matching no item.
    `bad_weights`: rows of an input with a weight column whose weight is not a finite
-   number > 0, counted over the whole input (a cheap upper bound: the check itself
-   counts only rows that meet an item, and runs over the join only when this is > 0). #}
+   number in [WEIGHT_MIN, WEIGHT_MAX] (abcde.templates), counted over the whole input
+   (a cheap upper bound: the check itself counts only rows that meet an item, and runs
+   over the join only when this is > 0). #}
 {% for input in inputs %}
 {{ 'UNION ALL' if not loop.first }}
 SELECT
@@ -15,7 +16,7 @@ SELECT
   COUNT(*) - COUNT(item_id) AS null_ids,
 {% endif %}
 {% if input in weighted %}
-  SUM(CASE WHEN NOT ({{ is_finite('weight') }} AND weight > 0) THEN 1 ELSE 0 END) AS bad_weights
+  SUM(CASE WHEN NOT {{ valid_weight('weight') }} THEN 1 ELSE 0 END) AS bad_weights
 {% else %}
   0 AS bad_weights
 {% endif %}

@@ -26,6 +26,7 @@ from sqlglot import exp
 from abcde import __version__
 from abcde.dialects import identifier, to_sql
 from abcde.errors import InputError
+from abcde.inputs import WEIGHT_RANGE_TEXT
 from abcde.scripts import Output, ScriptSpec, impact_pipeline, quiet_sqlglot
 
 SOURCE = "abcde_inputs"
@@ -63,7 +64,7 @@ COLUMN_DOCS = {
     "repeated_item_ids": "1 when an input repeats an item id.",
     "null_cluster_base": "Items of T with a NULL Base cluster id.",
     "null_cluster_exp": "Items of T with a NULL Exp cluster id.",
-    "bad_weight_weights": "Weights that are NULL, NaN, infinite, zero or negative.",
+    "bad_weight_weights": f"Weights that are NULL, NaN, infinite or outside {WEIGHT_RANGE_TEXT}.",
     "missing_weight": "Items of T the weights table lacks.",
     "no_common_items": "1 when the clusterings have no item id in common.",
     "without_attributes": "Items of T without a row in the attributes table (not an error).",

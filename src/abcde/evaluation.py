@@ -34,7 +34,7 @@ from abcde.cells import add_cell_steps, add_item_steps
 from abcde.engines import Engine, engine_for
 from abcde.errors import InputError
 from abcde.impact import OUT_FORMATS, _clean, _coverage, check_slice_names, parse_slicings
-from abcde.inputs import FILE_FORMATS, Columns, Inputs, open_inputs
+from abcde.inputs import Columns, Inputs, file_format, names_a_file, open_inputs
 from abcde.pipeline import Pipeline
 from abcde.ranking import rank_key
 from abcde.templates import render as _render
@@ -161,16 +161,17 @@ def parse_uir_metrics(metrics: str | Sequence[str] | None) -> tuple[str, ...]:
     return out
 
 
-def default_run_name(source: object, k: int) -> str:
+def default_run_name(source: object, k: int, *, database: bool = False) -> str:
     """A file's name without its suffix; a table's own name (`main.run_v1` → `run_v1`,
     without the schema); `run_<k + 1>` for anything else. Files and tables are told apart
-    as `abcde.inputs.open_source` does: a path that exists or has a known file suffix."""
+    as `abcde.inputs.open_source` does (`names_a_file`)."""
     if isinstance(source, Path):
         return source.stem
     if isinstance(source, str):
         path = Path(source)
-        if path.exists() or path.suffix.lower() in FILE_FORMATS:
-            return path.stem
+        if names_a_file(path, database=database):
+            stem = Path(path.stem)  # x.csv.gz → x.csv → x
+            return stem.stem if file_format(stem) else stem.name
         return source.rsplit(".", 1)[-1].strip('"`[]')
     return f"run_{k + 1}"
 
@@ -193,7 +194,8 @@ def check_run_name(name: str) -> None:
                          hint="Name the run with NAME=PATH, e.g. --actual v2=run.parquet.")
 
 
-def run_names(actual: Sequence[object], names: Sequence[str | None] | None) -> list[str]:
+def run_names(actual: Sequence[object], names: Sequence[str | None] | None, *,
+              database: bool = False) -> list[str]:
     """Names of the runs: given, else `default_run_name` (default names repeated among
     all runs get a suffix _k, k = the run's position). A None in `names` asks for the
     default of that run."""
@@ -202,7 +204,7 @@ def run_names(actual: Sequence[object], names: Sequence[str | None] | None) -> l
     if len(names) != len(actual):
         raise InputError(f"{len(names)} name(s) for {len(actual)} actual run(s)",
                          hint="Give one name per --actual.")
-    defaults = [default_run_name(a, k) for k, a in enumerate(actual)]
+    defaults = [default_run_name(a, k, database=database) for k, a in enumerate(actual)]
     defaults = [f"{n}_{k + 1}" if defaults.count(n) > 1 else n
                 for k, n in enumerate(defaults)]
     out = [str(n) if n is not None else d for n, d in zip(names, defaults, strict=True)]
@@ -300,7 +302,8 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
     runs = _as_runs(actual)
     if not runs:
         raise InputError("no actual clustering given", hint="Give --actual at least once.")
-    labels = run_names(runs, names)
+    labels = run_names(runs, names, database=db is not None
+                       or getattr(engine, "user_db", None) is not None)
     slicings = parse_slicings(slice_by)
     cases = parse_uir_cases(uir_cases)
     metrics = parse_uir_metrics(uir_metrics)

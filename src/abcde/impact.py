@@ -4,6 +4,9 @@ decomposition §4–5; SPEC §3), computed per cell in the engine.
 
 from __future__ import annotations
 
+import math
+import os
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -96,6 +99,8 @@ def impact(base: object, exp: object, weights: object | None = None, *,
         raise ValueError("top must be >= 0")
     if out_format not in OUT_FORMATS:
         raise ValueError(f"out_format must be one of {OUT_FORMATS}")
+    if out is not None:
+        prepare_out(Path(out))  # before the work, not after it
     with engine_for(engine, db=db, memory_limit=memory_limit, threads=threads) as eng:
         inputs = open_inputs(eng, base, exp, weights, attributes,
                              columns=Columns(item_col, cluster_col, weight_col),
@@ -136,7 +141,7 @@ def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,
                                   metrics=IMPACT_METRICS), materialise=out is not None)
         if out is not None:
             pipeline.run(engine, name)
-        rows = [_clean(r) for r in pipeline.fetch(engine, name)]
+        rows = [_clean(r, text=slicing) for r in pipeline.fetch(engine, name)]
         rows.sort(key=lambda r: (-rank_key(r["contribution"]), *(str(r[a.name]) for a in attrs)))
         slices.append({"slice_by": slicing, "rows": rows})
 
@@ -151,7 +156,40 @@ def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,
                 "attributes": inputs.attributes.label if inputs.attributes else None})
     if out is not None:
         result.files = _write(engine, pipeline, out, out_format, slicings)
+        for entry, stem in zip(result.slices, slice_file_stems(slicings), strict=True):
+            entry["file"] = result.files[stem]
     return result
+
+
+def prepare_out(out: Path) -> None:
+    """Create the `--out` directory, or refuse it before any work is done."""
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        parent_is_file = isinstance(err, FileExistsError | NotADirectoryError)
+        reason = "it or a parent is a file" if parent_is_file else (err.strerror or str(err))
+        raise InputError(f"cannot create the output directory {out}: {reason}",
+                         hint="--out names a directory (created if missing).") from err
+    if not os.access(out, os.W_OK | os.X_OK):
+        raise InputError(f"cannot write to the output directory {out}: permission denied",
+                         hint="Choose another --out directory.")
+
+
+def slice_file_stems(slicings: Sequence[Sequence[str]]) -> list[str]:
+    """One file name (without suffix) per slicing: slices_<columns>, with characters a
+    file name cannot hold replaced by _, and _2, _3, ... after a name already taken (also
+    by case: file systems that ignore case would merge them)."""
+    taken = {"base_clusters", "exp_clusters"}
+    stems = []
+    for slicing in slicings:
+        stem = re.sub(r"[^\w.-]+", "_", "slices_" + "_".join(slicing))[:120]
+        unique, k = stem, 1
+        while unique.lower() in taken:
+            k += 1
+            unique = f"{stem}_{k}"
+        taken.add(unique.lower())
+        stems.append(unique)
+    return stems
 
 
 def interleave(base_rows: list[dict[str, Any]], exp_rows: list[dict[str, Any]],
@@ -183,6 +221,9 @@ def _coverage(engine: Engine, pipeline: Pipeline, inputs: Inputs, overall: dict[
             if r["items_without_weight"]:
                 entry["items_without_weight"] = int(r["items_without_weight"])
         report[f"only_in_{source.role}"] = entry
+    if inputs.weights is not None and inputs.missing_weight is not None:
+        report["given_missing_weight"] = {"items": int(checked["defaulted_weight"]),
+                                          "weight": float(inputs.missing_weight)}
     for name in side_inputs(inputs):
         n = int(checked[f"unused_{name}"])
         # rows, not items: a repeated id among rows matching no item is not detected
@@ -200,23 +241,24 @@ def _write(engine: Engine, pipeline: Pipeline, out: Path, fmt: str,
     out.mkdir(parents=True, exist_ok=True)
     suffix = "parquet" if fmt == "parquet" else "csv"
     files = {}
-    for name in ("base_clusters", "exp_clusters"):
+    steps = [("base_clusters", "base_clusters"), ("exp_clusters", "exp_clusters")]
+    steps += [(stem, f"slices_{k}") for k, stem in enumerate(slice_file_stems(slicings))]
+    for name, step in steps:
         path = out / f"{name}.{suffix}"
-        engine.write(pipeline.physical_name(name), path, fmt)
-        files[name] = str(path)
-    for k, slicing in enumerate(slicings):
-        name = f"slices_{'_'.join(slicing)}"
-        path = out / f"{name}.{suffix}"
-        engine.write(pipeline.physical_name(f"slices_{k}"), path, fmt)
+        engine.write(pipeline.physical_name(step), path, fmt)
         files[name] = str(path)
     return files
 
 
-def _clean(row: dict[str, Any]) -> dict[str, Any]:
-    """Plain Python numbers (DuckDB sums of integers come back as int128 via int)."""
+def _clean(row: dict[str, Any], text: Sequence[str] = ()) -> dict[str, Any]:
+    """Plain Python numbers (DuckDB sums of integers come back as int128 via int). A
+    NaN or infinite value of a `text` column (a slice value: the metrics never are)
+    becomes the string 'NaN', 'Infinity' or '-Infinity', which JSON can hold."""
     out = {}
     for k, v in row.items():
-        if isinstance(v, bool) or v is None or isinstance(v, str | float):
+        if isinstance(v, float) and k in text and not math.isfinite(v):
+            out[k] = "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
+        elif isinstance(v, bool) or v is None or isinstance(v, str | float):
             out[k] = v
         elif isinstance(v, int):
             out[k] = int(v)

@@ -79,6 +79,10 @@ def impact_text(doc: dict[str, Any], max_slice_rows: int = 20) -> str:
             ("unused_attributes", "attribute rows for items in neither clustering", "rows")):
         if cov.get(key, {}).get(unit):
             parts.append(f"  {what}: {fmt(cov[key][unit])}")
+    if cov.get("given_missing_weight", {}).get("items"):
+        given = cov["given_missing_weight"]
+        parts.append(f"  items without a weights row, given --missing-weight "
+                     f"{given['weight']:g}: {fmt(given['items'])}")
     share = o["affected_weight"] / o["weight"] if o["weight"] else 0.0
     parts.append(f"Affected: {fmt(o['affected_items'])} items, weight "
                  f"{fmt(o['affected_weight'])} ({fmt(share, 'pct')} of the weight)")
@@ -94,8 +98,11 @@ def impact_text(doc: dict[str, Any], max_slice_rows: int = 20) -> str:
         parts.append("")
         parts.append(f"{title} (contribution = weight·JaccardDistance / total weight)")
         cols = (["side", *CLUSTER_COLUMNS] if key == "top_clusters" else CLUSTER_COLUMNS)
+        # an empty list despite affected items: the lists were not asked for (--top 0)
+        empty = ("  (not listed: --top 0)" if o["affected_items"]
+                 else "  (none: the clusterings are identical on T)")
         parts.append(table(doc[key], cols, pct=[*IMPACT_METRICS, "contribution"])
-                     if doc[key] else "  (none: the clusterings are identical on T)")
+                     if doc[key] else empty)
     for s in doc["slices"]:
         parts.append("")
         shown = s["rows"][:max_slice_rows]
@@ -108,5 +115,8 @@ def impact_text(doc: dict[str, Any], max_slice_rows: int = 20) -> str:
     if doc.get("files"):
         parts.append("")
         parts.append("Files written")
-        parts += [f"  {k}: {v}" for k, v in doc["files"].items()]
+        by_file = {s["file"]: s["slice_by"] for s in doc["slices"] if "file" in s}
+        parts += [f"  {k}: {v}" if v not in by_file
+                  else f"  slices by {', '.join(by_file[v])}: {v}"
+                  for k, v in doc["files"].items()]
     return "\n".join(parts)

@@ -25,7 +25,15 @@ from abcde import __version__
 from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps
 from abcde.dialects import get_dialect, to_sql
 from abcde.errors import InputError
-from abcde.inputs import ID_TYPES, Attribute, Columns, Inputs, Source, check_missing_weight
+from abcde.inputs import (
+    ID_TYPES,
+    WEIGHT_RANGE_TEXT,
+    Attribute,
+    Columns,
+    Inputs,
+    Source,
+    check_missing_weight,
+)
 from abcde.pipeline import Pipeline
 from abcde.templates import CANONICAL_DIALECT, render, table_ref
 from abcde.validation import EXAMPLES, add_count_steps, checks, side_inputs
@@ -242,7 +250,7 @@ def header(spec: ScriptSpec, pipeline: Pipeline, outputs: list[Output], dialect:
     lines.append("Inputs (tables; ids declared, not checked: "
                  f"item ids {spec.item_type}, cluster ids {spec.cluster_type}):")
     desc = {"base": f"{cols.item}, {cols.cluster}", "exp": f"{cols.item}, {cols.cluster}",
-            "weights": f"{cols.item}, {cols.weight} (finite, > 0)",
+            "weights": f"{cols.item}, {cols.weight} (in {WEIGHT_RANGE_TEXT})",
             "attributes": f"{cols.item}, " + ", ".join(
                 dict.fromkeys(c for s in spec.slice_by for c in s))}
     for role, name in spec.tables().items():

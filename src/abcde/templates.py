@@ -80,6 +80,19 @@ def is_finite(x: str) -> str:
     return f"ABCDE_IS_FINITE({x})"
 
 
+# The weights abcde accepts (SPEC §1). Only ratios of weights matter, so any weights can
+# be rescaled into this range; inside it every sum (of up to 1e10 items), product and
+# ratio the metrics and estimators form is a normal double: no overflow to inf, no
+# subnormal losing digits. One constant for every validation path (Python and SQL).
+WEIGHT_MIN, WEIGHT_MAX = 1e-100, 1e100
+
+
+def valid_weight(x: str) -> str:
+    """TRUE when x is a weight abcde accepts: finite and in [WEIGHT_MIN, WEIGHT_MAX]."""
+    return (f"({is_finite(x)} AND {x} >= CAST({WEIGHT_MIN!r} AS DOUBLE) "
+            f"AND {x} <= CAST({WEIGHT_MAX!r} AS DOUBLE))")
+
+
 # Significant digits at which two positive numbers count as equal when ranking.
 RANK_DIGITS = 9
 
@@ -101,7 +114,8 @@ def rank_key(x: str) -> str:
 
 
 HELPERS = {"ident": ident, "table_ref": table_ref, "literal": literal, "fdiv": fdiv,
-           "ln": ln, "uniform": uniform, "is_finite": is_finite, "rank_key": rank_key}
+           "ln": ln, "uniform": uniform, "is_finite": is_finite, "rank_key": rank_key,
+           "valid_weight": valid_weight}
 
 
 @cache

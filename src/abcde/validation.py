@@ -23,13 +23,14 @@ from typing import Any
 
 from abcde.engines.base import Engine
 from abcde.errors import InputError, Shown
-from abcde.inputs import Inputs
+from abcde.inputs import WEIGHT_RANGE_TEXT, WEIGHT_SCALE_HINT, Inputs
 from abcde.pipeline import Pipeline
 from abcde.templates import render
 
 EXAMPLES = 10
-WEIGHT_HINT = "Weights must be finite numbers > 0 (ABCDE §3)."
-BAD_WEIGHT = "{n} weight(s) are NULL, NaN, infinite, zero or negative"
+WEIGHT_HINT = "Weights must be finite numbers > 0. " + WEIGHT_SCALE_HINT
+BAD_WEIGHT = ("{n} weight(s) are NULL, NaN, infinite, zero, negative or outside "
+              + WEIGHT_RANGE_TEXT)
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,7 @@ def add_count_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool) 
         "validation/counts.sql", derived=derived_checks(inputs),
         weights_table=inputs.weights is not None,
         weight_rows=counts_weight_rows(inputs, with_examples=with_examples),
+        defaulted=inputs.weights is not None and inputs.missing_weight is not None,
         attributes_table=inputs.attributes is not None,
         row_checks=row_checks(inputs, with_examples=with_examples)))
     all_inputs = ["base", "exp", *side_inputs(inputs)]
@@ -133,7 +135,8 @@ def side_inputs(inputs: Inputs) -> list[str]:
 
 def validate(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[str, Any]:
     """Refuse bad input. Returns counts for the coverage report: `common` (|T|),
-    `without_attributes` and, per side input, `unused_<input>` (rows matching no item)."""
+    `without_attributes`, `defaulted_weight` (items of T given --missing-weight) and, per
+    side input, `unused_<input>` (rows matching no item)."""
     labels = {"base": inputs.base.label, "exp": inputs.exp.label,
               "base+exp": f"{inputs.base.label} and {inputs.exp.label}"}
     labels.update({n: getattr(inputs, n).label for n in side_inputs(inputs)})
@@ -141,11 +144,14 @@ def validate(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[str, An
     counts = {k: int(v or 0) for k, v in pipeline.fetch(engine, "validation_counts")[0].items()}
     rows = {r["input"]: r for r in pipeline.fetch(engine, "input_counts")}
 
+    empty = [InputError("is empty (no rows)", table=labels[name],
+                        hint="Check the file or table name.")
+             for name in all_inputs if int(rows[name]["input_rows"]) == 0]
+    if empty:
+        # every other count of an empty input is moot (an empty weights table lacks
+        # every item; empty attributes would give every item a NULL slice)
+        raise combine(empty)
     errors: list[InputError] = []
-    for side in ("base", "exp"):
-        if int(rows[side]["input_rows"]) == 0:
-            errors.append(InputError("is empty (no rows)", table=labels[side],
-                                     hint="Check the file or table name."))
     null_ids = {"base": counts["null_item_base"], "exp": counts["null_item_exp"]}
     null_ids.update({n: int(rows[n]["null_ids"]) for n in side_inputs(inputs)})
     for name, n in null_ids.items():
@@ -172,7 +178,8 @@ def validate(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[str, An
             if counts[check.name]:
                 errors.append(_failed(engine, pipeline, check, counts[check.name], labels))
     result: dict[str, Any] = {"common": counts["common_rows"],
-                              "without_attributes": counts.get("without_attributes", 0)}
+                              "without_attributes": counts.get("without_attributes", 0),
+                              "defaulted_weight": counts.get("defaulted_weight", 0)}
     for name in side_inputs(inputs):
         matched = counts[f"matched_{name[:-1]}_rows"]
         result[f"unused_{name}"] = (int(rows[name]["input_rows"]) - int(rows[name]["null_ids"])
@@ -230,7 +237,8 @@ def _duplicates(engine: Engine, pipeline: Pipeline, inputs: Inputs,
         rows = pipeline.fetch(engine, step)
         if rows:
             errors.append(InputError(
-                f"item ids appear on more than one row; {what[name]}", table=labels[name],
+                f"{rows[0]['repeated_ids']} item id(s) appear on more than one row; "
+                f"{what[name]}", table=labels[name],
                 column=inputs.columns.item,
                 examples=[Shown(f"{r['item_id']!r} ({r['item_rows']} rows)") for r in rows],
                 hint="Remove the duplicate rows."))

@@ -13,21 +13,31 @@ from typing import Any, Literal
 
 from abcde.errors import EngineError
 
-TypeCategory = Literal["integer", "string", "float", "decimal", "boolean", "other"]
+TypeCategory = Literal["integer", "string", "float", "decimal", "boolean", "nested", "other"]
+
+# Type names of values holding several values (DuckDB's, Spark's and PostgreSQL's): a
+# column of these is never an id, a weight or a slice value.
+_NESTED = ("STRUCT", "MAP", "LIST", "ARRAY", "UNION", "ROW")
 
 
 def categorise(type_name: str) -> TypeCategory:
-    """Engine type name -> the category that decides what abcde accepts."""
-    t = type_name.upper()
-    if any(k in t for k in ("CHAR", "STRING", "TEXT")):
+    """Engine type name -> the category that decides what abcde accepts. Only the outer
+    type counts: INTEGER[] is a list and STRUCT(a VARCHAR) a struct, whatever they hold."""
+    t = type_name.strip().upper()
+    outer = t.split("(", 1)[0].split("<", 1)[0].strip()
+    if t.endswith("]") or outer in _NESTED:
+        return "nested"
+    if outer == "ENUM":
         return "string"
-    if t.startswith(("DECIMAL", "NUMERIC")):
+    if any(k in outer for k in ("CHAR", "STRING", "TEXT")):
+        return "string"
+    if outer in ("DECIMAL", "NUMERIC"):
         return "decimal"
-    if any(k in t for k in ("DOUBLE", "FLOAT", "REAL")):
+    if any(k in outer for k in ("DOUBLE", "FLOAT", "REAL")):
         return "float"
-    if any(k in t for k in ("INT", "LONG", "SHORT", "BYTE")) and "INTERVAL" not in t:
+    if any(k in outer for k in ("INT", "LONG", "SHORT", "BYTE")) and "INTERVAL" not in outer:
         return "integer"
-    if "BOOL" in t:
+    if "BOOL" in outer:
         return "boolean"
     return "other"
 

@@ -12,8 +12,8 @@ from typing import Any
 import duckdb
 
 from abcde.engines.base import Engine, sql_type_of
-from abcde.engines.local_files import file_source
-from abcde.errors import EngineError, InputError
+from abcde.engines.local_files import csv_problem, file_format, file_source
+from abcde.errors import AbcdeError, EngineError, InputError
 from abcde.templates import ident, literal, table_ref
 
 USER_DB = "abcde_user_db"
@@ -32,7 +32,19 @@ class DuckDBEngine(Engine):
         self.temp_dir = Path(temp_dir or tempfile.mkdtemp(prefix="abcde_duckdb_"))
         self.con = connection or duckdb.connect(":memory:")
         self.user_db: str | None = None
-        if connection is None:
+        # path as read_csv names it -> how messages name the input (abcde.inputs sets it):
+        # a CSV value DuckDB cannot convert fails only when the query reaches its line
+        self.file_labels: dict[str, str] = {}
+        try:
+            self._configure(connection is None, memory_limit, threads)
+            if db is not None:
+                self._attach(Path(db))
+        except BaseException:
+            self.close()
+            raise
+
+    def _configure(self, new: bool, memory_limit: str | None, threads: int | None) -> None:
+        if new:
             self.execute(f"SET temp_directory = {literal(str(self.temp_dir))}")
             self.execute("SET preserve_insertion_order = false")
             # no progress bar on the terminal beside abcde's own output; each input file
@@ -40,23 +52,46 @@ class DuckDBEngine(Engine):
             self.execute("SET enable_progress_bar = false")
             self.execute("SET parquet_metadata_cache = true")
         if memory_limit:
-            self.execute(f"SET memory_limit = {literal(memory_limit)}")
-        if threads:
-            self.execute(f"SET threads = {int(threads)}")
-        if db is not None:
-            if not Path(db).exists():
-                raise InputError(f"database file {db} does not exist", hint="Check --db.")
             try:
-                self.execute(f"ATTACH {literal(str(db))} AS {USER_DB} (READ_ONLY)")
+                self.con.execute(f"SET memory_limit = {literal(str(memory_limit))}")
             except duckdb.Error as err:
-                raise InputError(f"cannot open database file {db}: {err}") from err
-            self.user_db = USER_DB
+                raise InputError(f"--memory-limit {memory_limit!r} is not a memory size: "
+                                 f"{_first_line(err)}", hint="Write e.g. 4GB or 500MB.") from err
+        if threads is not None:
+            if isinstance(threads, bool) or not isinstance(threads, int) or threads < 1:
+                raise InputError(f"--threads must be a whole number >= 1, not {threads!r}")
+            self.execute(f"SET threads = {threads}")
+
+    def _attach(self, db: Path) -> None:
+        """Attach the user's database read-only; every way this fails is the user's to fix."""
+        hint = ("--db takes a DuckDB database file; CSV and Parquet files are given to "
+                "--base, --exp, --weights and --attributes directly.")
+        if not db.exists():
+            raise InputError(f"database file {db} does not exist", hint=hint)
+        if db.is_dir():
+            raise InputError(f"--db {db} is a directory, not a DuckDB database file", hint=hint)
+        if file_format(db) is not None:
+            raise InputError(f"--db {db} is a {file_format(db).upper()} file, not a DuckDB "
+                             "database", hint=hint)
+        try:
+            self.con.execute(f"ATTACH {literal(str(db))} AS {USER_DB} (READ_ONLY)")
+        except duckdb.Error as err:
+            text = str(err)
+            if "lock" in text.lower():
+                reason = "another process has it open for writing (DuckDB locks the file)"
+                hint = "Close the other program (or copy the file) and run again."
+            elif "not a valid DuckDB database" in text:
+                reason = "it is not a DuckDB database file"
+            else:
+                reason = _first_line(err)
+            raise InputError(f"cannot open database file {db}: {reason}", hint=hint) from err
+        self.user_db = USER_DB
 
     def execute(self, sql: str) -> None:
         try:
             self.con.execute(sql)
         except duckdb.Error as err:
-            raise EngineError(f"DuckDB refused a statement: {err}\n{sql}") from err
+            raise self._error(err, f"DuckDB refused a statement: {err}\n{sql}") from err
 
     def fetch(self, sql: str) -> list[dict[str, Any]]:
         try:
@@ -64,7 +99,16 @@ class DuckDBEngine(Engine):
             names = [d[0] for d in cur.description]
             return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
         except duckdb.Error as err:
-            raise EngineError(f"DuckDB refused a query: {err}\n{sql}") from err
+            raise self._error(err, f"DuckDB refused a query: {err}\n{sql}") from err
+
+    def _error(self, err: duckdb.Error, text: str) -> AbcdeError:
+        """A line of an input CSV that DuckDB cannot parse is the user's to fix (exit 2);
+        anything else is abcde's."""
+        problem = csv_problem(str(err))
+        if problem is None:
+            return EngineError(text)
+        return InputError(problem.message(), table=self.file_labels.get(problem.file or ""),
+                          column=problem.column, hint=problem.hint)
 
     def user_table(self, name: str) -> str:
         """A table of the attached database, as a quoted reference."""
@@ -122,3 +166,7 @@ class DuckDBEngine(Engine):
         finally:
             if self._own_tmp:
                 shutil.rmtree(self.temp_dir, ignore_errors=True)
+
+
+def _first_line(err: Exception) -> str:
+    return str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__

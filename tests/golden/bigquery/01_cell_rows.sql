@@ -73,7 +73,8 @@ SELECT
           CAST(table_weight AS FLOAT64) - CAST(table_weight AS FLOAT64) = CAST(0 AS FLOAT64),
           FALSE
         )
-        AND table_weight > 0
+        AND table_weight >= CAST(1e-100 AS FLOAT64)
+        AND table_weight <= CAST(1e+100 AS FLOAT64)
       )
       THEN 1
       ELSE 0
@@ -89,7 +90,8 @@ SELECT
           CAST(table_weight AS FLOAT64) - CAST(table_weight AS FLOAT64) = CAST(0 AS FLOAT64),
           FALSE
         )
-        AND table_weight > 0
+        AND table_weight >= CAST(1e-100 AS FLOAT64)
+        AND table_weight <= CAST(1e+100 AS FLOAT64)
       )
       THEN item_id
     END

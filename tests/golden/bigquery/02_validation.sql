@@ -79,7 +79,8 @@ WITH repeated AS (
       CASE
         WHEN NOT (
           COALESCE(CAST(weight AS FLOAT64) - CAST(weight AS FLOAT64) = CAST(0 AS FLOAT64), FALSE)
-          AND weight > 0
+          AND weight >= CAST(1e-100 AS FLOAT64)
+          AND weight <= CAST(1e+100 AS FLOAT64)
         )
         THEN 1
         ELSE 0

@@ -73,7 +73,8 @@ SELECT
           CAST(table_weight AS DOUBLE PRECISION) - CAST(table_weight AS DOUBLE PRECISION) = CAST(0 AS DOUBLE PRECISION),
           FALSE
         )
-        AND table_weight > 0
+        AND table_weight >= CAST(1e-100 AS DOUBLE PRECISION)
+        AND table_weight <= CAST(1e+100 AS DOUBLE PRECISION)
       )
       THEN 1
       ELSE 0
@@ -89,7 +90,8 @@ SELECT
           CAST(table_weight AS DOUBLE PRECISION) - CAST(table_weight AS DOUBLE PRECISION) = CAST(0 AS DOUBLE PRECISION),
           FALSE
         )
-        AND table_weight > 0
+        AND table_weight >= CAST(1e-100 AS DOUBLE PRECISION)
+        AND table_weight <= CAST(1e+100 AS DOUBLE PRECISION)
       )
       THEN item_id
     END

@@ -82,7 +82,8 @@ WITH repeated AS (
             CAST(weight AS DOUBLE PRECISION) - CAST(weight AS DOUBLE PRECISION) = CAST(0 AS DOUBLE PRECISION),
             FALSE
           )
-          AND weight > 0
+          AND weight >= CAST(1e-100 AS DOUBLE PRECISION)
+          AND weight <= CAST(1e+100 AS DOUBLE PRECISION)
         )
         THEN 1
         ELSE 0

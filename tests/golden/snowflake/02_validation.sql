@@ -79,7 +79,8 @@ WITH repeated AS (
       CASE
         WHEN NOT (
           COALESCE(CAST(weight AS DOUBLE) - CAST(weight AS DOUBLE) = CAST(0 AS DOUBLE), FALSE)
-          AND weight > 0
+          AND weight >= CAST(1e-100 AS DOUBLE)
+          AND weight <= CAST(1e+100 AS DOUBLE)
         )
         THEN 1
         ELSE 0

@@ -73,7 +73,8 @@ SELECT
           CAST(table_weight AS DOUBLE) - CAST(table_weight AS DOUBLE) = CAST(0 AS DOUBLE),
           FALSE
         )
-        AND table_weight > 0
+        AND table_weight >= CAST(1e-100 AS DOUBLE)
+        AND table_weight <= CAST(1e+100 AS DOUBLE)
       )
       THEN 1
       ELSE 0
@@ -89,7 +90,8 @@ SELECT
           CAST(table_weight AS DOUBLE) - CAST(table_weight AS DOUBLE) = CAST(0 AS DOUBLE),
           FALSE
         )
-        AND table_weight > 0
+        AND table_weight >= CAST(1e-100 AS DOUBLE)
+        AND table_weight <= CAST(1e+100 AS DOUBLE)
       )
       THEN item_id
     END
