@@ -61,6 +61,12 @@ def test_strata_hold_their_classes_and_budgets(world: Any, tmp_path: Any) -> Non
         s.manifest["sample_id"]}
     out = estimate(tmp_path, truth=world.truth)
     assert out["strata"] and out["delta_precision"]["estimate"] is not None
+    assert out["warnings"] == [] and "not conclusive" not in out["verdict"]
+    # half of the pairs unknown: warned across the strata, and no conclusion drawn
+    half = estimate(tmp_path, judge=lambda i, j: None if (i + j) % 2 else
+                    world.truth[i] == world.truth[j])
+    assert any("missing at random" in w for w in half["warnings"])
+    assert "not conclusive" in half["verdict"]
     for q in questions:
         q["verdict"] = "unknown"
         q["sample_id"] = "feedfacecafe"
