@@ -6,8 +6,10 @@ metrics for the same budget (abcde.simulation; Jaccard decomposition §7.1).
 Data: examples/ (3,700 images). The judge is the examples' FULL ideal clustering,
 regenerated with examples/make_examples.py's own code and seed (examples/truth.csv holds
 only 400 of its items; the check below confirms they agree), so no verdict is unknown.
-Prints a Markdown table: per metric and budget, the mean half-width z·SE over the
-replications for each design, and the empirical sd of the estimates (the SE's check).
+Prints a Markdown table: per metric and budget, the mean half-width of the reported 95%
+intervals over the replications for each design ((ci_high − ci_low)/2: Wilson intervals
+for the proportions, z·SE for ΔPrecision; RESULTS.md entries before the Wilson change
+show z·SE throughout), and the empirical sd of the estimates (the intervals' check).
 """
 
 from __future__ import annotations

@@ -15,20 +15,25 @@ from typing import Any
 import numpy as np
 import pytest
 from reference import abcde_pairs, impact_overall, jaccard_pairs, quality_by_group, quality_exact
+from scipy.stats import binomtest
 
 from abcde.estimators import (
     Estimate,
     delta_precision,
+    design_n_eff,
     estimate,
     good_split_distance,
     judged_sample,
+    kish_n_eff,
     metric_keys,
     precision_verdict,
+    proportion_estimate,
     reweighted_mean_se,
     reweighting_factors,
     scaled_estimate,
     sum_independent,
     weighted_mean_se,
+    wilson_interval,
 )
 
 # --------------------------------------------------------------------------- #
@@ -335,7 +340,10 @@ def test_abcde_population_says_what_it_cannot_estimate() -> None:
         "affected_bad_index",
     }
     assert "W_b = W_e" in out["unavailable"]["affected_good_index"]
-    assert "affected_good_index" not in out
+    # every metric key is present (a stable JSON shape), with estimate None and why
+    for key in out["unavailable"]:
+        assert out[key]["estimate"] is None and out[key]["ci_low"] is None
+        assert out[key]["note"] == f"not available: {out['unavailable'][key]}"
     with pytest.raises(ValueError, match="jaccard population"):
         good_split_distance(judged_sample(draws, {2: "equivalent"}, "abcde"), 0.1)
 
@@ -453,3 +461,196 @@ def test_se_method_kirchner_differs_only_with_unknowns() -> None:
     b = estimate(draws, some_unknown, ABCDE_MANIFEST, se_method="kirchner")
     assert a["delta_precision"]["estimate"] == b["delta_precision"]["estimate"]
     assert a["delta_precision"]["se"] != pytest.approx(b["delta_precision"]["se"])
+
+
+# --------------------------------------------------------------------------- #
+# Intervals of proportions: Wilson with an effective sample size
+# --------------------------------------------------------------------------- #
+
+Z95 = 1.959963984540054
+
+
+@pytest.mark.parametrize(("k", "n"), [(81, 263), (0, 10), (10, 10), (1, 3), (37, 40)])
+def test_wilson_interval_matches_scipy_and_newcombe(k: int, n: int) -> None:
+    """Against scipy's independent implementation; 81/263 is Newcombe's (1998)
+    worked example, Wilson 0.2553–0.3662."""
+    ci = binomtest(k, n).proportion_ci(confidence_level=0.95, method="wilson")
+    assert wilson_interval(k / n, n, Z95) == pytest.approx((ci.low, ci.high), abs=1e-12)
+    if (k, n) == (81, 263):
+        assert wilson_interval(k / n, n, Z95) == pytest.approx((0.2553, 0.3662), abs=5e-5)
+    assert wilson_interval(0.3, 0, Z95) == (0.0, 1.0)
+
+
+def test_effective_sample_sizes() -> None:
+    """Kish (Σw)²/Σw² by hand; with every pair judged the design's n_eff is Kish's
+    (N − 1)/N; unknowns (factors > 1) on repeated pairs make it smaller."""
+    assert kish_n_eff(np.array([1.0, 2.0, 1.0]), np.array([1, 1, 2])) == pytest.approx(
+        25 / 7
+    )
+    k = np.array([1, 3, 1, 2])
+    keys = np.array([0, 1, 2, 3])
+    assert design_n_eff(np.ones(4), k, keys) == pytest.approx(6.0)  # N − 1, N = 7 draws
+    m = np.array([1.0, 2.0, 1.0, 4.0])
+    kish = kish_n_eff(m, k)
+    assert design_n_eff(np.ones(4), k, keys, importance=m) == pytest.approx(kish * 6 / 7)
+    assert design_n_eff(np.ones(4), k, keys, "kirchner") == pytest.approx(6.0)
+    # half the pairs unknown (f = 2): a pair drawn 3 times is kept or lost as a whole
+    f = np.full(4, 2.0)
+    got = design_n_eff(f, k, keys)
+    total = 14.0  # Σ f k
+    by_hand = 1 / (total / (total - 1) * 14 / 14**2 + 2 * (1 + 9 + 1 + 4) / 14**2)
+    assert got == pytest.approx(by_hand) and got < 6.0
+
+
+def test_all_agreeing_verdicts_get_an_interval_of_positive_width() -> None:
+    """The audit's zero-width case: every judged split pair 'not equivalent'
+    (BadSplitRate 0 ± 0 from 3 pairs). Now [0, Wilson upper limit at n_eff]."""
+    draws = _rows(
+        (1, "a", "a", "self", 1.0, 4),
+        (2, "a", "b", "split", -1.0, 1),
+        (3, "c", "d", "split", -1.0, 1),
+        (4, "e", "f", "split", -1.0, 1),
+    )
+    out = estimate(draws, dict.fromkeys((2, 3, 4), "not_equivalent"), ABCDE_MANIFEST)
+    bad, good = out["bad_split_rate"], out["good_split_rate"]
+    assert bad["estimate"] == 0.0 and bad["se"] == 0.0
+    assert bad["interval"] == "wilson" and bad["n_eff"] == pytest.approx(2.0)
+    upper = 0.2 * binomtest(0, 2).proportion_ci(method="wilson").high
+    assert (bad["ci_low"], bad["ci_high"]) == pytest.approx((0.0, upper))
+    assert good["estimate"] == pytest.approx(0.2) and good["ci_high"] == pytest.approx(0.2)
+    assert 0 < good["ci_low"] < 0.2
+
+
+def test_wilson_interval_of_a_scaled_proportion_stays_in_range() -> None:
+    """estimate = c·p̂; the limits are c × Wilson(p̂, n*) with n* = p̂(1−p̂)/SE²
+    (Korn & Graubard) capped by the design's n_eff, so within [0, c]."""
+    est = proportion_estimate(0.1, 0.05, 100.0, 0.3, pairs=40, draws=50)
+    n_star = 0.1 * 0.9 / 0.05**2  # 36 < 100
+    lo, hi = wilson_interval(0.1, n_star, Z95)
+    assert (est.ci_low, est.ci_high) == pytest.approx((0.3 * lo, 0.3 * hi))
+    assert est.se == pytest.approx(0.015) and est.n_eff == pytest.approx(36.0)
+    assert proportion_estimate(0.1, 0.001, 100.0, 1.0, pairs=9, draws=9).n_eff == 100.0
+
+
+def test_sums_of_wilson_parts_use_mover() -> None:
+    """GoodDistance = GoodSplit + GoodMerge distance: limits by MOVER (Newcombe 1998;
+    Zou & Donner 2008), by hand; never below 0."""
+    a = proportion_estimate(0.0, 0.0, 5.0, 0.02, pairs=5, draws=5)
+    b = proportion_estimate(0.5, 0.1, 30.0, 0.04, pairs=30, draws=30)
+    total = sum_independent([a, b])
+    assert total.interval == "mover"
+    assert total.ci_low == pytest.approx(
+        0.02 - math.hypot(0.0 - a.ci_low, 0.02 - b.ci_low)
+    )
+    assert total.ci_high == pytest.approx(
+        0.02 + math.hypot(a.ci_high - 0.0, b.ci_high - 0.02)
+    )
+    assert total.ci_low >= 0 and total.se == pytest.approx(math.hypot(0.0, 0.004))
+
+
+def test_jaccard_rates_are_ratios_that_add_up_to_the_rate() -> None:
+    """On the jaccard population GoodSplitRate = SplitRate × Σ f k |l| 1(i≢j) / Σ f k |l|
+    (importance weights |l| = u/w, Jaccard §6.1), so Good + Bad = SplitRate exactly."""
+    manifest = {
+        "population": "jaccard",
+        "totals": {"total": 0.6, "split": 0.1, "merge": 0.2, "stable": 0.3},
+        "metrics": {"split_rate": 0.15, "merge_rate": 0.25},
+    }
+    draws = _rows(
+        (1, "a", "a", "self", 0.0, 2),
+        (2, "a", "b", "split", -2.0, 1),
+        (3, "c", "d", "split", -1.0, 3),
+        (4, "e", "f", "merge", 1.5, 2),
+        (5, "g", "h", "merge", 1.0, 1),
+    )
+    verdicts = {2: "not_equivalent", 3: "equivalent", 4: "equivalent", 5: "not_equivalent"}
+    out = estimate(draws, verdicts, manifest)
+    assert out["good_split_rate"]["estimate"] == pytest.approx(0.15 * 2 / (2 + 3))
+    assert out["bad_split_rate"]["estimate"] == pytest.approx(0.15 * 3 / 5)
+    assert out["good_merge_rate"]["estimate"] == pytest.approx(0.25 * 3 / 4)
+    for cls in ("split", "merge"):
+        total = out[f"good_{cls}_rate"]["estimate"] + out[f"bad_{cls}_rate"]["estimate"]
+        assert total == pytest.approx(manifest["metrics"][f"{cls}_rate"], abs=1e-15)
+    # the manifest must give the rates' multipliers on the jaccard population
+    bare = {**manifest, "metrics": {}}
+    out = estimate(draws, verdicts, bare)
+    assert out["good_split_rate"]["estimate"] is None
+    assert "split_rate" in out["good_split_rate"]["note"]
+
+
+def test_ratio_se_is_the_linearised_variance() -> None:
+    """Ratio R = Σ k m x / Σ k m with every pair judged: SE² = N/(N−1)·Σ k e²/V²,
+    e = m(x − R) (the delta method), and Kirchner with weights m gives its Case I."""
+    x = np.array([1.0, 0.0, 1.0, 0.0])
+    m = np.array([2.0, 1.0, 3.0, 1.0])
+    k = np.array([1, 2, 1, 1])
+    ones = np.ones(4)
+    mean, se = reweighted_mean_se(x, ones, k, np.arange(4), np.zeros(4), importance=m)
+    v = float((k * m).sum())
+    r = float((k * m * x).sum()) / v
+    e = m * (x - r)
+    n = k.sum()
+    assert mean == pytest.approx(r)
+    assert se == pytest.approx(math.sqrt(n / (n - 1) * float((k * e**2).sum()) / v**2))
+    kirch = reweighted_mean_se(x, ones, k, np.arange(4), np.zeros(4), "kirchner", m)
+    assert kirch == pytest.approx(weighted_mean_se(x, m, k))
+
+
+# --------------------------------------------------------------------------- #
+# Verdict keys, warnings
+# --------------------------------------------------------------------------- #
+
+
+def test_verdict_keys_compare_as_text() -> None:
+    """Verdicts keyed "2" (as read from a CSV) for draws whose pair_id is 2 (or 2.0)
+    used to count as unknown silently; ids now compare as text."""
+    draws = _rows(
+        (1, "a", "a", "self", 1.0, 2),
+        (2, "a", "b", "split", -1.0, 1),
+        (3, "a", "c", "merge", 1.0, 1),
+    )
+    by_int = estimate(draws, {2: "equivalent", 3: "not_equivalent"}, ABCDE_MANIFEST)
+    by_text = estimate(draws, {"2": "equivalent", " 3": "not_equivalent"}, ABCDE_MANIFEST)
+    floats = {**draws, "pair_id": [1.0, 2.0, 3.0]}
+    by_float = estimate(floats, {"2": "equivalent", "3": "not_equivalent"}, ABCDE_MANIFEST)
+    assert by_text == by_int == by_float
+    assert by_text["sample"]["missing_verdicts"] == 0
+    with pytest.raises(ValueError, match="compare as text"):
+        estimate(draws, {2: "equivalent", "2": "not_equivalent"}, ABCDE_MANIFEST)
+
+
+def _many(n_split: int, n_merge: int, n_stable: int) -> dict[str, list]:
+    rows, pid = [(0, "s", "s", "self", 1.0, 3)], 1
+    for cls, n, label in (("split", n_split, -1.0), ("merge", n_merge, 1.0),
+                          ("stable", n_stable, 1.0)):
+        for _ in range(n):
+            rows.append((pid, f"i{pid}", f"j{pid}", cls, label, 1))
+            pid += 1
+    return _rows(*rows)
+
+
+def test_warnings_when_most_verdicts_are_unknown_or_a_class_is_thin() -> None:
+    """The audit's case: 914/1000 pairs unknown and yet "the Experiment is more
+    precise". Now a warning (JSON `warnings`), and the verdict concludes nothing."""
+    draws = _many(40, 40, 40)
+    ids = [p for p, c in zip(draws["pair_id"], draws["pair_class"], strict=True)
+           if c != "self"]
+    merges = set(range(41, 81))
+    sure = {p: ("equivalent" if p in merges else "not_equivalent") for p in ids}
+    ok = estimate(draws, sure, ABCDE_MANIFEST)
+    assert ok["warnings"] == []
+    assert ok["verdict"].endswith("the Experiment is more precise")
+    half = {p: (v if p % 2 else "unknown") for p, v in sure.items()}  # 50% unknown
+    out = estimate(draws, half, ABCDE_MANIFEST)
+    assert len(out["warnings"]) == 1 and "missing at random" in out["warnings"][0]
+    assert "60 of 120 judgeable pairs (50%)" in out["warnings"][0]
+    assert "not conclusive" in out["verdict"] and "more precise" not in out["verdict"]
+    thin = estimate(_many(40, 5, 40), {p: "equivalent" for p in range(1, 86)},
+                    ABCDE_MANIFEST)
+    assert len(thin["warnings"]) == 1 and "merge 5" in thin["warnings"][0]
+    assert "not conclusive" in thin["verdict"]
+    # a class with no pair in the population is no reason to warn
+    no_merge = {**ABCDE_MANIFEST, "totals": {"total": 0.4, "split": 0.2, "merge": 0.0,
+                                             "stable": 0.2}, "metrics": {}}
+    assert estimate(_many(40, 0, 40), {p: "equivalent" for p in range(1, 81)},
+                    no_merge)["warnings"] == []

@@ -15,6 +15,7 @@ from reference import quality_exact
 from abcde.cli import main
 from abcde.errors import InputError
 from abcde.estimators import estimate as raw_estimate
+from abcde.judgements import sample_id
 from abcde.pairs import sample_pairs
 from abcde.quality import estimate
 
@@ -39,8 +40,12 @@ def sample_dir(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPath
 
 
 def _questions(sample_dir: Path) -> list[dict]:
+    """The questions file's rows; every questions file carries the sample's id (added
+    here from the manifest where the sampler does not write it yet)."""
     with (sample_dir / "questions.csv").open() as f:
-        return list(csv.DictReader(f))
+        rows = list(csv.DictReader(f))
+    sid = sample_id(json.loads((sample_dir / "manifest.json").read_text()))
+    return [{**r, "sample_id": r.get("sample_id") or sid} for r in rows]
 
 
 def _write(path: Path, rows: list[dict]) -> Path:
@@ -102,8 +107,9 @@ def test_keyed_by_items_in_either_order_and_jsonl(sample_dir: Path, tmp_path: Pa
                for r in rows]
     a = estimate(sample_dir, judgements=_write(tmp_path / "f.csv", flipped))
     path = tmp_path / "j.jsonl"
-    path.write_text("".join(json.dumps({"pair_id": int(r["pair_id"]),
-                                        "verdict": r["verdict"]}) + "\n" for r in rows))
+    path.write_text("".join(json.dumps({"pair_id": int(r["pair_id"]), "sample_id":
+                                        r["sample_id"], "verdict": r["verdict"]}) + "\n"
+                            for r in rows))
     b = estimate(sample_dir, judgements=path)
     assert a["delta_precision"] == b["delta_precision"]
     assert a["judgements"]["unknown"] == 0
@@ -168,3 +174,61 @@ def test_cli_table_json_and_exit_code(sample_dir: Path, tmp_path: Path) -> None:
     bad = _write(tmp_path / "bad.csv", [{"pair_id": 1, "verdict": "perhaps"}])
     res = runner.invoke(main, ["estimate", str(sample_dir), "--judgements", str(bad)])
     assert res.exit_code == 2 and "perhaps" in res.output
+
+
+def test_pair_id_keyed_file_needs_its_sample_id(sample_dir: Path, tmp_path: Path) -> None:
+    """Pair ids are numbered per sample, so a file keyed by pair_id alone must carry the
+    sample_id of its questions file. Another sample's `pair_id,verdict` file used to be
+    applied to the wrong pairs with exit 0; now it is refused (exit 2), and so is one
+    with another sample's id. Item-keyed files need no sample_id."""
+    manifest = json.loads((sample_dir / "manifest.json").read_text())
+    other_dir = tmp_path / "other"
+    sample_pairs(BASE, EXP, WEIGHT, population=manifest["population"], budget=60, seed=6,
+                 out=other_dir)
+    other = _judged(other_dir, TRUTH)
+    assert other[0]["sample_id"] != sample_id(manifest)
+    bare = _write(tmp_path / "bare.csv", [{"pair_id": r["pair_id"], "verdict": r["verdict"]}
+                                          for r in other])
+    msg = _error(sample_dir, bare)
+    assert "pair_id alone" in msg and "sample_id" in msg and "numbered per sample" in msg
+    assert sample_id(manifest) in msg  # tells the id to use
+    res = CliRunner().invoke(main, ["estimate", str(sample_dir), "--judgements", str(bare)])
+    assert res.exit_code == 2 and "sample_id" in res.output
+    tagged = _write(tmp_path / "tagged.csv", [{"pair_id": r["pair_id"], "sample_id":
+                                               r["sample_id"], "verdict": r["verdict"]}
+                                              for r in other])
+    assert "another sample" in _error(sample_dir, tagged)
+    # the sample's own questions file, keyed by pair_id + sample_id only: end to end
+    mine = _judged(sample_dir, TRUTH)
+    own = _write(tmp_path / "own.csv", [{"pair_id": r["pair_id"], "sample_id": r["sample_id"],
+                                         "verdict": r["verdict"]} for r in mine])
+    res = CliRunner().invoke(main, ["estimate", str(sample_dir), "--judgements", str(own),
+                                    "--format", "json"])
+    assert res.exit_code == 0, res.output
+    by_truth = estimate(sample_dir, truth=TRUTH)
+    assert json.loads(res.output)["delta_precision"] == by_truth["delta_precision"]
+    # keyed by item ids, no sample_id: checked against the sample's pairs, accepted
+    items = _write(tmp_path / "items.csv", [{"item_1": r["item_1"], "item_2": r["item_2"],
+                                             "verdict": r["verdict"]} for r in mine])
+    assert estimate(sample_dir, judgements=items)["delta_precision"] == \
+        by_truth["delta_precision"]
+
+
+def test_header_with_spaces_and_byte_order_mark(sample_dir: Path, tmp_path: Path) -> None:
+    """`pair_id, sample_id, verdict` (spaces after the commas) and an Excel BOM used to
+    make every verdict unknown with exit 0; both now read like a plain header."""
+    rows = _judged(sample_dir, TRUTH)
+    want = estimate(sample_dir, truth=TRUTH)
+    body = "".join(f"{r['pair_id']}, {r['sample_id']}, {r['verdict']}\n" for r in rows)
+    spaced = tmp_path / "spaced.csv"
+    spaced.write_text("pair_id, sample_id, verdict\n" + body)
+    bom = tmp_path / "bom.csv"
+    bom.write_bytes(b"\xef\xbb\xbf" + ("pair_id,sample_id,verdict\n" + body).encode())
+    bom_jsonl = tmp_path / "bom.jsonl"
+    bom_jsonl.write_bytes(b"\xef\xbb\xbf" + "".join(
+        json.dumps({" pair_id": r["pair_id"], "sample_id": r["sample_id"],
+                    "verdict": r["verdict"]}) + "\n" for r in rows).encode())
+    for path in (spaced, bom, bom_jsonl):
+        got = estimate(sample_dir, judgements=path)
+        assert got["judgements"]["unknown"] == 0, path.name
+        assert got["delta_precision"] == want["delta_precision"], path.name

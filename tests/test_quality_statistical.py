@@ -40,7 +40,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_estimators_statistical import check, exact_values, flatten, make_world, summarise
+from reference import impact_overall
+from test_estimators_statistical import (
+    check,
+    enumerate_population,
+    exact_values,
+    flatten,
+    make_world,
+    summarise,
+)
 
 from abcde.engines import connect
 from abcde.estimators import estimate, metric_keys
@@ -129,6 +137,14 @@ def test_sql_sampler_estimates_unbiased_and_covering(world: Any, exact: dict[str
     verdicts known and with 30% of the pairs unknown. The manifest's SQL totals
     must also equal the brute-force impact metrics (they are the multipliers)."""
     manifest = sql_manifest(world, population)
+    # the multipliers: the SQL totals and impact metrics equal the brute-force ones
+    pop = enumerate_population(world, population)
+    for k in ("total", "split", "merge", "stable"):
+        assert manifest["totals"][k] == pytest.approx(pop.manifest["totals"][k], rel=1e-9), k
+    impact = impact_overall(world.base, world.exp, world.weight)
+    for k in ("split_rate", "merge_rate", "split_distance", "merge_distance",
+              "affected_jaccard_index"):
+        assert manifest["metrics"][k] == pytest.approx(impact[k], rel=1e-9), k
     n = DRAWS[population]
     seed = 21 if population == "abcde" else 23
     stream = sql_stream(world, population, REPLICATIONS * n, seed)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 
+import pytest
 from click.testing import CliRunner
 
 from abcde.cli import main
@@ -60,3 +61,24 @@ def test_cli(tmp_path) -> None:  # type: ignore[no-untyped-def]
     res = CliRunner().invoke(main, [*args, "--strata-allocation", "0.7", "--format", "json"])
     assert res.exit_code == 0, res.output
     assert json.loads(res.output)["stratify"] == "0.7"
+
+
+def test_half_widths_are_the_reported_intervals_next_to_the_spread() -> None:
+    """With the Experiment as the truth every split pair is 'not equivalent' and every
+    merge pair 'equivalent': each rate's SE is 0 in every replication. The old report
+    (z × mean SE) showed a half-width of 0 there; the reported (Wilson) intervals are
+    never zero-wide, so the mean half-width is > 0. The spread of the estimates across
+    replications is reported next to it: spread_half_width = z·sd."""
+    doc = simulate(BASE, EXP, EXP, WEIGHT, population="jaccard", budgets=(40,),
+                   replications=4, seed=2)
+    for key in ("good_split_rate", "bad_merge_rate", "good_merge_distance"):
+        cell = doc["metrics"][key][40]
+        assert cell["se"] == 0.0 and cell["half_width"] > 0, (key, cell)
+    for row in doc["rows"]:
+        if row["estimate_sd"] is not None:
+            assert row["spread_half_width"] == pytest.approx(1.959964 * row["estimate_sd"])
+    good = doc["metrics"]["good_split_rate"][40]
+    assert good["estimate_sd"] == pytest.approx(0.0, abs=1e-15)  # always SplitRate(T)
+    from abcde.simulation import render_table
+
+    assert "z·sd" in render_table(doc)

@@ -24,7 +24,9 @@ from abcde.report import to_json
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @click.option("--se-method", type=click.Choice(["pair_clustered", "kirchner"]),
               default="pair_clustered", show_default=True,
-              help="kirchner: the paper's Case I SE (under-covers with unknowns).")
+              help="kirchner: the paper's Case I SE (ABCDE §5.8); pair_clustered adds "
+              "the variance of which pairs got a verdict. Identical when every pair is "
+              "judged; with unknowns Case I under-covers.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @handle_errors

@@ -12,11 +12,29 @@ Every metric is "a weighted mean over the sample × the total weight of the pair
 it was sampled from" (ABCDE §5.1, Jaccard §3.1).  Observations are *draws*: a
 row with ``draw_count`` k counts k times.  Unknown verdicts are dropped and the
 remaining draws are reweighted per class (self, split, merge, stable non-self) so
-that every class keeps its sampled weight (ABCDE §5.8, Jaccard §8).  The
-standard error is Kirchner's Case I formula for a weighted mean (ABCDE §5.8)
-plus, when some verdicts are unknown, the variance of which *pairs* were judged
-(``se_method="pair_clustered"``, the default; see :func:`reweighted_mean_se`).
-With every pair judged the two methods agree exactly.
+that every class keeps its sampled weight (ABCDE §5.8, Jaccard §8).
+
+Standard errors.  The paper's SE is Kirchner's Case I formula for a weighted mean
+(ABCDE §5.8, ``se_method="kirchner"``).  The default ``"pair_clustered"`` adds, when
+some verdicts are unknown, the variance of which *pairs* were judged (a pair drawn k
+times is kept or dropped with all its draws; see :func:`reweighted_mean_se`).  With
+every pair judged the two are identical; with 30% of the pairs unknown Case I's
+interval under-covers (tests/test_estimators_statistical.py).
+
+Confidence intervals.  ΔPrecision (values in {−1, 0, +1}·label) gets the normal
+(Wald) interval estimate ± z·SE.  Every other metric is a constant × a weighted
+proportion of a 0/1 verdict indicator, and a Wald interval of a proportion is
+dishonest when few pairs are judged: zero width when every judged pair agrees,
+limits below 0.  These get the Wilson (1927) score interval of the proportion,
+computed with an effective sample size n_eff, times the constant.  n_eff is the
+variance-based p̂(1−p̂)/SE² (Korn & Graubard 1998), truncated at the design's
+effective sample size (:func:`design_n_eff`): Kish's (1965) (Σw)²/Σw² of the draw
+weights (less one) when every pair is judged, smaller when unknown verdicts drop
+pairs with all their draws; the design's alone when p̂ is 0 or 1 (SE = 0 then says
+nothing).  The interval stays within [0, constant] and never has zero width.
+Sums of independent parts (GoodDistance, strata) combine intervals by MOVER
+(Newcombe 1998; Zou & Donner 2008), which is the quadrature sum for symmetric
+intervals.  ``se`` is always the SE above.
 
 Decisions where the papers leave room:
 - factors count draws (a pair drawn k times is k sampled / judged draws);
@@ -24,11 +42,17 @@ Decisions where the papers leave room:
   (estimate None with a note), never 0; a class with population total 0 gives
   exactly 0 with SE 0;
 - slices reweight unknowns per class *within the slice*;
-- on the jaccard population the (good|bad)(split|merge) *rates* are estimated by
-  importance weighting with |l_ij| = u_ij/w_ij (Jaccard §6.1); the abcde
-  population cannot give the distances or the affected indexes (see
-  ``unavailable`` in :func:`estimate`);
-- a non-self pair with no verdict at all counts as unknown (and is reported).
+- on the jaccard population the (good|bad)(split|merge) *rates* are importance
+  weighted by |l_ij| = u_ij/w_ij (Jaccard §6.1) as a ratio: SplitRate(T) (exact,
+  from the manifest) × the |l|-weighted share of good (bad) verdicts among the
+  split draws — so Good + Bad = SplitRate(T) exactly, as on the abcde population;
+- the abcde population cannot give the distances or the affected indexes: they
+  are returned with estimate None and the reason (also under ``unavailable``);
+- a non-self pair with no verdict at all counts as unknown (and is reported);
+- pair ids of draws and verdicts compare as text (17, 17.0 and "17" are one id);
+- the result carries ``warnings`` when the verdicts are too few or too often
+  unknown for the intervals to be trusted (:func:`sample_warnings`), and the
+  plain-language verdict then draws no conclusion.
 
 Entry points: :func:`estimate` (everything, as a JSON-ready dict),
 :func:`judged_sample` plus the per-metric functions, :func:`weighted_mean_se`.
@@ -43,6 +67,8 @@ from statistics import NormalDist
 from typing import Any
 
 import numpy as np
+
+from abcde.judgements import id_text
 
 POPULATIONS = ("abcde", "jaccard")
 CLASSES = ("self", "split", "merge", "stable")
@@ -91,12 +117,16 @@ _UNAVAILABLE_ABCDE = {
 
 @dataclass(frozen=True)
 class Estimate:
-    """An estimated metric with its standard error and normal confidence interval.
+    """An estimated metric with its standard error and confidence interval.
 
     ``estimate`` is None when the sample cannot estimate the metric (``note``
-    says why); ``se``/``ci_*`` are None when the standard error is undefined
-    (a single draw).  ``pairs`` counts the distinct judged unordered pairs used
-    (self pairs included), ``draws`` the draws they carry.
+    says why); ``se`` is None when the standard error is undefined (a single
+    draw), ``ci_*`` when no interval can be given.  ``interval`` names how the
+    interval was made: "wald" (estimate ± z·SE), "wilson" (score interval of a
+    proportion with ``n_eff`` effective observations, module docstring), "mover"
+    (a sum of parts, at least one of them Wilson), "exact" (no sampling error).
+    ``pairs`` counts the distinct judged unordered pairs used (self pairs
+    included), ``draws`` the draws they carry.
     """
 
     estimate: float | None
@@ -108,6 +138,8 @@ class Estimate:
     multiplier: float
     confidence: float = 0.95
     note: str | None = None
+    interval: str = "wald"
+    n_eff: float | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON-ready form used by :func:`estimate`."""
@@ -117,11 +149,18 @@ class Estimate:
             "ci_low": self.ci_low,
             "ci_high": self.ci_high,
             "confidence": self.confidence,
+            "interval": self.interval,
+            "n_eff": self.n_eff,
             "pairs": self.pairs,
             "draws": self.draws,
             "multiplier": self.multiplier,
             "note": self.note,
         }
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any]) -> Estimate:
+        """Inverse of :meth:`as_dict`."""
+        return cls(**{f: d[f] for f in cls.__dataclass_fields__ if f in d})
 
 
 @dataclass(frozen=True)
@@ -239,14 +278,17 @@ def reweighted_mean_se(
     pair_key: np.ndarray,
     stratum: np.ndarray,
     method: str = DEFAULT_SE,
+    importance: np.ndarray | None = None,
 ) -> tuple[float, float]:
     """Mean and SE of judged draws reweighted for unknown verdicts (ABCDE §5.8).
 
     Rows are judged draw rows: value ``x``, ``draw_count`` k, reweighting
     ``factor`` f of their ``stratum`` (pair class), dense ``pair_key`` of their
-    unordered pair.
+    unordered pair, and optionally an ``importance`` weight m (|l_ij| for the
+    rates on the jaccard population, Jaccard §6.1; 1 otherwise).  The mean is the
+    ratio R = Σ f k m x / Σ f k m.
 
-    ``method="kirchner"``: Kirchner Case I with weight f per draw, exactly as the
+    ``method="kirchner"``: Kirchner Case I with weight f·m per draw, exactly as the
     paper prints it (:func:`weighted_mean_se`).  It treats every draw as an
     independent observation, but verdicts — and so the unknowns — come per
     *pair*: a pair drawn k times (or drawn as both (i, j) and (j, i)) is dropped
@@ -254,41 +296,124 @@ def reweighted_mean_se(
     repeated pairs its interval is too narrow.
 
     ``method="pair_clustered"`` (default) adds that variance.  With N = Σ f·k the
-    sampled draws in scope, x̄ the weighted mean, s² = Σ f k (x − x̄)² / N,
-    x̄_c the weighted mean of stratum c and g_p = Σ_{rows r of pair p} k_r (x_r − x̄_c):
+    sampled draws in scope, V = Σ f k m, residuals e = m (x − R), ē_c their
+    weighted mean in stratum c and g_p = Σ_{rows r of pair p} k_r (e_r − ē_c):
 
-        SE² = s² / (N − 1) + Σ_{judged pairs p} f_p (f_p − 1) g_p² / N²
+        SE² = N/(N − 1) · Σ f k e² / V² + Σ_{judged pairs p} f_p (f_p − 1) g_p² / V²
 
-    i.e. the sampling variance of the mean over all N draws plus the linearised
-    variance of keeping each pair of stratum c with probability 1/f_c, given the
-    per-stratum calibration.  When every pair is judged (all f = 1) this is exactly
-    Kirchner Case I; when no pair repeats and strata share one mean it agrees with
-    Kirchner Case I to O(1/N).
+    i.e. the (linearised) sampling variance of the ratio over all N draws plus
+    the variance of keeping each pair of stratum c with probability 1/f_c, given
+    the per-stratum calibration (two-phase sampling).  With m = 1 the first term
+    is s²/(N − 1), s² = Σ f k (x − R)²/N; when every pair is judged (all f = 1)
+    the whole is exactly Kirchner Case I; when no pair repeats and strata share
+    one mean it agrees with Kirchner Case I to O(1/N).
     """
     if method not in SE_METHODS:
         raise ValueError(f"se_method must be one of {SE_METHODS}, got {method!r}")
     k = draw_count.astype(float)
+    m = np.ones_like(x) if importance is None else np.asarray(importance, dtype=float)
     if method == "kirchner":
-        return _kirchner(x, factor, k)
+        return _kirchner(x, factor * m, k)
     fk = factor * k
     total = float(fk.sum())
-    if total <= 0:
+    weight = float((fk * m).sum())
+    if total <= 0 or weight <= 0:
         raise ValueError("no observations with positive weight")
-    mean = float((fk * x).sum() / total)
+    mean = float((fk * m * x).sum() / weight)
     if total * total - float((fk * factor).sum()) <= 1e-12 * total * total:
         return mean, math.nan  # a single draw carries everything: no spread to see
-    spread = float((fk * (x - mean) ** 2).sum() / total)
-    variance = spread / (total - 1)
+    e = m * (x - mean)
+    variance = total / (total - 1) * float((fk * e**2).sum()) / weight**2
     if np.any(factor != 1):
         strata = np.asarray(stratum, dtype=np.int64)
-        stratum_mean = np.bincount(strata, weights=fk * x) / np.maximum(
+        stratum_mean = np.bincount(strata, weights=fk * e) / np.maximum(
             np.bincount(strata, weights=fk), 1e-300
         )
-        per_pair = np.bincount(pair_key, weights=k * (x - stratum_mean[strata]))
+        per_pair = np.bincount(pair_key, weights=k * (e - stratum_mean[strata]))
         pair_factor = np.ones(per_pair.size)
         pair_factor[pair_key] = factor
-        variance += float((pair_factor * (pair_factor - 1) * per_pair**2).sum()) / total**2
+        variance += float((pair_factor * (pair_factor - 1) * per_pair**2).sum()) / weight**2
     return mean, math.sqrt(variance)
+
+
+def kish_n_eff(weights: np.ndarray, draw_count: np.ndarray) -> float:
+    """Kish's (1965) effective sample size (Σw)²/Σw² of draws with weights w
+    (a row with draw count k is k draws)."""
+    k = np.asarray(draw_count, dtype=float)
+    w = np.asarray(weights, dtype=float)
+    sum_w2 = float((k * w * w).sum())
+    return float((k * w).sum()) ** 2 / sum_w2 if sum_w2 > 0 else 0.0
+
+
+def design_n_eff(
+    factor: np.ndarray,
+    draw_count: np.ndarray,
+    pair_key: np.ndarray,
+    method: str = DEFAULT_SE,
+    importance: np.ndarray | None = None,
+) -> float:
+    """Effective sample size of a weighted proportion under the sampling design:
+    p(1 − p)/SE² when every residual x − p has unit size, i.e. the SE formula of
+    :func:`reweighted_mean_se` evaluated on the weights alone (a pair's draws share
+    its verdict, so its residuals add up):
+
+        1 / n_eff = N/(N − 1) · Σ f k m² / V² + Σ_{pairs p} f_p (f_p − 1) (Σ_p k m)² / V²
+
+    With every pair judged (f = 1) this is Kish's (Σw)²/Σw² · (N − 1)/N; with
+    unknowns it is smaller, as dropping a pair drops all its draws.  For
+    ``method="kirchner"`` it is Kish's n_eff less one, the same reading of Case I.
+    """
+    k = np.asarray(draw_count, dtype=float)
+    m = np.ones_like(k) if importance is None else np.asarray(importance, dtype=float)
+    w = factor * m
+    kish = kish_n_eff(w, k)
+    if method == "kirchner":
+        return max(kish - 1.0, 0.0) if kish > 1 else kish
+    fk = factor * k
+    total = float(fk.sum())
+    weight = float((fk * m).sum())
+    if total <= 1 or weight <= 0:
+        return kish
+    inverse = total / (total - 1) * float((fk * m * m).sum()) / weight**2
+    if np.any(factor != 1):
+        per_pair = np.bincount(pair_key, weights=k * m)
+        pair_factor = np.ones(per_pair.size)
+        pair_factor[pair_key] = factor
+        inverse += float((pair_factor * (pair_factor - 1) * per_pair**2).sum()) / weight**2
+    return 1.0 / inverse if inverse > 0 else kish
+
+
+def effective_n(p: float, se: float | None, design: float) -> float:
+    """Effective sample size of a weighted proportion p̂ for a Wilson interval.
+
+    Korn & Graubard (1998): n* = p̂(1 − p̂)/SE², the sample size a simple random
+    sample would need for the same variance (it carries the design effect of the
+    weights and of the pair-level unknowns), truncated at the design's effective
+    sample size (:func:`design_n_eff`; Kish's n_eff when every pair is judged).
+    When p̂ is 0 or 1 the SE is 0 and says nothing, so the design's n_eff is used.
+    """
+    if se is None or not math.isfinite(se) or se <= 0 or not 0 < p < 1:
+        return design
+    return min(design, p * (1 - p) / (se * se))
+
+
+def wilson_interval(p: float, n: float, z: float) -> tuple[float, float]:
+    """Wilson (1927) score interval of a proportion p̂ from n (effective) observations:
+
+        (p̂ + z²/2n ± z·sqrt(p̂(1−p̂)/n + z²/4n²)) / (1 + z²/n),
+
+    within [0, 1]; never of zero width for n < ∞, and [0, 1] when n = 0.
+    """
+    if not n > 0:
+        return 0.0, 1.0
+    p = min(1.0, max(0.0, p))
+    z2n = z * z / n
+    centre = (p + z2n / 2) / (1 + z2n)
+    half = z / (1 + z2n) * math.sqrt(p * (1 - p) / n + z2n / (4 * n))
+    # at p̂ = 0 (1) the lower (upper) limit is exactly 0 (1); rounding may miss it
+    low = 0.0 if p == 0 else max(0.0, centre - half)
+    high = 1.0 if p == 1 else min(1.0, centre + half)
+    return low, high
 
 
 def z_value(confidence: float = 0.95) -> float:
@@ -308,7 +433,7 @@ def scaled_estimate(
     confidence: float = 0.95,
     note: str | None = None,
 ) -> Estimate:
-    """multiplier × mean with SE(c·X) = c·SE(X) (ABCDE §5.8) and a normal CI."""
+    """multiplier × mean with SE(c·X) = c·SE(X) (ABCDE §5.8) and a normal (Wald) CI."""
     if mean is None:
         return Estimate(None, None, None, None, pairs, draws, multiplier, confidence, note)
     value = multiplier * mean
@@ -322,13 +447,71 @@ def scaled_estimate(
     )
 
 
+def proportion_estimate(
+    p: float,
+    se: float | None,
+    n_eff_design: float,
+    multiplier: float,
+    *,
+    pairs: int,
+    draws: int,
+    confidence: float = 0.95,
+    note: str | None = None,
+) -> Estimate:
+    """multiplier × a weighted proportion p̂, with SE(c·X) = c·SE(X) and the Wilson
+    interval of p̂ at the effective sample size :func:`effective_n` (module
+    docstring), so the interval lies in [0, multiplier] and has positive width."""
+    se_ok = se is not None and math.isfinite(se)
+    n_eff = effective_n(p, se if se_ok else None, n_eff_design)
+    lo, hi = wilson_interval(p, n_eff, z_value(confidence))
+    if not se_ok:
+        note = note or "standard error undefined: fewer than two draws"
+    return Estimate(
+        multiplier * p,
+        multiplier * se if se_ok and se is not None else None,
+        multiplier * lo,
+        multiplier * hi,
+        pairs,
+        draws,
+        multiplier,
+        confidence,
+        note,
+        "wilson",
+        n_eff,
+    )
+
+
+def rescaled(est: Estimate, factor: float) -> Estimate:
+    """``est`` × a known constant factor > 0: estimate, SE, limits and multiplier."""
+
+    def times(x: float | None) -> float | None:
+        return None if x is None else x * factor
+
+    return replace(
+        est,
+        estimate=times(est.estimate),
+        se=times(est.se),
+        ci_low=times(est.ci_low),
+        ci_high=times(est.ci_high),
+        multiplier=est.multiplier * factor,
+    )
+
+
 def exact_zero(multiplier: float, what: str, confidence: float = 0.95) -> Estimate:
     """A metric over an empty pair class: exactly 0, no sampling error."""
-    return Estimate(0.0, 0.0, 0.0, 0.0, 0, 0, multiplier, confidence, f"exactly 0: {what}")
+    return Estimate(
+        0.0, 0.0, 0.0, 0.0, 0, 0, multiplier, confidence, f"exactly 0: {what}", "exact"
+    )
 
 
 def sum_independent(parts: Sequence[Estimate], confidence: float = 0.95) -> Estimate:
-    """Sum of estimates from disjoint pair classes; SEs add in quadrature (Jaccard §4.4, §8)."""
+    """Sum of estimates from disjoint pair classes or independent strata (Jaccard §4.4, §8).
+
+    SEs add in quadrature.  Intervals combine by MOVER (Newcombe 1998; Zou & Donner
+    2008): with each part's distances to its own limits, the sum's limits are
+    Σθ̂ − sqrt(Σ(θ̂ − l)²) and Σθ̂ + sqrt(Σ(u − θ̂)²) — the quadrature sum for
+    symmetric (Wald) parts, and it keeps the asymmetry of Wilson parts.
+    """
     undefined = [p.note or "undefined" for p in parts if p.estimate is None]
     pairs = sum(p.pairs for p in parts)
     draws = sum(p.draws for p in parts)
@@ -338,22 +521,31 @@ def sum_independent(parts: Sequence[Estimate], confidence: float = 0.95) -> Esti
             None, None, None, None, pairs, draws, multiplier, confidence, "; ".join(undefined)
         )
     value = float(sum(p.estimate for p in parts if p.estimate is not None))
-    if any(p.se is None for p in parts):
-        note = "standard error undefined: a part has fewer than two draws"
-        return Estimate(value, None, None, None, pairs, draws, multiplier, confidence, note)
-    se = math.sqrt(sum(p.se**2 for p in parts if p.se is not None))
-    half = z_value(confidence) * se
     notes = [p.note for p in parts if p.note]
+    se = None
+    if all(p.se is not None for p in parts):
+        se = math.sqrt(sum(p.se**2 for p in parts if p.se is not None))
+    elif not notes:
+        notes = ["standard error undefined: a part has fewer than two draws"]
+    kinds = {p.interval for p in parts} - {"exact"}
+    interval = "exact" if not kinds else "wald" if kinds == {"wald"} else "mover"
+    lo = hi = None
+    if all(p.ci_low is not None and p.ci_high is not None for p in parts):
+        below = [(p.estimate or 0.0) - (p.ci_low or 0.0) for p in parts]
+        above = [(p.ci_high or 0.0) - (p.estimate or 0.0) for p in parts]
+        lo = value - math.sqrt(sum(d * d for d in below))
+        hi = value + math.sqrt(sum(d * d for d in above))
     return Estimate(
         value,
         se,
-        value - half,
-        value + half,
+        lo,
+        hi,
         pairs,
         draws,
         multiplier,
         confidence,
-        "; ".join(notes) or None,
+        "; ".join(dict.fromkeys(notes)) or None,
+        interval,
     )
 
 
@@ -538,8 +730,23 @@ def _plain(values: Any) -> list[Any]:
     return [_scalar(v) for v in values]
 
 
-def _verdict_map(verdicts: Any) -> dict[Any, str]:
-    """pair_id → verdict from a mapping, columns {pair_id, verdict} or rows."""
+def _verdict_map(verdicts: Any) -> dict[str | None, str]:
+    """pair_id (as text, :func:`abcde.judgements.id_text`) → verdict from a mapping,
+    columns {pair_id, verdict} or rows."""
+    raw = _raw_verdict_map(verdicts)
+    out: dict[str | None, str] = {}
+    for pair_id, verdict in raw.items():
+        key = id_text(pair_id)
+        if key in out and out[key] != verdict:
+            raise ValueError(
+                f"verdicts: pair ids {key!r} name one pair (ids compare as text) but have "
+                f"different verdicts {out[key]!r} and {verdict!r}"
+            )
+        out[key] = verdict
+    return out
+
+
+def _raw_verdict_map(verdicts: Any) -> dict[Any, str]:
     if hasattr(verdicts, "to_pydict") or hasattr(verdicts, "fetchnumpy"):
         verdicts = _as_columns(verdicts, "verdicts")
     if isinstance(verdicts, Mapping) and "pair_id" in verdicts and "verdict" in verdicts:
@@ -657,7 +864,7 @@ def judged_sample(draws: Any, verdicts: Any, population: str) -> JudgedSample:
 
     verdict_of = _verdict_map(verdicts)
     unique_keys, first = np.unique(pair_key, return_index=True)
-    first_ids = _plain(pair_id[first])
+    first_ids = [id_text(p) for p in _plain(pair_id[first])]
     found = [verdict_of.get(p) for p in first_ids]
     verdict_code = np.array([_VERDICT_CODE.get(v, -2) for v in found], dtype=np.int8)
     first_self = codes[first] == SELF
@@ -714,8 +921,16 @@ def _class_mean(
     se_method: str,
     mask: np.ndarray | None = None,
     factors: np.ndarray | None = None,
+    *,
+    proportion: bool = False,
+    importance: np.ndarray | None = None,
 ) -> Estimate:
-    """multiplier × reweighted mean of ``values`` over the judged draws of ``classes``."""
+    """multiplier × reweighted mean of ``values`` over the judged draws of ``classes``.
+
+    ``proportion``: ``values`` is a 0/1 indicator and the interval is Wilson's with
+    the effective sample size (module docstring); the draws are then weighted by
+    factor × ``importance`` (default 1).  Otherwise the interval is Wald's.
+    """
     if multiplier < 0 or not math.isfinite(multiplier):
         raise ValueError(f"{what}: the population total must be finite and ≥ 0, got {multiplier}")
     names = ", ".join(CLASSES[c] for c in classes)
@@ -752,6 +967,7 @@ def _class_mean(
     if not used.any():
         note = f"undefined: no {names} pairs were drawn (their total weight is {multiplier:.6g})"
         return Estimate(None, None, None, None, pairs, draws, multiplier, confidence, note)
+    m = None if importance is None else importance[used]
     mean, se = reweighted_mean_se(
         values[used],
         factors[used],
@@ -759,17 +975,31 @@ def _class_mean(
         s.pair_key[used],
         s.pair_class[used],
         se_method,
+        m,
     )
-    return scaled_estimate(mean, se, multiplier, pairs=pairs, draws=draws, confidence=confidence)
+    if not proportion:
+        return scaled_estimate(
+            mean, se, multiplier, pairs=pairs, draws=draws, confidence=confidence
+        )
+    return proportion_estimate(
+        mean,
+        se,
+        design_n_eff(factors[used], s.draw_count[used], s.pair_key[used], se_method, m),
+        multiplier,
+        pairs=pairs,
+        draws=draws,
+        confidence=confidence,
+    )
 
 
 def _equiv(s: JudgedSample) -> np.ndarray:
     return np.where(s.known, s.equivalent, 0.0)
 
 
-def _importance(s: JudgedSample) -> np.ndarray:
-    """u_ij / w_ij: 1 on the abcde population, |l_ij| on the jaccard one (Jaccard §6.1)."""
-    return np.ones(s.rows) if s.population == "abcde" else np.abs(s.label)
+def _importance(s: JudgedSample) -> np.ndarray | None:
+    """u_ij / w_ij: None (all 1) on the abcde population, |l_ij| on the jaccard one
+    (Jaccard §6.1)."""
+    return None if s.population == "abcde" else np.abs(s.label)
 
 
 def _require_jaccard(s: JudgedSample, what: str) -> None:
@@ -784,58 +1014,80 @@ def delta_precision(
 
     ABCDE §5.3 eq. 39 and §5.7; on the jaccard population Jaccard §6 eq. 80 and
     §7, where ``total`` = SplitDistance(T) + AffectedJaccardIndex(T) +
-    MergeDistance(T).  ``total`` is the population's pair-weight sum.
+    MergeDistance(T).  ``total`` is the population's pair-weight sum.  Wald
+    interval (the values are not a 0/1 proportion).
     """
     values = s.label * _equiv(s)
     classes = (SELF, SPLIT, MERGE, STABLE)
     return _class_mean(s, classes, values, total, "delta_precision", confidence, se_method)
 
 
-def good_split_rate(
-    s: JudgedSample, split_total: float, *, confidence: float = 0.95, se_method: str = DEFAULT_SE
+def _rate(
+    s: JudgedSample,
+    cls: int,
+    indicator: np.ndarray,
+    rate: float,
+    what: str,
+    confidence: float,
+    se_method: str,
 ) -> Estimate:
-    """GoodSplitRate(T) = SplitRate(T) · mean over split draws of 1(i≢j).
+    """rate × the share of draws of ``cls`` with ``indicator`` = 1, importance-weighted
+    by u_ij/w_ij on the jaccard population (a ratio estimator, Jaccard §6.1)."""
+    return _class_mean(
+        s,
+        (cls,),
+        indicator,
+        rate,
+        what,
+        confidence,
+        se_method,
+        proportion=True,
+        importance=_importance(s),
+    )
 
-    ABCDE eq. 41, 47–49, §5.6.1, §5.7.  On the jaccard population (``split_total``
-    = SplitDistance(T)) each draw is importance-weighted by |l_ij| = b_i = u_ij/w_ij
-    (Jaccard §6.1).
+
+def good_split_rate(
+    s: JudgedSample, split_rate: float, *, confidence: float = 0.95, se_method: str = DEFAULT_SE
+) -> Estimate:
+    """GoodSplitRate(T) = SplitRate(T) · share of split draws with 1(i≢j).
+
+    ABCDE eq. 41, 47–49, §5.6.1, §5.7 (``split_rate`` = SplitRate(T), the abcde
+    population's split total).  On the jaccard population each draw is
+    importance-weighted by |l_ij| = b_i = u_ij/w_ij (Jaccard §6.1): the share is
+    Σ f k |l| 1(i≢j) / Σ f k |l|.
     """
-    values = (1 - _equiv(s)) * _importance(s)
-    return _class_mean(s, (SPLIT,), values, split_total, "good_split_rate", confidence, se_method)
+    return _rate(s, SPLIT, 1 - _equiv(s), split_rate, "good_split_rate", confidence, se_method)
 
 
 def bad_split_rate(
-    s: JudgedSample, split_total: float, *, confidence: float = 0.95, se_method: str = DEFAULT_SE
+    s: JudgedSample, split_rate: float, *, confidence: float = 0.95, se_method: str = DEFAULT_SE
 ) -> Estimate:
-    """BadSplitRate(T) = SplitRate(T) · mean over split draws of 1(i≡j).
+    """BadSplitRate(T) = SplitRate(T) · share of split draws with 1(i≡j).
 
     ABCDE eq. 42, §5.7; importance-weighted by |l_ij| on the jaccard population.
     """
-    values = _equiv(s) * _importance(s)
-    return _class_mean(s, (SPLIT,), values, split_total, "bad_split_rate", confidence, se_method)
+    return _rate(s, SPLIT, _equiv(s), split_rate, "bad_split_rate", confidence, se_method)
 
 
 def good_merge_rate(
-    s: JudgedSample, merge_total: float, *, confidence: float = 0.95, se_method: str = DEFAULT_SE
+    s: JudgedSample, merge_rate: float, *, confidence: float = 0.95, se_method: str = DEFAULT_SE
 ) -> Estimate:
-    """GoodMergeRate(T) = MergeRate(T) · mean over merge draws of 1(i≡j).
+    """GoodMergeRate(T) = MergeRate(T) · share of merge draws with 1(i≡j).
 
     ABCDE eq. 43, §5.6.2, §5.7; on the jaccard population each draw is weighted by
     |l_ij| = a_i = u_ij/w_ij (Jaccard §6.1).
     """
-    values = _equiv(s) * _importance(s)
-    return _class_mean(s, (MERGE,), values, merge_total, "good_merge_rate", confidence, se_method)
+    return _rate(s, MERGE, _equiv(s), merge_rate, "good_merge_rate", confidence, se_method)
 
 
 def bad_merge_rate(
-    s: JudgedSample, merge_total: float, *, confidence: float = 0.95, se_method: str = DEFAULT_SE
+    s: JudgedSample, merge_rate: float, *, confidence: float = 0.95, se_method: str = DEFAULT_SE
 ) -> Estimate:
-    """BadMergeRate(T) = MergeRate(T) · mean over merge draws of 1(i≢j).
+    """BadMergeRate(T) = MergeRate(T) · share of merge draws with 1(i≢j).
 
     ABCDE eq. 44, §5.7; importance-weighted by |l_ij| on the jaccard population.
     """
-    values = (1 - _equiv(s)) * _importance(s)
-    return _class_mean(s, (MERGE,), values, merge_total, "bad_merge_rate", confidence, se_method)
+    return _rate(s, MERGE, 1 - _equiv(s), merge_rate, "bad_merge_rate", confidence, se_method)
 
 
 def good_split_distance(
@@ -848,7 +1100,8 @@ def good_split_distance(
     _require_jaccard(s, "good_split_distance")
     values = 1 - _equiv(s)
     return _class_mean(
-        s, (SPLIT,), values, split_distance, "good_split_distance", confidence, se_method
+        s, (SPLIT,), values, split_distance, "good_split_distance", confidence, se_method,
+        proportion=True,
     )
 
 
@@ -862,7 +1115,8 @@ def bad_split_distance(
     _require_jaccard(s, "bad_split_distance")
     values = _equiv(s)
     return _class_mean(
-        s, (SPLIT,), values, split_distance, "bad_split_distance", confidence, se_method
+        s, (SPLIT,), values, split_distance, "bad_split_distance", confidence, se_method,
+        proportion=True,
     )
 
 
@@ -876,7 +1130,8 @@ def good_merge_distance(
     _require_jaccard(s, "good_merge_distance")
     values = _equiv(s)
     return _class_mean(
-        s, (MERGE,), values, merge_distance, "good_merge_distance", confidence, se_method
+        s, (MERGE,), values, merge_distance, "good_merge_distance", confidence, se_method,
+        proportion=True,
     )
 
 
@@ -890,7 +1145,8 @@ def bad_merge_distance(
     _require_jaccard(s, "bad_merge_distance")
     values = 1 - _equiv(s)
     return _class_mean(
-        s, (MERGE,), values, merge_distance, "bad_merge_distance", confidence, se_method
+        s, (MERGE,), values, merge_distance, "bad_merge_distance", confidence, se_method,
+        proportion=True,
     )
 
 
@@ -953,6 +1209,7 @@ def affected_good_index(
         "affected_good_index",
         confidence,
         se_method,
+        proportion=True,
     )
 
 
@@ -977,6 +1234,7 @@ def affected_bad_index(
         "affected_bad_index",
         confidence,
         se_method,
+        proportion=True,
     )
 
 
@@ -1036,18 +1294,7 @@ def slice_delta_precision(
     contribution = _class_mean(
         s, classes, values, pairweight, "slice", confidence, se_method, mask=mask, factors=factors
     )
-    scale = total_weight / slice_weight
-    dp = Estimate(
-        None if contribution.estimate is None else contribution.estimate * scale,
-        None if contribution.se is None else contribution.se * scale,
-        None if contribution.ci_low is None else contribution.ci_low * scale,
-        None if contribution.ci_high is None else contribution.ci_high * scale,
-        contribution.pairs,
-        contribution.draws,
-        pairweight * scale,
-        confidence,
-        contribution.note,
-    )
+    dp = rescaled(contribution, total_weight / slice_weight)
     return SliceEstimate(
         dict(key or {}),
         float(slice_weight),
@@ -1132,11 +1379,72 @@ def _percent(value: float, digits: int) -> str:
     return f"{100 * value:+.{digits}f}%"
 
 
-def precision_verdict(est: Estimate, name: str = "ΔPrecision") -> str:
+MAX_UNKNOWN_SHARE = 0.2
+"""Above this share of unknown verdicts (among the pairs that need one) a warning."""
+MIN_JUDGED_PAIRS = 10
+"""Below this many judged pairs in a class (split, merge, stable) a warning."""
+
+
+def sample_warnings(sample: Mapping[str, Any], totals: Mapping[str, float]) -> list[str]:
+    """Why the intervals of a judged sample may not be trusted (empty when fine).
+
+    ``sample`` is the ``sample`` section of :func:`estimate` (per-class tallies),
+    ``totals`` the population's class totals.  Two conditions:
+
+    - more than :data:`MAX_UNKNOWN_SHARE` of the judgeable pairs are unknown: the
+      reweighting of ABCDE §5.8 assumes the unknown pairs are missing at random
+      within their class; a partial truth or judges skipping the hard pairs break
+      that, and the intervals do not include the resulting bias;
+    - a class with pairs in the population has fewer than :data:`MIN_JUDGED_PAIRS`
+      judged pairs: its part of ΔPrecision rests on a handful of verdicts and the
+      normal interval is unreliable (the Wilson intervals of the rates stay valid
+      but are wide).
+    """
+    classes = sample.get("classes") or {}
+    out = []
+    judgeable = sum(int(classes[c]["sampled_pairs"]) for c in CLASSES[1:] if c in classes)
+    judged = sum(int(classes[c]["judged_pairs"]) for c in CLASSES[1:] if c in classes)
+    unknown = judgeable - judged
+    if judgeable and unknown / judgeable > MAX_UNKNOWN_SHARE:
+        out.append(
+            f"{unknown:,} of {judgeable:,} judgeable pairs ({100 * unknown / judgeable:.0f}%) "
+            "have no verdict (unknown). The estimates reweight the judged pairs of each "
+            "class (ABCDE §5.8), which assumes the unknown pairs are missing at random "
+            "within their class; the intervals do not cover a bias if they are not (e.g. "
+            "a truth that labels only some items, or judges skipping hard pairs). Judge "
+            "more of the pairs, or use a truth that covers the sampled items."
+        )
+    few = []
+    for name in CLASSES[1:]:
+        t = classes.get(name) or {}
+        in_population = float(totals.get(name, 0.0)) > 0
+        if name == "stable":  # stable non-self pairs may not exist (only self pairs)
+            in_population = in_population and int(t.get("sampled_pairs", 0)) > 0
+        if in_population and int(t.get("judged_pairs", 0)) < MIN_JUDGED_PAIRS:
+            few.append(f"{name} {int(t.get('judged_pairs', 0))}")
+    if few:
+        out.append(
+            f"few judged pairs in a class ({', '.join(few)}; fewer than {MIN_JUDGED_PAIRS}): "
+            "the metrics of that class and its share of ΔPrecision rest on a handful of "
+            "verdicts, and ΔPrecision's normal interval is unreliable. Increase the budget "
+            "(or stratify: abcde sample-pairs --strata-allocation)."
+        )
+    return out
+
+
+def _percent(value: float, digits: int) -> str:
+    return f"{100 * value:+.{digits}f}%"
+
+
+def precision_verdict(
+    est: Estimate, name: str = "ΔPrecision", warnings: Sequence[str] = ()
+) -> str:
     """Plain-language reading of a ΔPrecision estimate and its confidence interval.
 
     "ΔPrecision +0.8% ± 0.3% (95% CI): the Experiment is more precise" when the
-    interval excludes 0, "…: no significant difference" when it contains 0.
+    interval excludes 0, "…: no significant difference" when it contains 0.  With
+    ``warnings`` (:func:`sample_warnings`) no conclusion is drawn: "…: not
+    conclusive — see the warnings".
     """
     level = f"{100 * est.confidence:g}% CI"
     if est.estimate is None:
@@ -1150,6 +1458,11 @@ def precision_verdict(est: Estimate, name: str = "ΔPrecision") -> str:
     # enough decimals for two significant digits of the half-width, at least one
     digits = min(6, max(1, 1 - math.floor(math.log10(100 * half))))
     head = f"{name} {_percent(est.estimate, digits)} ± {100 * half:.{digits}f}% ({level})"
+    if warnings:
+        return (
+            f"{head}: not conclusive — the sample does not support a conclusion "
+            f"({len(warnings)} warning{'s' if len(warnings) > 1 else ''} below)"
+        )
     if est.ci_low > 0:
         return f"{head}: the Experiment is more precise"
     if est.ci_high < 0:
@@ -1218,6 +1531,22 @@ def _check_classes_against_totals(s: JudgedSample, totals: Mapping[str, float]) 
             raise ValueError(f"draws include {name} pairs but manifest.totals.{total_key} is 0")
 
 
+def _rate_multipliers(
+    manifest: Mapping[str, Any], population: str, totals: Mapping[str, float]
+) -> dict[str, float | None]:
+    """SplitRate(T) and MergeRate(T), the multipliers of the rates: the abcde
+    population's split and merge totals, or the manifest's exact impact metrics on
+    the jaccard population (None when the manifest lacks them); 0 for a class with
+    no pairs (e.g. a stratum without it)."""
+    out: dict[str, float | None] = {}
+    for cls in ("split", "merge"):
+        if population == "abcde" or totals[cls] == 0:
+            out[cls] = totals[cls]
+        else:
+            out[cls] = _metric(manifest, f"{cls}_rate")
+    return out
+
+
 def estimate(
     draws: Any,
     verdicts: Any,
@@ -1226,17 +1555,21 @@ def estimate(
     confidence: float = 0.95,
     se_method: str = DEFAULT_SE,
 ) -> dict[str, Any]:
-    """All quality estimates the sample supports, as a JSON-ready dict.
+    """All quality estimates of the sample, as a JSON-ready dict.
 
-    Keys: ``population``; ``delta_precision`` and the four (good|bad)(split|merge)
-    rates (both populations; importance-weighted on the jaccard one, Jaccard
-    §6.1); on the jaccard population also the six distances and the two
-    affected indexes.  Each is a dict estimate, se, ci_low, ci_high, pairs,
-    draws, multiplier, note (estimate None + note when the sample cannot tell).
-    ``unavailable`` maps the keys the population cannot give to the reason;
-    ``verdict`` reads ΔPrecision in words; ``slices`` lists per-slice ΔPrecision
-    and contribution (ABCDE App. B) when the manifest has slices; ``sample``
-    reports draws, pairs, unknowns and reweighting factors per class.
+    Keys: ``population``; every key of :data:`METRIC_KEYS` — ``delta_precision``,
+    the four (good|bad)(split|merge) rates (importance-weighted ratios on the
+    jaccard population, Jaccard §6.1), the six distances and the two affected
+    indexes — each a dict estimate, se, ci_low, ci_high, interval, n_eff, pairs,
+    draws, multiplier, note (estimate None + note when the sample cannot tell; on
+    the abcde population the distances and indexes always, with the reason, which
+    ``unavailable`` also lists).  ``verdict`` reads ΔPrecision in words;
+    ``warnings`` lists why the intervals may not be trusted
+    (:func:`sample_warnings`); ``slices`` gives per-slice ΔPrecision and
+    contribution (ABCDE App. B) when the manifest has slices; ``sample`` reports
+    draws, pairs, unknowns and reweighting factors per class.  On the jaccard
+    population the manifest must hold the exact ``split_rate`` and ``merge_rate``
+    (under ``metrics``) for the rates.
     ``se_method``: see :func:`reweighted_mean_se` ("pair_clustered" or the
     paper's plain "kirchner"; identical when every pair has a verdict).
     """
@@ -1250,13 +1583,26 @@ def estimate(
     _check_classes_against_totals(s, totals)
 
     opts: dict[str, Any] = {"confidence": confidence, "se_method": se_method}
+    rates = _rate_multipliers(manifest, population, totals)
     results: dict[str, Estimate] = {
-        "delta_precision": delta_precision(s, totals["total"], **opts),
-        "good_split_rate": good_split_rate(s, totals["split"], **opts),
-        "bad_split_rate": bad_split_rate(s, totals["split"], **opts),
-        "good_merge_rate": good_merge_rate(s, totals["merge"], **opts),
-        "bad_merge_rate": bad_merge_rate(s, totals["merge"], **opts),
+        "delta_precision": delta_precision(s, totals["total"], **opts)
     }
+    for key, fn in (
+        ("good_split_rate", good_split_rate),
+        ("bad_split_rate", bad_split_rate),
+        ("good_merge_rate", good_merge_rate),
+        ("bad_merge_rate", bad_merge_rate),
+    ):
+        cls = "split" if "split" in key else "merge"
+        rate = rates[cls]
+        if rate is None:
+            note = (
+                f"undefined: the manifest lacks metrics.{cls}_rate ({cls.title()}Rate(T)), "
+                "the multiplier of the jaccard population's rate estimates"
+            )
+            results[key] = Estimate(None, None, None, None, 0, 0, 0.0, confidence, note)
+        else:
+            results[key] = fn(s, rate, **opts)
     unavailable: dict[str, str] = {}
     if population == "jaccard":
         sd, md, aji = totals["split"], totals["merge"], totals["stable"]
@@ -1265,11 +1611,12 @@ def estimate(
             bad_split_distance=bad_split_distance(s, sd, **opts),
             good_merge_distance=good_merge_distance(s, md, **opts),
             bad_merge_distance=bad_merge_distance(s, md, **opts),
-            good_distance=good_distance(s, sd, md, **opts),
-            bad_distance=bad_distance(s, sd, md, **opts),
             affected_good_index=affected_good_index(s, aji, **opts),
             affected_bad_index=affected_bad_index(s, aji, **opts),
         )
+        for side in ("good", "bad"):  # = good_distance(...), bad_distance(...)
+            parts = [results[f"{side}_split_distance"], results[f"{side}_merge_distance"]]
+            results[f"{side}_distance"] = sum_independent(parts, confidence)
         note = (
             "importance-weighted by |l_ij| = u_ij/w_ij from the jaccard population "
             "(Jaccard §6.1); large labels widen the interval"
@@ -1279,11 +1626,14 @@ def estimate(
                 results[key] = replace(results[key], note=note)
     else:
         unavailable.update(_UNAVAILABLE_ABCDE)
+        for key, why in _UNAVAILABLE_ABCDE.items():  # a stable JSON shape
+            results[key] = Estimate(
+                None, None, None, None, 0, 0, 0.0, confidence, f"not available: {why}"
+            )
 
     out: dict[str, Any] = {"population": population, "se_method": se_method}
-    out.update({k: v.as_dict() for k, v in results.items()})
+    out.update({k: results[k].as_dict() for k in METRIC_KEYS})
     out["unavailable"] = unavailable
-    out["verdict"] = precision_verdict(results["delta_precision"])
     slices = manifest.get("slices")
     if slices:
         total_weight = _metric(manifest, "weight")
@@ -1301,11 +1651,14 @@ def estimate(
         "unused_verdicts": s.unused_verdicts,
         "classes": {name: t.as_dict() for name, t in s.tallies.items()},
     }
+    out["warnings"] = sample_warnings(out["sample"], totals)
+    out["verdict"] = precision_verdict(results["delta_precision"], warnings=out["warnings"])
     return out
 
 
 def metric_keys(population: str) -> tuple[str, ...]:
-    """Metric keys :func:`estimate` returns for ``population``."""
+    """Metric keys ``population`` can estimate (:func:`estimate` returns every key of
+    :data:`METRIC_KEYS`; the others with estimate None and the reason)."""
     if population not in POPULATIONS:
         raise ValueError(f"population must be one of {POPULATIONS}, got {population!r}")
     if population == "jaccard":

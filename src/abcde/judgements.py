@@ -18,12 +18,15 @@ A pair may appear more than once (several judges): identical verdicts and
 verdicts are a contradiction and an error. Self pairs (i, i) are equivalent without
 a judge; a file saying otherwise is an error.
 
-Which sample a file belongs to: a ``sample_id`` column, when present, must equal the
-sample's id (:func:`sample_id`, written into stratified questions files and printed
-by ``abcde estimate``); rows that carry both the pair id and the item ids must match
-the sample's pair — a file judged for another sample of the same inputs fails there,
-since pair numbers follow draw order. Keep the ``item_1``/``item_2`` columns of the
-questions file when judging, so this check can run.
+Which sample a file belongs to: pair ids are numbered per sample (in draw order), so a
+pair id alone names a pair only together with its sample. A row keyed by ``pair_id``
+alone must therefore carry the ``sample_id`` of the questions file (:func:`sample_id`,
+also printed by ``abcde estimate``), and it must equal this sample's id; without it the
+file is refused, since another sample's ``pair_id,verdict`` file would otherwise be
+applied silently to the wrong pairs. Rows that name the two item ids are checked against
+the sample's pairs and need no ``sample_id`` (when present it must still match); rows
+with both the pair id and the item ids must match the sample's pair. Column names are
+compared without surrounding spaces, and a UTF-8 byte-order mark (Excel) is ignored.
 """
 
 from __future__ import annotations
@@ -87,8 +90,9 @@ class JudgementRow:
     sample_id: str | None
 
 
-def _key(value: Any) -> str | None:
-    """Ids compare as text: a CSV gives '17' where the sample has 17."""
+def id_text(value: Any) -> str | None:
+    """Ids compare as text: a CSV gives '17' where the sample has 17 (and a float
+    column 17.0); surrounding spaces are dropped, blank is None."""
     if value is None:
         return None
     if isinstance(value, float) and value.is_integer():
@@ -104,7 +108,7 @@ def read_judgements(path: str | Path) -> list[JudgementRow]:
         raise InputError(f"judgement file {p} does not exist")
     if p.suffix.lower() in (".jsonl", ".ndjson", ".json"):
         records = []
-        with p.open() as f:
+        with p.open(encoding="utf-8-sig") as f:
             for n, line in enumerate(f, start=1):
                 if not line.strip():
                     continue
@@ -117,7 +121,7 @@ def read_judgements(path: str | Path) -> list[JudgementRow]:
                 records.append((n, obj))
         columns: set[str] = set().union(*(r.keys() for _, r in records)) if records else set()
     elif p.suffix.lower() in (".csv", ".tsv", ".txt"):
-        with p.open(newline="") as f:
+        with p.open(newline="", encoding="utf-8-sig") as f:  # -sig: Excel's BOM
             reader = csv.DictReader(f, delimiter="\t" if p.suffix.lower() == ".tsv" else ",")
             columns = set(reader.fieldnames or [])
             records = [(reader.line_num, row) for row in reader]
@@ -128,8 +132,20 @@ def read_judgements(path: str | Path) -> list[JudgementRow]:
 
 def rows_from_records(records: Iterable[tuple[int, Mapping[str, Any]]], columns: set[str],
                       where: str) -> list[JudgementRow]:
-    """Validate columns and verdict words of (line, record) pairs."""
-    columns = {str(c).strip() for c in columns}
+    """Validate columns and verdict words of (line, record) pairs.
+
+    Column names are stripped of surrounding spaces (``pair_id, verdict`` is a common
+    hand-edited header), both when validated and when looked up in the records.
+    """
+    stripped: dict[str, str] = {}
+    for c in columns:
+        name = str(c).strip()
+        if name in stripped and stripped[name] != str(c):
+            raise InputError(f"{where}: columns {stripped[name]!r} and {str(c)!r} are the "
+                             "same name once spaces are stripped", column=name)
+        stripped[name] = str(c)
+    columns = set(stripped)
+    records = [(line, {str(k).strip(): v for k, v in rec.items()}) for line, rec in records]
     items = next((pair for pair in ITEM_COLUMNS if set(pair) <= columns), None)
     if "verdict" not in columns or ("pair_id" not in columns and items is None):
         need = "'verdict' and 'pair_id' or the two item ids 'item_1', 'item_2'"
@@ -143,10 +159,10 @@ def rows_from_records(records: Iterable[tuple[int, Mapping[str, Any]]], columns:
             bad.append(f"line {line}: {rec.get('verdict')!r}")
             continue
         rows.append(JudgementRow(
-            line, _key(rec.get("pair_id")),
-            _key(rec.get(items[0])) if items else None,
-            _key(rec.get(items[1])) if items else None,
-            word, _key(rec.get("sample_id"))))
+            line, id_text(rec.get("pair_id")),
+            id_text(rec.get(items[0])) if items else None,
+            id_text(rec.get(items[1])) if items else None,
+            word, id_text(rec.get("sample_id"))))
     if bad:
         raise InputError(f"{where}: {len(bad)} unknown verdict word(s); verdicts are "
                          f"{', '.join(VERDICTS)} (blank = unknown)", column="verdict",
@@ -170,10 +186,10 @@ class SamplePairs:
         by_items: dict[tuple[str, str], str] = {}
         self_ids = set()
         for r in draws:
-            pid = _key(r["pair_id"])
+            pid = id_text(r["pair_id"])
             assert pid is not None
             by_id.setdefault(pid, (r["item_i"], r["item_j"]))
-            a, b = _key(r["item_i"]), _key(r["item_j"])
+            a, b = id_text(r["item_i"]), id_text(r["item_j"])
             by_items[_ordered(a, b)] = pid
             if r["pair_class"] == "self":
                 self_ids.add(pid)
@@ -196,6 +212,19 @@ def match_judgements(rows: Sequence[JudgementRow], pairs: SamplePairs, *,
                              f"{', '.join(other)}; this sample is {expected_sample_id})",
                              column="sample_id",
                              hint="Estimate with the sample directory the questions came from.")
+    unbound = [f"line {r.line}: pair_id {r.pair_id}" for r in rows
+               if r.pair_id is not None and r.item_1 is None and r.item_2 is None
+               and r.sample_id is None]
+    if unbound:
+        this = f" (this sample's id is {expected_sample_id})" if expected_sample_id else ""
+        raise InputError(
+            f"{where}: {len(unbound)} row(s) name their pair by pair_id alone, without a "
+            "sample_id. Pair ids are numbered per sample, in draw order, so they only "
+            "identify a pair within the sample they came from; a file judged for another "
+            "sample would be applied to the wrong pairs.", column="sample_id",
+            examples=[Shown(u) for u in unbound],
+            hint=f"Keep the sample_id column of the questions file{this}, or key the rows "
+                 "by the item ids (item_1, item_2), which are checked against the sample.")
     missing, foreign, mismatched = [], [], []
     verdicts: dict[str, tuple[str, int]] = {}
     conflicts = []
@@ -277,10 +306,10 @@ def judge_pairs(judge: Judge, pairs: SamplePairs) -> dict[str, str]:
 def truth_judge(truth: Mapping[Any, Any]) -> Judge:
     """A judge from a ground-truth clustering item → cluster: same cluster ⇒
     equivalent, different ⇒ not_equivalent, an item missing from the truth ⇒ unknown."""
-    clusters = {_key(k): v for k, v in truth.items()}
+    clusters = {id_text(k): v for k, v in truth.items()}
 
     def judge(i: Any, j: Any) -> str:
-        a, b = clusters.get(_key(i)), clusters.get(_key(j))
+        a, b = clusters.get(id_text(i)), clusters.get(id_text(j))
         if a is None or b is None:
             return "unknown"
         return "equivalent" if a == b else "not_equivalent"

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -31,10 +32,13 @@ import numpy as np
 from abcde.errors import InputError
 from abcde.estimators import (
     DEFAULT_SE,
+    METRIC_KEYS,
     SE_METHODS,
     Estimate,
     metric_keys,
     precision_verdict,
+    rescaled,
+    sample_warnings,
     sum_independent,
 )
 from abcde.estimators import estimate as estimate_metrics
@@ -178,7 +182,9 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
 
     Keys: every metric of :func:`abcde.estimators.estimate` (``delta_precision``, the
     rates, on the jaccard population the distances and affected indexes; each
-    estimate/se/ci_low/ci_high/pairs/...), ``verdict``, ``slices``, ``sample``,
+    estimate/se/ci_low/ci_high/interval/n_eff/pairs/...; the keys the population cannot
+    give with estimate None and the reason), ``verdict``, ``warnings`` (why the intervals
+    may not be trusted; the verdict then concludes nothing), ``slices``, ``sample``,
     ``unavailable``, plus ``impact`` (the exact impact metrics from the manifest that the
     quality metrics decompose), ``sample_id``, ``strata`` (stratified samples) and
     ``judgements`` (counts of verdicts).
@@ -249,11 +255,18 @@ def _estimate_stratified(s: Sample, draws: dict[str, list[Any]], verdicts: Mappi
         rows = [k for k, name in enumerate(stratum_of) if name == st["name"]]
         sub = {c: [v[k] for k in rows] for c, v in draws.items()}
         manifest = {"population": population, "totals": st["totals"]}
+        if population == "jaccard":  # the rates' multipliers SplitRate(T), MergeRate(T)
+            metrics = s.manifest.get("metrics") or {}
+            manifest["metrics"] = {k: metrics[k] for k in ("split_rate", "merge_rate")
+                                   if k in metrics}
         parts[st["name"]] = estimate_metrics(sub, verdicts, manifest, confidence=confidence,
                                              se_method=se_method)
     out: dict[str, Any] = {"population": population, "se_method": se_method}
     owner = {"split": "split_merge", "merge": "split_merge", "stable": "stable"}
-    for key in metric_keys(population):
+    for key in METRIC_KEYS:
+        if key not in metric_keys(population):  # the reason, as unstratified
+            out[key] = next(iter(parts.values()))[key]
+            continue
         if key == "delta_precision":
             est = sum_independent([_as_estimate(p[key]) for p in parts.values()], confidence)
             out[key] = est.as_dict()
@@ -265,11 +278,15 @@ def _estimate_stratified(s: Sample, draws: dict[str, list[Any]], verdicts: Mappi
     out["unavailable"] = first["unavailable"]
     if s.manifest.get("slices"):
         out["slices"] = _stratified_slices(s, draws, verdicts, confidence, se_method)
-    out["verdict"] = precision_verdict(_as_estimate(out["delta_precision"]))
     out["strata"] = [{**st, "sample": parts[st["name"]]["sample"],
                       "delta_precision": parts[st["name"]]["delta_precision"]}
                      for st in s.strata]
     out["sample"] = _merge_samples([p["sample"] for p in parts.values()])
+    totals = {c: sum(float(st["totals"].get(c, 0.0)) for st in s.strata)
+              for c in ("split", "merge", "stable")}
+    out["warnings"] = sample_warnings(out["sample"], totals)
+    out["verdict"] = precision_verdict(_as_estimate(out["delta_precision"]),
+                                       warnings=out["warnings"])
     return out
 
 
@@ -307,11 +324,7 @@ def _stratified_slices(s: Sample, draws: dict[str, list[Any]], verdicts: Mapping
             parts.append(est.contribution)
             n_draws += est.draws
         contribution = sum_independent(parts, confidence)
-        scale = total_weight / float(row["weight"])
-        dp = Estimate(*(None if x is None else x * scale for x in (
-            contribution.estimate, contribution.se, contribution.ci_low,
-            contribution.ci_high)), contribution.pairs, contribution.draws,
-            contribution.multiplier * scale, confidence, contribution.note)
+        dp = rescaled(contribution, total_weight / float(row["weight"]))
         out.append({"slice": key, "weight": float(row["weight"]),
                     "pairweight": float(row["pairweight"]), "draws": n_draws,
                     "delta_precision": dp.as_dict(), "contribution": contribution.as_dict()})
@@ -319,8 +332,7 @@ def _stratified_slices(s: Sample, draws: dict[str, list[Any]], verdicts: Mapping
 
 
 def _as_estimate(d: Mapping[str, Any]) -> Estimate:
-    return Estimate(**{k: d[k] for k in ("estimate", "se", "ci_low", "ci_high", "pairs",
-                                         "draws", "multiplier", "confidence", "note")})
+    return Estimate.from_dict(d)
 
 
 def _merge_samples(samples: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
@@ -371,6 +383,10 @@ def render_table(doc: Mapping[str, Any]) -> str:
     from abcde.report import table
 
     lines = [doc["verdict"], ""]
+    for w in doc.get("warnings") or []:
+        lines.append(f"WARNING: {w}")
+    if doc.get("warnings"):
+        lines.append("")
     smp = doc["sample"]
     lines.append(f"sample {doc['sample_id']} ({doc['population']} population"
                  f"{', stratified' if doc.get('strata') else ''}): {smp['pairs']:,} pairs, "
@@ -380,8 +396,9 @@ def render_table(doc: Mapping[str, Any]) -> str:
     lines.append("")
     rows = []
     impact = doc.get("impact") or {}
+    unavailable = doc.get("unavailable") or {}
     for key in LABELS:
-        if key not in doc:
+        if key not in doc or key in unavailable:  # listed below with the reason
             continue
         m = doc[key]
         of = DECOMPOSES.get(key)
@@ -396,7 +413,7 @@ def render_table(doc: Mapping[str, Any]) -> str:
     lines.append(table(rows, ["metric", "estimate", "se", "95% CI", "pairs", "of (exact)",
                               "note"]))
     by_reason: dict[str, list[str]] = {}
-    for key, why in (doc.get("unavailable") or {}).items():
+    for key, why in unavailable.items():
         by_reason.setdefault(why, []).append(LABELS.get(key, key))
     for why, keys in by_reason.items():
         lines.append(f"not available: {', '.join(keys)} — {why}")
@@ -415,8 +432,22 @@ def render_table(doc: Mapping[str, Any]) -> str:
                           "se": _pct(dp["se"]).lstrip("+"),
                           "contribution": _pct(c["estimate"]),
                           "contribution se": _pct(c["se"]).lstrip("+"),
-                          "draws": r["draws"]})
+                          "draws": r["draws"], "note": _short_note(dp.get("note"))})
         lines.append("per slice (ABCDE App. B):")
         lines.append(table(srows, ["slice", "weight", "ΔPrecision(I)", "se", "contribution",
-                                   "contribution se", "draws"]))
+                                   "contribution se", "draws", "note"]))
     return "\n".join(lines)
+
+
+def _short_note(note: str | None, limit: int = 60) -> str:
+    """A table-cell form of an estimate's note: why it is missing, in a few words."""
+    if not note:
+        return ""
+    drawn = re.search(r"undefined: ([a-z, ]+) pairs were drawn but none has a verdict", note)
+    if drawn:
+        return f"undefined: no verdict for its {drawn.group(1)} pairs"
+    absent = re.search(r"undefined: no ([a-z, ]+) pairs were drawn", note)
+    if absent:
+        return f"undefined: no {absent.group(1)} pairs drawn"
+    head = note.split(";")[0].split(" (")[0].strip()
+    return head if len(head) <= limit else head[: limit - 1] + "…"

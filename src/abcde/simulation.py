@@ -8,8 +8,10 @@ the prefix of the same stream cut at its b-th unique judgeable pair — exactly 
 sample `sample_pairs(budget=b, seed=seed + r)` would give, since the stream is indexed
 by draw number. Each sample is judged by the truth (same truth cluster ⇒ equivalent,
 an item the truth lacks ⇒ unknown; optionally a further share of pairs made unknown at
-random) and estimated; the report gives, per budget and metric, the mean 95% half-width
-z·SE over the replications (and how often the metric was undefined). The half-width
+random) and estimated; the report gives, per budget and metric, the mean half-width of
+the 95% intervals over the replications, the spread (sd) of the estimates across them —
+z·sd is the half-width an honest interval needs, so under-coverage shows as a mean
+half-width well below it — and how often the metric was undefined. The half-width
 shrinks ∝ 1/√budget, so the table also tells what a larger budget would buy.
 
 With ``stratify`` (an allocation: proportional, equal or a fraction) the rounds use
@@ -77,8 +79,11 @@ def simulate(base: object, exp: object, truth: object, weights: object | None = 
     """Expected confidence-interval half-width of every quality metric per budget.
 
     Returns ``{"population", "budgets", "replications", "metrics": {metric: {budget:
-    {"half_width", "se", "estimate", "undefined"}}}, "rows": [...]}`` — ``rows`` is one
-    flat record per (budget, metric), handy for a DataFrame in a notebook.
+    {"half_width", "se", "estimate", "estimate_sd", "spread_half_width", "undefined"}}},
+    "rows": [...]}`` — ``half_width`` the mean (ci_high − ci_low)/2 of the reported
+    intervals, ``spread_half_width`` z × ``estimate_sd`` (the sd of the estimates over
+    the replications); ``rows`` is one flat record per (budget, metric), handy for a
+    DataFrame in a notebook.
     """
     budgets = sorted({int(b) for b in budgets})
     if not budgets or budgets[0] < 1 or replications < 1:
@@ -138,6 +143,11 @@ def _judge(pairs: SamplePairs, judge: Any, unknown_share: float,
 
 def _summary(results: dict[int, list[dict[str, Any]]], population: str, replications: int,
              z: float, stratify: Any) -> dict[str, Any]:
+    """Per (metric, budget): the mean half-width of the intervals actually reported
+    ((ci_high − ci_low)/2: Wilson intervals are asymmetric and never zero-wide, so
+    z·mean(SE) would understate them), the mean SE, and the spread of the estimates
+    over the replications — z·estimate_sd is the half-width an interval needs to
+    cover; a mean half-width well below it means the intervals under-cover."""
     metrics: dict[str, dict[int, dict[str, Any]]] = {}
     rows = []
     for key in metric_keys(population):
@@ -145,11 +155,15 @@ def _summary(results: dict[int, list[dict[str, Any]]], population: str, replicat
         for b, docs in results.items():
             ses = [d[key]["se"] for d in docs if d[key]["se"] is not None]
             ests = [d[key]["estimate"] for d in docs if d[key]["estimate"] is not None]
-            se = math.fsum(ses) / len(ses) if ses else None
-            cell = {"half_width": None if se is None else z * se, "se": se,
+            halves = [(d[key]["ci_high"] - d[key]["ci_low"]) / 2 for d in docs
+                      if d[key]["ci_low"] is not None and d[key]["ci_high"] is not None]
+            sd = _sd(ests)
+            cell = {"half_width": math.fsum(halves) / len(halves) if halves else None,
+                    "se": math.fsum(ses) / len(ses) if ses else None,
                     "estimate": math.fsum(ests) / len(ests) if ests else None,
-                    "estimate_sd": _sd(ests),
-                    "undefined": len(docs) - len(ses)}
+                    "estimate_sd": sd,
+                    "spread_half_width": None if sd is None else z * sd,
+                    "undefined": len(docs) - len(halves)}
             metrics[key][b] = cell
             rows.append({"budget": b, "metric": key, **cell})
     return {"population": population, "budgets": sorted(results), "replications":
@@ -164,7 +178,9 @@ def _sd(xs: Sequence[float]) -> float | None:
 
 
 def render_table(doc: dict[str, Any]) -> str:
-    """Metrics × budgets of the mean 95% half-width, in percentage points."""
+    """Metrics × budgets: the mean 95% half-width of the reported intervals and, in
+    brackets, z × the sd of the estimates over the replications (what the half-width
+    should be), in percentage points."""
     from abcde.quality import LABELS
     from abcde.report import table
 
@@ -174,11 +190,16 @@ def render_table(doc: dict[str, Any]) -> str:
         row: dict[str, Any] = {"metric": LABELS.get(key, key)}
         for b in budgets:
             c = per[b]
-            row[str(b)] = "-" if c["half_width"] is None else f"±{100 * c['half_width']:.3f}%"
+            cell = "-" if c["half_width"] is None else f"±{100 * c['half_width']:.3f}%"
+            if c["spread_half_width"] is not None:
+                cell += f" (z·sd {100 * c['spread_half_width']:.3f}%)"
             if c["undefined"]:
-                row[str(b)] += f" ({c['undefined']} undef.)"
+                cell += f" ({c['undefined']} undef.)"
+            row[str(b)] = cell
         rows.append(row)
-    head = (f"expected 95% CI half-width per budget ({doc['population']} population, "
-            f"{doc['replications']} replications"
-            f"{', stratified ' + str(doc['stratify']) if doc['stratify'] else ''})")
+    head = (f"mean 95% CI half-width per budget, and z·sd of the estimates across "
+            f"replications ({doc['population']} population, {doc['replications']} "
+            f"replications{', stratified ' + str(doc['stratify']) if doc['stratify'] else ''})"
+            "\na half-width well below z·sd means the intervals under-cover; with few "
+            "replications z·sd is itself rough")
     return head + "\n" + table(rows, ["metric", *[str(b) for b in budgets]])
