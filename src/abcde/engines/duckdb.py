@@ -11,7 +11,7 @@ from typing import Any
 
 import duckdb
 
-from abcde.engines.base import Engine, sql_type_of
+from abcde.engines.base import Engine, select_all, sql_type_of
 from abcde.engines.local_files import file_source
 from abcde.errors import EngineError, InputError
 from abcde.templates import ident, literal, table_ref
@@ -112,9 +112,11 @@ class DuckDBEngine(Engine):
         except duckdb.Error as err:
             raise EngineError(str(err)) from err
 
-    def write(self, relation: str, path: Path, fmt: str) -> None:
+    def write(self, relation: str, path: Path, fmt: str, order_by: Sequence[str] = ()) -> None:
         option = "FORMAT PARQUET" if fmt == "parquet" else "FORMAT CSV, HEADER"
-        self.execute(f"COPY (SELECT * FROM {relation}) TO {literal(str(path))} ({option})")
+        # COPY keeps an ORDER BY's order even with preserve_insertion_order off
+        self.execute(f"COPY ({select_all(relation, order_by)}) TO {literal(str(path))} "
+                     f"({option})")
 
     def close(self) -> None:
         try:
