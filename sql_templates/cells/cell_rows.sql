@@ -36,6 +36,14 @@ SELECT
   , MIN(CASE WHEN {{ condition(name) }} THEN item_id END) AS {{ name }}_example
 {% endfor %}
 {% endif %}
+{% if item_hashes %}
+{# for abcde.sampling.fingerprint: the items of T with their clusters (31 bits of md5 of
+   item id, Base and Exp cluster, summed as integers: exact in any order, on every engine)
+   and weights; computed in this one pass, and only for the sampling commands #}
+{% set h = 'CAST(FLOOR(' ~ uniform(literal('fingerprint'), 'item_id', 'base_cluster', 'exp_cluster') ~ ' * CAST(2147483648 AS DOUBLE)) AS BIGINT)' %}
+  , SUM(CASE WHEN side = 3 THEN {{ h }} END) AS item_hash
+  , SUM(CASE WHEN side = 3 THEN w * {{ h }} END) AS item_weight_hash
+{% endif %}
 FROM items
 GROUP BY
   side,

@@ -75,6 +75,15 @@ def uniform(seed: str, *keys: str) -> str:
     return f"ABCDE_UNIFORM({', '.join((seed, *keys))})"
 
 
+def order_key(x: str) -> str:
+    """A sort key for an id that depends only on the id's text: the md5 uniform of
+    ('order', x). The native order differs between types (9 < 10 but '9' > '10': one
+    input as CSV text, the other as Parquet integers) and PostgreSQL orders text by its
+    collation; this key is the same for 10 and '10' on every engine. Sort by it, then by
+    x itself (a tie-break only a 52-bit md5 collision reaches)."""
+    return uniform(literal("order"), x)
+
+
 def is_finite(x: str) -> str:
     """TRUE when x is a finite number (not NULL, NaN or ±inf)."""
     return f"ABCDE_IS_FINITE({x})"
@@ -101,7 +110,8 @@ def rank_key(x: str) -> str:
 
 
 HELPERS = {"ident": ident, "table_ref": table_ref, "literal": literal, "fdiv": fdiv,
-           "ln": ln, "uniform": uniform, "is_finite": is_finite, "rank_key": rank_key}
+           "ln": ln, "uniform": uniform, "order_key": order_key, "is_finite": is_finite,
+           "rank_key": rank_key}
 
 
 @cache
