@@ -54,9 +54,10 @@ DRAW_COLUMNS = ("pair_id", "item_i", "item_j", "pair_class", "label", "draw_coun
 QUESTION_COLUMNS = ("pair_id", "item_1", "item_2", "sample_id", "verdict")
 PAIR_CLASSES = ("split", "merge", "stable", "self")
 MAX_DRAWS = 10**9
-# A budget fill stops (an error) when a stream at least this long found no new judgeable
-# pair since the previous, at most half as long, stream: the pairs still missing have
-# probabilities of order 1/STALL_DRAWS or less (weights many orders of magnitude apart).
+# A budget fill stops (an error) when a stream of this many draws found no new judgeable
+# pair since the previous stream (at most 1/8 as long): the pairs still missing then have
+# probabilities of order 1/STALL_DRAWS or less (weights many orders of magnitude apart);
+# such a fill would need millions of draws per new pair.
 STALL_DRAWS = 10**6
 
 
@@ -201,7 +202,7 @@ def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
 
     A budget above the population's `judgeable` pairs (counted from `base`'s
     `pair_totals` if not given) is refused up front; a fill that stops progressing —
-    no new pair while the stream doubled, at STALL_DRAWS draws or more, or MAX_DRAWS
+    no new pair at STALL_DRAWS draws since a stream at most 1/8 as long, or MAX_DRAWS
     reached — stops with an error instead of growing the stream further."""
     if judgeable is None:
         judgeable = judgeable_pairs(_clean(base.fetch(engine, "pair_totals")[0]))
@@ -222,10 +223,12 @@ def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
                 f"judgeable pairs, fewer than the budget {budget:,}: the pairs still "
                 f"missing are too improbable to be drawn (weights orders of magnitude "
                 f"apart)", hint=f"Lower --budget to at most {found:,}.")
-        # no progress yet: jump ahead faster to where the stall check decides
-        grow = 8.0 if found == previous else 1.5 * budget / found if found else 8.0
+        if found == previous:  # no progress: jump ahead to where the stall check decides
+            n = min(STALL_DRAWS, 8 * n) if n < STALL_DRAWS else min(MAX_DRAWS, 8 * n)
+        else:
+            grow = 1.5 * budget / found if found else 8.0
+            n = min(MAX_DRAWS, max(2 * n, math.ceil(n * grow)))
         previous = found
-        n = min(MAX_DRAWS, max(2 * n, math.ceil(n * grow)))
 
 
 def _run(engine: Engine, inputs: Inputs, population: str, budget: int | None,
@@ -234,7 +237,7 @@ def _run(engine: Engine, inputs: Inputs, population: str, budget: int | None,
     pipeline, slice_steps = prepare(engine, inputs, population, slicings)
     totals = _clean(pipeline.fetch(engine, "pair_totals")[0])
     overall = _clean(pipeline.fetch(engine, "overall")[0])
-    attrs = attribute_names(inputs, DRAW_COLUMNS, QUESTION_COLUMNS)
+    attrs = attribute_names(inputs, [*DRAW_COLUMNS, *QUESTION_COLUMNS], QUESTION_COLUMNS)
 
     if totals["total"] <= 0:
         p, n, cut = pipeline, 0, -1  # Base = Exp on T: no pair has weight, empty sample

@@ -138,7 +138,8 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
                              attribute_names=[c for sl in slicings for c in sl],
                              missing_weight=missing_weight)
         pipeline, slice_steps = prepare(eng, inputs, population, slicings)
-        attrs = attribute_names(inputs, [*DRAW_COLUMNS, "stratum"], QUESTION_COLUMNS)
+        attrs = attribute_names(inputs, [*DRAW_COLUMNS, *QUESTION_COLUMNS, "stratum"],
+                                QUESTION_COLUMNS)
         slices = _slice_rows(eng, pipeline, inputs, slicings, slice_steps, population, attrs)
         totals = _clean(pipeline.fetch(eng, "pair_totals")[0])
         overall = _clean(pipeline.fetch(eng, "overall")[0])
