@@ -141,7 +141,10 @@ def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Pat
             pipeline.add("sample_attributes", render(
                 "sampling/attributes.sql", relation=inputs.attributes.relation,
                 item_col=inputs.columns.item, item_type=inputs.item_type, columns=attrs))
-        jd = overall["jaccard_distance"] or 0.0
+        # JD(T) is a parallel sum whose last bits vary from run to run; rounded to 12
+        # digits (an error ≤ 5e-13, far below the sampling error) the importance weights,
+        # and so the sample file, are the same for the same seed
+        jd = float(f"{overall['jaccard_distance'] or 0.0:.12g}")
         pipeline.add("item_sample", render(
             "sampling/items_sample.sql", counts=counts,
             jd_total=literal(float(jd)), total_draws=max(total_draws, 1),
