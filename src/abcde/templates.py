@@ -75,13 +75,13 @@ def uniform(seed: str, *keys: str) -> str:
     return f"ABCDE_UNIFORM({', '.join((seed, *keys))})"
 
 
-def order_key(x: str) -> str:
-    """A sort key for an id that depends only on the id's text: the md5 uniform of
-    ('order', x). The native order differs between types (9 < 10 but '9' > '10': one
-    input as CSV text, the other as Parquet integers) and PostgreSQL orders text by its
-    collation; this key is the same for 10 and '10' on every engine. Sort by it, then by
-    x itself (a tie-break only a 52-bit md5 collision reaches)."""
-    return uniform(literal("order"), x)
+def order_key(*ids: str) -> str:
+    """A sort key for ids that depends only on their text: the md5 uniform of
+    ('order', ids...). The native order differs between types (9 < 10 but '9' > '10':
+    one input as CSV text, the other as Parquet integers) and PostgreSQL orders text by
+    its collation; this key is the same for 10 and '10' on every engine. Sort by it,
+    then by the ids themselves (a tie-break only a 52-bit md5 collision reaches)."""
+    return uniform(literal("order"), *ids)
 
 
 def is_finite(x: str) -> str:
