@@ -218,6 +218,10 @@ def test_cli_budget_above_the_population_exits_2(tmp_path) -> None:
                                     "--out", str(tmp_path / "ok") + "/"])
     assert res.exit_code == 0, res.output
     assert "//" not in res.output
+    for extra in (["--budget", "2000000000"], ["--budget", "1", "--strata-allocation", "equal"]):
+        res = CliRunner().invoke(main, ["sample-pairs", "--base", b, "--exp", e, *extra,
+                                        "--out", str(tmp_path / "x")])
+        assert res.exit_code == 2 and "--budget" in res.output, res.output
 
 
 def test_a_fill_that_cannot_progress_stops_with_an_error(monkeypatch) -> None:

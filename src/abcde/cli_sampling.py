@@ -97,8 +97,8 @@ def explore_cmd(sample: str, group_by: str, where: str | None, metric: str, top:
 @click.option("--population", type=click.Choice(["abcde", "jaccard"]), default="abcde",
               show_default=True, help="abcde: ∝ u_ij (ΔPrecision, rates); jaccard: ∝ w_ij "
               "(also distances and affected indexes).")
-@click.option("--budget", type=int, required=True,
-              help="Unique non-self pairs for the judges.")
+@click.option("--budget", type=click.IntRange(1, 10**9), required=True,
+              help="Unique non-self pairs for the judges (at most the population's).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--slice-by", multiple=True, help="Attribute column(s) whose weight and "
               "pairweight go into the manifest (per-slice ΔPrecision).")
@@ -119,8 +119,6 @@ def sample_pairs_cmd(base: str, exp: str, weights: str | None, attributes: str |
     """Pairs of items for human judgement (ABCDE §5.7–5.8, App. A; Jaccard §7)."""
     from abcde.pairs import sample_pairs
 
-    if budget < 1:
-        raise click.BadParameter("must be >= 1", param_hint="--budget")
     if seed < 0:
         raise click.BadParameter("must be >= 0", param_hint="--seed")
     if strata_allocation is not None:
@@ -130,6 +128,8 @@ def sample_pairs_cmd(base: str, exp: str, weights: str | None, attributes: str |
             alloc = parse_allocation(strata_allocation)
         except ValueError as err:
             raise click.BadParameter(str(err), param_hint="--strata-allocation") from None
+        if budget < 2:
+            raise click.BadParameter("a stratified sample needs >= 2", param_hint="--budget")
         sample_pairs = sample_pairs_stratified  # type: ignore[assignment]
         extra = {"allocation": alloc, "slice_by": list(slice_by)}
     else:
