@@ -54,10 +54,10 @@ DRAW_COLUMNS = ("pair_id", "item_i", "item_j", "pair_class", "label", "draw_coun
 QUESTION_COLUMNS = ("pair_id", "item_1", "item_2", "sample_id", "verdict")
 PAIR_CLASSES = ("split", "merge", "stable", "self")
 MAX_DRAWS = 10**9
-# A budget fill stops (an error) when a stream of this many draws found no new judgeable
-# pair since the previous stream (at most 1/8 as long): the pairs still missing then have
-# probabilities of order 1/STALL_DRAWS or less (weights many orders of magnitude apart);
-# such a fill would need millions of draws per new pair.
+# A budget fill stops (an error) when a stream of at least this many draws found no new
+# judgeable pair since the previous stream (at most half as long): the pairs still
+# missing then have probabilities of order 1/STALL_DRAWS or less (weights many orders of
+# magnitude apart); such a fill would need millions of draws per new pair.
 STALL_DRAWS = 10**6
 
 
@@ -184,10 +184,10 @@ def judgeable_pairs(totals: dict[str, Any], classes: Sequence[str] = ("split", "
     return round(sum(float(totals[f"judgeable_{c}"] or 0) for c in classes))
 
 
-def check_budget(budget: int, judgeable: int, where: str = "the population") -> None:
+def check_budget(budget: int, judgeable: int) -> None:
     """A budget fill cannot find more unique judgeable pairs than the population holds."""
     if budget > judgeable:
-        raise InputError(f"{where} has only {judgeable:,} judgeable pairs (unique unordered "
+        raise InputError(f"the population has only {judgeable:,} judgeable pairs (unique unordered "
                          f"pairs of distinct items with positive probability), fewer than "
                          f"the budget {budget:,}", hint=f"Lower --budget to at most "
                                                         f"{judgeable:,}.")
@@ -202,8 +202,10 @@ def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
 
     A budget above the population's `judgeable` pairs (counted from `base`'s
     `pair_totals` if not given) is refused up front; a fill that stops progressing —
-    no new pair at STALL_DRAWS draws since a stream at most 1/8 as long, or MAX_DRAWS
-    reached — stops with an error instead of growing the stream further."""
+    a stream of STALL_DRAWS or more draws with no new pair since the previous stream (at
+    most half as long), or MAX_DRAWS reached — stops with an error instead of growing
+    the stream further. Without progress the stream grows 8× at a time up to
+    STALL_DRAWS, so that the check comes soon."""
     if judgeable is None:
         judgeable = judgeable_pairs(_clean(base.fetch(engine, "pair_totals")[0]))
     check_budget(budget, judgeable)
