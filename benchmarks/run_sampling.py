@@ -37,9 +37,11 @@ def commands(data: Path, args: argparse.Namespace, tmp: Path) -> dict[str, list[
     return {
         "impact": [args.abcde, "impact", *common, "--format", "json", *extra],
         "sample-pairs": [args.abcde, "sample-pairs", *common, *attrs, "--budget",
-                         str(args.budget), "--seed", "7", "--out", str(tmp / "pairs"), *extra],
+                         str(args.budget), "--seed", "7", "--out", str(tmp / "pairs"),
+                         "--overwrite", *extra],
         "sample-items": [args.abcde, "sample-items", *common, *attrs, "--size", str(args.size),
-                         "--seed", "7", "--out", str(tmp / "items.parquet"), *extra],
+                         "--seed", "7", "--out", str(tmp / "items.parquet"), "--overwrite",
+                         *extra],
     }
 
 

@@ -16,6 +16,7 @@ import pytest
 from reference import abcde_pairs, impact_overall, jaccard_pairs
 from scipy import stats
 
+from abcde.errors import InputError
 from abcde.pairs import sample_pairs
 
 P_REJECT = 1e-5
@@ -173,3 +174,289 @@ def _walk(order: list[tuple], budget: int) -> Counter:
             if len(seen) == budget:
                 break
     return kept
+
+
+def _judgeable(ref: dict) -> int:
+    """Brute force: unique unordered pairs of distinct items with positive weight."""
+    return len({frozenset(k) for k, (_, u, _) in ref.items() if k[0] != k[1] and u > 0})
+
+
+@pytest.mark.parametrize("population", ["abcde", "jaccard"])
+def test_budget_is_limited_to_the_populations_judgeable_pairs(population: str) -> None:
+    """The closed-form count of judgeable pairs (manifest `population_pairs`) equals the
+    brute-force count, per class; a budget of exactly that many fills, one more is
+    refused up front (it used to grow the stream towards 1e9 draws)."""
+    rng = np.random.default_rng(51)
+    base, exp, weight = random_case(rng, 9)
+    ref = (abcde_pairs if population == "abcde" else jaccard_pairs)(base, exp, weight)
+    k = _judgeable(ref)
+    s = sample_pairs(base, exp, weight, population=population, budget=k, seed=2)
+    assert s.manifest["population_pairs"]["judgeable"] == k == len(s.questions)
+    for cls in ("split", "merge", "stable"):
+        assert s.manifest["population_pairs"][cls] == len(
+            {frozenset(p) for p, (c, u, _) in ref.items() if c == cls and u > 0})
+    with pytest.raises(InputError, match=f"only {k:,} judgeable pairs"):
+        sample_pairs(base, exp, weight, population=population, budget=k + 1, seed=2)
+
+
+B4 = {1: "a", 2: "a", 3: "b", 4: "b"}
+E4 = {1: "a", 2: "b", 3: "b", 4: "c"}  # exactly 3 judgeable pairs: {1,2}, {3,4}, {2,3}
+
+
+def test_cli_budget_above_the_population_exits_2(tmp_path) -> None:
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    b = _write_csv(tmp_path / "b.csv", B4)
+    e = _write_csv(tmp_path / "e.csv", E4)
+    res = CliRunner().invoke(main, ["sample-pairs", "--base", b, "--exp", e, "--budget", "50",
+                                    "--out", str(tmp_path / "big")])
+    assert res.exit_code == 2, res.output
+    assert "only 3 judgeable pairs" in res.output and "lower --budget" in res.output.lower()
+    res = CliRunner().invoke(main, ["sample-pairs", "--base", b, "--exp", e, "--budget", "3",
+                                    "--out", str(tmp_path / "ok") + "/"])
+    assert res.exit_code == 0, res.output
+    assert "//" not in res.output
+    for extra in (["--budget", "2000000000"], ["--budget", "1", "--strata-allocation", "equal"]):
+        res = CliRunner().invoke(main, ["sample-pairs", "--base", b, "--exp", e, *extra,
+                                        "--out", str(tmp_path / "x")])
+        assert res.exit_code == 2 and "--budget" in res.output, res.output
+
+
+def test_a_fill_that_cannot_progress_stops_with_an_error(monkeypatch) -> None:
+    """Item 4 weighs 1e-60: the pair {3, 4} has probability ~1e-60 and is never drawn.
+    The fill stops once a stream of STALL_DRAWS draws found no new pair (lowered here to
+    keep the test fast) instead of growing towards MAX_DRAWS."""
+    import abcde.pairs
+
+    monkeypatch.setattr(abcde.pairs, "STALL_DRAWS", 20_000)
+    weight = {1: 1.0, 2: 1.0, 3: 1.0, 4: 1e-60}
+    with pytest.raises(InputError, match="20,000 draws hold only 2 of the population's 3"):
+        sample_pairs(B4, E4, weight, budget=3, seed=1)
+    assert len(sample_pairs(B4, E4, weight, budget=2, seed=1).questions) == 2
+
+
+def _write_csv(path, mapping: dict, header: str = "item_id,cluster_id") -> str:
+    path.write_text(header + "\n" + "".join(f"{k},{v}\n" for k, v in mapping.items()))
+    return str(path)
+
+
+@pytest.mark.parametrize("population", ["abcde", "jaccard"])
+def test_totals_and_sample_do_not_depend_on_the_weight_scale(population: str) -> None:
+    """Pair probabilities are scale-invariant: weights × 1e-90 and × 1e90 (products of
+    three raw weights under- or overflow a double) give the same draws, and totals,
+    labels and slice pairweights equal to rounding, as the brute force computes them."""
+    rng = np.random.default_rng(61)
+    base, exp, weight = random_case(rng, 12)
+    attrs = {i: {"color": ["red", "blue"][i % 2]} for i in base}
+    ref = (abcde_pairs if population == "abcde" else jaccard_pairs)(base, exp, weight)
+    runs = {}
+    for scale in (1.0, 1e-90, 1e90):
+        w = {i: v * scale for i, v in weight.items()}
+        runs[scale] = sample_pairs(base, exp, w, attributes=attrs, population=population,
+                                   budget=15, seed=3, slice_by="color")
+    one = runs[1.0]
+    sums = {c: math.fsum(u for (cls, u, _) in ref.values()
+                         if cls == c or (c == "stable" and cls == "self"))
+            for c in ("split", "merge", "stable")}
+    for scale, s in runs.items():
+        assert [(r["item_i"], r["item_j"], r["draw_count"], r["first_draw"]) for r in s.draws] \
+            == [(r["item_i"], r["item_j"], r["draw_count"], r["first_draw"])
+                for r in one.draws], scale
+        for c, v in sums.items():
+            assert s.manifest["totals"][c] == pytest.approx(v, rel=1e-12, abs=1e-300), scale
+        for r, r1 in zip(s.draws, one.draws, strict=True):
+            assert r["label"] == pytest.approx(r1["label"], rel=1e-12)
+        for sl, sl1 in zip(sorted(s.manifest["slices"], key=lambda r: r["color"]),
+                           sorted(one.manifest["slices"], key=lambda r: r["color"]),
+                           strict=True):
+            assert sl["pairweight"] == pytest.approx(sl1["pairweight"], rel=1e-12)
+            assert sl["weight"] == pytest.approx(sl1["weight"] * scale, rel=1e-12)
+
+
+def test_same_sample_whether_ids_are_text_or_integers(tmp_path) -> None:
+    """CSV ids are read as text, Parquet keeps integers: '10' < '9' but 9 < 10. Candidates
+    are ordered by md5 keys of the ids' text, so one seed gives one sample either way."""
+    import duckdb
+
+    rng = np.random.default_rng(71)
+    n = 40
+    base = {i: int(rng.integers(5, 15)) for i in range(n)}  # cluster ids 5..14: 9 vs 10
+    exp = {i: int(rng.integers(5, 15)) for i in range(n)}
+    weight = {i: float(np.exp(rng.normal())) for i in range(n)}
+    paths = {}
+    for name, data, header in (("b", base, "item_id,cluster_id"),
+                               ("e", exp, "item_id,cluster_id"),
+                               ("w", weight, "item_id,weight")):
+        csv_path = tmp_path / f"{name}.csv"
+        _write_csv(csv_path, data, header)
+        pq = tmp_path / f"{name}.parquet"
+        duckdb.sql(f"COPY (SELECT * FROM read_csv('{csv_path}')) TO '{pq}' (FORMAT PARQUET)")
+        paths[name] = (str(csv_path), str(pq))
+    for population in ("abcde", "jaccard"):
+        a = sample_pairs(*(paths[k][0] for k in "bew"), population=population, budget=25,
+                         seed=4)
+        b = sample_pairs(*(paths[k][1] for k in "bew"), population=population, budget=25,
+                         seed=4)
+
+        def key(s):
+            return [(str(r["item_i"]), str(r["item_j"]), r["draw_count"], r["first_draw"],
+                     str(r["base_cluster_j"])) for r in s.draws]
+
+        assert isinstance(b.draws[0]["item_i"], int) and isinstance(a.draws[0]["item_i"], str)
+        assert key(a) == key(b)
+        assert a.manifest["fingerprint"]["sha256"] == b.manifest["fingerprint"]["sha256"]
+
+
+def test_fingerprint_sees_item_ids_and_weights() -> None:
+    """Renaming one item, or swapping two items' weights within a cell, changes the
+    fingerprint (cells alone did not); the same data gives the same fingerprint."""
+    rng = np.random.default_rng(81)
+    base, exp, weight = random_case(rng, 12)
+
+    def fp(b, e, w):
+        return sample_pairs(b, e, w, draws=1, seed=0).manifest["fingerprint"]["sha256"]
+
+    ref = fp(base, exp, weight)
+    assert fp(dict(base), dict(exp), dict(weight)) == ref
+    renamed = {(100 if i == 0 else i): v for i, v in base.items()}
+    assert fp(renamed, {(100 if i == 0 else i): v for i, v in exp.items()},
+              {(100 if i == 0 else i): v for i, v in weight.items()}) != ref
+    same_cell = [(i, j) for i in base for j in base
+                 if i < j and base[i] == base[j] and exp[i] == exp[j]]
+    assert same_cell, "the case needs two items in one cell"
+    i, j = same_cell[0]
+    swapped = {**weight, i: weight[j], j: weight[i]}
+    assert fp(base, exp, swapped) != ref
+
+
+def test_out_directory_with_a_sample_is_refused_unless_overwrite(tmp_path) -> None:
+    """A second sample into the same directory is refused (a judged questions.csv would be
+    lost, a stale draws.parquet read beside new CSVs); with overwrite every file abcde
+    wrote is replaced or removed — here the new sample is empty, so no draws.parquet
+    may remain — and other files are left alone."""
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    out = tmp_path / "round"
+    sample_pairs(B4, E4, budget=3, seed=1, out=out)
+    (out / "notes.txt").write_text("mine")
+    before = (out / "questions.csv").read_bytes()
+    with pytest.raises(InputError, match="already holds a sample"):
+        sample_pairs(B4, E4, budget=2, seed=2, out=out)
+    assert (out / "questions.csv").read_bytes() == before
+    b = _write_csv(tmp_path / "b.csv", B4)
+    res = CliRunner().invoke(main, ["sample-pairs", "--base", b, "--exp", b, "--budget", "2",
+                                    "--out", str(out)])
+    assert res.exit_code == 2 and "--overwrite" in res.output, res.output
+    res = CliRunner().invoke(main, ["sample-pairs", "--base", b, "--exp", b, "--budget", "2",
+                                    "--out", str(out), "--overwrite"])
+    assert res.exit_code == 0, res.output
+    assert sorted(p.name for p in out.iterdir()) == [
+        "draws.csv", "manifest.json", "notes.txt", "questions.csv", "questions.jsonl"]
+    assert (out / "questions.csv").read_text().splitlines() == [
+        "pair_id,item_1,item_2,sample_id,verdict"]
+
+
+def test_files_are_byte_identical_whatever_the_threads(tmp_path) -> None:
+    """The same seed gives the same files, written in (pair_id, first_draw) order."""
+    rng = np.random.default_rng(91)
+    n = 300
+    base = {i: int(rng.integers(0, 30)) for i in range(n)}
+    exp = {i: int(rng.integers(0, 30)) for i in range(n)}
+    files = {}
+    for threads in (1, 2):
+        out = tmp_path / f"t{threads}"
+        sample_pairs(base, exp, population="jaccard", budget=400, seed=5, out=out,
+                     threads=threads)
+        # the manifest names its own directory (and holds engine sums, equal to rounding)
+        files[threads] = {p.name: p.read_bytes() for p in out.iterdir()
+                          if p.name != "manifest.json"}
+    assert len(files[1]) == 4 and files[1] == files[2]
+    import duckdb
+
+    ids = duckdb.sql(f"SELECT pair_id, first_draw FROM "
+                     f"read_parquet('{tmp_path / 't1' / 'draws.parquet'}')").fetchall()
+    assert ids == sorted(ids)
+
+
+def test_attributes_named_like_sample_columns_are_renamed() -> None:
+    """Attributes `item`, `pair_id`, `verdict`, `label`, `sample_id` do not clash with the
+    columns of draws and questions (`item` used to give a second `item_1`)."""
+    attrs = {i: {"item": f"x{i}", "pair_id": i * 10, "verdict": "v", "label": "l",
+                 "sample_id": "s"} for i in B4}
+    s = sample_pairs(B4, E4, attributes=attrs, budget=3, seed=1)
+    q = s.questions[0]
+    assert list(q)[:3] == ["pair_id", "item_1", "item_2"] and list(q)[-2:] == [
+        "sample_id", "verdict"]
+    assert q["attr_item_1"] == f"x{q['item_1']}" and q["attr_item_2"] == f"x{q['item_2']}"
+    assert q["attr_pair_id_1"] == q["item_1"] * 10 and q["verdict"] is None
+    assert q["attr_verdict_1"] == "v" and q["attr_sample_id_2"] == "s"
+    assert q["sample_id"] == s.manifest["sample_id"]
+    d = s.draws[0]
+    assert d["attr_pair_id"] == d["item_i"] * 10 and d["attr_label"] == "l"
+    assert isinstance(d["label"], float) and isinstance(d["pair_id"], int)
+
+
+@pytest.mark.parametrize("bad", [2.5, True, 0, -3, "7"])
+def test_api_refuses_counts_that_are_not_positive_integers(bad: object) -> None:
+    with pytest.raises(ValueError):
+        sample_pairs(B4, E4, budget=bad, seed=1)
+    with pytest.raises(ValueError):
+        sample_pairs(B4, E4, draws=bad, seed=1)
+
+
+def test_manifest_and_questions_carry_sample_id_and_class_counts(tmp_path) -> None:
+    """Every questions file (CSV, JSONL) carries the manifest's sample_id; the manifest
+    counts unique pairs and draws per class, as counted from the draws."""
+    import csv
+    import json
+
+    rng = np.random.default_rng(101)
+    base, exp, weight = random_case(rng, 12)
+    s = sample_pairs(base, exp, weight, population="jaccard", budget=12, seed=7,
+                     out=tmp_path)
+    sid = s.manifest["sample_id"]
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    assert manifest["sample_id"] == sid
+    with (tmp_path / "questions.csv").open() as f:
+        rows = list(csv.DictReader(f))
+    assert {r["sample_id"] for r in rows} == {sid} and len(rows) == 12
+    jsonl = [json.loads(line) for line in (tmp_path / "questions.jsonl").open()]
+    assert {r["sample_id"] for r in jsonl} == {sid}
+    assert list(jsonl[0]) == ["pair_id", "item_1", "item_2", "sample_id", "verdict"]
+    by_class = manifest["pairs"]["by_class"]
+    for cls in ("split", "merge", "stable", "self"):
+        of = [r for r in s.draws if r["pair_class"] == cls]
+        assert by_class[cls] == {"pairs": len({r["pair_id"] for r in of}),
+                                 "draws": sum(r["draw_count"] for r in of)}
+    assert sum(v["draws"] for v in by_class.values()) == manifest["draws"]
+
+
+@pytest.mark.parametrize("population", ["abcde", "jaccard"])
+def test_totals_at_the_ends_of_the_weight_range(population: str) -> None:
+    """2000 items of weight 1e100 (the largest weight accepted) or 1e-100: W·W_b·W_e
+    (8e309) overflowed the old products of raw weights. As products of ratios the totals
+    equal those of unit weights (the pair probabilities are scale-free), brute force, and
+    so does the sample."""
+    n = 2000
+    base = {i: 0 if i < 1900 else 1 for i in range(n)}
+    exp = {i: 0 if i < 1200 else (2 if i < 1950 else 3) for i in range(n)}
+    unit = sample_pairs(base, exp, population=population, budget=20, seed=1)
+    for scale in (1e100, 1e-100):
+        s = sample_pairs(base, exp, dict.fromkeys(base, scale), population=population,
+                         budget=20, seed=1)
+        for c in ("total", "split", "merge", "stable"):
+            assert math.isfinite(s.manifest["totals"][c])
+            assert s.manifest["totals"][c] == pytest.approx(unit.manifest["totals"][c],
+                                                            rel=1e-12), (scale, c)
+        assert [(r["item_i"], r["item_j"], r["draw_count"]) for r in s.draws] == [
+            (r["item_i"], r["item_j"], r["draw_count"]) for r in unit.draws]
+    # unit weights, brute force by cells: split = Σ_c n_c(N_b − n_c)/(N·N_b) (abcde)
+    if population == "abcde":
+        cells = Counter((base[i], exp[i]) for i in base)
+        nb = Counter(base.values())
+        split = sum(k * (nb[b] - k) / (n * nb[b]) for (b, _), k in cells.items())
+        assert unit.manifest["totals"]["split"] == pytest.approx(split, rel=1e-12)

@@ -267,3 +267,52 @@ def test_cli_sample_pairs_with_strata_then_estimate(world: Any, tmp_path: Any) -
     assert res.exit_code == 0, res.output
     assert "stratified" in res.output and "split_merge" in res.output
     assert "color=red" in res.output
+
+
+# Base a|b|c|de, Exp abc|de: three merge pairs, and affected cells of one item each, so
+# the stable stratum holds only self pairs (this allocation used to run for minutes).
+TINY_BASE = {"a": 1, "b": 2, "c": 3, "d": 4, "e": 4}
+TINY_EXP = {"a": 1, "b": 1, "c": 1, "d": 4, "e": 4}
+
+
+def test_a_stratum_allocated_more_pairs_than_it_holds_is_refused(tmp_path: Any) -> None:
+    """Judgeable pairs per stratum come from the closed-form counts; an allocation that
+    exceeds them is refused before anything is drawn, naming the stratum."""
+    with pytest.raises(InputError, match=r"stratum split_merge has only 3 judgeable pairs"
+                                         r".*stratum stable holds no pair to judge"):
+        sample_pairs_stratified(TINY_BASE, TINY_EXP, population="jaccard", budget=10,
+                                allocation="equal", out=tmp_path / "x")
+    assert not (tmp_path / "x" / "manifest.json").exists()
+    with pytest.raises(InputError, match="stratum stable holds no pair to judge"):
+        sample_pairs_stratified(TINY_BASE, TINY_EXP, population="jaccard", budget=2,
+                                allocation="equal")
+
+
+def test_stratum_pair_counts_match_brute_force(world: Any) -> None:
+    """Each stratum's `population_pairs` = the brute-force number of unique unordered
+    non-self pairs of its classes with positive weight; the manifest counts per class."""
+    s = sample_pairs_stratified(world.base, world.exp, world.weight, population="jaccard",
+                                budget=30, seed=2)
+    ref = jaccard_pairs(world.base, world.exp, world.weight)
+    for name, classes in STRATA:
+        want = len({frozenset(k) for k, (cls, w, _) in ref.items()
+                    if cls in classes and w > 0 and k[0] != k[1]})
+        st = next(x for x in s.manifest["strata"] if x["name"] == name)
+        assert st["population_pairs"] == want
+        rows = [r for r in s.draws if r["stratum"] == name]
+        assert sum(v["draws"] for v in st["pairs"]["by_class"].values()) == st["draws"] == \
+            sum(r["draw_count"] for r in rows)
+
+
+def test_stratified_out_directory_is_refused_unless_overwrite(world: Any, tmp_path: Any) -> None:
+    sample_pairs_stratified(world.base, world.exp, population="jaccard", budget=10, seed=1,
+                            out=tmp_path)
+    with pytest.raises(InputError, match="already holds a sample"):
+        sample_pairs_stratified(world.base, world.exp, population="jaccard", budget=10,
+                                seed=2, out=tmp_path)
+    s = sample_pairs_stratified(world.base, world.exp, population="jaccard", budget=10,
+                                seed=2, out=tmp_path, overwrite=True)
+    with (tmp_path / "questions.csv").open() as f:
+        assert {q["sample_id"] for q in csv.DictReader(f)} == {s.manifest["sample_id"]}
+    with pytest.raises(ValueError):
+        sample_pairs_stratified(world.base, world.exp, budget=10.5)

@@ -1,6 +1,7 @@
 {# Step 3 for split (side 'b') and merge (side 'e') draws (SPEC §6): the partner cell is
    a cell of the same {{ side }}-cluster other than the vantage cell c, picked ∝ its
-   weight. The cluster's cells are laid end to end in order of the other id; the draw's
+   weight. The cluster's cells are laid end to end in the order of the other id's md5
+   key (`order_key`: independent of the id's type and of collations); the draw's
    target pos = U·(weight of the other cells) skips c's own interval (pos ≥ lo_c →
    pos + w_c), and the same window as-of join as for strata finds the cell. Only the
    clusters that some draw needs are read. A rounding that lands on c itself moves to
@@ -10,16 +11,20 @@
 WITH needed AS (
   SELECT DISTINCT {{ side }} FROM pair_draw_strata WHERE pair_class = '{{ pair_class }}'
 ),
+keyed AS (
+  SELECT m.b, m.e, m.w, {{ order_key('m.' ~ other) }} AS other_key
+  FROM cell_metrics AS m
+  JOIN needed AS n ON m.{{ side }} = n.{{ side }}
+),
 candidates AS (
   SELECT
     m.b,
     m.e,
     m.w,
-    SUM(m.w) OVER (PARTITION BY m.{{ side }} ORDER BY m.{{ other }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - m.w AS lo,
-    ROW_NUMBER() OVER (PARTITION BY m.{{ side }} ORDER BY m.{{ other }}) AS seq,
+    SUM(m.w) OVER (PARTITION BY m.{{ side }} ORDER BY m.other_key, m.{{ other }} ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - m.w AS lo,
+    ROW_NUMBER() OVER (PARTITION BY m.{{ side }} ORDER BY m.other_key, m.{{ other }}) AS seq,
     COUNT(*) OVER (PARTITION BY m.{{ side }}) AS cells
-  FROM cell_metrics AS m
-  JOIN needed AS n ON m.{{ side }} = n.{{ side }}
+  FROM keyed AS m
 ),
 raw AS (
   SELECT

@@ -1,7 +1,8 @@
 {# Per slice I of vantage items: weight(I) and pairweight(I) = Σ_{i ∈ I} Σ_j u_ij
    (ABCDE App. B.1; resp. Σ w_ij on the jaccard population). Per item i of cell c,
    Σ_j u_ij = w_i·[(W_b − w_c)/(W·W_b) + (W_e − w_c)/(W·W_e) + w_c·|W_b − W_e|/(W·W_b·W_e)]
-   and Σ_j w_ij = w_i/W for affected items (0 otherwise). #}
+   and Σ_j w_ij = w_i/W for affected items (0 otherwise); computed as products of ratios
+   (w_I/W)·(...), which neither overflow nor underflow for any scale of the weights. #}
 WITH total AS (
   SELECT SUM(w) AS total_w FROM cell_metrics
 )
@@ -11,8 +12,8 @@ SELECT
 {% endfor %}
   SUM(s.w) AS weight,
 {% if population == 'abcde' %}
-  SUM(s.w * ({{ fdiv('m.split_w', 't.total_w * m.w_b') }} + {{ fdiv('m.merge_w', 't.total_w * m.w_e') }}
-             + {{ fdiv('m.w * ABS(m.split_w - m.merge_w)', 't.total_w * m.w_b * m.w_e') }})) AS pairweight
+  SUM({{ fdiv('s.w', 't.total_w') }} * ({{ fdiv('m.split_w', 'm.w_b') }} + {{ fdiv('m.merge_w', 'm.w_e') }}
+      + {{ fdiv('m.w', 'm.w_b') }} * {{ fdiv('ABS(m.split_w - m.merge_w)', 'm.w_e') }})) AS pairweight
 {% else %}
   SUM(CASE WHEN m.affected THEN {{ fdiv('s.w', 't.total_w') }} ELSE CAST(0 AS DOUBLE) END) AS pairweight
 {% endif %}

@@ -5,7 +5,8 @@
    abcde   split+merge w_i·[(W_b − w_c)/(W·W_b) + (W_e − w_c)/(W·W_e)],
            stable      w_i·w_c·|W_b − W_e|/(W·W_b·W_e);
    jaccard split+merge w_i·(W_b − w_c + W_e − w_c)/(W·U), stable w_i·w_c/(W·U)
-           (affected cells only). #}
+           (affected cells only);
+   computed as products of ratios (no overflow or underflow for any scale of weights). #}
 WITH total AS (
   SELECT SUM(w) AS total_w FROM cell_metrics
 )
@@ -15,11 +16,11 @@ SELECT
 {% endfor %}
   SUM(s.w) AS weight,
 {% if population == 'abcde' %}
-  SUM(s.w * ({{ fdiv('m.split_w', 't.total_w * m.w_b') }} + {{ fdiv('m.merge_w', 't.total_w * m.w_e') }})) AS pairweight_split_merge,
-  SUM(s.w * {{ fdiv('m.w * ABS(m.split_w - m.merge_w)', 't.total_w * m.w_b * m.w_e') }}) AS pairweight_stable
+  SUM({{ fdiv('s.w', 't.total_w') }} * ({{ fdiv('m.split_w', 'm.w_b') }} + {{ fdiv('m.merge_w', 'm.w_e') }})) AS pairweight_split_merge,
+  SUM({{ fdiv('s.w', 't.total_w') }} * {{ fdiv('m.w', 'm.w_b') }} * {{ fdiv('ABS(m.split_w - m.merge_w)', 'm.w_e') }}) AS pairweight_stable
 {% else %}
-  SUM(CASE WHEN m.affected THEN s.w * {{ fdiv('m.split_w + m.merge_w', 't.total_w * m.u') }} ELSE CAST(0 AS DOUBLE) END) AS pairweight_split_merge,
-  SUM(CASE WHEN m.affected THEN s.w * {{ fdiv('m.w', 't.total_w * m.u') }} ELSE CAST(0 AS DOUBLE) END) AS pairweight_stable
+  SUM(CASE WHEN m.affected THEN {{ fdiv('s.w', 't.total_w') }} * {{ fdiv('m.split_w + m.merge_w', 'm.u') }} ELSE CAST(0 AS DOUBLE) END) AS pairweight_split_merge,
+  SUM(CASE WHEN m.affected THEN {{ fdiv('s.w', 't.total_w') }} * {{ fdiv('m.w', 'm.u') }} ELSE CAST(0 AS DOUBLE) END) AS pairweight_stable
 {% endif %}
 FROM {{ slice_cells }} AS s
 JOIN cell_metrics AS m ON s.b = m.b AND s.e = m.e

@@ -50,10 +50,12 @@ def add_input_steps(pipeline: Pipeline, inputs: Inputs) -> None:
             item_type=inputs.item_type, columns=inputs.attribute_columns))
 
 
-def add_item_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool = False) -> None:
+def add_item_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool = False,
+                   item_hashes: bool = False) -> None:
     """The join of all inputs (`items`, not stored) and its one aggregation
     (`cell_rows`, materialised), which abcde.validation checks next. `with_examples`
-    keeps an example id per check in `cell_rows` (for scripts; ~30% slower)."""
+    keeps an example id per check in `cell_rows` (for scripts; ~30% slower);
+    `item_hashes` adds the per-item md5 sums of abcde.sampling.fingerprint."""
     add_input_steps(pipeline, inputs)
     nan = nan_for_missing(inputs, with_examples=with_examples)
     pipeline.add("items", render(
@@ -66,7 +68,8 @@ def add_item_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool = 
         weight_rows=counts_weight_rows(inputs, with_examples=with_examples),
         attributes_table=inputs.attributes is not None,
         row_checks=row_checks(inputs, with_examples=with_examples),
-        checks=check_names(inputs), with_examples=with_examples), materialise=True)
+        checks=check_names(inputs), with_examples=with_examples, item_hashes=item_hashes),
+        materialise=True)
 
 
 def add_cell_steps(pipeline: Pipeline, inputs: Inputs,

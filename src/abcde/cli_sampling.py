@@ -3,6 +3,9 @@ App. A; Jaccard decomposition §7)."""
 
 from __future__ import annotations
 
+import os
+from pathlib import Path
+
 import click
 
 from abcde.cells import IMPACT_METRICS
@@ -27,11 +30,14 @@ def _common(fn):  # type: ignore[no-untyped-def]
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="Sample file (.parquet or .csv); its manifest goes next to it.")
+@click.option("--overwrite", is_flag=True, help="Replace an existing sample file and its "
+              "manifest (refused otherwise).")
 @handle_errors
 def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str | None,
                      item_col: str, cluster_col: str, weight_col: str,
                      missing_weight: float | None, db: str | None, memory_limit: str | None,
-                     threads: int | None, size: int, seed: int, out: str) -> None:
+                     threads: int | None, size: int, seed: int, out: str,
+                     overwrite: bool = False) -> None:
     """Affected items drawn ∝ weight·JaccardDistance with replacement, each with its
     importance weight, impact metrics and attributes (ABCDE §4.1.1)."""
     from abcde.exploration import sample_items
@@ -42,9 +48,12 @@ def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str |
         raise click.BadParameter("must be >= 0", param_hint="--seed")
     s = sample_items(base, exp, weights, attributes=attributes, size=size, seed=seed,
                      item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
-                     missing_weight=missing_weight, out=out, db=db,
+                     missing_weight=missing_weight, out=out, overwrite=overwrite, db=db,
                      memory_limit=memory_limit, threads=threads)
     m = s.manifest
+    if not m["unique_items"]:
+        click.echo("no affected items (Base and Exp agree on every item): the sample is "
+                   "empty")
     click.echo(f"sampled {m['unique_items']:,} unique affected items ({m['draws']:,} draws) "
                f"-> {out}\nmanifest -> {s.files['manifest']}")
 
@@ -55,8 +64,10 @@ def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str |
 @click.option("--where", default=None, help="SQL condition over the sample's columns.")
 @click.option("--metric", type=click.Choice(IMPACT_METRICS), default="jaccard_distance",
               show_default=True)
-@click.option("--top", type=int, default=20, show_default=True)
-@click.option("--examples", type=int, default=3, show_default=True)
+@click.option("--top", type=click.IntRange(min=0), default=20, show_default=True,
+              help="Groups to show (0: all).")
+@click.option("--examples", type=click.IntRange(min=0), default=3, show_default=True,
+              help="Example items per group.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @handle_errors
@@ -86,8 +97,8 @@ def explore_cmd(sample: str, group_by: str, where: str | None, metric: str, top:
 @click.option("--population", type=click.Choice(["abcde", "jaccard"]), default="abcde",
               show_default=True, help="abcde: ∝ u_ij (ΔPrecision, rates); jaccard: ∝ w_ij "
               "(also distances and affected indexes).")
-@click.option("--budget", type=int, required=True,
-              help="Unique non-self pairs for the judges.")
+@click.option("--budget", type=click.IntRange(1, 10**9), required=True,
+              help="Unique non-self pairs for the judges (at most the population's).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--slice-by", multiple=True, help="Attribute column(s) whose weight and "
               "pairweight go into the manifest (per-slice ΔPrecision).")
@@ -96,18 +107,18 @@ def explore_cmd(sample: str, group_by: str, where: str | None, metric: str, top:
 @click.option("--strata-allocation", default=None, help="Stratify split+merge vs stable "
               "pairs (abcde.stratified): proportional, equal or the fraction of the budget "
               "for split+merge, e.g. 0.8.")
+@click.option("--overwrite", is_flag=True, help="Replace a sample already in --out (its "
+              "questions, draws and manifest; refused otherwise).")
 @handle_errors
 def sample_pairs_cmd(base: str, exp: str, weights: str | None, attributes: str | None,
                      item_col: str, cluster_col: str, weight_col: str,
                      missing_weight: float | None, db: str | None, memory_limit: str | None,
                      threads: int | None, population: str, budget: int, seed: int,
                      slice_by: tuple[str, ...], out: str,
-                     strata_allocation: str | None = None) -> None:
+                     strata_allocation: str | None = None, overwrite: bool = False) -> None:
     """Pairs of items for human judgement (ABCDE §5.7–5.8, App. A; Jaccard §7)."""
     from abcde.pairs import sample_pairs
 
-    if budget < 1:
-        raise click.BadParameter("must be >= 1", param_hint="--budget")
     if seed < 0:
         raise click.BadParameter("must be >= 0", param_hint="--seed")
     if strata_allocation is not None:
@@ -117,6 +128,8 @@ def sample_pairs_cmd(base: str, exp: str, weights: str | None, attributes: str |
             alloc = parse_allocation(strata_allocation)
         except ValueError as err:
             raise click.BadParameter(str(err), param_hint="--strata-allocation") from None
+        if budget < 2:
+            raise click.BadParameter("a stratified sample needs >= 2", param_hint="--budget")
         sample_pairs = sample_pairs_stratified  # type: ignore[assignment]
         extra = {"allocation": alloc, "slice_by": list(slice_by)}
     else:
@@ -124,11 +137,12 @@ def sample_pairs_cmd(base: str, exp: str, weights: str | None, attributes: str |
     s = sample_pairs(base, exp, weights, attributes=attributes, population=population,
                      budget=budget, seed=seed, **extra, item_col=item_col,
                      cluster_col=cluster_col, weight_col=weight_col,
-                     missing_weight=missing_weight, out=out, db=db,
+                     missing_weight=missing_weight, out=out, overwrite=overwrite, db=db,
                      memory_limit=memory_limit, threads=threads)
     m = s.manifest
+    classes = ", ".join(f"{c} {v['pairs']:,}" for c, v in m["pairs"]["by_class"].items())
     click.echo(f"{m['pairs']['judgeable']:,} pairs to judge, {m['draws']:,} draws "
-               f"({m['pairs']['self']:,} self pairs kept) -> {out}/")
+               f"(unique pairs by class: {classes}) -> {Path(out)}{os.sep}")
     for name in ("questions_csv", "questions_jsonl", "draws_parquet", "manifest"):
         if name in s.files:
             click.echo(f"  {name}: {s.files[name]}")

@@ -37,7 +37,14 @@ from abcde.inputs import Columns, Inputs, open_inputs
 from abcde.pairs import attribute_names
 from abcde.pipeline import Pipeline
 from abcde.ranking import rank_key
-from abcde.sampling import add_clock_step, check_seed, draw_counts, fingerprint
+from abcde.sampling import (
+    add_clock_step,
+    check_count,
+    check_seed,
+    claim_file,
+    draw_counts,
+    fingerprint,
+)
 from abcde.templates import ident, literal, render
 from abcde.validation import validate
 
@@ -59,19 +66,24 @@ def sample_items(base: object, exp_: object, weights: object | None = None, *,
                  attributes: object | None = None, size: int = 1_000_000, seed: int = 0,
                  item_col: str = "item_id", cluster_col: str = "cluster_id",
                  weight_col: str = "weight", missing_weight: float | None = None,
-                 out: str | Path | None = None, fetch: bool | None = None,
-                 engine: Engine | None = None, db: str | Path | None = None,
-                 memory_limit: str | None = None, threads: int | None = None) -> ItemSample:
+                 out: str | Path | None = None, overwrite: bool = False,
+                 fetch: bool | None = None, engine: Engine | None = None,
+                 db: str | Path | None = None, memory_limit: str | None = None,
+                 threads: int | None = None) -> ItemSample:
     """`size` unique affected items drawn with replacement ∝ weight·JaccardDistance
     (ABCDE §4.1.1, eq. 10, 25; App. A). With `out` (.parquet or .csv) the sample is
-    written there and its manifest next to it (`<out>.manifest.json`); rows are returned
-    unless `fetch=False` (default: only when there is no `out`)."""
-    if size < 1:
-        raise ValueError("size must be >= 1")
+    written there, rows in order of first draw, and its manifest next to it
+    (`<out>.manifest.json`); existing files are refused unless `overwrite`. Rows are
+    returned unless `fetch=False` (default: only when there is no `out`). When Base and
+    Exp agree on every item there is nothing to sample: the sample is empty (as
+    `sample_pairs` then gives an empty pair sample)."""
+    size = check_count("size", size)
     seed = check_seed(seed)
     out_path = Path(out) if out else None
-    if out_path is not None and out_path.suffix.lower() not in (".parquet", ".csv"):
-        raise InputError(f"{out_path}: name the sample file .parquet or .csv")
+    if out_path is not None:
+        if out_path.suffix.lower() not in (".parquet", ".csv"):
+            raise InputError(f"{out_path}: name the sample file .parquet or .csv")
+        claim_file([out_path, manifest_path(out_path)], overwrite)
     with engine_for(engine, db=db, memory_limit=memory_limit, threads=threads) as eng:
         inputs = open_inputs(eng, base, exp_, weights, attributes,
                              columns=Columns(item_col, cluster_col, weight_col),
@@ -83,7 +95,7 @@ def sample_items(base: object, exp_: object, weights: object | None = None, *,
 def prepare_items(engine: Engine, inputs: Inputs, prefix: str = "abcde_items_") -> Pipeline:
     """Validated cells and the `affected_items` step (not materialised)."""
     pipeline = Pipeline(prefix=prefix, schema=getattr(engine, "work_schema", None))
-    add_item_steps(pipeline, inputs)
+    add_item_steps(pipeline, inputs, item_hashes=True)
     pipeline.run(engine, "cell_rows")
     validate(engine, pipeline, inputs)
     add_cell_steps(pipeline, inputs)
@@ -109,22 +121,32 @@ def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Pat
     ranks = np.array([int(r["clock_rank"]) for r in keys], dtype=np.int64)
     dc = draw_counts([float(r["clock_key"]) for r in keys],
                      [float(r["clock_weight"]) for r in keys], seed)
-    total_draws = int(dc.sum())
+    # exact integers, or floats when the counts outgrow 2^53 (abcde.sampling.draw_counts)
+    total_draws: int | float = int(dc.sum()) if dc.dtype.kind == "i" else math.fsum(dc)
     attrs = attribute_names(inputs, ITEM_COLUMNS)
     rows: list[dict[str, Any]] = []
     files: dict[str, str] = {}
     with tempfile.TemporaryDirectory(prefix="abcde_counts_") as tmp:
-        counts_csv = Path(tmp) / "draw_counts.csv"
-        np.savetxt(counts_csv, np.column_stack([ranks, dc]), fmt="%d", delimiter=",",
-                   header="clock_rank,draw_count", comments="")
-        engine.register_file("abcde_item_draw_counts", counts_csv, "csv")
+        if keys:
+            counts_csv = Path(tmp) / "draw_counts.csv"
+            np.savetxt(counts_csv, np.column_stack([ranks, dc]), delimiter=",",
+                       fmt=["%d", "%d" if dc.dtype.kind == "i" else "%.17g"],
+                       header="clock_rank,draw_count", comments="")
+            engine.register_file("abcde_item_draw_counts", counts_csv, "csv")
+            counts = ident("abcde_item_draw_counts")
+        else:  # nothing affected: an empty table of the right types (an empty CSV is text)
+            counts = pipeline.add("item_draw_counts", exp.select(
+                "clock_rank", "CAST(1 AS BIGINT) AS draw_count").from_("item_clock"))
         if attrs:
             pipeline.add("sample_attributes", render(
                 "sampling/attributes.sql", relation=inputs.attributes.relation,
                 item_col=inputs.columns.item, item_type=inputs.item_type, columns=attrs))
-        jd = overall["jaccard_distance"] or 0.0
+        # JD(T) is a parallel sum whose last bits vary from run to run; rounded to 12
+        # digits (an error ≤ 5e-13, far below the sampling error) the importance weights,
+        # and so the sample file, are the same for the same seed
+        jd = float(f"{overall['jaccard_distance'] or 0.0:.12g}")
         pipeline.add("item_sample", render(
-            "sampling/items_sample.sql", counts=ident("abcde_item_draw_counts"),
+            "sampling/items_sample.sql", counts=counts,
             jd_total=literal(float(jd)), total_draws=max(total_draws, 1),
             metrics=IMPACT_METRICS, attributes=[o for _, o in attrs]), materialise=True)
         pipeline.run(engine, "item_sample")
@@ -147,9 +169,9 @@ def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Pat
         "fingerprint": fingerprint(engine, pipeline, {}),
     }
     if out is not None:
-        out.parent.mkdir(parents=True, exist_ok=True)
         engine.write(pipeline.physical_name("item_sample"), out,
-                     "csv" if out.suffix.lower() == ".csv" else "parquet")
+                     "csv" if out.suffix.lower() == ".csv" else "parquet",
+                     order_by=("first_draw",))
         files = {"sample": str(out), "manifest": str(manifest_path(out))}
         manifest["files"] = files
         manifest_path(out).write_text(json.dumps(manifest, indent=2, default=str) + "\n")
@@ -188,9 +210,14 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
     to `metric`, and the `examples` most drawn items. `where` filters first."""
     if metric not in IMPACT_METRICS:
         raise InputError(f"--metric must be one of {', '.join(IMPACT_METRICS)}")
+    for name, value, zero in (("--top", top, "all groups"), ("--examples", examples, "none")):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+            raise InputError(f"{name} must be an integer >= 0 (0: {zero}), got {value!r}")
     groups = [c.strip() for c in group_by.split(",")] if isinstance(group_by, str) \
         else list(group_by)
     groups = [g for g in groups if g]
+    empty = {"metric": metric, "group_by": groups, "where": where, "sample_draws": 0,
+             "filtered_draws": 0, "groups": []}
     import duckdb
 
     con = duckdb.connect(":memory:")
@@ -204,7 +231,7 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
         else:
             rows = list(sample)
             if not rows:
-                return {"metric": metric, "group_by": groups, "groups": [], "total": {}}
+                return empty
             from abcde.engines.duckdb import DuckDBEngine
 
             DuckDBEngine(connection=con).register_rows(
@@ -216,11 +243,20 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
                 raise InputError(f"the sample has no column {c!r}; its columns are "
                                  f"{', '.join(columns)}")
         cond = _where(where)
+        if not con.execute(f"SELECT COUNT(*) FROM {relation}").fetchone()[0]:
+            return empty  # nothing was affected; an empty CSV's columns would read as text
         base = exp.select("*").from_(exp.maybe_parse(relation, dialect="duckdb"))
         if cond is not None:
             base = base.where(cond)
         filtered = base.sql("duckdb")
-        totals = con.execute(f"SELECT SUM(draw_count) FROM ({filtered}) AS s").fetchone()
+        try:  # the one query that first applies the user's condition to every row
+            totals = con.execute(f"SELECT SUM(draw_count) FROM ({filtered}) AS s").fetchone()
+        except duckdb.Error as err:
+            if cond is None:
+                raise
+            raise InputError(f"--where {where!r} cannot be applied to the sample: "
+                             f"{str(err).splitlines()[0]}",
+                             hint=f"The sample's columns are {', '.join(columns)}.") from None
         all_draws = con.execute(f"SELECT SUM(draw_count) FROM {relation}").fetchone()[0] or 0
         g = ", ".join(ident(c) for c in groups)
         key = f"{g}, " if groups else ""

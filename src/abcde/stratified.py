@@ -29,27 +29,33 @@ mean_h(I) over the stratum's draws with vantage item in I.
 
 from __future__ import annotations
 
-import csv
-import json
 from pathlib import Path
 from typing import Any
 
 from abcde import __version__
-from abcde.engines import Engine, connect, engine_for
+from abcde.engines import Engine, engine_for
 from abcde.errors import InputError
 from abcde.impact import _clean, parse_slicings
 from abcde.inputs import Columns, open_inputs
 from abcde.judgements import sample_id
 from abcde.pairs import (
     DRAW_COLUMNS,
+    MAX_DRAWS,
+    QUESTION_COLUMNS,
     PairSample,
-    _sorted,
     attribute_names,
+    collect_sample,
     fill_budget,
+    judgeable_pairs,
+    pair_counts,
+    population_pairs,
     prepare,
+    with_sample_id,
+    write_manifest,
+    write_sample,
 )
 from abcde.pipeline import Pipeline, Step
-from abcde.sampling import check_seed, fingerprint
+from abcde.sampling import check_count, check_seed, claim_directory, fingerprint
 from abcde.templates import render
 
 STRATA = (("split_merge", ("split", "merge")), ("stable", ("stable",)))
@@ -103,38 +109,44 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
                             item_col: str = "item_id",
                             cluster_col: str = "cluster_id", weight_col: str = "weight",
                             missing_weight: float | None = None,
-                            out: str | Path | None = None, engine: Engine | None = None,
+                            out: str | Path | None = None, overwrite: bool = False,
+                            engine: Engine | None = None,
                             db: str | Path | None = None, memory_limit: str | None = None,
                             threads: int | None = None) -> PairSample:
     """Pairs for judgement, stratified split+merge vs stable (module docstring).
 
     Same inputs and files as `abcde.pairs.sample_pairs`; draws carry a `stratum`
-    column, pair ids are unique across strata, the questions carry `sample_id`, and
-    the manifest lists the strata (classes, budget, seed, totals, draws, pairs).
-    `slice_by`: attribute column(s); the manifest's slices then carry each stratum's
-    pairweight (`pairweight_split_merge`, `pairweight_stable`) for per-slice ΔPrecision.
+    column, pair ids are unique across strata, and the manifest lists the strata
+    (classes, budget, seed, totals, judgeable pairs, draws, pairs). A stratum allocated
+    more pairs than it holds (e.g. a stable stratum of self pairs only) is refused
+    before anything is drawn. `slice_by`: attribute column(s); the manifest's slices
+    then carry each stratum's pairweight (`pairweight_split_merge`,
+    `pairweight_stable`) for per-slice ΔPrecision.
     """
     if population not in ("abcde", "jaccard"):
         raise ValueError(f"population must be abcde or jaccard, got {population!r}")
-    if budget < 2:
-        raise ValueError("a stratified sample needs budget >= 2")
+    budget = check_count("budget", budget, minimum=2, maximum=MAX_DRAWS)
     alloc = parse_allocation(allocation)
     seed = check_seed(seed)
     slicings = parse_slicings(slice_by)
+    out_dir = Path(out) if out is not None else None
+    if out_dir is not None:
+        claim_directory(out_dir, overwrite)
     with engine_for(engine, db=db, memory_limit=memory_limit, threads=threads) as eng:
         inputs = open_inputs(eng, base, exp, weights, attributes,
                              columns=Columns(item_col, cluster_col, weight_col),
                              attribute_names=[c for sl in slicings for c in sl],
                              missing_weight=missing_weight)
         pipeline, slice_steps = prepare(eng, inputs, population, slicings)
-        attrs = attribute_names(inputs, [*DRAW_COLUMNS, "stratum"])
-        names = [o for _, o in attrs]
+        attrs = attribute_names(inputs, [*DRAW_COLUMNS, *QUESTION_COLUMNS, "stratum"],
+                                QUESTION_COLUMNS)
         slices = _slice_rows(eng, pipeline, inputs, slicings, slice_steps, population, attrs)
         totals = _clean(pipeline.fetch(eng, "pair_totals")[0])
         overall = _clean(pipeline.fetch(eng, "overall")[0])
         fp = fingerprint(eng, pipeline, {})
         budgets = allocate(budget, {k: float(totals[k]) for k in ("split", "merge", "stable")},
                            alloc)
+        check_strata(budgets, totals, budget, alloc)
         rows: list[dict[str, Any]] = []
         questions: list[dict[str, Any]] = []
         strata = []
@@ -145,32 +157,22 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
             t["total"] = sum(t.values())
             entry: dict[str, Any] = {"name": name, "classes": list(classes),
                                      "budget": budgets[name], "seed": 2 * seed + h,
-                                     "totals": t, "stream_draws": 0, "draws": 0,
-                                     "pairs": {"judgeable": 0, "self": 0}}
+                                     "totals": t,
+                                     "population_pairs": judgeable_pairs(totals, classes),
+                                     "stream_draws": 0, "draws": 0,
+                                     "pairs": pair_counts([], [])}
             strata.append(entry)
             if budgets[name] == 0:
                 continue
             p = restricted(pipeline, classes, population)
             p.run(eng, "pair_strata")
             try:
-                p, n, cut = fill_budget(eng, p, budgets[name], 2 * seed + h)
+                p, n, cut = fill_budget(eng, p, budgets[name], 2 * seed + h,
+                                        judgeable=entry["population_pairs"])
             except InputError as err:
                 raise InputError(f"stratum {name}: {err}", hint="Lower --budget or change "
                                  "--strata-allocation.") from None
-            if attrs:
-                p.add("sample_attributes", render(
-                    "sampling/attributes.sql", relation=inputs.attributes.relation,
-                    item_col=inputs.columns.item, item_type=inputs.item_type,
-                    columns=attrs))
-            p.add("pair_sample", render("pairs/sample.sql", cut=cut, attributes=names),
-                  materialise=True)
-            p.add("pair_questions", render("pairs/questions.sql", attributes=names),
-                  materialise=True)
-            p.run(eng, "pair_sample", "pair_questions")
-            p.add("sample_sorted", _sorted("pair_sample", ("pair_id", "first_draw")))
-            p.add("questions_sorted", _sorted("pair_questions", ("pair_id",)))
-            got = [_clean(r) for r in p.fetch(eng, "sample_sorted")]
-            qs = [_clean(r) for r in p.fetch(eng, "questions_sorted")]
+            got, qs = collect_sample(eng, p, inputs, attrs, cut)
             for r in got:
                 r["pair_id"] = int(r["pair_id"]) + offset
                 r["stratum"] = name
@@ -178,8 +180,7 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
                 q["pair_id"] = int(q["pair_id"]) + offset
             offset = max([offset] + [r["pair_id"] for r in got])
             entry.update(stream_draws=n, draws=sum(int(r["draw_count"]) for r in got),
-                         pairs={"judgeable": len(qs),
-                                "self": sum(r["pair_class"] == "self" for r in got)})
+                         pairs=pair_counts(got, qs))
             rows += got
             questions += qs
     manifest: dict[str, Any] = {
@@ -191,63 +192,42 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
         "strata_allocation": alloc,
         "strata": strata,
         "draws": sum(s["draws"] for s in strata),
-        "pairs": {"ordered": len(rows), "unordered": len({r["pair_id"] for r in rows}),
-                  "judgeable": len(questions),
-                  "self": sum(r["pair_class"] == "self" for r in rows)},
+        "pairs": pair_counts(rows, questions),
+        "population_pairs": population_pairs(totals),
         "totals": {k: float(totals[k]) for k in ("total", "split", "merge", "stable")},
         "metrics": overall,
         "weight": overall["weight"],
         "slices": slices,
         "inputs": {inputs.base.role: inputs.base.label, inputs.exp.role: inputs.exp.label,
-                   "weights": inputs.weights_description},
+                   "weights": inputs.weights_description,
+                   "attributes": inputs.attributes.label if inputs.attributes else None},
         "fingerprint": fp,
     }
     manifest["sample_id"] = sample_id(manifest)
-    for q in questions:
-        q["sample_id"] = manifest["sample_id"]
-    result = PairSample(rows, questions, manifest)
-    if out is not None:
-        result.files = write_files(Path(out), result)
-        manifest["files"] = result.files
-        (Path(out) / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str)
-                                                 + "\n")
+    result = PairSample(rows, with_sample_id(questions, manifest["sample_id"]), manifest)
+    if out_dir is not None:
+        result.files = write_sample(out_dir, result, draw_columns=[*DRAW_COLUMNS, "stratum"])
+        write_manifest(out_dir, manifest, result.files)
     return result
 
 
-def write_files(out: Path, sample: PairSample) -> dict[str, str]:
-    """draws.parquet, draws.csv, questions.csv, questions.jsonl (manifest.json by the
-    caller)."""
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "draws.parquet").unlink(missing_ok=True)  # never a stale unstratified one
-    files = {}
-    draw_cols = list(sample.draws[0]) if sample.draws else [*DRAW_COLUMNS, "stratum"]
-    if sample.draws:  # Parquet keeps the id types (a CSV reader may read '007' as 7)
-        eng = connect("duckdb")
-        try:
-            eng.register_rows("abcde_stratified_draws", draw_cols,
-                              [tuple(r.get(c) for c in draw_cols) for r in sample.draws])
-            eng.write("abcde_stratified_draws", out / "draws.parquet", "parquet")
-        finally:
-            eng.close()
-        files["draws_parquet"] = str(out / "draws.parquet")
-    question_cols = (list(sample.questions[0]) if sample.questions else
-                     ["pair_id", "item_1", "item_2", "sample_id", "verdict"])
-    question_cols = [c for c in question_cols if c != "verdict"] + ["verdict"]
-    for name, rows, cols in (("draws", sample.draws, draw_cols),
-                             ("questions", sample.questions, question_cols)):
-        path = out / f"{name}.csv"
-        with path.open("w", newline="") as f:
-            w = csv.writer(f)
-            w.writerow(cols)
-            w.writerows([["" if r.get(c) is None else r.get(c) for c in cols] for r in rows])
-        files[f"{name}_csv"] = str(path)
-    path = out / "questions.jsonl"
-    with path.open("w") as f:
-        for q in sample.questions:
-            f.write(json.dumps({c: q.get(c) for c in question_cols}, default=str) + "\n")
-    files["questions_jsonl"] = str(path)
-    files["manifest"] = str(out / "manifest.json")
-    return files
+def check_strata(budgets: dict[str, int], totals: dict[str, Any], budget: int,
+                 allocation: str | float) -> None:
+    """Refuse, before drawing, a stratum allocated more unique judgeable pairs than it
+    holds (its budget fill could never finish)."""
+    problems = []
+    for name, classes in STRATA:
+        k = judgeable_pairs(totals, classes)
+        if budgets[name] > k:
+            problems.append(
+                f"stratum {name} holds no pair to judge (only self pairs)" if k == 0 else
+                f"stratum {name} has only {k:,} judgeable pairs but the allocation gives it "
+                f"{budgets[name]:,}")
+    if problems:
+        raise InputError(f"{'; '.join(problems)} (--budget {budget:,}, --strata-allocation "
+                         f"{allocation})", hint="Lower --budget, choose a "
+                         "--strata-allocation that gives each stratum at most its judgeable "
+                         "pairs, or sample without --strata-allocation.")
 
 
 def _slice_rows(engine: Engine, pipeline: Pipeline, inputs: Any, slicings: list[list[str]],

@@ -75,6 +75,15 @@ def uniform(seed: str, *keys: str) -> str:
     return f"ABCDE_UNIFORM({', '.join((seed, *keys))})"
 
 
+def order_key(*ids: str) -> str:
+    """A sort key for ids that depends only on their text: the md5 uniform of
+    ('order', ids...). The native order differs between types (9 < 10 but '9' > '10':
+    one input as CSV text, the other as Parquet integers) and PostgreSQL orders text by
+    its collation; this key is the same for 10 and '10' on every engine. Sort by it,
+    then by the ids themselves (a tie-break only a 52-bit md5 collision reaches)."""
+    return uniform(literal("order"), *ids)
+
+
 def is_finite(x: str) -> str:
     """TRUE when x is a finite number (not NULL, NaN or ±inf)."""
     return f"ABCDE_IS_FINITE({x})"
@@ -114,8 +123,8 @@ def rank_key(x: str) -> str:
 
 
 HELPERS = {"ident": ident, "table_ref": table_ref, "literal": literal, "fdiv": fdiv,
-           "ln": ln, "uniform": uniform, "is_finite": is_finite, "rank_key": rank_key,
-           "valid_weight": valid_weight}
+           "ln": ln, "uniform": uniform, "order_key": order_key, "is_finite": is_finite,
+           "rank_key": rank_key, "valid_weight": valid_weight}
 
 
 @cache

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, Literal
 
 from abcde.errors import EngineError
+from abcde.templates import ident
 
 TypeCategory = Literal["integer", "string", "float", "decimal", "boolean", "nested", "other"]
 
@@ -54,6 +55,12 @@ def sql_type_of(values: Iterable[object]) -> str:
     return "VARCHAR"
 
 
+def select_all(relation: str, order_by: Sequence[str] = ()) -> str:
+    """SELECT * FROM relation [ORDER BY columns] (DuckDB quoting; engines transpile)."""
+    order = f" ORDER BY {', '.join(ident(c) for c in order_by)}" if order_by else ""
+    return f"SELECT * FROM {relation}{order}"
+
+
 class Engine(ABC):
     """What every engine provides. `dialect` names the sqlglot dialect it runs;
     `work_schema`, if set, is the private schema/database for abcde's work tables."""
@@ -84,8 +91,9 @@ class Engine(ABC):
         """(column name, engine type name) of a relation or table."""
 
     @abstractmethod
-    def write(self, relation: str, path: Path, fmt: str) -> None:
-        """Write a table to a Parquet or CSV file."""
+    def write(self, relation: str, path: Path, fmt: str, order_by: Sequence[str] = ()) -> None:
+        """Write a table to a Parquet or CSV file, rows in `order_by` order if given (the
+        same data then gives the same file, whatever the engine's parallelism)."""
 
     def table_exists(self, relation: str) -> bool:
         try:

@@ -11,8 +11,8 @@ from typing import Any
 
 import duckdb
 
-from abcde.engines.base import Engine, sql_type_of
-from abcde.engines.local_files import csv_problem, file_format, file_source
+from abcde.engines.base import Engine, select_all
+from abcde.engines.local_files import create_table, csv_problem, file_format, file_source
 from abcde.errors import AbcdeError, EngineError, InputError
 from abcde.templates import ident, literal, table_ref
 
@@ -123,13 +123,11 @@ class DuckDBEngine(Engine):
         self.execute(f"CREATE TEMP VIEW {ident(name)} AS SELECT * FROM {source}")
 
     def register_rows(self, name: str, columns: Sequence[str], rows: Sequence[tuple]) -> None:
-        types = [sql_type_of(row[k] for row in rows) for k in range(len(columns))]
-        cols = ", ".join(f"{ident(c)} {t}" for c, t in zip(columns, types, strict=True))
         self._drop(name)
-        self.execute(f"CREATE TEMP TABLE {ident(name)} ({cols})")
-        if rows:
-            marks = ", ".join("?" for _ in columns)
-            self.con.executemany(f"INSERT INTO {ident(name)} VALUES ({marks})", list(rows))
+        try:
+            create_table(self.con, name, columns, rows, temp=True)
+        except duckdb.Error as err:
+            raise EngineError(f"DuckDB refused rows for {name}: {err}") from err
 
     def _drop(self, name: str) -> None:
         """Free a relation name whatever it was before (view, table or registered frame),
@@ -156,9 +154,11 @@ class DuckDBEngine(Engine):
         except duckdb.Error as err:
             raise EngineError(str(err)) from err
 
-    def write(self, relation: str, path: Path, fmt: str) -> None:
+    def write(self, relation: str, path: Path, fmt: str, order_by: Sequence[str] = ()) -> None:
         option = "FORMAT PARQUET" if fmt == "parquet" else "FORMAT CSV, HEADER"
-        self.execute(f"COPY (SELECT * FROM {relation}) TO {literal(str(path))} ({option})")
+        # COPY keeps an ORDER BY's order even with preserve_insertion_order off
+        self.execute(f"COPY ({select_all(relation, order_by)}) TO {literal(str(path))} "
+                     f"({option})")
 
     def close(self) -> None:
         try:

@@ -16,7 +16,7 @@ from typing import Any
 
 import sqlglot
 
-from abcde.engines.base import Engine, sql_type_of
+from abcde.engines.base import Engine, select_all, sql_type_of
 from abcde.engines.local_files import read_file, write_rows
 from abcde.errors import EngineError
 from abcde.templates import CANONICAL_DIALECT, ident, table_ref
@@ -92,9 +92,9 @@ class PostgresEngine(Engine):
         self.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(self.work_schema)}")
         self.execute(f"SET search_path TO {ident(self.work_schema)}, public")
 
-    def _sql(self, relation: str) -> str:
+    def _sql(self, relation: str, order_by: Sequence[str] = ()) -> str:
         """A relation reference of abcde (DuckDB quoting) written for PostgreSQL."""
-        return sqlglot.transpile(f"SELECT * FROM {relation}", read=CANONICAL_DIALECT,
+        return sqlglot.transpile(select_all(relation, order_by), read=CANONICAL_DIALECT,
                                  write=self.dialect)[0]
 
     def execute(self, sql: str) -> None:
@@ -167,10 +167,10 @@ class PostgresEngine(Engine):
         except psycopg.Error as err:
             raise EngineError(str(err)) from err
 
-    def write(self, relation: str, path: Path, fmt: str) -> None:
+    def write(self, relation: str, path: Path, fmt: str, order_by: Sequence[str] = ()) -> None:
         try:
             with self.con.cursor() as cur:
-                cur.execute(self._sql(relation))
+                cur.execute(self._sql(relation, order_by))
                 names = [d.name for d in cur.description]
                 rows = [tuple(_plain(v) for v in row) for row in cur.fetchall()]
         except psycopg.Error as err:

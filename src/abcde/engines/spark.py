@@ -17,7 +17,7 @@ from typing import Any
 
 import sqlglot
 
-from abcde.engines.base import Engine, sql_type_of
+from abcde.engines.base import Engine, select_all, sql_type_of
 from abcde.engines.local_files import write_rows
 from abcde.errors import EngineError, InputError
 from abcde.templates import CANONICAL_DIALECT, ident, table_ref
@@ -76,9 +76,9 @@ class SparkEngine(Engine):
     def _quote(name: str) -> str:
         return "`" + name.replace("`", "``") + "`"
 
-    def _sql(self, relation: str) -> str:
+    def _sql(self, relation: str, order_by: Sequence[str] = ()) -> str:
         """A relation reference of abcde (DuckDB quoting) written for Spark."""
-        return sqlglot.transpile(f"SELECT * FROM {relation}", read=CANONICAL_DIALECT,
+        return sqlglot.transpile(select_all(relation, order_by), read=CANONICAL_DIALECT,
                                  write=self.dialect)[0]
 
     def execute(self, sql: str) -> None:
@@ -156,10 +156,10 @@ class SparkEngine(Engine):
         except PySparkException as err:
             raise EngineError(str(err)) from err
 
-    def write(self, relation: str, path: Path, fmt: str) -> None:
+    def write(self, relation: str, path: Path, fmt: str, order_by: Sequence[str] = ()) -> None:
         """One file (collected through the driver: results are per cluster or slice)."""
         try:
-            df = self.spark.sql(self._sql(relation))
+            df = self.spark.sql(self._sql(relation, order_by))
             rows = [tuple(r) for r in df.collect()]
         except PySparkException as err:
             raise EngineError(f"Spark refused to read {relation}: {err}") from err
