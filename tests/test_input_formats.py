@@ -6,8 +6,6 @@ from __future__ import annotations
 import gzip
 import json
 import math
-import shutil
-import subprocess
 from pathlib import Path
 
 import duckdb
@@ -118,21 +116,24 @@ def test_ids_beyond_bigint(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("compression", ["gz", "zst"])
 def test_compressed_csv(tmp_path: Path, compression: str) -> None:
-    """x.csv.gz and x.csv.zst are CSV files (DuckDB decompresses them)."""
-    if compression == "zst" and shutil.which("zstd") is None:
-        pytest.skip("no zstd command to compress with")
+    """x.csv.gz and x.csv.zst are CSV files (DuckDB decompresses them): the same numbers
+    as the plain files, to rounding (DuckDB sums in parallel)."""
     paths = {}
     for name in ("base", "exp", "weights"):
         source = EXAMPLES / f"{name}.csv"
         path = tmp_path / f"{name}.csv.{compression}"
         if compression == "gz":
             path.write_bytes(gzip.compress(source.read_bytes()))
-        else:
-            subprocess.run(["zstd", "-q", str(source), "-o", str(path)], check=True)
+        else:  # zstd by DuckDB's own writer: no zstd command needed
+            duckdb.connect().execute(
+                f"COPY (SELECT * FROM read_csv('{source}', all_varchar = true)) "
+                f"TO '{path}' (FORMAT csv, HEADER, COMPRESSION zstd)")
         paths[name] = str(path)
     got = overall_via_cli("--base", paths["base"], "--exp", paths["exp"],
                           "--weights", paths["weights"])
     plain = overall_via_cli("--base", str(EXAMPLES / "base.csv"),
                             "--exp", str(EXAMPLES / "exp.csv"),
                             "--weights", str(EXAMPLES / "weights.csv"))
-    assert got == plain
+    assert got.keys() == plain.keys()
+    for key, value in plain.items():
+        assert math.isclose(got[key], value, rel_tol=1e-12), key

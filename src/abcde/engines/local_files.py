@@ -12,7 +12,6 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
-import numpy as np
 
 from abcde.engines.base import sql_type_of
 from abcde.errors import EngineError
@@ -148,6 +147,8 @@ def create_table(con: duckdb.DuckDBPyConnection, name: str, columns: Sequence[st
     """CREATE [TEMP] TABLE `name` from Python rows, each column of the SQL type of its
     values (`sql_type_of`), rows in the given order. The rows are scanned as numpy
     arrays: DuckDB's executemany takes seconds per thousand rows."""
+    import numpy as np  # here: `abcde impact` on files never needs it
+
     types = [sql_type_of(row[k] for row in rows) for k in range(len(columns))]
     convert = {"VARCHAR": str, "DOUBLE": float}
     arrays = {}
