@@ -15,7 +15,8 @@ Story: a population of images (ids img_000000 ...) has an *ideal* clustering
 * The truth is a human-judged sample of whole ideal clusters (a few hundred items).
 
 Files: base.csv, exp.csv (item_id,cluster_id), weights.csv (item_id,weight; lognormal),
-attributes.csv (item_id,provenance,size_class,country), truth.csv (item_id,cluster_id).
+attributes.csv (item_id,provenance,size_class,country), truth.csv (item_id,cluster_id),
+ideal.csv (item_id,cluster_id: the whole ideal clustering, an oracle for rehearsals).
 """
 
 from __future__ import annotations
@@ -186,6 +187,10 @@ def main() -> None:
               ((i, attrs[i][0], size_class(base_size[base[i]]), attrs[i][1]) for i in items))
     write_csv(out / "truth.csv", ["item_id", "cluster_id"],
               sorted(truth_assign.items()))
+    # The whole ideal clustering: an oracle for rehearsals (`abcde estimate --truth`,
+    # `abcde simulate`), which a real team does not have.
+    write_csv(out / "ideal.csv", ["item_id", "cluster_id"],
+              sorted(assignment_of(ideal, 1).items()))
     print(f"{len(items)} items; ideal {len(ideal)} clusters, Base {len(set(base.values()))}, "
           f"Exp {len(set(exp.values()))}; truth {len(truth_assign)} items in {len(truth)} "
           f"clusters; wrote {out}")

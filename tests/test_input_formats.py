@@ -3,6 +3,7 @@ the same numbers (and CSV ids keep their leading zeros)."""
 
 from __future__ import annotations
 
+import csv
 import gzip
 import json
 import math
@@ -137,3 +138,21 @@ def test_compressed_csv(tmp_path: Path, compression: str) -> None:
     assert got.keys() == plain.keys()
     for key, value in plain.items():
         assert math.isclose(got[key], value, rel_tol=1e-12), key
+
+
+def test_example_ideal_clustering_holds_the_truth() -> None:
+    """examples/ideal.csv (the rehearsal oracle) clusters every item of Base, and each
+    cluster of the human-made truth.csv is one whole ideal cluster (examples/README.md)."""
+    def clusters(name: str) -> dict[str, set[str]]:
+        out: dict[str, set[str]] = {}
+        with (EXAMPLES / f"{name}.csv").open() as f:
+            for row in csv.DictReader(f):
+                out.setdefault(row["cluster_id"], set()).add(row["item_id"])
+        return out
+
+    ideal = clusters("ideal")
+    ideal_items = set().union(*ideal.values())
+    assert ideal_items == set().union(*clusters("base").values())
+    ideal_sets = {frozenset(c) for c in ideal.values()}
+    truth = clusters("truth")
+    assert len(truth) > 100 and all(frozenset(c) in ideal_sets for c in truth.values())
