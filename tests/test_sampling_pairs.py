@@ -309,26 +309,36 @@ def test_same_sample_whether_ids_are_text_or_integers(tmp_path) -> None:
         assert a.manifest["fingerprint"]["sha256"] == b.manifest["fingerprint"]["sha256"]
 
 
-def test_fingerprint_sees_item_ids_and_weights() -> None:
-    """Renaming one item, or swapping two items' weights within a cell, changes the
-    fingerprint (cells alone did not); the same data gives the same fingerprint."""
+def test_fingerprint_sees_the_sample_and_the_cells() -> None:
+    """The fingerprint (and so the sample_id a judgement file must match) is the same for
+    the same data, and changes when a sampled item is renamed (the drawn rows are
+    hashed) or when an unsampled item's weight changes (the cells' weight sums are
+    hashed) — so a judgement file keyed by pair id cannot be applied to another sample.
+    Item ids the sample does not hold do not enter: hashing every item of the population
+    cost more than the whole sample at 10M items (benchmarks/RESULTS.md)."""
     rng = np.random.default_rng(81)
     base, exp, weight = random_case(rng, 12)
+    base[50], exp[50], weight[50] = 99, "solo", 1.0  # unaffected: never drawn
 
-    def fp(b, e, w):
-        return sample_pairs(b, e, w, draws=1, seed=0).manifest["fingerprint"]["sha256"]
+    def run(b, e, w):
+        m = sample_pairs(b, e, w, draws=50, seed=0).manifest
+        return m["fingerprint"]["sha256"], m["sample_id"], m
 
-    ref = fp(base, exp, weight)
-    assert fp(dict(base), dict(exp), dict(weight)) == ref
-    renamed = {(100 if i == 0 else i): v for i, v in base.items()}
-    assert fp(renamed, {(100 if i == 0 else i): v for i, v in exp.items()},
-              {(100 if i == 0 else i): v for i, v in weight.items()}) != ref
-    same_cell = [(i, j) for i in base for j in base
-                 if i < j and base[i] == base[j] and exp[i] == exp[j]]
-    assert same_cell, "the case needs two items in one cell"
-    i, j = same_cell[0]
-    swapped = {**weight, i: weight[j], j: weight[i]}
-    assert fp(base, exp, swapped) != ref
+    ref, ref_id, _ = run(base, exp, weight)
+    assert run(dict(base), dict(exp), dict(weight))[:2] == (ref, ref_id)
+    sampled = {r["item_i"] for r in sample_pairs(base, exp, weight, draws=50, seed=0).draws}
+    i = min(sampled)
+
+    def rename(d: dict) -> dict:
+        return {(100 if k == i else k): v for k, v in d.items()}
+
+    fp, sid, _ = run(rename(base), rename(exp), rename(weight))
+    assert fp != ref and sid != ref_id
+    unsampled = sorted(set(base) - sampled - {r["item_j"] for r in sample_pairs(
+        base, exp, weight, draws=50, seed=0).draws})
+    assert 50 in unsampled
+    heavier = {**weight, unsampled[0]: weight[unsampled[0]] * 2}
+    assert run(base, exp, heavier)[0] != ref
 
 
 def test_out_directory_with_a_sample_is_refused_unless_overwrite(tmp_path) -> None:

@@ -36,16 +36,6 @@ SELECT
   , MIN(CASE WHEN {{ condition(name) }} THEN item_id END) AS {{ name }}_example
 {% endfor %}
 {% endif %}
-{% if item_hashes %}
-{# for abcde.sampling.fingerprint: the items of T with their clusters (31 bits of md5 of
-   item id, Base and Exp cluster, summed as integers: exact in any order, on every engine)
-   and weights; computed in this one pass, and only for the sampling commands. Rows
-   outside T have a NULL cluster, hence a NULL hash that SUM skips (no CASE: it would
-   stop DuckDB from computing the shared md5 once, and cost 3× as much). #}
-{% set h = 'CAST(FLOOR(' ~ uniform(literal('fingerprint'), 'item_id', 'base_cluster', 'exp_cluster') ~ ' * CAST(2147483648 AS DOUBLE)) AS BIGINT)' %}
-  , SUM({{ h }}) AS item_hash
-  , SUM(w * {{ h }}) AS item_weight_hash
-{% endif %}
 FROM items
 GROUP BY
   side,

@@ -1,7 +1,8 @@
 {# The one pass over the population: the two clusterings FULL JOINed on item id, with
    weights and attributes LEFT JOINed on. One row per (base row, exp row) match, so an id
    repeated in an input multiplies its rows (abcde.validation compares row counts).
-   `common` marks T, the items in both clusterings (ABCDE §3). #}
+   `common` marks T, the items in both clusterings (ABCDE §3). With `cells`, only the
+   items of T in those cells (a relation with columns b, e). #}
 SELECT
   COALESCE(b.item_id, e.item_id) AS item_id,
   COALESCE(b.in_input, 0) AS in_base,
@@ -32,8 +33,16 @@ SELECT
 {% else %}
   0 AS in_attributes
 {% endif %}
+{% if cells %}
+{# only the items of T in the given cells (b, e): each side restricted to its clusters
+   first, so that the join sees only their rows #}
+FROM (SELECT * FROM base_in WHERE cluster_id IN (SELECT b FROM {{ cells }})) AS b
+JOIN (SELECT * FROM exp_in WHERE cluster_id IN (SELECT e FROM {{ cells }})) AS e
+  ON b.item_id = e.item_id
+{% else %}
 FROM base_in AS b
 FULL OUTER JOIN exp_in AS e ON b.item_id = e.item_id
+{% endif %}
 {% if weights_table %}
 LEFT JOIN weights_in AS w ON w.item_id = COALESCE(b.item_id, e.item_id)
 {% endif %}

@@ -1,23 +1,18 @@
 {# The items of the cells some draw needs (vantage or partner cells), each with its
    interval [lo, lo + weight) of its cell's weight, in the order of the item id's md5 key
    (`order_key`: independent of the id's type and of collations): the candidates of
-   "pick an item of the cell ∝ weight" (SPEC §6). One pass over `items`, filtered by a
-   join on the (few) needed cells; no item is paired with another here. #}
-WITH needed AS (
-  SELECT b, e FROM pair_draw_cells
-  UNION
-  SELECT partner_b AS b, partner_e AS e FROM pair_draw_cells
-),
-keyed AS (
+   "pick an item of the cell ∝ weight" (SPEC §6). `pair_items` reads only the needed
+   cells' items (one pass over the inputs, each side filtered by its needed clusters);
+   the join keeps the exact cells. No item is paired with another here. #}
+WITH keyed AS (
   SELECT
     i.item_id,
     i.base_cluster AS b,
     i.exp_cluster AS e,
     i.w,
     {{ order_key('i.item_id') }} AS item_key
-  FROM items AS i
-  JOIN needed AS n ON i.base_cluster = n.b AND i.exp_cluster = n.e
-  WHERE i.common
+  FROM pair_items AS i
+  JOIN pair_needed_cells AS n ON i.base_cluster = n.b AND i.exp_cluster = n.e
 )
 SELECT
   item_id,

@@ -10,6 +10,7 @@ evaluation uses the same steps with truth as Base and actual as Exp.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from abcde.inputs import Inputs
 from abcde.pipeline import Pipeline
@@ -50,25 +51,34 @@ def add_input_steps(pipeline: Pipeline, inputs: Inputs) -> None:
             item_type=inputs.item_type, columns=inputs.attribute_columns))
 
 
-def add_item_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool = False,
-                   item_hashes: bool = False) -> None:
+def items_query(inputs: Inputs, *, with_examples: bool = False, attributes: bool = True,
+                cells: str | None = None) -> Any:
+    """The join of all inputs (cells/items.sql); without `attributes` the attributes
+    table is left out, and with `cells` (a relation of (b, e)) only the items of T in
+    those cells are joined — for a later pass that needs the ids, clusters and weights
+    of a few cells."""
+    nan = nan_for_missing(inputs, with_examples=with_examples)
+    with_attributes = attributes and inputs.attributes is not None
+    return render(
+        "cells/items.sql", base_weight=inputs.base_weight, exp_weight=inputs.exp_weight,
+        weights_table=inputs.weights is not None, attributes_table=with_attributes,
+        weight_sources=inputs.weight_sources,
+        default_weight=default_weight_sql(inputs, nan=nan),
+        attributes=inputs.attribute_columns if with_attributes else [], cells=cells)
+
+
+def add_item_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool = False) -> None:
     """The join of all inputs (`items`, not stored) and its one aggregation
     (`cell_rows`, materialised), which abcde.validation checks next. `with_examples`
-    keeps an example id per check in `cell_rows` (for scripts; ~30% slower);
-    `item_hashes` adds the per-item md5 sums of abcde.sampling.fingerprint."""
+    keeps an example id per check in `cell_rows` (for scripts; ~30% slower)."""
     add_input_steps(pipeline, inputs)
-    nan = nan_for_missing(inputs, with_examples=with_examples)
-    pipeline.add("items", render(
-        "cells/items.sql", base_weight=inputs.base_weight, exp_weight=inputs.exp_weight,
-        weights_table=inputs.weights is not None,
-        attributes_table=inputs.attributes is not None, weight_sources=inputs.weight_sources,
-        default_weight=default_weight_sql(inputs, nan=nan), attributes=inputs.attribute_columns))
+    pipeline.add("items", items_query(inputs, with_examples=with_examples))
     pipeline.add("cell_rows", render(
         "cells/cell_rows.sql", attributes=inputs.attribute_columns,
         weight_rows=counts_weight_rows(inputs, with_examples=with_examples),
         attributes_table=inputs.attributes is not None,
         row_checks=row_checks(inputs, with_examples=with_examples),
-        checks=check_names(inputs), with_examples=with_examples, item_hashes=item_hashes),
+        checks=check_names(inputs), with_examples=with_examples),
         materialise=True)
 
 

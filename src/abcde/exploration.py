@@ -62,6 +62,15 @@ class ItemSample:
     files: dict[str, str] = field(default_factory=dict)
 
 
+def _sample_digest(engine: Engine, pipeline: Pipeline) -> dict[str, dict[str, int]]:
+    """The sampled item ids and draw counts, hashed in the engine (sampling/sample_digest.sql):
+    the fingerprint's part that sees item ids."""
+    pipeline.add("item_sample_digest", render("sampling/sample_digest.sql",
+                                              relation="item_sample"))
+    row = pipeline.fetch(engine, "item_sample_digest")[0]
+    return {"sample": {k: int(v or 0) for k, v in row.items()}}
+
+
 def sample_items(base: object, exp_: object, weights: object | None = None, *,
                  attributes: object | None = None, size: int = 1_000_000, seed: int = 0,
                  item_col: str = "item_id", cluster_col: str = "cluster_id",
@@ -95,7 +104,7 @@ def sample_items(base: object, exp_: object, weights: object | None = None, *,
 def prepare_items(engine: Engine, inputs: Inputs, prefix: str = "abcde_items_") -> Pipeline:
     """Validated cells and the `affected_items` step (not materialised)."""
     pipeline = Pipeline(prefix=prefix, schema=getattr(engine, "work_schema", None))
-    add_item_steps(pipeline, inputs, item_hashes=True)
+    add_item_steps(pipeline, inputs)
     pipeline.run(engine, "cell_rows")
     validate(engine, pipeline, inputs)
     add_cell_steps(pipeline, inputs)
@@ -166,7 +175,7 @@ def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Pat
         "inputs": {inputs.base.role: inputs.base.label, inputs.exp.role: inputs.exp.label,
                    "weights": inputs.weights_description,
                    "attributes": inputs.attributes.label if inputs.attributes else None},
-        "fingerprint": fingerprint(engine, pipeline, {}),
+        "fingerprint": fingerprint(engine, pipeline, _sample_digest(engine, pipeline)),
     }
     if out is not None:
         engine.write(pipeline.physical_name("item_sample"), out,

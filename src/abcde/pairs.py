@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from abcde import __version__
-from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps
+from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps, items_query
 from abcde.engines import Engine, engine_for
 from abcde.engines.local_files import write_rows
 from abcde.errors import InputError
@@ -43,6 +43,7 @@ from abcde.sampling import (
     claim_directory,
     digits_for,
     fingerprint,
+    sample_digest,
 )
 from abcde.templates import literal, render
 from abcde.validation import validate
@@ -52,6 +53,9 @@ DRAW_COLUMNS = ("pair_id", "item_i", "item_j", "pair_class", "label", "draw_coun
                 "first_draw", "base_cluster_i", "exp_cluster_i", "base_cluster_j",
                 "exp_cluster_j")
 QUESTION_COLUMNS = ("pair_id", "item_1", "item_2", "sample_id", "verdict")
+# what the fingerprint hashes of a drawn sample (item ids enter here, not by a pass over
+# every item of the population)
+DIGEST_KEYS = ("pair_id", "item_i", "item_j", "pair_class", "draw_count", "first_draw")
 PAIR_CLASSES = ("split", "merge", "stable", "self")
 MAX_DRAWS = 10**9
 # A budget fill stops (an error) when a stream of at least this many draws found no new
@@ -145,7 +149,7 @@ def prepare(engine: Engine, inputs: Inputs, population: str,
             ) -> tuple[Pipeline, list[str]]:
     """Validated inputs, cells, cell metrics and the pair strata, materialised."""
     pipeline = Pipeline(prefix=prefix, schema=getattr(engine, "work_schema", None))
-    add_item_steps(pipeline, inputs, item_hashes=True)
+    add_item_steps(pipeline, inputs)
     pipeline.run(engine, "cell_rows")
     validate(engine, pipeline, inputs)
     slice_steps = add_cell_steps(pipeline, inputs, slicings)
@@ -155,6 +159,11 @@ def prepare(engine: Engine, inputs: Inputs, population: str,
     pipeline.run(engine, "pair_strata")
     pipeline.add("pair_totals", render("pairs/totals.sql"))
     pipeline.add("overall", render("impact/overall.sql", metrics=IMPACT_METRICS))
+    # the items of the cells the draws need (pair_needed_cells, added with the draws):
+    # a second pass over the inputs, each side restricted to those cells' clusters
+    # before the join, and without the attributes
+    pipeline.add("pair_items", items_query(inputs, attributes=False,
+                                           cells="pair_needed_cells"))
     return pipeline, slice_steps
 
 
@@ -170,6 +179,7 @@ def draw_stream(engine: Engine, base: Pipeline, n: int, seed: int) -> Pipeline:
     p.add("pair_merge_partners", render("pairs/partner_cells.sql", side="e",
                                         pair_class="merge", seed=s), materialise=True)
     p.add("pair_draw_cells", render("pairs/draw_cells.sql"), materialise=True)
+    p.add("pair_needed_cells", render("pairs/needed_cells.sql"))
     p.add("pair_cell_items", render("pairs/cell_items.sql"), materialise=True)
     p.add("pair_stream", render("pairs/stream.sql", seed=s), materialise=True)
     p.run(engine, "pair_draw_strata", "pair_split_partners", "pair_merge_partners",
@@ -277,7 +287,7 @@ def _run(engine: Engine, inputs: Inputs, population: str, budget: int | None,
         "inputs": {inputs.base.role: inputs.base.label, inputs.exp.role: inputs.exp.label,
                    "weights": inputs.weights_description,
                    "attributes": inputs.attributes.label if inputs.attributes else None},
-        "fingerprint": fingerprint(engine, p, {}),
+        "fingerprint": fingerprint(engine, p, {"sample": sample_digest(rows, DIGEST_KEYS)}),
     }
     manifest["sample_id"] = sample_id(manifest)
     result = PairSample(rows, with_sample_id(questions, manifest["sample_id"]), manifest)

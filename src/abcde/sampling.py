@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -135,20 +135,26 @@ def digits_for(n: int) -> int:
 
 
 def fingerprint(engine: Engine, pipeline: Pipeline, extra: dict[str, Any]) -> dict[str, Any]:
-    """A short hash of the compared inputs — cells, item ids with their clusters, weights
-    (`sampling/fingerprint.sql`; the pipeline's `cell_rows` must hold the item hashes:
-    `add_item_steps(..., item_hashes=True)`) — and of `extra`. Integer sums are exact;
-    float sums are rounded to 10 significant digits first, since engines sum in different
-    orders."""
+    """A short hash of the compared inputs' cells and weights (`sampling/fingerprint.sql`)
+    and of `extra` — the samplers pass `sample_digest` of what they drew, so that item
+    ids enter too (renaming a sampled item changes it) without hashing every item of the
+    population. Counts are exact; float sums are rounded to 10 significant digits first,
+    since engines sum in different orders."""
     if "fingerprint" not in pipeline.steps:
         pipeline.add("fingerprint", render("sampling/fingerprint.sql"))
     row = pipeline.fetch(engine, "fingerprint")[0]
-    parts = {k: (int(v or 0) if k in ("cells", "items", "item_hash")
-                 else float(f"{float(v or 0):.10g}"))
+    parts = {k: (int(v or 0) if k in ("cells", "items") else float(f"{float(v or 0):.10g}"))
              for k, v in row.items()}
     parts.update(extra)
     digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode())
     return {"sha256": digest.hexdigest()[:16], **parts}
+
+
+def sample_digest(rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> str:
+    """sha256 (16 hex digits) of the drawn rows' `keys`, ids as text (an integer id and
+    its CSV text give the same digest, on every engine), in a sorted order."""
+    items = sorted(json.dumps([str(r[k]) for k in keys]) for r in rows)
+    return hashlib.sha256("\n".join(items).encode()).hexdigest()[:16]
 
 
 def claim_directory(out: Path, overwrite: bool) -> None:

@@ -39,6 +39,7 @@ from abcde.impact import _clean, parse_slicings
 from abcde.inputs import Columns, open_inputs
 from abcde.judgements import sample_id
 from abcde.pairs import (
+    DIGEST_KEYS,
     DRAW_COLUMNS,
     MAX_DRAWS,
     QUESTION_COLUMNS,
@@ -55,7 +56,13 @@ from abcde.pairs import (
     write_sample,
 )
 from abcde.pipeline import Pipeline, Step
-from abcde.sampling import check_count, check_seed, claim_directory, fingerprint
+from abcde.sampling import (
+    check_count,
+    check_seed,
+    claim_directory,
+    fingerprint,
+    sample_digest,
+)
 from abcde.templates import render
 
 STRATA = (("split_merge", ("split", "merge")), ("stable", ("stable",)))
@@ -143,7 +150,6 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
         slices = _slice_rows(eng, pipeline, inputs, slicings, slice_steps, population, attrs)
         totals = _clean(pipeline.fetch(eng, "pair_totals")[0])
         overall = _clean(pipeline.fetch(eng, "overall")[0])
-        fp = fingerprint(eng, pipeline, {})
         budgets = allocate(budget, {k: float(totals[k]) for k in ("split", "merge", "stable")},
                            alloc)
         check_strata(budgets, totals, budget, alloc)
@@ -183,6 +189,8 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
                          pairs=pair_counts(got, qs))
             rows += got
             questions += qs
+        fp = fingerprint(eng, pipeline, {"sample": sample_digest(rows, (*DIGEST_KEYS,
+                                                                        "stratum"))})
     manifest: dict[str, Any] = {
         "abcde_version": __version__,
         "population": population,
