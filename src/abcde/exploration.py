@@ -29,7 +29,7 @@ import sqlglot
 from sqlglot import exp
 
 from abcde import __version__
-from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps
+from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps, items_query
 from abcde.engines import Engine, engine_for
 from abcde.errors import InputError
 from abcde.impact import _clean
@@ -110,8 +110,14 @@ def prepare_items(engine: Engine, inputs: Inputs, prefix: str = "abcde_items_") 
     add_cell_steps(pipeline, inputs)
     pipeline.run(engine, "cells", "cell_metrics")
     pipeline.add("overall", render("impact/overall.sql", metrics=IMPACT_METRICS))
+    # the items of affected cells: a second pass over the inputs, each side restricted to
+    # those cells' clusters before the join, without the attributes (joined to the sample)
+    pipeline.add("affected_cells", exp.select("b", "e").from_("cell_metrics")
+                 .where("affected AND jaccard_distance > 0"))
+    pipeline.add("affected_item_rows", items_query(inputs, attributes=False,
+                                                   cells="affected_cells"))
     pipeline.add("affected_items", render("sampling/affected_items.sql",
-                                          metrics=IMPACT_METRICS))
+                                          items="affected_item_rows", metrics=IMPACT_METRICS))
     return pipeline
 
 
