@@ -56,6 +56,36 @@ def test_good_input_passes(good) -> None:
     assert result.exit_code == 0, result.output
 
 
+def test_clusterings_given_positionally(good, tmp_path: Path) -> None:
+    """`abcde impact base.csv exp.csv` is `--base base.csv --exp exp.csv` (the brief's
+    laptop command); the samplers take the same form."""
+    by_option = run("--base", good["base"], "--exp", good["exp"], "--format", "json")
+    positional = run(good["base"], good["exp"], "--format", "json")
+    assert positional.exit_code == 0, positional.output
+    assert json.loads(positional.output)["overall"] == json.loads(by_option.output)["overall"]
+    assert json.loads(positional.output)["overall"]["split_rate"] == pytest.approx(
+        impact_overall({1: "a", 2: "a", 3: "b"}, {1: "x", 2: "y", 3: "y"},
+                       {1: 1.0, 2: 1.0, 3: 1.0})["split_rate"])
+    out = tmp_path / "round"
+    result = CliRunner().invoke(main, ["sample-pairs", good["base"], good["exp"],
+                                       "--budget", "1", "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert (out / "questions.csv").exists()
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["{base}"], "expected two clusterings, BASE EXP; got 1"),
+    (["{base}", "{exp}", "{exp}"], "expected two clusterings, BASE EXP; got 3"),
+    (["{base}", "{exp}", "--base", "{base}"], "not both"),
+    (["--base", "{base}"], "missing --exp"),
+    ([], "missing --base and --exp"),
+])
+def test_clusterings_given_wrongly(good, args: list[str], needle: str) -> None:
+    result = run(*(a.format(**good) for a in args))
+    assert result.exit_code == 2 and "Traceback" not in result.output
+    assert needle in result.output, result.output
+
+
 @pytest.mark.parametrize("side", ["base", "exp"])
 def test_duplicate_item_id_in_a_clustering(tmp_path: Path, good, side: str) -> None:
     bad = csv(tmp_path / "dup.csv", "item_id,cluster_id\n1,a\n2,a\n2,b\n3,b\n")

@@ -58,3 +58,18 @@ def test_public_api_resolves_and_impact_loads_lightly() -> None:
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
                          text=True).stdout
     assert out.strip() == "ok"
+
+
+def test_python_dash_m_abcde_runs_the_cli(tmp_path: Path) -> None:
+    """`python -m abcde` is the `abcde` command (for environments without the script on
+    PATH): the same usage name, and a real command computes."""
+    run = subprocess.run([sys.executable, "-m", "abcde", "--help"], capture_output=True,
+                         text=True, check=True)
+    assert run.stdout.startswith("Usage: abcde ")
+    (tmp_path / "b.csv").write_text("item_id,cluster_id\n1,a\n2,a\n")
+    (tmp_path / "e.csv").write_text("item_id,cluster_id\n1,a\n2,b\n")
+    run = subprocess.run([sys.executable, "-m", "abcde", "impact", str(tmp_path / "b.csv"),
+                          str(tmp_path / "e.csv"), "--format", "json"],
+                         capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr
+    assert '"split_rate": 0.5' in run.stdout

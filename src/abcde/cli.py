@@ -63,6 +63,36 @@ def input_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
+def clustering_inputs(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The two clusterings, given either as positional BASE EXP (`abcde impact base.csv
+    exp.csv`) or as --base/--exp; the command receives `base` and `exp`."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, clusterings: tuple[str, ...] = (), base: str | None = None,
+                exp: str | None = None, **kwargs: Any) -> Any:
+        if clusterings and (base is not None or exp is not None):
+            raise click.UsageError("give the clusterings either as BASE EXP or as "
+                                   "--base/--exp, not both")
+        if clusterings:
+            if len(clusterings) != 2:
+                raise click.UsageError(f"expected two clusterings, BASE EXP; got "
+                                       f"{len(clusterings)}: {' '.join(clusterings)}")
+            base, exp = clusterings
+        missing = [o for o, v in (("--base", base), ("--exp", exp)) if v is None]
+        if missing:
+            raise click.UsageError(f"missing {' and '.join(missing)}: give the Baseline "
+                                   "and Experiment clusterings as BASE EXP or as "
+                                   "--base B --exp E")
+        return fn(*args, base=base, exp=exp, **kwargs)
+
+    wrapper = click.option("--exp", default=None, help="Experiment clustering, same "
+                           "shape (or the second positional argument).")(wrapper)
+    wrapper = click.option("--base", default=None, help="Baseline clustering: CSV/Parquet "
+                           "file or --db table with item and cluster ids (or the first "
+                           "positional argument).")(wrapper)
+    return click.argument("clusterings", nargs=-1, metavar="[BASE EXP]")(wrapper)
+
+
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="abcde")
 @click.option("--debug", is_flag=True, help="Show tracebacks and log the SQL of each step.")
@@ -75,9 +105,7 @@ def main(debug: bool, verbose: bool) -> None:
 
 
 @main.command("impact")
-@click.option("--base", required=True, help="Baseline clustering: CSV/Parquet file or "
-              "--db table with item and cluster ids.")
-@click.option("--exp", required=True, help="Experiment clustering, same shape.")
+@clustering_inputs
 @input_options
 @click.option("--attributes", default=None, help="Table of item attributes for slices.")
 @click.option("--slice-by", multiple=True, help="Attribute column(s) to slice by: "

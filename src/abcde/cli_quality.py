@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import click
 
-from abcde.cli import handle_errors, input_options
+from abcde.cli import clustering_inputs, handle_errors, input_options
 from abcde.report import to_json
 
 
@@ -46,8 +46,7 @@ def estimate_cmd(sample_dir: str, judgements: str | None, truth: str | None, ite
 
 
 @click.command("simulate")
-@click.option("--base", required=True, help="Baseline clustering (CSV/Parquet or --db table).")
-@click.option("--exp", required=True, help="Experiment clustering.")
+@clustering_inputs
 @click.option("--truth", required=True, help="Ground-truth clustering that plays the judge.")
 @input_options
 @click.option("--population", type=click.Choice(["abcde", "jaccard"]), default="jaccard",

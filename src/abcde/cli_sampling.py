@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from abcde.cells import IMPACT_METRICS
-from abcde.cli import handle_errors, input_options
+from abcde.cli import clustering_inputs, handle_errors, input_options
 from abcde.report import table, to_json
 
 
@@ -17,10 +17,7 @@ def _common(fn):  # type: ignore[no-untyped-def]
     fn = click.option("--attributes", default=None,
                       help="Table of item attributes; every column rides along.")(fn)
     fn = input_options(fn)
-    fn = click.option("--exp", required=True, help="Experiment clustering.")(fn)
-    fn = click.option("--base", required=True, help="Baseline clustering: CSV/Parquet "
-                      "file or --db table with item and cluster ids.")(fn)
-    return fn
+    return clustering_inputs(fn)
 
 
 @click.command("sample-items")
