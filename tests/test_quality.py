@@ -167,6 +167,12 @@ def test_cli_table_json_and_exit_code(sample_dir: Path, tmp_path: Path) -> None:
     res = runner.invoke(main, ["estimate", str(sample_dir), "--truth", str(truth)])
     assert res.exit_code == 0, res.output
     assert "ΔPrecision" in res.output and "GoodMergeRate" in res.output
+    assert "95% CI" in res.output
+    # the table names the level asked for, in the verdict and the column header
+    res = runner.invoke(main, ["estimate", str(sample_dir), "--truth", str(truth),
+                               "--confidence", "0.9"])
+    assert res.exit_code == 0, res.output
+    assert "95%" not in res.output and res.output.count("90% CI") >= 2, res.output
     res = runner.invoke(main, ["estimate", str(sample_dir), "--truth", str(truth),
                                "--format", "json"])
     doc = json.loads(res.output)

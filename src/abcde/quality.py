@@ -397,6 +397,9 @@ def render_table(doc: Mapping[str, Any]) -> str:
     rows = []
     impact = doc.get("impact") or {}
     unavailable = doc.get("unavailable") or {}
+    levels = {doc[k].get("confidence") for k in LABELS if isinstance(doc.get(k), dict)}
+    level = levels.pop() if len(levels) == 1 and None not in levels else 0.95
+    ci = f"{100 * level:g}% CI"
     for key in LABELS:
         if key not in doc or key in unavailable:  # listed below with the reason
             continue
@@ -404,13 +407,13 @@ def render_table(doc: Mapping[str, Any]) -> str:
         of = DECOMPOSES.get(key)
         rows.append({"metric": LABELS[key], "estimate": _pct(m["estimate"]),
                      "se": _pct(m["se"]).lstrip("+"),
-                     "95% CI": "-" if m["ci_low"] is None else
+                     ci: "-" if m["ci_low"] is None else
                      f"[{_pct(m['ci_low'])}, {_pct(m['ci_high'])}]",
                      "pairs": m["pairs"],
                      "of (exact)": "-" if of is None or impact.get(of) is None else
                      f"{of} {100 * impact[of]:.3f}%",
                      "note": m.get("note") or ""})
-    lines.append(table(rows, ["metric", "estimate", "se", "95% CI", "pairs", "of (exact)",
+    lines.append(table(rows, ["metric", "estimate", "se", ci, "pairs", "of (exact)",
                               "note"]))
     by_reason: dict[str, list[str]] = {}
     for key, why in unavailable.items():
