@@ -5,6 +5,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 TEST_EXTRAS ?= dev,spark,postgres
+# pytest-xdist workers (CI has 2 cores); TEST_WORKERS=0 runs in one process
+TEST_WORKERS ?= 2
 
 .PHONY: venv demo test lint golden clean
 
@@ -29,7 +31,7 @@ demo: $(VENV)/.installed-demo
 
 test: $(VENV)/.installed-test
 	$(BIN)/ruff check .
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist loadgroup
 
 golden: $(VENV)/.installed-test
 	$(BIN)/python tests/golden/regenerate.py

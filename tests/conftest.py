@@ -122,6 +122,20 @@ def spark_session() -> Iterator[object]:
         shutil.rmtree(warehouse, ignore_errors=True)
 
 
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """`make test` runs the suite on two pytest-xdist workers (`--dist loadgroup`): the
+    tests of one server, and those that install dbt, share a group so that one worker
+    starts that server (or fills the dbt virtualenv) once — never two at a time."""
+    for item in items:
+        for group in ("spark", "postgres"):
+            if item.get_closest_marker(group) is not None:
+                item.add_marker(pytest.mark.xdist_group(group))
+                break
+        else:
+            if "dbt_bin" in getattr(item, "fixturenames", ()):
+                item.add_marker(pytest.mark.xdist_group("dbt"))
+
+
 ENGINE_NAMES = ("duckdb", "postgres", "spark")
 
 
