@@ -61,11 +61,14 @@ def test_public_api_resolves_and_impact_loads_lightly() -> None:
 
 
 def test_python_dash_m_abcde_runs_the_cli(tmp_path: Path) -> None:
-    """`python -m abcde` is the `abcde` command (for environments without the script on
-    PATH): the same usage name, and a real command computes."""
-    run = subprocess.run([sys.executable, "-m", "abcde", "--help"], capture_output=True,
-                         text=True, check=True)
-    assert run.stdout.startswith("Usage: abcde ")
+    """`python -m abcde` (and `python -m abcde.cli`) is the `abcde` command (for
+    environments without the script on PATH): the same usage name, and a real command
+    computes."""
+    for module in ("abcde", "abcde.cli"):
+        run = subprocess.run([sys.executable, "-m", module, "--help"], capture_output=True,
+                             text=True)
+        assert run.returncode == 0, run.stderr
+        assert run.stdout.startswith("Usage: abcde "), run.stdout
     (tmp_path / "b.csv").write_text("item_id,cluster_id\n1,a\n2,a\n")
     (tmp_path / "e.csv").write_text("item_id,cluster_id\n1,a\n2,b\n")
     run = subprocess.run([sys.executable, "-m", "abcde", "impact", str(tmp_path / "b.csv"),

@@ -163,6 +163,11 @@ def impact_cmd(base: str, exp: str, weights: str | None, attributes: str | None,
     click.echo(to_json(doc) if fmt == "json" else impact_text(doc))
 
 
+if __name__ == "__main__":
+    # `python -m abcde.cli`: run the importable module instead of this copy, whose
+    # imports below would re-import abcde.cli and meet a half-built command module
+    import abcde.__main__  # noqa: F401  (runs the CLI and exits)
+
 # Commands of the other concerns register themselves below, one import each.
 from abcde.cli_evaluate import register_evaluate  # noqa: E402, I001
 register_evaluate(main)
