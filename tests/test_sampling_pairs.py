@@ -321,12 +321,12 @@ def test_fingerprint_sees_the_sample_and_the_cells() -> None:
     base[50], exp[50], weight[50] = 99, "solo", 1.0  # unaffected: never drawn
 
     def run(b, e, w):
-        m = sample_pairs(b, e, w, draws=50, seed=0).manifest
-        return m["fingerprint"]["sha256"], m["sample_id"], m
+        s = sample_pairs(b, e, w, draws=50, seed=0)
+        return s.manifest["fingerprint"]["sha256"], s.manifest["sample_id"], s.draws
 
-    ref, ref_id, _ = run(base, exp, weight)
+    ref, ref_id, draws = run(base, exp, weight)
     assert run(dict(base), dict(exp), dict(weight))[:2] == (ref, ref_id)
-    sampled = {r["item_i"] for r in sample_pairs(base, exp, weight, draws=50, seed=0).draws}
+    sampled = {r["item_i"] for r in draws}
     i = min(sampled)
 
     def rename(d: dict) -> dict:
@@ -334,8 +334,7 @@ def test_fingerprint_sees_the_sample_and_the_cells() -> None:
 
     fp, sid, _ = run(rename(base), rename(exp), rename(weight))
     assert fp != ref and sid != ref_id
-    unsampled = sorted(set(base) - sampled - {r["item_j"] for r in sample_pairs(
-        base, exp, weight, draws=50, seed=0).draws})
+    unsampled = sorted(set(base) - sampled - {r["item_j"] for r in draws})
     assert 50 in unsampled
     heavier = {**weight, unsampled[0]: weight[unsampled[0]] * 2}
     assert run(base, exp, heavier)[0] != ref
