@@ -11,8 +11,10 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
+import sqlglot
+
 from abcde.errors import EngineError
-from abcde.templates import ident
+from abcde.templates import CANONICAL_DIALECT, ident
 
 TypeCategory = Literal["integer", "string", "float", "decimal", "boolean", "nested", "other"]
 
@@ -67,6 +69,12 @@ class Engine(ABC):
 
     dialect: str
     work_schema: str | None = None
+
+    def select_sql(self, relation: str, order_by: Sequence[str] = ()) -> str:
+        """`select_all` of a relation reference of abcde (DuckDB quoting), written in this
+        engine's dialect."""
+        return sqlglot.transpile(select_all(relation, order_by), read=CANONICAL_DIALECT,
+                                 write=self.dialect)[0]
 
     @abstractmethod
     def execute(self, sql: str) -> None:

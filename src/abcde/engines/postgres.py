@@ -14,12 +14,10 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import sqlglot
-
-from abcde.engines.base import Engine, select_all, sql_type_of
+from abcde.engines.base import Engine, sql_type_of
 from abcde.engines.local_files import read_file, write_rows
 from abcde.errors import EngineError
-from abcde.templates import CANONICAL_DIALECT, ident, table_ref
+from abcde.templates import ident, table_ref
 
 try:
     import psycopg
@@ -92,11 +90,6 @@ class PostgresEngine(Engine):
         self.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(self.work_schema)}")
         self.execute(f"SET search_path TO {ident(self.work_schema)}, public")
 
-    def _sql(self, relation: str, order_by: Sequence[str] = ()) -> str:
-        """A relation reference of abcde (DuckDB quoting) written for PostgreSQL."""
-        return sqlglot.transpile(select_all(relation, order_by), read=CANONICAL_DIALECT,
-                                 write=self.dialect)[0]
-
     def execute(self, sql: str) -> None:
         try:
             with self.con.cursor() as cur:
@@ -158,7 +151,7 @@ class PostgresEngine(Engine):
     def columns(self, relation: str) -> list[tuple[str, str]]:
         try:
             with self.con.cursor() as cur:
-                cur.execute(self._sql(relation) + " LIMIT 0")
+                cur.execute(self.select_sql(relation) + " LIMIT 0")
                 out = []
                 for d in cur.description:
                     info = self.con.adapters.types.get(d.type_code)
@@ -170,7 +163,7 @@ class PostgresEngine(Engine):
     def write(self, relation: str, path: Path, fmt: str, order_by: Sequence[str] = ()) -> None:
         try:
             with self.con.cursor() as cur:
-                cur.execute(self._sql(relation, order_by))
+                cur.execute(self.select_sql(relation, order_by))
                 names = [d.name for d in cur.description]
                 rows = [tuple(_plain(v) for v in row) for row in cur.fetchall()]
         except psycopg.Error as err:

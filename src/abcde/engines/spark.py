@@ -15,12 +15,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-import sqlglot
-
-from abcde.engines.base import Engine, select_all, sql_type_of
+from abcde.engines.base import Engine, sql_type_of
 from abcde.engines.local_files import write_rows
 from abcde.errors import EngineError, InputError
-from abcde.templates import CANONICAL_DIALECT, ident, table_ref
+from abcde.templates import ident, table_ref
 
 try:
     from pyspark.errors import PySparkException
@@ -75,11 +73,6 @@ class SparkEngine(Engine):
     @staticmethod
     def _quote(name: str) -> str:
         return "`" + name.replace("`", "``") + "`"
-
-    def _sql(self, relation: str, order_by: Sequence[str] = ()) -> str:
-        """A relation reference of abcde (DuckDB quoting) written for Spark."""
-        return sqlglot.transpile(select_all(relation, order_by), read=CANONICAL_DIALECT,
-                                 write=self.dialect)[0]
 
     def execute(self, sql: str) -> None:
         try:
@@ -152,14 +145,14 @@ class SparkEngine(Engine):
 
     def columns(self, relation: str) -> list[tuple[str, str]]:
         try:
-            return list(self.spark.sql(self._sql(relation)).dtypes)
+            return list(self.spark.sql(self.select_sql(relation)).dtypes)
         except PySparkException as err:
             raise EngineError(str(err)) from err
 
     def write(self, relation: str, path: Path, fmt: str, order_by: Sequence[str] = ()) -> None:
         """One file (collected through the driver: results are per cluster or slice)."""
         try:
-            df = self.spark.sql(self._sql(relation, order_by))
+            df = self.spark.sql(self.select_sql(relation, order_by))
             rows = [tuple(r) for r in df.collect()]
         except PySparkException as err:
             raise EngineError(f"Spark refused to read {relation}: {err}") from err
