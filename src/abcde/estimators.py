@@ -329,11 +329,18 @@ def reweighted_mean_se(
         stratum_mean = np.bincount(strata, weights=fk * e) / np.maximum(
             np.bincount(strata, weights=fk), 1e-300
         )
-        per_pair = np.bincount(pair_key, weights=k * (e - stratum_mean[strata]))
-        pair_factor = np.ones(per_pair.size)
-        pair_factor[pair_key] = factor
-        variance += float((pair_factor * (pair_factor - 1) * per_pair**2).sum()) / weight**2
+        variance += _pair_keep_term(e - stratum_mean[strata], k, pair_key, factor) / weight**2
     return mean, math.sqrt(variance)
+
+
+def _pair_keep_term(values: np.ndarray, k: np.ndarray, pair_key: np.ndarray,
+                    factor: np.ndarray) -> float:
+    """Σ_{pairs p} f_p (f_p − 1) g_p², g_p = Σ_{rows r of p} k_r·values_r: the variance
+    of keeping each pair of its stratum with probability 1/f (before dividing by V²)."""
+    per_pair = np.bincount(pair_key, weights=k * values)
+    pair_factor = np.ones(per_pair.size)
+    pair_factor[pair_key] = factor
+    return float((pair_factor * (pair_factor - 1) * per_pair**2).sum())
 
 
 def kish_n_eff(weights: np.ndarray, draw_count: np.ndarray) -> float:
@@ -376,10 +383,7 @@ def design_n_eff(
         return kish
     inverse = total / (total - 1) * float((fk * m * m).sum()) / weight**2
     if np.any(factor != 1):
-        per_pair = np.bincount(pair_key, weights=k * m)
-        pair_factor = np.ones(per_pair.size)
-        pair_factor[pair_key] = factor
-        inverse += float((pair_factor * (pair_factor - 1) * per_pair**2).sum()) / weight**2
+        inverse += _pair_keep_term(m, k, pair_key, factor) / weight**2
     return 1.0 / inverse if inverse > 0 else kish
 
 
