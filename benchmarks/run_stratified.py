@@ -1,5 +1,5 @@
 """Stratified vs unstratified pair samples: 95% interval half-widths of the quality
-metrics for the same budget (abcde.simulation; Jaccard decomposition §7.1).
+metrics for the same budget (abcde.quality.simulation; Jaccard decomposition §7.1).
 
     python benchmarks/run_stratified.py [--replications 20] [--budgets 300,1000]
 
@@ -21,7 +21,7 @@ import sys
 import time
 from pathlib import Path
 
-from abcde.simulation import simulate
+from abcde.quality.simulation import simulate
 
 HERE = Path(__file__).resolve().parent
 EXAMPLES = HERE.parent / "examples"

@@ -13,7 +13,7 @@ from reference import pointwise_by_group
 from reference_yandex import yandex_metrics
 
 from abcde.cli import main
-from abcde.uir import f_alpha
+from abcde.evaluation.uir import f_alpha
 
 EXAMPLES = Path(__file__).parent.parent / "examples"
 
@@ -170,8 +170,8 @@ def test_uir_command_sweeps_the_selected_metrics(tmp_path: Path) -> None:
 
 
 def test_rel_tol_default_agrees_with_the_library() -> None:
-    from abcde.cli_evaluate import DEFAULT_REL_TOL as cli_default
-    from abcde.uir import DEFAULT_REL_TOL
+    from abcde.cli.evaluate import DEFAULT_REL_TOL as cli_default
+    from abcde.evaluation.uir import DEFAULT_REL_TOL
 
     assert cli_default == DEFAULT_REL_TOL
 

@@ -23,7 +23,7 @@ import duckdb
 import pytest
 
 from abcde.cli import main
-from abcde.impact import impact
+from abcde.impact.run import impact
 
 DBT_PINS = ("dbt-core>=1.9,<1.11", "dbt-duckdb>=1.9,<1.11")
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

@@ -18,8 +18,8 @@ from reference import IMPACT_METRICS, impact_by_group, impact_overall, slice_of
 
 from abcde.engines import Engine
 from abcde.engines.duckdb import DuckDBEngine
-from abcde.impact import impact
-from abcde.ranking import rank_key
+from abcde.impact.run import impact
+from abcde.sql.helpers import rank_value
 
 REL = 1e-12
 TOP = 5
@@ -113,7 +113,7 @@ def _ranking(groups: dict[Any, dict[str, Any]], k: int) -> list[Any]:
     """The top-K ids (or (side, id)) of brute-force contributions: contributions equal to
     rank_key's precision are ties, broken by id (SQL's order: numbers as numbers)."""
     ranked = sorted((g for g, r in groups.items() if r["contribution"] > 0),
-                    key=lambda g: (-rank_key(groups[g]["contribution"]), g))
+                    key=lambda g: (-rank_value(groups[g]["contribution"]), g))
     return ranked[:k]
 
 

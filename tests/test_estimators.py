@@ -17,7 +17,7 @@ import pytest
 from reference import abcde_pairs, impact_overall, jaccard_pairs, quality_by_group, quality_exact
 from scipy.stats import binomtest
 
-from abcde.estimators import (
+from abcde.quality.estimators import (
     Estimate,
     delta_precision,
     design_n_eff,

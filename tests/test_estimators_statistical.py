@@ -9,7 +9,7 @@ papers' definitions and never the estimators' formulas.  Each replication
 draws pairs with replacement straight from the enumerated population (a seeded
 numpy multinomial, i.e. N iid draws), aggregates them into unique ordered pairs
 with draw counts, judges them with the truth (optionally 30% of the pairs get
-'unknown') and runs :func:`abcde.estimators.estimate`.
+'unknown') and runs :func:`abcde.quality.estimators.estimate`.
 
 Over R replications every estimator must be unbiased (mean within 3 standard
 errors of the exact value) and its 95% interval must cover the exact value in
@@ -36,7 +36,7 @@ import numpy as np
 import pytest
 from reference import abcde_pairs, impact_overall, jaccard_pairs, quality_by_group, quality_exact
 
-from abcde.estimators import estimate, metric_keys
+from abcde.quality.estimators import estimate, metric_keys
 
 pytestmark = pytest.mark.slow
 

@@ -1,4 +1,4 @@
-"""abcde.evaluation against independent references: the pointwise paper's definitions
+"""abcde.evaluation.run against independent references: the pointwise paper's definitions
 (brute force, tests/reference.py) and Figure 2, scikit-learn's classic metrics, the
 Yandex cluster_metrics reference (tests/reference_yandex.py) and the article's sample.
 """
@@ -39,13 +39,13 @@ from sklearn.metrics.cluster import pair_confusion_matrix
 from sqlglot import exp
 from strategies import clusterings
 
-from abcde.dialects import DIALECTS, to_sql
 from abcde.engines import connect
 from abcde.errors import InputError
-from abcde.evaluation import CLASSIC_METRICS, evaluate, evaluation_pipeline, run_names
-from abcde.inputs import open_inputs
-from abcde.pipeline import Pipeline
-from abcde.templates import render
+from abcde.evaluation.run import CLASSIC_METRICS, evaluate, evaluation_pipeline, run_names
+from abcde.inputs.sources import open_inputs
+from abcde.sql.dialects import DIALECTS, to_sql
+from abcde.sql.pipeline import Pipeline
+from abcde.sql.templates import render
 
 YANDEX = Path(__file__).parent / "data" / "yandex"
 EXAMPLES = Path(__file__).parent.parent / "examples"

@@ -14,7 +14,7 @@ from reference_yandex import yandex_metrics
 
 from abcde.engines import Engine
 from abcde.engines.duckdb import DuckDBEngine
-from abcde.evaluation import CLASSIC_METRICS, YANDEX_METRICS, evaluate
+from abcde.evaluation.run import CLASSIC_METRICS, YANDEX_METRICS, evaluate
 
 REL = 1e-12
 

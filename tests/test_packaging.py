@@ -26,7 +26,7 @@ def test_wheel_ships_templates_and_uses_them(tmp_path: Path) -> None:
     subprocess.run([sys.executable, "-m", "pip", "install", "--no-deps", "-q", "--target",
                     str(target), str(wheel)], check=True)
     # Run from an unrelated directory with only the installed copy importable first.
-    code = ("import abcde, abcde.templates as t; "
+    code = ("import abcde, abcde.sql.templates as t; "
             "print(abcde.__file__); print(t.template_dir()); "
             "r = abcde.impact({1: 'a', 2: 'a'}, {1: 'x', 2: 'y'}); "
             "print(r.overall['split_rate'])")
@@ -44,10 +44,11 @@ def test_public_api_resolves_and_impact_loads_lightly() -> None:
     estimators: start-up time counts in the issue-2 speed target."""
     code = (
         "import sys, abcde, abcde.cli\n"
-        "heavy = [m for m in ('numpy', 'abcde.estimators', 'abcde.evaluation', 'abcde.uir')"
+        "heavy = [m for m in ('numpy', 'abcde.quality.estimators', 'abcde.evaluation.run',"
+        " 'abcde.evaluation.uir')"
         " if m in sys.modules]\n"
         "assert not heavy, heavy\n"
-        "import abcde.evaluation, abcde.simulation, abcde.exploration\n"
+        "import abcde.evaluation.run, abcde.quality.simulation, abcde.sampling.items\n"
         "for name in abcde.__all__:\n"
         "    value = getattr(abcde, name)\n"
         "    assert name == '__version__' or callable(value), (name, value)\n"

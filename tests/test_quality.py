@@ -1,4 +1,4 @@
-"""`abcde estimate` / `abcde.quality.estimate`: judgement files, truth and callable
+"""`abcde estimate` / `abcde.quality.estimate.estimate`: judgement files, truth and callable
 judges on real samples from `sample_pairs`, checked against the estimators run
 directly on the same draws and against brute-force exact values."""
 
@@ -14,10 +14,10 @@ from reference import quality_exact
 
 from abcde.cli import main
 from abcde.errors import InputError
-from abcde.estimators import estimate as raw_estimate
-from abcde.judgements import sample_id
-from abcde.pairs import sample_pairs
-from abcde.quality import estimate
+from abcde.quality.estimate import estimate
+from abcde.quality.estimators import estimate as raw_estimate
+from abcde.quality.judgements import sample_id
+from abcde.sampling.pairs import sample_pairs
 
 BASE = {i: i // 4 for i in range(40)}  # clusters of 4
 EXP = {i: (i // 8 if i < 20 else i // 4 + 100) for i in range(40)}  # merges in the first half

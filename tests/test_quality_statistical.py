@@ -1,7 +1,7 @@
 """Statistical validation of the quality estimates through the REAL pipeline: pairs
-drawn by the SQL sampler (`abcde.pairs`: strata, partner cells and items by window
+drawn by the SQL sampler (`abcde.sampling.pairs`: strata, partner cells and items by window
 as-of joins, md5 uniforms) on DuckDB, totals and slice pairweights from its manifest,
-estimates by `abcde.estimators` — against the exact values computed by brute force
+estimates by `abcde.quality.estimators` — against the exact values computed by brute force
 from the papers' definitions (`reference.quality_exact`, `quality_by_group`).
 
 The world is `make_world(seed=1)` of test_estimators_statistical (405 items, weights
@@ -51,9 +51,9 @@ from test_estimators_statistical import (
 )
 
 from abcde.engines import connect
-from abcde.estimators import estimate, metric_keys
-from abcde.inputs import Columns, open_inputs
-from abcde.pairs import draw_stream, prepare, sample_pairs
+from abcde.inputs.sources import Columns, open_inputs
+from abcde.quality.estimators import estimate, metric_keys
+from abcde.sampling.pairs import draw_stream, prepare, sample_pairs
 
 pytestmark = pytest.mark.slow
 

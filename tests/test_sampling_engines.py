@@ -7,8 +7,8 @@ import numpy as np
 import pytest
 
 from abcde.engines.duckdb import DuckDBEngine
-from abcde.exploration import sample_items
-from abcde.pairs import sample_pairs
+from abcde.sampling.items import sample_items
+from abcde.sampling.pairs import sample_pairs
 
 
 def _case() -> tuple[dict, dict, dict, dict]:

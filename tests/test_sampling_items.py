@@ -1,5 +1,5 @@
-"""Item samples for exploration (abcde.exploration, ABCDE §4.1.1, App. A) and the
-exponential-clock step (abcde.sampling), against brute-force definitions.
+"""Item samples for exploration (abcde.sampling.items, ABCDE §4.1.1, App. A) and the
+exponential-clock step (abcde.sampling.clocks), against brute-force definitions.
 
 Stated false-failure rates (for a random seed of a correct sampler): the chi-square test
 rejects at p < 1e-5; the draw-count test at |z| > 4.9 per item (≤ 12 items, ≤ 1.2e-5);
@@ -20,11 +20,11 @@ from reference import impact_item_metrics
 from scipy import stats
 
 from abcde.engines.duckdb import DuckDBEngine
-from abcde.exploration import explore, prepare_items, sample_items
-from abcde.impact import impact
-from abcde.inputs import open_inputs
-from abcde.sampling import add_clock_step, draw_counts
-from abcde.templates import render
+from abcde.impact.run import impact
+from abcde.inputs.sources import open_inputs
+from abcde.sampling.clocks import add_clock_step, draw_counts
+from abcde.sampling.items import explore, prepare_items, sample_items
+from abcde.sql.templates import render
 
 
 def random_case(rng: np.random.Generator, n: int) -> tuple[dict, dict, dict, dict]:

@@ -1,4 +1,4 @@
-"""Pair sampling (abcde.pairs) against the papers' brute-force pair populations.
+"""Pair sampling (abcde.sampling.pairs) against the papers' brute-force pair populations.
 
 Statistical tests are seeded (numpy seeds fix the populations, abcde seeds the draws),
 so they are deterministic; their stated false-failure rate is the probability that a
@@ -17,7 +17,7 @@ from reference import abcde_pairs, impact_overall, jaccard_pairs
 from scipy import stats
 
 from abcde.errors import InputError
-from abcde.pairs import sample_pairs
+from abcde.sampling.pairs import sample_pairs
 
 P_REJECT = 1e-5
 
@@ -228,9 +228,9 @@ def test_a_fill_that_cannot_progress_stops_with_an_error(monkeypatch) -> None:
     """Item 4 weighs 1e-60: the pair {3, 4} has probability ~1e-60 and is never drawn.
     The fill stops once a stream of STALL_DRAWS draws found no new pair (lowered here to
     keep the test fast) instead of growing towards MAX_DRAWS."""
-    import abcde.pairs
+    import abcde.sampling.pairs
 
-    monkeypatch.setattr(abcde.pairs, "STALL_DRAWS", 20_000)
+    monkeypatch.setattr(abcde.sampling.pairs, "STALL_DRAWS", 20_000)
     weight = {1: 1.0, 2: 1.0, 3: 1.0, 4: 1e-60}
     with pytest.raises(InputError, match="20,000 draws hold only 2 of the population's 3"):
         sample_pairs(B4, E4, weight, budget=3, seed=1)

@@ -1,4 +1,4 @@
-"""`abcde simulate` / `abcde.simulation.simulate`: budget sizing by simulated rounds."""
+"""`abcde simulate` / `abcde.quality.simulation.simulate`: budget sizing by simulated rounds."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from click.testing import CliRunner
 
 from abcde.cli import main
-from abcde.pairs import sample_pairs
-from abcde.quality import estimate
-from abcde.simulation import cut_stream, simulate
+from abcde.quality.estimate import estimate
+from abcde.quality.simulation import cut_stream, simulate
+from abcde.sampling.pairs import sample_pairs
 
 BASE = {i: i // 6 for i in range(120)}
 EXP = {i: (i // 12 if i < 60 else i // 3 + 100) for i in range(120)}
@@ -79,6 +79,6 @@ def test_half_widths_are_the_reported_intervals_next_to_the_spread() -> None:
             assert row["spread_half_width"] == pytest.approx(1.959964 * row["estimate_sd"])
     good = doc["metrics"]["good_split_rate"][40]
     assert good["estimate_sd"] == pytest.approx(0.0, abs=1e-15)  # always SplitRate(T)
-    from abcde.simulation import render_table
+    from abcde.quality.simulation import render_table
 
     assert "z·sd" in render_table(doc)

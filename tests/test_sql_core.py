@@ -10,11 +10,11 @@ import pytest
 import sqlglot
 
 import abcde
-from abcde.dialects import DIALECTS, to_sql
-from abcde.pipeline import Pipeline
-from abcde.ranking import rank_key
-from abcde.templates import ident, table_ref
-from abcde.templates import rank_key as rank_key_sql
+from abcde.sql.dialects import DIALECTS, to_sql
+from abcde.sql.helpers import rank_key as rank_key_sql
+from abcde.sql.helpers import rank_value
+from abcde.sql.pipeline import Pipeline
+from abcde.sql.quoting import ident, table_ref
 
 
 def duck(sql: str) -> list[tuple]:
@@ -86,7 +86,7 @@ def test_rank_key_ties_last_bit_differences_and_orders_the_rest() -> None:
     tied = [(0.1 + 0.2) + 0.3, 0.1 + (0.2 + 0.3), 1 / 3, math.nextafter(1 / 3, 1),
             5e-300, math.nextafter(5e-300, 0), 1.0, math.nextafter(1.0, 0)]
     sql_keys = _rank_keys_in_duckdb(tied)
-    assert sql_keys == [rank_key(v) for v in tied]
+    assert sql_keys == [rank_value(v) for v in tied]
     for a, b in zip(sql_keys[::2], sql_keys[1::2], strict=True):
         assert a == b
     ordered = [1e-12, 2e-12, 0.012345678, 0.012345679, 0.3, math.e - 1e-8, math.e, 1.0 + 1e-8,
@@ -94,7 +94,7 @@ def test_rank_key_ties_last_bit_differences_and_orders_the_rest() -> None:
     ordered.sort()
     keys = _rank_keys_in_duckdb(ordered)
     assert keys == sorted(keys) and len(set(keys)) == len(keys)
-    assert keys == [rank_key(v) for v in ordered]
+    assert keys == [rank_value(v) for v in ordered]
     assert _rank_keys_in_duckdb([0.0, -1.0]) == [None, None]
 
 

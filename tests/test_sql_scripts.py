@@ -22,13 +22,14 @@ from conftest import unavailable
 from sqlglot import exp
 
 import abcde
-from abcde import evaluation, templates
 from abcde.cli import main
-from abcde.dialects import DIALECTS, SNOWFLAKE_RESERVED, identifier, to_sql
 from abcde.engines import Engine
 from abcde.errors import InputError
-from abcde.impact import impact
-from abcde.scripts import ScriptSpec, comment, impact_pipeline, quiet_sqlglot
+from abcde.evaluation import run as evaluation
+from abcde.impact.run import impact
+from abcde.sql import templates
+from abcde.sql.dialects import DIALECTS, SNOWFLAKE_RESERVED, identifier, to_sql
+from abcde.warehouse.scripts import ScriptSpec, comment, impact_pipeline, quiet_sqlglot
 
 GOLDEN = Path(__file__).resolve().parent / "golden"
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -375,7 +376,7 @@ def test_inputs_and_outputs_follow_one_case_rule(dialect: str) -> None:
     """A name with capitals is quoted, exactly as given, whether it names an input or the
     schema and prefix of the outputs; a lower-case name is quoted too, except on
     Snowflake, where it is written unquoted (its upper-case form)."""
-    from abcde.scripts import impact_script
+    from abcde.warehouse.scripts import impact_script
 
     q = "`" if dialect in ("bigquery", "spark") else '"'
     spec = ScriptSpec("Db.S.Base", "db.s.exp", prefix="X_", schema="Db.Out")

@@ -13,10 +13,16 @@ from test_estimators_statistical import Summary, check, exact_values, make_world
 
 from abcde.engines import connect
 from abcde.errors import InputError
-from abcde.inputs import Columns, open_inputs
-from abcde.pairs import draw_stream, prepare
-from abcde.quality import Sample, estimate, estimate_with_verdicts
-from abcde.stratified import STRATA, allocate, parse_allocation, restricted, sample_pairs_stratified
+from abcde.inputs.sources import Columns, open_inputs
+from abcde.quality.estimate import Sample, estimate, estimate_with_verdicts
+from abcde.sampling.pairs import draw_stream, prepare
+from abcde.sampling.stratified import (
+    STRATA,
+    allocate,
+    parse_allocation,
+    restricted,
+    sample_pairs_stratified,
+)
 
 
 def test_allocation() -> None:
@@ -325,7 +331,7 @@ def test_delta_precision_notes_a_starved_stable_stratum(world: Any, tmp_path: An
     """With little of the budget in the stable stratum, stratified ΔPrecision intervals
     were measured ~15% too narrow (benchmarks/RESULTS.md): the estimate says so; an equal
     allocation carries no such note."""
-    from abcde.quality import estimate
+    from abcde.quality.estimate import estimate
 
     def judge(i: Any, j: Any) -> bool:
         return world.truth[i] == world.truth[j]

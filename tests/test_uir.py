@@ -1,4 +1,4 @@
-"""abcde.uir against Amigó et al. 2011 (papers/unanimous_improvement_ratio_amigo2011.txt)."""
+"""abcde.evaluation.uir against Amigó et al. 2011 (JAIR 42: the UIR paper's tables)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from scipy.stats import multivariate_normal, norm
 
-from abcde.uir import (
+from abcde.evaluation.uir import (
     ALPHA_SWEEP,
     UirInputError,
     case_differences,

@@ -9,28 +9,28 @@ __version__ = "0.1.0"  # before the imports: submodules read it while they load
 
 from abcde.engines import connect
 from abcde.errors import AbcdeError, InputError
-from abcde.impact import ImpactResult, impact
+from abcde.impact.run import ImpactResult, impact
 
 # The rest of the API loads on first use, so that `abcde impact` does not pay for the
 # estimators, numpy and the evaluation code. No module is named like a function here
 # (a submodule import would replace the function on the package).
 _LAZY = {
-    "evaluate": "abcde.evaluation",
-    "explore": "abcde.exploration",
-    "sample_items": "abcde.exploration",
-    "sample_pairs": "abcde.pairs",
-    "estimate": "abcde.quality",
-    "simulate": "abcde.simulation",
-    "sample_pairs_stratified": "abcde.stratified",
+    "evaluate": "abcde.evaluation.run",
+    "explore": "abcde.sampling.items",
+    "sample_items": "abcde.sampling.items",
+    "sample_pairs": "abcde.sampling.pairs",
+    "estimate": "abcde.quality.estimate",
+    "simulate": "abcde.quality.simulation",
+    "sample_pairs_stratified": "abcde.sampling.stratified",
 }
 
 if TYPE_CHECKING:
-    from abcde.evaluation import evaluate
-    from abcde.exploration import explore, sample_items
-    from abcde.pairs import sample_pairs
-    from abcde.quality import estimate
-    from abcde.simulation import simulate
-    from abcde.stratified import sample_pairs_stratified
+    from abcde.evaluation.run import evaluate
+    from abcde.quality.estimate import estimate
+    from abcde.quality.simulation import simulate
+    from abcde.sampling.items import explore, sample_items
+    from abcde.sampling.pairs import sample_pairs
+    from abcde.sampling.stratified import sample_pairs_stratified
 
 
 def __getattr__(name: str) -> Any:

@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from abcde.inputs import Inputs
-from abcde.pipeline import Pipeline
-from abcde.templates import literal, render
-from abcde.validation import check_names, counts_weight_rows, nan_for_missing, row_checks
+from abcde.inputs.checks import check_names, counts_weight_rows, nan_for_missing, row_checks
+from abcde.inputs.sources import Inputs
+from abcde.sql.pipeline import Pipeline
+from abcde.sql.quoting import literal
+from abcde.sql.templates import render
 
 IMPACT_METRICS = ("split_rate", "merge_rate", "jaccard_distance", "split_distance",
                   "merge_distance", "jaccard_index")
@@ -69,7 +70,7 @@ def items_query(inputs: Inputs, *, with_examples: bool = False, attributes: bool
 
 def add_item_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool = False) -> None:
     """The join of all inputs (`items`, not stored) and its one aggregation
-    (`cell_rows`, materialised), which abcde.validation checks next. `with_examples`
+    (`cell_rows`, materialised), which abcde.inputs.checks checks next. `with_examples`
     keeps an example id per check in `cell_rows` (for scripts; ~30% slower)."""
     add_input_steps(pipeline, inputs)
     pipeline.add("items", items_query(inputs, with_examples=with_examples))

@@ -3,7 +3,7 @@ materialised pipeline step, tests/golden/<dialect>/<NN>_<step>.sql, for the spec
 and the BigQuery and Snowflake scripts shown in docs/data_engineers.md (the output of
 the commands in DOC_COMMANDS, pasted between the page's `<!-- abcde-sql ... -->` marks).
 Run `make golden` (or `.venv/bin/python tests/golden/regenerate.py`) after changing a
-template or abcde.dialects, and review the diff: it shows what each warehouse will run.
+template or abcde.sql.dialects, and review the diff: it shows what each warehouse will run.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ import shutil
 import sys
 from pathlib import Path
 
-from abcde.dialects import DIALECTS
-from abcde.inputs import Columns
-from abcde.scripts import ScriptSpec, step_statements
+from abcde.inputs.sources import Columns
+from abcde.sql.dialects import DIALECTS
+from abcde.warehouse.scripts import ScriptSpec, step_statements
 
 GOLDEN = Path(__file__).resolve().parent
 DOC = GOLDEN.parents[1] / "docs" / "data_engineers.md"

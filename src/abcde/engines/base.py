@@ -1,7 +1,7 @@
 """The engine interface: run SQL, register a table, read a small result.
 
 Implementations know nothing of clusterings; the SQL they run is written by
-`abcde.dialects` for their `dialect`.
+`abcde.sql.dialects` for their `dialect`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from typing import Any, Literal
 import sqlglot
 
 from abcde.errors import EngineError
-from abcde.templates import CANONICAL_DIALECT, ident
+from abcde.sql.quoting import CANONICAL_DIALECT, ident
 
 TypeCategory = Literal["integer", "string", "float", "decimal", "boolean", "nested", "other"]
 

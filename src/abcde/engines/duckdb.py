@@ -12,9 +12,9 @@ from typing import Any
 import duckdb
 
 from abcde.engines.base import Engine, select_all
-from abcde.engines.local_files import create_table, csv_problem, file_format, file_source
+from abcde.engines.files import create_table, csv_problem, file_format, file_source
 from abcde.errors import AbcdeError, EngineError, InputError
-from abcde.templates import ident, literal, table_ref
+from abcde.sql.quoting import ident, literal, table_ref
 
 USER_DB = "abcde_user_db"
 
@@ -32,7 +32,7 @@ class DuckDBEngine(Engine):
         self.temp_dir = Path(temp_dir or tempfile.mkdtemp(prefix="abcde_duckdb_"))
         self.con = connection or duckdb.connect(":memory:")
         self.user_db: str | None = None
-        # path as read_csv names it -> how messages name the input (abcde.inputs sets it):
+        # path as read_csv names it -> how messages name the input (abcde.inputs.sources sets it):
         # a CSV value DuckDB cannot convert fails only when the query reaches its line
         self.file_labels: dict[str, str] = {}
         try:

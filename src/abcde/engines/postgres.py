@@ -15,9 +15,9 @@ from pathlib import Path
 from typing import Any
 
 from abcde.engines.base import Engine, sql_type_of
-from abcde.engines.local_files import read_file, write_rows
+from abcde.engines.files import read_file, write_rows
 from abcde.errors import EngineError
-from abcde.templates import ident, table_ref
+from abcde.sql.quoting import ident, table_ref
 
 try:
     import psycopg

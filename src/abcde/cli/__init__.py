@@ -1,0 +1,32 @@
+"""The `abcde` command line (click): the group, and every command registered the same
+way — each command module lists its commands in `COMMANDS`. Command modules import the
+error handler and shared options from `abcde.cli._common`; nothing imports back.
+
+Exit codes: 0 success, 2 bad input, 1 anything else (abcde.cli._common.handle_errors).
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import click
+
+from abcde import __version__
+from abcde.cli import evaluate, impact, quality, sampling, warehouse
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="abcde")
+@click.option("--debug", is_flag=True, help="Show tracebacks and log the SQL of each step.")
+@click.option("-v", "--verbose", is_flag=True, help="Log each SQL step and its time.")
+def main(debug: bool, verbose: bool) -> None:
+    """abcde: how two clusterings differ, and whether the new one is better."""
+    if verbose or debug:
+        logging.basicConfig(level=logging.DEBUG if debug else logging.INFO,
+                            format="%(name)s: %(message)s", stream=sys.stderr)
+
+
+for _module in (impact, evaluate, sampling, quality, warehouse):
+    for _command in _module.COMMANDS:
+        main.add_command(_command)

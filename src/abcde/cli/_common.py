@@ -1,0 +1,91 @@
+"""What every command shares, below the commands: the error handler (a clean message
+and exit code, never a traceback unless --debug) and the reusable options. Command
+modules import from here; nothing here imports a command."""
+
+from __future__ import annotations
+
+import functools
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import click
+
+from abcde.errors import AbcdeError
+
+
+def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        debug = click.get_current_context().find_root().params.get("debug", False)
+        try:
+            return fn(*args, **kwargs)
+        except AbcdeError as err:
+            if debug:
+                raise
+            click.echo(f"error: {err}", err=True)
+            sys.exit(err.exit_code)
+        except (KeyboardInterrupt, click.exceptions.Exit, click.ClickException):
+            raise
+        except Exception as err:
+            if debug:
+                raise
+            click.echo(f"internal error ({type(err).__name__}): {err}\n"
+                       "This is a bug in abcde; rerun with --debug for the traceback.",
+                       err=True)
+            sys.exit(1)
+    return wrapper
+
+
+def input_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Options shared by every command that reads clusterings."""
+    options = [
+        click.option("--item-col", default="item_id", show_default=True,
+                     help="Item id column of every input."),
+        click.option("--cluster-col", default="cluster_id", show_default=True,
+                     help="Cluster id column of the clusterings."),
+        click.option("--weight-col", default="weight", show_default=True,
+                     help="Weight column (of --weights, else of the clusterings)."),
+        click.option("--weights", "weights", default=None,
+                     help="Table of item weights (file or --db table). Default: the "
+                          "clusterings' weight column if any, else 1."),
+        click.option("--missing-weight", type=float, default=None,
+                     help="Weight of items the weights table lacks (default: refuse)."),
+        click.option("--db", default=None, help="DuckDB database file holding the input "
+                     "tables (opened read-only)."),
+        click.option("--memory-limit", default=None, help="DuckDB memory limit, e.g. 4GB."),
+        click.option("--threads", type=int, default=None, help="DuckDB threads."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+def clustering_inputs(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The two clusterings, given either as positional BASE EXP (`abcde impact base.csv
+    exp.csv`) or as --base/--exp; the command receives `base` and `exp`."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, clusterings: tuple[str, ...] = (), base: str | None = None,
+                exp: str | None = None, **kwargs: Any) -> Any:
+        if clusterings and (base is not None or exp is not None):
+            raise click.UsageError("give the clusterings either as BASE EXP or as "
+                                   "--base/--exp, not both")
+        if clusterings:
+            if len(clusterings) != 2:
+                raise click.UsageError(f"expected two clusterings, BASE EXP; got "
+                                       f"{len(clusterings)}: {' '.join(clusterings)}")
+            base, exp = clusterings
+        missing = [o for o, v in (("--base", base), ("--exp", exp)) if v is None]
+        if missing:
+            raise click.UsageError(f"missing {' and '.join(missing)}: give the Baseline "
+                                   "and Experiment clusterings as BASE EXP or as "
+                                   "--base B --exp E")
+        return fn(*args, base=base, exp=exp, **kwargs)
+
+    wrapper = click.option("--exp", default=None, help="Experiment clustering, same "
+                           "shape (or the second positional argument).")(wrapper)
+    wrapper = click.option("--base", default=None, help="Baseline clustering: CSV/Parquet "
+                           "file or --db table with item and cluster ids (or the first "
+                           "positional argument).")(wrapper)
+    return click.argument("clusterings", nargs=-1, metavar="[BASE EXP]")(wrapper)

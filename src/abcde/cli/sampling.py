@@ -1,0 +1,148 @@
+"""`abcde sample-items`, `abcde explore`, `abcde sample-pairs` (ABCDE §4.1.1, §5.7–5.8,
+App. A; Jaccard decomposition §7)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import click
+
+from abcde.cells import IMPACT_METRICS
+from abcde.cli._common import clustering_inputs, handle_errors, input_options
+from abcde.text import table, to_json
+
+
+def _common(fn):  # type: ignore[no-untyped-def]
+    fn = click.option("--attributes", default=None,
+                      help="Table of item attributes; every column rides along.")(fn)
+    fn = input_options(fn)
+    return clustering_inputs(fn)
+
+
+@click.command("sample-items")
+@_common
+@click.option("--size", type=int, default=1_000_000, show_default=True,
+              help="Unique affected items to sample.")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--out", required=True, type=click.Path(dir_okay=False),
+              help="Sample file (.parquet or .csv); its manifest goes next to it.")
+@click.option("--overwrite", is_flag=True, help="Replace an existing sample file and its "
+              "manifest (refused otherwise).")
+@handle_errors
+def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str | None,
+                     item_col: str, cluster_col: str, weight_col: str,
+                     missing_weight: float | None, db: str | None, memory_limit: str | None,
+                     threads: int | None, size: int, seed: int, out: str,
+                     overwrite: bool = False) -> None:
+    """Affected items drawn ∝ weight·JaccardDistance with replacement, each with its
+    importance weight, impact metrics and attributes (ABCDE §4.1.1)."""
+    from abcde.sampling.items import sample_items
+
+    if size < 1:
+        raise click.BadParameter("must be >= 1", param_hint="--size")
+    if seed < 0:
+        raise click.BadParameter("must be >= 0", param_hint="--seed")
+    s = sample_items(base, exp, weights, attributes=attributes, size=size, seed=seed,
+                     item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
+                     missing_weight=missing_weight, out=out, overwrite=overwrite, db=db,
+                     memory_limit=memory_limit, threads=threads)
+    m = s.manifest
+    if not m["unique_items"]:
+        click.echo("no affected items (Base and Exp agree on every item): the sample is "
+                   "empty")
+    click.echo(f"sampled {m['unique_items']:,} unique affected items ({m['draws']:,} draws) "
+               f"-> {out}\nmanifest -> {s.files['manifest']}")
+
+
+@click.command("explore")
+@click.argument("sample", type=click.Path(exists=True, dir_okay=False))
+@click.option("--group-by", default="", help="Attribute column(s), comma-separated.")
+@click.option("--where", default=None, help="SQL condition over the sample's columns.")
+@click.option("--metric", type=click.Choice(IMPACT_METRICS), default="jaccard_distance",
+              show_default=True)
+@click.option("--top", type=click.IntRange(min=0), default=20, show_default=True,
+              help="Groups to show (0: all).")
+@click.option("--examples", type=click.IntRange(min=0), default=3, show_default=True,
+              help="Example items per group.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
+              show_default=True)
+@handle_errors
+def explore_cmd(sample: str, group_by: str, where: str | None, metric: str, top: int,
+                examples: int, fmt: str) -> None:
+    """Top groups of an item sample by estimated contribution to METRIC(T)
+    (ABCDE §4.1.1)."""
+    from abcde.sampling.items import explore
+
+    doc = explore(sample, group_by, where=where, metric=metric, top=top, examples=examples)
+    if fmt == "json":
+        click.echo(to_json(doc))
+        return
+    cols = [*doc["group_by"], "items", "draws", "weight_share", "contribution", "se", metric,
+            "examples"]
+    rows = [{**r, "examples": ", ".join(str(e) for e in r.get("examples", []))}
+            for r in doc["groups"]]
+    click.echo(f"estimated contribution to {metric}(T) by "
+               f"{', '.join(doc['group_by']) or 'nothing (all)'}"
+               f"{' where ' + where if where else ''} "
+               f"({doc['filtered_draws']:,} of {doc['sample_draws']:,} draws)")
+    click.echo(table(rows, cols))
+
+
+@click.command("sample-pairs")
+@_common
+@click.option("--population", type=click.Choice(["abcde", "jaccard"]), default="abcde",
+              show_default=True, help="abcde: ∝ u_ij (ΔPrecision, rates); jaccard: ∝ w_ij "
+              "(also distances and affected indexes).")
+@click.option("--budget", type=click.IntRange(1, 10**9), required=True,
+              help="Unique non-self pairs for the judges (at most the population's).")
+@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--slice-by", multiple=True, help="Attribute column(s) whose weight and "
+              "pairweight go into the manifest (per-slice ΔPrecision).")
+@click.option("--out", required=True, type=click.Path(file_okay=False),
+              help="Directory for questions, draws and manifest.")
+@click.option("--strata-allocation", default=None, help="Stratify split+merge vs stable "
+              "pairs (abcde.sampling.stratified): proportional, equal or the fraction of the "
+              "budget for split+merge, e.g. 0.8.")
+@click.option("--overwrite", is_flag=True, help="Replace a sample already in --out (its "
+              "questions, draws and manifest; refused otherwise).")
+@handle_errors
+def sample_pairs_cmd(base: str, exp: str, weights: str | None, attributes: str | None,
+                     item_col: str, cluster_col: str, weight_col: str,
+                     missing_weight: float | None, db: str | None, memory_limit: str | None,
+                     threads: int | None, population: str, budget: int, seed: int,
+                     slice_by: tuple[str, ...], out: str,
+                     strata_allocation: str | None = None, overwrite: bool = False) -> None:
+    """Pairs of items for human judgement (ABCDE §5.7–5.8, App. A; Jaccard §7)."""
+    from abcde.sampling.pairs import sample_pairs
+
+    if seed < 0:
+        raise click.BadParameter("must be >= 0", param_hint="--seed")
+    if strata_allocation is not None:
+        from abcde.sampling.stratified import parse_allocation, sample_pairs_stratified
+
+        try:
+            alloc = parse_allocation(strata_allocation)
+        except ValueError as err:
+            raise click.BadParameter(str(err), param_hint="--strata-allocation") from None
+        if budget < 2:
+            raise click.BadParameter("a stratified sample needs >= 2", param_hint="--budget")
+        sample_pairs = sample_pairs_stratified  # type: ignore[assignment]
+        extra = {"allocation": alloc, "slice_by": list(slice_by)}
+    else:
+        extra = {"slice_by": list(slice_by)}
+    s = sample_pairs(base, exp, weights, attributes=attributes, population=population,
+                     budget=budget, seed=seed, **extra, item_col=item_col,
+                     cluster_col=cluster_col, weight_col=weight_col,
+                     missing_weight=missing_weight, out=out, overwrite=overwrite, db=db,
+                     memory_limit=memory_limit, threads=threads)
+    m = s.manifest
+    classes = ", ".join(f"{c} {v['pairs']:,}" for c, v in m["pairs"]["by_class"].items())
+    click.echo(f"{m['pairs']['judgeable']:,} pairs to judge, {m['draws']:,} draws "
+               f"(unique pairs by class: {classes}) -> {Path(out)}{os.sep}")
+    for name in ("questions_csv", "questions_jsonl", "draws_parquet", "manifest"):
+        if name in s.files:
+            click.echo(f"  {name}: {s.files[name]}")
+
+
+COMMANDS = (sample_items_cmd, explore_cmd, sample_pairs_cmd,)

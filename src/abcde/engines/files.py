@@ -1,0 +1,178 @@
+"""Files read and written through an in-process DuckDB, for engines whose server cannot
+see the caller's files (PostgreSQL) or would write a directory of parts (Spark)."""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import re
+import secrets
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from abcde.engines.base import sql_type_of
+from abcde.errors import EngineError
+from abcde.sql.quoting import ident, literal
+
+FILE_FORMATS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".parquet": "parquet",
+                ".pq": "parquet", ".parq": "parquet"}
+# compressions DuckDB reads a CSV through, told by the last suffix (x.csv.gz)
+CSV_COMPRESSIONS = (".gz", ".zst")
+
+
+def file_format(path: Path) -> str | None:
+    """'csv' or 'parquet' by the file name's suffix (x.csv.gz is a CSV); None if unknown."""
+    suffixes = [s.lower() for s in path.suffixes]
+    if len(suffixes) >= 2 and suffixes[-1] in CSV_COMPRESSIONS:
+        return "csv" if FILE_FORMATS.get(suffixes[-2]) == "csv" else None
+    return FILE_FORMATS.get(path.suffix.lower())
+
+
+def file_source(path: Path, fmt: str, string_columns: Sequence[str] = ()) -> str:
+    """DuckDB's table function reading a CSV/Parquet file; `string_columns` of a CSV are
+    read as text (ids such as 007 must not become 7)."""
+    p = literal(str(path))
+    if fmt == "parquet":
+        return f"read_parquet({p})"
+    if fmt == "csv":
+        types = ", ".join(f"{literal(c)}: 'VARCHAR'" for c in string_columns)
+        return f"read_csv({p}, header = true" + (f", types = {{{types}}})" if types else ")")
+    raise EngineError(f"{path}: unsupported file format {fmt!r} (use CSV or Parquet)")
+
+
+@dataclass(frozen=True)
+class CsvProblem:
+    """Where and why DuckDB could not parse a CSV file, worded for a user."""
+
+    file: str | None  # as named in read_csv
+    line: int
+    reason: str
+    column: str | None = None
+    hint: str = "Fix the line (or give the input as Parquet)."
+
+    def message(self) -> str:
+        return f"cannot parse {self.file}: line {self.line}: {self.reason}"
+
+
+_CONVERT = re.compile(r'Error when converting column "(?P<col>.*?)"\. Could not convert string '
+                      r'"(?P<value>.*?)" to \'(?P<type>.*?)\'')
+_REASONS = (
+    (re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)"),
+     lambda m: (f"more fields than the {m[1]} of the header" if int(m[2]) > int(m[1])
+                else f"{m[2]} field(s) where the header has {m[1]}"),
+     "Every line needs as many fields as the header; quote values holding the delimiter."),
+    (re.compile(r"unterminated quote"), lambda m: "a quoted value is never closed",
+     "Close the quote; a quote inside a quoted value is written twice (\"\")."),
+    (re.compile(r"Invalid unicode"), lambda m: "the text is not valid UTF-8",
+     "Save the file as UTF-8."),
+    (re.compile(r"Maximum line size of (\d+) bytes exceeded"),
+     lambda m: f"longer than {m[1]} bytes (an unclosed quote?)", "Fix the line."),
+)
+
+
+def csv_problem(text: str) -> CsvProblem | None:
+    """A DuckDB 'CSV Error on Line: N' message, parsed; None for any other error."""
+    line = re.search(r"CSV Error on Line: (\d+)", text)
+    if line is None:
+        return None
+    file = re.search(r"^\s*file = (.*)$", text, re.MULTILINE)
+    name = file[1].strip() if file else None
+    n = int(line[1])
+    if (m := _CONVERT.search(text)) is not None:
+        return CsvProblem(
+            name, n, f"the value {m['value']!r} of column {m['col']!r} is not "
+            f"{m['type']}", column=m["col"],
+            hint=f"DuckDB typed column {m['col']!r} {m['type']} from the first rows of the "
+                 "file. Fix the value, or give the input as Parquet with the column's "
+                 "intended type.")
+    for pattern, reason, hint in _REASONS:
+        if (m := pattern.search(text)) is not None:
+            return CsvProblem(name, n, reason(m), hint=hint)
+    return CsvProblem(name, n, "malformed line")
+
+
+def strict_csv_problem(path: Path) -> CsvProblem | None:
+    """Read a CSV whose header was not understood with the delimiter its header line
+    suggests, strictly: the first malformed line, or None when it parses (then the
+    header simply lacks a column). DuckDB's sniffer otherwise settles on a dialect in
+    which every line is one value, and the file seems to lack its columns."""
+    if path.suffix.lower() == ".zst":
+        return None
+    try:
+        opener = gzip.open if path.suffix.lower() == ".gz" else open
+        with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as f:
+            header = f.readline().rstrip("\r\n")
+    except OSError:
+        return None
+    con = duckdb.connect(":memory:")
+    try:
+        for delim in sorted(",\t;|", key=lambda d: -header.count(d)):
+            names = next(csv.reader([header], delimiter=delim))
+            if len(names) < 2 or len(set(names)) < len(names):
+                continue
+            columns = ", ".join(f"{literal(c)}: 'VARCHAR'" for c in names)
+            try:
+                con.execute(f"SELECT COUNT(*) FROM read_csv({literal(str(path))}, header = true, "
+                            f"auto_detect = false, delim = {literal(delim)}, quote = '\"', "
+                            f"escape = '\"', columns = {{{columns}}})").fetchall()
+            except duckdb.Error as err:
+                return csv_problem(str(err))
+            return None
+        return None
+    finally:
+        con.close()
+
+
+def read_file(path: Path, fmt: str, string_columns: Sequence[str] = (),
+              ) -> tuple[list[tuple[str, str]], list[tuple]]:
+    """(column name, DuckDB type) and rows of a CSV/Parquet file, typed as the DuckDB
+    engine types them (so every engine sees the same input)."""
+    source = file_source(path, fmt, string_columns)
+    con = duckdb.connect(":memory:")
+    try:
+        cur = con.execute(f"SELECT * FROM {source}")
+        columns = [(d[0], str(d[1])) for d in cur.description]
+        return columns, cur.fetchall()
+    except duckdb.Error as err:
+        raise EngineError(f"cannot read {path}: {err}") from err
+    finally:
+        con.close()
+
+
+def create_table(con: duckdb.DuckDBPyConnection, name: str, columns: Sequence[str],
+                 rows: Sequence[Sequence[object]], *, temp: bool = False) -> None:
+    """CREATE [TEMP] TABLE `name` from Python rows, each column of the SQL type of its
+    values (`sql_type_of`), rows in the given order. The rows are scanned as numpy
+    arrays: DuckDB's executemany takes seconds per thousand rows."""
+    import numpy as np  # here: `abcde impact` on files never needs it
+
+    types = [sql_type_of(row[k] for row in rows) for k in range(len(columns))]
+    convert = {"VARCHAR": str, "DOUBLE": float}
+    arrays = {}
+    for k, t in enumerate(types):
+        conv = convert.get(t)
+        values = [None if r[k] is None else conv(r[k]) if conv else r[k] for r in rows]
+        arrays[f"c{k}"] = np.array(values, dtype=object)
+    scan = f"abcde_rows_{secrets.token_hex(6)}"
+    con.register(scan, arrays)
+    try:
+        select = ", ".join(f"CAST(c{k} AS {t}) AS {ident(c)}"
+                           for k, (c, t) in enumerate(zip(columns, types, strict=True)))
+        con.execute(f"CREATE {'TEMP ' if temp else ''}TABLE {ident(name)} AS "
+                    f"SELECT {select} FROM {scan}")
+    finally:
+        con.unregister(scan)
+
+
+def write_rows(columns: Sequence[str], rows: Sequence[tuple], path: Path, fmt: str) -> None:
+    """Write rows to one Parquet or CSV file, in the given order."""
+    con = duckdb.connect(":memory:")
+    try:
+        create_table(con, "t", columns, rows)
+        option = "FORMAT PARQUET" if fmt == "parquet" else "FORMAT CSV, HEADER"
+        con.execute(f"COPY t TO {literal(str(path))} ({option})")
+    finally:
+        con.close()

@@ -1,0 +1,451 @@
+"""Inputs: files (CSV, Parquet), tables of a database, DataFrames or Python mappings,
+registered with the engine and checked for the columns and id types abcde needs.
+
+Row-level checks (duplicates, NULLs, weights, coverage) run in SQL: `abcde.inputs.checks`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from abcde.engines.base import Engine, TypeCategory, categorise
+from abcde.engines.files import csv_problem, file_format, strict_csv_problem
+from abcde.errors import EngineError, InputError, Shown
+from abcde.sql.helpers import WEIGHT_MAX, WEIGHT_MIN
+from abcde.sql.quoting import ident
+from abcde.sql.templates import render
+
+# The SQL type each id category is normalised to.
+ID_TYPES: dict[str, str] = {"integer": "BIGINT", "string": "VARCHAR"}
+# Integer types BIGINT cannot hold (64-bit hashes are often UBIGINT): such ids are
+# compared as text, in every input alike, so that they match exactly.
+WIDE_INTEGERS = ("UBIGINT", "HUGEINT", "UHUGEINT")
+ATTRIBUTE_TYPES: dict[str, str] = {"integer": "BIGINT", "string": "VARCHAR", "float": "DOUBLE",
+                                   "decimal": "DOUBLE", "boolean": "BOOLEAN"}
+DEFAULT_WEIGHT_COL = "weight"
+WEIGHT_RANGE_TEXT = f"[{WEIGHT_MIN!r}, {WEIGHT_MAX!r}]".replace("e+", "e")
+WEIGHT_SCALE_HINT = ("Only ratios of weights matter (ABCDE §3): rescale them into "
+                     f"{WEIGHT_RANGE_TEXT}, e.g. divide every weight by the largest.")
+
+
+@dataclass
+class Columns:
+    """The configurable column names (`--item-col`, `--cluster-col`, `--weight-col`)."""
+
+    item: str = "item_id"
+    cluster: str = "cluster_id"
+    weight: str = "weight"
+
+
+@dataclass
+class Source:
+    """One registered input."""
+
+    role: str  # base, exp, weights, attributes, truth, actual, ...
+    label: str  # how messages name it, e.g. "base (examples/base.csv)"
+    relation: str  # a quoted reference usable after FROM
+    columns: dict[str, str] = field(default_factory=dict)  # name -> engine type
+    path: Path | None = None  # of a file input
+    fmt: str | None = None  # csv or parquet, for a file input
+
+    def category(self, column: str) -> TypeCategory:
+        return categorise(self.columns[column])
+
+    def has(self, column: str) -> bool:
+        return column in self.columns
+
+    def require(self, column: str, option: str, purpose: str) -> None:
+        if column in self.columns:
+            return
+        if self.fmt == "csv" and self.path is not None:
+            # a malformed CSV is sniffed as one column per line: say what is wrong
+            problem = strict_csv_problem(self.path)
+            if problem is not None:
+                raise InputError(problem.message(), table=self.label, hint=problem.hint)
+        shown = ", ".join(repr(c) for c in self.columns) or "(none)"
+        raise InputError(
+            f"no column {column!r} ({purpose}); its columns are {shown}",
+            table=self.label,
+            column=column,
+            hint=f"Name the column with {option}.",
+        )
+
+    def require_scalar(self, column: str) -> None:
+        """Ids, weights and slice values are single values, not lists, structs or maps."""
+        if self.category(column) == "nested":
+            raise InputError(
+                f"has type {self.columns[column]}; ids, weights and slice columns must hold "
+                "single values (not lists, structs or maps)", table=self.label, column=column,
+                hint="Extract the value into a column of its own.")
+
+
+def _describe(source: object) -> str:
+    if isinstance(source, str | Path):
+        return str(source)
+    return type(source).__name__
+
+
+def names_a_file(path: Path, *, database: bool) -> bool:
+    """Whether a name given as an input is a file (else a table of the engine): a known
+    file suffix (.csv, .csv.gz, .parquet, ...) makes it a file; so does existing, unless a
+    database was given (`--db`), where a file or directory of the same name in the
+    working directory must not shadow the table."""
+    return file_format(path) is not None or (path.exists() and not database)
+
+
+def open_source(engine: Engine, role: str, source: object, *,
+                string_columns: Sequence[str] = (),
+                mapping_columns: Sequence[str] = ("item_id", "value"),
+                id_values: bool = False) -> Source:
+    """Register `source` under a private name and read its columns.
+
+    A str/Path is a file when it has a known file suffix (.csv, .csv.gz, .parquet, ...),
+    or when it exists and no database was given (`--db`); otherwise a table of the
+    engine's database. `string_columns` of a CSV are read as text, so that ids like 007
+    and 7 stay distinct. A mapping {item: value} becomes a table with `mapping_columns`
+    (the values are ids, of one type, when `id_values`); {item: {column: value}} keeps
+    its column names.
+    """
+    name = f"abcde_src_{role}"
+    label = f"{role} ({_describe(source)})"
+    path: Path | None = None
+    fmt: str | None = None
+    if isinstance(source, Mapping):
+        value_cols = _mapping_columns(source) or list(mapping_columns[1:])
+        rows = _mapping_rows(source, label, mapping_columns[0],
+                             mapping_columns[1] if id_values else None)
+        engine.register_rows(name, [mapping_columns[0], *value_cols], rows)
+        relation = ident(name)
+    elif isinstance(source, str | Path):
+        path = Path(source)
+        fmt = file_format(path)
+        if names_a_file(path, database=getattr(engine, "user_db", None) is not None):
+            relation = _register_file(engine, name, path, fmt, label, string_columns)
+        else:
+            relation = _existing_table(engine, str(source), label)
+    elif hasattr(engine, "register_relation"):
+        engine.register_relation(name, source)  # type: ignore[attr-defined]
+        relation = ident(name)
+    else:
+        raise InputError(f"cannot read a {type(source).__name__} on this engine", table=label)
+    try:
+        columns = dict(engine.columns(relation))
+    except EngineError as err:
+        raise InputError(f"cannot be read: {err}", table=label) from err
+    return Source(role, label, relation, columns, path if fmt else None, fmt)
+
+
+def _register_file(engine: Engine, name: str, path: Path, fmt: str | None, label: str,
+                   string_columns: Sequence[str]) -> str:
+    if not path.exists():
+        raise InputError(f"file {path} does not exist", table=label)
+    if path.is_dir():
+        raise InputError(f"{path} is a directory, not a file", table=label)
+    if fmt is None:
+        raise InputError(f"cannot tell the format of {path}: name it .csv (.csv.gz, "
+                         ".csv.zst) or .parquet", table=label)
+    if path.stat().st_size == 0:
+        raise InputError(f"{path} is empty (0 bytes)", table=label,
+                         hint="Check the file; a CSV needs at least its header line.")
+    labels = getattr(engine, "file_labels", None)
+    if labels is not None:  # for DuckDB's errors on lines past the rows it sniffed
+        known = labels.get(str(path))
+        labels[str(path)] = label if known in (None, label) else f"{known} and {label}"
+    try:
+        engine.register_file(name, path, fmt)
+        present = {c for c, _ in engine.columns(ident(name))}
+        wanted = [c for c in string_columns if c in present]
+        if fmt == "csv" and wanted:
+            engine.register_file(name, path, fmt, wanted)
+        engine.columns(ident(name))  # reading the schema fails here for an unreadable file
+    except EngineError as err:
+        problem = csv_problem(str(err)) if fmt == "csv" else None
+        if problem is not None:
+            raise InputError(f"cannot parse {path}: line {problem.line}: {problem.reason}",
+                             table=label, column=problem.column, hint=problem.hint) from err
+        raise InputError(f"cannot read {path} as {fmt.upper()}: {_first_line(err)}",
+                         table=label) from err
+    return ident(name)
+
+
+def _existing_table(engine: Engine, table: str, label: str) -> str:
+    user_table = getattr(engine, "user_table", None)
+    if user_table is None:
+        raise InputError(f"{table!r} is neither a file nor a table this engine can read",
+                         table=label)
+    relation = user_table(table)
+    if not engine.table_exists(relation):
+        raise InputError(f"no file or table named {table!r}", table=label,
+                         hint="Give a path to a CSV/Parquet file, or a table of --db (with "
+                              "--db, a name without a .csv/.parquet suffix is a table).")
+    return relation
+
+
+def _first_line(err: Exception) -> str:
+    text = str(err).strip()
+    line = text.splitlines()[0] if text else type(err).__name__
+    for prefix in ("DuckDB refused a statement: ", "DuckDB refused a query: "):
+        line = line.removeprefix(prefix)
+    return line
+
+
+def _mapping_columns(mapping: Mapping[Any, Any]) -> list[str]:
+    """Column names of a {item: {column: value}} mapping; [] for {item: value}."""
+    names: dict[str, None] = {}
+    for value in mapping.values():
+        if not isinstance(value, Mapping):
+            return []
+        names.update(dict.fromkeys(value))
+    return list(names)
+
+
+INT64 = (-(2**63), 2**63 - 1)
+
+
+def _check_ids(values: Sequence[Any], label: str, column: str) -> None:
+    """Ids of a mapping: of one type (1 and '1' must not become one id in SQL), and
+    integers that BIGINT holds."""
+    kinds = {type(v).__name__ for v in values if v is not None}
+    if len(kinds) > 1:
+        raise InputError(f"ids of mixed Python types ({', '.join(sorted(kinds))})",
+                         table=label, column=column,
+                         hint="Give every id with one type, e.g. all strings.")
+    wide = [v for v in values if isinstance(v, int) and not isinstance(v, bool)
+            and not INT64[0] <= v <= INT64[1]]
+    if wide:
+        raise InputError("integer ids must fit in 64 bits (signed)", table=label,
+                         column=column, examples=list(dict.fromkeys(wide)),
+                         hint="Give the ids as strings.")
+
+
+def _mapping_rows(mapping: Mapping[Any, Any], label: str, key_column: str,
+                  id_column: str | None) -> list[tuple]:
+    _check_ids(list(mapping), label, key_column)
+    cols = _mapping_columns(mapping)
+    if not cols:
+        if id_column is not None:
+            _check_ids(list(mapping.values()), label, id_column)
+            return list(mapping.items())
+        return [(k, _number(v)) for k, v in mapping.items()]
+    return [(k, *(_number(v.get(c)) for c in cols)) for k, v in mapping.items()]
+
+
+def _number(value: Any) -> Any:
+    """An integer weight or attribute BIGINT cannot hold, as a float."""
+    if isinstance(value, int) and not INT64[0] <= value <= INT64[1]:
+        return float(value)
+    return value
+
+
+def id_type(sources: Sequence[Source], item_col: str) -> str:
+    """The one SQL type of item ids across inputs; refuses mixed or unusable types."""
+    cats = {s.label: s.category(item_col) for s in sources}
+    for s in sources:
+        if cats[s.label] not in ID_TYPES:
+            raise InputError(
+                f"item ids have type {cats[s.label]} ({s.columns[item_col]}); ids must be "
+                "integers or strings", table=s.label, column=item_col,
+                hint="Cast the ids to integers or strings in the input.")
+    if len(set(cats.values())) > 1:
+        shown = "; ".join(f"{label}: {cat}" for label, cat in cats.items())
+        texts = [s.label for s in sources if s.fmt == "csv" and cats[s.label] == "string"]
+        hint = "Store the ids with one type in every input (e.g. all strings)."
+        if texts:
+            hint = (f"CSV ids are read as text (so that 007 stays 007): {', '.join(texts)}. "
+                    "Store the ids of the other inputs as strings too (e.g. CAST(item_id "
+                    "AS VARCHAR) into a new Parquet file), or give every input as Parquet "
+                    "with integer ids.")
+        raise InputError(
+            f"item ids have different types in the inputs ({shown}), so no id could match",
+            column=item_col, hint=hint)
+    if any(_wide(s, item_col) for s in sources):
+        return "VARCHAR"
+    return ID_TYPES[next(iter(cats.values()))]
+
+
+def _wide(source: Source, column: str) -> bool:
+    return source.columns[column].strip().upper() in WIDE_INTEGERS
+
+
+def cluster_type(source: Source, cluster_col: str) -> str:
+    cat = source.category(cluster_col)
+    if cat not in ID_TYPES:
+        raise InputError(f"cluster ids have type {cat} ({source.columns[cluster_col]}); they "
+                         "must be integers or strings", table=source.label, column=cluster_col)
+    return "VARCHAR" if _wide(source, cluster_col) else ID_TYPES[cat]
+
+
+def check_weight_column(engine: Engine, source: Source, columns: Columns) -> None:
+    """Weights are numbers. When they are not, say whether the input is empty (a header
+    alone reads as text) or which values are not numbers (the failure path only)."""
+    source.require_scalar(columns.weight)
+    if source.category(columns.weight) in ("integer", "float", "decimal"):
+        return
+    rows = _fetch(engine, render("inputs/non_numeric.sql", relation=source.relation,
+                                 item_col=columns.item, weight_col=columns.weight,
+                                 text=source.category(columns.weight) == "string"))
+    if rows and int(rows[0]["input_rows"]) == 0:
+        raise InputError("is empty (no rows)", table=source.label,
+                         hint="Check the file or table name.")
+    examples = [Shown(f"{r['item_id']!r}: {r['weight']!r}") for r in rows or []
+                if r["item_id"] is not None or r["weight"] is not None]
+    n = int(rows[0]["non_numeric"]) if rows else 0
+    what = f"; {n} value(s) are not numbers (item id: value)" if n else ""
+    raise InputError(
+        f"weights must be numbers, but the column has type {source.columns[columns.weight]}"
+        f"{what}", table=source.label, column=columns.weight, examples=examples,
+        hint="Write weights as plain numbers (e.g. 1.5); text such as NULL or n/a is not "
+             "a number." + (" An item without a weight has no row (then --missing-weight W "
+                            "gives it W)." if source.role == "weights" else ""))
+
+
+def _fetch(engine: Engine, query: Any) -> list[dict[str, Any]] | None:
+    """Rows of a diagnostic query (failure path); None if the engine cannot run it."""
+    from abcde.sql.dialects import to_sql
+
+    try:
+        return engine.fetch(to_sql(query, engine.dialect))
+    except EngineError:
+        return None
+
+
+def attribute_type(source: Source, column: str) -> str:
+    return ATTRIBUTE_TYPES.get(source.category(column), "VARCHAR")
+
+
+@dataclass(frozen=True)
+class Attribute:
+    name: str  # the user's column name
+    alias: str  # s_0, s_1, ... inside SQL
+    type: str
+
+
+@dataclass
+class Inputs:
+    """Registered and type-checked inputs of one comparison."""
+
+    base: Source
+    exp: Source
+    weights: Source | None
+    attributes: Source | None
+    columns: Columns
+    item_type: str
+    base_cluster_type: str
+    exp_cluster_type: str
+    base_weight: bool  # the weight column of base is used
+    exp_weight: bool
+    missing_weight: float | None
+    attribute_columns: list[Attribute] = field(default_factory=list)
+
+    @property
+    def weight_sources(self) -> list[str]:
+        """`items` columns a weight is taken from, in order of precedence."""
+        out = ["table_weight"] if self.weights else []
+        out += ["base_weight"] if self.base_weight else []
+        out += ["exp_weight"] if self.exp_weight else []
+        return out
+
+    @property
+    def weights_description(self) -> str:
+        if self.weights:
+            extra = (f"; {self.missing_weight:g} for items it lacks"
+                     if self.missing_weight is not None else "")
+            return f"from {self.weights.label}{extra}"
+        sides = [s.label for s, used in ((self.base, self.base_weight),
+                                         (self.exp, self.exp_weight)) if used]
+        if sides:
+            return f"column {self.columns.weight!r} of " + " and ".join(sides)
+        return "1 for every item (no weights given)"
+
+    def attribute(self, name: str) -> Attribute:
+        for a in self.attribute_columns:
+            if a.name == name:
+                return a
+        raise KeyError(name)
+
+
+def check_missing_weight(missing_weight: float | None) -> None:
+    """--missing-weight is a weight like any other: within the accepted range (ABCDE §3)."""
+    if missing_weight is not None and not WEIGHT_MIN <= missing_weight <= WEIGHT_MAX:
+        # (False for NaN too)
+        raise InputError(f"--missing-weight must be a number in {WEIGHT_RANGE_TEXT}, not "
+                         f"{missing_weight}", hint=WEIGHT_SCALE_HINT)
+
+
+def check_options(cols: Columns, weights: object | None, missing_weight: float | None) -> None:
+    """What is wrong with the options themselves, before any input is read."""
+    named = {"--item-col": cols.item, "--cluster-col": cols.cluster,
+             "--weight-col": cols.weight}
+    for k, (opt_a, a) in enumerate(named.items()):
+        for opt_b, b in list(named.items())[k + 1:]:
+            if a == b:
+                raise InputError(f"{opt_a} and {opt_b} both name column {a!r}",
+                                 hint="Each names a different column.")
+    if missing_weight is None:
+        return
+    if weights is None:
+        raise InputError("--missing-weight is the weight of items a weights table lacks, "
+                         "but no weights table was given",
+                         hint="Drop --missing-weight, or give the table with --weights.")
+    check_missing_weight(missing_weight)
+
+
+def open_inputs(engine: Engine, base: object, exp: object, weights: object | None = None,
+                attributes: object | None = None, *, columns: Columns | None = None,
+                attribute_names: Sequence[str] = (), missing_weight: float | None = None,
+                roles: tuple[str, str] = ("base", "exp")) -> Inputs:
+    """Register the inputs and check columns and types (ABCDE §3; SPEC §1)."""
+    cols = columns or Columns()
+    check_options(cols, weights, missing_weight)
+    if isinstance(labels := getattr(engine, "file_labels", None), dict):
+        labels.clear()  # an engine reused across comparisons names this one's files
+    ids = (cols.item, cols.cluster)
+    b = open_source(engine, roles[0], base, string_columns=ids, mapping_columns=ids,
+                    id_values=True)
+    e = open_source(engine, roles[1], exp, string_columns=ids, mapping_columns=ids,
+                    id_values=True)
+    w = (open_source(engine, "weights", weights, string_columns=(cols.item,),
+                     mapping_columns=(cols.item, cols.weight))
+         if weights is not None else None)
+    a = (open_source(engine, "attributes", attributes, string_columns=(cols.item,),
+                     mapping_columns=(cols.item, "value"))
+         if attributes is not None else None)
+    for s in (b, e):
+        s.require(cols.item, "--item-col", "item ids")
+        s.require(cols.cluster, "--cluster-col", "cluster ids")
+        s.require_scalar(cols.item)
+        s.require_scalar(cols.cluster)
+    if w is not None:
+        w.require(cols.item, "--item-col", "item ids")
+        w.require(cols.weight, "--weight-col", "weights")
+        w.require_scalar(cols.item)
+        check_weight_column(engine, w, cols)
+    elif cols.weight != DEFAULT_WEIGHT_COL and not (b.has(cols.weight) or e.has(cols.weight)):
+        raise InputError(
+            f"--weight-col names column {cols.weight!r}, which neither clustering has "
+            f"({b.label}: {', '.join(map(repr, b.columns))}; {e.label}: "
+            f"{', '.join(map(repr, e.columns))})", column=cols.weight,
+            hint="Name a column the clusterings have, or give a weights table with "
+                 "--weights.")
+    if attribute_names and a is None:
+        raise InputError("slices need an attributes table", hint="Add --attributes FILE.")
+    if a is not None:
+        a.require(cols.item, "--item-col", "item ids")
+        a.require_scalar(cols.item)
+        for name in attribute_names:
+            a.require(name, "--slice-by", "a slice column")
+            a.require_scalar(name)
+    item_type = id_type([s for s in (b, e, w, a) if s is not None], cols.item)
+    base_weight = w is None and b.has(cols.weight)
+    exp_weight = w is None and e.has(cols.weight)
+    for s, used in ((b, base_weight), (e, exp_weight)):
+        if used:
+            check_weight_column(engine, s, cols)
+    attrs = [Attribute(name, f"s_{k}", attribute_type(a, name))
+             for k, name in enumerate(dict.fromkeys(attribute_names))] if a else []
+    return Inputs(b, e, w, a, cols, item_type, cluster_type(b, cols.cluster),
+                  cluster_type(e, cols.cluster), base_weight, exp_weight, missing_weight,
+                  attrs)

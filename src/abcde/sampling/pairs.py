@@ -1,0 +1,402 @@
+"""Pairs of items for human judgement, sampled exactly ∝ u_ij (ABCDE §5.7, eq. 52–58) or
+∝ w_ij (Jaccard decomposition §7), hierarchically per SPEC §6 — never by enumerating
+pairs, never by an item-level self-join:
+
+1. a stratum (cell c = (b, e), class) ∝ its closed-form total (`pairs/strata.sql`);
+2. the vantage item i in c ∝ weight;
+3. the partner: split → a cell (b, e' ≠ e) ∝ weight, merge → a cell (b' ≠ b, e) ∝
+   weight, stable → c itself; then an item of that cell ∝ weight (for stable it may be
+   i: a self pair, ABCDE §5.8).
+
+P(i, j) = t/Σt · w_i/w_c · w_c'/(W_b − w_c) · w_j/w_c' = u_ij/Σu for a split pair (and
+likewise for the others). Every "pick ∝ weight" is a window as-of join (SPEC §6), so
+the cost is a sort of the candidates plus the draws: a Base cluster shattered into 10⁵
+cells costs 10⁵ candidate rows once, not 10⁵ per draw.
+
+Draw d = 0, 1, 2, ... of the stream uses the uniforms of (seed, level, d); the stream
+is persisted and walked until the budget of unique judgeable pairs is filled (ABCDE
+App. A 3.1–3.2; see `abcde.sampling.clocks` for why the stream is indexed by draw number).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from abcde import __version__
+from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps, items_query
+from abcde.engines import Engine, engine_for
+from abcde.engines.files import write_rows
+from abcde.errors import InputError
+from abcde.impact.run import _clean, parse_slicings
+from abcde.inputs.checks import validate
+from abcde.inputs.sources import Columns, Inputs, open_inputs
+from abcde.quality.judgements import sample_id
+from abcde.sampling.clocks import (
+    check_count,
+    check_seed,
+    claim_directory,
+    digits_for,
+    fingerprint,
+    sample_digest,
+)
+from abcde.sql.pipeline import Pipeline
+from abcde.sql.quoting import literal
+from abcde.sql.templates import render
+
+POPULATIONS = ("abcde", "jaccard")
+DRAW_COLUMNS = ("pair_id", "item_i", "item_j", "pair_class", "label", "draw_count",
+                "first_draw", "base_cluster_i", "exp_cluster_i", "base_cluster_j",
+                "exp_cluster_j")
+QUESTION_COLUMNS = ("pair_id", "item_1", "item_2", "sample_id", "verdict")
+# what the fingerprint hashes of a drawn sample (item ids enter here, not by a pass over
+# every item of the population)
+DIGEST_KEYS = ("pair_id", "item_i", "item_j", "pair_class", "draw_count", "first_draw")
+PAIR_CLASSES = ("split", "merge", "stable", "self")
+MAX_DRAWS = 10**9
+# A budget fill stops (an error) when a stream of at least this many draws found no new
+# judgeable pair since the previous stream (at most half as long): the pairs still
+# missing then have probabilities of order 1/STALL_DRAWS or less (weights many orders of
+# magnitude apart); such a fill would need millions of draws per new pair.
+STALL_DRAWS = 10**6
+
+
+@dataclass
+class PairSample:
+    """What `sample_pairs` returns: the draws (one row per unique ordered pair drawn),
+    the questions (unique unordered non-self pairs) and the manifest."""
+
+    draws: list[dict[str, Any]]
+    questions: list[dict[str, Any]]
+    manifest: dict[str, Any]
+    files: dict[str, str] = field(default_factory=dict)
+    stream: list[dict[str, Any]] | None = None  # every draw (d, item_i, item_j, ...)
+
+
+def attribute_names(inputs: Inputs, reserved: Sequence[str],
+                    paired: Sequence[str] = ()) -> list[tuple[str, str]]:
+    """(input column, output column) for every attribute column. A name that clashes
+    with a column of the sample files gets the prefix `attr_`: with `reserved` (draw or
+    item sample columns, also each other), or — the questions show both items'
+    attributes as `<name>_1`, `<name>_2` — whose suffixed forms clash with `paired`
+    (question columns: an attribute `item` would give a second `item_1`)."""
+    if inputs.attributes is None:
+        return []
+    taken = set(reserved)
+    question = set(paired)
+    out = []
+    for name in inputs.attributes.columns:
+        if name == inputs.columns.item:
+            continue
+        new = name
+        while new in taken or f"{new}_1" in question or f"{new}_2" in question:
+            new = f"attr_{new}"
+        taken.add(new)
+        out.append((name, new))
+    return out
+
+
+def sample_pairs(base: object, exp: object, weights: object | None = None, *,
+                 attributes: object | None = None, population: str = "abcde",
+                 budget: int | None = None, draws: int | None = None, seed: int = 0,
+                 slice_by: str | Sequence[str] | None = None, item_col: str = "item_id",
+                 cluster_col: str = "cluster_id", weight_col: str = "weight",
+                 missing_weight: float | None = None, out: str | Path | None = None,
+                 overwrite: bool = False, engine: Engine | None = None,
+                 db: str | Path | None = None, memory_limit: str | None = None,
+                 threads: int | None = None, return_stream: bool = False) -> PairSample:
+    """Sample item pairs for judgement (ABCDE §5.7–5.8, App. A; Jaccard decomposition §7).
+
+    Exactly one of `budget` (walk the draw stream until that many unique judgeable
+    pairs: (i, j) and (j, i) count once, self pairs count zero but stay; at most the
+    population's number of judgeable pairs) and `draws` (that many independent draws).
+    `population`: 'abcde' (∝ u_ij, ΔPrecision and the split/merge rates) or 'jaccard'
+    (∝ w_ij, also the distances and the affected indexes). `slice_by`: attribute
+    column(s) whose per-value weight and pairweight go into the manifest (ABCDE App. B).
+    With `out`, writes draws.parquet/.csv, questions.csv/.jsonl and manifest.json there;
+    a directory that already holds a sample is refused unless `overwrite` (which removes
+    those files first). `return_stream`: also return the whole stream of draws in draw
+    order (for checks).
+    """
+    if population not in POPULATIONS:
+        raise ValueError(f"population must be one of {POPULATIONS}, got {population!r}")
+    if (budget is None) == (draws is None):
+        raise ValueError("give exactly one of budget and draws")
+    if budget is not None:
+        budget = check_count("budget", budget, maximum=MAX_DRAWS)
+    if draws is not None:
+        draws = check_count("draws", draws, maximum=MAX_DRAWS)
+    seed = check_seed(seed)
+    slicings = parse_slicings(slice_by)
+    out_dir = Path(out) if out is not None else None
+    if out_dir is not None:
+        claim_directory(out_dir, overwrite)
+    with engine_for(engine, db=db, memory_limit=memory_limit, threads=threads) as eng:
+        inputs = open_inputs(eng, base, exp, weights, attributes,
+                             columns=Columns(item_col, cluster_col, weight_col),
+                             attribute_names=[c for s in slicings for c in s],
+                             missing_weight=missing_weight)
+        return _run(eng, inputs, population, budget, draws, seed, slicings, out_dir,
+                    return_stream)
+
+
+def prepare(engine: Engine, inputs: Inputs, population: str,
+            slicings: Sequence[Sequence[str]] = (), prefix: str = "abcde_pairs_",
+            ) -> tuple[Pipeline, list[str]]:
+    """Validated inputs, cells, cell metrics and the pair strata, materialised."""
+    pipeline = Pipeline(prefix=prefix, schema=getattr(engine, "work_schema", None))
+    add_item_steps(pipeline, inputs)
+    pipeline.run(engine, "cell_rows")
+    validate(engine, pipeline, inputs)
+    slice_steps = add_cell_steps(pipeline, inputs, slicings)
+    pipeline.run(engine, "cells", "cell_metrics")
+    pipeline.add("pair_strata", render("pairs/strata.sql", population=population),
+                 materialise=True)
+    pipeline.run(engine, "pair_strata")
+    pipeline.add("pair_totals", render("pairs/totals.sql"))
+    pipeline.add("overall", render("impact/overall.sql", metrics=IMPACT_METRICS))
+    # the items of the cells the draws need (pair_needed_cells, added with the draws):
+    # a second pass over the inputs, each side restricted to those cells' clusters
+    # before the join, and without the attributes
+    pipeline.add("pair_items", items_query(inputs, attributes=False,
+                                           cells="pair_needed_cells"))
+    return pipeline, slice_steps
+
+
+def draw_stream(engine: Engine, base: Pipeline, n: int, seed: int) -> Pipeline:
+    """Materialise the stream of draws 0..n−1 (`pair_stream`) on top of `prepare`'s
+    pipeline; returns the extended pipeline (a copy: `base` is reused for retries)."""
+    p = Pipeline(prefix=base.prefix, schema=base.schema, steps=dict(base.steps))
+    s = literal(seed)
+    p.add("draw_ids", render("pairs/draw_ids.sql", digits=digits_for(n), n=int(n)))
+    p.add("pair_draw_strata", render("pairs/draw_strata.sql", seed=s), materialise=True)
+    p.add("pair_split_partners", render("pairs/partner_cells.sql", side="b",
+                                        pair_class="split", seed=s), materialise=True)
+    p.add("pair_merge_partners", render("pairs/partner_cells.sql", side="e",
+                                        pair_class="merge", seed=s), materialise=True)
+    p.add("pair_draw_cells", render("pairs/draw_cells.sql"), materialise=True)
+    p.add("pair_needed_cells", render("pairs/needed_cells.sql"))
+    p.add("pair_cell_items", render("pairs/cell_items.sql"), materialise=True)
+    p.add("pair_stream", render("pairs/stream.sql", seed=s), materialise=True)
+    p.run(engine, "pair_draw_strata", "pair_split_partners", "pair_merge_partners",
+          "pair_draw_cells", "pair_cell_items", "pair_stream")
+    return p
+
+
+def judgeable_pairs(totals: dict[str, Any], classes: Sequence[str] = ("split", "merge",
+                                                                        "stable")) -> int:
+    """Unique unordered non-self pairs of positive probability in `classes`, from the
+    closed-form counts of `pairs/totals.sql`: the largest budget a fill can reach."""
+    return round(sum(float(totals[f"judgeable_{c}"] or 0) for c in classes))
+
+
+def check_budget(budget: int, judgeable: int) -> None:
+    """A budget fill cannot find more unique judgeable pairs than the population holds."""
+    if budget > judgeable:
+        raise InputError(f"the population has only {judgeable:,} judgeable pairs (unique unordered "
+                         f"pairs of distinct items with positive probability), fewer than "
+                         f"the budget {budget:,}", hint=f"Lower --budget to at most "
+                                                        f"{judgeable:,}.")
+
+
+def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
+                start: int | None = None, judgeable: int | None = None,
+                ) -> tuple[Pipeline, int, int]:
+    """Draw streams of growing length until one holds `budget` unique judgeable pairs
+    (draw numbers are keys of the uniforms, so a longer stream extends a shorter one).
+    Returns the pipeline, the stream length and the cut (last draw number kept).
+
+    A budget above the population's `judgeable` pairs (counted from `base`'s
+    `pair_totals` if not given) is refused up front; a fill that stops progressing —
+    a stream of STALL_DRAWS or more draws with no new pair since the previous stream (at
+    most half as long), or MAX_DRAWS reached — stops with an error instead of growing
+    the stream further. Without progress the stream grows 8× at a time up to
+    STALL_DRAWS, so that the check comes soon."""
+    if judgeable is None:
+        judgeable = judgeable_pairs(_clean(base.fetch(engine, "pair_totals")[0]))
+    check_budget(budget, judgeable)
+    n = min(MAX_DRAWS, start or 2 * budget + 100)
+    previous = -1
+    while True:
+        p = draw_stream(engine, base, n, seed)
+        name = f"budget_{n}"
+        p.add(name, render("pairs/budget.sql", budget=int(budget)))
+        row = p.fetch(engine, name)[0]
+        found = int(row["judgeable"] or 0)
+        if found >= budget:
+            return p, n, int(row["cut"])
+        if n >= MAX_DRAWS or (found == previous and n >= STALL_DRAWS):
+            raise InputError(
+                f"{n:,} draws hold only {found:,} of the population's {judgeable:,} "
+                f"judgeable pairs, fewer than the budget {budget:,}: the pairs still "
+                f"missing are too improbable to be drawn (weights orders of magnitude "
+                f"apart)", hint=f"Lower --budget to at most {found:,}.")
+        if found == previous:  # no progress: jump ahead to where the stall check decides
+            n = min(STALL_DRAWS, 8 * n) if n < STALL_DRAWS else min(MAX_DRAWS, 8 * n)
+        else:
+            grow = 1.5 * budget / found if found else 8.0
+            n = min(MAX_DRAWS, max(2 * n, math.ceil(n * grow)))
+        previous = found
+
+
+def _run(engine: Engine, inputs: Inputs, population: str, budget: int | None,
+         draws: int | None, seed: int, slicings: list[list[str]],
+         out: Path | None, return_stream: bool = False) -> PairSample:
+    pipeline, slice_steps = prepare(engine, inputs, population, slicings)
+    totals = _clean(pipeline.fetch(engine, "pair_totals")[0])
+    overall = _clean(pipeline.fetch(engine, "overall")[0])
+    attrs = attribute_names(inputs, [*DRAW_COLUMNS, *QUESTION_COLUMNS], QUESTION_COLUMNS)
+
+    if totals["total"] <= 0:
+        p, n, cut = pipeline, 0, -1  # Base = Exp on T: no pair has weight, empty sample
+    elif budget is not None:
+        p, n, cut = fill_budget(engine, pipeline, budget, seed,
+                                judgeable=judgeable_pairs(totals))
+    else:
+        assert draws is not None
+        p, n, cut = draw_stream(engine, pipeline, draws, seed), draws, draws - 1
+    rows, questions = collect_sample(engine, p, inputs, attrs, cut) if n > 0 else ([], [])
+
+    slices = []
+    for slicing, step in zip(slicings, slice_steps, strict=True):
+        cols = [inputs.attribute(c) for c in slicing]
+        name = f"pairweights_{step}"
+        p.add(name, render("pairs/slice_pairweights.sql", slice_columns=cols,
+                           slice_cells=step, population=population))
+        renamed = dict(attrs)
+        for r in p.fetch(engine, name):
+            slices.append({renamed.get(k, k): _clean({k: v})[k] for k, v in r.items()})
+
+    manifest = {
+        "abcde_version": __version__,
+        "population": population,
+        "seed": seed,
+        "budget": budget,
+        "stream_draws": n,
+        "draws": sum(int(r["draw_count"]) for r in rows),
+        "pairs": pair_counts(rows, questions),
+        "population_pairs": population_pairs(totals),
+        "totals": {k: float(totals[k]) for k in ("total", "split", "merge", "stable")},
+        "metrics": overall,
+        "weight": overall["weight"],
+        "slices": slices,
+        "inputs": {inputs.base.role: inputs.base.label, inputs.exp.role: inputs.exp.label,
+                   "weights": inputs.weights_description,
+                   "attributes": inputs.attributes.label if inputs.attributes else None},
+        "fingerprint": fingerprint(engine, p, {"sample": sample_digest(rows, DIGEST_KEYS)}),
+    }
+    manifest["sample_id"] = sample_id(manifest)
+    result = PairSample(rows, with_sample_id(questions, manifest["sample_id"]), manifest)
+    if return_stream and n > 0:
+        p.add("stream_sorted", _sorted("pair_stream", ("d",)))
+        result.stream = [_clean(r) for r in p.fetch(engine, "stream_sorted")]
+    if out is not None:
+        result.files = write_sample(out, result, engine=engine,
+                                    relation=p.physical_name("pair_sample") if rows else None)
+        write_manifest(out, manifest, result.files)
+    return result
+
+
+def collect_sample(engine: Engine, p: Pipeline, inputs: Inputs, attrs: list[tuple[str, str]],
+                   cut: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """The sample (draws up to `cut`, one row per ordered pair, `pairs/sample.sql`) and
+    its questions, materialised on the engine (`pair_sample`, `pair_questions`) and
+    fetched in (pair_id, first_draw) order."""
+    names = [o for _, o in attrs]
+    if attrs:
+        p.add("sample_attributes", render(
+            "sampling/attributes.sql", relation=inputs.attributes.relation,
+            item_col=inputs.columns.item, item_type=inputs.item_type, columns=attrs))
+    p.add("pair_sample", render("pairs/sample.sql", cut=cut, attributes=names),
+          materialise=True)
+    p.add("pair_questions", render("pairs/questions.sql", attributes=names),
+          materialise=True)
+    p.run(engine, "pair_sample", "pair_questions")
+    p.add("sample_sorted", _sorted("pair_sample", ("pair_id", "first_draw")))
+    p.add("questions_sorted", _sorted("pair_questions", ("pair_id",)))
+    return ([_clean(r) for r in p.fetch(engine, "sample_sorted")],
+            [_clean(r) for r in p.fetch(engine, "questions_sorted")])
+
+
+def pair_counts(rows: Sequence[dict[str, Any]],
+                questions: Sequence[dict[str, Any]]) -> dict[str, Any]:
+    """The manifest's `pairs`: ordered and unordered pairs drawn, questions, self pairs,
+    and per class (split, merge, stable, self) the unique unordered pairs and draws."""
+    by_class = {}
+    for cls in PAIR_CLASSES:
+        of = [r for r in rows if r["pair_class"] == cls]
+        by_class[cls] = {"pairs": len({r["pair_id"] for r in of}),
+                         "draws": sum(int(r["draw_count"]) for r in of)}
+    return {"ordered": len(rows), "unordered": len({r["pair_id"] for r in rows}),
+            "judgeable": len(questions), "self": sum(r["pair_class"] == "self" for r in rows),
+            "by_class": by_class}
+
+
+def population_pairs(totals: dict[str, Any]) -> dict[str, int]:
+    """The manifest's `population_pairs`: unique judgeable pairs per class and in all."""
+    out = {c: judgeable_pairs(totals, (c,)) for c in ("split", "merge", "stable")}
+    out["judgeable"] = judgeable_pairs(totals)
+    return out
+
+
+def with_sample_id(questions: Sequence[dict[str, Any]], sid: str) -> list[dict[str, Any]]:
+    """Questions with the sample's id just before the verdict (abcde.quality.judgements refuses
+    verdicts of another sample)."""
+    return [{**{k: v for k, v in q.items() if k != "verdict"}, "sample_id": sid,
+             "verdict": q.get("verdict")} for q in questions]
+
+
+def _sorted(step: str, order: Sequence[str]) -> Any:
+    """SELECT * FROM step ORDER BY ... (a fetch in a stable order)."""
+    from sqlglot import exp
+
+    return exp.select("*").from_(step).order_by(*order)
+
+
+def write_sample(out: Path, sample: PairSample, *, engine: Engine | None = None,
+                 relation: str | None = None,
+                 draw_columns: Sequence[str] = DRAW_COLUMNS) -> dict[str, str]:
+    """draws.parquet (from `relation` on `engine`, which keeps the id types, else from
+    the rows), draws.csv, questions.csv, questions.jsonl — every file in (pair_id,
+    first_draw) order, so the same sample gives the same bytes. manifest.json is
+    written by `write_manifest`, with this list of files. `out` was prepared by
+    `abcde.sampling.clocks.claim_directory`."""
+    out.mkdir(parents=True, exist_ok=True)
+    files: dict[str, str] = {}
+    draw_cols = list(sample.draws[0]) if sample.draws else list(draw_columns)
+    if sample.draws:
+        path = out / "draws.parquet"
+        if engine is not None and relation is not None:
+            engine.write(relation, path, "parquet", order_by=("pair_id", "first_draw"))
+        else:  # Parquet keeps the id types (a CSV reader may read '007' as 7)
+            write_rows(draw_cols, [tuple(r.get(c) for c in draw_cols) for r in sample.draws],
+                       path, "parquet")
+        files["draws_parquet"] = str(path)
+    question_cols = (list(sample.questions[0]) if sample.questions
+                     else list(QUESTION_COLUMNS))
+    for name, rows, cols in (("draws", sample.draws, draw_cols),
+                             ("questions", sample.questions, question_cols)):
+        path = out / f"{name}.csv"
+        with path.open("w", newline="") as f:
+            writer = csv.writer(f)
+            writer.writerow(cols)
+            writer.writerows([["" if r.get(c) is None else r.get(c) for c in cols]
+                              for r in rows])
+        files[f"{name}_csv"] = str(path)
+    path = out / "questions.jsonl"
+    with path.open("w") as f:
+        for q in sample.questions:
+            f.write(json.dumps({c: q.get(c) for c in question_cols}, default=str) + "\n")
+    files["questions_jsonl"] = str(path)
+    files["manifest"] = str(out / "manifest.json")
+    return files
+
+
+def write_manifest(out: Path, manifest: dict[str, Any], files: dict[str, str]) -> None:
+    manifest["files"] = files
+    (out / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str) + "\n")

@@ -1,0 +1,91 @@
+"""Placeholder helpers for the SQL templates: the unsafe constructs of docs/method.md §11
+(float division, natural log, random numbers, finiteness, ranking ties) written once as
+`ABCDE_*` functions that `abcde.sql.dialects` rewrites per target in the parsed tree.
+
+Each helper returns DuckDB SQL text with the placeholder; `tests/sql/test_helpers.py`
+shows the SQL each one becomes on every dialect.
+"""
+
+from __future__ import annotations
+
+import math
+
+from abcde.sql.quoting import ident, literal, table_ref
+
+
+def fdiv(a: str, b: str) -> str:
+    """Float division with a NULL (not an error, not inf) for a zero denominator."""
+    return f"ABCDE_FDIV({a}, {b})"
+
+
+def ln(x: str) -> str:
+    """Natural logarithm (`LOG` means log10 on DuckDB and ln elsewhere)."""
+    return f"ABCDE_LN({x})"
+
+
+def uniform(seed: str, *keys: str) -> str:
+    """Reproducible U(0,1) from md5('<seed>:<key1>:<key2>...'), identical on every engine."""
+    return f"ABCDE_UNIFORM({', '.join((seed, *keys))})"
+
+
+def order_key(*ids: str) -> str:
+    """A sort key for ids that depends only on their text: the md5 uniform of
+    ('order', ids...). The native order differs between types (9 < 10 but '9' > '10':
+    one input as CSV text, the other as Parquet integers) and PostgreSQL orders text by
+    its collation; this key is the same for 10 and '10' on every engine. Sort by it,
+    then by the ids themselves (a tie-break only a 52-bit md5 collision reaches)."""
+    return uniform(literal("order"), *ids)
+
+
+def is_finite(x: str) -> str:
+    """TRUE when x is a finite number (not NULL, NaN or ±inf)."""
+    return f"ABCDE_IS_FINITE({x})"
+
+
+# The weights abcde accepts (SPEC §1). Only ratios of weights matter, so any weights can
+# be rescaled into this range; inside it every sum (of up to 1e10 items), product and
+# ratio the metrics and estimators form is a normal double: no overflow to inf, no
+# subnormal losing digits. One constant for every validation path (Python and SQL).
+WEIGHT_MIN, WEIGHT_MAX = 1e-100, 1e100
+
+
+def valid_weight(x: str) -> str:
+    """TRUE when x is a weight abcde accepts: finite and in [WEIGHT_MIN, WEIGHT_MAX]."""
+    return (f"({is_finite(x)} AND {x} >= CAST({WEIGHT_MIN!r} AS DOUBLE) "
+            f"AND {x} <= CAST({WEIGHT_MAX!r} AS DOUBLE))")
+
+
+# Significant digits at which two positive numbers count as equal when ranking.
+RANK_DIGITS = 9
+
+
+def rank_key(x: str) -> str:
+    """A key that orders positive x like x, but is equal for values that agree to about
+    RANK_DIGITS significant digits: k = floor(ln x + 1/2) and the mantissa x·e^−k ∈
+    [e^−½, e^½) rounded to RANK_DIGITS decimals, packed into one exactly representable
+    number. (The ½ keeps round numbers such as 1.0 off the boundaries between k's.)
+    Mathematically equal values — the two halves of a cluster split in two contribute the
+    same — differ in their last bits between engines and between parallel runs; ranked by
+    this key, such ties are broken by id the same way everywhere. NULL for x ≤ 0.
+    Python's twin: `rank_value`."""
+    k = f"FLOOR({ln(x)} + CAST(0.5 AS DOUBLE))"
+    scale = f"CAST({10 ** RANK_DIGITS} AS DOUBLE)"
+    mantissa = f"FLOOR(CAST({x} AS DOUBLE) * EXP(-{k}) * {scale} + CAST(0.5 AS DOUBLE))"
+    return (f"(CASE WHEN {x} > 0 THEN CAST({4 * 10 ** RANK_DIGITS} AS DOUBLE) * {k} "
+            f"+ {mantissa} END)")
+
+
+def rank_value(x: float | None) -> float:
+    """The Python twin of `rank_key`, for rankings made in Python: 4·10^d·k +
+    round(x·e^−k·10^d), k = floor(ln x + 1/2), d = RANK_DIGITS; −inf for x ≤ 0 or None
+    (ranked last in a descending order)."""
+    if x is None or not x > 0:
+        return -math.inf
+    k = math.floor(math.log(x) + 0.5)
+    scale = float(10 ** RANK_DIGITS)
+    return 4 * scale * k + math.floor(x * math.exp(-k) * scale + 0.5)
+
+
+HELPERS = {"ident": ident, "table_ref": table_ref, "literal": literal, "fdiv": fdiv,
+           "ln": ln, "uniform": uniform, "order_key": order_key, "is_finite": is_finite,
+           "rank_key": rank_key, "valid_weight": valid_weight}

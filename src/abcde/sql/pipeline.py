@@ -1,0 +1,167 @@
+"""A pipeline of named SQL steps (after Splink's CTEPipeline).
+
+Each step is a query that may read earlier steps by name. The pipeline compiles either
+to one WITH query (for display and for engines that optimise across steps) or to
+statements that materialise chosen steps as real tables — required where a result is
+reused or must not be re-evaluated (samples: a view re-evaluates its randomness).
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from sqlglot import exp
+
+from abcde.sql.dialects import to_sql
+from abcde.sql.quoting import CANONICAL_DIALECT, ident, table_ref
+
+if TYPE_CHECKING:
+    from abcde.engines.base import Engine
+
+
+log = logging.getLogger("abcde")
+
+
+@dataclass
+class Step:
+    name: str
+    query: exp.Query
+    materialise: bool = False
+
+
+@dataclass
+class Pipeline:
+    """Steps in order; `prefix` names the physical tables of materialised steps, in
+    `schema` if given. Like every user-given name, schema and prefix are quoted: tables
+    are created exactly as named (abcde.sql.dialects decides how Snowflake writes them)."""
+
+    prefix: str = "abcde_"
+    schema: str | None = None
+    steps: dict[str, Step] = field(default_factory=dict)
+
+    def add(self, name: str, query: exp.Query, *, materialise: bool = False) -> str:
+        if name in self.steps:
+            raise ValueError(f"duplicate pipeline step {name!r}")
+        self.steps[name] = Step(name, query, materialise)
+        return name
+
+    def physical_name(self, name: str) -> str:
+        """The table of step `name` as a relation in DuckDB SQL, every part quoted (what
+        `Engine.write` and the engines' relation arguments take)."""
+        table = f"{self.prefix}{name}"
+        return table_ref(f"{self.schema}.{table}") if self.schema else ident(table)
+
+    def table(self, name: str) -> exp.Table:
+        """The table of step `name`, to be written for a dialect with `to_sql`."""
+        return exp.to_table(self.physical_name(name), dialect=CANONICAL_DIALECT)
+
+    def relation_names(self) -> set[str]:
+        """Every name the pipeline's queries give a relation of their own: its steps and
+        the CTEs of their queries. An unqualified user table of one of these names would
+        be read as abcde's relation instead."""
+        names = set(self.steps)
+        for step in self.steps.values():
+            names |= {cte.alias for cte in step.query.find_all(exp.CTE)}
+        return names
+
+    def _dependencies(self, query: exp.Query) -> list[str]:
+        """Earlier steps a query reads, in pipeline order."""
+        cte_names = {cte.alias for cte in query.find_all(exp.CTE)}
+        used = {t.name for t in query.find_all(exp.Table) if not t.db and t.name not in cte_names}
+        return [n for n in self.steps if n in used]
+
+    def _inline(self, name: str) -> exp.Query:
+        return self.rewrite_query(self.steps[name].query)
+
+    def rewrite_query(self, query: exp.Query) -> exp.Query:
+        """A query over step names made runnable: unmaterialised steps it reads become
+        CTEs, materialised ones are renamed to their physical tables.
+
+        CTEs are flattened into one WITH list (nested WITH is not portable): a step's
+        own CTEs come right before it; a clash of names is a template bug.
+        """
+        ctes: list[tuple[str, exp.Query]] = []
+        seen: set[str] = set()
+
+        def hoist(q: exp.Query) -> exp.Query:
+            """Move q's own CTEs into `ctes`; return q without its WITH."""
+            q = q.copy()  # the one copy: everything below edits it in place
+            with_ = q.args.get("with_") or q.args.get("with")
+            if not with_:
+                return q
+            for cte in with_.expressions:
+                add(cte.alias, cte.this)
+            q.set("with_" if "with_" in q.args else "with", None)
+            return q
+
+        def add(name: str, q: exp.Query) -> None:
+            if name in seen:
+                raise ValueError(f"CTE name {name!r} used twice in one pipeline query")
+            seen.add(name)
+            ctes.append((name, q))
+
+        def collect(q: exp.Query) -> None:
+            for dep in self._dependencies(q):
+                if dep in seen or self.steps[dep].materialise:
+                    continue
+                dep_query = self.steps[dep].query
+                collect(dep_query)
+                add(dep, hoist(dep_query))
+
+        collect(query)
+        main = hoist(query)
+        for cte_name, cte_query in ctes:
+            main = main.with_(cte_name, as_=cte_query, copy=False)
+        return self._rename(main)
+
+    def _rename(self, query: exp.Query) -> exp.Query:
+        materialised = {n for n, s in self.steps.items() if s.materialise}
+
+        def visit(node: exp.Expression) -> exp.Expression:
+            if isinstance(node, exp.Table) and not node.db and node.name in materialised:
+                table = self.table(node.name)
+                table.set("alias", node.args.get("alias") or exp.TableAlias(
+                    this=exp.to_identifier(node.name)))
+                return table
+            return node
+
+        return query.transform(visit, copy=False)  # rewrite_query made a private copy
+
+    def query(self, name: str) -> exp.Query:
+        """One query computing step `name`."""
+        return self._inline(name)
+
+    def create_statements(self, name: str, dialect: str, *, pretty: bool = False) -> list[str]:
+        """DROP TABLE IF EXISTS, then CREATE TABLE ... AS, for one step (CREATE OR
+        REPLACE is not portable)."""
+        table = self.table(name)
+        drop = exp.Drop(tables=[table.copy()], kind="TABLE", exists=True)
+        create = exp.Create(this=table.copy(), kind="TABLE", expression=self._inline(name))
+        return [to_sql(drop, dialect, pretty=pretty),
+                to_sql(create, dialect, pretty=pretty, copy=False)]
+
+    def statements(self, dialect: str, *, pretty: bool = False) -> list[tuple[str, str]]:
+        """(step name, SQL) for every materialised step, in order."""
+        return [(name, sql) for name, step in self.steps.items() if step.materialise
+                for sql in self.create_statements(name, dialect, pretty=pretty)]
+
+    def run(self, engine: Engine, *names: str) -> None:
+        """Materialise steps on an engine."""
+        for name in names:
+            start = time.perf_counter()
+            for sql in self.create_statements(name, engine.dialect):
+                log.debug("%s", sql)
+                engine.execute(sql)
+            log.info("step %s: %.2f s", name, time.perf_counter() - start)
+
+    def fetch(self, engine: Engine, name: str) -> list[dict[str, Any]]:
+        """Run step `name` as one query and return its rows."""
+        start = time.perf_counter()
+        sql = to_sql(self.query(name), engine.dialect, copy=False)
+        log.debug("%s", sql)
+        rows = engine.fetch(sql)
+        log.info("query %s: %.2f s", name, time.perf_counter() - start)
+        return rows

@@ -1,0 +1,71 @@
+"""Render the SQL templates of `sql_templates/` and parse them once, in DuckDB's dialect.
+
+Templates hold only structure (column lists, slices, optional clauses). Everything that
+differs between engines is written through the helpers of `abcde.sql.helpers`, which
+emit placeholder functions (`ABCDE_FDIV`, ...) that `abcde.sql.dialects` rewrites per
+target in the parsed tree. User-given names reach SQL only through `ident`/`table_ref`
+(`abcde.sql.quoting`), which quote them with sqlglot. The environment is built once and
+shared by every template (one cache).
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+import jinja2
+import sqlglot
+from sqlglot import exp
+
+from abcde.errors import TemplateError
+from abcde.sql.helpers import HELPERS
+from abcde.sql.quoting import CANONICAL_DIALECT, ident, literal, table_ref
+
+
+def template_dir() -> Path:
+    """Templates ship inside the wheel as `abcde/sql_templates`; a source checkout has
+    them at the repository's top level (editable installs map only `src/abcde`)."""
+    packaged = Path(str(resources.files("abcde"))) / "sql_templates"
+    if packaged.is_dir():
+        return packaged
+    checkout = Path(__file__).resolve().parents[3] / "sql_templates"
+    if checkout.is_dir():
+        return checkout
+    raise TemplateError(f"SQL templates not found (looked in {packaged} and {checkout})")
+
+
+@cache
+def _environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(template_dir())),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
+    env.globals.update(HELPERS)
+    env.filters.update(ident=ident, table_ref=table_ref, literal=literal)
+    return env
+
+
+def render_text(name: str, **context: Any) -> str:
+    """Render template `name` (e.g. "impact/cells.sql") to DuckDB SQL text."""
+    try:
+        return _environment().get_template(name).render(**context)
+    except jinja2.TemplateError as err:
+        raise TemplateError(f"template {name}: {err}") from err
+
+
+def render(name: str, **context: Any) -> exp.Query:
+    """Render and parse once in DuckDB's dialect; a parse error names the template."""
+    text = render_text(name, **context)
+    try:
+        parsed = sqlglot.parse_one(text, read=CANONICAL_DIALECT)
+    except sqlglot.errors.ParseError as err:
+        raise TemplateError(f"template {name} does not parse: {err}\n{text}") from err
+    if not isinstance(parsed, exp.Query):
+        raise TemplateError(f"template {name} must hold one query, got {type(parsed).__name__}")
+    return parsed
