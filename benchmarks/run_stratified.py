@@ -48,8 +48,8 @@ def main() -> None:
     for design in args.designs.split(","):
         start = time.perf_counter()
         docs[design] = simulate(
-            str(EXAMPLES / "base.csv"), str(EXAMPLES / "exp.csv"), truth,
-            str(EXAMPLES / "weights.csv"), population="jaccard", budgets=budgets,
+            str(EXAMPLES / "base.csv"), str(EXAMPLES / "exp.csv"),
+            str(EXAMPLES / "weights.csv"), truth=truth, population="jaccard", budgets=budgets,
             replications=args.replications, seed=1,
             stratify=None if design == "none" else design)
         print(f"# {design}: {time.perf_counter() - start:.1f} s", file=sys.stderr)

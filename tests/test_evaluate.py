@@ -42,7 +42,8 @@ from strategies import clusterings
 from abcde.engines import connect
 from abcde.errors import InputError
 from abcde.evaluation.run import CLASSIC_METRICS, evaluate, evaluation_pipeline, run_names
-from abcde.inputs.sources import open_inputs
+from abcde.inputs.session import open_inputs
+from abcde.inputs.spec import InputSpec
 from abcde.sql.dialects import DIALECTS, to_sql
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.templates import render
@@ -496,8 +497,8 @@ def test_evaluation_sql_divides_only_doubles(eng: object, dialect: str) -> None:
     decimals of an integer or decimal quotient, Spark divides decimals exactly), no LOG
     (log10 on DuckDB), no integer division — in every evaluation step."""
     attrs = {"i1": {"part": "a"}, "i2": {"part": "b"}, "i3": {"part": "b"}}
-    inputs = open_inputs(eng, FIG2_TRUTH, FIG2_ACTUAL, FIG2_WEIGHT, attrs,
-                         attribute_names=["part"], roles=("truth", "actual"))
+    inputs = open_inputs(eng, InputSpec(FIG2_TRUTH, FIG2_ACTUAL, FIG2_WEIGHT, attrs,
+                                          slicings=(("part",),), roles=("truth", "actual")))
     p = evaluation_pipeline(inputs, [["part"]])
     p.add("worst", render("evaluate/worst_clusters.sql", relation="truth_clusters",
                           metrics=POINTWISE_METRICS, k=3))

@@ -16,7 +16,7 @@ from abcde.cli import main
 from abcde.errors import InputError
 from abcde.quality.estimate import estimate
 from abcde.quality.estimators import estimate as raw_estimate
-from abcde.quality.judgements import sample_id
+from abcde.sampling.manifest import sample_id
 from abcde.sampling.pairs import sample_pairs
 
 BASE = {i: i // 4 for i in range(40)}  # clusters of 4

@@ -51,7 +51,8 @@ from test_estimators_statistical import (
 )
 
 from abcde.engines import connect
-from abcde.inputs.sources import Columns, open_inputs
+from abcde.inputs.session import open_inputs
+from abcde.inputs.spec import InputSpec
 from abcde.quality.estimators import estimate, metric_keys
 from abcde.sampling.pairs import draw_stream, prepare, sample_pairs
 
@@ -66,8 +67,7 @@ def sql_stream(world: Any, population: str, n: int, seed: int) -> dict[str, np.n
     """n draws of the SQL sampler's stream, in draw order, as numpy arrays."""
     eng = connect("duckdb")
     try:
-        inputs = open_inputs(eng, world.base, world.exp, world.weight, None,
-                             columns=Columns("item_id", "cluster_id", "weight"))
+        inputs = open_inputs(eng, InputSpec(world.base, world.exp, world.weight))
         pipeline, _ = prepare(eng, inputs, population)
         p = draw_stream(eng, pipeline, n, seed)
         table = p.physical_name("pair_stream")

@@ -21,9 +21,11 @@ from scipy import stats
 
 from abcde.engines.duckdb import DuckDBEngine
 from abcde.impact.run import impact
-from abcde.inputs.sources import open_inputs
+from abcde.inputs.session import open_inputs
+from abcde.inputs.spec import InputSpec
 from abcde.sampling.clocks import add_clock_step, draw_counts
-from abcde.sampling.items import explore, prepare_items, sample_items
+from abcde.sampling.explore import explore
+from abcde.sampling.items import prepare_items, sample_items
 from abcde.sql.templates import render
 
 
@@ -48,7 +50,7 @@ def multi_seed_clock(base, exp, weight, seeds: int, n: int) -> list[dict]:
     """The real `affected_items` population and clock step, run for seeds 0..seeds−1 at
     once (partitioned by seed): each seed's rows are exactly what sample_items draws."""
     with DuckDBEngine() as eng:
-        inputs = open_inputs(eng, base, exp, weight)
+        inputs = open_inputs(eng, InputSpec(base, exp, weight))
         p = prepare_items(eng, inputs, prefix="t_items_")
         p.add("seeds", render("pairs/draw_ids.sql", digits=len(str(seeds - 1)), n=seeds))
         from sqlglot import exp as sx

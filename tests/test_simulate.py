@@ -35,7 +35,7 @@ def test_prefix_of_the_stream_is_the_budget_sample() -> None:
 
 
 def test_half_widths_shrink_like_one_over_root_budget() -> None:
-    doc = simulate(BASE, EXP, TRUTH, WEIGHT, population="jaccard", budgets=(50, 200),
+    doc = simulate(BASE, EXP, WEIGHT, truth=TRUTH, population="jaccard", budgets=(50, 200),
                    replications=6, seed=1)
     assert doc["budgets"] == [50, 200]
     for key in ("delta_precision", "good_distance", "affected_good_index"):
@@ -69,7 +69,7 @@ def test_half_widths_are_the_reported_intervals_next_to_the_spread() -> None:
     (z × mean SE) showed a half-width of 0 there; the reported (Wilson) intervals are
     never zero-wide, so the mean half-width is > 0. The spread of the estimates across
     replications is reported next to it: spread_half_width = z·sd."""
-    doc = simulate(BASE, EXP, EXP, WEIGHT, population="jaccard", budgets=(40,),
+    doc = simulate(BASE, EXP, WEIGHT, truth=EXP, population="jaccard", budgets=(40,),
                    replications=4, seed=2)
     for key in ("good_split_rate", "bad_merge_rate", "good_merge_distance"):
         cell = doc["metrics"][key][40]

@@ -141,7 +141,8 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
         abcde.impact(b, e, str(extra_weight), attributes=a,
                      slice_by=["provenance", "provenance,size_class"], out=tmp / "impact")
         abcde.impact(b, e)
-        impact_pipeline(ScriptSpec(b, e, w, a, [["provenance"]]))
+        impact_pipeline(ScriptSpec(base=b, exp=e, weights=w, attributes=a,
+                                   slicings=(("provenance",),)))
         abcde.evaluate(truth, [b, e], w, attributes=a, slice_by="provenance",
                        out=tmp / "evaluate")
         abcde.sample_items(b, e, w, attributes=a, size=50, seed=3)
@@ -269,7 +270,7 @@ def test_missing_weight_weighs_the_items_the_weights_table_lacks() -> None:
                 "t(item_id, cluster_id)")
     con.execute("CREATE TABLE e AS SELECT * FROM b")
     con.execute("CREATE TABLE w AS SELECT 'a' AS item_id, 4.0 AS weight")
-    pipeline, _, _ = impact_pipeline(ScriptSpec("b", "e", "w", missing_weight=2.5))
+    pipeline, _, _ = impact_pipeline(ScriptSpec(base="b", exp="e", weights="w", missing_weight=2.5))
     for _, sql in pipeline.statements("duckdb"):
         con.execute(sql)
     weight, valid = con.execute(f"SELECT weight, input_valid FROM "
@@ -336,7 +337,7 @@ def test_qualified_input_named_like_a_step_is_read_as_the_table() -> None:
                 "('c', '2')) t(item_id, cluster_id)")
     con.execute("CREATE TABLE overall AS SELECT * FROM (VALUES ('a', '1'), ('b', '2'), "
                 "('c', '2')) t(item_id, cluster_id)")
-    pipeline, _, _ = impact_pipeline(ScriptSpec("main.cells", "main.overall"))
+    pipeline, _, _ = impact_pipeline(ScriptSpec(base="main.cells", exp="main.overall"))
     for _, sql in pipeline.statements("duckdb"):
         con.execute(sql)
     items, affected = con.execute(f"SELECT items, affected_items FROM "
@@ -379,7 +380,7 @@ def test_inputs_and_outputs_follow_one_case_rule(dialect: str) -> None:
     from abcde.warehouse.scripts import impact_script
 
     q = "`" if dialect in ("bigquery", "spark") else '"'
-    spec = ScriptSpec("Db.S.Base", "db.s.exp", prefix="X_", schema="Db.Out")
+    spec = ScriptSpec(base="Db.S.Base", exp="db.s.exp", prefix="X_", schema="Db.Out")
     text = impact_script(spec, dialect).split("\n\n", 1)[1]
     assert f"FROM {q}Db{q}.{q}S{q}.{q}Base{q}" in text
     assert f"CREATE TABLE {q}Db{q}.{q}Out{q}.{q}X_overall{q}" in text
@@ -427,8 +428,9 @@ def test_script_runs_on_real_engines_and_equals_impact(engine: Engine, tmp_path:
     for role in ("base", "exp", "weights", "attributes"):
         ids = ["item_id", "cluster_id"] if role in ("base", "exp") else ["item_id"]
         engine.register_file(f"In_{role}", EXAMPLES / f"{role}.csv", "csv", ids)
-    spec = ScriptSpec("In_base", "In_exp", "In_weights", "In_attributes",
-                      [["provenance"]], prefix="Script_", schema=engine.work_schema)
+    spec = ScriptSpec(base="In_base", exp="In_exp", weights="In_weights",
+                      attributes="In_attributes", slicings=(("provenance",),),
+                      prefix="Script_", schema=engine.work_schema)
     pipeline, _, _ = impact_pipeline(spec)
     for _, sql in pipeline.statements(engine.dialect):
         engine.execute(sql)
@@ -471,7 +473,7 @@ def test_script_flags_invalid_input(tmp_path: Path) -> None:
         eng.register_rows("e", ["item_id", "cluster_id"], [("a", "1"), ("c", "1"),
                                                             ("d", "3")])
         eng.register_rows("w", ["item_id", "weight"], [("a", 1.0), ("c", -1.0), ("d", 2.0)])
-        spec = ScriptSpec("b", "e", "w")
+        spec = ScriptSpec(base="b", exp="e", weights="w")
         pipeline, _, outputs = impact_pipeline(spec)
         for _, sql in pipeline.statements("duckdb"):
             eng.execute(sql)
@@ -486,5 +488,5 @@ def test_script_flags_invalid_input(tmp_path: Path) -> None:
 
 
 def test_spec_from_regenerate_is_the_documented_one() -> None:
-    assert SPEC.schema == "proj.ds" and SPEC.slice_by[0] == ["provenance"]
+    assert SPEC.schema == "proj.ds" and SPEC.slicings[0] == ("provenance",)
     assert isinstance(SPEC, ScriptSpec)

@@ -13,7 +13,8 @@ from test_estimators_statistical import Summary, check, exact_values, make_world
 
 from abcde.engines import connect
 from abcde.errors import InputError
-from abcde.inputs.sources import Columns, open_inputs
+from abcde.inputs.session import open_inputs
+from abcde.inputs.spec import InputSpec
 from abcde.quality.estimate import Sample, estimate, estimate_with_verdicts
 from abcde.sampling.pairs import draw_stream, prepare
 from abcde.sampling.stratified import (
@@ -130,8 +131,7 @@ def stratum_streams(world: Any, population: str, seed: int,
     one stream are independent samples), plus each stratum's totals."""
     eng = connect("duckdb")
     try:
-        inputs = open_inputs(eng, world.base, world.exp, world.weight, None,
-                             columns=Columns("item_id", "cluster_id", "weight"))
+        inputs = open_inputs(eng, InputSpec(world.base, world.exp, world.weight))
         pipeline, _ = prepare(eng, inputs, population)
         totals = pipeline.fetch(eng, "pair_totals")[0]
         out = {}

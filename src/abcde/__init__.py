@@ -5,18 +5,18 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"  # before the imports: submodules read it while they load
-
 from abcde.engines import connect
 from abcde.errors import AbcdeError, InputError
 from abcde.impact.run import ImpactResult, impact
+from abcde.version import __version__
 
 # The rest of the API loads on first use, so that `abcde impact` does not pay for the
-# estimators, numpy and the evaluation code. No module is named like a function here
-# (a submodule import would replace the function on the package).
+# estimators, numpy and the evaluation code. `impact` is both a function and a package
+# (abcde/impact/): the function is bound after the package is imported, and importing a
+# submodule later does not rebind the name (tests/architecture/test_imports.py).
 _LAZY = {
     "evaluate": "abcde.evaluation.run",
-    "explore": "abcde.sampling.items",
+    "explore": "abcde.sampling.explore",
     "sample_items": "abcde.sampling.items",
     "sample_pairs": "abcde.sampling.pairs",
     "estimate": "abcde.quality.estimate",
@@ -28,7 +28,8 @@ if TYPE_CHECKING:
     from abcde.evaluation.run import evaluate
     from abcde.quality.estimate import estimate
     from abcde.quality.simulation import simulate
-    from abcde.sampling.items import explore, sample_items
+    from abcde.sampling.explore import explore
+    from abcde.sampling.items import sample_items
     from abcde.sampling.pairs import sample_pairs
     from abcde.sampling.stratified import sample_pairs_stratified
 

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from abcde.inputs.checks import check_names, counts_weight_rows, nan_for_missing, row_checks
-from abcde.inputs.sources import Inputs
+from abcde.inputs.session import Inputs
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.quoting import literal
 from abcde.sql.templates import render

@@ -13,7 +13,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from abcde.inputs.sources import Columns
+from abcde.inputs.spec import Columns
 from abcde.sql.dialects import DIALECTS
 from abcde.warehouse.scripts import ScriptSpec, step_statements
 
@@ -22,7 +22,7 @@ DOC = GOLDEN.parents[1] / "docs" / "data_engineers.md"
 
 SPEC = ScriptSpec(base="proj.ds.base", exp="proj.ds.exp", weights="proj.ds.weights",
                   attributes="proj.ds.attributes",
-                  slice_by=[["provenance"], ["provenance", "size_class"]],
+                  slicings=(("provenance",), ("provenance", "size_class")),
                   columns=Columns("item_id", "cluster_id", "weight"), prefix="abcde_",
                   schema="proj.ds")
 

@@ -12,8 +12,8 @@ import sys
 
 import click
 
-from abcde import __version__
 from abcde.cli import evaluate, impact, quality, sampling, warehouse
+from abcde.version import __version__
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})

@@ -77,7 +77,7 @@ def simulate_cmd(base: str, exp: str, truth: str, weights: str | None, item_col:
         raise click.BadParameter("comma-separated integers", param_hint="--budgets") from None
     if replications < 1:
         raise click.BadParameter("must be >= 1", param_hint="--replications")
-    doc = simulate(base, exp, truth, weights, population=population, budgets=sizes,
+    doc = simulate(base, exp, weights, truth=truth, population=population, budgets=sizes,
                    replications=replications, seed=seed, unknown_share=unknown_share,
                    stratify=strata_allocation, item_col=item_col, cluster_col=cluster_col,
                    weight_col=weight_col, missing_weight=missing_weight, db=db,

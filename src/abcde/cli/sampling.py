@@ -72,7 +72,7 @@ def explore_cmd(sample: str, group_by: str, where: str | None, metric: str, top:
                 examples: int, fmt: str) -> None:
     """Top groups of an item sample by estimated contribution to METRIC(T)
     (ABCDE §4.1.1)."""
-    from abcde.sampling.items import explore
+    from abcde.sampling.explore import explore
 
     doc = explore(sample, group_by, where=where, metric=metric, top=top, examples=examples)
     if fmt == "json":

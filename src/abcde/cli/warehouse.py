@@ -11,8 +11,7 @@ from typing import Any
 import click
 
 from abcde.cli._common import handle_errors
-from abcde.impact.run import parse_slicings
-from abcde.inputs.sources import Columns
+from abcde.inputs.spec import Columns, parse_slicings
 from abcde.sql.dialects import DIALECTS
 from abcde.warehouse.scripts import ID_KINDS, ScriptSpec
 
@@ -57,9 +56,11 @@ def make_spec(dialect: str, base: str, exp: str, weights: str | None,
               slice_by: tuple[str, ...], item_col: str, cluster_col: str, weight_col: str,
               item_type: str, cluster_type: str, prefix: str, schema: str | None,
               ) -> ScriptSpec:
-    return ScriptSpec(base, exp, weights, attributes, parse_slicings(list(slice_by)),
-                      Columns(item_col, cluster_col, weight_col), item_type, cluster_type,
-                      missing_weight, prefix, schema)
+    return ScriptSpec(base=base, exp=exp, weights=weights, attributes=attributes,
+                      slicings=tuple(tuple(s) for s in parse_slicings(list(slice_by))),
+                      columns=Columns(item_col, cluster_col, weight_col),
+                      missing_weight=missing_weight, item_type=item_type,
+                      cluster_type=cluster_type, prefix=prefix, schema=schema)
 
 
 def command_line() -> str:

@@ -25,13 +25,13 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 from abcde.cells import add_cell_steps, add_item_steps
-from abcde.engines import Engine, engine_for
+from abcde.engines import Engine
 from abcde.errors import InputError
 from abcde.evaluation.uir import (
     ALPHA_SWEEP,
@@ -48,8 +48,11 @@ from abcde.evaluation.uir import (
     uir,
     uir_matrix,
 )
-from abcde.impact.run import OUT_FORMATS, _clean, _coverage, check_slice_names, parse_slicings
-from abcde.inputs.sources import Columns, Inputs, file_format, names_a_file, open_inputs
+from abcde.inputs.checks import coverage_report
+from abcde.inputs.session import EngineOptions, Inputs, open_inputs
+from abcde.inputs.sources import file_format, names_a_file
+from abcde.inputs.spec import InputSpec, check_slice_names
+from abcde.results import OUT_FORMATS, plain_row
 from abcde.sql.helpers import rank_value
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.templates import render as _render
@@ -304,11 +307,15 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
         raise InputError("no actual clustering given", hint="Give --actual at least once.")
     labels = run_names(runs, names, database=db is not None
                        or getattr(engine, "user_db", None) is not None)
-    slicings = parse_slicings(slice_by)
+    spec = InputSpec.of(truth, None, weights, attributes=attributes, slice_by=slice_by,
+                        item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
+                        missing_weight=missing_weight, roles=("truth", "actual"))
+    slicings = [list(s) for s in spec.slicings]
     cases = parse_uir_cases(uir_cases)
     metrics = parse_uir_metrics(uir_metrics)
     if cases is not None and cases.kind == "slice" and [cases.column] not in slicings:
         slicings.append([cases.column])  # type: ignore[list-item]
+        spec = replace(spec, slicings=tuple(tuple(sl) for sl in slicings))
     check_slice_names(slicings, {"items", "weight", "cells", "loss", *OVERALL_METRICS})
     if top < 0:
         raise ValueError("top must be >= 0")
@@ -316,14 +323,11 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
         raise InputError(f"the UIR relative tolerance must lie in [0, 1), got {uir_rel_tol!r}")
     if out_format not in OUT_FORMATS:
         raise ValueError(f"out_format must be one of {OUT_FORMATS}")
-    with engine_for(engine, db=db, memory_limit=memory_limit, threads=threads) as eng:
+    with EngineOptions(engine, db, memory_limit, threads).open() as eng:
         results = []
         input_doc: dict[str, Any] = {}
         for k, (name, source) in enumerate(zip(labels, runs, strict=True)):
-            inputs = open_inputs(eng, truth, source, weights, attributes,
-                                 columns=Columns(item_col, cluster_col, weight_col),
-                                 attribute_names=[c for s in slicings for c in s],
-                                 missing_weight=missing_weight, roles=("truth", "actual"))
+            inputs = open_inputs(eng, replace(spec, exp=source))
             input_doc = {"truth": inputs.base.label, "weights": inputs.weights_description,
                          "attributes": inputs.attributes.label if inputs.attributes else None}
             results.append(_run_one(eng, inputs, name, k, slicings, top, cases,
@@ -349,26 +353,26 @@ def _run_one(engine: Engine, inputs: Inputs, name: str, k: int,
     pipeline.run(engine, "cells", "cell_metrics", "truth_clusters", "actual_clusters",
                  "yandex_themes", *slice_steps)
 
-    overall = _clean(pipeline.fetch(engine, "overall")[0])
-    coverage = _coverage(engine, pipeline, inputs, overall, checked)
-    classic_row = _clean(pipeline.fetch(engine, "classic")[0])
-    yandex_row = _clean(pipeline.fetch(engine, "yandex")[0])
+    overall = plain_row(pipeline.fetch(engine, "overall")[0])
+    coverage = coverage_report(engine, pipeline, inputs, overall, checked)
+    classic_row = plain_row(pipeline.fetch(engine, "classic")[0])
+    yandex_row = plain_row(pipeline.fetch(engine, "yandex")[0])
 
     worst = {}
     for side in ("truth_clusters", "actual_clusters"):
         step = f"worst_{side}"
         pipeline.add(step, render("evaluate/worst_clusters.sql",
                                   relation=side, metrics=POINTWISE_METRICS, k=top))
-        worst[side] = [_finite(_clean(r)) for r in pipeline.fetch(engine, step)]
+        worst[side] = [_finite(plain_row(r)) for r in pipeline.fetch(engine, step)]
     pipeline.add("yandex_worst_themes", render("evaluate/yandex_worst_themes.sql", k=top))
-    worst_themes = [_finite(_clean(r)) for r in pipeline.fetch(engine, "yandex_worst_themes")]
+    worst_themes = [_finite(plain_row(r)) for r in pipeline.fetch(engine, "yandex_worst_themes")]
     for r in worst_themes:  # counts summed in DOUBLE (SPEC §5)
         for c in ("items", "clustered_items", "actual_clusters"):
             r[c] = int(r[c])
 
     slices = []
     for slicing, step in zip(slicings, slice_steps, strict=True):
-        rows = [_finite(_clean(r)) for r in pipeline.fetch(engine, step)]
+        rows = [_finite(plain_row(r)) for r in pipeline.fetch(engine, step)]
         rows.sort(key=lambda r: (-rank_value(r["weight"]), *(str(r[c]) for c in slicing)))
         slices.append({"slice_by": slicing, "rows": rows})
 

@@ -23,7 +23,8 @@ from typing import Any
 
 from abcde.engines.base import Engine
 from abcde.errors import InputError, Shown
-from abcde.inputs.sources import WEIGHT_RANGE_TEXT, WEIGHT_SCALE_HINT, Inputs
+from abcde.inputs.session import Inputs
+from abcde.inputs.spec import WEIGHT_RANGE_TEXT, WEIGHT_SCALE_HINT
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.templates import render
 
@@ -193,6 +194,39 @@ def validate(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[str, An
     if errors:
         raise combine(errors)
     return result
+
+
+def coverage_report(engine: Engine, pipeline: Pipeline, inputs: Inputs, overall: dict[str, Any],
+              checked: dict[str, Any]) -> dict[str, Any]:
+    """Items outside T, and input rows that match no item: reported, never silently
+    dropped (ABCDE §3)."""
+    pipeline.add("coverage", render("impact/coverage.sql", limit=EXAMPLES))
+    rows = {r["side"]: r for r in pipeline.fetch(engine, "coverage")}
+    report: dict[str, Any] = {"items_in_both": int(overall["items"]),
+                              "weight_in_both": float(overall["weight"])}
+    for side, source in (("base", inputs.base), ("exp", inputs.exp)):
+        r = rows.get(side)
+        entry: dict[str, Any] = {"items": 0, "weight": 0.0, "examples": []}
+        if r is not None:
+            entry = {"items": int(r["items"]), "weight": float(r["weight"] or 0.0),
+                     "examples": [r[f"example_{k}"] for k in range(1, EXAMPLES + 1)
+                                  if r[f"example_{k}"] is not None]}
+            if r["items_without_weight"]:
+                entry["items_without_weight"] = int(r["items_without_weight"])
+        report[f"only_in_{source.role}"] = entry
+    if inputs.weights is not None and inputs.missing_weight is not None:
+        report["given_missing_weight"] = {"items": int(checked["defaulted_weight"]),
+                                          "weight": float(inputs.missing_weight)}
+    for name in side_inputs(inputs):
+        n = int(checked[f"unused_{name}"])
+        # rows, not items: a repeated id among rows matching no item is not detected
+        report[f"unused_{name}"] = {"rows": n,
+                                    "examples": unmatched(engine, pipeline, name) if n else []}
+    if inputs.attributes is not None:
+        n = int(checked["without_attributes"])
+        report["without_attributes"] = {
+            "items": n, "examples": examples(engine, pipeline, "without_attributes") if n else []}
+    return report
 
 
 def _count(engine: Engine, pipeline: Pipeline, check: str) -> int:

@@ -1,7 +1,8 @@
 """Inputs: files (CSV, Parquet), tables of a database, DataFrames or Python mappings,
 registered with the engine and checked for the columns and id types abcde needs.
 
-Row-level checks (duplicates, NULLs, weights, coverage) run in SQL: `abcde.inputs.checks`.
+What the user names is `abcde.inputs.spec`; `abcde.inputs.session` opens a whole
+specification; row-level checks run in SQL: `abcde.inputs.checks`.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from typing import Any
 from abcde.engines.base import Engine, TypeCategory, categorise
 from abcde.engines.files import csv_problem, file_format, strict_csv_problem
 from abcde.errors import EngineError, InputError, Shown
-from abcde.sql.helpers import WEIGHT_MAX, WEIGHT_MIN
+from abcde.inputs.spec import Columns
 from abcde.sql.quoting import ident
 from abcde.sql.templates import render
 
@@ -25,19 +26,6 @@ ID_TYPES: dict[str, str] = {"integer": "BIGINT", "string": "VARCHAR"}
 WIDE_INTEGERS = ("UBIGINT", "HUGEINT", "UHUGEINT")
 ATTRIBUTE_TYPES: dict[str, str] = {"integer": "BIGINT", "string": "VARCHAR", "float": "DOUBLE",
                                    "decimal": "DOUBLE", "boolean": "BOOLEAN"}
-DEFAULT_WEIGHT_COL = "weight"
-WEIGHT_RANGE_TEXT = f"[{WEIGHT_MIN!r}, {WEIGHT_MAX!r}]".replace("e+", "e")
-WEIGHT_SCALE_HINT = ("Only ratios of weights matter (ABCDE §3): rescale them into "
-                     f"{WEIGHT_RANGE_TEXT}, e.g. divide every weight by the largest.")
-
-
-@dataclass
-class Columns:
-    """The configurable column names (`--item-col`, `--cluster-col`, `--weight-col`)."""
-
-    item: str = "item_id"
-    cluster: str = "cluster_id"
-    weight: str = "weight"
 
 
 @dataclass
@@ -316,136 +304,3 @@ def attribute_type(source: Source, column: str) -> str:
     return ATTRIBUTE_TYPES.get(source.category(column), "VARCHAR")
 
 
-@dataclass(frozen=True)
-class Attribute:
-    name: str  # the user's column name
-    alias: str  # s_0, s_1, ... inside SQL
-    type: str
-
-
-@dataclass
-class Inputs:
-    """Registered and type-checked inputs of one comparison."""
-
-    base: Source
-    exp: Source
-    weights: Source | None
-    attributes: Source | None
-    columns: Columns
-    item_type: str
-    base_cluster_type: str
-    exp_cluster_type: str
-    base_weight: bool  # the weight column of base is used
-    exp_weight: bool
-    missing_weight: float | None
-    attribute_columns: list[Attribute] = field(default_factory=list)
-
-    @property
-    def weight_sources(self) -> list[str]:
-        """`items` columns a weight is taken from, in order of precedence."""
-        out = ["table_weight"] if self.weights else []
-        out += ["base_weight"] if self.base_weight else []
-        out += ["exp_weight"] if self.exp_weight else []
-        return out
-
-    @property
-    def weights_description(self) -> str:
-        if self.weights:
-            extra = (f"; {self.missing_weight:g} for items it lacks"
-                     if self.missing_weight is not None else "")
-            return f"from {self.weights.label}{extra}"
-        sides = [s.label for s, used in ((self.base, self.base_weight),
-                                         (self.exp, self.exp_weight)) if used]
-        if sides:
-            return f"column {self.columns.weight!r} of " + " and ".join(sides)
-        return "1 for every item (no weights given)"
-
-    def attribute(self, name: str) -> Attribute:
-        for a in self.attribute_columns:
-            if a.name == name:
-                return a
-        raise KeyError(name)
-
-
-def check_missing_weight(missing_weight: float | None) -> None:
-    """--missing-weight is a weight like any other: within the accepted range (ABCDE §3)."""
-    if missing_weight is not None and not WEIGHT_MIN <= missing_weight <= WEIGHT_MAX:
-        # (False for NaN too)
-        raise InputError(f"--missing-weight must be a number in {WEIGHT_RANGE_TEXT}, not "
-                         f"{missing_weight}", hint=WEIGHT_SCALE_HINT)
-
-
-def check_options(cols: Columns, weights: object | None, missing_weight: float | None) -> None:
-    """What is wrong with the options themselves, before any input is read."""
-    named = {"--item-col": cols.item, "--cluster-col": cols.cluster,
-             "--weight-col": cols.weight}
-    for k, (opt_a, a) in enumerate(named.items()):
-        for opt_b, b in list(named.items())[k + 1:]:
-            if a == b:
-                raise InputError(f"{opt_a} and {opt_b} both name column {a!r}",
-                                 hint="Each names a different column.")
-    if missing_weight is None:
-        return
-    if weights is None:
-        raise InputError("--missing-weight is the weight of items a weights table lacks, "
-                         "but no weights table was given",
-                         hint="Drop --missing-weight, or give the table with --weights.")
-    check_missing_weight(missing_weight)
-
-
-def open_inputs(engine: Engine, base: object, exp: object, weights: object | None = None,
-                attributes: object | None = None, *, columns: Columns | None = None,
-                attribute_names: Sequence[str] = (), missing_weight: float | None = None,
-                roles: tuple[str, str] = ("base", "exp")) -> Inputs:
-    """Register the inputs and check columns and types (ABCDE §3; SPEC §1)."""
-    cols = columns or Columns()
-    check_options(cols, weights, missing_weight)
-    if isinstance(labels := getattr(engine, "file_labels", None), dict):
-        labels.clear()  # an engine reused across comparisons names this one's files
-    ids = (cols.item, cols.cluster)
-    b = open_source(engine, roles[0], base, string_columns=ids, mapping_columns=ids,
-                    id_values=True)
-    e = open_source(engine, roles[1], exp, string_columns=ids, mapping_columns=ids,
-                    id_values=True)
-    w = (open_source(engine, "weights", weights, string_columns=(cols.item,),
-                     mapping_columns=(cols.item, cols.weight))
-         if weights is not None else None)
-    a = (open_source(engine, "attributes", attributes, string_columns=(cols.item,),
-                     mapping_columns=(cols.item, "value"))
-         if attributes is not None else None)
-    for s in (b, e):
-        s.require(cols.item, "--item-col", "item ids")
-        s.require(cols.cluster, "--cluster-col", "cluster ids")
-        s.require_scalar(cols.item)
-        s.require_scalar(cols.cluster)
-    if w is not None:
-        w.require(cols.item, "--item-col", "item ids")
-        w.require(cols.weight, "--weight-col", "weights")
-        w.require_scalar(cols.item)
-        check_weight_column(engine, w, cols)
-    elif cols.weight != DEFAULT_WEIGHT_COL and not (b.has(cols.weight) or e.has(cols.weight)):
-        raise InputError(
-            f"--weight-col names column {cols.weight!r}, which neither clustering has "
-            f"({b.label}: {', '.join(map(repr, b.columns))}; {e.label}: "
-            f"{', '.join(map(repr, e.columns))})", column=cols.weight,
-            hint="Name a column the clusterings have, or give a weights table with "
-                 "--weights.")
-    if attribute_names and a is None:
-        raise InputError("slices need an attributes table", hint="Add --attributes FILE.")
-    if a is not None:
-        a.require(cols.item, "--item-col", "item ids")
-        a.require_scalar(cols.item)
-        for name in attribute_names:
-            a.require(name, "--slice-by", "a slice column")
-            a.require_scalar(name)
-    item_type = id_type([s for s in (b, e, w, a) if s is not None], cols.item)
-    base_weight = w is None and b.has(cols.weight)
-    exp_weight = w is None and e.has(cols.weight)
-    for s, used in ((b, base_weight), (e, exp_weight)):
-        if used:
-            check_weight_column(engine, s, cols)
-    attrs = [Attribute(name, f"s_{k}", attribute_type(a, name))
-             for k, name in enumerate(dict.fromkeys(attribute_names))] if a else []
-    return Inputs(b, e, w, a, cols, item_type, cluster_type(b, cols.cluster),
-                  cluster_type(e, cols.cluster), base_weight, exp_weight, missing_weight,
-                  attrs)

@@ -48,9 +48,9 @@ from abcde.quality.judgements import (
     match_judgements,
     read_judgements,
     rows_from_records,
-    sample_id,
     truth_judge,
 )
+from abcde.sampling.manifest import sample_id
 
 IMPACT_KEYS = ("split_rate", "merge_rate", "split_distance", "merge_distance",
                "affected_jaccard_index", "jaccard_distance", "weight")

@@ -20,7 +20,7 @@ a judge; a file saying otherwise is an error.
 
 Which sample a file belongs to: pair ids are numbered per sample (in draw order), so a
 pair id alone names a pair only together with its sample. A row keyed by ``pair_id``
-alone must therefore carry the ``sample_id`` of the questions file (:func:`sample_id`,
+alone must therefore carry the ``sample_id`` of the questions file (`abcde.sampling.manifest.sample_id`,
 also printed by ``abcde estimate``), and it must equal this sample's id; without it the
 file is refused, since another sample's ``pair_id,verdict`` file would otherwise be
 applied silently to the wrong pairs. Rows that name the two item ids are checked against
@@ -32,7 +32,6 @@ compared without surrounding spaces, and a UTF-8 byte-order mark (Excel) is igno
 from __future__ import annotations
 
 import csv
-import hashlib
 import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -64,20 +63,6 @@ def normalise_verdict(value: Any) -> str | None:
         return "equivalent" if value else "not_equivalent"
     text = str(value).strip().lower().replace(" ", "_").replace("-", "_")
     return SYNONYMS.get(text)
-
-
-def sample_id(manifest: Mapping[str, Any]) -> str:
-    """A short id of one sample: the manifest's ``sample_id`` if it has one, else a hash
-    of what makes the sample (inputs fingerprint, population, seed, budget, stream
-    length, draws, pair counts, strata)."""
-    if manifest.get("sample_id"):
-        return str(manifest["sample_id"])
-    parts = {k: manifest.get(k) for k in ("population", "seed", "budget", "stream_draws",
-                                           "draws", "pairs", "strata")}
-    fp = manifest.get("fingerprint")
-    parts["fingerprint"] = fp.get("sha256") if isinstance(fp, Mapping) else fp
-    text = json.dumps(parts, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
 
 
 @dataclass

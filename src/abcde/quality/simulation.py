@@ -26,12 +26,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from abcde.engines import Engine, engine_for
-from abcde.impact.run import _clean
-from abcde.inputs.sources import Columns, open_inputs
+from abcde.engines import Engine
+from abcde.inputs.session import EngineOptions, open_inputs
+from abcde.inputs.spec import InputSpec
 from abcde.quality.estimate import Sample, estimate_with_verdicts, read_truth
 from abcde.quality.estimators import DEFAULT_SE, metric_keys, z_value
 from abcde.quality.judgements import SamplePairs, judge_pairs, truth_judge
+from abcde.results import plain_row
 from abcde.sampling.clocks import check_seed
 from abcde.sampling.pairs import _sorted, fill_budget, prepare
 
@@ -68,7 +69,7 @@ def cut_stream(stream: Sequence[dict[str, Any]], budget: int) -> list[dict[str, 
     return list(rows.values())
 
 
-def simulate(base: object, exp: object, truth: object, weights: object | None = None, *,
+def simulate(base: object, exp: object, weights: object | None = None, *, truth: object,
              population: str = "jaccard", budgets: Sequence[int] = DEFAULT_BUDGETS,
              replications: int = 20, seed: int = 0, unknown_share: float = 0.0,
              stratify: str | float | None = None, confidence: float = 0.95,
@@ -95,14 +96,14 @@ def simulate(base: object, exp: object, truth: object, weights: object | None = 
     truth_map = read_truth(truth, item_col, cluster_col)
     base_judge = truth_judge(truth_map)
     results: dict[int, list[dict[str, Any]]] = {b: [] for b in budgets}
-    with engine_for(engine, db=db, memory_limit=memory_limit, threads=threads) as eng:
+    spec = InputSpec.of(base, exp, weights, item_col=item_col, cluster_col=cluster_col,
+                        weight_col=weight_col, missing_weight=missing_weight)
+    with EngineOptions(engine, db, memory_limit, threads).open() as eng:
         if stratify is None:
-            inputs = open_inputs(eng, base, exp, weights, None,
-                                 columns=Columns(item_col, cluster_col, weight_col),
-                                 missing_weight=missing_weight)
+            inputs = open_inputs(eng, spec)
             pipeline, _ = prepare(eng, inputs, population, prefix="abcde_sim_")
-            totals = _clean(pipeline.fetch(eng, "pair_totals")[0])
-            overall = _clean(pipeline.fetch(eng, "overall")[0])
+            totals = plain_row(pipeline.fetch(eng, "pair_totals")[0])
+            overall = plain_row(pipeline.fetch(eng, "overall")[0])
             manifest = {"population": population, "metrics": overall,
                         "weight": overall["weight"], "sample_id": "simulation",
                         "totals": {k: float(totals[k])
@@ -112,7 +113,7 @@ def simulate(base: object, exp: object, truth: object, weights: object | None = 
             if stratify is None:
                 p, _, _ = fill_budget(eng, pipeline, budgets[-1], seed + r)
                 p.add("sim_stream", _sorted("pair_stream", ("d",)))
-                stream = [_clean(x) for x in p.fetch(eng, "sim_stream")]
+                stream = [plain_row(x) for x in p.fetch(eng, "sim_stream")]
             for b in budgets:
                 if stratify is None:
                     s = Sample(cut_stream(stream, b), manifest, "simulation")

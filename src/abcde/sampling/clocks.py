@@ -21,16 +21,11 @@ pair its own clock (SPEC §6). Items (`sample_items`) are enumerable and use the
 
 from __future__ import annotations
 
-import hashlib
-import json
 import math
-from collections.abc import Mapping, Sequence
-from pathlib import Path
-from typing import Any
+from collections.abc import Sequence
 
 import numpy as np
 
-from abcde.engines.base import Engine
 from abcde.errors import InputError
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.quoting import literal
@@ -42,9 +37,6 @@ POISSON_STREAM = 0x5A3D
 POISSON_EXACT_MAX = 1e12
 # Draw counts stay int64 integers while their total is exactly representable in a double.
 EXACT_COUNT_MAX = 2**53
-# The files a pair sample directory holds (abcde.sampling.pairs, abcde.sampling.stratified).
-SAMPLE_FILES = ("questions.csv", "questions.jsonl", "draws.parquet", "draws.csv",
-                "manifest.json")
 
 
 def check_seed(seed: int) -> int:
@@ -135,55 +127,3 @@ def digits_for(n: int) -> int:
     return max(1, len(str(max(n - 1, 0))))
 
 
-def fingerprint(engine: Engine, pipeline: Pipeline, extra: dict[str, Any]) -> dict[str, Any]:
-    """A short hash of the compared inputs' cells and weights (`sampling/fingerprint.sql`)
-    and of `extra` — the samplers pass `sample_digest` of what they drew, so that item
-    ids enter too (renaming a sampled item changes it) without hashing every item of the
-    population. Counts are exact; float sums are rounded to 10 significant digits first,
-    since engines sum in different orders."""
-    if "fingerprint" not in pipeline.steps:
-        pipeline.add("fingerprint", render("sampling/fingerprint.sql"))
-    row = pipeline.fetch(engine, "fingerprint")[0]
-    parts = {k: (int(v or 0) if k in ("cells", "items") else float(f"{float(v or 0):.10g}"))
-             for k, v in row.items()}
-    parts.update(extra)
-    digest = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode())
-    return {"sha256": digest.hexdigest()[:16], **parts}
-
-
-def sample_digest(rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> str:
-    """sha256 (16 hex digits) of the drawn rows' `keys`, ids as text (an integer id and
-    its CSV text give the same digest, on every engine), in a sorted order."""
-    items = sorted(json.dumps([str(r[k]) for k in keys]) for r in rows)
-    return hashlib.sha256("\n".join(items).encode()).hexdigest()[:16]
-
-
-def claim_directory(out: Path, overwrite: bool) -> None:
-    """Make `out` ready for a pair sample: refuse a directory that already holds one of
-    abcde's sample files (a stale draws.parquet would be read with a new draws.csv; a
-    judged questions.csv would be lost) unless `overwrite`, which removes them first.
-    Other files in the directory are left alone."""
-    if out.exists() and not out.is_dir():
-        raise InputError(f"--out {out} exists and is not a directory")
-    present = [name for name in SAMPLE_FILES if (out / name).exists()]
-    if present and not overwrite:
-        raise InputError(f"--out {out} already holds a sample ({', '.join(present)})",
-                         hint="Choose a new directory, or pass --overwrite to replace "
-                              "those files (judged questions there would be lost).")
-    for name in present:
-        (out / name).unlink()
-    out.mkdir(parents=True, exist_ok=True)
-
-
-def claim_file(paths: Sequence[Path], overwrite: bool) -> None:
-    """Refuse to replace existing output files (an item sample and its manifest) unless
-    `overwrite`, which removes them first."""
-    present = [p for p in paths if p.exists()]
-    if any(p.is_dir() for p in present):
-        raise InputError(f"{next(p for p in present if p.is_dir())} is a directory")
-    if present and not overwrite:
-        raise InputError(f"{', '.join(map(str, present))} already exist(s)",
-                         hint="Choose another --out, or pass --overwrite.")
-    for p in present:
-        p.unlink()
-    paths[0].parent.mkdir(parents=True, exist_ok=True)

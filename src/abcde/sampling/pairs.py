@@ -28,26 +28,21 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from abcde import __version__
 from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps, items_query
-from abcde.engines import Engine, engine_for
+from abcde.engines import Engine
 from abcde.engines.files import write_rows
 from abcde.errors import InputError
-from abcde.impact.run import _clean, parse_slicings
 from abcde.inputs.checks import validate
-from abcde.inputs.sources import Columns, Inputs, open_inputs
-from abcde.quality.judgements import sample_id
-from abcde.sampling.clocks import (
-    check_count,
-    check_seed,
-    claim_directory,
-    digits_for,
-    fingerprint,
-    sample_digest,
-)
+from abcde.inputs.session import EngineOptions, Inputs, opened
+from abcde.inputs.spec import InputSpec
+from abcde.results import plain_row
+from abcde.sampling.clocks import check_count, check_seed, digits_for
+from abcde.sampling.files import claim_directory
+from abcde.sampling.manifest import fingerprint, sample_digest, sample_id
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.quoting import literal
 from abcde.sql.templates import render
+from abcde.version import __version__
 
 POPULATIONS = ("abcde", "jaccard")
 DRAW_COLUMNS = ("pair_id", "item_i", "item_j", "pair_class", "label", "draw_count",
@@ -132,17 +127,15 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
     if draws is not None:
         draws = check_count("draws", draws, maximum=MAX_DRAWS)
     seed = check_seed(seed)
-    slicings = parse_slicings(slice_by)
+    spec = InputSpec.of(base, exp, weights, attributes=attributes, slice_by=slice_by,
+                        item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
+                        missing_weight=missing_weight)
     out_dir = Path(out) if out is not None else None
     if out_dir is not None:
         claim_directory(out_dir, overwrite)
-    with engine_for(engine, db=db, memory_limit=memory_limit, threads=threads) as eng:
-        inputs = open_inputs(eng, base, exp, weights, attributes,
-                             columns=Columns(item_col, cluster_col, weight_col),
-                             attribute_names=[c for s in slicings for c in s],
-                             missing_weight=missing_weight)
-        return _run(eng, inputs, population, budget, draws, seed, slicings, out_dir,
-                    return_stream)
+    with opened(spec, EngineOptions(engine, db, memory_limit, threads)) as (eng, inputs):
+        return _run(eng, inputs, population, budget, draws, seed,
+                    [list(s) for s in spec.slicings], out_dir, return_stream)
 
 
 def prepare(engine: Engine, inputs: Inputs, population: str,
@@ -218,7 +211,7 @@ def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
     the stream further. Without progress the stream grows 8× at a time up to
     STALL_DRAWS, so that the check comes soon."""
     if judgeable is None:
-        judgeable = judgeable_pairs(_clean(base.fetch(engine, "pair_totals")[0]))
+        judgeable = judgeable_pairs(plain_row(base.fetch(engine, "pair_totals")[0]))
     check_budget(budget, judgeable)
     n = min(MAX_DRAWS, start or 2 * budget + 100)
     previous = -1
@@ -248,8 +241,8 @@ def _run(engine: Engine, inputs: Inputs, population: str, budget: int | None,
          draws: int | None, seed: int, slicings: list[list[str]],
          out: Path | None, return_stream: bool = False) -> PairSample:
     pipeline, slice_steps = prepare(engine, inputs, population, slicings)
-    totals = _clean(pipeline.fetch(engine, "pair_totals")[0])
-    overall = _clean(pipeline.fetch(engine, "overall")[0])
+    totals = plain_row(pipeline.fetch(engine, "pair_totals")[0])
+    overall = plain_row(pipeline.fetch(engine, "overall")[0])
     attrs = attribute_names(inputs, [*DRAW_COLUMNS, *QUESTION_COLUMNS], QUESTION_COLUMNS)
 
     if totals["total"] <= 0:
@@ -270,7 +263,7 @@ def _run(engine: Engine, inputs: Inputs, population: str, budget: int | None,
                            slice_cells=step, population=population))
         renamed = dict(attrs)
         for r in p.fetch(engine, name):
-            slices.append({renamed.get(k, k): _clean({k: v})[k] for k, v in r.items()})
+            slices.append({renamed.get(k, k): plain_row({k: v})[k] for k, v in r.items()})
 
     manifest = {
         "abcde_version": __version__,
@@ -294,7 +287,7 @@ def _run(engine: Engine, inputs: Inputs, population: str, budget: int | None,
     result = PairSample(rows, with_sample_id(questions, manifest["sample_id"]), manifest)
     if return_stream and n > 0:
         p.add("stream_sorted", _sorted("pair_stream", ("d",)))
-        result.stream = [_clean(r) for r in p.fetch(engine, "stream_sorted")]
+        result.stream = [plain_row(r) for r in p.fetch(engine, "stream_sorted")]
     if out is not None:
         result.files = write_sample(out, result, engine=engine,
                                     relation=p.physical_name("pair_sample") if rows else None)
@@ -319,8 +312,8 @@ def collect_sample(engine: Engine, p: Pipeline, inputs: Inputs, attrs: list[tupl
     p.run(engine, "pair_sample", "pair_questions")
     p.add("sample_sorted", _sorted("pair_sample", ("pair_id", "first_draw")))
     p.add("questions_sorted", _sorted("pair_questions", ("pair_id",)))
-    return ([_clean(r) for r in p.fetch(engine, "sample_sorted")],
-            [_clean(r) for r in p.fetch(engine, "questions_sorted")])
+    return ([plain_row(r) for r in p.fetch(engine, "sample_sorted")],
+            [plain_row(r) for r in p.fetch(engine, "questions_sorted")])
 
 
 def pair_counts(rows: Sequence[dict[str, Any]],

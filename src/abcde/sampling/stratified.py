@@ -32,19 +32,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from abcde import __version__
-from abcde.engines import Engine, engine_for
+from abcde.engines import Engine
 from abcde.errors import InputError
-from abcde.impact.run import _clean, parse_slicings
-from abcde.inputs.sources import Columns, open_inputs
-from abcde.quality.judgements import sample_id
-from abcde.sampling.clocks import (
-    check_count,
-    check_seed,
-    claim_directory,
-    fingerprint,
-    sample_digest,
-)
+from abcde.inputs.session import EngineOptions, opened
+from abcde.inputs.spec import InputSpec
+from abcde.results import plain_row
+from abcde.sampling.clocks import check_count, check_seed
+from abcde.sampling.files import claim_directory
+from abcde.sampling.manifest import fingerprint, sample_digest, sample_id
 from abcde.sampling.pairs import (
     DIGEST_KEYS,
     DRAW_COLUMNS,
@@ -64,6 +59,7 @@ from abcde.sampling.pairs import (
 )
 from abcde.sql.pipeline import Pipeline, Step
 from abcde.sql.templates import render
+from abcde.version import __version__
 
 STRATA = (("split_merge", ("split", "merge")), ("stable", ("stable",)))
 
@@ -135,21 +131,20 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
     budget = check_count("budget", budget, minimum=2, maximum=MAX_DRAWS)
     alloc = parse_allocation(allocation)
     seed = check_seed(seed)
-    slicings = parse_slicings(slice_by)
+    spec = InputSpec.of(base, exp, weights, attributes=attributes, slice_by=slice_by,
+                        item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
+                        missing_weight=missing_weight)
+    slicings = [list(s) for s in spec.slicings]
     out_dir = Path(out) if out is not None else None
     if out_dir is not None:
         claim_directory(out_dir, overwrite)
-    with engine_for(engine, db=db, memory_limit=memory_limit, threads=threads) as eng:
-        inputs = open_inputs(eng, base, exp, weights, attributes,
-                             columns=Columns(item_col, cluster_col, weight_col),
-                             attribute_names=[c for sl in slicings for c in sl],
-                             missing_weight=missing_weight)
+    with opened(spec, EngineOptions(engine, db, memory_limit, threads)) as (eng, inputs):
         pipeline, slice_steps = prepare(eng, inputs, population, slicings)
         attrs = attribute_names(inputs, [*DRAW_COLUMNS, *QUESTION_COLUMNS, "stratum"],
                                 QUESTION_COLUMNS)
         slices = _slice_rows(eng, pipeline, inputs, slicings, slice_steps, population, attrs)
-        totals = _clean(pipeline.fetch(eng, "pair_totals")[0])
-        overall = _clean(pipeline.fetch(eng, "overall")[0])
+        totals = plain_row(pipeline.fetch(eng, "pair_totals")[0])
+        overall = plain_row(pipeline.fetch(eng, "overall")[0])
         budgets = allocate(budget, {k: float(totals[k]) for k in ("split", "merge", "stable")},
                            alloc)
         check_strata(budgets, totals, budget, alloc)
@@ -251,7 +246,7 @@ def _slice_rows(engine: Engine, pipeline: Pipeline, inputs: Any, slicings: list[
         pipeline.add(name, render("pairs/slice_pairweights_strata.sql", slice_columns=cols,
                                   slice_cells=step, population=population))
         for r in pipeline.fetch(engine, name):
-            row = {renamed.get(k, k): _clean({k: v})[k] for k, v in r.items()}
+            row = {renamed.get(k, k): plain_row({k: v})[k] for k, v in r.items()}
             row["pairweight"] = row["pairweight_split_merge"] + row["pairweight_stable"]
             rows.append(row)
     return rows

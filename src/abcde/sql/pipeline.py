@@ -11,15 +11,24 @@ from __future__ import annotations
 import logging
 import time
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from sqlglot import exp
 
 from abcde.sql.dialects import to_sql
 from abcde.sql.quoting import CANONICAL_DIALECT, ident, table_ref
 
-if TYPE_CHECKING:
-    from abcde.engines.base import Engine
+
+class Runner(Protocol):
+    """What a pipeline needs of an engine (abcde.engines.base.Engine provides it): the
+    dialect it runs, and a statement or a query run on it. A protocol, so that sql/
+    does not depend on engines/ (engines depend on sql/)."""
+
+    dialect: Any
+
+    def execute(self, sql: str) -> None: ...
+
+    def fetch(self, sql: str) -> list[dict[str, Any]]: ...
 
 
 log = logging.getLogger("abcde")
@@ -148,7 +157,7 @@ class Pipeline:
         return [(name, sql) for name, step in self.steps.items() if step.materialise
                 for sql in self.create_statements(name, dialect, pretty=pretty)]
 
-    def run(self, engine: Engine, *names: str) -> None:
+    def run(self, engine: Runner, *names: str) -> None:
         """Materialise steps on an engine."""
         for name in names:
             start = time.perf_counter()
@@ -157,7 +166,7 @@ class Pipeline:
                 engine.execute(sql)
             log.info("step %s: %.2f s", name, time.perf_counter() - start)
 
-    def fetch(self, engine: Engine, name: str) -> list[dict[str, Any]]:
+    def fetch(self, engine: Runner, name: str) -> list[dict[str, Any]]:
         """Run step `name` as one query and return its rows."""
         start = time.perf_counter()
         sql = to_sql(self.query(name), engine.dialect, copy=False)

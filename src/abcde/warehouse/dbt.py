@@ -23,10 +23,10 @@ from pathlib import Path
 
 from sqlglot import exp
 
-from abcde import __version__
 from abcde.errors import InputError
-from abcde.inputs.sources import WEIGHT_RANGE_TEXT
+from abcde.inputs.spec import WEIGHT_RANGE_TEXT
 from abcde.sql.dialects import identifier, to_sql
+from abcde.version import __version__
 from abcde.warehouse.scripts import Output, ScriptSpec, impact_pipeline, quiet_sqlglot
 
 SOURCE = "abcde_inputs"
@@ -229,7 +229,7 @@ def _column_doc(step: str, column: str, spec: ScriptSpec) -> str:
     if step.startswith("slices_"):
         return f"Slice column {column} (its value; NULL for items without one)."
     if step == "cell_rows" and column.startswith("s_"):
-        names = list(dict.fromkeys(c for s in spec.slice_by for c in s))
+        names = list(dict.fromkeys(c for s in spec.slicings for c in s))
         return f"Value of the slice attribute {names[int(column[2:])]} (as a string)."
     if step == "cell_rows" and column.endswith("_n"):
         return f"Rows of the group failing check {column[:-len('_n')]}."

@@ -17,27 +17,21 @@ import textwrap
 import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from sqlglot import exp
 
-from abcde import __version__
 from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps
 from abcde.errors import InputError
 from abcde.inputs.checks import EXAMPLES, add_count_steps, checks, side_inputs
-from abcde.inputs.sources import (
-    ID_TYPES,
-    WEIGHT_RANGE_TEXT,
-    Attribute,
-    Columns,
-    Inputs,
-    Source,
-    check_missing_weight,
-)
+from abcde.inputs.session import Attribute, Inputs
+from abcde.inputs.sources import ID_TYPES, Source
+from abcde.inputs.spec import WEIGHT_RANGE_TEXT, InputSpec, check_missing_weight
 from abcde.sql.dialects import get_dialect, to_sql
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.quoting import CANONICAL_DIALECT, table_ref
 from abcde.sql.templates import render
+from abcde.version import __version__
 
 ID_KINDS = ("string", "integer")
 OVERALL_COLUMNS = ("items", "weight", "affected_items", "affected_weight", *IMPACT_METRICS,
@@ -50,19 +44,18 @@ COVERAGE_COLUMNS = ("side", "items", "weight", "items_without_weight",
                     *(f"example_{k}" for k in range(1, EXAMPLES + 1)))
 
 
-@dataclass
-class ScriptSpec:
-    """What a standalone impact script reads and writes."""
+@dataclass(frozen=True)
+class ScriptSpec(InputSpec):
+    """What a standalone script reads and writes: the inputs as warehouse table names
+    (an `InputSpec` whose sources are names), the types their ids are CAST to (no
+    engine looks at the tables), and where the created tables go (`prefix`, `schema`)."""
 
-    base: str
-    exp: str
+    base: str = ""
+    exp: str = ""
     weights: str | None = None
     attributes: str | None = None
-    slice_by: list[list[str]] = field(default_factory=list)
-    columns: Columns = field(default_factory=Columns)
     item_type: str = "string"
     cluster_type: str = "string"
-    missing_weight: float | None = None
     prefix: str = "abcde_"
     schema: str | None = None
 
@@ -81,7 +74,7 @@ class ScriptSpec:
             out["--weight-col"] = self.columns.weight
         if self.schema is not None:
             out["--schema"] = self.schema
-        for k, column in enumerate(dict.fromkeys(c for s in self.slice_by for c in s)):
+        for k, column in enumerate(dict.fromkeys(c for s in self.slicings for c in s)):
             out[f"--slice-by ({k + 1})"] = column
         return out
 
@@ -120,7 +113,7 @@ def _inputs(spec: ScriptSpec, relations: dict[str, str] | None = None) -> Inputs
             raise InputError(f"{kind} must be one of {', '.join(ID_KINDS)}, not {value!r}")
     _check_names(spec)
     check_missing_weight(spec.missing_weight)
-    if spec.slice_by and not spec.attributes:
+    if spec.slicings and not spec.attributes:
         raise InputError("slices need an attributes table", hint="Add --attributes TABLE.")
     cols = spec.columns
     item_t, cluster_t = ID_TYPES[spec.item_type], ID_TYPES[spec.cluster_type]
@@ -133,7 +126,7 @@ def _inputs(spec: ScriptSpec, relations: dict[str, str] | None = None) -> Inputs
     exp = source("exp", spec.exp, {cols.item: item_t, cols.cluster: cluster_t})
     weights = (source("weights", spec.weights, {cols.item: item_t, cols.weight: "DOUBLE"})
                if spec.weights else None)
-    names = list(dict.fromkeys(c for s in spec.slice_by for c in s))
+    names = list(dict.fromkeys(c for s in spec.slicings for c in s))
     attributes = (source("attributes", spec.attributes,
                          {cols.item: item_t, **dict.fromkeys(names, "VARCHAR")})
                   if spec.attributes else None)
@@ -177,7 +170,7 @@ def impact_pipeline(spec: ScriptSpec, relations: dict[str, str] | None = None,
     validation_columns = ("items_in_both", *(f"{n}_rows" for n in all_inputs),
                           *(n for n, _ in failures), *(f"{n}_example" for n in examples),
                           *coverage, "input_problems", "input_valid")
-    slice_steps = add_cell_steps(pipeline, inputs, spec.slice_by)
+    slice_steps = add_cell_steps(pipeline, inputs, spec.slicings)
 
     outputs = [Output("validation", validation_columns,
                       "Input checks (one row): counts of each problem over the whole input, "
@@ -196,7 +189,7 @@ def impact_pipeline(spec: ScriptSpec, relations: dict[str, str] | None = None,
                              affected_only=False), CLUSTER_COLUMNS,
                 f"Impact metrics of every {who} cluster and its contribution to the "
                 "overall JaccardDistance (ABCDE §4.1).")
-    for k, (slicing, step) in enumerate(zip(spec.slice_by, slice_steps, strict=True)):
+    for k, (slicing, step) in enumerate(zip(spec.slicings, slice_steps, strict=True)):
         attrs = [inputs.attribute(c) for c in slicing]
         flagged(f"slices_{k}", render("impact/slices.sql", slice_columns=attrs,
                                       slice_cells=step, metrics=IMPACT_METRICS),
@@ -253,7 +246,7 @@ def header(spec: ScriptSpec, pipeline: Pipeline, outputs: list[Output], dialect:
     desc = {"base": f"{cols.item}, {cols.cluster}", "exp": f"{cols.item}, {cols.cluster}",
             "weights": f"{cols.item}, {cols.weight} (in {WEIGHT_RANGE_TEXT})",
             "attributes": f"{cols.item}, " + ", ".join(
-                dict.fromkeys(c for s in spec.slice_by for c in s))}
+                dict.fromkeys(c for s in spec.slicings for c in s))}
     for role, name in spec.tables().items():
         lines.append(f"  {role:<11}{table(name)} ({desc[role]})")
     if not spec.weights:

@@ -1,0 +1,163 @@
+"""An engine and the registered, type-checked inputs of one comparison: the one helper
+every pipeline opens its work with (`opened`), and what it yields (`Inputs`).
+
+Row-level checks (duplicates, NULLs, weights, coverage) run later, in SQL, on the
+join: `abcde.inputs.checks`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from abcde.engines import Engine, engine_for
+from abcde.errors import InputError
+from abcde.inputs.sources import (
+    Source,
+    attribute_type,
+    check_weight_column,
+    cluster_type,
+    id_type,
+    open_source,
+)
+from abcde.inputs.spec import DEFAULT_WEIGHT_COL, Columns, InputSpec, check_options
+
+
+@dataclass(frozen=True)
+class EngineOptions:
+    """Where the SQL runs: the caller's engine (left open), else an in-process DuckDB on
+    `db` (a database of input tables, opened read-only) with `memory_limit` and
+    `threads`."""
+
+    engine: Engine | None = None
+    db: str | Path | None = None
+    memory_limit: str | None = None
+    threads: int | None = None
+
+    @contextmanager
+    def open(self) -> Iterator[Engine]:
+        """The caller's engine, left open; else an in-process DuckDB opened for the block
+        and closed after it."""
+        with engine_for(self.engine, db=self.db, memory_limit=self.memory_limit,
+                        threads=self.threads) as engine:
+            yield engine
+
+
+@dataclass(frozen=True)
+class Attribute:
+    name: str  # the user's column name
+    alias: str  # s_0, s_1, ... inside SQL
+    type: str
+
+
+@dataclass
+class Inputs:
+    """Registered and type-checked inputs of one comparison."""
+
+    base: Source
+    exp: Source
+    weights: Source | None
+    attributes: Source | None
+    columns: Columns
+    item_type: str
+    base_cluster_type: str
+    exp_cluster_type: str
+    base_weight: bool  # the weight column of base is used
+    exp_weight: bool
+    missing_weight: float | None
+    attribute_columns: list[Attribute] = field(default_factory=list)
+
+    @property
+    def weight_sources(self) -> list[str]:
+        """`items` columns a weight is taken from, in order of precedence."""
+        out = ["table_weight"] if self.weights else []
+        out += ["base_weight"] if self.base_weight else []
+        out += ["exp_weight"] if self.exp_weight else []
+        return out
+
+    @property
+    def weights_description(self) -> str:
+        if self.weights:
+            extra = (f"; {self.missing_weight:g} for items it lacks"
+                     if self.missing_weight is not None else "")
+            return f"from {self.weights.label}{extra}"
+        sides = [s.label for s, used in ((self.base, self.base_weight),
+                                         (self.exp, self.exp_weight)) if used]
+        if sides:
+            return f"column {self.columns.weight!r} of " + " and ".join(sides)
+        return "1 for every item (no weights given)"
+
+    def attribute(self, name: str) -> Attribute:
+        for a in self.attribute_columns:
+            if a.name == name:
+                return a
+        raise KeyError(name)
+
+
+def open_inputs(engine: Engine, spec: InputSpec) -> Inputs:
+    """Register the inputs of `spec` on `engine` and check their columns and types (ABCDE
+    §3; docs/method.md §1)."""
+    cols, roles, missing_weight = spec.columns, spec.roles, spec.missing_weight
+    base, exp, weights, attributes = spec.base, spec.exp, spec.weights, spec.attributes
+    attribute_names = spec.attribute_names
+    check_options(cols, weights, missing_weight)
+    if isinstance(labels := getattr(engine, "file_labels", None), dict):
+        labels.clear()  # an engine reused across comparisons names this one's files
+    ids = (cols.item, cols.cluster)
+    b = open_source(engine, roles[0], base, string_columns=ids, mapping_columns=ids,
+                    id_values=True)
+    e = open_source(engine, roles[1], exp, string_columns=ids, mapping_columns=ids,
+                    id_values=True)
+    w = (open_source(engine, "weights", weights, string_columns=(cols.item,),
+                     mapping_columns=(cols.item, cols.weight))
+         if weights is not None else None)
+    a = (open_source(engine, "attributes", attributes, string_columns=(cols.item,),
+                     mapping_columns=(cols.item, "value"))
+         if attributes is not None else None)
+    for s in (b, e):
+        s.require(cols.item, "--item-col", "item ids")
+        s.require(cols.cluster, "--cluster-col", "cluster ids")
+        s.require_scalar(cols.item)
+        s.require_scalar(cols.cluster)
+    if w is not None:
+        w.require(cols.item, "--item-col", "item ids")
+        w.require(cols.weight, "--weight-col", "weights")
+        w.require_scalar(cols.item)
+        check_weight_column(engine, w, cols)
+    elif cols.weight != DEFAULT_WEIGHT_COL and not (b.has(cols.weight) or e.has(cols.weight)):
+        raise InputError(
+            f"--weight-col names column {cols.weight!r}, which neither clustering has "
+            f"({b.label}: {', '.join(map(repr, b.columns))}; {e.label}: "
+            f"{', '.join(map(repr, e.columns))})", column=cols.weight,
+            hint="Name a column the clusterings have, or give a weights table with "
+                 "--weights.")
+    if attribute_names and a is None:
+        raise InputError("slices need an attributes table", hint="Add --attributes FILE.")
+    if a is not None:
+        a.require(cols.item, "--item-col", "item ids")
+        a.require_scalar(cols.item)
+        for name in attribute_names:
+            a.require(name, "--slice-by", "a slice column")
+            a.require_scalar(name)
+    item_type = id_type([s for s in (b, e, w, a) if s is not None], cols.item)
+    base_weight = w is None and b.has(cols.weight)
+    exp_weight = w is None and e.has(cols.weight)
+    for s, used in ((b, base_weight), (e, exp_weight)):
+        if used:
+            check_weight_column(engine, s, cols)
+    attrs = [Attribute(name, f"s_{k}", attribute_type(a, name))
+             for k, name in enumerate(dict.fromkeys(attribute_names))] if a else []
+    return Inputs(b, e, w, a, cols, item_type, cluster_type(b, cols.cluster),
+                  cluster_type(e, cols.cluster), base_weight, exp_weight, missing_weight,
+                  attrs)
+
+
+@contextmanager
+def opened(spec: InputSpec, options: EngineOptions | None = None,
+           ) -> Iterator[tuple[Engine, Inputs]]:
+    """The engine of `options` (the caller's, left open; else an in-process DuckDB opened
+    for the block and closed after it) and `spec`'s inputs registered on it."""
+    with (options or EngineOptions()).open() as engine:
+        yield engine, open_inputs(engine, spec)

@@ -1,0 +1,117 @@
+"""What the user names: the input specification of one comparison (ABCDE §3; docs/method.md
+§1) — the two clusterings, the weights, the attributes, the column names, the weight of
+items the weights table lacks and the slicings — and the checks of those options that
+need no data. Nothing here reads an input: `abcde.inputs.session` opens them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from abcde.errors import InputError
+from abcde.sql.helpers import WEIGHT_MAX, WEIGHT_MIN
+
+DEFAULT_WEIGHT_COL = "weight"
+WEIGHT_RANGE_TEXT = f"[{WEIGHT_MIN!r}, {WEIGHT_MAX!r}]".replace("e+", "e")
+WEIGHT_SCALE_HINT = ("Only ratios of weights matter (ABCDE §3): rescale them into "
+                     f"{WEIGHT_RANGE_TEXT}, e.g. divide every weight by the largest.")
+
+
+@dataclass(frozen=True)
+class Columns:
+    """The configurable column names (`--item-col`, `--cluster-col`, `--weight-col`)."""
+
+    item: str = "item_id"
+    cluster: str = "cluster_id"
+    weight: str = "weight"
+
+
+Slicing = tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class InputSpec:
+    """The inputs of one comparison, as the user names them.
+
+    `base`, `exp`, `weights`, `attributes`: CSV/Parquet paths, tables of the engine's
+    database, DataFrames or mappings ({item: cluster}, {item: weight}, {item: {column:
+    value}}). `slicings`: the attribute columns to slice by, one tuple per slicing (they
+    must exist in `attributes`). `roles` name the two clusterings in messages and
+    reports ("truth", "actual" for an evaluation).
+    """
+
+    base: object
+    exp: object
+    weights: object | None = None
+    attributes: object | None = None
+    columns: Columns = field(default_factory=Columns)
+    missing_weight: float | None = None
+    slicings: tuple[Slicing, ...] = ()
+    roles: tuple[str, str] = ("base", "exp")
+
+    @classmethod
+    def of(cls, base: object, exp: object, weights: object | None = None, *,
+           attributes: object | None = None,
+           slice_by: str | Sequence[str] | Sequence[Sequence[str]] | None = None,
+           item_col: str = "item_id", cluster_col: str = "cluster_id",
+           weight_col: str = DEFAULT_WEIGHT_COL, missing_weight: float | None = None,
+           roles: tuple[str, str] = ("base", "exp")) -> InputSpec:
+        """The specification from the public functions' keyword arguments."""
+        return cls(base, exp, weights, attributes, Columns(item_col, cluster_col, weight_col),
+                   missing_weight, tuple(tuple(s) for s in parse_slicings(slice_by)), roles)
+
+    @property
+    def attribute_names(self) -> list[str]:
+        """Every attribute column a slicing names, once, in order."""
+        return list(dict.fromkeys(c for s in self.slicings for c in s))
+
+
+def parse_slicings(slice_by: str | Sequence[str] | Sequence[Sequence[str]] | None,
+                   ) -> list[list[str]]:
+    """'a,b' -> [['a', 'b']] (one slicing by the pair of columns); a list of such
+    strings (or of lists) -> one slicing each."""
+    if slice_by is None:
+        return []
+    items = [slice_by] if isinstance(slice_by, str) else list(slice_by)
+    out = []
+    for item in items:
+        cols = [c.strip() for c in item.split(",")] if isinstance(item, str) else list(item)
+        cols = [c for c in cols if c]
+        if cols:
+            out.append(cols)
+    return out
+
+
+def check_slice_names(slicings: Sequence[Sequence[str]], reserved: set[str]) -> None:
+    """Slice columns become output columns beside the metrics: no name may clash."""
+    clash = sorted({c for s in slicings for c in s} & reserved)
+    if clash:
+        raise InputError(f"slice columns may not be named {', '.join(clash)} (a metric's "
+                         "name)", table="attributes", hint="Rename the column.")
+
+
+def check_missing_weight(missing_weight: float | None) -> None:
+    """--missing-weight is a weight like any other: within the accepted range (ABCDE §3)."""
+    if missing_weight is not None and not WEIGHT_MIN <= missing_weight <= WEIGHT_MAX:
+        # (False for NaN too)
+        raise InputError(f"--missing-weight must be a number in {WEIGHT_RANGE_TEXT}, not "
+                         f"{missing_weight}", hint=WEIGHT_SCALE_HINT)
+
+
+def check_options(cols: Columns, weights: object | None, missing_weight: float | None) -> None:
+    """What is wrong with the options themselves, before any input is read."""
+    named = {"--item-col": cols.item, "--cluster-col": cols.cluster,
+             "--weight-col": cols.weight}
+    for k, (opt_a, a) in enumerate(named.items()):
+        for opt_b, b in list(named.items())[k + 1:]:
+            if a == b:
+                raise InputError(f"{opt_a} and {opt_b} both name column {a!r}",
+                                 hint="Each names a different column.")
+    if missing_weight is None:
+        return
+    if weights is None:
+        raise InputError("--missing-weight is the weight of items a weights table lacks, "
+                         "but no weights table was given",
+                         hint="Drop --missing-weight, or give the table with --weights.")
+    check_missing_weight(missing_weight)
