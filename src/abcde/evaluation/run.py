@@ -303,7 +303,7 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
     if not runs:
         raise InputError("no actual clustering given", hint="Give --actual at least once.")
     labels = run_names(runs, names, database=db is not None
-                       or getattr(engine, "user_db", None) is not None)
+                       or (engine is not None and engine.user_db is not None))
     slicings = parse_slicings(slice_by)
     cases = parse_uir_cases(uir_cases)
     metrics = parse_uir_metrics(uir_metrics)

@@ -122,12 +122,12 @@ def open_source(engine: Engine, role: str, source: object, *,
     elif isinstance(source, str | Path):
         path = Path(source)
         fmt = file_format(path)
-        if names_a_file(path, database=getattr(engine, "user_db", None) is not None):
+        if names_a_file(path, database=engine.user_db is not None):
             relation = _register_file(engine, name, path, fmt, label, string_columns)
         else:
             relation = _existing_table(engine, str(source), label)
-    elif hasattr(engine, "register_relation"):
-        engine.register_relation(name, source)  # type: ignore[attr-defined]
+    elif engine.reads_frames:
+        engine.register_relation(name, source)
         relation = ident(name)
     else:
         raise InputError(f"cannot read a {type(source).__name__} on this engine", table=label)
@@ -150,10 +150,9 @@ def _register_file(engine: Engine, name: str, path: Path, fmt: str | None, label
     if path.stat().st_size == 0:
         raise InputError(f"{path} is empty (0 bytes)", table=label,
                          hint="Check the file; a CSV needs at least its header line.")
-    labels = getattr(engine, "file_labels", None)
-    if labels is not None:  # for DuckDB's errors on lines past the rows it sniffed
-        known = labels.get(str(path))
-        labels[str(path)] = label if known in (None, label) else f"{known} and {label}"
+    labels = engine.file_labels  # for DuckDB's errors on lines past the rows it sniffed
+    known = labels.get(str(path))
+    labels[str(path)] = label if known in (None, label) else f"{known} and {label}"
     try:
         engine.register_file(name, path, fmt)
         present = {c for c, _ in engine.columns(ident(name))}
@@ -172,11 +171,10 @@ def _register_file(engine: Engine, name: str, path: Path, fmt: str | None, label
 
 
 def _existing_table(engine: Engine, table: str, label: str) -> str:
-    user_table = getattr(engine, "user_table", None)
-    if user_table is None:
+    if not engine.reads_tables:
         raise InputError(f"{table!r} is neither a file nor a table this engine can read",
                          table=label)
-    relation = user_table(table)
+    relation = engine.user_table(table)
     if not engine.table_exists(relation):
         raise InputError(f"no file or table named {table!r}", table=label,
                          hint="Give a path to a CSV/Parquet file, or a table of --db (with "
@@ -400,8 +398,7 @@ def open_inputs(engine: Engine, base: object, exp: object, weights: object | Non
     """Register the inputs and check columns and types (ABCDE §3; SPEC §1)."""
     cols = columns or Columns()
     check_options(cols, weights, missing_weight)
-    if isinstance(labels := getattr(engine, "file_labels", None), dict):
-        labels.clear()  # an engine reused across comparisons names this one's files
+    engine.file_labels.clear()  # an engine reused across comparisons names this one's files
     ids = (cols.item, cols.cluster)
     b = open_source(engine, roles[0], base, string_columns=ids, mapping_columns=ids,
                     id_values=True)
