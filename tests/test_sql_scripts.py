@@ -436,7 +436,7 @@ def test_script_runs_on_real_engines_and_equals_impact(engine: Engine, tmp_path:
         engine.execute(sql)
     want = impact(EXAMPLES / "base.csv", EXAMPLES / "exp.csv", EXAMPLES / "weights.csv",
                   attributes=EXAMPLES / "attributes.csv", slice_by="provenance", top=10_000)
-    if engine.dialect == "postgres":
+    if engine.dialect.name == "postgres":
         created = {r["table_name"] for r in engine.fetch(
             "SELECT table_name FROM information_schema.tables WHERE table_schema = "
             f"'{engine.work_schema}'")}

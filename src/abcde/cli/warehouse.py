@@ -12,7 +12,7 @@ import click
 
 from abcde.cli._common import handle_errors
 from abcde.inputs.spec import Columns, parse_slicings
-from abcde.sql.dialects import DIALECTS
+from abcde.sql.dialects import DIALECTS, get_dialect
 from abcde.warehouse.scripts import ID_KINDS, ScriptSpec
 
 
@@ -93,8 +93,9 @@ def sql_impact(out: str | None, **options: Any) -> None:
     """The impact metrics (ABCDE §4) as one SQL script, runnable as is."""
     from abcde.warehouse.scripts import impact_script
 
-    if options["dialect"] == "bigquery" and not options["schema"]:
-        raise click.UsageError("BigQuery tables live in a dataset: give --schema "
+    target = get_dialect(options["dialect"])
+    if target.tables_need_schema and not options["schema"]:
+        raise click.UsageError(f"{target.title} tables live in a dataset: give --schema "
                                "PROJECT.DATASET for the tables the SQL creates")
     spec = make_spec(**options)
     text = impact_script(spec, options["dialect"], command=command_line())

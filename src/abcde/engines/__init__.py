@@ -2,30 +2,28 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from abcde.engines.base import Engine, TypeCategory
 from abcde.errors import EngineError
 
-ENGINES = ("duckdb", "spark", "postgres")
+# engine name -> (module, class), imported when asked for: the optional engines need
+# their extras, and say which to install when it is missing
+_ENGINE_CLASSES = {"duckdb": ("abcde.engines.duckdb", "DuckDBEngine"),
+                   "spark": ("abcde.engines.spark", "SparkEngine"),
+                   "postgres": ("abcde.engines.postgres", "PostgresEngine")}
+ENGINES = tuple(_ENGINE_CLASSES)
 
 
 def connect(name: str = "duckdb", **options: object) -> Engine:
     """An engine by name; optional engines tell which extra to install when missing."""
-    if name == "duckdb":
-        from abcde.engines.duckdb import DuckDBEngine
-
-        return DuckDBEngine(**options)  # type: ignore[arg-type]
-    if name == "spark":
-        from abcde.engines.spark import SparkEngine
-
-        return SparkEngine(**options)  # type: ignore[arg-type]
-    if name == "postgres":
-        from abcde.engines.postgres import PostgresEngine
-
-        return PostgresEngine(**options)  # type: ignore[arg-type]
-    raise EngineError(f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}")
+    if not isinstance(name, str) or name not in _ENGINE_CLASSES:
+        raise EngineError(f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}")
+    module, cls = _ENGINE_CLASSES[name]
+    engine_class: type[Engine] = getattr(importlib.import_module(module), cls)
+    return engine_class(**options)  # type: ignore[arg-type]
 
 
 @contextmanager

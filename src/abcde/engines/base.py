@@ -1,19 +1,23 @@
 """The engine interface: run SQL, register a table, read a small result.
 
 Implementations know nothing of clusterings; the SQL they run is written by
-`abcde.sql.dialects` for their `dialect`.
+`abcde.sql.dialects` for their `dialect` (a `Dialect` object). Every optional capability
+is declared here with its default, and an engine overrides what it supports: callers ask
+the engine (`engine.reads_frames`), never probe it (`hasattr`).
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
+from functools import cached_property
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import sqlglot
 
-from abcde.errors import EngineError
+from abcde.errors import EngineError, InputError
+from abcde.sql.dialects import Dialect
 from abcde.sql.quoting import CANONICAL_DIALECT, ident
 
 TypeCategory = Literal["integer", "string", "float", "decimal", "boolean", "nested", "other"]
@@ -64,17 +68,48 @@ def select_all(relation: str, order_by: Sequence[str] = ()) -> str:
 
 
 class Engine(ABC):
-    """What every engine provides. `dialect` names the sqlglot dialect it runs;
-    `work_schema`, if set, is the private schema/database for abcde's work tables."""
+    """What every engine provides: the abstract methods, and the optional capabilities
+    below with their defaults (an engine overrides those it has)."""
 
-    dialect: str
+    dialect: ClassVar[Dialect]
+    """The dialect of the SQL it runs (`dialect.sqlglot_name` for sqlglot)."""
+
     work_schema: str | None = None
+    """The private schema/database for abcde's work tables; None: the default one."""
+
+    user_db: str | None = None
+    """The name under which the user's database is attached (DuckDB's `--db`); None
+    when there is none. With one, a name without a file suffix is one of its tables."""
+
+    reads_frames: ClassVar[bool] = False
+    """Whether `register_relation` reads in-memory tables (DataFrames, Arrow tables)."""
+
+    reads_tables: ClassVar[bool] = False
+    """Whether `user_table` reads tables of a database or catalog."""
+
+    @cached_property
+    def file_labels(self) -> dict[str, str]:
+        """Input file path (as the engine names it in errors) -> how messages name that
+        input; `abcde.inputs.sources` fills it, and an engine whose errors name a file
+        (DuckDB's, for a CSV line past the rows it sniffed) reads it. One per engine."""
+        return {}
+
+    def register_relation(self, name: str, obj: object) -> None:
+        """Expose an in-memory table (a DataFrame) as relation `name`; only on an engine
+        that `reads_frames`."""
+        raise InputError(f"cannot read a {type(obj).__name__} on this engine; give a file "
+                         "or a table")
+
+    def user_table(self, name: str) -> str:
+        """A table of the user's database or catalog, as a reference abcde's SQL can
+        read; only on an engine that `reads_tables`."""
+        raise InputError(f"{name!r} is neither a file nor a table this engine can read")
 
     def select_sql(self, relation: str, order_by: Sequence[str] = ()) -> str:
         """`select_all` of a relation reference of abcde (DuckDB quoting), written in this
         engine's dialect."""
         return sqlglot.transpile(select_all(relation, order_by), read=CANONICAL_DIALECT,
-                                 write=self.dialect)[0]
+                                 write=self.dialect.sqlglot_name)[0]
 
     @abstractmethod
     def execute(self, sql: str) -> None:

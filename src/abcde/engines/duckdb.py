@@ -14,6 +14,7 @@ import duckdb
 from abcde.engines.base import Engine, select_all
 from abcde.engines.files import create_table, csv_problem, file_format, file_source
 from abcde.errors import AbcdeError, EngineError, InputError
+from abcde.sql.dialects import DuckDB
 from abcde.sql.quoting import ident, literal, table_ref
 
 USER_DB = "abcde_user_db"
@@ -23,7 +24,9 @@ class DuckDBEngine(Engine):
     """An in-memory DuckDB; a user's database file is attached read-only, so abcde never
     writes to it. Work tables spill to a private temp directory under `memory_limit`."""
 
-    dialect = "duckdb"
+    dialect = DuckDB()
+    reads_frames = True
+    reads_tables = True
 
     def __init__(self, db: str | Path | None = None, memory_limit: str | None = None,
                  threads: int | None = None, temp_dir: str | Path | None = None,
@@ -31,10 +34,6 @@ class DuckDBEngine(Engine):
         self._own_tmp = temp_dir is None and connection is None
         self.temp_dir = Path(temp_dir or tempfile.mkdtemp(prefix="abcde_duckdb_"))
         self.con = connection or duckdb.connect(":memory:")
-        self.user_db: str | None = None
-        # path as read_csv names it -> how messages name the input (abcde.inputs.sources sets it):
-        # a CSV value DuckDB cannot convert fails only when the query reaches its line
-        self.file_labels: dict[str, str] = {}
         try:
             self._configure(connection is None, memory_limit, threads)
             if db is not None:
@@ -102,8 +101,9 @@ class DuckDBEngine(Engine):
             raise self._error(err, f"DuckDB refused a query: {err}\n{sql}") from err
 
     def _error(self, err: duckdb.Error, text: str) -> AbcdeError:
-        """A line of an input CSV that DuckDB cannot parse is the user's to fix (exit 2);
-        anything else is abcde's."""
+        """A line of an input CSV that DuckDB cannot parse is the user's to fix (exit 2),
+        named by `file_labels`: a CSV value DuckDB cannot convert fails only when the query
+        reaches its line. Anything else is abcde's."""
         problem = csv_problem(str(err))
         if problem is None:
             return EngineError(text)

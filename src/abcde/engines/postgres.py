@@ -17,6 +17,7 @@ from typing import Any
 from abcde.engines.base import Engine, sql_type_of
 from abcde.engines.files import read_file, write_rows
 from abcde.errors import EngineError
+from abcde.sql.dialects import Postgres
 from abcde.sql.quoting import ident, table_ref
 
 try:
@@ -69,7 +70,8 @@ class PostgresEngine(Engine):
     """One autocommit connection to the server named by `dsn` (a libpq connection string
     or URI), or an existing psycopg connection, whose search_path is restored on close."""
 
-    dialect = "postgres"
+    dialect = Postgres()
+    reads_tables = True
 
     def __init__(self, dsn: str | None = None, connection: Any = None,
                  work_schema: str | None = None) -> None:

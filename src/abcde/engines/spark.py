@@ -2,7 +2,7 @@
 Python, or a local one (`local[2]` by default) from the CLI.
 
 Work tables go to a private database `abcde_work_<random>` (dropped on close); inputs
-are temporary views. Settings of a local session follow ENGINES.md.
+are temporary views. Settings of a local session: docs/method.md §11.
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from typing import Any
 from abcde.engines.base import Engine, sql_type_of
 from abcde.engines.files import write_rows
 from abcde.errors import EngineError, InputError
+from abcde.sql.dialects import Spark
 from abcde.sql.quoting import ident, table_ref
 
 try:
@@ -33,7 +34,7 @@ _SPARK_TYPES = {"BIGINT": T.LongType(), "DOUBLE": T.DoubleType(), "VARCHAR": T.S
 
 def local_session(master: str = "local[2]", warehouse: str | Path | None = None,
                   driver_memory: str = "2g") -> SparkSession:
-    """A local SparkSession with the settings measured in ENGINES.md."""
+    """A local SparkSession with the settings measured for abcde (docs/method.md §11)."""
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     builder = (SparkSession.builder.master(master).appName("abcde")
                .config("spark.ui.enabled", "false")
@@ -56,7 +57,9 @@ class SparkEngine(Engine):
     """Runs the pipeline's Spark SQL on `spark` (default: a new local session, stopped on
     close)."""
 
-    dialect = "spark"
+    dialect = Spark()
+    reads_frames = True
+    reads_tables = True
 
     def __init__(self, spark: SparkSession | None = None, master: str = "local[2]",
                  work_schema: str | None = None) -> None:

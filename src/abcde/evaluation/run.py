@@ -306,7 +306,7 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
     if not runs:
         raise InputError("no actual clustering given", hint="Give --actual at least once.")
     labels = run_names(runs, names, database=db is not None
-                       or getattr(engine, "user_db", None) is not None)
+                       or (engine is not None and engine.user_db is not None))
     spec = InputSpec.of(truth, None, weights, attributes=attributes, slice_by=slice_by,
                         item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
                         missing_weight=missing_weight, roles=("truth", "actual"))

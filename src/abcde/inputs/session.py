@@ -103,8 +103,7 @@ def open_inputs(engine: Engine, spec: InputSpec) -> Inputs:
     base, exp, weights, attributes = spec.base, spec.exp, spec.weights, spec.attributes
     attribute_names = spec.attribute_names
     check_options(cols, weights, missing_weight)
-    if isinstance(labels := getattr(engine, "file_labels", None), dict):
-        labels.clear()  # an engine reused across comparisons names this one's files
+    engine.file_labels.clear()  # an engine reused across comparisons names this one's files
     ids = (cols.item, cols.cluster)
     b = open_source(engine, roles[0], base, string_columns=ids, mapping_columns=ids,
                     id_values=True)

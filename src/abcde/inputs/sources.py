@@ -110,12 +110,12 @@ def open_source(engine: Engine, role: str, source: object, *,
     elif isinstance(source, str | Path):
         path = Path(source)
         fmt = file_format(path)
-        if names_a_file(path, database=getattr(engine, "user_db", None) is not None):
+        if names_a_file(path, database=engine.user_db is not None):
             relation = _register_file(engine, name, path, fmt, label, string_columns)
         else:
             relation = _existing_table(engine, str(source), label)
-    elif hasattr(engine, "register_relation"):
-        engine.register_relation(name, source)  # type: ignore[attr-defined]
+    elif engine.reads_frames:
+        engine.register_relation(name, source)
         relation = ident(name)
     else:
         raise InputError(f"cannot read a {type(source).__name__} on this engine", table=label)
@@ -138,10 +138,9 @@ def _register_file(engine: Engine, name: str, path: Path, fmt: str | None, label
     if path.stat().st_size == 0:
         raise InputError(f"{path} is empty (0 bytes)", table=label,
                          hint="Check the file; a CSV needs at least its header line.")
-    labels = getattr(engine, "file_labels", None)
-    if labels is not None:  # for DuckDB's errors on lines past the rows it sniffed
-        known = labels.get(str(path))
-        labels[str(path)] = label if known in (None, label) else f"{known} and {label}"
+    labels = engine.file_labels  # for DuckDB's errors on lines past the rows it sniffed
+    known = labels.get(str(path))
+    labels[str(path)] = label if known in (None, label) else f"{known} and {label}"
     try:
         engine.register_file(name, path, fmt)
         present = {c for c, _ in engine.columns(ident(name))}
@@ -160,11 +159,10 @@ def _register_file(engine: Engine, name: str, path: Path, fmt: str | None, label
 
 
 def _existing_table(engine: Engine, table: str, label: str) -> str:
-    user_table = getattr(engine, "user_table", None)
-    if user_table is None:
+    if not engine.reads_tables:
         raise InputError(f"{table!r} is neither a file nor a table this engine can read",
                          table=label)
-    relation = user_table(table)
+    relation = engine.user_table(table)
     if not engine.table_exists(relation):
         raise InputError(f"no file or table named {table!r}", table=label,
                          hint="Give a path to a CSV/Parquet file, or a table of --db (with "

@@ -20,14 +20,14 @@ a judge; a file saying otherwise is an error.
 
 Which sample a file belongs to: pair ids are numbered per sample (in draw order), so a
 pair id alone names a pair only together with its sample. A row keyed by ``pair_id``
-alone must therefore carry the ``sample_id`` of the questions file (`abcde.sampling.manifest.sample_id`,
-also printed by ``abcde estimate``), and it must equal this sample's id; without it the
-file is refused, since another sample's ``pair_id,verdict`` file would otherwise be
-applied silently to the wrong pairs. Rows that name the two item ids are checked against
-the sample's pairs and need no ``sample_id`` (when present it must still match); rows
-with both the pair id and the item ids must match the sample's pair. Column names are
-compared without surrounding spaces, and a UTF-8 byte-order mark (Excel) is ignored.
-"""
+alone must therefore carry the ``sample_id`` of the questions file
+(`abcde.sampling.manifest.sample_id`, also printed by ``abcde estimate``), and it must
+equal this sample's id; without it the file is refused, since another sample's
+``pair_id,verdict`` file would otherwise be applied silently to the wrong pairs. Rows
+that name the two item ids are checked against the sample's pairs and need no
+``sample_id`` (when present it must still match); rows with both the pair id and the
+item ids must match the sample's pair. Column names are compared without surrounding
+spaces, and a UTF-8 byte-order mark (Excel) is ignored. """
 
 from __future__ import annotations
 

@@ -94,7 +94,7 @@ def sample_items(base: object, exp: object, weights: object | None = None, *,
 
 def prepare_items(engine: Engine, inputs: Inputs, prefix: str = "abcde_items_") -> Pipeline:
     """Validated cells and the `affected_items` step (not materialised)."""
-    pipeline = Pipeline(prefix=prefix, schema=getattr(engine, "work_schema", None))
+    pipeline = Pipeline(prefix=prefix, schema=engine.work_schema)
     add_item_steps(pipeline, inputs)
     pipeline.run(engine, "cell_rows")
     validate(engine, pipeline, inputs)

@@ -142,7 +142,7 @@ def prepare(engine: Engine, inputs: Inputs, population: str,
             slicings: Sequence[Sequence[str]] = (), prefix: str = "abcde_pairs_",
             ) -> tuple[Pipeline, list[str]]:
     """Validated inputs, cells, cell metrics and the pair strata, materialised."""
-    pipeline = Pipeline(prefix=prefix, schema=getattr(engine, "work_schema", None))
+    pipeline = Pipeline(prefix=prefix, schema=engine.work_schema)
     add_item_steps(pipeline, inputs)
     pipeline.run(engine, "cell_rows")
     validate(engine, pipeline, inputs)

@@ -1,34 +1,191 @@
-"""Every difference between engines, in one place.
+"""Every difference between engines, in one place: one class per target.
 
 Templates are parsed in DuckDB's dialect; `to_sql` rewrites the placeholder helpers of
-`abcde.sql.templates` (`ABCDE_FDIV`, `ABCDE_LN`, `ABCDE_UNIFORM`, `ABCDE_IS_FINITE`) into
+`abcde.sql.helpers` (`ABCDE_FDIV`, `ABCDE_LN`, `ABCDE_UNIFORM`, `ABCDE_IS_FINITE`) into
 the expression that keeps its meaning on the target, then lets sqlglot write the rest.
-The traps these avoid were measured on real engines (../shared/ENGINES.md).
+
+A dialect is a table and a few hooks, as sqlglot's generators are: `Dialect.REWRITES`
+maps each placeholder to the function that writes it (a target that needs another
+writes `REWRITES = {**Dialect.REWRITES, "ABCDE_X": ...}`, as sqlglot's generators extend
+`TRANSFORMS`); what differs as data is a class attribute (the md5 parse of `uniform`, the
+sqlglot dialect, whether a dbt source names a database); a method only where a table entry
+cannot say it (`write_identifier`: Snowflake's rule for names). The traps these avoid,
+measured on real engines: docs/method.md §11; the md5 recipe of `uniform`: §10.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import ClassVar
 
 import sqlglot
 from sqlglot import exp
 
 from abcde.errors import TemplateError
 
-DIALECTS = ("duckdb", "bigquery", "snowflake", "spark", "postgres")
-
-# n = the first 13 hex digits (52 bits) of md5(k), parsed to an integer, per engine
-# (ENGINES.md, "Reproducible randomness"). `K` is the placeholder for the key string.
-_MD5_52_BITS = {
-    "duckdb": "CAST('0x' || SUBSTR(MD5(K), 1, 13) AS BIGINT)",
-    "bigquery": "CAST(CONCAT('0x', SUBSTR(TO_HEX(MD5(K)), 1, 13)) AS INT64)",
-    "snowflake": "TO_NUMBER(SUBSTR(MD5(K), 1, 13), 'XXXXXXXXXXXXX')",
-    "spark": "CAST(CONV(SUBSTRING(MD5(K), 1, 13), 16, 10) AS BIGINT)",
-    "postgres": "CAST(CAST('x' || LPAD(SUBSTR(MD5(K), 1, 13), 16, '0') AS BIT(64)) AS BIGINT)",
-}
 _TWO_POW_53 = 9007199254740992
+
+_DOUBLE = exp.DataType.build("DOUBLE")
+_VARCHAR = exp.DataType.build("VARCHAR")
+
+
+def _double(e: exp.Expression) -> exp.Expression:
+    return exp.Cast(this=e, to=_DOUBLE.copy())
+
+
+def key_string(seed: exp.Expression, *keys: exp.Expression) -> exp.Expression:
+    """'<seed>:<key1>:<key2>...' — keys must be integers or strings (a double prints
+    differently per engine)."""
+    parts: list[exp.Expression] = []
+    for k in (seed, *keys):
+        if parts:
+            parts.append(exp.Literal.string(":"))
+        parts.append(exp.Cast(this=k, to=_VARCHAR.copy()))
+    return exp.Concat(expressions=parts, safe=True, coalesce=False)
+
+
+# The rewrites of the placeholders: (dialect, the placeholder's arguments) -> expression.
+Rewrite = Callable[..., exp.Expression]
+
+
+def _fdiv(_: Dialect, a: exp.Expression, b: exp.Expression) -> exp.Expression:
+    """CAST(a AS DOUBLE) / NULLIF(CAST(b AS DOUBLE), 0): Snowflake keeps 6 decimals and
+    Spark/Postgres divide integers and decimals exactly otherwise; 1/0 is NULL, not inf."""
+    return exp.Div(
+        this=_double(a),
+        expression=exp.Nullif(this=_double(b), expression=_double(exp.Literal.number(0))),
+    )
+
+
+def _ln(_: Dialect, x: exp.Expression) -> exp.Expression:
+    """LN(CAST(x AS DOUBLE)): `LOG(x)` is log10 on DuckDB and ln elsewhere, and PostgreSQL
+    rejects the form sqlglot writes for it."""
+    return exp.Ln(this=_double(x))
+
+
+def _is_finite(_: Dialect, x: exp.Expression) -> exp.Expression:
+    """x - x = 0 is FALSE (or NULL, hence the COALESCE) for NULL, NaN and ±inf on every
+    engine; NaN = NaN is TRUE on DuckDB, Spark and Postgres, so no test of NaN itself
+    can be trusted."""
+    d = _double(x)
+    finite = exp.EQ(this=exp.Sub(this=d, expression=d.copy()),
+                    expression=_double(exp.Literal.number(0)))
+    return exp.Coalesce(this=finite, expressions=[exp.false()])
+
+
+def _uniform(dialect: Dialect, seed: exp.Expression, *keys: exp.Expression) -> exp.Expression:
+    """u = (2n + 1) / 2^53, strictly inside (0, 1), exact in a double; n = the first 13
+    hex digits (52 bits) of md5('<seed>:<key>...'), parsed by the target's
+    `md5_52_bits` (docs/method.md §10). Never the engine's RANDOM(): Snowflake's is a
+    64-bit integer, and no seed is portable (§11)."""
+    n = sqlglot.parse_one(dialect.md5_52_bits, read=dialect.sqlglot_name)
+    key = key_string(seed, *keys)
+    n = n.transform(
+        lambda node: key.copy() if isinstance(node, exp.Column) and node.name == "K" else node
+    )
+    two_n_plus_1 = exp.Add(
+        this=exp.Mul(this=exp.paren(n), expression=exp.Literal.number(2)),
+        expression=exp.Literal.number(1),
+    )
+    return exp.paren(exp.Div(this=_double(two_n_plus_1),
+                             expression=_double(exp.Literal.number(_TWO_POW_53))))
+
+
+class Dialect:
+    """How one target writes abcde's SQL. A dialect holds no state (instances of one
+    class are equal): `get_dialect` gives it by name, and an engine holds its own
+    (`engine.dialect`)."""
+
+    name: ClassVar[str]
+    """abcde's name of the target (`--dialect`, tests/golden/<name>/)."""
+    title: ClassVar[str]
+    """The target's name in messages."""
+    sqlglot_name: ClassVar[str]
+    """The sqlglot dialect that writes (and reads) the target's SQL."""
+    md5_52_bits: ClassVar[str]
+    """n = the first 13 hex digits (52 bits) of md5(K) as an integer, in the target's SQL;
+    `K` stands for the key string (docs/method.md §10)."""
+    dbt_source_has_database: ClassVar[bool] = True
+    """Whether a dbt source of the target can name a database (database.schema.table)."""
+    tables_need_schema: ClassVar[bool] = False
+    """Whether a table name needs its schema (dataset) to be valid on the target."""
+
+    REWRITES: ClassVar[dict[str, Rewrite]] = {
+        "ABCDE_FDIV": _fdiv,
+        "ABCDE_LN": _ln,
+        "ABCDE_IS_FINITE": _is_finite,
+        "ABCDE_UNIFORM": _uniform,
+    }
+
+    def write_identifier(self, node: exp.Identifier) -> exp.Identifier:
+        """A name of the parsed tree as the target writes it; as sqlglot writes it by
+        default (quoted names stay quoted)."""
+        return node
+
+    def uniform(self, seed: exp.Expression, *keys: exp.Expression) -> exp.Expression:
+        """The expression of `ABCDE_UNIFORM(seed, keys...)` on this target."""
+        return self.REWRITES["ABCDE_UNIFORM"](self, seed, *keys)
+
+    def rewrite(self, tree: exp.Expression, *, copy: bool = True) -> exp.Expression:
+        """`tree` with every placeholder helper rewritten by `REWRITES` and every name by
+        `write_identifier` (in place when copy=False)."""
+        rewrites = self.REWRITES
+        if copy:
+            tree = tree.copy()
+        # Innermost helpers first (reversed pre-order), so that a helper nested in another
+        # one — fdiv(ln(x), y) — is rewritten too: sqlglot's transform does not descend
+        # into the arguments of a node it has just replaced.
+        helpers = [n for n in tree.find_all(exp.Anonymous) if n.name.upper() in rewrites]
+        for node in reversed(helpers):
+            new = rewrites[node.name.upper()](self, *node.expressions)
+            if node is tree:
+                tree = new
+            else:
+                # A helper is one operand: as one of an operator it needs parentheses,
+                # or `x * FDIV(a, b)` would be written `x * a / b` and read `(x * a) / b`
+                if (isinstance(node.parent, exp.Binary | exp.Unary)
+                        and isinstance(new, exp.Binary)):
+                    new = exp.paren(new, copy=False)
+                node.replace(new)
+        return tree.transform(
+            lambda n: self.write_identifier(n) if isinstance(n, exp.Identifier) else n,
+            copy=False)
+
+    def sql(self, tree: exp.Expression, *, pretty: bool = False, copy: bool = True) -> str:
+        """`tree` rewritten and written in the target's SQL."""
+        return self.rewrite(tree, copy=copy).sql(dialect=self.sqlglot_name, pretty=pretty)
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}()"
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Dialect):
+            return NotImplemented
+        return type(other) is type(self)
+
+    def __hash__(self) -> int:
+        return hash(type(self))
+
+
+class DuckDB(Dialect):
+    name = "duckdb"
+    title = "DuckDB"
+    sqlglot_name = "duckdb"
+    md5_52_bits = "CAST('0x' || SUBSTR(MD5(K), 1, 13) AS BIGINT)"
+
+
+class BigQuery(Dialect):
+    name = "bigquery"
+    title = "BigQuery"
+    sqlglot_name = "bigquery"
+    md5_52_bits = "CAST(CONCAT('0x', SUBSTR(TO_HEX(MD5(K)), 1, 13)) AS INT64)"
+    # a table lives in a dataset; `CREATE TABLE t` without one is refused
+    tables_need_schema = True
+
 
 # Snowflake's reserved and limited keywords: the table of
 # https://docs.snowflake.com/en/sql-reference/reserved-keywords, plus ASC, DESC and OUTER,
@@ -46,48 +203,6 @@ SNOWFLAKE_RESERVED = frozenset({
     "TABLESAMPLE", "THEN", "TO", "TRIGGER", "TRUE", "TRY_CAST", "UNION", "UNIQUE", "UPDATE",
     "USING", "VALUES", "VIEW", "WHEN", "WHENEVER", "WHERE", "WITH",
 })
-
-
-_DOUBLE = exp.DataType.build("DOUBLE")
-_VARCHAR = exp.DataType.build("VARCHAR")
-
-
-def _double(e: exp.Expression) -> exp.Expression:
-    return exp.Cast(this=e, to=_DOUBLE.copy())
-
-
-def _fdiv(a: exp.Expression, b: exp.Expression) -> exp.Expression:
-    """CAST(a AS DOUBLE) / NULLIF(CAST(b AS DOUBLE), 0): Snowflake keeps 6 decimals and
-    Spark/Postgres divide integers and decimals exactly otherwise; 1/0 is NULL, not inf."""
-    return exp.Div(
-        this=_double(a),
-        expression=exp.Nullif(this=_double(b), expression=_double(exp.Literal.number(0))),
-    )
-
-
-def _ln(x: exp.Expression) -> exp.Expression:
-    return exp.Ln(this=_double(x))
-
-
-def _is_finite(x: exp.Expression) -> exp.Expression:
-    """x - x = 0 is FALSE (or NULL, hence the COALESCE) for NULL, NaN and ±inf on every
-    engine; NaN = NaN is TRUE on DuckDB, Spark and Postgres, so no test of NaN itself
-    can be trusted."""
-    d = _double(x)
-    finite = exp.EQ(this=exp.Sub(this=d, expression=d.copy()),
-                    expression=_double(exp.Literal.number(0)))
-    return exp.Coalesce(this=finite, expressions=[exp.false()])
-
-
-def key_string(seed: exp.Expression, *keys: exp.Expression) -> exp.Expression:
-    """'<seed>:<key1>:<key2>...' — keys must be integers or strings (a double prints
-    differently per engine)."""
-    parts: list[exp.Expression] = []
-    for k in (seed, *keys):
-        if parts:
-            parts.append(exp.Literal.string(":"))
-        parts.append(exp.Cast(this=k, to=_VARCHAR.copy()))
-    return exp.Concat(expressions=parts, safe=True, coalesce=False)
 
 
 _SIMPLE_NAME = re.compile(r"[a-z_][a-z0-9_]*")
@@ -108,73 +223,57 @@ def _snowflake_identifier(node: exp.Identifier) -> exp.Identifier:
     return exp.to_identifier(name, quoted=False)
 
 
-@dataclass(frozen=True)
-class Dialect:
-    """How one target writes the helpers."""
+class Snowflake(Dialect):
+    name = "snowflake"
+    title = "Snowflake"
+    sqlglot_name = "snowflake"
+    # from Snowflake's documentation of TO_NUMBER; no local engine runs it
+    md5_52_bits = "TO_NUMBER(SUBSTR(MD5(K), 1, 13), 'XXXXXXXXXXXXX')"
 
-    name: str
-
-    def uniform(self, seed: exp.Expression, *keys: exp.Expression) -> exp.Expression:
-        """u = (2n + 1) / 2^53, strictly inside (0, 1), exact in a double."""
-        n = sqlglot.parse_one(_MD5_52_BITS[self.name], read=self.name)
-        key = key_string(seed, *keys)
-        n = n.transform(
-            lambda node: key.copy() if isinstance(node, exp.Column) and node.name == "K" else node
-        )
-        two_n_plus_1 = exp.Add(
-            this=exp.Mul(this=exp.paren(n), expression=exp.Literal.number(2)),
-            expression=exp.Literal.number(1),
-        )
-        return exp.paren(exp.Div(this=_double(two_n_plus_1),
-                                 expression=_double(exp.Literal.number(_TWO_POW_53))))
-
-    def rewrite(self, tree: exp.Expression, *, copy: bool = True) -> exp.Expression:
-        rewrites: dict[str, Callable[..., exp.Expression]] = {
-            "ABCDE_FDIV": _fdiv,
-            "ABCDE_LN": _ln,
-            "ABCDE_IS_FINITE": _is_finite,
-            "ABCDE_UNIFORM": self.uniform,
-        }
-
-        if copy:
-            tree = tree.copy()
-        # Innermost helpers first (reversed pre-order), so that a helper nested in another
-        # one — fdiv(ln(x), y) — is rewritten too: sqlglot's transform does not descend
-        # into the arguments of a node it has just replaced.
-        helpers = [n for n in tree.find_all(exp.Anonymous) if n.name.upper() in rewrites]
-        for node in reversed(helpers):
-            new = rewrites[node.name.upper()](*node.expressions)
-            if node is tree:
-                tree = new
-            else:
-                # A helper is one operand: as one of an operator it needs parentheses,
-                # or `x * FDIV(a, b)` would be written `x * a / b` and read `(x * a) / b`
-                if (isinstance(node.parent, exp.Binary | exp.Unary)
-                        and isinstance(new, exp.Binary)):
-                    new = exp.paren(new, copy=False)
-                node.replace(new)
-        if self.name == "snowflake":
-            tree = tree.transform(
-                lambda n: _snowflake_identifier(n) if isinstance(n, exp.Identifier) else n,
-                copy=False)
-        return tree
+    def write_identifier(self, node: exp.Identifier) -> exp.Identifier:
+        """By `_snowflake_identifier`: a lower-case name is its upper-case form."""
+        return _snowflake_identifier(node)
 
 
-def get_dialect(name: str) -> Dialect:
-    if name not in DIALECTS:
-        raise TemplateError(f"unknown dialect {name!r}; choose one of {', '.join(DIALECTS)}")
-    return Dialect(name)
+class Spark(Dialect):
+    name = "spark"
+    title = "Spark"
+    sqlglot_name = "spark"
+    md5_52_bits = "CAST(CONV(SUBSTRING(MD5(K), 1, 13), 16, 10) AS BIGINT)"
+    # dbt-spark sources have a schema but no database
+    dbt_source_has_database = False
 
 
-def identifier(name: str, dialect: str) -> exp.Identifier:
+class Postgres(Dialect):
+    name = "postgres"
+    title = "PostgreSQL"
+    sqlglot_name = "postgres"
+    md5_52_bits = ("CAST(CAST('x' || LPAD(SUBSTR(MD5(K), 1, 13), 16, '0') AS BIT(64)) "
+                   "AS BIGINT)")
+
+
+_BY_NAME: dict[str, Dialect] = {d.name: d for d in (DuckDB(), BigQuery(), Snowflake(),
+                                                     Spark(), Postgres())}
+DIALECTS = tuple(_BY_NAME)
+
+
+def get_dialect(dialect: str | Dialect) -> Dialect:
+    """The dialect of a name of `DIALECTS` (a Dialect is returned as is)."""
+    if isinstance(dialect, Dialect):
+        return dialect
+    if isinstance(dialect, str) and dialect in _BY_NAME:
+        return _BY_NAME[dialect]
+    raise TemplateError(f"unknown dialect {dialect!r}; choose one of {', '.join(DIALECTS)}")
+
+
+def identifier(name: str, dialect: str | Dialect) -> exp.Identifier:
     """A user-given name as abcde writes it for `dialect`: quoted, but on Snowflake by
     the rule of `_snowflake_identifier`."""
-    return get_dialect(dialect).rewrite(exp.to_identifier(name, quoted=True), copy=False)
+    return get_dialect(dialect).write_identifier(exp.to_identifier(name, quoted=True))
 
 
-def to_sql(tree: exp.Expression, dialect: str, *, pretty: bool = False,
+def to_sql(tree: exp.Expression, dialect: str | Dialect, *, pretty: bool = False,
            copy: bool = True) -> str:
     """Write a parsed template for `dialect`, helpers rewritten (in place when the
     caller passes a private tree with copy=False)."""
-    d = get_dialect(dialect)
-    return d.rewrite(tree, copy=copy).sql(dialect=d.name, pretty=pretty)
+    return get_dialect(dialect).sql(tree, pretty=pretty, copy=copy)

@@ -2,29 +2,62 @@
 (float division, natural log, random numbers, finiteness, ranking ties) written once as
 `ABCDE_*` functions that `abcde.sql.dialects` rewrites per target in the parsed tree.
 
-Each helper returns DuckDB SQL text with the placeholder; `tests/sql/test_helpers.py`
-shows the SQL each one becomes on every dialect.
+Each helper returns DuckDB SQL text with the placeholder; its doctest shows the SQL that
+text becomes on DuckDB (`as_sql`), and `tests/sql/test_helpers.py` on every dialect.
 """
 
 from __future__ import annotations
 
 import math
 
-from abcde.sql.quoting import ident, literal, table_ref
+import sqlglot
+
+from abcde.sql.dialects import Dialect, to_sql
+from abcde.sql.quoting import CANONICAL_DIALECT, ident, literal, table_ref
+
+
+def as_sql(text: str, dialect: str | Dialect = "duckdb") -> str:
+    """SQL text holding helpers (parsed as the templates are, in DuckDB's dialect) as
+    `dialect` writes it.
+
+    >>> as_sql("SELECT ABCDE_LN(x) AS y FROM t", "spark")
+    'SELECT LN(CAST(x AS DOUBLE)) AS y FROM t'
+    """
+    return to_sql(sqlglot.parse_one(text, read=CANONICAL_DIALECT), dialect, copy=False)
 
 
 def fdiv(a: str, b: str) -> str:
-    """Float division with a NULL (not an error, not inf) for a zero denominator."""
+    """Float division with a NULL (not an error, not inf) for a zero denominator: both
+    operands cast to a double (Snowflake keeps 6 decimals of a division of numbers,
+    Spark and PostgreSQL divide integers and decimals exactly; docs/method.md §11).
+
+    >>> fdiv("a", "b")
+    'ABCDE_FDIV(a, b)'
+    >>> as_sql(fdiv("a", "b"))
+    'CAST(a AS DOUBLE) / NULLIF(CAST(b AS DOUBLE), CAST(0 AS DOUBLE))'
+    """
     return f"ABCDE_FDIV({a}, {b})"
 
 
 def ln(x: str) -> str:
-    """Natural logarithm (`LOG` means log10 on DuckDB and ln elsewhere)."""
+    """Natural logarithm (`LOG` means log10 on DuckDB and ln elsewhere; docs/method.md
+    §11).
+
+    >>> as_sql(ln("x"))
+    'LN(CAST(x AS DOUBLE))'
+    """
     return f"ABCDE_LN({x})"
 
 
 def uniform(seed: str, *keys: str) -> str:
-    """Reproducible U(0,1) from md5('<seed>:<key1>:<key2>...'), identical on every engine."""
+    """Reproducible U(0,1) from md5('<seed>:<key1>:<key2>...'), identical on every engine:
+    u = (2n + 1) / 2^53, n = the first 13 hex digits of the md5 (docs/method.md §10).
+    Keys must be integers or strings (a double prints differently per engine).
+
+    >>> print(as_sql(uniform("'7'", "k")))  # doctest: +NORMALIZE_WHITESPACE
+    (CAST((CAST('0x' || SUBSTRING(MD5(CAST('7' AS TEXT) || ':' || CAST(k AS TEXT)), 1, 13)
+      AS BIGINT)) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE))
+    """
     return f"ABCDE_UNIFORM({', '.join((seed, *keys))})"
 
 
@@ -33,12 +66,23 @@ def order_key(*ids: str) -> str:
     ('order', ids...). The native order differs between types (9 < 10 but '9' > '10':
     one input as CSV text, the other as Parquet integers) and PostgreSQL orders text by
     its collation; this key is the same for 10 and '10' on every engine. Sort by it,
-    then by the ids themselves (a tie-break only a 52-bit md5 collision reaches)."""
+    then by the ids themselves (a tie-break only a 52-bit md5 collision reaches).
+
+    >>> order_key("id")
+    "ABCDE_UNIFORM('order', id)"
+    >>> print(as_sql(order_key("id")))  # doctest: +NORMALIZE_WHITESPACE
+    (CAST((CAST('0x' || SUBSTRING(MD5(CAST('order' AS TEXT) || ':' || CAST(id AS TEXT)), 1,
+      13) AS BIGINT)) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE))
+    """
     return uniform(literal("order"), *ids)
 
 
 def is_finite(x: str) -> str:
-    """TRUE when x is a finite number (not NULL, NaN or ±inf)."""
+    """TRUE when x is a finite number (not NULL, NaN or ±inf): x - x = 0, FALSE when NULL.
+
+    >>> as_sql(is_finite("x"))
+    'COALESCE(CAST(x AS DOUBLE) - CAST(x AS DOUBLE) = CAST(0 AS DOUBLE), FALSE)'
+    """
     return f"ABCDE_IS_FINITE({x})"
 
 
@@ -50,7 +94,12 @@ WEIGHT_MIN, WEIGHT_MAX = 1e-100, 1e100
 
 
 def valid_weight(x: str) -> str:
-    """TRUE when x is a weight abcde accepts: finite and in [WEIGHT_MIN, WEIGHT_MAX]."""
+    """TRUE when x is a weight abcde accepts: finite and in [WEIGHT_MIN, WEIGHT_MAX].
+
+    >>> print(as_sql(valid_weight("w")))  # doctest: +NORMALIZE_WHITESPACE
+    (COALESCE(CAST(w AS DOUBLE) - CAST(w AS DOUBLE) = CAST(0 AS DOUBLE), FALSE)
+      AND w >= CAST(1e-100 AS DOUBLE) AND w <= CAST(1e+100 AS DOUBLE))
+    """
     return (f"({is_finite(x)} AND {x} >= CAST({WEIGHT_MIN!r} AS DOUBLE) "
             f"AND {x} <= CAST({WEIGHT_MAX!r} AS DOUBLE))")
 
@@ -67,7 +116,13 @@ def rank_key(x: str) -> str:
     Mathematically equal values — the two halves of a cluster split in two contribute the
     same — differ in their last bits between engines and between parallel runs; ranked by
     this key, such ties are broken by id the same way everywhere. NULL for x ≤ 0.
-    Python's twin: `rank_value`."""
+    Python's twin: `rank_value`.
+
+    >>> print(as_sql(rank_key("x")))  # doctest: +NORMALIZE_WHITESPACE
+    (CASE WHEN x > 0 THEN CAST(4000000000 AS DOUBLE) * FLOOR(LN(CAST(x AS DOUBLE))
+      + CAST(0.5 AS DOUBLE)) + FLOOR(CAST(x AS DOUBLE) * EXP(-FLOOR(LN(CAST(x AS DOUBLE))
+      + CAST(0.5 AS DOUBLE))) * CAST(1000000000 AS DOUBLE) + CAST(0.5 AS DOUBLE)) END)
+    """
     k = f"FLOOR({ln(x)} + CAST(0.5 AS DOUBLE))"
     scale = f"CAST({10 ** RANK_DIGITS} AS DOUBLE)"
     mantissa = f"FLOOR(CAST({x} AS DOUBLE) * EXP(-{k}) * {scale} + CAST(0.5 AS DOUBLE))"

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 from sqlglot import exp
 
-from abcde.sql.dialects import to_sql
+from abcde.sql.dialects import Dialect, to_sql
 from abcde.sql.quoting import CANONICAL_DIALECT, ident, table_ref
 
 
@@ -143,7 +143,8 @@ class Pipeline:
         """One query computing step `name`."""
         return self._inline(name)
 
-    def create_statements(self, name: str, dialect: str, *, pretty: bool = False) -> list[str]:
+    def create_statements(self, name: str, dialect: str | Dialect, *,
+                          pretty: bool = False) -> list[str]:
         """DROP TABLE IF EXISTS, then CREATE TABLE ... AS, for one step (CREATE OR
         REPLACE is not portable)."""
         table = self.table(name)
@@ -152,7 +153,8 @@ class Pipeline:
         return [to_sql(drop, dialect, pretty=pretty),
                 to_sql(create, dialect, pretty=pretty, copy=False)]
 
-    def statements(self, dialect: str, *, pretty: bool = False) -> list[tuple[str, str]]:
+    def statements(self, dialect: str | Dialect, *,
+                   pretty: bool = False) -> list[tuple[str, str]]:
         """(step name, SQL) for every materialised step, in order."""
         return [(name, sql) for name, step in self.steps.items() if step.materialise
                 for sql in self.create_statements(name, dialect, pretty=pretty)]

@@ -25,7 +25,7 @@ from sqlglot import exp
 
 from abcde.errors import InputError
 from abcde.inputs.spec import WEIGHT_RANGE_TEXT
-from abcde.sql.dialects import identifier, to_sql
+from abcde.sql.dialects import Dialect, get_dialect, identifier, to_sql
 from abcde.version import __version__
 from abcde.warehouse.scripts import Output, ScriptSpec, impact_pipeline, quiet_sqlglot
 
@@ -129,16 +129,18 @@ def _yaml(value: object, indent: int = 0) -> str:
 _JINJA = ("{{", "{%", "{#")
 
 
-def _check_names(spec: ScriptSpec, dialect: str) -> None:
-    """Names dbt would render as Jinja, and sources dbt-spark cannot name, are refused."""
+def _check_names(spec: ScriptSpec, dialect: str | Dialect) -> None:
+    """Names dbt would render as Jinja, and sources the dbt adapter cannot name (dbt-spark:
+    no database), are refused."""
     for option, name in spec.names().items():
         if any(j in name for j in _JINJA):
             raise InputError(f"{option} {name!r} holds Jinja syntax, which dbt would run",
                              hint="Rename it, without '{{', '{%' or '{#'.")
+    target = get_dialect(dialect)
     for role, name in spec.tables().items():
-        if dialect == "spark" and name.count(".") > 1:
-            raise InputError(f"--{role} {name!r}: dbt-spark sources have a schema but no "
-                             "database", hint=f"Name it schema.table, e.g. "
+        if not target.dbt_source_has_database and name.count(".") > 1:
+            raise InputError(f"--{role} {name!r}: dbt-{target.name} sources have a schema but "
+                             "no database", hint=f"Name it schema.table, e.g. "
                              f"{'.'.join(name.split('.')[-2:])}.")
 
 

@@ -23,7 +23,7 @@ from abcde.sql.helpers import rank_value
 
 REL = 1e-12
 TOP = 5
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 OVERALL_KEYS = ("items", "weight", "affected_items", "affected_weight", *IMPACT_METRICS,
                 "affected_jaccard_index", "unaffected_jaccard_index")
 GROUP_KEYS = ("items", "weight", "affected_items", "affected_weight", *IMPACT_METRICS,
