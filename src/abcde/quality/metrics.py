@@ -160,88 +160,118 @@ class Metric:
         return self.indicator in ("equivalent", "not_equivalent")
 
 
-def _rate(key: str, label: str, cls: int, good_is: str, refs: str, name: str) -> Metric:
-    return Metric(
-        key, label, POPULATIONS, (cls,), good_is, f"{CLASSES[cls]}_rate", importance=True,
-        decomposes=f"{CLASSES[cls]}_rate",
-        definition=f"{label}(T) = {name}(T) · share of {CLASSES[cls]} draws with "
-        f"{'1(i≡j)' if good_is == 'equivalent' else '1(i≢j)'}; on the jaccard population "
-        "each draw is importance-weighted by |l_ij| = u_ij/w_ij: the share is "
-        "Σ f k |l| v / Σ f k |l|",
-        references=(refs, "Jaccard decomposition §6.1 (importance weights)"),
-    )
-
-
-def _jaccard_only(key: str, label: str, classes: tuple[int, ...], indicator: str,
-                  multiplier: str, decomposes: str, definition: str, refs: str,
-                  why: str) -> Metric:
-    return Metric(
-        key, label, ("jaccard",), classes, indicator, multiplier, decomposes=decomposes,
-        definition=definition, references=(refs,), unavailable={"abcde": why},
-    )
-
-
-def _sum(key: str, label: str, parts: tuple[str, str], definition: str, refs: str) -> Metric:
-    return Metric(
-        key, label, ("jaccard",), parts=parts, decomposes="jaccard_distance",
-        definition=definition, references=(refs,),
-        unavailable={"abcde": _NEEDS_JACCARD_DISTANCE},
-    )
-
-
 _ALL = (SELF, SPLIT, MERGE, STABLE)
-_D, _I = _NEEDS_JACCARD_DISTANCE, _NEEDS_JACCARD_INDEX
+_IMPORTANCE = (
+    "; on the jaccard population each draw is importance-weighted by |l_ij| = u_ij/w_ij: "
+    "the share is Σ f k |l| v / Σ f k |l|"
+)
 METRICS: dict[str, Metric] = {
     m.key: m
     for m in (
         Metric(
-            "delta_precision", "ΔPrecision", POPULATIONS, _ALL, "label", "total", bounds=None,
+            key="delta_precision", label="ΔPrecision", populations=POPULATIONS,
+            classes=_ALL, indicator="label", multiplier="total", bounds=None,
             definition="ΔPrecision(T) = Σu · mean over all draws of l_ij·1(i≡j); on the "
             "jaccard population Σu = SplitDistance(T) + AffectedJaccardIndex(T) + "
             "MergeDistance(T)",
             references=("ABCDE eq. 26, 39, §5.3, §5.7", "Jaccard decomposition eq. 80, §6–7"),
         ),
-        _rate("good_split_rate", "GoodSplitRate", SPLIT, "not_equivalent",
-              "ABCDE eq. 41, 47–49, §5.6.1, §5.7", "SplitRate"),
-        _rate("bad_split_rate", "BadSplitRate", SPLIT, "equivalent",
-              "ABCDE eq. 42, §5.7", "SplitRate"),
-        _rate("good_merge_rate", "GoodMergeRate", MERGE, "equivalent",
-              "ABCDE eq. 43, §5.6.2, §5.7", "MergeRate"),
-        _rate("bad_merge_rate", "BadMergeRate", MERGE, "not_equivalent",
-              "ABCDE eq. 44, §5.7", "MergeRate"),
-        _jaccard_only("good_split_distance", "GoodSplitDistance", (SPLIT,), "not_equivalent",
-                      "split", "split_distance",
-                      "GoodSplitDistance(T) = SplitDistance(T) · mean over split draws of "
-                      "1(i≢j)", "Jaccard decomposition eq. 5, 23–30, §4.4", _D),
-        _jaccard_only("bad_split_distance", "BadSplitDistance", (SPLIT,), "equivalent",
-                      "split", "split_distance",
-                      "BadSplitDistance(T) = SplitDistance(T) · mean over split draws of "
-                      "1(i≡j)", "Jaccard decomposition eq. 6, §4.4", _D),
-        _jaccard_only("good_merge_distance", "GoodMergeDistance", (MERGE,), "equivalent",
-                      "merge", "merge_distance",
-                      "GoodMergeDistance(T) = MergeDistance(T) · mean over merge draws of "
-                      "1(i≡j)", "Jaccard decomposition eq. 7, §4.3–4.4", _D),
-        _jaccard_only("bad_merge_distance", "BadMergeDistance", (MERGE,), "not_equivalent",
-                      "merge", "merge_distance",
-                      "BadMergeDistance(T) = MergeDistance(T) · mean over merge draws of "
-                      "1(i≢j)", "Jaccard decomposition eq. 8, §4.4", _D),
-        _sum("good_distance", "GoodDistance", ("good_split_distance", "good_merge_distance"),
-             "GoodDistance(T) = GoodSplitDistance(T) + GoodMergeDistance(T); split and "
-             "merge pairs are disjoint, so the SEs add in quadrature",
-             "Jaccard decomposition eq. 11, 21, §4.4, §8"),
-        _sum("bad_distance", "BadDistance", ("bad_split_distance", "bad_merge_distance"),
-             "BadDistance(T) = BadSplitDistance(T) + BadMergeDistance(T)",
-             "Jaccard decomposition eq. 12, 22, §4.4, §8"),
-        _jaccard_only("affected_good_index", "AffectedGoodIndex", (SELF, STABLE),
-                      "equivalent", "stable", "affected_jaccard_index",
-                      "AffectedGoodIndex(T) = AffectedJaccardIndex(T) · mean over stable "
-                      "and self draws of 1(i≡j); self pairs count as judged equivalent and "
-                      "keep their sampled weight against the reweighted stable non-self "
-                      "draws", "Jaccard decomposition eq. 41, 56–58, §7–8", _I),
-        _jaccard_only("affected_bad_index", "AffectedBadIndex", (SELF, STABLE),
-                      "not_equivalent", "stable", "affected_jaccard_index",
-                      "AffectedBadIndex(T) = AffectedJaccardIndex(T) · mean over stable "
-                      "and self draws of 1(i≢j)", "Jaccard decomposition eq. 42, 59, §7", _I),
+        Metric(
+            key="good_split_rate", label="GoodSplitRate", populations=POPULATIONS,
+            classes=(SPLIT,), indicator="not_equivalent", multiplier="split_rate",
+            importance=True, decomposes="split_rate",
+            definition="GoodSplitRate(T) = SplitRate(T) · share of split draws with 1(i≢j)"
+            + _IMPORTANCE,
+            references=("ABCDE eq. 41, 47–49, §5.6.1, §5.7", "Jaccard decomposition §6.1"),
+        ),
+        Metric(
+            key="bad_split_rate", label="BadSplitRate", populations=POPULATIONS,
+            classes=(SPLIT,), indicator="equivalent", multiplier="split_rate",
+            importance=True, decomposes="split_rate",
+            definition="BadSplitRate(T) = SplitRate(T) · share of split draws with 1(i≡j)"
+            + _IMPORTANCE,
+            references=("ABCDE eq. 42, §5.7", "Jaccard decomposition §6.1"),
+        ),
+        Metric(
+            key="good_merge_rate", label="GoodMergeRate", populations=POPULATIONS,
+            classes=(MERGE,), indicator="equivalent", multiplier="merge_rate",
+            importance=True, decomposes="merge_rate",
+            definition="GoodMergeRate(T) = MergeRate(T) · share of merge draws with 1(i≡j)"
+            + _IMPORTANCE,
+            references=("ABCDE eq. 43, §5.6.2, §5.7", "Jaccard decomposition §6.1"),
+        ),
+        Metric(
+            key="bad_merge_rate", label="BadMergeRate", populations=POPULATIONS,
+            classes=(MERGE,), indicator="not_equivalent", multiplier="merge_rate",
+            importance=True, decomposes="merge_rate",
+            definition="BadMergeRate(T) = MergeRate(T) · share of merge draws with 1(i≢j)"
+            + _IMPORTANCE,
+            references=("ABCDE eq. 44, §5.7", "Jaccard decomposition §6.1"),
+        ),
+        Metric(
+            key="good_split_distance", label="GoodSplitDistance", populations=("jaccard",),
+            classes=(SPLIT,), indicator="not_equivalent", multiplier="split",
+            decomposes="split_distance", unavailable={"abcde": _NEEDS_JACCARD_DISTANCE},
+            definition="GoodSplitDistance(T) = SplitDistance(T) · mean over split draws of "
+            "1(i≢j)",
+            references=("Jaccard decomposition eq. 5, 23–30, §4.4",),
+        ),
+        Metric(
+            key="bad_split_distance", label="BadSplitDistance", populations=("jaccard",),
+            classes=(SPLIT,), indicator="equivalent", multiplier="split",
+            decomposes="split_distance", unavailable={"abcde": _NEEDS_JACCARD_DISTANCE},
+            definition="BadSplitDistance(T) = SplitDistance(T) · mean over split draws of "
+            "1(i≡j)",
+            references=("Jaccard decomposition eq. 6, §4.4",),
+        ),
+        Metric(
+            key="good_merge_distance", label="GoodMergeDistance", populations=("jaccard",),
+            classes=(MERGE,), indicator="equivalent", multiplier="merge",
+            decomposes="merge_distance", unavailable={"abcde": _NEEDS_JACCARD_DISTANCE},
+            definition="GoodMergeDistance(T) = MergeDistance(T) · mean over merge draws of "
+            "1(i≡j)",
+            references=("Jaccard decomposition eq. 7, §4.3–4.4",),
+        ),
+        Metric(
+            key="bad_merge_distance", label="BadMergeDistance", populations=("jaccard",),
+            classes=(MERGE,), indicator="not_equivalent", multiplier="merge",
+            decomposes="merge_distance", unavailable={"abcde": _NEEDS_JACCARD_DISTANCE},
+            definition="BadMergeDistance(T) = MergeDistance(T) · mean over merge draws of "
+            "1(i≢j)",
+            references=("Jaccard decomposition eq. 8, §4.4",),
+        ),
+        Metric(
+            key="good_distance", label="GoodDistance", populations=("jaccard",),
+            parts=("good_split_distance", "good_merge_distance"),
+            decomposes="jaccard_distance", unavailable={"abcde": _NEEDS_JACCARD_DISTANCE},
+            definition="GoodDistance(T) = GoodSplitDistance(T) + GoodMergeDistance(T); split "
+            "and merge pairs are disjoint, so the SEs add in quadrature",
+            references=("Jaccard decomposition eq. 11, 21, §4.4, §8",),
+        ),
+        Metric(
+            key="bad_distance", label="BadDistance", populations=("jaccard",),
+            parts=("bad_split_distance", "bad_merge_distance"),
+            decomposes="jaccard_distance", unavailable={"abcde": _NEEDS_JACCARD_DISTANCE},
+            definition="BadDistance(T) = BadSplitDistance(T) + BadMergeDistance(T)",
+            references=("Jaccard decomposition eq. 12, 22, §4.4, §8",),
+        ),
+        Metric(
+            key="affected_good_index", label="AffectedGoodIndex", populations=("jaccard",),
+            classes=(SELF, STABLE), indicator="equivalent", multiplier="stable",
+            decomposes="affected_jaccard_index", unavailable={"abcde": _NEEDS_JACCARD_INDEX},
+            definition="AffectedGoodIndex(T) = AffectedJaccardIndex(T) · mean over stable and "
+            "self draws of 1(i≡j); self pairs count as judged equivalent and keep their "
+            "sampled weight against the reweighted stable non-self draws",
+            references=("Jaccard decomposition eq. 41, 56–58, §7–8",),
+        ),
+        Metric(
+            key="affected_bad_index", label="AffectedBadIndex", populations=("jaccard",),
+            classes=(SELF, STABLE), indicator="not_equivalent", multiplier="stable",
+            decomposes="affected_jaccard_index", unavailable={"abcde": _NEEDS_JACCARD_INDEX},
+            definition="AffectedBadIndex(T) = AffectedJaccardIndex(T) · mean over stable and "
+            "self draws of 1(i≢j)",
+            references=("Jaccard decomposition eq. 42, 59, §7",),
+        ),
     )
 }
 """The 13 quality metrics, in the order of ``abcde estimate`` (docs/method.md §8.4)."""
