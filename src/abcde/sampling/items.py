@@ -1,5 +1,5 @@
 """Exploring the impact from an importance-weighted sample of affected items
-(ABCDE §4.1.1; SPEC §7).
+(ABCDE §4.1.1; docs/method.md §7).
 
 `sample_items` draws affected items with replacement with probability
 q(i) ∝ weight(i)·JaccardDistance(i) (eq. 10) by exponential clocks (App. A, steps 1–3)

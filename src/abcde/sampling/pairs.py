@@ -1,5 +1,5 @@
 """Pairs of items for human judgement, sampled exactly ∝ u_ij (ABCDE §5.7, eq. 52–58) or
-∝ w_ij (Jaccard decomposition §7), hierarchically per SPEC §6 — never by enumerating
+∝ w_ij (Jaccard decomposition §7), hierarchically per docs/method.md §6 — never by enumerating
 pairs, never by an item-level self-join:
 
 1. a stratum (cell c = (b, e), class) ∝ its closed-form total (`pairs/strata.sql`);
@@ -9,7 +9,7 @@ pairs, never by an item-level self-join:
    i: a self pair, ABCDE §5.8).
 
 P(i, j) = t/Σt · w_i/w_c · w_c'/(W_b − w_c) · w_j/w_c' = u_ij/Σu for a split pair (and
-likewise for the others). Every "pick ∝ weight" is a window as-of join (SPEC §6), so
+likewise for the others). Every "pick ∝ weight" is a window as-of join (docs/method.md §6), so
 the cost is a sort of the candidates plus the draws: a Base cluster shattered into 10⁵
 cells costs 10⁵ candidate rows once, not 10⁵ per draw.
 
