@@ -107,16 +107,47 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
                  threads: int | None = None, return_stream: bool = False) -> PairSample:
     """Sample item pairs for judgement (ABCDE §5.7–5.8, App. A; Jaccard decomposition §7).
 
-    Exactly one of `budget` (walk the draw stream until that many unique judgeable
-    pairs: (i, j) and (j, i) count once, self pairs count zero but stay; at most the
-    population's number of judgeable pairs) and `draws` (that many independent draws).
-    `population`: 'abcde' (∝ u_ij, ΔPrecision and the split/merge rates) or 'jaccard'
-    (∝ w_ij, also the distances and the affected indexes). `slice_by`: attribute
-    column(s) whose per-value weight and pairweight go into the manifest (ABCDE App. B).
-    With `out`, writes draws.parquet/.csv, questions.csv/.jsonl and manifest.json there;
-    a directory that already holds a sample is refused unless `overwrite` (which removes
-    those files first). `return_stream`: also return the whole stream of draws in draw
-    order (for checks).
+    Parameters
+    ----------
+    base, exp, weights, attributes
+        CSV/Parquet paths, tables of `db`, DataFrames or mappings, as for `abcde.impact`;
+        every attribute column rides along into the sample files.
+    item_col, cluster_col, weight_col, missing_weight
+        Column names, and the weight of items the weights table lacks.
+    engine, db, memory_limit, threads
+        Where the SQL runs (`abcde.inputs.session.EngineOptions`).
+    population
+        'abcde' (∝ u_ij: ΔPrecision and the split/merge rates) or 'jaccard' (∝ w_ij:
+        also the distances and the affected indexes).
+    budget, draws
+        Exactly one: `budget` walks the draw stream until that many unique judgeable
+        pairs ((i, j) and (j, i) count once, self pairs count zero but stay; at most the
+        population's number of judgeable pairs); `draws` takes that many independent
+        draws.
+    seed
+        Seed of the md5 uniforms: the same seed gives the same stream on every engine.
+    slice_by
+        Attribute column(s) whose per-value weight and pairweight go into the manifest
+        (ABCDE App. B).
+    out, overwrite
+        With `out`, draws.parquet/.csv, questions.csv/.jsonl and manifest.json are
+        written there; a directory that already holds a sample is refused unless
+        `overwrite`.
+    return_stream
+        Also return the whole stream of draws in draw order (for checks).
+
+    Returns
+    -------
+    PairSample
+        Draws (one row per unique ordered pair), questions, manifest, files.
+
+    References
+    ----------
+    van Staden, S. and Grubb, A. (2024). ABCDE: Application-Based Cluster Diff Evals.
+    Google LLC, §5.7–5.8 and App. A.
+    van Staden, S. (2024). Decomposing the Jaccard Distance and the Jaccard Index in
+    ABCDE. Google Switzerland GmbH, §7. Populations and the sampling scheme:
+    docs/method.md §6–7.
     """
     if population not in POPULATIONS:
         raise ValueError(f"population must be one of {POPULATIONS}, got {population!r}")
