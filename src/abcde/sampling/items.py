@@ -195,9 +195,7 @@ def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Pat
         "draws": total_draws,
         "metrics": overall,
         "weight": overall["weight"],
-        "inputs": {inputs.base.role: inputs.base.label, inputs.exp.role: inputs.exp.label,
-                   "weights": inputs.weights_description,
-                   "attributes": inputs.attributes.label if inputs.attributes else None},
+        "inputs": inputs.description(),
         "fingerprint": fingerprint(engine, pipeline, _sample_digest(engine, pipeline)),
     }
     if out is not None:

@@ -304,14 +304,9 @@ def _run(engine: Engine, inputs: Inputs, population: str, budget: int | None,
         "stream_draws": n,
         "draws": sum(int(r["draw_count"]) for r in rows),
         "pairs": pair_counts(rows, questions),
-        "population_pairs": population_pairs(totals),
-        "totals": {k: float(totals[k]) for k in ("total", "split", "merge", "stable")},
-        "metrics": overall,
-        "weight": overall["weight"],
+        **population_entries(totals, overall),
         "slices": slices,
-        "inputs": {inputs.base.role: inputs.base.label, inputs.exp.role: inputs.exp.label,
-                   "weights": inputs.weights_description,
-                   "attributes": inputs.attributes.label if inputs.attributes else None},
+        "inputs": inputs.description(),
         "fingerprint": fingerprint(engine, p, {"sample": sample_digest(rows, DIGEST_KEYS)}),
     }
     manifest["sample_id"] = sample_id(manifest)
@@ -366,6 +361,14 @@ def population_pairs(totals: dict[str, Any]) -> dict[str, int]:
     out = {c: judgeable_pairs(totals, (c,)) for c in ("split", "merge", "stable")}
     out["judgeable"] = judgeable_pairs(totals)
     return out
+
+
+def population_entries(totals: dict[str, Any], overall: dict[str, Any]) -> dict[str, Any]:
+    """What a pair sample's manifest says of its population: judgeable pairs, class
+    totals (the estimators' multipliers) and the exact impact metrics."""
+    return {"population_pairs": population_pairs(totals),
+            "totals": {k: float(totals[k]) for k in ("total", "split", "merge", "stable")},
+            "metrics": overall, "weight": overall["weight"]}
 
 
 def with_sample_id(questions: Sequence[dict[str, Any]], sid: str) -> list[dict[str, Any]]:
