@@ -5,7 +5,7 @@ truth, their pair populations enumerated by the reference implementation
 formulas), draws from them, and the checks of bias and coverage.
 
 Used by tests/quality/test_metrics_statistical.py, tests/quality/test_quality_statistical.py
-and tests/test_stratified.py.
+and tests/sampling/test_stratified.py.
 """
 
 from __future__ import annotations
