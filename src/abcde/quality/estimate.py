@@ -43,6 +43,7 @@ from abcde.quality.judgements import (
     judge_pairs,
     match_judgements,
     read_judgements,
+    read_truth,
     rows_from_records,
     truth_judge,
 )
@@ -60,7 +61,6 @@ __all__ = [
     "estimate_from_draws",
     "estimate_with_verdicts",
     "load_sample",
-    "read_truth",
     "verdicts_for",
 ]
 
@@ -150,63 +150,6 @@ def _read_draws(path: Path) -> list[dict[str, Any]]:
         con.close()
 
 
-def read_truth(truth: Any, item_col: str = "item_id",
-               cluster_col: str = "cluster_id") -> dict[Any, Any]:
-    """item → truth cluster from a mapping, a DataFrame or a CSV/Parquet file.
-
-    Parameters
-    ----------
-    truth : mapping, DataFrame, str or Path
-        The ground truth.
-    item_col, cluster_col : str
-        Its item and cluster columns (tables and files).
-
-    Returns
-    -------
-    dict
-
-    Raises
-    ------
-    InputError
-        On a missing file or column, or an item in two clusters.
-
-    References
-    ----------
-    docs/method.md §8.1 (a ground truth as the judge).
-    """
-    if isinstance(truth, Mapping):
-        return dict(truth)
-    if hasattr(truth, "columns") and hasattr(truth, "to_numpy"):
-        missing = [c for c in (item_col, cluster_col) if c not in truth.columns]
-        if missing:
-            raise InputError("truth lacks columns", column=", ".join(missing))
-        return dict(zip(truth[item_col].tolist(), truth[cluster_col].tolist(), strict=True))
-    import duckdb
-
-    path = Path(truth)
-    if not path.exists():
-        raise InputError(f"truth file {path} does not exist")
-    reader = "read_parquet" if path.suffix.lower() == ".parquet" else "read_csv"
-    con = duckdb.connect()
-    try:
-        rel = con.execute(f"SELECT * FROM {reader}(?)", [str(path)])
-        names = [d[0] for d in rel.description]
-        missing = [c for c in (item_col, cluster_col) if c not in names]
-        if missing:
-            raise InputError(f"truth file {path} lacks columns {missing}; it has {names}",
-                             hint="Use --item-col / --cluster-col.")
-        a, b = names.index(item_col), names.index(cluster_col)
-        out: dict[Any, Any] = {}
-        for row in rel.fetchall():
-            if row[a] in out and out[row[a]] != row[b]:
-                raise InputError(f"truth file {path}: item in two clusters",
-                                 column=item_col, examples=[row[a]])
-            out[row[a]] = row[b]
-        return out
-    finally:
-        con.close()
-
-
 def verdicts_for(s: Sample, judgements: Any = None, truth: Any = None,
                  judge: Callable[[Any, Any], Any] | None = None, *,
                  item_col: str = "item_id", cluster_col: str = "cluster_id") -> dict[str, str]:
@@ -219,7 +162,8 @@ def verdicts_for(s: Sample, judgements: Any = None, truth: Any = None,
     judgements : str, Path or list of mappings, optional
         A judgement file or its rows (:mod:`abcde.quality.judgements`).
     truth : mapping, DataFrame, str or Path, optional
-        A ground truth (:func:`read_truth`, :func:`~abcde.quality.judgements.truth_judge`).
+        A ground truth (:func:`~abcde.quality.judgements.read_truth`,
+        :func:`~abcde.quality.judgements.truth_judge`).
     judge : callable, optional
         (i, j) → verdict.
     item_col, cluster_col : str

@@ -1,4 +1,5 @@
-"""Judgement files and judges for a pair sample (docs/method.md §8.1; ABCDE §5.8, App. B).
+"""Judgement files, ground truths and judges for a pair sample (docs/method.md §8.1;
+ABCDE §5.8, App. B).
 
 A judgement file is CSV or JSONL (one JSON object a line), typically the sample's
 ``questions.csv`` with its ``verdict`` column filled in. A row names its pair by
@@ -479,6 +480,63 @@ def judge_pairs(judge: Judge, pairs: SamplePairs) -> dict[str, str]:
                              f"expected one of {VERDICTS} or True/False/None")
         out[pid] = word
     return out
+
+
+def read_truth(truth: Any, item_col: str = "item_id",
+               cluster_col: str = "cluster_id") -> dict[Any, Any]:
+    """item → truth cluster from a mapping, a DataFrame or a CSV/Parquet file.
+
+    Parameters
+    ----------
+    truth : mapping, DataFrame, str or Path
+        The ground truth.
+    item_col, cluster_col : str
+        Its item and cluster columns (tables and files).
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    InputError
+        On a missing file or column, or an item in two clusters.
+
+    References
+    ----------
+    docs/method.md §8.1 (a ground truth as the judge).
+    """
+    if isinstance(truth, Mapping):
+        return dict(truth)
+    if hasattr(truth, "columns") and hasattr(truth, "to_numpy"):
+        missing = [c for c in (item_col, cluster_col) if c not in truth.columns]
+        if missing:
+            raise InputError("truth lacks columns", column=", ".join(missing))
+        return dict(zip(truth[item_col].tolist(), truth[cluster_col].tolist(), strict=True))
+    import duckdb
+
+    path = Path(truth)
+    if not path.exists():
+        raise InputError(f"truth file {path} does not exist")
+    reader = "read_parquet" if path.suffix.lower() == ".parquet" else "read_csv"
+    con = duckdb.connect()
+    try:
+        rel = con.execute(f"SELECT * FROM {reader}(?)", [str(path)])
+        names = [d[0] for d in rel.description]
+        missing = [c for c in (item_col, cluster_col) if c not in names]
+        if missing:
+            raise InputError(f"truth file {path} lacks columns {missing}; it has {names}",
+                             hint="Use --item-col / --cluster-col.")
+        a, b = names.index(item_col), names.index(cluster_col)
+        out: dict[Any, Any] = {}
+        for row in rel.fetchall():
+            if row[a] in out and out[row[a]] != row[b]:
+                raise InputError(f"truth file {path}: item in two clusters",
+                                 column=item_col, examples=[row[a]])
+            out[row[a]] = row[b]
+        return out
+    finally:
+        con.close()
 
 
 def truth_judge(truth: Mapping[Any, Any]) -> Judge:

@@ -29,9 +29,9 @@ from typing import Any
 from abcde.engines import Engine
 from abcde.inputs.session import EngineOptions, open_inputs
 from abcde.inputs.spec import InputSpec
-from abcde.quality.estimate import Sample, estimate_with_verdicts, read_truth
+from abcde.quality.estimate import Sample, estimate_with_verdicts
 from abcde.quality.intervals import DEFAULT_SE, z_value
-from abcde.quality.judgements import SamplePairs, judge_pairs, truth_judge
+from abcde.quality.judgements import SamplePairs, judge_pairs, read_truth, truth_judge
 from abcde.quality.metrics import metric_keys
 from abcde.results import plain_row
 from abcde.sampling.clocks import check_seed
@@ -111,7 +111,7 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
     base, exp, weights : table, file, mapping or DataFrame
         The clusterings and optional item weights, as for ``abcde.sample_pairs``.
     truth : mapping, DataFrame, str or Path
-        The ground truth that plays the judge (:func:`~abcde.quality.estimate.read_truth`).
+        The ground truth that plays the judge (:func:`~abcde.quality.judgements.read_truth`).
     population : {"abcde", "jaccard"}
         The pair population to sample.
     budgets : sequence of int
