@@ -13,7 +13,8 @@ from abcde.errors import InputError
 from abcde.text import table, to_json
 
 #: abcde.evaluation.uir.DEFAULT_REL_TOL, written out: importing abcde.evaluation.uir
-#: (numpy) would slow every command's start (tests/test_cli_evaluate.py checks that the two agree).
+#: (numpy) would slow every command's start (tests/evaluation/test_cli_evaluate.py checks
+#: that the two agree).
 DEFAULT_REL_TOL = 1e-9
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from reference_yandex import read_assignment, yandex_metrics
 
-DATA = Path(__file__).parent / "data" / "yandex"
+DATA = Path(__file__).parents[1] / "data" / "yandex"
 
 
 def f1(p: Fr, r: Fr) -> Fr:

@@ -48,8 +48,8 @@ from abcde.sql.dialects import DIALECTS, to_sql
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.templates import render
 
-YANDEX = Path(__file__).parent / "data" / "yandex"
-EXAMPLES = Path(__file__).parent.parent / "examples"
+YANDEX = Path(__file__).parents[1] / "data" / "yandex"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 REL = 1e-9
 HYPOTHESIS = settings(max_examples=15, deadline=None,
                       suppress_health_check=[HealthCheck.too_slow,

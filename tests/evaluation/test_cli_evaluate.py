@@ -15,7 +15,7 @@ from reference_yandex import yandex_metrics
 from abcde.cli import main
 from abcde.evaluation.uir import f_alpha
 
-EXAMPLES = Path(__file__).parent.parent / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 
 # UIR paper §4.2, Table 3 structure: 10 test cases; A ≥ B on 6 (cases 1–6), B ≥ A on 4
 # (cases 1, 2 — ties — and 7, 8); cases 9, 10 are metric-biased. UIR(A, B) = (6 − 4)/10.
