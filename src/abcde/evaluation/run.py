@@ -55,7 +55,7 @@ from abcde.inputs.spec import InputSpec, check_slice_names
 from abcde.results import OUT_FORMATS, plain_row
 from abcde.sql.helpers import rank_value
 from abcde.sql.pipeline import Pipeline
-from abcde.sql.templates import render as _render
+from abcde.sql.templates import render
 
 #: Pointwise metrics per cell (pointwise paper eq. 11–15; SPEC §4).
 POINTWISE_METRICS = ("precision", "recall", "f1", "accuracy", "jaccard_distance",
@@ -226,19 +226,6 @@ def _as_runs(actual: object) -> list[object]:
 
 
 # ------------------------------------------------------------------ pipeline
-
-
-_RENDERED: dict[tuple[str, str], Any] = {}
-
-
-def render(name: str, **context: Any) -> Any:
-    """`abcde.sql.templates.render`, memoised: parsing dominates the cost of a small
-    evaluation, and every run renders the same templates. The pipeline never changes a
-    step's tree (it rewrites copies), so the parsed tree is shared."""
-    key = (name, repr(sorted(context.items())))
-    if key not in _RENDERED:
-        _RENDERED[key] = _render(name, **context)
-    return _RENDERED[key]
 
 
 def add_evaluation_steps(pipeline: Pipeline, inputs: Inputs,
