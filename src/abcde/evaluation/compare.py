@@ -2,7 +2,8 @@
 scores, the UIR summary over all of them, and `abcde uir`'s report on systems scored
 elsewhere (docs/method.md §4.2, §9).
 
-Both summaries build the UIR matrix with one function (`abcde.evaluation.uir.uir_summary`).
+Both summaries build the UIR matrix with one function (`abcde.evaluation.uir.uir_summary`)
+and report it under the JSON key ``matrix``.
 
 References
 ----------
@@ -235,7 +236,7 @@ def uir_report(path: str | Path, metrics: Sequence[str], tol: float = 0.0, *,
     -------
     dict
         The JSON of `abcde uir`: ``metrics``, ``threshold``, ``rel_tol``, ``tol``,
-        ``uir`` (the matrix, UIR(row, col)), ``pairs`` (each pair's UIR, counts, reading and
+        ``matrix`` (UIR(row, col)), ``pairs`` (each pair's UIR, counts, reading and
         parametric UIR), ``reference_systems``, ``improves``, ``f_alpha_metrics``,
         ``f_alpha`` and ``f_alpha_note``.
 
@@ -291,7 +292,7 @@ def uir_report(path: str | Path, metrics: Sequence[str], tol: float = 0.0, *,
     return {
         "metrics": metrics, "threshold": UIR_ROBUST_THRESHOLD, "rel_tol": rel_tol,
         "tol": tol,
-        "uir": {str(a): {str(b): v for b, v in row.items()} for a, row in matrix.items()},
+        "matrix": {str(a): {str(b): v for b, v in row.items()} for a, row in matrix.items()},
         "pairs": pairs,
         "reference_systems": {str(s): {"reference": str(r.reference), "uir": r.uir,
                                        "tied": [str(t) for t in r.tied]}

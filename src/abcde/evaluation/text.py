@@ -85,7 +85,7 @@ def uir_text(doc: dict[str, Any]) -> str:
     """
     thr = doc["threshold"]
     parts = [f"UIR over {', '.join(doc['metrics'])} (robust when >= {thr}; "
-             "Amigó et al. 2011 §6.3)", _matrix_text(doc["uir"]), ""]
+             "Amigó et al. 2011 §6.3)", _matrix_text(doc["matrix"]), ""]
     for p in doc["pairs"]:
         par = p["parametric_uir"]
         parts.append(f"UIR({p['a']}, {p['b']}) = {p['uir']:+.3f} over {p['n_cases']} cases"

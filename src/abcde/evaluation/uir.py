@@ -723,7 +723,7 @@ def interpret_uir(
 @dataclass(frozen=True)
 class UirSummary:
     """What UIR says about systems scored on the same cases: the one UIR matrix that
-    `abcde evaluate` and `abcde uir` both report.
+    `abcde evaluate` and `abcde uir` both report (under the JSON key ``matrix``).
 
     ``pairs[(a, b)]`` (a listed before b) holds each pair's counts; ``matrix``,
     ``reference_systems`` and ``improves`` are None with fewer than two systems.
