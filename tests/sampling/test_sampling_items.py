@@ -5,9 +5,11 @@ Stated false-failure rates (for a random seed of a correct sampler): the chi-squ
 rejects at p < 1e-5; the draw-count test at |z| > 4.9 per item (≤ 12 items, ≤ 1.2e-5);
 the convergence test at |t| > 6 with 39 d.o.f. per slice (3 slices, ≤ 2e-5), at
 |z| > 5 per estimate (120, ≤ 1e-4 with the normal's tails: the estimates are sums of
-~150 draws), and at mean z² outside [0.4, 2] (χ²₁₂₀/120: ≤ 1e-6); the large-λ
-draw-count test at |z| > 5 and variance ratios outside [0.85, 1.15] (≤ 1e-5 per λ).
-In all ≤ 2e-4.
+~150 draws), and at mean z² outside [0.4, 2] (χ²₁₂₀/120: ≤ 1e-6); the Poisson fit at
+p < 1e-5 and |z| > 5 per λ (7 λ, ≤ 1e-4); the large-λ draw-count test at |z| > 5 and
+variance ratios outside [0.85, 1.15] (≤ 1e-5 per λ). In all ≤ 3e-4. (The Poisson fit's
+chi-square is only as good as the approximation above λ = 100: a total-variation
+distance below 3e-4, which 20 000 draws cannot see.)
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ from abcde.engines.duckdb import DuckDBEngine
 from abcde.impact.run import impact
 from abcde.inputs.session import open_inputs
 from abcde.inputs.spec import InputSpec
-from abcde.sampling.clocks import add_clock_step, draw_counts
+from abcde.sampling.clocks import add_clock_step, add_draw_count_steps
 from abcde.sampling.explore import explore
 from abcde.sampling.items import prepare_items, sample_items
+from abcde.sql.pipeline import Pipeline
 from abcde.sql.templates import render
 
 
@@ -46,9 +49,12 @@ def q_of(base: dict, exp: dict, weight: dict) -> dict:
     return {i: v / total for i, v in raw.items()}
 
 
-def multi_seed_clock(base, exp, weight, seeds: int, n: int) -> list[dict]:
+def multi_seed_clock(base, exp, weight, seeds: int, n: int, *,
+                     counts: bool = False) -> list[dict]:
     """The real `affected_items` population and clock step, run for seeds 0..seeds−1 at
-    once (partitioned by seed): each seed's rows are exactly what sample_items draws."""
+    once (partitioned by seed): each seed's rows are exactly what sample_items draws;
+    with `counts`, each row also has its `draw_count` (sampling/draw_counts.sql, M per
+    seed)."""
     with DuckDBEngine() as eng:
         inputs = open_inputs(eng, InputSpec(base, exp, weight))
         p = prepare_items(eng, inputs, prefix="t_items_")
@@ -61,7 +67,38 @@ def multi_seed_clock(base, exp, weight, seeds: int, n: int) -> list[dict]:
                        keys=["item_id"], seed="seed", stream="items", n=n,
                        partition_by=["seed"])
         p.run(eng, "clocks")
-        return eng.fetch(f"SELECT * FROM {p.physical_name('clocks')} ORDER BY seed, clock_rank")
+        if not counts:
+            return eng.fetch(f"SELECT * FROM {p.physical_name('clocks')} "
+                             "ORDER BY seed, clock_rank")
+        add_draw_count_steps(p, "counts", "clocks", id_col="item_id", seed="seed",
+                             partition="seed")
+        p.run(eng, "counts")
+        return eng.fetch(f"SELECT c.*, d.draw_count FROM {p.physical_name('clocks')} AS c "
+                         f"JOIN {p.physical_name('counts')} AS d ON c.seed = d.seed "
+                         "AND c.clock_rank = d.clock_rank ORDER BY c.seed, c.clock_rank")
+
+
+def sql_draw_counts(keys: list[float] | np.ndarray, weights: list[float] | np.ndarray,
+                    seeds: int = 1) -> list[np.ndarray]:
+    """dc = 1 + Poisson(w·(M − key)) for elements 0..n−1 with these clock keys and
+    weights, as sampling/draw_counts.sql draws them (DuckDB), for seeds 0..seeds−1."""
+    with DuckDBEngine() as eng:
+        eng.register_rows("clock_in", ["item_id", "clock_key", "clock_weight"],
+                          [(k, float(a), float(b)) for k, (a, b) in
+                           enumerate(zip(keys, weights, strict=True))])
+        p = Pipeline(prefix="t_counts_", schema=eng.work_schema)
+        p.add("seeds", render("pairs/draw_ids.sql", digits=len(str(seeds - 1)), n=seeds))
+        from sqlglot import exp as sx
+
+        p.add("clock", sx.select("c.*", "c.item_id + 1 AS clock_rank", "s.d AS seed")
+              .from_("clock_in AS c").join("seeds AS s", join_type="cross"))
+        add_draw_count_steps(p, "counts", "clock", id_col="item_id", seed="seed",
+                             partition="seed")
+        p.run(eng, "counts")
+        rows = eng.fetch(f"SELECT seed, draw_count FROM {p.physical_name('counts')} "
+                         "ORDER BY seed, clock_rank")
+    n = len(keys)
+    return [np.array([r["draw_count"] for r in rows[s * n:(s + 1) * n]]) for s in range(seeds)]
 
 
 def test_first_drawn_item_is_distributed_as_q() -> None:
@@ -89,15 +126,14 @@ def test_draw_counts_are_proportional_to_q() -> None:
     rng = np.random.default_rng(4)
     base, exp, weight, _ = random_case(rng, 12)
     q = q_of(base, exp, weight)
-    rows = multi_seed_clock(base, exp, weight, 3000, 3)
+    rows = multi_seed_clock(base, exp, weight, 3000, 3, counts=True)
     y = {i: [] for i in q}
     by_seed: dict[int, list] = {}
     for r in rows:
         by_seed.setdefault(int(r["seed"]), []).append(r)
-    for seed, rs in by_seed.items():
-        dc = draw_counts([r["clock_key"] for r in rs], [r["clock_weight"] for r in rs], seed)
-        got = dict(zip([r["item_id"] for r in rs], dc, strict=True))
-        total = int(dc.sum())
+    for rs in by_seed.values():
+        got = {r["item_id"]: r["draw_count"] for r in rs}
+        total = sum(got.values())
         for i in q:
             y[i].append(got.get(i, 0) - q[i] * total)
     for i, ys in y.items():
@@ -187,25 +223,48 @@ def test_exploration_estimates_converge_to_exact_slice_contributions(tmp_path) -
     assert rmse[150] < rmse[5] / 2, rmse
 
 
-@pytest.mark.parametrize("lam", [3.0, 1e11, 1e13, 1e40])
+@pytest.mark.parametrize("lam", [0.05, 0.7, 3.0, 30.0, 99.0, 100.5, 400.0])
+def test_draw_counts_fit_the_poisson(lam: float) -> None:
+    """dc − 1 ~ Poisson(λ) as sampling/draw_counts.sql draws it: exact inversion up to
+    λ = 100, the Cornish–Fisher quantile above. 4000 elements × 5 seeds of one λ
+    (independent md5 uniforms): chi-square against scipy's Poisson over bins of expected
+    count ≥ 5 (p > 1e-5), and the mean within 5 standard errors of λ."""
+    n, seeds = 4000, 5
+    keys = np.array([10.0] + [0.0] * n)  # an anchor with key M = 10 (λ = 0)
+    weights = np.array([1.0] + [lam / 10.0] * n)
+    counts = sql_draw_counts(keys, weights, seeds)
+    assert all(c[0] == 1 for c in counts)
+    x = np.concatenate([c[1:] for c in counts]) - 1.0
+    assert (x >= 0).all() and (x == np.floor(x)).all()
+    lo, hi = int(stats.poisson.ppf(1e-7, lam)), int(stats.poisson.ppf(1 - 1e-7, lam))
+    edges, expected = [], []
+    acc, start = 0.0, lo
+    for k in range(lo, hi + 1):  # bins [start, k] of expected count >= 5
+        acc += stats.poisson.pmf(k, lam) * x.size
+        if acc >= 5:
+            edges.append((start, k))
+            expected.append(acc)
+            acc, start = 0.0, k + 1
+    edges[-1] = (edges[-1][0], math.inf)
+    edges[0] = (-math.inf, edges[0][1])
+    expected[-1] += acc
+    obs = [np.sum((x >= a) & (x <= b)) for a, b in edges]
+    chi2 = float(sum((o - e) ** 2 / e for o, e in zip(obs, expected, strict=True)))
+    assert stats.chi2.sf(chi2, len(edges) - 1) > 1e-5, (chi2, len(edges))
+    assert abs(x.mean() - lam) < 5 * math.sqrt(lam / x.size)
+
+
+@pytest.mark.parametrize("lam", [1e11, 1e13, 1e40])
 def test_draw_counts_for_huge_poisson_means(lam: float) -> None:
-    """dc − 1 ~ Poisson(λ), λ = w·(M − key): mean and variance λ (brute-force moments of
-    the definition) for λ up to 1e40 — weights spanning many orders of magnitude; numpy's
-    Poisson refused λ ≈ 1e19 and above. Counts are int64 while their total fits 2^53,
-    floats beyond."""
+    """dc − 1 has mean and variance λ for λ up to 1e40 — weights spanning many orders of
+    magnitude (the Cornish–Fisher quantile in SQL); counts are integer-valued doubles,
+    λ itself to 16 digits where √λ is below a double's resolution at λ."""
     n = 2000
-    # one anchor with key M = 10 (λ = 0), then n elements with key 0 and w = λ/10
     keys = np.array([10.0] + [0.0] * n)
     weights = np.array([1.0] + [lam / 10.0] * n)
-    dc = draw_counts(keys, weights, seed=11)
+    [dc] = sql_draw_counts(keys, weights)
     assert dc[0] == 1
     x = dc[1:].astype(float) - 1.0
-    if n * lam < 2**53:
-        assert dc.dtype == np.int64
-    else:
-        assert dc.dtype == np.float64
-    # beyond λ ≈ 1e31 the spread √λ is below a double's resolution at λ: counts are λ
-    # to 16 digits
     ulp = lam * 2.0**-52
     assert abs(x.mean() - lam) < 5 * math.sqrt(lam / n) + 4 * ulp
     if math.sqrt(lam) > 1e6 * ulp:

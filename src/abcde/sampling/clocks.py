@@ -6,8 +6,9 @@ every engine for the same seed and key:
 
 - without replacement: the N elements with the smallest keys (App. A, step 1);
 - with replacement (steps 2–3): M = the largest key among the N; element e is drawn
-  dc(e) = 1 + Poisson(w_e·(M − key(e))) times. The Poisson part runs here in Python
-  (numpy) on the N returned rows, in order of first draw, seeded from the seed;
+  dc(e) = 1 + Poisson(w_e·(M − key(e))) times. The Poisson draw runs in SQL too
+  (`sampling/draw_counts.sql`, from md5 uniforms keyed by the element's id), so that a
+  warehouse script (`abcde sql sample-items`) draws the same counts as the engines;
 - the budget fill (steps 3.1–3.2): a persisted stream of draws in draw order, walked
   until B unique judgeable pairs are seen (`sql_templates/pairs/budget.sql`, used by
   `abcde.sampling.pairs`).
@@ -26,16 +27,14 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from abcde.errors import InputError
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.quoting import literal
 from abcde.sql.templates import render
 
-# Stream numbers that keep the Python randomness of different uses apart.
-POISSON_STREAM = 0x5A3D
-# numpy's Poisson draws exactly up to this λ; above, a rounded normal (draw_counts).
-POISSON_EXACT_MAX = 1e12
-# Draw counts stay int64 integers while their total is exactly representable in a double.
+# The Poisson draw of `sampling/draw_counts.sql` inverts the CDF exactly up to this λ and
+# uses the Cornish–Fisher quantile above it (docs/method.md §7.2).
+POISSON_EXACT_MAX = 100
+# Draw counts are integers exactly representable in a double up to here.
 EXACT_COUNT_MAX = 2**53
 
 
@@ -81,45 +80,38 @@ def add_clock_step(pipeline: Pipeline, name: str, source: str, *, columns: Seque
     return pipeline.add(name, query, materialise=True)
 
 
-def rng(seed: int, stream: int) -> np.random.Generator:
-    """numpy's generator for one (seed, stream): the same numbers on every machine."""
-    return np.random.default_rng(np.random.SeedSequence([check_seed(seed), stream]))
+def poisson_terms() -> list[tuple[int, str]]:
+    """(k, ln k!) for every k the exact inversion of `sampling/draw_counts.sql` reaches
+    (k ≤ λ + 9√λ + 10 at λ = POISSON_EXACT_MAX), ln k! written with 17 significant digits
+    (math.lgamma): literals, so that every engine sums the same numbers."""
+    k_max = math.ceil(POISSON_EXACT_MAX + 9 * math.sqrt(POISSON_EXACT_MAX) + 10)
+    return [(k, repr(math.lgamma(k + 1.0))) for k in range(k_max + 1)]
 
 
-def draw_counts(keys: Sequence[float] | np.ndarray, weights: Sequence[float] | np.ndarray,
-                seed: int) -> np.ndarray:
-    """dc(e) = 1 + Poisson(w_e·(M − key(e))) with M = max key (ABCDE App. A, steps 2–3).
+def add_draw_count_steps(pipeline: Pipeline, name: str, clock: str, *, id_col: str,
+                         seed: int | str, partition: str | None = None) -> str:
+    """Add a materialised step `name`: (clock_rank, draw_count) for every element of the
+    clock sample `clock` (`add_clock_step`), dc = 1 + Poisson(w·(M − key)) drawn in SQL
+    (ABCDE App. A, steps 2–3; `sampling/draw_counts.sql`, docs/method.md §7.2). `id_col`
+    names the element's id (integer or string): it keys the uniforms, so an element
+    gets the same count whatever the engine or the order of the rows. `seed` is an
+    integer, or an SQL expression (a column, with `partition` naming the column that
+    separates many samples of one clock step, as `add_clock_step`'s `partition_by`)."""
+    if "poisson_terms" not in pipeline.steps:
+        pipeline.add("poisson_terms", render("sampling/poisson_terms.sql",
+                                             terms=poisson_terms()))
+    seed_sql = literal(check_seed(seed)) if isinstance(seed, int) else seed
+    return pipeline.add(name, render("sampling/draw_counts.sql", clock=clock, id_col=id_col,
+                                     seed=seed_sql, exact_max=float(POISSON_EXACT_MAX),
+                                     partition=partition),
+                        materialise=True)
 
-    `keys` and `weights` must be in order of first draw (clock_rank), so that the same
-    seed and sample give the same counts on every engine.
 
-    Weights that span many orders of magnitude make λ = w_e·(M − key(e)) huge: the heavy
-    element is drawn that many times before the light one's first draw. numpy's Poisson
-    is exact up to λ = POISSON_EXACT_MAX (1e12); above it λ + √λ·Z rounded (Z standard
-    normal) replaces it — the Poisson's skewness there is 1/√λ ≤ 1e-6. Counts are exact
-    int64 integers while their total is at most 2^53; beyond that (only with weights
-    spanning more than ~15 orders of magnitude) they are float64, rounded to 16 digits.
-    """
-    k = np.asarray(keys, dtype=float)
-    w = np.asarray(weights, dtype=float)
-    if k.size == 0:
-        return np.zeros(0, dtype=np.int64)
-    lam = np.maximum(w * (k.max() - k), 0.0)
-    if not np.isfinite(lam).all():
-        raise InputError("the item weights × Jaccard distances span too wide a range for a "
-                         "sample with replacement (a draw count overflows a double)",
-                         hint="Sample fewer items (--size), or check the weights.")
-    gen = rng(seed, POISSON_STREAM)
-    big = lam > POISSON_EXACT_MAX
-    extra = np.zeros(lam.size)
-    extra[~big] = gen.poisson(lam[~big])  # with no huge λ: exactly the plain Poisson draw
-    if big.any():
-        z = gen.standard_normal(int(big.sum()))
-        extra[big] = np.maximum(np.rint(lam[big] + np.sqrt(lam[big]) * z), 0.0)
-    counts = 1.0 + extra
-    if math.fsum(counts) <= EXACT_COUNT_MAX:
-        return counts.astype(np.int64)
-    return counts
+def count_value(value: object) -> int | float:
+    """A draw count (or a sum of them) as Python returns it: an int while it is an exact
+    integer (≤ 2^53), else the float."""
+    f = float(value)  # type: ignore[arg-type]
+    return int(f) if f.is_integer() and abs(f) <= EXACT_COUNT_MAX else f
 
 
 def digits_for(n: int) -> int:

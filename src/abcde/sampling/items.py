@@ -14,13 +14,10 @@ and Σ_{i ∈ slice} w(i) its share weight(slice ∩ affected)/weight(T).
 from __future__ import annotations
 
 import json
-import math
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 from sqlglot import exp as sqlexp
 
 from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps, items_query
@@ -30,12 +27,17 @@ from abcde.inputs.checks import validate
 from abcde.inputs.session import EngineOptions, Inputs, opened
 from abcde.inputs.spec import InputSpec
 from abcde.results import plain_row
-from abcde.sampling.clocks import add_clock_step, check_count, check_seed, draw_counts
+from abcde.sampling.clocks import (
+    add_clock_step,
+    add_draw_count_steps,
+    check_count,
+    check_seed,
+    count_value,
+)
 from abcde.sampling.files import claim_file
 from abcde.sampling.manifest import fingerprint
 from abcde.sampling.pairs import attribute_names
 from abcde.sql.pipeline import Pipeline
-from abcde.sql.quoting import ident, literal
 from abcde.sql.templates import render
 from abcde.version import __version__
 
@@ -126,77 +128,79 @@ def prepare_items(engine: Engine, inputs: Inputs, prefix: str = "abcde_items_") 
     validate(engine, pipeline, inputs)
     add_cell_steps(pipeline, inputs)
     pipeline.run(engine, "cells", "cell_metrics")
+    add_affected_items(pipeline, inputs)
+    return pipeline
+
+
+def add_affected_items(pipeline: Pipeline, inputs: Inputs) -> None:
+    """`overall` and `affected_items` (neither materialised) over the cell steps: the
+    items of affected cells, from a second pass over the inputs, each side restricted to
+    those cells' clusters before the join, without the attributes (joined to the
+    sample)."""
     pipeline.add("overall", render("impact/overall.sql", metrics=IMPACT_METRICS))
-    # the items of affected cells: a second pass over the inputs, each side restricted to
-    # those cells' clusters before the join, without the attributes (joined to the sample)
     pipeline.add("affected_cells", sqlexp.select("b", "e").from_("cell_metrics")
                  .where("affected AND jaccard_distance > 0"))
     pipeline.add("affected_item_rows", items_query(inputs, attributes=False,
                                                    cells="affected_cells"))
     pipeline.add("affected_items", render("sampling/affected_items.sql",
                                           items="affected_item_rows", metrics=IMPACT_METRICS))
-    return pipeline
+
+
+def add_item_sample_steps(pipeline: Pipeline, inputs: Inputs, size: int, seed: int,
+                          attrs: list[tuple[str, str]]) -> list[str]:
+    """The sample over `add_affected_items`' steps, all in SQL (the engines' path and
+    `abcde sql sample-items` alike): `item_clock` (the `size` smallest exponential-clock
+    keys, App. A step 1), `item_draws` (dc = 1 + Poisson(w·(M − key)), steps 2–3),
+    `item_sample` (rows with importance weights and every attribute), and the one-row
+    `item_manifest`. Returns the materialised steps in order."""
+    add_clock_step(pipeline, "item_clock", "affected_items",
+                   columns=["item_id", "base_cluster", "exp_cluster", "weight",
+                            *IMPACT_METRICS],
+                   weight="clock_w", keys=["item_id"], seed=seed, stream="items", n=size)
+    add_draw_count_steps(pipeline, "item_draws", "item_clock", id_col="item_id", seed=seed)
+    if attrs:
+        pipeline.add("sample_attributes", render(
+            "sampling/attributes.sql", relation=inputs.attributes.relation,
+            item_col=inputs.columns.item, item_type=inputs.item_type, columns=attrs))
+    pipeline.add("item_sample", render(
+        "sampling/items_sample.sql", metrics=IMPACT_METRICS,
+        attributes=[o for _, o in attrs]), materialise=True)
+    pipeline.add("item_sample_digest", render("sampling/sample_digest.sql",
+                                              relation="item_sample"))
+    if "fingerprint" not in pipeline.steps:
+        pipeline.add("fingerprint", render("sampling/fingerprint.sql"))
+    pipeline.add("item_manifest", render("sampling/items_manifest.sql", version=__version__,
+                                         seed=seed, size=size), materialise=True)
+    return ["item_clock", "item_draws", "item_sample", "item_manifest"]
 
 
 def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Path | None,
                   fetch: bool) -> ItemSample:
     pipeline = prepare_items(engine, inputs)
-    overall = plain_row(pipeline.fetch(engine, "overall")[0])
-    add_clock_step(pipeline, "item_clock", "affected_items",
-                   columns=["item_id", "base_cluster", "exp_cluster", "weight",
-                            *IMPACT_METRICS],
-                   weight="clock_w", keys=["item_id"], seed=seed, stream="items", n=size)
-    pipeline.run(engine, "item_clock")
-    pipeline.add("clock_keys", sqlexp.select("clock_rank", "clock_key", "clock_weight")
-                 .from_("item_clock").order_by("clock_rank"))
-    keys = pipeline.fetch(engine, "clock_keys")
-    ranks = np.array([int(r["clock_rank"]) for r in keys], dtype=np.int64)
-    dc = draw_counts([float(r["clock_key"]) for r in keys],
-                     [float(r["clock_weight"]) for r in keys], seed)
-    # exact integers, or floats when the counts outgrow 2^53 (abcde.sampling.clocks.draw_counts)
-    total_draws: int | float = int(dc.sum()) if dc.dtype.kind == "i" else math.fsum(dc)
     attrs = attribute_names(inputs, ITEM_COLUMNS)
+    pipeline.run(engine, *add_item_sample_steps(pipeline, inputs, size, seed, attrs))
+    row = plain_row(engine.fetch(engine.select_sql(pipeline.physical_name("item_manifest")))[0])
+    overall = {k: row[k] for k in OVERALL_KEYS}
     rows: list[dict[str, Any]] = []
     files: dict[str, str] = {}
-    with tempfile.TemporaryDirectory(prefix="abcde_counts_") as tmp:
-        if keys:
-            counts_csv = Path(tmp) / "draw_counts.csv"
-            np.savetxt(counts_csv, np.column_stack([ranks, dc]), delimiter=",",
-                       fmt=["%d", "%d" if dc.dtype.kind == "i" else "%.17g"],
-                       header="clock_rank,draw_count", comments="")
-            engine.register_file("abcde_item_draw_counts", counts_csv, "csv")
-            counts = ident("abcde_item_draw_counts")
-        else:  # nothing affected: an empty table of the right types (an empty CSV is text)
-            counts = pipeline.add("item_draw_counts", sqlexp.select(
-                "clock_rank", "CAST(1 AS BIGINT) AS draw_count").from_("item_clock"))
-        if attrs:
-            pipeline.add("sample_attributes", render(
-                "sampling/attributes.sql", relation=inputs.attributes.relation,
-                item_col=inputs.columns.item, item_type=inputs.item_type, columns=attrs))
-        # JD(T) is a parallel sum whose last bits vary from run to run; rounded to 12
-        # digits (an error ≤ 5e-13, far below the sampling error) the importance weights,
-        # and so the sample file, are the same for the same seed
-        jd = float(f"{overall['jaccard_distance'] or 0.0:.12g}")
-        pipeline.add("item_sample", render(
-            "sampling/items_sample.sql", counts=counts,
-            jd_total=literal(float(jd)), total_draws=max(total_draws, 1),
-            metrics=IMPACT_METRICS, attributes=[o for _, o in attrs]), materialise=True)
-        pipeline.run(engine, "item_sample")
     if fetch:
         pipeline.add("item_sample_sorted", sqlexp.select("*").from_("item_sample")
                      .order_by("first_draw"))
-        rows = [plain_row(r) for r in pipeline.fetch(engine, "item_sample_sorted")]
+        rows = [_counted(plain_row(r)) for r in pipeline.fetch(engine, "item_sample_sorted")]
+    digest = {"sample": {k: int(row[k] or 0) for k in ("unique_items", "item_digest",
+                                                        "draw_digest")}}
     manifest = {
         "abcde_version": __version__,
         "kind": "items",
         "seed": seed,
         "size": size,
-        "unique_items": len(keys),
-        "draws": total_draws,
+        "unique_items": int(row["unique_items"]),
+        "draws": count_value(row["draws"]),
         "metrics": overall,
         "weight": overall["weight"],
         "inputs": inputs.description(),
-        "fingerprint": fingerprint(engine, pipeline, _sample_digest(engine, pipeline)),
+        "fingerprint": fingerprint(engine, pipeline, digest),
+        "sample_id": row["sample_id"],
     }
     if out is not None:
         engine.write(pipeline.physical_name("item_sample"), out,
@@ -206,6 +210,17 @@ def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Pat
         manifest["files"] = files
         manifest_path(out).write_text(json.dumps(manifest, indent=2, default=str) + "\n")
     return ItemSample(rows, manifest, files)
+
+
+# the overall impact metrics, as item_manifest carries them (impact/overall.sql)
+OVERALL_KEYS = ("items", "weight", "affected_items", "affected_weight", *IMPACT_METRICS,
+                "affected_jaccard_index", "unaffected_jaccard_index")
+
+
+def _counted(row: dict[str, Any]) -> dict[str, Any]:
+    """A sample row with its draw count as an int while it is an exact integer."""
+    row["draw_count"] = count_value(row["draw_count"])
+    return row
 
 
 def manifest_path(sample: Path) -> Path:

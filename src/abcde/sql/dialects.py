@@ -1,7 +1,8 @@
 """Every difference between engines, in one place: one class per target.
 
 Templates are parsed in DuckDB's dialect; `to_sql` rewrites the placeholder helpers of
-`abcde.sql.helpers` (`ABCDE_FDIV`, `ABCDE_LN`, `ABCDE_UNIFORM`, `ABCDE_IS_FINITE`) into
+`abcde.sql.helpers` (`ABCDE_FDIV`, `ABCDE_LN`, `ABCDE_UNIFORM`, `ABCDE_IS_FINITE`,
+`ABCDE_MD5_HEX`) into
 the expression that keeps its meaning on the target, then lets sqlglot write the rest.
 
 A dialect is a table and a few hooks, as sqlglot's generators are: `Dialect.REWRITES`
@@ -92,6 +93,17 @@ def _uniform(dialect: Dialect, seed: exp.Expression, *keys: exp.Expression) -> e
                              expression=_double(exp.Literal.number(_TWO_POW_53))))
 
 
+def _md5_hex(dialect: Dialect, *parts: exp.Expression) -> exp.Expression:
+    """The md5 of '<part1>:<part2>...' as 32 lower-case hex digits, by the target's
+    `md5_hex`: an id computed in SQL (a sample's id) that is the same on every engine.
+    Parts must be integers or strings, as for `_uniform`."""
+    tree = sqlglot.parse_one(dialect.md5_hex, read=dialect.sqlglot_name)
+    key = key_string(*parts)
+    return tree.transform(
+        lambda node: key.copy() if isinstance(node, exp.Column) and node.name == "K" else node
+    )
+
+
 class Dialect:
     """How one target writes abcde's SQL. A dialect holds no state (instances of one
     class are equal): `get_dialect` gives it by name, and an engine holds its own
@@ -106,6 +118,8 @@ class Dialect:
     md5_52_bits: ClassVar[str]
     """n = the first 13 hex digits (52 bits) of md5(K) as an integer, in the target's SQL;
     `K` stands for the key string (docs/method.md §10)."""
+    md5_hex: ClassVar[str] = "MD5(K)"
+    """md5(K) as 32 lower-case hex digits, in the target's SQL (`K`: the key string)."""
     dbt_source_has_database: ClassVar[bool] = True
     """Whether a dbt source of the target can name a database (database.schema.table)."""
     tables_need_schema: ClassVar[bool] = False
@@ -116,6 +130,7 @@ class Dialect:
         "ABCDE_LN": _ln,
         "ABCDE_IS_FINITE": _is_finite,
         "ABCDE_UNIFORM": _uniform,
+        "ABCDE_MD5_HEX": _md5_hex,
     }
 
     def write_identifier(self, node: exp.Identifier) -> exp.Identifier:
@@ -183,6 +198,7 @@ class BigQuery(Dialect):
     title = "BigQuery"
     sqlglot_name = "bigquery"
     md5_52_bits = "CAST(CONCAT('0x', SUBSTR(TO_HEX(MD5(K)), 1, 13)) AS INT64)"
+    md5_hex = "TO_HEX(MD5(K))"
     # a table lives in a dataset; `CREATE TABLE t` without one is refused
     tables_need_schema = True
 

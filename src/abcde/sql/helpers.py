@@ -77,6 +77,16 @@ def order_key(*ids: str) -> str:
     return uniform(literal("order"), *ids)
 
 
+def md5_hex(*parts: str) -> str:
+    """md5('<part1>:<part2>...') as 32 lower-case hex digits on every engine (BigQuery's
+    MD5 returns bytes: TO_HEX). Parts must be integers or strings.
+
+    >>> as_sql(md5_hex("'items'", "n"))
+    "MD5(CAST('items' AS TEXT) || ':' || CAST(n AS TEXT))"
+    """
+    return f"ABCDE_MD5_HEX({', '.join(parts)})"
+
+
 def is_finite(x: str) -> str:
     """TRUE when x is a finite number (not NULL, NaN or ±inf): x - x = 0, FALSE when NULL.
 
@@ -130,6 +140,25 @@ def rank_key(x: str) -> str:
             f"+ {mantissa} END)")
 
 
+def round_relative(x: str, digits: int = 12) -> str:
+    """Positive x rounded to about `digits` significant digits, so that a sum whose last
+    bits depend on the order of summation (a parallel SUM) gives the same number on every
+    run: x·e^−k with k = floor(ln x + 1/2) rounded to `digits` decimals, times e^k. (ROUND
+    is not used: PostgreSQL has no ROUND of a double with decimals, and rounds halves to
+    even; docs/method.md §11.) NULL for x ≤ 0 or NULL.
+
+    >>> print(as_sql(round_relative("x", 3)))  # doctest: +NORMALIZE_WHITESPACE
+    (CASE WHEN x > 0 THEN (CAST(FLOOR(CAST(x AS DOUBLE) * EXP(-FLOOR(LN(CAST(x AS DOUBLE))
+      + CAST(0.5 AS DOUBLE))) * CAST(1000 AS DOUBLE) + CAST(0.5 AS DOUBLE)) AS DOUBLE)
+      / NULLIF(CAST(CAST(1000 AS DOUBLE) AS DOUBLE), CAST(0 AS DOUBLE)))
+      * EXP(FLOOR(LN(CAST(x AS DOUBLE)) + CAST(0.5 AS DOUBLE))) END)
+    """
+    k = f"FLOOR({ln(x)} + CAST(0.5 AS DOUBLE))"
+    scale = f"CAST({10 ** digits} AS DOUBLE)"
+    mantissa = f"FLOOR(CAST({x} AS DOUBLE) * EXP(-{k}) * {scale} + CAST(0.5 AS DOUBLE))"
+    return f"(CASE WHEN {x} > 0 THEN {fdiv(mantissa, scale)} * EXP({k}) END)"
+
+
 def rank_value(x: float | None) -> float:
     """The Python twin of `rank_key`, for rankings made in Python: 4·10^d·k +
     round(x·e^−k·10^d), k = floor(ln x + 1/2), d = RANK_DIGITS; −inf for x ≤ 0 or None
@@ -143,4 +172,5 @@ def rank_value(x: float | None) -> float:
 
 HELPERS = {"ident": ident, "table_ref": table_ref, "literal": literal, "fdiv": fdiv,
            "ln": ln, "uniform": uniform, "order_key": order_key, "is_finite": is_finite,
-           "rank_key": rank_key, "valid_weight": valid_weight}
+           "rank_key": rank_key, "valid_weight": valid_weight, "md5_hex": md5_hex,
+           "round_relative": round_relative}
