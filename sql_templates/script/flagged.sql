@@ -6,4 +6,4 @@ SELECT
   t.*,
   v.input_valid
 FROM {{ relation }} AS t
-CROSS JOIN validation AS v
+CROSS JOIN {{ validation }} AS v

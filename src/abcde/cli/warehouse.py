@@ -16,14 +16,12 @@ from abcde.sql.dialects import DIALECTS, get_dialect
 from abcde.warehouse.scripts import ID_KINDS, ScriptSpec
 
 
-def script_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Tables, column names, id types and output names of a standalone script."""
+def table_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The dialect, weights, attributes, column names, id types and output names of a
+    standalone script (every option but the clusterings)."""
     options = [
         click.option("--dialect", type=click.Choice(DIALECTS), required=True,
                      help="SQL dialect of the warehouse."),
-        click.option("--base", required=True, help="Baseline clustering table, e.g. "
-                     "proj.ds.base (item and cluster ids)."),
-        click.option("--exp", required=True, help="Experiment clustering table."),
         click.option("--weights", default=None, help="Item weights table (default: every "
                      "item weighs 1)."),
         click.option("--missing-weight", type=float, default=None,
@@ -51,16 +49,37 @@ def script_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return fn
 
 
+def script_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The two clusterings and `table_options`."""
+    fn = table_options(fn)
+    fn = click.option("--exp", required=True, help="Experiment clustering table.")(fn)
+    return click.option("--base", required=True, help="Baseline clustering table, e.g. "
+                        "proj.ds.base (item and cluster ids).")(fn)
+
+
+def reuse_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return click.option(
+        "--reuse-cells", is_flag=True,
+        help="Read the cell tables an earlier script of the round made under the same "
+             "--prefix/--schema (with the same inputs and options) instead of joining the "
+             "inputs again; its validation row refuses cells of other inputs.")(fn)
+
+
 def make_spec(dialect: str, base: str, exp: str, weights: str | None,
               missing_weight: float | None, attributes: str | None,
               slice_by: tuple[str, ...], item_col: str, cluster_col: str, weight_col: str,
               item_type: str, cluster_type: str, prefix: str, schema: str | None,
-              ) -> ScriptSpec:
+              reuse_cells: bool = False, for_dbt: bool = False) -> ScriptSpec:
+    target = get_dialect(dialect)
+    if target.tables_need_schema and not schema and not for_dbt:
+        raise click.UsageError(f"{target.title} tables live in a dataset: give --schema "
+                               "PROJECT.DATASET for the tables the SQL creates")
     return ScriptSpec(base=base, exp=exp, weights=weights, attributes=attributes,
                       slicings=tuple(tuple(s) for s in parse_slicings(list(slice_by))),
                       columns=Columns(item_col, cluster_col, weight_col),
                       missing_weight=missing_weight, item_type=item_type,
-                      cluster_type=cluster_type, prefix=prefix, schema=schema)
+                      cluster_type=cluster_type, prefix=prefix, schema=schema,
+                      reuse_cells=reuse_cells)
 
 
 def command_line() -> str:
@@ -84,28 +103,82 @@ def sql_group() -> None:
     DuckDB) that compute what abcde computes, inside it."""
 
 
-@sql_group.command("impact")
-@script_options
-@click.option("--out", type=click.Path(file_okay=False), default=None,
-              help="Directory for impact.sql (default: print the script).")
-@handle_errors
-def sql_impact(out: str | None, **options: Any) -> None:
-    """The impact metrics (ABCDE §4) as one SQL script, runnable as is."""
-    from abcde.warehouse.scripts import impact_script
-
-    target = get_dialect(options["dialect"])
-    if target.tables_need_schema and not options["schema"]:
-        raise click.UsageError(f"{target.title} tables live in a dataset: give --schema "
-                               "PROJECT.DATASET for the tables the SQL creates")
-    spec = make_spec(**options)
-    text = impact_script(spec, options["dialect"], command=command_line())
+def _emit(text: str, out: str | None, name: str) -> None:
+    """Print the script, or write it to OUT/NAME."""
     if out is None:
         click.echo(text, nl=False)
         return
     path = Path(out)
     path.mkdir(parents=True, exist_ok=True)
-    (path / "impact.sql").write_text(text)
-    click.echo(f"wrote {path / 'impact.sql'}")
+    (path / name).write_text(text)
+    click.echo(f"wrote {path / name}")
+
+
+OUT_OPTION = click.option("--out", type=click.Path(file_okay=False), default=None,
+                          help="Directory for the script (default: print it).")
+
+
+@sql_group.command("impact")
+@script_options
+@reuse_option
+@OUT_OPTION
+@handle_errors
+def sql_impact(out: str | None, **options: Any) -> None:
+    """The impact metrics (ABCDE §4) as one SQL script, runnable as is."""
+    from abcde.warehouse.scripts import impact_pipeline, script_text
+
+    spec = make_spec(**options)
+    pipeline, _, outputs = impact_pipeline(spec)
+    _emit(script_text(spec, [(pipeline, outputs)], options["dialect"], command_line()), out,
+          "impact.sql")
+
+
+@sql_group.command("sample-items")
+@script_options
+@reuse_option
+@click.option("--size", type=click.IntRange(1, 10**9), default=1_000_000, show_default=True,
+              help="Unique affected items to sample.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@OUT_OPTION
+@handle_errors
+def sql_sample_items(out: str | None, size: int, seed: int, **options: Any) -> None:
+    """The item sample of `abcde sample-items` (ABCDE §4.1.1, App. A) as one SQL script:
+    the same items, draw counts and order for the same inputs and seed. Attribute
+    columns: those of --slice-by."""
+    from abcde.warehouse.sampling import sample_items_pipeline
+    from abcde.warehouse.scripts import script_text
+
+    spec = make_spec(**options)
+    pipeline, _, outputs = sample_items_pipeline(spec, size, seed)
+    _emit(script_text(spec, [(pipeline, outputs)], options["dialect"], command_line(),
+                      "sample-items"), out, "sample_items.sql")
+
+
+@sql_group.command("evaluate")
+@click.option("--truth", required=True, help="Ground-truth clustering table.")
+@click.option("--actual", "actual", multiple=True, required=True,
+              help="Actual clustering table, or NAME=TABLE; repeat for several runs. Its "
+                   "tables are named <prefix><NAME>_<step> (NAME: the table's own name by "
+                   "default).")
+@table_options
+@OUT_OPTION
+@handle_errors
+def sql_evaluate(out: str | None, truth: str, actual: tuple[str, ...],
+                 **options: Any) -> None:
+    """The evaluation of `abcde evaluate` — pointwise, classic and Yandex metrics of each
+    actual run against the truth (docs/method.md §4–5) — as one SQL script."""
+    from abcde.warehouse.evaluation import evaluate_pipelines
+    from abcde.warehouse.scripts import script_text
+
+    runs = [tuple(a.split("=", 1)) if "=" in a else (None, a) for a in actual]
+    spec = make_spec(base=truth, exp=runs[0][1], **options)
+    parts = evaluate_pipelines(spec, runs)  # type: ignore[arg-type]
+    more = [(f"actual {n}", t) for (n, _, _), (_, t) in zip(parts[1:], runs[1:], strict=True)]
+    text = script_text(spec, [(p, o) for _, p, o in parts], options["dialect"],
+                       command_line(), "evaluate",
+                       roles={"base": "truth", "exp": f"actual {parts[0][0]}"},
+                       more_inputs=more)
+    _emit(text, out, "evaluate.sql")
 
 
 @click.command("dbt")
@@ -124,7 +197,7 @@ def dbt_cmd(out: str, **options: Any) -> None:
         raise click.UsageError("dbt builds models in the schema of your profile "
                                "(target.schema): drop --schema, and set the schema in "
                                "profiles.yml, or +schema in dbt_project.yml")
-    spec = make_spec(**options)
+    spec = make_spec(**options, for_dbt=True)
     files = dbt_project(spec, options["dialect"], Path(out))
     click.echo(f"wrote {len(files)} files to {out}")
 

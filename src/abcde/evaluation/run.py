@@ -317,7 +317,8 @@ def _as_runs(actual: object) -> list[object]:
 
 
 def add_evaluation_steps(pipeline: Pipeline, inputs: Inputs,
-                         slicings: Sequence[Sequence[str]]) -> list[str]:
+                         slicings: Sequence[Sequence[str]],
+                         slice_cells: Sequence[str] | None = None) -> list[str]:
     """Every evaluation step after `cell_rows` (validated) and the cell steps.
 
     Materialised: the cells, the truth/actual cluster tables and the Yandex per-theme
@@ -331,6 +332,9 @@ def add_evaluation_steps(pipeline: Pipeline, inputs: Inputs,
         The opened truth (as Base), actual run (as Exp), weights and attributes.
     slicings : sequence of sequences of str
         The attribute columns of each slicing.
+    slice_cells : sequence of str, optional
+        The slice-cell steps when the pipeline already has the cell steps
+        (`abcde.cells.add_cell_steps`, e.g. a warehouse script's); else they are added.
 
     Returns
     -------
@@ -347,7 +351,8 @@ def add_evaluation_steps(pipeline: Pipeline, inputs: Inputs,
     GitHub. Habr, post 500742, 2020, §3–4 (github.com/yandex/cluster_metrics).
     docs/method.md §4, §5.
     """
-    slice_cells = add_cell_steps(pipeline, inputs, slicings)
+    if slice_cells is None:
+        slice_cells = add_cell_steps(pipeline, inputs, slicings)
     pipeline.add("pointwise_cells", render("evaluate/pointwise_cells.sql"))
     pipeline.add("overall", render("evaluate/pointwise_overall.sql",
                                    metrics=POINTWISE_METRICS))

@@ -43,6 +43,14 @@ from abcde.version import __version__
 
 ITEM_COLUMNS = ("item_id", "base_cluster", "exp_cluster", "weight", "draw_count",
                 "first_draw", "importance_weight", *IMPACT_METRICS)
+# the overall impact metrics, as item_manifest carries them (impact/overall.sql)
+OVERALL_KEYS = ("items", "weight", "affected_items", "affected_weight", *IMPACT_METRICS,
+                "affected_jaccard_index", "unaffected_jaccard_index")
+# the columns of the one-row manifest (sampling/items_manifest.sql)
+ITEM_MANIFEST_COLUMNS = ("abcde_version", "kind", "seed", "size", "unique_items", "draws",
+                         *OVERALL_KEYS, "fp_cells", "fp_items", "fp_weight", "fp_cell_hash",
+                         "fp_item_hash", "fp_weight_hash", "item_digest", "draw_digest",
+                         "sample_id")
 
 
 @dataclass
@@ -212,9 +220,6 @@ def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Pat
     return ItemSample(rows, manifest, files)
 
 
-# the overall impact metrics, as item_manifest carries them (impact/overall.sql)
-OVERALL_KEYS = ("items", "weight", "affected_items", "affected_weight", *IMPACT_METRICS,
-                "affected_jaccard_index", "unaffected_jaccard_index")
 
 
 def _counted(row: dict[str, Any]) -> dict[str, Any]:

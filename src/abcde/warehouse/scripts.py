@@ -12,6 +12,7 @@ invalid input without the flag).
 
 from __future__ import annotations
 
+import functools
 import logging
 import textwrap
 import unicodedata
@@ -28,7 +29,7 @@ from abcde.inputs.session import Attribute, Inputs
 from abcde.inputs.sources import ID_TYPES, Source
 from abcde.inputs.spec import WEIGHT_RANGE_TEXT, InputSpec, check_missing_weight
 from abcde.sql.dialects import get_dialect, to_sql
-from abcde.sql.pipeline import Pipeline
+from abcde.sql.pipeline import Pipeline, Step
 from abcde.sql.quoting import CANONICAL_DIALECT, table_ref
 from abcde.sql.templates import render
 from abcde.version import __version__
@@ -48,7 +49,9 @@ COVERAGE_COLUMNS = ("side", "items", "weight", "items_without_weight",
 class ScriptSpec(InputSpec):
     """What a standalone script reads and writes: the inputs as warehouse table names
     (an `InputSpec` whose sources are names), the types their ids are CAST to (no
-    engine looks at the tables), and where the created tables go (`prefix`, `schema`)."""
+    engine looks at the tables), and where the created tables go (`prefix`, `schema`).
+    `reuse_cells`: read the cell tables an earlier script of the round made under the
+    same prefix and schema instead of joining the inputs again (`build_cells`)."""
 
     base: str = ""
     exp: str = ""
@@ -58,6 +61,7 @@ class ScriptSpec(InputSpec):
     cluster_type: str = "string"
     prefix: str = "abcde_"
     schema: str | None = None
+    reuse_cells: bool = False
 
     def tables(self) -> dict[str, str]:
         """Input role -> table name, for the inputs given."""
@@ -152,11 +156,33 @@ def _failures(inputs: Inputs) -> list[tuple[str, str]]:
     return out
 
 
-def impact_pipeline(spec: ScriptSpec, relations: dict[str, str] | None = None,
-                    ) -> tuple[Pipeline, Inputs, list[Output]]:
-    """The impact pipeline over named tables, with the validation table and flagged
-    output tables materialised (ABCDE §4; docs/method.md §1–3). `relations` replaces the quoted
-    input table names (role -> SQL relation), e.g. by dbt sources."""
+CELL_STEPS = ("cell_rows", "validation", "cells", "cell_metrics", "cells_key")
+
+
+@dataclass
+class Cells:
+    """The cell part of a script (`build_cells`): the pipeline, the inputs, the outputs
+    so far and the step every output's `input_valid` comes from."""
+
+    pipeline: Pipeline
+    inputs: Inputs
+    outputs: list[Output]
+    validation: str
+    slice_steps: list[str]
+
+
+def build_cells(spec: ScriptSpec, relations: dict[str, str] | None = None,
+                kind: str = "impact") -> Cells:
+    """The one join of the inputs and its aggregation into cells (docs/method.md §2), with
+    the validation row and the round's key `cells_key` (script/cells_key.sql: the SQL
+    digest of the cells and a fingerprint of each input), materialised.
+
+    With `spec.reuse_cells` the cell tables are those an earlier script of the round
+    made under the same prefix and schema: they are read, not made (one pass over the
+    inputs per round — a warehouse bills every scan), and this script's validation row
+    `<kind>_validation` adds `cells_match`, whether they were made from these inputs (the
+    same digest and fingerprint, computed again by one scan of each input, without the
+    join); cells of other inputs set input_valid FALSE."""
     inputs = _inputs(spec, relations)
     pipeline = Pipeline(prefix=spec.prefix, schema=spec.schema)
     add_item_steps(pipeline, inputs, with_examples=True)
@@ -171,17 +197,76 @@ def impact_pipeline(spec: ScriptSpec, relations: dict[str, str] | None = None,
                           *(n for n, _ in failures), *(f"{n}_example" for n in examples),
                           *coverage, "input_problems", "input_valid")
     slice_steps = add_cell_steps(pipeline, inputs, spec.slicings)
+    fingerprinted = [(n, _fingerprint_columns(inputs, n)) for n in all_inputs]
+    digest = pipeline.digest("cell_metrics")[:16]
+    key = render("script/cells_key.sql", inputs=fingerprinted, digest=digest)
+    pipeline.add("cells_key", key, materialise=True)
+    doc = ("Input checks (one row): counts of each problem over the whole input, an example "
+           "id per failed row-level check, and input_valid.")
+    if not spec.reuse_cells:
+        outputs = [Output("validation", validation_columns, doc)]
+        return Cells(pipeline, inputs, outputs, "validation", slice_steps)
+    pipeline.provided.update(CELL_STEPS)
+    pipeline.add("cells_key_now", key)
+    name = f"{kind}_validation"
+    pipeline.add(name, render("script/cells_check.sql", inputs=all_inputs,
+                              columns=validation_columns[:-2]), materialise=True)
+    outputs = [Output(name, (*validation_columns[:-2], "cells_match", "input_problems",
+                             "input_valid"),
+                      "Input checks (one row), as the earlier script of the round counted "
+                      "them, cells_match (1 when the round's cell tables were made from "
+                      "these inputs) and input_valid.")]
+    return Cells(pipeline, inputs, outputs, name, slice_steps)
 
-    outputs = [Output("validation", validation_columns,
-                      "Input checks (one row): counts of each problem over the whole input, "
-                      "an example id per failed row-level check, and input_valid.")]
 
-    def flagged(name: str, query: object, columns: Sequence[str], doc: str) -> None:
-        pipeline.add(f"{name}_unflagged", query)  # type: ignore[arg-type]
-        pipeline.add(name, render("script/flagged.sql", relation=f"{name}_unflagged"),
-                     materialise=True)
-        outputs.append(Output(name, (*columns, "input_valid"), doc))
+def _fingerprint_columns(inputs: Inputs, name: str) -> list[str]:
+    """The columns of input `name`'s `<name>_in` step its fingerprint hashes (cast to
+    text; NULL as '~')."""
+    if name in ("base", "exp"):
+        columns = ["item_id", "cluster_id"]
+    elif name == "weights":
+        columns = ["item_id", "weight"]
+    else:
+        columns = ["item_id", *(a.alias for a in inputs.attribute_columns)]
+    return [f"COALESCE(CAST({c} AS VARCHAR), '~')" for c in columns]
 
+
+def flag(cells: Cells, name: str, query: exp.Query, columns: Sequence[str], doc: str) -> None:
+    """Add output `name`: `query` with the verdict `input_valid` of the script's
+    validation row on every row (script/flagged.sql), materialised."""
+    pipeline = cells.pipeline
+    pipeline.add(f"{name}_unflagged", query)
+    pipeline.add(name, render("script/flagged.sql", relation=f"{name}_unflagged",
+                              validation=cells.validation), materialise=True)
+    cells.outputs.append(Output(name, (*columns, "input_valid"), doc))
+
+
+def flag_in_place(cells: Cells, name: str, columns: Sequence[str] | None, doc: str) -> None:
+    """Make the existing step `name` an output: its query wrapped so that every row also
+    carries `input_valid` (the step keeps its name: later steps read it as before).
+    `columns`: the step's columns (default: the names its query selects)."""
+    step = cells.pipeline.steps[name]
+    columns = step.query.named_selects if columns is None else columns
+    query = step.query.copy()
+    key = "with_" if "with_" in query.args else "with"
+    with_ = query.args.get(key)
+    query.set(key, None)
+    outer = (exp.select("t.*", "v.input_valid").from_(query.subquery("t"))
+             .join(exp.to_table(cells.validation).as_("v"), join_type="cross"))
+    if with_ is not None:
+        outer.set(key, with_)
+    cells.pipeline.steps[name] = Step(name, outer, True)
+    cells.outputs.append(Output(name, (*columns, "input_valid"), doc))
+
+
+def impact_pipeline(spec: ScriptSpec, relations: dict[str, str] | None = None,
+                    ) -> tuple[Pipeline, Inputs, list[Output]]:
+    """The impact pipeline over named tables, with the validation table and flagged
+    output tables materialised (ABCDE §4; docs/method.md §1–3). `relations` replaces the quoted
+    input table names (role -> SQL relation), e.g. by dbt sources."""
+    cells = build_cells(spec, relations, "impact")
+    pipeline, inputs = cells.pipeline, cells.inputs
+    flagged = functools.partial(flag, cells)
     flagged("overall", render("impact/overall.sql", metrics=IMPACT_METRICS), OVERALL_COLUMNS,
             "Overall impact metrics over T, the items in both clusterings (ABCDE §4).")
     for side, name, who in (("b", "base_clusters", "Base"), ("e", "exp_clusters", "Exp")):
@@ -189,7 +274,7 @@ def impact_pipeline(spec: ScriptSpec, relations: dict[str, str] | None = None,
                              affected_only=False), CLUSTER_COLUMNS,
                 f"Impact metrics of every {who} cluster and its contribution to the "
                 "overall JaccardDistance (ABCDE §4.1).")
-    for k, (slicing, step) in enumerate(zip(spec.slicings, slice_steps, strict=True)):
+    for k, (slicing, step) in enumerate(zip(spec.slicings, cells.slice_steps, strict=True)):
         attrs = [inputs.attribute(c) for c in slicing]
         flagged(f"slices_{k}", render("impact/slices.sql", slice_columns=attrs,
                                       slice_cells=step, metrics=IMPACT_METRICS),
@@ -199,7 +284,7 @@ def impact_pipeline(spec: ScriptSpec, relations: dict[str, str] | None = None,
             "Items in only one clustering, per side: count, weight, example ids.")
     if relations is None:
         _check_unshadowed(spec, pipeline)
-    return pipeline, inputs, outputs
+    return pipeline, inputs, cells.outputs
 
 
 def _check_unshadowed(spec: ScriptSpec, pipeline: Pipeline) -> None:
@@ -223,19 +308,27 @@ def _check_unshadowed(spec: ScriptSpec, pipeline: Pipeline) -> None:
                                  hint="Give another --prefix, or a --schema.")
 
 
-def header(spec: ScriptSpec, pipeline: Pipeline, outputs: list[Output], dialect: str,
-           command: str | None = None) -> str:
+TITLES = {"impact": "impact metrics (ABCDE §4)",
+          "sample-items": "an item sample for exploring the impact (ABCDE §4.1.1, App. A)",
+          "sample-pairs": "pairs for judgement (ABCDE §5.7–5.8, App. A; Jaccard "
+                          "decomposition §7)",
+          "evaluate": "evaluation against a ground truth (pointwise, classic, Yandex)"}
+
+
+def header(spec: ScriptSpec, parts: Sequence[tuple[Pipeline, list[Output]]], dialect: str,
+           command: str | None = None, kind: str = "impact",
+           roles: dict[str, str] | None = None,
+           more_inputs: Sequence[tuple[str, str]] = ()) -> str:
     """The comment block heading a script: abcde version, inputs, outputs, validation.
-    Tables are shown as the script writes them (quoted per the dialect)."""
+    Tables are shown as the script writes them (quoted per the dialect). `parts`: each
+    pipeline of the script with its outputs (an evaluation has one per run);
+    `more_inputs`: further (label, table) inputs (an evaluation's other runs)."""
     cols = spec.columns
 
     def table(name: str) -> str:
         return to_sql(exp.to_table(table_ref(name), dialect=CANONICAL_DIALECT), dialect)
 
-    def output(step: str) -> str:
-        return to_sql(pipeline.table(step), dialect)
-
-    lines = [f"abcde {__version__}: impact metrics (ABCDE §4) for {dialect}.",
+    lines = [f"abcde {__version__}: {TITLES[kind]} for {dialect}.",
              "Generated SQL: runs as is, statement after statement; it only creates and drops",
              "the output tables below (DROP TABLE IF EXISTS + CREATE TABLE ... AS).",
              ""]
@@ -248,19 +341,41 @@ def header(spec: ScriptSpec, pipeline: Pipeline, outputs: list[Output], dialect:
             "attributes": f"{cols.item}, " + ", ".join(
                 dict.fromkeys(c for s in spec.slicings for c in s))}
     for role, name in spec.tables().items():
-        lines.append(f"  {role:<11}{table(name)} ({desc[role]})")
+        shown = (roles or {}).get(role, role)
+        lines.append(f"  {shown:<11}{table(name)} ({desc[role]})")
+        if role == "exp":
+            lines += [f"  {label:<11}{table(name)} ({desc[role]})"
+                      for label, name in more_inputs]
     if not spec.weights:
         lines.append("  weights    none: every item weighs 1")
     elif spec.missing_weight is not None:
         lines.append(f"  items the weights table lacks weigh {spec.missing_weight:g}")
     lines += ["", "Outputs (tables):"]
-    for o in outputs:
-        lines.append(f"  {output(o.step)}")
-        lines += textwrap.wrap(o.doc, 84, initial_indent="    ", subsequent_indent="    ")
+    for pipeline, outputs in parts:
+        for o in outputs:
+            lines.append(f"  {to_sql(pipeline.table(o.step), dialect)}")
+            lines += textwrap.wrap(o.doc, 84, initial_indent="    ",
+                                   subsequent_indent="    ")
     lines += ["", "Validation: check `input_valid` (in every output table) before reading any",
-              f"number; {output('validation')} counts each problem and shows "
-              "example ids.", "Work tables (also created): " + ", ".join(
-                  output(n) for n in ("cell_rows", "cells", "cell_metrics"))]
+              "number; " + ", ".join(to_sql(p.table(o[0].step), dialect) for p, o in parts)
+              + " count each problem and show example ids."
+              if len(parts) > 1 else
+              f"number; {to_sql(parts[0][0].table(parts[0][1][0].step), dialect)} counts "
+              "each problem and shows example ids."]
+    work, reused = [], []
+    for pipeline, outputs in parts:
+        shown = {o.step for o in outputs}
+        work += [to_sql(pipeline.table(n), dialect) for n, st in pipeline.steps.items()
+                 if st.materialise and n not in shown and n not in pipeline.provided]
+        reused += [to_sql(pipeline.table(n), dialect) for n in pipeline.steps
+                   if n in pipeline.provided]
+    if reused:
+        lines += textwrap.wrap(
+            "Reads the cell tables of an earlier script of the round (same prefix and "
+            "schema; made from other inputs, they set cells_match 0 and input_valid "
+            "FALSE): " + ", ".join(reused), 86)
+    if work:
+        lines.append("Work tables (also created): " + ", ".join(work))
     return comment(lines)
 
 
@@ -295,19 +410,38 @@ def quiet_sqlglot() -> Iterator[None]:
         logger.removeFilter(known)
 
 
+def script_text(spec: ScriptSpec, parts: Sequence[tuple[Pipeline, list[Output]]],
+                dialect: str, command: str | None = None, kind: str = "impact",
+                roles: dict[str, str] | None = None,
+                more_inputs: Sequence[tuple[str, str]] = ()) -> str:
+    """A whole script for `dialect`: header, then every statement of every pipeline,
+    `;`-terminated."""
+    get_dialect(dialect)
+    with quiet_sqlglot():
+        body = [f"{sql};" for pipeline, _ in parts
+                for _, sql in pipeline.statements(dialect, pretty=True)]
+    return (header(spec, parts, dialect, command, kind, roles, more_inputs) + "\n"
+            + "\n\n".join(body) + "\n")
+
+
 def impact_script(spec: ScriptSpec, dialect: str, command: str | None = None) -> str:
-    """The whole script for `dialect`: header, then every statement, `;`-terminated."""
+    """The whole impact script for `dialect`: header, then every statement."""
     get_dialect(dialect)
     pipeline, _, outputs = impact_pipeline(spec)
-    with quiet_sqlglot():
-        body = [f"{sql};" for _, sql in pipeline.statements(dialect, pretty=True)]
-    return header(spec, pipeline, outputs, dialect, command) + "\n" + "\n\n".join(body) + "\n"
+    return script_text(spec, [(pipeline, outputs)], dialect, command)
 
 
-def step_statements(spec: ScriptSpec, dialect: str) -> list[tuple[str, str]]:
-    """(step, its DROP + CREATE statements) for every materialised step, in order."""
-    pipeline, _, _ = impact_pipeline(spec)
+def pipeline_statements(pipeline: Pipeline, dialect: str) -> list[tuple[str, str]]:
+    """(step, its DROP + CREATE statements) for every step the script creates, in order."""
     with quiet_sqlglot():
         return [(name,
                  ";\n\n".join(pipeline.create_statements(name, dialect, pretty=True)) + ";\n")
-                for name, step in pipeline.steps.items() if step.materialise]
+                for name, step in pipeline.steps.items()
+                if step.materialise and name not in pipeline.provided]
+
+
+def step_statements(spec: ScriptSpec, dialect: str) -> list[tuple[str, str]]:
+    """(step, its DROP + CREATE statements) for every materialised step of the impact
+    script, in order."""
+    pipeline, _, _ = impact_pipeline(spec)
+    return pipeline_statements(pipeline, dialect)

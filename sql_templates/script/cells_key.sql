@@ -1,0 +1,24 @@
+{# What the cell tables of a round were made from (docs/method.md §10.5): the digest of the
+   SQL that made them (`sql_digest`, computed when the script was written: inputs,
+   columns, id types, weights and slices) and a fingerprint of each input — its rows and
+   the sum of 31 bits of md5 of every row's values (ids and weights as text, as this
+   warehouse writes them) — read by one scan of each input, without the join. A later
+   script of the round that reuses the cells computes the same numbers and compares
+   them (script/cells_check.sql). #}
+WITH fp AS (
+{% for name, columns in inputs %}
+  SELECT
+    {{ literal(name) }} AS input,
+    COUNT(*) AS input_rows,
+    SUM(CAST(FLOOR({{ uniform(literal('cells_key'), *columns) }} * CAST(2147483648 AS DOUBLE)) AS BIGINT)) AS row_hash
+  FROM {{ name }}_in
+{{ 'UNION ALL' if not loop.last }}
+{% endfor %}
+)
+SELECT
+  {{ literal(digest) }} AS sql_digest
+{% for name, columns in inputs %}
+  , SUM(CASE WHEN input = {{ literal(name) }} THEN input_rows ELSE 0 END) AS {{ name }}_rows
+  , SUM(CASE WHEN input = {{ literal(name) }} THEN COALESCE(row_hash, 0) ELSE 0 END) AS {{ name }}_hash
+{% endfor %}
+FROM fp

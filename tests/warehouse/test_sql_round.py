@@ -1,0 +1,169 @@
+"""A judgement round as warehouse SQL (`abcde sql sample-items`, `abcde sql evaluate`, the
+round's shared cells): the scripts executed statement by statement on DuckDB,
+PostgreSQL and Spark over input tables of the engine, compared with the engines' own
+path (`abcde.sample_items`, `abcde.evaluate` on DuckDB over the files) — the same items,
+draw counts and order (docs/method.md §7.2), the same metrics to 1e-12 relative — and
+the validation row that refuses cells made from other inputs."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+import abcde
+from abcde.engines import Engine
+from abcde.sql.dialects import to_sql
+from abcde.sql.pipeline import Pipeline
+from abcde.warehouse.evaluation import evaluate_pipelines
+from abcde.warehouse.sampling import sample_items_pipeline
+from abcde.warehouse.scripts import ScriptSpec, impact_pipeline
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
+FILES = {role: EXAMPLES / f"{role}.csv" for role in
+         ("base", "exp", "weights", "attributes", "truth")}
+
+
+def register(engine: Engine, *roles: str) -> None:
+    for role in roles:
+        ids = ["item_id", "cluster_id"] if role in ("base", "exp", "truth") else ["item_id"]
+        engine.register_file(f"in_{role}", FILES[role], "csv", ids)
+
+
+def run(engine: Engine, pipeline: Pipeline) -> None:
+    for _, sql in pipeline.statements(engine.dialect):
+        engine.execute(sql)
+
+
+def rows(engine: Engine, pipeline: Pipeline, step: str, order: str | None = None,
+         ) -> list[dict[str, Any]]:
+    sql = f"SELECT * FROM {to_sql(pipeline.table(step), engine.dialect)}"
+    return engine.fetch(sql + (f" ORDER BY {order}" if order else ""))
+
+
+def close(a: object, b: object, rel: float = 1e-12) -> bool:
+    if isinstance(a, float) or isinstance(b, float):
+        return math.isclose(float(a), float(b), rel_tol=rel, abs_tol=1e-300)  # type: ignore[arg-type]
+    return a == b
+
+
+def spec(engine: Engine, **kw: Any) -> ScriptSpec:
+    return ScriptSpec(**{"base": "in_base", "exp": "in_exp", "weights": "in_weights",
+                         "attributes": "in_attributes", "slicings": (("provenance",),),
+                         "prefix": "r_", "schema": engine.work_schema, **kw})
+
+
+def test_item_sample_script_equals_sample_items(engine: Engine) -> None:
+    """The script's sample on DuckDB, PostgreSQL and Spark equals `abcde.sample_items` on
+    DuckDB: the same items in the same order of first draw, the same draw counts, the
+    importance weights and metrics to 1e-12, the same manifest and sample id."""
+    register(engine, "base", "exp", "weights", "attributes")
+    pipeline, _, _ = sample_items_pipeline(spec(engine), 300, 11)
+    run(engine, pipeline)
+    want = abcde.sample_items(FILES["base"], FILES["exp"], FILES["weights"],
+                              attributes=FILES["attributes"], size=300, seed=11)
+    got = rows(engine, pipeline, "item_sample", "first_draw")
+    assert [r["item_id"] for r in got] == [r["item_id"] for r in want.rows]
+    assert [r["draw_count"] for r in got] == [r["draw_count"] for r in want.rows]
+    assert [r["first_draw"] for r in got] == list(range(1, 301))
+    for g, w in zip(got, want.rows, strict=True):
+        assert g["input_valid"] is True
+        for k in ("importance_weight", "jaccard_distance", "weight", "provenance",
+                  "base_cluster"):
+            assert close(g[k], w[k]), k
+    [m] = rows(engine, pipeline, "item_manifest")
+    assert m["sample_id"] == want.manifest["sample_id"]
+    assert m["draws"] == want.manifest["draws"] and m["unique_items"] == 300
+    assert m["input_valid"] is True
+    for k, v in want.manifest["metrics"].items():
+        assert close(m[k], v), k
+
+
+def test_scripts_of_a_round_share_the_cells_and_refuse_other_inputs(engine: Engine) -> None:
+    """impact builds the round's cells; sample-items with --reuse-cells creates no cell
+    table, reads them (cells_match 1) and draws the sample of a script that builds its
+    own. Cells of other inputs (a Base with one row changed) give cells_match 0 and
+    input_valid FALSE in every output of the reusing script."""
+    register(engine, "base", "exp", "weights", "attributes")
+    first, _, _ = impact_pipeline(spec(engine))
+    run(engine, first)
+    reuse, _, _ = sample_items_pipeline(spec(engine, reuse_cells=True), 50, 3)
+    made = [name for name, _ in reuse.statements(engine.dialect)]
+    assert not {"cell_rows", "cells", "cell_metrics", "validation"} & set(made)
+    run(engine, reuse)
+    [v] = rows(engine, reuse, "item_validation")
+    assert v["cells_match"] == 1 and v["input_valid"] is True and v["input_problems"] == 0
+    alone, _, _ = sample_items_pipeline(spec(engine, prefix="alone_"), 50, 3)
+    run(engine, alone)
+    assert ([(r["item_id"], r["draw_count"]) for r in rows(engine, reuse, "item_sample",
+                                                             "first_draw")]
+            == [(r["item_id"], r["draw_count"]) for r in rows(engine, alone, "item_sample",
+                                                               "first_draw")])
+    changed = [line for line in FILES["base"].read_text().splitlines()]
+    changed[1] = changed[1].rsplit(",", 1)[0] + ",moved"
+    engine.register_rows("in_base_changed", ["item_id", "cluster_id"],
+                         [tuple(line.split(",")) for line in changed[1:]])
+    other, _, _ = sample_items_pipeline(spec(engine, base="in_base_changed",
+                                             reuse_cells=True), 50, 3)
+    run(engine, other)
+    [v] = rows(engine, other, "item_validation")
+    assert v["cells_match"] == 0 and v["input_valid"] is False and v["input_problems"] == 1
+    assert {r["input_valid"] for r in rows(engine, other, "item_sample")} == {False}
+    assert {r["input_valid"] for r in rows(engine, other, "item_manifest")} == {False}
+
+
+def test_evaluate_script_equals_evaluate(engine: Engine) -> None:
+    """The evaluation script of two runs on DuckDB, PostgreSQL and Spark: per run the
+    pointwise overall, classic and Yandex metrics, every truth cluster and slice equal
+    `abcde.evaluate` (DuckDB, files) to 1e-12 relative."""
+    register(engine, "truth", "base", "exp", "weights", "attributes")
+    s = spec(engine, base="in_truth", exp="")
+    parts = evaluate_pipelines(s, [("b", "in_base"), ("e", "in_exp")])
+    for _, pipeline, _ in parts:
+        run(engine, pipeline)
+    want = abcde.evaluate(FILES["truth"], [FILES["base"], FILES["exp"]], FILES["weights"],
+                          names=["b", "e"], attributes=FILES["attributes"],
+                          slice_by="provenance")
+    for name, pipeline, outputs in parts:
+        assert [o.step for o in outputs][:2] == ["validation", "overall"]
+        run_want = want.run(name)
+        [overall] = rows(engine, pipeline, "overall")
+        assert overall["input_valid"] is True
+        for k, v in run_want.overall.items():
+            assert close(overall[k], v), (name, k)
+        [classic] = rows(engine, pipeline, "classic")
+        for k, v in run_want.classic.items():
+            assert close(classic[k], v, 1e-9), (name, k)
+        [yandex] = rows(engine, pipeline, "yandex")
+        for kind, metrics in run_want.yandex.items():
+            if isinstance(metrics, dict):
+                for m, v in metrics.items():
+                    assert close(yandex[f"{m}_{kind}"], v), (name, kind, m)
+        got = {r["cluster_id"]: r for r in rows(engine, pipeline, "truth_clusters")}
+        assert set(got) == set(run_want.cases)
+        for case, metrics in run_want.cases.items():
+            for m, v in metrics.items():
+                assert close(got[case][m], v), (name, case, m)
+        got = {r["provenance"]: r for r in rows(engine, pipeline, "slices_0")}
+        for r in run_want.slices[0]["rows"]:
+            for k, v in r.items():
+                if v is not None:
+                    assert close(got[r["provenance"]][k], v), (name, k)
+
+
+@pytest.mark.parametrize("option", ["--actual", "--truth"])
+def test_evaluate_script_names(option: str) -> None:
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    args = {"--truth": "s.truth", "--actual": "s.run-1"} if option == "--actual" else \
+        {"--truth": "s.t", "--actual": "a=s.x"}
+    result = CliRunner().invoke(main, ["sql", "evaluate", "--dialect", "duckdb",
+                                       *(w for k, v in args.items() for w in (k, v))])
+    if option == "--actual":
+        assert result.exit_code == 2 and "run name 'run-1'" in result.output
+    else:
+        assert result.exit_code == 0 and '"abcde_a_overall"' in result.output
