@@ -1,5 +1,7 @@
 """Regenerate the golden SQL of `abcde sql impact` — one file per dialect per
 materialised pipeline step, tests/golden/<dialect>/<NN>_<step>.sql, for the spec below —
+and of the other scripts of a round under tests/golden/<dialect>/<script>/ (sample-items
+reusing the impact script's cells, evaluate of two runs), —
 and the BigQuery and Snowflake scripts shown in docs/data_engineers.md (the output of
 the commands in DOC_COMMANDS, pasted between the page's `<!-- abcde-sql ... -->` marks).
 Run `make golden` (or `.venv/bin/python tests/golden/regenerate.py`) after changing a
@@ -11,11 +13,14 @@ from __future__ import annotations
 import re
 import shutil
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 from abcde.inputs.spec import Columns
 from abcde.sql.dialects import DIALECTS
-from abcde.warehouse.scripts import ScriptSpec, step_statements
+from abcde.warehouse.evaluation import evaluate_pipelines
+from abcde.warehouse.sampling import sample_items_pipeline
+from abcde.warehouse.scripts import ScriptSpec, pipeline_statements, step_statements
 
 GOLDEN = Path(__file__).resolve().parent
 DOC = GOLDEN.parents[1] / "docs" / "data_engineers.md"
@@ -37,12 +42,36 @@ DOC_COMMANDS = {
 _DOC_BLOCK = re.compile(r"(<!-- abcde-sql (\w+) -->\n).*?(<!-- /abcde-sql -->)", re.S)
 
 
+# The other scripts of the round, in the order a round runs them (the BigQuery analyzer
+# test reads the tables each one creates): sample-items reading the impact script's
+# cells, and evaluate of two runs against proj.ds.truth.
+ITEMS_SPEC = replace(SPEC, reuse_cells=True)
+ITEMS = {"size": 1000, "seed": 7}
+EVALUATE_SPEC = replace(SPEC, base="proj.ds.truth", exp="", slicings=(("provenance",),))
+EVALUATE_RUNS = [("base", "proj.ds.base"), ("exp", "proj.ds.exp")]
+
+
+def script_pipelines() -> dict[str, list]:
+    """Script name -> its pipelines, for the golden files beyond impact."""
+    items, _, _ = sample_items_pipeline(ITEMS_SPEC, **ITEMS)
+    return {"sample_items": [items],
+            "evaluate": [p for _, p, _ in evaluate_pipelines(EVALUATE_SPEC, EVALUATE_RUNS)]}
+
+
 def golden_files() -> dict[Path, str]:
     """Relative path -> SQL text, for every dialect and step."""
     out = {}
+    scripts = script_pipelines()
     for dialect in DIALECTS:
         for k, (step, sql) in enumerate(step_statements(SPEC, dialect), start=1):
             out[Path(dialect) / f"{k:02d}_{step}.sql"] = sql
+        for name, pipelines in scripts.items():
+            k = 0
+            for pipeline in pipelines:
+                for step, sql in pipeline_statements(pipeline, dialect):
+                    k += 1
+                    label = f"{pipeline.prefix[len(SPEC.prefix):]}{step}"
+                    out[Path(dialect) / name / f"{k:02d}_{label}.sql"] = sql
     return out
 
 

@@ -28,6 +28,8 @@ from abcde.errors import InputError
 from abcde.impact.run import impact
 from abcde.sql import templates
 from abcde.sql.dialects import DIALECTS, SNOWFLAKE_RESERVED, identifier, to_sql
+from abcde.warehouse.evaluation import evaluate_pipelines
+from abcde.warehouse.sampling import sample_items_pipeline
 from abcde.warehouse.scripts import ScriptSpec, comment, impact_pipeline, quiet_sqlglot
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -40,7 +42,7 @@ def test_golden_sql_is_current() -> None:
     """Templates or dialects changed without `make golden`: review the diff, regenerate."""
     want = golden_files()
     on_disk = {p.relative_to(GOLDEN): p.read_text() for d in DIALECTS
-               for p in sorted((GOLDEN / d).glob("*.sql"))}
+               for p in sorted((GOLDEN / d).rglob("*.sql"))}
     assert sorted(on_disk) == sorted(want), "run `make golden`"
     for rel, text in want.items():
         assert on_disk[rel] == text, f"{rel} is stale: run `make golden` and review the diff"
@@ -115,7 +117,8 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
     """Every template as the product renders it: the real pipelines run on DuckDB over
     the example data (impact with and without weights, slices and files; the script;
     evaluate; item and pair samples, plain and stratified; refused input, which takes
-    the validation's slow path), and each template's rendered text is kept."""
+    the validation's slow path; the scripts of a round: sample-items building and reusing
+    the cells, evaluate), and each template's rendered text is kept."""
     captured: dict[str, list[str]] = defaultdict(list)
     real = templates.render_text
 
@@ -141,6 +144,11 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
         abcde.impact(b, e)
         impact_pipeline(ScriptSpec(base=b, exp=e, weights=w, attributes=a,
                                    slicings=(("provenance",),)))
+        for reuse in (False, True):
+            sample_items_pipeline(ScriptSpec(base=b, exp=e, weights=w, attributes=a,
+                                             reuse_cells=reuse), 50, 3)
+        evaluate_pipelines(ScriptSpec(base=truth, exp="", weights=w, attributes=a,
+                                      slicings=(("provenance",),)), [("r", b)])
         abcde.evaluate(truth, [b, e], w, attributes=a, slice_by="provenance",
                        out=tmp / "evaluate")
         abcde.sample_items(b, e, w, attributes=a, size=50, seed=3)
@@ -200,7 +208,8 @@ def _bigquery_analyzer() -> tuple[Any, Any]:
                 "proj.ds.exp": [("item_id", s), ("cluster_id", s)],
                 "proj.ds.weights": [("item_id", s), ("weight", f)],
                 "proj.ds.attributes": [("item_id", s), ("provenance", s),
-                                       ("size_class", s)]}
+                                       ("size_class", s)],
+                "proj.ds.truth": [("item_id", s), ("cluster_id", s)]}
     return language, (Analyzer, CatalogBuilder, TableBuilder, AnalyzerOptions,
                       ZetaSQLBuiltinFunctionOptions, SimpleCatalog, declared)
 

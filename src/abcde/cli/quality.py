@@ -10,7 +10,13 @@ from abcde.text import to_json
 
 
 @click.command("estimate")
-@click.argument("sample_dir", type=click.Path(exists=True, file_okay=False))
+@click.argument("sample_dir", required=False, type=click.Path(exists=True, file_okay=False))
+@click.option("--db", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="Read the sample from tables of this DuckDB database (a warehouse "
+              "script's <prefix>pair_* tables) instead of SAMPLE_DIR.")
+@click.option("--sample-prefix", default=None, help="With --db: the --prefix the "
+              "sample-pairs script was written with (e.g. abcde_).")
+@click.option("--sample-schema", default=None, help="With --db: the schema of its tables.")
 @click.option("--judgements", type=click.Path(exists=True, dir_okay=False), default=None,
               help="CSV/JSONL of verdicts keyed by pair_id or item_1,item_2 (the "
               "questions file with its verdict column filled).")
@@ -30,18 +36,31 @@ from abcde.text import to_json
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @handle_errors
-def estimate_cmd(sample_dir: str, judgements: str | None, truth: str | None, item_col: str,
-                 cluster_col: str, confidence: float, se_method: str, fmt: str) -> None:
+def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | None,
+                 sample_schema: str | None, judgements: str | None, truth: str | None,
+                 item_col: str, cluster_col: str, confidence: float, se_method: str,
+                 fmt: str) -> None:
     """Is the Experiment better? ΔPrecision, Good/Bad rates, distances and indexes with
-    standard errors and confidence intervals from a judged pair sample."""
-    from abcde.quality.estimate import estimate
+    standard errors and confidence intervals from a judged pair sample. SAMPLE_DIR: the
+    directory of `abcde sample-pairs --out`, or of a warehouse sample's exported tables
+    (pair_manifest, pair_sample, ... as .parquet/.csv); or --db with --sample-prefix."""
+    from abcde.quality.estimate import estimate, load_tables
     from abcde.quality.wording import render_table
 
+    if (sample_dir is None) == (db is None):
+        raise click.UsageError("give either SAMPLE_DIR or --db (with --sample-prefix)")
+    if db is not None and sample_prefix is None:
+        raise click.UsageError("--db needs --sample-prefix, the --prefix of the script")
+    if db is None and (sample_prefix is not None or sample_schema is not None):
+        raise click.UsageError("--sample-prefix and --sample-schema go with --db")
+    sample: object = sample_dir
+    if db is not None:
+        sample = load_tables(sample_prefix, sample_schema, db=db)  # type: ignore[arg-type]
     if (judgements is None) == (truth is None):
         raise click.UsageError("give exactly one of --judgements and --truth")
     if not 0 < confidence < 1:
         raise click.BadParameter("must be in (0, 1)", param_hint="--confidence")
-    doc = estimate(sample_dir, judgements=judgements, truth=truth, item_col=item_col,
+    doc = estimate(sample, judgements=judgements, truth=truth, item_col=item_col,
                    cluster_col=cluster_col, confidence=confidence, se_method=se_method)
     click.echo(to_json(doc) if fmt == "json" else render_table(doc))
 

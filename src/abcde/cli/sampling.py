@@ -56,7 +56,10 @@ def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str |
 
 
 @click.command("explore")
-@click.argument("sample", type=click.Path(exists=True, dir_okay=False))
+@click.argument("sample")
+@click.option("--db", default=None, type=click.Path(exists=True, dir_okay=False),
+              help="DuckDB database holding the sample as table SAMPLE (e.g. the "
+              "<prefix>item_sample of `abcde sql sample-items`), opened read-only.")
 @click.option("--group-by", default="", help="Attribute column(s), comma-separated.")
 @click.option("--where", default=None, help="SQL condition over the sample's columns.")
 @click.option("--metric", type=click.Choice(IMPACT_METRICS), default="jaccard_distance",
@@ -68,13 +71,18 @@ def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str |
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @handle_errors
-def explore_cmd(sample: str, group_by: str, where: str | None, metric: str, top: int,
-                examples: int, fmt: str) -> None:
+def explore_cmd(sample: str, db: str | None, group_by: str, where: str | None, metric: str,
+                top: int, examples: int, fmt: str) -> None:
     """Top groups of an item sample by estimated contribution to METRIC(T)
-    (ABCDE §4.1.1)."""
+    (ABCDE §4.1.1). SAMPLE: the sample file (.parquet/.csv, also a warehouse table
+    exported), or with --db a table of that database."""
     from abcde.sampling.explore import explore
 
-    doc = explore(sample, group_by, where=where, metric=metric, top=top, examples=examples)
+    if db is None and not Path(sample).is_file():
+        raise click.BadParameter(f"file {sample!r} does not exist (give --db to read a "
+                                 "table)", param_hint="SAMPLE")
+    doc = explore(sample, group_by, where=where, metric=metric, top=top, examples=examples,
+                  db=db)
     if fmt == "json":
         click.echo(to_json(doc))
         return

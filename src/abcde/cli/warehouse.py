@@ -4,7 +4,7 @@ warehouse (abcde.warehouse.scripts, abcde.warehouse.dbt)."""
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -16,12 +16,14 @@ from abcde.sql.dialects import DIALECTS, get_dialect
 from abcde.warehouse.scripts import ID_KINDS, ScriptSpec
 
 
-def table_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+def table_options(fn: Callable[..., Any], clusterings: Sequence[Any] = ()) -> Callable[..., Any]:
     """The dialect, weights, attributes, column names, id types and output names of a
-    standalone script (every option but the clusterings)."""
+    standalone script; `clusterings`: the options naming the clusterings, after the
+    dialect."""
     options = [
         click.option("--dialect", type=click.Choice(DIALECTS), required=True,
                      help="SQL dialect of the warehouse."),
+        *clusterings,
         click.option("--weights", default=None, help="Item weights table (default: every "
                      "item weighs 1)."),
         click.option("--missing-weight", type=float, default=None,
@@ -51,10 +53,10 @@ def table_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def script_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """The two clusterings and `table_options`."""
-    fn = table_options(fn)
-    fn = click.option("--exp", required=True, help="Experiment clustering table.")(fn)
-    return click.option("--base", required=True, help="Baseline clustering table, e.g. "
-                        "proj.ds.base (item and cluster ids).")(fn)
+    return table_options(fn, [
+        click.option("--base", required=True, help="Baseline clustering table, e.g. "
+                     "proj.ds.base (item and cluster ids)."),
+        click.option("--exp", required=True, help="Experiment clustering table.")])
 
 
 def reuse_option(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -154,13 +156,17 @@ def sql_sample_items(out: str | None, size: int, seed: int, **options: Any) -> N
                       "sample-items"), out, "sample_items.sql")
 
 
+def _evaluate_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return table_options(fn, [
+        click.option("--truth", required=True, help="Ground-truth clustering table."),
+        click.option("--actual", "actual", multiple=True, required=True,
+                     help="Actual clustering table, or NAME=TABLE; repeat for several runs. "
+                     "Its tables are named <prefix><NAME>_<step> (NAME: the table's own "
+                     "name by default).")])
+
+
 @sql_group.command("evaluate")
-@click.option("--truth", required=True, help="Ground-truth clustering table.")
-@click.option("--actual", "actual", multiple=True, required=True,
-              help="Actual clustering table, or NAME=TABLE; repeat for several runs. Its "
-                   "tables are named <prefix><NAME>_<step> (NAME: the table's own name by "
-                   "default).")
-@table_options
+@_evaluate_options
 @OUT_OPTION
 @handle_errors
 def sql_evaluate(out: str | None, truth: str, actual: tuple[str, ...],

@@ -52,6 +52,7 @@ from abcde.quality.result import Estimate, sum_independent
 from abcde.quality.sample import CLASSES, POPULATIONS, JudgedSample, count_distinct, judged_sample
 from abcde.quality.slices import estimate_slices, stratified_slices
 from abcde.quality.wording import precision_verdict, sample_warnings
+from abcde.sampling.exported import is_exported, read_exported, read_tables
 from abcde.sampling.manifest import sample_id
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "estimate_from_draws",
     "estimate_with_verdicts",
     "load_sample",
+    "load_tables",
     "verdicts_for",
 ]
 
@@ -98,8 +100,10 @@ def load_sample(sample: Any) -> Sample:
     ----------
     sample : str, Path, PairSample or Sample
         A sample directory (manifest.json + draws.parquet or draws.csv; no draws file is
-        an empty sample), its manifest.json, a PairSample (anything with ``draws`` and
-        ``manifest``) or a :class:`Sample` (returned as is).
+        an empty sample), its manifest.json, a directory of a warehouse sample's
+        exported tables (pair_manifest, pair_sample, pair_slices, pair_strata as
+        .parquet or .csv: :mod:`abcde.sampling.exported`), a PairSample (anything with
+        ``draws`` and ``manifest``) or a :class:`Sample` (returned as is).
 
     Returns
     -------
@@ -122,6 +126,9 @@ def load_sample(sample: Any) -> Sample:
     if path.is_file() and path.name == "manifest.json":
         path = path.parent
     manifest_path = path / "manifest.json"
+    if not manifest_path.exists() and is_exported(path):
+        draws, manifest = read_exported(path)
+        return Sample(draws, manifest, str(path))
     if not manifest_path.exists():
         raise InputError(f"{path} is not a pair sample: it has no manifest.json",
                          hint="Give the directory written by `abcde sample-pairs --out`.")
@@ -130,6 +137,41 @@ def load_sample(sample: Any) -> Sample:
         raise InputError(f"{manifest_path}: not a pair-sample manifest (no population)")
     draws = _read_draws(path)
     return Sample(draws, manifest, str(path))
+
+
+def load_tables(prefix: str, schema: str | None = None, *, db: str | Path | None = None,
+                engine: Any = None) -> Sample:
+    """A pair sample made in a warehouse, read from its tables.
+
+    Parameters
+    ----------
+    prefix : str
+        The ``--prefix`` of ``abcde sql sample-pairs`` (tables ``<prefix>pair_manifest``,
+        ``<prefix>pair_sample``, ``<prefix>pair_slices``, ``<prefix>pair_strata``).
+    schema : str, optional
+        Their schema.
+    db : str or Path, optional
+        A DuckDB database file holding them (opened read-only).
+    engine : Engine, optional
+        An open engine reaching them (PostgreSQL, Spark). Exactly one of ``db`` and
+        ``engine``.
+
+    Returns
+    -------
+    Sample
+
+    Raises
+    ------
+    InputError
+        Missing tables, a manifest that is not one row, a sample of invalid input.
+
+    References
+    ----------
+    docs/method.md §7.6 (sample rows), §8.
+    """
+    draws, manifest = read_tables(prefix, schema, db=db, engine=engine)
+    where = f"{schema + '.' if schema else ''}{prefix}pair_*"
+    return Sample(draws, manifest, where)
 
 
 def _read_draws(path: Path) -> list[dict[str, Any]]:

@@ -20,7 +20,7 @@ from abcde.cells import IMPACT_METRICS
 from abcde.errors import InputError
 from abcde.results import plain_row
 from abcde.sql.helpers import rank_value
-from abcde.sql.quoting import ident, literal
+from abcde.sql.quoting import ident, literal, table_ref
 
 
 def _where(where: str | None) -> exp.Expression | None:
@@ -40,14 +40,17 @@ def _where(where: str | None) -> exp.Expression | None:
 
 def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Sequence[str] = (),
             *, where: str | None = None, metric: str = "jaccard_distance", top: int = 20,
-            examples: int = 3) -> dict[str, Any]:
+            examples: int = 3, db: str | Path | None = None,
+            engine: Any = None) -> dict[str, Any]:
     """Top groups of a `sample_items` sample by estimated contribution to `metric`(T)
     (ABCDE §4.1.1).
 
     Parameters
     ----------
     sample
-        The sample file (.parquet or .csv) or its rows.
+        The sample file (.parquet or .csv) or its rows — e.g. `abcde sql sample-items`'s
+        table `<prefix>item_sample` exported from a warehouse — or, with `db` or
+        `engine`, the name of that table.
     group_by
         Attribute column(s) to group by ("a,b" or a list); none: one group.
     where
@@ -56,6 +59,9 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
         The impact metric whose contribution ranks the groups.
     top, examples
         Groups to return (0: all); example items per group (the most drawn).
+    db, engine
+        A DuckDB database file (opened read-only), or an open engine (PostgreSQL,
+        Spark), holding the sample as the table `sample` (schema.table).
 
     Returns
     -------
@@ -82,9 +88,18 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
              "filtered_draws": 0, "groups": []}
     import duckdb
 
+    if engine is not None:  # a table of a warehouse the engine reaches: the rows, once
+        sample = [plain_row(r) for r in engine.fetch(engine.select_sql(table_ref(str(sample))))]
+        if not sample:
+            return empty
     con = duckdb.connect(":memory:")
     try:
-        if isinstance(sample, str | Path):
+        if db is not None:
+            if not Path(db).exists():
+                raise InputError(f"--db {db} does not exist")
+            con.execute(f"ATTACH {literal(str(db))} AS sample_db (READ_ONLY)")
+            relation = "sample_db." + table_ref(str(sample))
+        elif isinstance(sample, str | Path):
             path = Path(sample)
             if not path.exists():
                 raise InputError(f"sample file {path} does not exist")
@@ -105,6 +120,12 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
                 raise InputError(f"the sample has no column {c!r}; its columns are "
                                  f"{', '.join(columns)}")
         cond = _where(where)
+        if "input_valid" in columns and con.execute(
+                f"SELECT COUNT(*) FROM {relation} WHERE NOT COALESCE(input_valid, FALSE)"
+        ).fetchone()[0]:
+            raise InputError("the sample was drawn from input that failed its checks "
+                             "(input_valid is FALSE)", hint="Read the script's validation "
+                             "table, fix the input and run the script again.")
         if not con.execute(f"SELECT COUNT(*) FROM {relation}").fetchone()[0]:
             return empty  # nothing was affected; an empty CSV's columns would read as text
         base = exp.select("*").from_(exp.maybe_parse(relation, dialect="duckdb"))

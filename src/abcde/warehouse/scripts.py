@@ -197,6 +197,8 @@ def build_cells(spec: ScriptSpec, relations: dict[str, str] | None = None,
                           *(n for n, _ in failures), *(f"{n}_example" for n in examples),
                           *coverage, "input_problems", "input_valid")
     slice_steps = add_cell_steps(pipeline, inputs, spec.slicings)
+    if relations is None:  # an input named like a step would make the digest circular
+        _check_unshadowed(spec, pipeline)
     fingerprinted = [(n, _fingerprint_columns(inputs, n)) for n in all_inputs]
     digest = pipeline.digest("cell_metrics")[:16]
     key = render("script/cells_key.sql", inputs=fingerprinted, digest=digest)

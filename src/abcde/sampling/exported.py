@@ -1,0 +1,173 @@
+"""A pair sample made in a warehouse (`abcde sql sample-pairs`, the dbt models), read back
+for `abcde estimate`: its tables exported as files into one directory, or the tables
+themselves in a DuckDB database, PostgreSQL or Spark.
+
+The script writes the manifest as a one-row table (`<prefix>pair_manifest`), the
+per-slice pairweights as `<prefix>pair_slices` and, for a stratified sample, one row per
+stratum as `<prefix>pair_strata`. Flat columns map to the manifest `abcde sample-pairs`
+writes as JSON (`manifest_from_rows`): `totals_<k>`, `population_pairs_<k>`,
+`pairs_<k>` and `pairs_<class>_<pairs|draws>` become the nested entries, the impact
+metrics become `metrics`, `fp_*` the fingerprint. Exported files are named after the
+table without its prefix: `pair_manifest`, `pair_sample` (the draws), `pair_slices`,
+`pair_strata`, each .parquet or .csv (docs/data_engineers.md shows the export commands).
+A sample whose `input_valid` is FALSE is refused."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from abcde.errors import InputError
+from abcde.results import plain_row
+from abcde.sql.quoting import literal
+
+TABLES = ("pair_manifest", "pair_sample", "pair_slices", "pair_strata")
+METRIC_KEYS = ("items", "weight", "affected_items", "affected_weight", "split_rate",
+               "merge_rate", "jaccard_distance", "split_distance", "merge_distance",
+               "jaccard_index", "affected_jaccard_index", "unaffected_jaccard_index")
+SCALARS = ("abcde_version", "kind", "population", "seed", "budget", "stream_draws", "draws",
+           "sample_id", "stratified", "strata_allocation", "budget_filled",
+           "judgeable_found")
+CLASSES = ("split", "merge", "stable", "self")
+
+
+def _nested(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The nested entries of a manifest or stratum row."""
+    out: dict[str, Any] = {}
+    totals = {k: float(row[f"totals_{k}"]) for k in ("total", "split", "merge", "stable")
+              if row.get(f"totals_{k}") is not None}
+    if totals:
+        out["totals"] = totals
+    pp = {k: int(row[f"population_pairs_{k}"]) for k in ("split", "merge", "stable",
+                                                          "judgeable")
+          if row.get(f"population_pairs_{k}") is not None}
+    if pp:
+        out["population_pairs"] = pp
+    if row.get("pairs_ordered") is not None:
+        out["pairs"] = {k: int(row[f"pairs_{k}"] or 0) for k in ("ordered", "unordered",
+                                                                 "judgeable", "self")}
+        out["pairs"]["by_class"] = {c: {"pairs": int(row.get(f"pairs_{c}_pairs") or 0),
+                                        "draws": int(row.get(f"pairs_{c}_draws") or 0)}
+                                    for c in CLASSES}
+    return out
+
+
+def manifest_from_rows(row: Mapping[str, Any], slices: Sequence[Mapping[str, Any]] = (),
+                       strata: Sequence[Mapping[str, Any]] = (),
+                       where: str = "the manifest table") -> dict[str, Any]:
+    """The manifest of `abcde sample-pairs` from the script's one-row manifest table, its
+    slices and strata tables."""
+    row = plain_row(dict(row))
+    if row.get("input_valid") is False:
+        raise InputError(f"{where}: the sample was drawn from input that failed its checks "
+                         "(input_valid is FALSE)", hint="Read the script's validation table, "
+                         "fix the input and run the script again.")
+    if row.get("population") not in ("abcde", "jaccard"):
+        raise InputError(f"{where}: not a pair-sample manifest (no population)")
+    manifest = {k: row[k] for k in SCALARS if k in row}
+    manifest.update(_nested(row))
+    manifest["metrics"] = {k: row[k] for k in METRIC_KEYS if k in row}
+    manifest["weight"] = row.get("weight")
+    manifest["fingerprint"] = {k[3:]: row[k] for k in row if k.startswith("fp_")}
+    manifest["slices"] = [{k: v for k, v in plain_row(dict(r)).items() if k != "input_valid"}
+                          for r in slices]
+    if strata:
+        manifest["stratified"] = True
+        manifest["strata"] = []
+        for r in sorted((plain_row(dict(r)) for r in strata), key=lambda r: r["stratum_index"]):
+            entry = {"name": r["name"], "classes": str(r["classes"]).split(","),
+                     "budget": int(r["budget"]), "seed": int(r["seed"]),
+                     "stream_draws": int(r.get("stream_draws") or 0),
+                     "draws": int(r.get("draws") or 0), **_nested(r)}
+            entry["population_pairs"] = int(r["population_pairs_judgeable"] or 0)
+            manifest["strata"].append(entry)
+    return manifest
+
+
+def _draw_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    return [{k: v for k, v in dict(r).items() if k != "input_valid"} for r in rows]
+
+
+def _read_file(path: Path) -> list[dict[str, Any]]:
+    import duckdb
+
+    reader = "read_csv" if path.suffix.lower() == ".csv" else "read_parquet"
+    extra = ", header = true" if reader == "read_csv" else ""
+    con = duckdb.connect()
+    try:
+        cur = con.execute(f"SELECT * FROM {reader}({literal(str(path))}{extra})")
+        names = [d[0] for d in cur.description]
+        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+    finally:
+        con.close()
+
+
+def _find(directory: Path, table: str) -> Path | None:
+    for suffix in (".parquet", ".csv"):
+        path = directory / f"{table}{suffix}"
+        if path.exists():
+            return path
+    return None
+
+
+def is_exported(directory: Path) -> bool:
+    """Whether `directory` holds an exported warehouse sample (a pair_manifest file)."""
+    return directory.is_dir() and _find(directory, "pair_manifest") is not None
+
+
+def read_exported(directory: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Draw rows and manifest of a sample whose tables were exported into `directory`."""
+    found = {t: _find(directory, t) for t in TABLES}
+    if found["pair_manifest"] is None:
+        raise InputError(f"{directory} holds no pair_manifest.parquet or .csv")
+    manifest_rows = _read_file(found["pair_manifest"])  # type: ignore[arg-type]
+    if len(manifest_rows) != 1:
+        raise InputError(f"{found['pair_manifest']}: a manifest has one row, not "
+                         f"{len(manifest_rows)}")
+    extra = {t: _read_file(p) if p is not None else [] for t, p in found.items()
+             if t in ("pair_slices", "pair_strata")}
+    manifest = manifest_from_rows(manifest_rows[0], extra["pair_slices"],
+                                  extra["pair_strata"], str(found["pair_manifest"]))
+    draws = _read_file(found["pair_sample"]) if found["pair_sample"] else []
+    return _draw_rows(draws), manifest
+
+
+def read_tables(prefix: str, schema: str | None = None, *, db: str | Path | None = None,
+                engine: Any = None) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Draw rows and manifest of a sample held as tables `<schema>.<prefix>pair_*` of a
+    DuckDB database `db` (opened read-only) or of an open `engine` (PostgreSQL, Spark)."""
+    if (db is None) == (engine is None):
+        raise InputError("give exactly one of a database file and an engine")
+    own = None
+    if db is not None:
+        from abcde.engines.duckdb import DuckDBEngine
+
+        if not Path(db).exists():
+            raise InputError(f"--db {db} does not exist")
+        engine = own = DuckDBEngine(db=db)
+    try:
+        def read(table: str, required: bool) -> list[dict[str, Any]]:
+            try:
+                name = engine.user_table(f"{schema}.{prefix}{table}" if schema
+                                         else f"{prefix}{table}")
+            except InputError:
+                name = None
+            if name is None or not engine.table_exists(name):
+                if required:
+                    raise InputError(f"no table {schema + '.' if schema else ''}{prefix}"
+                                     f"{table}", hint="Give the --prefix (and --schema) "
+                                     "the script was written with.")
+                return []
+            return engine.fetch(engine.select_sql(name))
+
+        manifest_rows = read("pair_manifest", True)
+        if len(manifest_rows) != 1:
+            raise InputError(f"{prefix}pair_manifest: a manifest has one row, not "
+                             f"{len(manifest_rows)}")
+        manifest = manifest_from_rows(manifest_rows[0], read("pair_slices", False),
+                                      read("pair_strata", False), f"{prefix}pair_manifest")
+        return _draw_rows(read("pair_sample", False)), manifest
+    finally:
+        if own is not None:
+            own.close()

@@ -1,0 +1,119 @@
+DROP TABLE IF EXISTS "proj"."ds"."abcde_base_cells_key";
+
+CREATE TABLE "proj"."ds"."abcde_base_cells_key" AS
+WITH base_in AS (
+  SELECT
+    CAST("item_id" AS TEXT) AS item_id,
+    CAST("cluster_id" AS TEXT) AS cluster_id,
+    1 AS in_input
+  FROM "proj"."ds"."truth"
+), exp_in AS (
+  SELECT
+    CAST("item_id" AS TEXT) AS item_id,
+    CAST("cluster_id" AS TEXT) AS cluster_id,
+    1 AS in_input
+  FROM "proj"."ds"."base"
+), weights_in AS (
+  SELECT
+    CAST("item_id" AS TEXT) AS item_id,
+    CAST("weight" AS DOUBLE) AS weight,
+    1 AS in_input
+  FROM "proj"."ds"."weights"
+), attributes_in AS (
+  SELECT
+    CAST("item_id" AS TEXT) AS item_id,
+    CAST("provenance" AS TEXT) AS s_0,
+    1 AS in_input
+  FROM "proj"."ds"."attributes"
+), fp AS (
+  SELECT
+    'base' AS input,
+    COUNT(*) AS input_rows,
+    SUM(
+      CAST(FLOOR(
+        (
+          CAST((
+            CAST('0x' || SUBSTRING(
+              MD5(
+                CAST('cells_key' AS TEXT) || ':' || CAST(COALESCE(CAST(item_id AS TEXT), '~') AS TEXT) || ':' || CAST(COALESCE(CAST(cluster_id AS TEXT), '~') AS TEXT)
+              ),
+              1,
+              13
+            ) AS BIGINT)
+          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+        ) * CAST(2147483648 AS DOUBLE)
+      ) AS BIGINT)
+    ) AS row_hash
+  FROM base_in
+  UNION ALL
+  SELECT
+    'exp' AS input,
+    COUNT(*) AS input_rows,
+    SUM(
+      CAST(FLOOR(
+        (
+          CAST((
+            CAST('0x' || SUBSTRING(
+              MD5(
+                CAST('cells_key' AS TEXT) || ':' || CAST(COALESCE(CAST(item_id AS TEXT), '~') AS TEXT) || ':' || CAST(COALESCE(CAST(cluster_id AS TEXT), '~') AS TEXT)
+              ),
+              1,
+              13
+            ) AS BIGINT)
+          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+        ) * CAST(2147483648 AS DOUBLE)
+      ) AS BIGINT)
+    ) AS row_hash
+  FROM exp_in
+  UNION ALL
+  SELECT
+    'weights' AS input,
+    COUNT(*) AS input_rows,
+    SUM(
+      CAST(FLOOR(
+        (
+          CAST((
+            CAST('0x' || SUBSTRING(
+              MD5(
+                CAST('cells_key' AS TEXT) || ':' || CAST(COALESCE(CAST(item_id AS TEXT), '~') AS TEXT) || ':' || CAST(COALESCE(CAST(weight AS TEXT), '~') AS TEXT)
+              ),
+              1,
+              13
+            ) AS BIGINT)
+          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+        ) * CAST(2147483648 AS DOUBLE)
+      ) AS BIGINT)
+    ) AS row_hash
+  FROM weights_in
+  UNION ALL
+  SELECT
+    'attributes' AS input,
+    COUNT(*) AS input_rows,
+    SUM(
+      CAST(FLOOR(
+        (
+          CAST((
+            CAST('0x' || SUBSTRING(
+              MD5(
+                CAST('cells_key' AS TEXT) || ':' || CAST(COALESCE(CAST(item_id AS TEXT), '~') AS TEXT) || ':' || CAST(COALESCE(CAST(s_0 AS TEXT), '~') AS TEXT)
+              ),
+              1,
+              13
+            ) AS BIGINT)
+          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+        ) * CAST(2147483648 AS DOUBLE)
+      ) AS BIGINT)
+    ) AS row_hash
+  FROM attributes_in
+)
+SELECT
+  '5727d0fca378aa9f' AS sql_digest,
+  SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
+  SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,
+  SUM(CASE WHEN input = 'exp' THEN input_rows ELSE 0 END) AS exp_rows,
+  SUM(CASE WHEN input = 'exp' THEN COALESCE(row_hash, 0) ELSE 0 END) AS exp_hash,
+  SUM(CASE WHEN input = 'weights' THEN input_rows ELSE 0 END) AS weights_rows,
+  SUM(CASE WHEN input = 'weights' THEN COALESCE(row_hash, 0) ELSE 0 END) AS weights_hash,
+  SUM(CASE WHEN input = 'attributes' THEN input_rows ELSE 0 END) AS attributes_rows,
+  SUM(CASE WHEN input = 'attributes' THEN COALESCE(row_hash, 0) ELSE 0 END) AS attributes_hash
+FROM fp;

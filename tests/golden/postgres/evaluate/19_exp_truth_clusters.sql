@@ -1,0 +1,69 @@
+DROP TABLE IF EXISTS "proj"."ds"."abcde_exp_truth_clusters";
+
+CREATE TABLE "proj"."ds"."abcde_exp_truth_clusters" AS
+WITH pw_total AS (
+  SELECT
+    SUM(w) AS total_w
+  FROM "proj"."ds"."abcde_exp_cell_metrics" AS cell_metrics
+), pointwise_cells AS (
+  SELECT
+    c.b,
+    c.e,
+    c.n,
+    c.w,
+    c.n_b,
+    c.n_e,
+    c.w_b,
+    c.w_e,
+    CAST(c.w AS DOUBLE PRECISION) / NULLIF(CAST(c.w_e AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS precision,
+    CAST(c.w AS DOUBLE PRECISION) / NULLIF(CAST(c.w_b AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS recall,
+    CAST(2 * c.w AS DOUBLE PRECISION) / NULLIF(CAST(c.w_b + c.w_e AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS f1,
+    CAST(t.total_w - c.split_w - c.merge_w AS DOUBLE PRECISION) / NULLIF(CAST(t.total_w AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS accuracy,
+    c.jaccard_distance,
+    c.jaccard_index
+  FROM "proj"."ds"."abcde_exp_cell_metrics" AS c
+  CROSS JOIN pw_total AS t
+), pc_total AS (
+  SELECT
+    SUM(w) AS total_w
+  FROM pointwise_cells
+), pc_lifted AS (
+  SELECT
+    c.b AS cluster_id,
+    SUM(c.n) AS items,
+    SUM(c.w) AS weight,
+    COUNT(*) AS cells,
+    CAST(SUM(c.w * c.precision) AS DOUBLE PRECISION) / NULLIF(CAST(SUM(c.w) AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS precision,
+    CAST(SUM(c.w * c.recall) AS DOUBLE PRECISION) / NULLIF(CAST(SUM(c.w) AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS recall,
+    CAST(SUM(c.w * c.f1) AS DOUBLE PRECISION) / NULLIF(CAST(SUM(c.w) AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS f1,
+    CAST(SUM(c.w * c.accuracy) AS DOUBLE PRECISION) / NULLIF(CAST(SUM(c.w) AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS accuracy,
+    CAST(SUM(c.w * c.jaccard_distance) AS DOUBLE PRECISION) / NULLIF(CAST(SUM(c.w) AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS jaccard_distance,
+    CAST(SUM(c.w * c.jaccard_index) AS DOUBLE PRECISION) / NULLIF(CAST(SUM(c.w) AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS jaccard_index,
+    MAX(t.total_w) AS total_w
+  FROM pointwise_cells AS c
+  CROSS JOIN pc_total AS t
+  GROUP BY
+    c.b
+)
+SELECT
+  t.*,
+  v.input_valid
+FROM (
+  SELECT
+    cluster_id,
+    items,
+    weight,
+    cells,
+    precision,
+    recall,
+    f1,
+    accuracy,
+    jaccard_distance,
+    jaccard_index,
+    CAST(2 * precision * recall AS DOUBLE PRECISION) / NULLIF(CAST(precision + recall AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS f1_of_overall,
+    CAST(weight * (
+      1 - recall
+    ) AS DOUBLE PRECISION) / NULLIF(CAST(total_w AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS loss
+  FROM pc_lifted
+) AS t
+CROSS JOIN "proj"."ds"."abcde_exp_validation" AS v;

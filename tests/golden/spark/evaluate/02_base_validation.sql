@@ -1,0 +1,171 @@
+DROP TABLE IF EXISTS `proj`.`ds`.`abcde_base_validation`;
+
+CREATE TABLE `proj`.`ds`.`abcde_base_validation` AS
+WITH repeated AS (
+  SELECT
+    one_side_id
+  FROM `proj`.`ds`.`abcde_base_cell_rows` AS cell_rows
+  WHERE
+    NOT common AND NOT one_side_id IS NULL
+  GROUP BY
+    one_side_id
+  HAVING
+    SUM(item_rows) > 1
+), validation_counts AS (
+  SELECT
+    SUM(CASE WHEN side <> 2 THEN item_rows ELSE 0 END) AS joined_base_rows,
+    SUM(CASE WHEN side <> 1 THEN item_rows ELSE 0 END) AS joined_exp_rows,
+    SUM(weight_rows) AS matched_weight_rows,
+    SUM(attribute_rows) AS matched_attribute_rows,
+    SUM(CASE WHEN common THEN item_rows ELSE 0 END) AS common_rows,
+    SUM(CASE WHEN side = 1 AND one_side_id IS NULL THEN item_rows ELSE 0 END) AS null_item_base,
+    SUM(CASE WHEN side = 2 AND one_side_id IS NULL THEN item_rows ELSE 0 END) AS null_item_exp,
+    (
+      SELECT
+        COUNT(*)
+      FROM repeated
+    ) AS repeated_one_side,
+    SUM(CASE WHEN common AND b IS NULL THEN item_rows ELSE 0 END) AS null_cluster_base,
+    SUM(CASE WHEN common AND e IS NULL THEN item_rows ELSE 0 END) AS null_cluster_exp,
+    SUM(CASE WHEN common THEN item_rows - weight_rows ELSE 0 END) AS missing_weight,
+    SUM(CASE WHEN common THEN item_rows - attribute_rows ELSE 0 END) AS without_attributes,
+    SUM(bad_weight_weights_n) AS bad_weight_weights
+  FROM `proj`.`ds`.`abcde_base_cell_rows` AS cell_rows
+), base_in AS (
+  SELECT
+    CAST(`item_id` AS STRING) AS item_id,
+    CAST(`cluster_id` AS STRING) AS cluster_id,
+    1 AS in_input
+  FROM `proj`.`ds`.`truth`
+), exp_in AS (
+  SELECT
+    CAST(`item_id` AS STRING) AS item_id,
+    CAST(`cluster_id` AS STRING) AS cluster_id,
+    1 AS in_input
+  FROM `proj`.`ds`.`base`
+), weights_in AS (
+  SELECT
+    CAST(`item_id` AS STRING) AS item_id,
+    CAST(`weight` AS DOUBLE) AS weight,
+    1 AS in_input
+  FROM `proj`.`ds`.`weights`
+), attributes_in AS (
+  SELECT
+    CAST(`item_id` AS STRING) AS item_id,
+    CAST(`provenance` AS STRING) AS s_0,
+    1 AS in_input
+  FROM `proj`.`ds`.`attributes`
+), input_counts AS (
+  SELECT
+    'base' AS input,
+    COUNT(*) AS input_rows,
+    0 AS null_ids,
+    0 AS bad_weights
+  FROM base_in
+  UNION ALL
+  SELECT
+    'exp' AS input,
+    COUNT(*) AS input_rows,
+    0 AS null_ids,
+    0 AS bad_weights
+  FROM exp_in
+  UNION ALL
+  SELECT
+    'weights' AS input,
+    COUNT(*) AS input_rows,
+    COUNT(*) - COUNT(item_id) AS null_ids,
+    SUM(
+      CASE
+        WHEN NOT (
+          COALESCE(CAST(weight AS DOUBLE) - CAST(weight AS DOUBLE) = CAST(0 AS DOUBLE), FALSE)
+          AND weight >= CAST(1e-100 AS DOUBLE)
+          AND weight <= CAST(1e+100 AS DOUBLE)
+        )
+        THEN 1
+        ELSE 0
+      END
+    ) AS bad_weights
+  FROM weights_in
+  UNION ALL
+  SELECT
+    'attributes' AS input,
+    COUNT(*) AS input_rows,
+    COUNT(*) - COUNT(item_id) AS null_ids,
+    0 AS bad_weights
+  FROM attributes_in
+), ic AS (
+  SELECT
+    SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
+    SUM(CASE WHEN input = 'base' THEN null_ids ELSE 0 END) AS base_null_ids,
+    SUM(CASE WHEN input = 'exp' THEN input_rows ELSE 0 END) AS exp_rows,
+    SUM(CASE WHEN input = 'exp' THEN null_ids ELSE 0 END) AS exp_null_ids,
+    SUM(CASE WHEN input = 'weights' THEN input_rows ELSE 0 END) AS weights_rows,
+    SUM(CASE WHEN input = 'weights' THEN null_ids ELSE 0 END) AS weights_null_ids,
+    SUM(CASE WHEN input = 'attributes' THEN input_rows ELSE 0 END) AS attributes_rows,
+    SUM(CASE WHEN input = 'attributes' THEN null_ids ELSE 0 END) AS attributes_null_ids
+  FROM input_counts
+), ex AS (
+  SELECT
+    COUNT(*) AS cell_row_groups,
+    MIN(null_cluster_base_example) AS null_cluster_base_example,
+    MIN(null_cluster_exp_example) AS null_cluster_exp_example,
+    MIN(bad_weight_weights_example) AS bad_weight_weights_example,
+    MIN(missing_weight_example) AS missing_weight_example
+  FROM `proj`.`ds`.`abcde_base_cell_rows` AS cell_rows
+), checked AS (
+  SELECT
+    COALESCE(v.common_rows, 0) AS items_in_both,
+    ic.base_rows,
+    ic.exp_rows,
+    ic.weights_rows,
+    ic.attributes_rows,
+    CASE WHEN ic.base_rows = 0 THEN 1 ELSE 0 END AS empty_base,
+    CASE WHEN ic.exp_rows = 0 THEN 1 ELSE 0 END AS empty_exp,
+    COALESCE(v.null_item_base, 0) + COALESCE(v.null_item_exp, 0) + ic.weights_null_ids + ic.attributes_null_ids AS null_item_ids,
+    CASE
+      WHEN COALESCE(v.repeated_one_side, 0) > 0
+      OR COALESCE(v.joined_base_rows, 0) <> ic.base_rows
+      OR COALESCE(v.joined_exp_rows, 0) <> ic.exp_rows
+      THEN 1
+      ELSE 0
+    END AS repeated_item_ids,
+    COALESCE(v.null_cluster_base, 0) AS null_cluster_base,
+    COALESCE(v.null_cluster_exp, 0) AS null_cluster_exp,
+    COALESCE(v.bad_weight_weights, 0) AS bad_weight_weights,
+    COALESCE(v.missing_weight, 0) AS missing_weight,
+    CASE WHEN COALESCE(v.common_rows, 0) = 0 THEN 1 ELSE 0 END AS no_common_items,
+    ex.null_cluster_base_example,
+    ex.null_cluster_exp_example,
+    ex.bad_weight_weights_example,
+    ex.missing_weight_example,
+    COALESCE(v.without_attributes, 0) AS without_attributes,
+    ex.cell_row_groups
+  FROM validation_counts AS v
+  CROSS JOIN ic
+  CROSS JOIN ex
+)
+SELECT
+  items_in_both,
+  base_rows,
+  exp_rows,
+  weights_rows,
+  attributes_rows,
+  empty_base,
+  empty_exp,
+  null_item_ids,
+  repeated_item_ids,
+  null_cluster_base,
+  null_cluster_exp,
+  bad_weight_weights,
+  missing_weight,
+  no_common_items,
+  null_cluster_base_example,
+  null_cluster_exp_example,
+  bad_weight_weights_example,
+  missing_weight_example,
+  without_attributes,
+  CASE WHEN empty_base > 0 THEN 1 ELSE 0 END + CASE WHEN empty_exp > 0 THEN 1 ELSE 0 END + CASE WHEN null_item_ids > 0 THEN 1 ELSE 0 END + CASE WHEN repeated_item_ids > 0 THEN 1 ELSE 0 END + CASE WHEN null_cluster_base > 0 THEN 1 ELSE 0 END + CASE WHEN null_cluster_exp > 0 THEN 1 ELSE 0 END + CASE WHEN bad_weight_weights > 0 THEN 1 ELSE 0 END + CASE WHEN missing_weight > 0 THEN 1 ELSE 0 END + CASE WHEN no_common_items > 0 THEN 1 ELSE 0 END AS input_problems,
+  (
+    CASE WHEN empty_base > 0 THEN 1 ELSE 0 END + CASE WHEN empty_exp > 0 THEN 1 ELSE 0 END + CASE WHEN null_item_ids > 0 THEN 1 ELSE 0 END + CASE WHEN repeated_item_ids > 0 THEN 1 ELSE 0 END + CASE WHEN null_cluster_base > 0 THEN 1 ELSE 0 END + CASE WHEN null_cluster_exp > 0 THEN 1 ELSE 0 END + CASE WHEN bad_weight_weights > 0 THEN 1 ELSE 0 END + CASE WHEN missing_weight > 0 THEN 1 ELSE 0 END + CASE WHEN no_common_items > 0 THEN 1 ELSE 0 END
+  ) = 0 AS input_valid
+FROM checked;
