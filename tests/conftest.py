@@ -124,16 +124,19 @@ def spark_session() -> Iterator[object]:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """`make test` runs the suite on two pytest-xdist workers (`--dist loadgroup`): the
-    tests of one server, and those that install dbt, share a group so that one worker
-    starts that server (or fills the dbt virtualenv) once — never two at a time."""
+    tests of one server, and those that install dbt or fakesnow, share a group so that one
+    worker starts that server (or fills the virtualenv) once — never two at a time."""
     for item in items:
         for group in ("spark", "postgres"):
             if item.get_closest_marker(group) is not None:
                 item.add_marker(pytest.mark.xdist_group(group))
                 break
         else:
-            if "dbt_bin" in getattr(item, "fixturenames", ()):
+            names = getattr(item, "fixturenames", ())
+            if "dbt_bin" in names:
                 item.add_marker(pytest.mark.xdist_group("dbt"))
+            elif "fakesnow_python" in names:
+                item.add_marker(pytest.mark.xdist_group("fakesnow"))
 
 
 ENGINE_NAMES = ("duckdb", "postgres", "spark")
