@@ -7,7 +7,8 @@ per-slice pairweights as `<prefix>pair_slices` and, for a stratified sample, one
 stratum as `<prefix>pair_strata`. Flat columns map to the manifest `abcde sample-pairs`
 writes as JSON (`manifest_from_rows`): `totals_<k>`, `population_pairs_<k>`,
 `pairs_<k>` and `pairs_<class>_<pairs|draws>` become the nested entries, the impact
-metrics become `metrics`, `fp_*` the fingerprint. Exported files are named after the
+metrics become `metrics`, `fp_*` the fingerprint; a slices row keeps the columns its
+`slice_columns` names (several slicings share the table). Exported files are named after the
 table without its prefix: `pair_manifest`, `pair_sample` (the draws), `pair_slices`,
 `pair_strata`, each .parquet or .csv (docs/data_engineers.md shows the export commands).
 A sample whose `input_valid` is FALSE is refused."""
@@ -70,8 +71,13 @@ def manifest_from_rows(row: Mapping[str, Any], slices: Sequence[Mapping[str, Any
     manifest["metrics"] = {k: row[k] for k in METRIC_KEYS if k in row}
     manifest["weight"] = row.get("weight")
     manifest["fingerprint"] = {k[3:]: row[k] for k in row if k.startswith("fp_")}
-    manifest["slices"] = [{k: v for k, v in plain_row(dict(r)).items() if k != "input_valid"}
-                          for r in slices]
+    manifest["slices"] = []
+    for r in slices:
+        r = plain_row(dict(r))
+        named = str(r["slice_columns"]).split(",")
+        manifest["slices"].append({**{c: r[c] for c in named},
+                                   **{k: r[k] for k in r if k.startswith("pairweight")
+                                      or k == "weight"}})
     if strata:
         manifest["stratified"] = True
         manifest["strata"] = []
@@ -165,8 +171,11 @@ def read_tables(prefix: str, schema: str | None = None, *, db: str | Path | None
         if len(manifest_rows) != 1:
             raise InputError(f"{prefix}pair_manifest: a manifest has one row, not "
                              f"{len(manifest_rows)}")
+        # pair_strata is also a work table of a plain sample: read only a stratified one's
+        stratified = bool(plain_row(dict(manifest_rows[0])).get("stratified"))
         manifest = manifest_from_rows(manifest_rows[0], read("pair_slices", False),
-                                      read("pair_strata", False), f"{prefix}pair_manifest")
+                                      read("pair_strata", False) if stratified else [],
+                                      f"{prefix}pair_manifest")
         return _draw_rows(read("pair_sample", False)), manifest
     finally:
         if own is not None:
