@@ -1,15 +1,15 @@
-"""`abcde dbt` emits a dbt project that `dbt build` runs unchanged (dbt-core + dbt-duckdb
-against the example data), and its tables equal `abcde impact`'s numbers (1e-12
-relative); on invalid input the validation test fails the build and the metric models
-are skipped.
+"""`abcde dbt` writes a dbt package: its integration_tests/ project installs it
+(`local: ../`), loads the example data as seeds and runs `dbt build` on dbt-duckdb and
+on dbt-postgres (the test session's PostgreSQL); the tables equal `abcde impact`,
+`abcde sample-items` and `abcde evaluate` on the same data; on invalid input the
+validation test fails the build and the metric models are skipped.
 
 dbt lives in its own virtualenv, cached at $ABCDE_DBT_VENV (default
-~/.cache/abcde/dbt-venv): dbt pins protobuf, click and Jinja to versions that clash with
-the dev tools (zetasql needs protobuf 7), so it cannot share .venv. The first run
-installs it (~20 s); dbt-core stays below 1.11, whose parser dependency downloads a
-binary from outside PyPI at install time.
+~/.cache/abcde/dbt-venv-<hash of the pins>): dbt pins protobuf, click and Jinja to
+versions that clash with the dev tools (zetasql needs protobuf 7), so it cannot share
+.venv. The first run installs it (~40 s); dbt-core stays below 1.11, whose parser
+dependency downloads a binary from outside PyPI at install time.
 """
-
 from __future__ import annotations
 
 import json
@@ -18,6 +18,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import duckdb
 import pytest
@@ -25,7 +26,7 @@ import pytest
 from abcde.cli import main
 from abcde.impact.run import impact
 
-DBT_PINS = ("dbt-core>=1.9,<1.11", "dbt-duckdb>=1.9,<1.11")
+DBT_PINS = ("dbt-core>=1.9,<1.11", "dbt-duckdb>=1.9,<1.11", "dbt-postgres>=1.9,<1.11")
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PROFILE = """abcde:
   target: test
@@ -40,18 +41,27 @@ PROFILE = """abcde:
 
 @pytest.fixture(scope="session")
 def dbt_bin() -> Path:
+    """dbt of DBT_PINS in a virtualenv of its own; one per set of pins (a checkout with
+    other pins gets another, instead of reinstalling this one under a running test), made
+    under a lock (two test workers may ask at once)."""
+    import fcntl
+    import hashlib
+
+    pins = hashlib.sha256(" ".join(DBT_PINS).encode()).hexdigest()[:10]
     venv = Path(os.environ.get("ABCDE_DBT_VENV",
-                               Path.home() / ".cache" / "abcde" / "dbt-venv"))
+                               Path.home() / ".cache" / "abcde" / f"dbt-venv-{pins}"))
     dbt = venv / "bin" / "dbt"
-    stamp = venv / (".installed-" + "-".join(DBT_PINS).replace("<", "lt").replace(">", "gt")
-                    .replace("=", "").replace(",", "_"))
-    if not stamp.exists():
-        subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
-        result = subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet", *DBT_PINS],
-                                capture_output=True, text=True, timeout=600)
-        if result.returncode != 0:
-            pytest.fail(f"cannot install dbt: {result.stderr[-2000:]}")
-        stamp.touch()
+    stamp = venv / ".installed"
+    venv.parent.mkdir(parents=True, exist_ok=True)
+    with open(venv.parent / f"{venv.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not stamp.exists():
+            subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
+            result = subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet",
+                                     *DBT_PINS], capture_output=True, text=True, timeout=600)
+            if result.returncode != 0:
+                pytest.fail(f"cannot install dbt: {result.stderr[-2000:]}")
+            stamp.touch()
     return dbt
 
 
@@ -91,51 +101,6 @@ def _close(a: object, b: object) -> bool:
     if isinstance(a, float) or isinstance(b, float):
         return math.isclose(float(a), float(b), rel_tol=1e-12)  # type: ignore[arg-type]
     return a == b
-
-
-def test_dbt_build_equals_abcde_impact(dbt_bin: Path, tmp_path: Path) -> None:
-    """The tables equal `abcde impact`'s; dbt warns of no deprecation; every table model,
-    work tables included, documents exactly the columns it has."""
-    db = tmp_path / "warehouse.duckdb"
-    _database(db)
-    run = _build(dbt_bin, tmp_path, db)
-    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
-    assert "Deprecation" not in run.stdout, run.stdout[-4000:]
-
-    want = impact(EXAMPLES / "base.csv", EXAMPLES / "exp.csv", EXAMPLES / "weights.csv",
-                  attributes=EXAMPLES / "attributes.csv", slice_by="provenance",
-                  out=tmp_path / "files", out_format="parquet")
-    con = duckdb.connect(str(db), read_only=True)
-    [overall] = _rows(con, "abcde_overall")
-    assert overall["input_valid"] is True
-    for k, v in want.overall.items():
-        assert _close(overall[k], v), k
-    for name in ("base_clusters", "exp_clusters"):
-        got = {r["cluster_id"]: r for r in _rows(con, f"abcde_{name}")}
-        files = {r["cluster_id"]: r for r in _rows(
-            con, f"read_parquet('{want.files[name]}')")}
-        assert set(got) == set(files), name
-        for cid, row in files.items():
-            for k, v in row.items():
-                assert _close(got[cid][k], v), (name, cid, k)
-    got = {r["provenance"]: r for r in _rows(con, "abcde_slices_0")}
-    want_slices = {r["provenance"]: r for r in want.slices[0]["rows"]}
-    assert set(got) == set(want_slices)
-    for key, row in want_slices.items():
-        for k, v in row.items():
-            assert _close(got[key][k], v), (key, k)
-
-    manifest = json.loads((tmp_path / "project" / "target" / "manifest.json").read_text())
-    tables = [n for n in manifest["nodes"].values() if n["resource_type"] == "model"
-              and n["config"]["materialized"] == "table"]
-    assert {"abcde_cell_rows", "abcde_cell_metrics", "abcde_overall"} <= {
-        n["name"] for n in tables}
-    for node in tables:
-        actual = [r[0] for r in con.execute(f"DESCRIBE {node['name']}").fetchall()]
-        documented = list(node["columns"])
-        assert documented == actual, node["name"]
-        assert all(c["description"] for c in node["columns"].values()), node["name"]
-    con.close()
 
 
 def test_dbt_build_fails_on_invalid_input(dbt_bin: Path, tmp_path: Path) -> None:
@@ -192,7 +157,8 @@ def test_dbt_spark_sources_have_no_database(tmp_path: Path) -> None:
 
 def test_dbt_sources_are_quoted_like_script_names(tmp_path: Path) -> None:
     """Snowflake: lower case unquoted (its upper-case form), a reserved word as "ORDER",
-    capitals quoted exactly; the same rule as `abcde sql`."""
+    capitals quoted exactly; the same rule as `abcde sql`. The names are the defaults of
+    the vars abcde_<role>_<part>."""
     from click.testing import CliRunner
 
     result = CliRunner().invoke(main, ["dbt", "--dialect", "snowflake", "--base", "db.s.base",
@@ -200,6 +166,130 @@ def test_dbt_sources_are_quoted_like_script_names(tmp_path: Path) -> None:
     assert result.exit_code == 0, result.output
     text = (tmp_path / "p" / "models" / "schema.yml").read_text()
     base, exp = text.split("abcde_inputs_exp")
-    assert 'identifier: "base"' in base and "identifier: false" in base
-    assert '"S"' in exp and 'identifier: "ORDER"' in exp and "identifier: true" in exp
-    assert "schema: true" in exp and "database: false" in exp
+    assert "var('abcde_base_identifier')" in base and "identifier: false" in base
+    assert "identifier: true" in exp and "schema: true" in exp and "database: false" in exp
+    project = (tmp_path / "p" / "dbt_project.yml").read_text()
+    assert 'abcde_exp_identifier: "ORDER"' in project and 'abcde_exp_schema: "S"' in project
+    assert 'abcde_base_identifier: "base"' in project
+
+
+def test_a_package_for_several_adapters_needs_one_quoting(tmp_path: Path) -> None:
+    """A lower-case word is the same table unquoted on every adapter; a name Snowflake
+    quotes otherwise than the others ("ORDER", capitals) asks for a package per warehouse."""
+    result = _dbt(tmp_path, "--dialect", "duckdb", "--dialect", "snowflake")
+    assert result.exit_code == 0, result.output
+    result = _dbt(tmp_path, "--dialect", "duckdb", "--dialect", "snowflake", "--weights",
+                  "s.Weights")
+    assert result.exit_code == 0, result.output  # quoted exactly on both
+    result = _dbt(tmp_path, "--dialect", "duckdb", "--dialect", "snowflake", "--weights",
+                  "s.order")
+    assert result.exit_code == 2 and "--dialect snowflake alone" in result.output
+
+
+def _package(tmp_path: Path, *args: str) -> Path:
+    """The package with every pipeline over the example tables, its seeds in place."""
+    import shutil
+
+    from click.testing import CliRunner
+
+    out = tmp_path / "abcde_pkg"
+    result = CliRunner().invoke(main, [
+        "dbt", "--base", "base", "--exp", "exp", "--weights", "weights",
+        "--attributes", "attributes", "--slice-by", "provenance", "--truth", "truth",
+        "--actual", "b=base", "--actual", "e=exp", "--size", "300", "--seed", "11",
+        "--out", str(out), *args])
+    assert result.exit_code == 0, result.output
+    for role in ("base", "exp", "weights", "attributes", "truth"):
+        shutil.copy(EXAMPLES / f"{role}.csv", out / "integration_tests" / "seeds")
+    return out / "integration_tests"
+
+
+def _dbt_run(dbt_bin: Path, project: Path, env: dict[str, str], *args: str,
+             ) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(dbt_bin), *args, "--project-dir", str(project),
+                           "--profiles-dir", str(project)], capture_output=True, text=True,
+                          timeout=900, cwd=project,
+                          env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", **env})
+
+
+def _check_round(fetch: Any, size: int, seed: int) -> None:
+    """The package's tables equal abcde on the example files: impact, the item sample
+    (items, draw counts and order) and the evaluation of both runs."""
+    import abcde
+
+    files = {r: EXAMPLES / f"{r}.csv" for r in ("base", "exp", "weights", "attributes",
+                                                   "truth")}
+    want = impact(files["base"], files["exp"], files["weights"],
+                  attributes=files["attributes"], slice_by="provenance")
+    [overall] = fetch("abcde_overall")
+    assert overall["input_valid"] is True
+    for k, v in want.overall.items():
+        assert _close(overall[k], v), k
+    items = abcde.sample_items(files["base"], files["exp"], files["weights"],
+                               attributes=files["attributes"], size=size, seed=seed)
+    got = sorted(fetch("abcde_item_sample"), key=lambda r: r["first_draw"])
+    assert [(r["item_id"], r["draw_count"]) for r in got] == [
+        (r["item_id"], r["draw_count"]) for r in items.rows]
+    [m] = fetch("abcde_item_manifest")
+    assert m["sample_id"] == items.manifest["sample_id"] and m["input_valid"] is True
+    ev = abcde.evaluate(files["truth"], [files["base"], files["exp"]], files["weights"],
+                        names=["b", "e"], attributes=files["attributes"],
+                        slice_by="provenance")
+    for name in ("b", "e"):
+        [row] = fetch(f"abcde_{name}_overall")
+        for k, v in ev.run(name).overall.items():
+            assert _close(row[k], v), (name, k)
+
+
+def test_integration_tests_build_the_package_on_duckdb(dbt_bin: Path, tmp_path: Path) -> None:
+    """integration_tests/ installs the package (`local: ../`), loads the seeds and runs
+    `dbt build` with the example profiles.yml on dbt-duckdb: every pipeline's tables equal
+    abcde's. A var that is not an integer in range stops the compilation by name."""
+    project = _package(tmp_path)
+    db = tmp_path / "it.duckdb"
+    env = {"ABCDE_DBT_DUCKDB": str(db)}
+    for args in (["deps"], ["seed"], ["build"]):
+        run = _dbt_run(dbt_bin, project, env, *args)
+        assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    assert "Deprecation" not in run.stdout and "Warning" not in run.stderr, run.stdout[-4000:]
+    con = duckdb.connect(str(db), read_only=True)
+    _check_round(lambda t: _rows(con, t), 300, 11)
+    manifest = json.loads((project / "target" / "manifest.json").read_text())
+    tables = [n for n in manifest["nodes"].values() if n["resource_type"] == "model"
+              and n["config"]["materialized"] == "table"]
+    assert {"abcde_cell_rows", "abcde_overall", "abcde_item_sample", "abcde_b_overall",
+            "abcde_e_yandex"} <= {n["name"] for n in tables}
+    for node in tables:
+        actual = [r[0] for r in con.execute(f"DESCRIBE {node['name']}").fetchall()]
+        assert list(node["columns"]) == actual, node["name"]
+        assert all(c["description"] for c in node["columns"].values()), node["name"]
+    con.close()
+    run = _dbt_run(dbt_bin, project, env, "compile", "--select", "abcde_item_clock",
+                   "--vars", "{abcde_size: 2.5}")
+    assert run.returncode != 0
+    assert "var abcde_size must be an integer between 1 and 1000000000" in run.stdout
+
+
+def test_integration_tests_build_the_package_on_postgres(dbt_bin: Path, tmp_path: Path,
+                                                          postgres_dsn: str) -> None:
+    """The same project on dbt-postgres against the test session's PostgreSQL, with the
+    seed and size given as vars on the command line: the sample of that seed and size."""
+    from urllib.parse import urlparse
+
+    import psycopg
+
+    project = _package(tmp_path)
+    url = urlparse(postgres_dsn)
+    env = {"ABCDE_DBT_PG_HOST": url.hostname or "127.0.0.1", "ABCDE_DBT_PG_PORT": str(url.port),
+           "ABCDE_DBT_PG_USER": url.username or "postgres", "ABCDE_DBT_PG_SCHEMA": "abcde_it"}
+    for args in (["deps"], ["seed", "--target", "postgres"],
+                 ["build", "--target", "postgres", "--vars", "{abcde_size: 200, abcde_seed: 3}"]):
+        run = _dbt_run(dbt_bin, project, env, *args)
+        assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    with psycopg.connect(postgres_dsn) as con:
+        def fetch(table: str) -> list[dict[str, object]]:
+            cur = con.execute(f"SELECT * FROM abcde_it.{table}")
+            cols = [d[0] for d in cur.description]  # type: ignore[union-attr]
+            return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
+
+        _check_round(fetch, 200, 3)

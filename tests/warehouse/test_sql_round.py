@@ -256,12 +256,14 @@ def test_estimate_reads_a_warehouse_sample(tmp_path: Path) -> None:
     pipeline, _, _ = sample_pairs_pipeline(s, "jaccard", 150, 9)
     for _, sql in pipeline.statements("duckdb"):
         con.execute(sql)
-    for fmt in ("parquet", "csv"):
+    for fmt in ("parquet", "csv", "parts"):
         out = tmp_path / fmt
         out.mkdir()
         for table in ("pair_manifest", "pair_sample", "pair_slices", "pair_questions"):
-            con.execute(f"COPY wh_{table} TO '{out / (table + '.' + fmt)}' "
-                        f"(FORMAT {fmt})")
+            # parts: a directory of part files per table, as spark's .write.parquet
+            target, options = ((out / (table + ".parquet"), "FORMAT parquet, PER_THREAD_OUTPUT")
+                               if fmt == "parts" else (out / (table + "." + fmt), f"FORMAT {fmt}"))
+            con.execute(f"COPY wh_{table} TO '{target}' ({options})")
     con.close()
     local = tmp_path / "local"
     abcde.sample_pairs(FILES["base"], FILES["exp"], FILES["weights"],
@@ -271,7 +273,7 @@ def test_estimate_reads_a_warehouse_sample(tmp_path: Path) -> None:
     want = abcde.estimate(str(local), truth=str(ideal))
     runner = CliRunner()
     for args in ([str(tmp_path / "parquet")], [str(tmp_path / "csv")],
-                 ["--db", str(db), "--sample-prefix", "wh_"]):
+                 [str(tmp_path / "parts")], ["--db", str(db), "--sample-prefix", "wh_"]):
         result = runner.invoke(main, ["estimate", *args, "--truth", str(ideal),
                                       "--format", "json"])
         assert result.exit_code == 0, result.output

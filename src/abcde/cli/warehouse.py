@@ -3,6 +3,7 @@ warehouse (abcde.warehouse.scripts, abcde.warehouse.dbt)."""
 
 from __future__ import annotations
 
+import functools
 import shlex
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -15,14 +16,17 @@ from abcde.inputs.spec import Columns, parse_slicings
 from abcde.sql.dialects import DIALECTS, get_dialect
 from abcde.warehouse.scripts import ID_KINDS, ScriptSpec
 
+DIALECT = click.option("--dialect", type=click.Choice(DIALECTS), required=True,
+                       help="SQL dialect of the warehouse.")
 
-def table_options(fn: Callable[..., Any], clusterings: Sequence[Any] = ()) -> Callable[..., Any]:
+
+def table_options(fn: Callable[..., Any], clusterings: Sequence[Any] = (),
+                  dialect: Any = DIALECT) -> Callable[..., Any]:
     """The dialect, weights, attributes, column names, id types and output names of a
     standalone script; `clusterings`: the options naming the clusterings, after the
     dialect."""
     options = [
-        click.option("--dialect", type=click.Choice(DIALECTS), required=True,
-                     help="SQL dialect of the warehouse."),
+        dialect,
         *clusterings,
         click.option("--weights", default=None, help="Item weights table (default: every "
                      "item weighs 1)."),
@@ -51,12 +55,18 @@ def table_options(fn: Callable[..., Any], clusterings: Sequence[Any] = ()) -> Ca
     return fn
 
 
-def script_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+def script_options(fn: Callable[..., Any], dialect: Any = DIALECT) -> Callable[..., Any]:
     """The two clusterings and `table_options`."""
     return table_options(fn, [
         click.option("--base", required=True, help="Baseline clustering table, e.g. "
                      "proj.ds.base (item and cluster ids)."),
-        click.option("--exp", required=True, help="Experiment clustering table.")])
+        click.option("--exp", required=True, help="Experiment clustering table.")], dialect)
+
+
+DBT_DIALECTS = click.option(
+    "--dialect", "dialect", type=click.Choice(DIALECTS), multiple=True,
+    help="Adapter(s) the package is written for; repeat (default: all five). Where the "
+         "SQL differs, a macro dispatched on the adapter holds each version.")
 
 
 def reuse_option(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -188,23 +198,37 @@ def sql_evaluate(out: str | None, truth: str, actual: tuple[str, ...],
 
 
 @click.command("dbt")
-@script_options
+@functools.partial(script_options, dialect=DBT_DIALECTS)
+@click.option("--size", type=click.IntRange(1, 10**9), default=1_000_000, show_default=True,
+              help="Default of var abcde_size: unique affected items of the item sample.")
+@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
+              help="Default of var abcde_seed.")
+@click.option("--truth", default=None, help="Ground-truth clustering table: adds the "
+              "evaluation models of each --actual run.")
+@click.option("--actual", multiple=True, help="Actual clustering table, or NAME=TABLE; "
+              "repeat for several runs (with --truth).")
 @click.option("--out", type=click.Path(file_okay=False), required=True,
-              help="Directory of the dbt project.")
+              help="Directory of the dbt package.")
 @handle_errors
-def dbt_cmd(out: str, **options: Any) -> None:
-    """The impact metrics as a dbt project: one model per pipeline step, ref() between
-    them, source() for the inputs, schema.yml with docs and tests. Add a profile named
-    'abcde' (or edit dbt_project.yml), then `dbt build`. The models are built where the
-    profile says (its database and schema), as dbt does."""
-    from abcde.warehouse.dbt import dbt_project
+def dbt_cmd(out: str, size: int, seed: int, truth: str | None, actual: tuple[str, ...],
+            dialect: tuple[str, ...], **options: Any) -> None:
+    """Every pipeline as a dbt package `abcde`: impact, the item sample and (with --truth)
+    the evaluation, one model per step, ref() between them, source() for the inputs,
+    schema.yml with docs and tests; the SQL in macros dispatched on the adapter; input
+    tables, seed and size as vars. Beside it, integration_tests/ installs the package
+    (`local: ../`) with an example profiles.yml. Models are built where the profile says
+    (its database and schema), as dbt does."""
+    from abcde.warehouse.dbt import DbtRound, dbt_project
 
     if options["schema"]:
         raise click.UsageError("dbt builds models in the schema of your profile "
                                "(target.schema): drop --schema, and set the schema in "
                                "profiles.yml, or +schema in dbt_project.yml")
-    spec = make_spec(**options, for_dbt=True)
-    files = dbt_project(spec, options["dialect"], Path(out))
+    dialects = list(dialect) or list(DIALECTS)
+    spec = make_spec(dialect=dialects[0], **options, for_dbt=True)
+    runs = tuple(tuple(a.split("=", 1)) if "=" in a else (None, a) for a in actual)
+    files = dbt_project(spec, dialects, Path(out),
+                        DbtRound(size=size, seed=seed, truth=truth, actual=runs))  # type: ignore[arg-type]
     click.echo(f"wrote {len(files)} files to {out}")
 
 

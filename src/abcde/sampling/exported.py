@@ -10,7 +10,9 @@ writes as JSON (`manifest_from_rows`): `totals_<k>`, `population_pairs_<k>`,
 metrics become `metrics`, `fp_*` the fingerprint; a slices row keeps the columns its
 `slice_columns` names (several slicings share the table). Exported files are named after the
 table without its prefix: `pair_manifest`, `pair_sample` (the draws), `pair_slices`,
-`pair_strata`, each .parquet or .csv (docs/data_engineers.md shows the export commands).
+`pair_strata`, each .parquet or .csv, a file or a directory of part files (Spark's
+`.write.parquet`, a wildcard `bq extract`); docs/data_engineers.md shows the export
+commands.
 A sample whose `input_valid` is FALSE is refused."""
 
 from __future__ import annotations
@@ -98,11 +100,16 @@ def _draw_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
 def _read_file(path: Path) -> list[dict[str, Any]]:
     import duckdb
 
-    reader = "read_csv" if path.suffix.lower() == ".csv" else "read_parquet"
-    extra = ", header = true" if reader == "read_csv" else ""
+    csv = path.suffix.lower() == ".csv" or (path.is_dir() and not any(path.glob("*.parquet")))
+    reader = "read_csv" if csv else "read_parquet"
+    extra = ", header = true" if csv else ""
+    # a directory of part files: what spark.table(...).write and wildcard exports write
+    where = str(path / ("*.csv" if csv else "*.parquet")) if path.is_dir() else str(path)
+    if path.is_dir() and not any(path.glob("*.csv" if csv else "*.parquet")):
+        raise InputError(f"{path} is a directory without .parquet or .csv part files")
     con = duckdb.connect()
     try:
-        cur = con.execute(f"SELECT * FROM {reader}({literal(str(path))}{extra})")
+        cur = con.execute(f"SELECT * FROM {reader}({literal(where)}{extra})")
         names = [d[0] for d in cur.description]
         return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
     finally:
@@ -110,9 +117,11 @@ def _read_file(path: Path) -> list[dict[str, Any]]:
 
 
 def _find(directory: Path, table: str) -> Path | None:
-    for suffix in (".parquet", ".csv"):
+    """`table`.parquet or .csv: a file, or a directory of part files; or a directory
+    named `table` holding part files."""
+    for suffix in (".parquet", ".csv", ""):
         path = directory / f"{table}{suffix}"
-        if path.exists():
+        if path.exists() and (suffix or path.is_dir()):
             return path
     return None
 

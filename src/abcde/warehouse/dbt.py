@@ -19,13 +19,16 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from sqlglot import exp
 
 from abcde.errors import InputError
 from abcde.inputs.spec import WEIGHT_RANGE_TEXT
-from abcde.sql.dialects import Dialect, get_dialect, identifier, to_sql
+from abcde.sampling.clocks import check_count, check_seed
+from abcde.sql.dialects import SNOWFLAKE_RESERVED, Dialect, get_dialect, identifier, to_sql
+from abcde.sql.pipeline import Pipeline
 from abcde.version import __version__
 from abcde.warehouse.scripts import Output, ScriptSpec, impact_pipeline, quiet_sqlglot
 
@@ -144,83 +147,320 @@ def _check_names(spec: ScriptSpec, dialect: str | Dialect) -> None:
                              f"{'.'.join(name.split('.')[-2:])}.")
 
 
-def _source(role: str, name: str, dialect: str) -> dict[str, object]:
-    """A dbt source for one input table, quoted by abcde's rule (abcde.sql.dialects)."""
+def _plain(name: str, dialects: Sequence[str]) -> bool:
+    """A lower-case word that no adapter of the package reserves: written unquoted, it
+    names the same table everywhere (Snowflake folds it to upper case, as abcde's rule
+    says; the others keep it or ignore case)."""
+    import sqlglot
+
+    if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
+        return False
+    for d in dialects:
+        tokens = sqlglot.Dialect.get_or_raise(get_dialect(d).sqlglot_name).tokenizer_class.KEYWORDS
+        if name.upper() in tokens:
+            return False
+    return name.upper() not in SNOWFLAKE_RESERVED
+
+
+def _source(role: str, name: str, dialect: str, dialects: Sequence[str] = (),
+            ) -> tuple[dict[str, object], dict[str, object]]:
+    """A dbt source for one input table: its database, schema and table are the vars
+    abcde_<role>_{database,schema,identifier}, quoted by abcde's rule (abcde.sql.dialects),
+    which must be the same for every adapter of the package; and the defaults of those
+    vars (the name given, as the rule writes it)."""
     parts = dict(zip(["identifier", "schema", "database"], reversed(name.split(".")),
                      strict=False))
     where: dict[str, object] = {}
     quoting = {}
+    defaults: dict[str, object] = {}
     for key in ("database", "schema", "identifier"):
-        if key in parts:
-            ident = identifier(parts[key], dialect)
-            where[key] = ident.this
-            quoting[key] = bool(ident.quoted)
-    table = {"name": role, "identifier": where.pop("identifier"),
-             "description": f"The {role} input ({name})."}
-    return {"name": f"{SOURCE}_{role}", "description": f"The {role} input of abcde impact.",
-            **where, **({} if "schema" in where else {"schema": "{{ target.schema }}"}),
-            "quoting": quoting, "tables": [table]}
+        if key not in parts:
+            continue
+        ident = identifier(parts[key], dialect)
+        forms = {(bool(i.quoted), i.this) for i in (identifier(parts[key], d)
+                                                     for d in (dialect, *dialects))}
+        if len(forms) > 1 and _plain(parts[key], dialects):
+            # a lower-case word: unquoted, it is the same table on every adapter
+            quoting[key], defaults[f"abcde_{role}_{key}"] = False, parts[key]
+            continue
+        for other in dialects:
+            form = identifier(parts[key], other)
+            if (bool(form.quoted), form.this) != (bool(ident.quoted), ident.this):
+                raise InputError(
+                    f"{name!r}: {get_dialect(dialect).title} and "
+                    f"{get_dialect(other).title} quote {parts[key]!r} differently "
+                    "(abcde's name rule), and a dbt source has one name and quoting",
+                    hint="Write a package per warehouse: --dialect "
+                         f"{get_dialect(other).name} alone.")
+        quoting[key], defaults[f"abcde_{role}_{key}"] = bool(ident.quoted), ident.this
+    # an empty var (or none given) means the target's: the integration tests' seeds
+    with_database = all(get_dialect(d).dbt_source_has_database for d in (dialect, *dialects))
+    for key in ("database", "schema") if with_database else ("schema",):
+        where[key] = f"{{{{ var('abcde_{role}_{key}', '') or target.{key} }}}}"
+    table = {"name": role, "identifier": f"{{{{ var('abcde_{role}_identifier') }}}}",
+             "description": f"The {role} input (default {name}; var abcde_{role}_identifier)."}
+    return {"name": f"{SOURCE}_{role}", "description": f"The {role} input of abcde.",
+            **where, "quoting": quoting, "tables": [table]}, defaults
 
 
-def dbt_project(spec: ScriptSpec, dialect: str, out: Path) -> list[Path]:
-    """Write the dbt project for `dialect` into `out`; returns the files written."""
-    _check_names(spec, dialect)
-    relations = {role: f"{_SRC}{role}" for role in spec.tables()}
-    pipeline, _, outputs = impact_pipeline(spec, relations)
-    by_step = {o.step: o for o in outputs}
-    models = out / "models"
-    models.mkdir(parents=True, exist_ok=True)
-    written = []
-    names = set(pipeline.steps)
+SEED_SENTINEL = 918_273_645
+SIZE_SENTINEL = 827_364_519
+INT_VARS = {  # var -> (sentinel rendered in its place, minimum, maximum, what it is)
+    "abcde_seed": (SEED_SENTINEL, 0, 2**63 - 1, "seed of the md5 uniforms"),
+    "abcde_size": (SIZE_SENTINEL, 1, 10**9, "unique affected items of the item sample"),
+}
+INT_VAR_SQL = f"""{{# abcde {__version__}: an integer option of the package (a dbt var), checked:
+   a value that is not an integer in [minimum, maximum] stops the compilation with its
+   name, instead of drawing another sample than the one asked for #}}
+{{% macro int_var(name, minimum, maximum) %}}
+  {{%- set value = var(name) -%}}
+  {{%- if value is number and value == value | int and minimum <= value <= maximum -%}}
+    {{{{ return(value | int) }}}}
+  {{%- else -%}}
+    {{{{ exceptions.raise_compiler_error("abcde: var " ~ name ~ " must be an integer between "
+       ~ minimum ~ " and " ~ maximum ~ ", got " ~ value) }}}}
+  {{%- endif -%}}
+{{% endmacro %}}
+"""
+PROFILES_EXAMPLE = """# An example profiles.yml for the integration tests (and your own project):
+# the profile is named abcde; pick a target with `dbt build --target postgres`.
+abcde:
+  target: duckdb
+  outputs:
+    duckdb:
+      type: duckdb
+      path: "{{ env_var('ABCDE_DBT_DUCKDB', 'abcde_integration.duckdb') }}"
+      schema: main
+      threads: 2
+    postgres:
+      type: postgres
+      host: "{{ env_var('ABCDE_DBT_PG_HOST', '127.0.0.1') }}"
+      port: "{{ env_var('ABCDE_DBT_PG_PORT', '5432') | as_number }}"
+      user: "{{ env_var('ABCDE_DBT_PG_USER', 'postgres') }}"
+      password: "{{ env_var('ABCDE_DBT_PG_PASSWORD', '') }}"
+      dbname: "{{ env_var('ABCDE_DBT_PG_DBNAME', 'postgres') }}"
+      schema: "{{ env_var('ABCDE_DBT_PG_SCHEMA', 'abcde_it') }}"
+      threads: 2
+    # bigquery: {type: bigquery, method: oauth, project: PROJ, dataset: DS, threads: 4}
+    # snowflake: {type: snowflake, account: ..., user: ..., database: DB, schema: S, ...}
+    # spark: {type: spark, method: thrift, host: ..., schema: S}
+"""
 
-    def model(step: str) -> str:
-        return f"{spec.prefix}{step}"
 
+@dataclass(frozen=True)
+class DbtRound:
+    """What the package computes besides impact: the item sample (`size`, `seed`: the
+    defaults of the vars abcde_size and abcde_seed) and, with a `truth`, the evaluation
+    of the `actual` runs ((name or None, table) each)."""
+
+    size: int = 1_000_000
+    seed: int = 0
+    truth: str | None = None
+    actual: tuple[tuple[str | None, str], ...] = ()
+
+
+def _pipelines(spec: ScriptSpec, round_: DbtRound, relations: dict[str, str],
+               ) -> list[tuple[Pipeline, list[Output]]]:
+    """The pipelines of the package with sentinel seed and size (abcde.warehouse): impact,
+    the item sample (same cells: in dbt one model each, built once) and the evaluations."""
+    from abcde.warehouse.evaluation import evaluate_pipelines
+    from abcde.warehouse.sampling import sample_items_pipeline
+
+    check_count("--size", round_.size, maximum=10**9)
+    check_seed(round_.seed)
+    base = {k: v for k, v in relations.items() if k in spec.tables()}
+    parts: list[tuple[Pipeline, list[Output]]] = []
+    impact, _, outputs = impact_pipeline(spec, base)
+    parts.append((impact, outputs))
+    items, _, outputs = sample_items_pipeline(spec, SIZE_SENTINEL, SEED_SENTINEL, base)
+    parts.append((items, outputs))
+    if round_.truth is not None:
+        ev_spec = replace(spec, base=round_.truth, exp="")
+        rel = {**base, "base": relations["truth"],
+               **{f"actual_{k}": relations[f"actual_{k}"] for k in range(len(round_.actual))}}
+        parts += [(p, o) for _, p, o in evaluate_pipelines(ev_spec, list(round_.actual), rel)]
+    return parts
+
+
+def _tags(parts: Sequence[tuple[Pipeline, list[Output]]]) -> list[str]:
+    """A short name per pipeline of `_pipelines`, for models whose step name clashes."""
+    return ["impact", "item", *(f"evaluate{k}" for k in range(len(parts) - 2))]
+
+
+def _step_sql(query: exp.Query, names: set[str], model: dict[str, str], dialect: str,
+              ) -> tuple[str, list[str]]:
+    """The step's SQL for `dialect` with ref()/source() in place of the other steps and
+    inputs, and the checked vars in place of the sentinels; and the models it refs."""
+    def visit(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Table) and not node.db and node.name in names:
+            table = exp.to_table(f"{_REF}{node.name}")
+            table.set("alias", node.args.get("alias") or exp.TableAlias(
+                this=exp.to_identifier(node.name)))
+            return table
+        return node
+
+    with quiet_sqlglot():
+        sql = to_sql(query.transform(visit), dialect, pretty=True)
+    refs: list[str] = []
+
+    def sub(m: re.Match[str]) -> str:
+        if m.group(1) == _REF:
+            refs.append(model[m.group(2)])
+            return f"{{{{ ref('{model[m.group(2)]}') }}}}"
+        return f"{{{{ source('{SOURCE}_{m.group(2)}', '{m.group(2)}') }}}}"
+
+    sql = _PLACEHOLDER.sub(sub, sql)
+    for var, (sentinel, low, high, _) in INT_VARS.items():
+        sql = re.sub(rf"\b{sentinel}\b", f"{{{{ abcde.int_var('{var}', {low}, {high}) }}}}",
+                     sql)
+    return sql, list(dict.fromkeys(refs))
+
+
+def dbt_project(spec: ScriptSpec, dialects: str | Sequence[str], out: Path,
+                round_: DbtRound | None = None) -> list[Path]:
+    """Write the dbt package `abcde` into `out` and its integration-test project into
+    `out/integration_tests`; returns the files written.
+
+    Every materialised or inlined step of every pipeline (impact, the item sample, the
+    evaluations) is a model calling a macro dispatched on the adapter
+    (`adapter.dispatch`): `default__` holds the SQL most of `dialects` share, and an
+    adapter whose SQL differs has its own `<adapter>__` version. The inputs are sources
+    whose database, schema and table are vars, and the seed and size of the item sample
+    are vars checked at compile time; options that change the SQL's shape (columns,
+    slicings, which inputs, the runs) are fixed when the package is written."""
+    round_ = round_ or DbtRound()
+    dialects = [dialects] if isinstance(dialects, str) else list(dict.fromkeys(dialects))
+    if not dialects:
+        raise InputError("give at least one --dialect")
+    for d in dialects:
+        _check_names(spec, d)
+    tables = dict(spec.tables())
+    if round_.truth is not None:
+        if not round_.actual:
+            raise InputError("--truth needs --actual (the runs to evaluate)")
+        from abcde.warehouse.evaluation import run_name
+
+        tables["truth"] = round_.truth
+        for k, (name, table) in enumerate(round_.actual):
+            run_name(name, table)
+            tables[f"actual_{k}"] = table
+    elif round_.actual:
+        raise InputError("--actual needs --truth (the ground truth to evaluate against)")
+    relations = {role: f"{_SRC}{role}" for role in tables}
+    parts = _pipelines(spec, round_, relations)
+
+    # one model per step name (prefix + step): steps the pipelines share (the cells)
+    # must be the same query, and are built once
+    # must be the same query, and are built once; a step named like another pipeline's
+    # but computed otherwise (the item sample's unflagged overall) gets its pipeline's tag
+    steps: dict[str, tuple[exp.Query, bool, str, Output | None, dict[str, str]]] = {}
+    for (pipeline, outputs), tag in zip(parts, _tags(parts), strict=True):
+        by_step = {o.step: o for o in outputs}
+        model: dict[str, str] = {}
+        for name, step in pipeline.steps.items():
+            key = f"{pipeline.prefix}{name}"
+            if key in steps and steps[key][0] != step.query:
+                key = f"{pipeline.prefix}{tag}_{name}"
+            model[name] = key
+        for name, step in pipeline.steps.items():
+            key = model[name]
+            if key in steps:
+                if steps[key][0] != step.query:
+                    raise AssertionError(f"two pipelines define model {key} differently")
+                continue
+            steps[key] = (step.query, step.materialise, name, by_step.get(name), model)
+
+    models, macros = out / "models", out / "macros"
+    for d in (models, macros / "steps"):
+        d.mkdir(parents=True, exist_ok=True)
+    written: list[Path] = []
     schema_models = []
-    for step_name, step in pipeline.steps.items():
-        def visit(node: exp.Expression) -> exp.Expression:
-            if isinstance(node, exp.Table) and not node.db and node.name in names:
-                table = exp.to_table(f"{_REF}{node.name}")
-                table.set("alias", node.args.get("alias") or exp.TableAlias(
-                    this=exp.to_identifier(node.name)))
-                return table
-            return node
-
-        query = step.query.transform(visit)
-        with quiet_sqlglot():
-            sql = to_sql(query, dialect, pretty=True)
-        sql = _PLACEHOLDER.sub(
-            lambda m: (f"{{{{ ref('{model(m.group(2))}') }}}}" if m.group(1) == _REF
-                       else f"{{{{ source('{SOURCE}_{m.group(2)}', '{m.group(2)}') }}}}"),
-            sql)
-        materialized = "table" if step.materialise else "ephemeral"
-        text = (f"-- abcde {__version__}: pipeline step {step_name} ({dialect})\n"
-                f"{{{{ config(materialized='{materialized}') }}}}\n\n{sql}\n")
-        path = models / f"{model(step_name)}.sql"
+    for key, (query, materialise, name, output, model) in steps.items():
+        names = set(model)
+        by_dialect = {d: _step_sql(query, names, model, d) for d in dialects}
+        texts = [sql for sql, _ in by_dialect.values()]
+        default = max(texts, key=texts.count)
+        refs = by_dialect[dialects[0]][1]
+        macro = f"{key}_sql"
+        body = [f"{{# abcde {__version__}: the SQL of model {key} (pipeline step {name}), "
+                "per adapter #}",
+                f"{{% macro {macro}() %}}",
+                f"  {{{{ return(adapter.dispatch('{macro}', 'abcde')()) }}}}",
+                "{% endmacro %}", "",
+                f"{{% macro default__{macro}() %}}", default, "{% endmacro %}"]
+        for d, (sql, _) in by_dialect.items():
+            if sql != default:
+                body += ["", f"{{% macro {get_dialect(d).name}__{macro}() %}}", sql,
+                         "{% endmacro %}"]
+        path = macros / "steps" / f"{macro}.sql"
+        path.write_text("\n".join(body) + "\n")
+        written.append(path)
+        materialized = "table" if materialise else "ephemeral"
+        depends = "".join(f"-- depends_on: {{{{ ref('{r}') }}}}\n" for r in refs)
+        text = (f"-- abcde {__version__}: pipeline step {name}\n{depends}"
+                f"{{{{ config(materialized='{materialized}') }}}}\n\n"
+                f"{{{{ abcde.{macro}() }}}}\n")
+        path = models / f"{key}.sql"
         path.write_text(text)
         written.append(path)
-        if step.materialise:
-            schema_models.append(_model_doc(model(step_name), step_name, step.query,
-                                            by_step.get(step_name), spec))
+        if materialise:
+            schema_models.append(_model_doc(key, name, query, output, spec))
 
-    sources = [_source(role, name, dialect) for role, name in spec.tables().items()]
+    sources, variables = [], {"abcde_seed": round_.seed, "abcde_size": round_.size}
+    for role, name in tables.items():
+        source, defaults = _source(role, name, dialects[0], dialects)
+        sources.append(source)
+        variables |= defaults
     schema = {"version": 2, "sources": sources, "models": schema_models}
-    macros = out / "macros"
-    macros.mkdir(exist_ok=True)
-    (macros / f"{TRUE_TEST}.sql").write_text(TRUE_TEST_SQL)
-    written.append(macros / f"{TRUE_TEST}.sql")
+    for name, text in ((f"{TRUE_TEST}.sql", TRUE_TEST_SQL), ("int_var.sql", INT_VAR_SQL)):
+        (macros / name).write_text(text)
+        written.append(macros / name)
+    adapters = ", ".join(get_dialect(d).name for d in dialects)
+    header = (f"# abcde {__version__}: generated by `abcde dbt` (adapters: {adapters})\n")
     files = {
         out / "dbt_project.yml": {
-            "name": "abcde_impact", "version": __version__, "config-version": 2,
+            "name": "abcde", "version": __version__, "config-version": 2,
+            "require-dbt-version": [">=1.9.0", "<2.0.0"],
             "profile": "abcde", "model-paths": ["models"], "macro-paths": ["macros"],
-            "models": {"abcde_impact": {"+materialized": "table"}}},
+            "models": {"abcde": {"+materialized": "table"}}, "vars": variables},
         models / "schema.yml": schema,
     }
     for path, doc in files.items():
-        path.write_text(f"# abcde {__version__}: generated by `abcde dbt --dialect {dialect}`\n"
-                        + _yaml(doc))
+        path.write_text(header + _yaml(doc))
         written.append(path)
+    tests_vars = {k: ("" if k.endswith(("_schema", "_database")) else v)
+                  for k, v in variables.items()}
+    written += _integration_tests(out / "integration_tests", header, tests_vars)
     return written
+
+
+def _integration_tests(out: Path, header: str, variables: dict[str, object]) -> list[Path]:
+    """The project that installs the package (`local: ../`) and builds it on seeds:
+    `seeds/<table>.csv` for each input (named as the package's default inputs), loaded
+    into the target's schema (the schema and database vars are empty: the target's) by
+    `dbt seed` before `dbt build` (sources do not wait for seeds)."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "seeds").mkdir(exist_ok=True)
+    # ids are read as strings, whatever they look like (as `--item-type string`)
+    seeds: dict[str, object] = {}
+    for key, table in variables.items():
+        role = key[len("abcde_"):-len("_identifier")]
+        if key.endswith("_identifier"):
+            ids = ["item_id"] + (["cluster_id"] if role in ("base", "exp", "truth")
+                                 or role.startswith("actual_") else [])
+            seeds[str(table)] = {"+column_types": dict.fromkeys(ids, "varchar")}
+    files = {
+        out / "dbt_project.yml": header + _yaml({
+            "name": "abcde_integration_tests", "version": __version__,
+            "config-version": 2, "profile": "abcde", "seed-paths": ["seeds"],
+            "vars": {"abcde": variables},
+            "seeds": {"abcde_integration_tests": seeds}}),
+        out / "packages.yml": header + _yaml({"packages": [{"local": "../"}]}),
+        out / "profiles.yml": header + PROFILES_EXAMPLE,
+    }
+    for path, text in files.items():
+        path.write_text(text)
+    return list(files)
 
 
 def _column_doc(step: str, column: str, spec: ScriptSpec) -> str:
@@ -264,4 +504,4 @@ def _model_doc(name: str, step: str, query: exp.Query, output: Output | None,
     return {"name": name, "description": description, "columns": columns}
 
 
-__all__ = ["dbt_project"]
+__all__ = ["DbtRound", "dbt_project"]
