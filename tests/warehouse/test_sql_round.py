@@ -9,11 +9,13 @@ from __future__ import annotations
 
 import json
 import math
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import make_engine
 
 import abcde
 from abcde.engines import Engine
@@ -288,3 +290,65 @@ def test_estimate_reads_a_warehouse_sample(tmp_path: Path) -> None:
             g = by_slice[json.dumps(s_["slice"], sort_keys=True)]
             assert g["draws"] == s_["draws"]
             assert close(g["contribution"]["estimate"], s_["contribution"]["estimate"], 1e-9)
+
+
+@pytest.fixture(params=["duckdb", pytest.param("postgres", marks=pytest.mark.postgres)])
+def table_engine(request: pytest.FixtureRequest) -> Iterator[Engine]:
+    """DuckDB and PostgreSQL (Spark reads its tables by the same `engine.fetch`, and its
+    pair script costs minutes on a loaded machine: its sample is compared above)."""
+    yield from make_engine(request, request.param)
+
+
+def test_estimate_reads_the_tables_of_the_engine(table_engine: Engine,
+                                                 request: pytest.FixtureRequest) -> None:
+    """The script's pair sample left as tables of DuckDB or PostgreSQL is read in place
+    (`load_tables(engine=...)`; on PostgreSQL also `abcde estimate --engine postgres
+    --dsn`) and gives the estimates of the same sample made by `abcde sample-pairs`."""
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+    from abcde.quality.estimate import estimate, load_tables
+    from abcde.warehouse.sampling import sample_pairs_pipeline
+
+    register(table_engine, "base", "exp", "weights", "attributes")
+    pipeline, _, _ = sample_pairs_pipeline(spec(table_engine, prefix="est_"), "jaccard", 120, 4)
+    run(table_engine, pipeline)
+    ideal = str(EXAMPLES / "ideal.csv")
+    local = abcde.sample_pairs(FILES["base"], FILES["exp"], FILES["weights"],
+                               attributes=FILES["attributes"], population="jaccard",
+                               budget=120, seed=4, slice_by="provenance")
+    want = estimate(local, truth=ideal)
+    got = estimate(load_tables("est_", table_engine.work_schema, engine=table_engine), truth=ideal)
+    for k in ("delta_precision", "good_split_distance", "affected_bad_index"):
+        assert close(got[k]["estimate"], want[k]["estimate"], 1e-9), k
+        assert close(got[k]["se"], want[k]["se"], 1e-9), k
+    if table_engine.dialect.name == "postgres":
+        args = ["estimate", "--engine", "postgres", "--dsn",
+                request.getfixturevalue("postgres_dsn"), "--sample-prefix", "est_",
+                "--truth", ideal, "--format", "json"]
+        if table_engine.work_schema:
+            args += ["--sample-schema", table_engine.work_schema]
+        result = CliRunner().invoke(main, args)
+        assert result.exit_code == 0, result.output
+        doc = json.loads(result.output)
+        assert close(doc["delta_precision"]["estimate"], want["delta_precision"]["estimate"],
+                     1e-9)
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--engine", "postgres"], "--engine needs --sample-prefix"),
+    (["--engine", "spark", "--dsn", "postgresql://x", "--sample-prefix", "a_"],
+     "--dsn is for --engine postgres"),
+    ([str(EXAMPLES), "--engine", "postgres", "--sample-prefix", "a_"],
+     "got SAMPLE_DIR and --engine"),
+    ([str(EXAMPLES), "--sample-prefix", "a_"], "go with --db or --engine"),
+    ([], "give one of SAMPLE_DIR, --db or --engine"),
+])
+def test_estimate_names_where_the_sample_is_once(args: list[str], message: str) -> None:
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    result = CliRunner().invoke(main, ["estimate", *args, "--truth",
+                                       str(EXAMPLES / "ideal.csv")])
+    assert result.exit_code == 2 and message in result.output, result.output

@@ -14,9 +14,16 @@ from abcde.text import to_json
 @click.option("--db", default=None, type=click.Path(exists=True, dir_okay=False),
               help="Read the sample from tables of this DuckDB database (a warehouse "
               "script's <prefix>pair_* tables) instead of SAMPLE_DIR.")
-@click.option("--sample-prefix", default=None, help="With --db: the --prefix the "
-              "sample-pairs script was written with (e.g. abcde_).")
-@click.option("--sample-schema", default=None, help="With --db: the schema of its tables.")
+@click.option("--sample-prefix", default=None, help="With --db or --engine: the --prefix "
+              "the sample-pairs script was written with (e.g. abcde_).")
+@click.option("--sample-schema", default=None, help="With --db or --engine: the schema of "
+              "its tables.")
+@click.option("--engine", "engine_name", type=click.Choice(["postgres", "spark"]),
+              default=None, help="Read the sample's tables (--sample-prefix) from the "
+              "PostgreSQL server of --dsn (abcde[postgres]) or the catalog of a local Spark "
+              "session (abcde[spark]).")
+@click.option("--dsn", default=None, help="PostgreSQL connection string for --engine "
+              "postgres, e.g. postgresql://user@host:5432/db.")
 @click.option("--judgements", type=click.Path(exists=True, dir_okay=False), default=None,
               help="CSV/JSONL of verdicts keyed by pair_id or item_1,item_2 (the "
               "questions file with its verdict column filled).")
@@ -37,25 +44,42 @@ from abcde.text import to_json
               show_default=True)
 @handle_errors
 def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | None,
-                 sample_schema: str | None, judgements: str | None, truth: str | None,
+                 sample_schema: str | None, engine_name: str | None, dsn: str | None,
+                 judgements: str | None, truth: str | None,
                  item_col: str, cluster_col: str, confidence: float, se_method: str,
                  fmt: str) -> None:
     """Is the Experiment better? ΔPrecision, Good/Bad rates, distances and indexes with
     standard errors and confidence intervals from a judged pair sample. SAMPLE_DIR: the
     directory of `abcde sample-pairs --out`, or of a warehouse sample's exported tables
-    (pair_manifest, pair_sample, ... as .parquet/.csv); or --db with --sample-prefix."""
+    (pair_manifest, pair_sample, ... as .parquet/.csv); or the tables themselves: --db
+    (DuckDB) or --engine (PostgreSQL, Spark) with --sample-prefix."""
     from abcde.quality.estimate import estimate, load_tables
     from abcde.quality.wording import render_table
 
-    if (sample_dir is None) == (db is None):
-        raise click.UsageError("give either SAMPLE_DIR or --db (with --sample-prefix)")
-    if db is not None and sample_prefix is None:
-        raise click.UsageError("--db needs --sample-prefix, the --prefix of the script")
-    if db is None and (sample_prefix is not None or sample_schema is not None):
-        raise click.UsageError("--sample-prefix and --sample-schema go with --db")
+    given = [w for w, v in (("SAMPLE_DIR", sample_dir), ("--db", db),
+                            ("--engine", engine_name)) if v is not None]
+    if len(given) != 1:
+        raise click.UsageError("give one of SAMPLE_DIR, --db or --engine (with "
+                               "--sample-prefix)" + (f"; got {' and '.join(given)}"
+                                                     if given else ""))
+    if sample_dir is None and sample_prefix is None:
+        raise click.UsageError(f"{given[0]} needs --sample-prefix, the --prefix of the script")
+    if sample_dir is not None and (sample_prefix is not None or sample_schema is not None):
+        raise click.UsageError("--sample-prefix and --sample-schema go with --db or --engine")
+    if dsn is not None and engine_name != "postgres":
+        raise click.UsageError("--dsn is for --engine postgres")
     sample: object = sample_dir
     if db is not None:
         sample = load_tables(sample_prefix, sample_schema, db=db)  # type: ignore[arg-type]
+    elif engine_name is not None:
+        from abcde.engines import connect
+
+        engine = connect(engine_name, **({"dsn": dsn} if engine_name == "postgres" else {}))
+        try:
+            sample = load_tables(sample_prefix, sample_schema,  # type: ignore[arg-type]
+                                 engine=engine)
+        finally:
+            engine.close()
     if (judgements is None) == (truth is None):
         raise click.UsageError("give exactly one of --judgements and --truth")
     if not 0 < confidence < 1:

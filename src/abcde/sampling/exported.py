@@ -23,7 +23,7 @@ from typing import Any
 
 from abcde.errors import InputError
 from abcde.results import plain_row
-from abcde.sql.quoting import literal
+from abcde.sql.quoting import literal, table_ref
 
 TABLES = ("pair_manifest", "pair_sample", "pair_slices", "pair_strata")
 METRIC_KEYS = ("items", "weight", "affected_items", "affected_weight", "split_rate",
@@ -163,11 +163,11 @@ def read_tables(prefix: str, schema: str | None = None, *, db: str | Path | None
         engine = own = DuckDBEngine(db=db)
     try:
         def read(table: str, required: bool) -> list[dict[str, Any]]:
+            full = f"{schema}.{prefix}{table}" if schema else f"{prefix}{table}"
             try:
-                name = engine.user_table(f"{schema}.{prefix}{table}" if schema
-                                         else f"{prefix}{table}")
-            except InputError:
-                name = None
+                name = engine.user_table(full)
+            except InputError:  # an engine without a user database: its own tables
+                name = table_ref(full)
             if name is None or not engine.table_exists(name):
                 if required:
                     raise InputError(f"no table {schema + '.' if schema else ''}{prefix}"
