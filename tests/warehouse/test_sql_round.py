@@ -352,3 +352,17 @@ def test_estimate_names_where_the_sample_is_once(args: list[str], message: str) 
     result = CliRunner().invoke(main, ["estimate", *args, "--truth",
                                        str(EXAMPLES / "ideal.csv")])
     assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_header_shows_a_flag_as_its_name() -> None:
+    """`--reuse-cells` is a flag: the header's command is the one typed, not
+    `--reuse-cells True` (which would not run)."""
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    result = CliRunner().invoke(main, ["sql", "sample-items", "--dialect", "duckdb", "--base",
+                                       "s.a", "--exp", "s.b", "--reuse-cells"])
+    assert result.exit_code == 0, result.output
+    [line] = [x for x in result.output.splitlines() if x.startswith("--   abcde sql")]
+    assert line.endswith("--exp s.b --reuse-cells")

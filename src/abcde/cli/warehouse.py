@@ -104,6 +104,9 @@ def command_line() -> str:
         if source is not click.core.ParameterSource.COMMANDLINE:
             continue
         value = ctx.params[param.name]  # type: ignore[index]
+        if getattr(param, "is_flag", False):  # a flag is its name alone
+            words += [param.opts[0]] if value else []
+            continue
         for v in (value if isinstance(value, tuple) else (value,)):
             words += [param.opts[0], str(v)]
     return " ".join(shlex.quote(w) for w in words)
