@@ -2,7 +2,8 @@
    size), what was drawn (unique items, draws), the exact impact metrics over T, the
    fingerprint of the inputs' cells (fp_*: counts and md5-weighted sums over the cells)
    and of the sample (item and draw digests), and the sample's id: the md5 of the
-   integer parts, the same on every engine. #}
+   integer parts, each CAST to BIGINT (a count summed as a DOUBLE somewhere would print
+   as 3700.0), the same on every engine. #}
 WITH drawn AS (
   SELECT COUNT(*) AS unique_items, SUM(draw_count) AS draws FROM item_sample
 ),
@@ -28,7 +29,7 @@ SELECT
   f.*,
   g.item_digest,
   g.draw_digest,
-  SUBSTR({{ md5_hex("'items'", seed|string, size|string, 'd.unique_items', 'g.item_digest', 'g.draw_digest', 'f.fp_cells', 'f.fp_items') }}, 1, 12) AS sample_id
+  SUBSTR({{ md5_hex("'items'", seed|string, size|string, 'CAST(d.unique_items AS BIGINT)', 'g.item_digest', 'g.draw_digest', 'CAST(f.fp_cells AS BIGINT)', 'CAST(f.fp_items AS BIGINT)') }}, 1, 12) AS sample_id
 FROM drawn AS d
 CROSS JOIN digest AS g
 CROSS JOIN fp AS f

@@ -163,15 +163,15 @@ FROM (
             ':',
             CAST(1000 AS STRING),
             ':',
-            CAST(d.unique_items AS STRING),
+            CAST(CAST(d.unique_items AS INT64) AS STRING),
             ':',
             CAST(g.item_digest AS STRING),
             ':',
             CAST(g.draw_digest AS STRING),
             ':',
-            CAST(f.fp_cells AS STRING),
+            CAST(CAST(f.fp_cells AS INT64) AS STRING),
             ':',
-            CAST(f.fp_items AS STRING)
+            CAST(CAST(f.fp_items AS INT64) AS STRING)
           )
         )
       ),

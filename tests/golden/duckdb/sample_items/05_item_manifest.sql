@@ -120,7 +120,7 @@ FROM (
     g.draw_digest,
     SUBSTRING(
       MD5(
-        CAST('items' AS TEXT) || ':' || CAST(7 AS TEXT) || ':' || CAST(1000 AS TEXT) || ':' || CAST(d.unique_items AS TEXT) || ':' || CAST(g.item_digest AS TEXT) || ':' || CAST(g.draw_digest AS TEXT) || ':' || CAST(f.fp_cells AS TEXT) || ':' || CAST(f.fp_items AS TEXT)
+        CAST('items' AS TEXT) || ':' || CAST(7 AS TEXT) || ':' || CAST(1000 AS TEXT) || ':' || CAST(CAST(d.unique_items AS BIGINT) AS TEXT) || ':' || CAST(g.item_digest AS TEXT) || ':' || CAST(g.draw_digest AS TEXT) || ':' || CAST(CAST(f.fp_cells AS BIGINT) AS TEXT) || ':' || CAST(CAST(f.fp_items AS BIGINT) AS TEXT)
       ),
       1,
       12

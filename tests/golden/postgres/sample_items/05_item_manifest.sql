@@ -129,7 +129,7 @@ FROM (
     g.item_digest,
     g.draw_digest,
     SUBSTRING(MD5(
-      CAST('items' AS VARCHAR) || ':' || CAST(7 AS VARCHAR) || ':' || CAST(1000 AS VARCHAR) || ':' || CAST(d.unique_items AS VARCHAR) || ':' || CAST(g.item_digest AS VARCHAR) || ':' || CAST(g.draw_digest AS VARCHAR) || ':' || CAST(f.fp_cells AS VARCHAR) || ':' || CAST(f.fp_items AS VARCHAR)
+      CAST('items' AS VARCHAR) || ':' || CAST(7 AS VARCHAR) || ':' || CAST(1000 AS VARCHAR) || ':' || CAST(CAST(d.unique_items AS BIGINT) AS VARCHAR) || ':' || CAST(g.item_digest AS VARCHAR) || ':' || CAST(g.draw_digest AS VARCHAR) || ':' || CAST(CAST(f.fp_cells AS BIGINT) AS VARCHAR) || ':' || CAST(CAST(f.fp_items AS BIGINT) AS VARCHAR)
     ) FROM 1 FOR 12) AS sample_id
   FROM drawn AS d
   CROSS JOIN digest AS g

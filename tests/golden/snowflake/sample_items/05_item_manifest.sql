@@ -154,15 +154,15 @@ FROM (
           ':',
           CAST(1000 AS VARCHAR),
           ':',
-          CAST(d.unique_items AS VARCHAR),
+          CAST(CAST(d.unique_items AS BIGINT) AS VARCHAR),
           ':',
           CAST(g.item_digest AS VARCHAR),
           ':',
           CAST(g.draw_digest AS VARCHAR),
           ':',
-          CAST(f.fp_cells AS VARCHAR),
+          CAST(CAST(f.fp_cells AS BIGINT) AS VARCHAR),
           ':',
-          CAST(f.fp_items AS VARCHAR)
+          CAST(CAST(f.fp_items AS BIGINT) AS VARCHAR)
         )
       ),
       1,
