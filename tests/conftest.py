@@ -125,9 +125,13 @@ def spark_session() -> Iterator[object]:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """`make test` runs the suite on two pytest-xdist workers (`--dist loadgroup`): the
     tests of one server, and those that install dbt, share a group so that one worker
-    starts that server (or fills the dbt virtualenv) once — never two at a time."""
+    starts that server (or fills the dbt virtualenv) once — never two at a time. Tests
+    that drive Chromium (tests/judge: the `browser_factory` fixture) get the `browser`
+    mark and share a group too: two browsers at once on two cores only slow each other."""
     for item in items:
-        for group in ("spark", "postgres"):
+        if "browser_factory" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+        for group in ("spark", "postgres", "browser"):
             if item.get_closest_marker(group) is not None:
                 item.add_marker(pytest.mark.xdist_group(group))
                 break

@@ -206,9 +206,11 @@ async def read_form(request: Request, fields: Sequence[str]) -> dict[str, str]:
     ``fields``, each given at most once, UTF-8 (400 otherwise; 415 for another type;
     the guard limits the size). Parsed here: no multipart parser is needed."""
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    body = await request.body()
+    if not body and not fields:
+        return {}
     if media != "application/x-www-form-urlencoded":
         raise HTTPException(415, "expected a form (application/x-www-form-urlencoded)")
-    body = await request.body()
     try:
         text = body.decode("utf-8")
         parsed = parse_qs(text, keep_blank_values=True, strict_parsing=bool(text),

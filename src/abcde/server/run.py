@@ -11,6 +11,7 @@ from __future__ import annotations
 import errno
 import ipaddress
 import secrets
+import signal
 import socket
 import threading
 import time
@@ -102,7 +103,24 @@ def serve(app: Any, sock: socket.socket, *, open_url: str | None = None,
                 webbrowser.open(open_url)
 
     threading.Thread(target=when_started, daemon=True).start()
+    # uvicorn shuts down gracefully on SIGINT/SIGTERM, then raises the signal again for
+    # the handler that was there before: KeyboardInterrupt for Ctrl-C, and _Stop (below)
+    # for SIGTERM, both meaning "stopped as asked".
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _stop) if main else None
     try:
         server.run(sockets=[sock])
+    except (KeyboardInterrupt, _Stop):
+        pass
     finally:
         sock.close()
+        if main:
+            signal.signal(signal.SIGTERM, previous)
+
+
+class _Stop(Exception):
+    """SIGTERM after uvicorn's graceful shutdown."""
+
+
+def _stop(signum: int, frame: Any) -> None:
+    raise _Stop
