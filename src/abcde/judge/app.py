@@ -113,8 +113,11 @@ def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
         listing = session.assignment.listing(mine, others)
         kinds = {**{a: "image" for a in options.image_cols},
                  **{a: "link" for a in options.link_cols}}
+        # Differing text is highlighted; images and links are compared by eye (their
+        # addresses differ between any two items).
         rows = [{"name": name, "a": cell(a, kinds.get(name, "text")),
-                 "b": cell(b, kinds.get(name, "text")), "differs": differs(a, b)}
+                 "b": cell(b, kinds.get(name, "text")),
+                 "differs": name not in kinds and differs(a, b)}
                 for name, a, b in q.attributes]
         prev_pid = session.assignment.neighbour(pid, -1, mine, others)
         next_pid = session.assignment.neighbour(pid, +1, mine, others)
