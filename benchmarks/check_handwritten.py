@@ -1,4 +1,4 @@
-"""Check benchmarks/handwritten.sql against a brute-force reading of SPEC §3.
+"""Check benchmarks/handwritten.sql against a brute-force reading of docs/method.md §3.
 
     python benchmarks/check_handwritten.py [--items 30000] [--seeds 1 2 3]
 

@@ -1,8 +1,8 @@
--- Overall impact metrics (SPEC §3), written by hand the straightforward way:
+-- Overall impact metrics (docs/method.md §3), written by hand the straightforward way:
 -- join the three files on item_id, group items into cells (b, e), cluster
 -- weights/sizes by grouping the cells, per-cell metrics, weighted sums.
 -- Placeholders {base}, {exp}, {weights} are Parquet paths (Python str.format).
--- Items without a weight count with weight 1 (SPEC §1).
+-- Items without a weight count with weight 1 (docs/method.md §1).
 WITH items AS (
     SELECT b.cluster_id AS b, e.cluster_id AS e, COALESCE(w.weight, 1.0) AS w
     FROM read_parquet('{base}') AS b

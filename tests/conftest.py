@@ -1,5 +1,5 @@
 """Real engines for the test session: a throwaway PostgreSQL server on 127.0.0.1 and a
-Spark local[2] session (settings and recipe: ../shared/ENGINES.md), each started once and
+Spark local[2] session (settings and recipe: docs/method.md §11), each started once and
 stopped at the end of the session, and the `engine` fixture that parametrises a test
 over DuckDB, PostgreSQL and Spark.
 

@@ -1,7 +1,7 @@
 """Brute-force reference implementations of the ABCDE metrics.
 
 Everything here follows the papers in ``/work/shared/papers`` literally: item by
-item, set by set, pair by pair.  None of it uses the per-cell formulas of SPEC §2-3;
+item, set by set, pair by pair.  None of it uses the per-cell formulas of docs/method.md §2–3;
 that independence is the whole point, since the test suite compares the production
 SQL (which works per cell) against these functions.
 

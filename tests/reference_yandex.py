@@ -1,8 +1,8 @@
 """Independent, literal reference of the Yandex ``cluster_metrics`` (ECC, BCP, BCR, BCF1).
 
 Source: the Habr article "Метрики качества кластеризации" by Yandex
-(`papers/yandex_cluster_quality_metrics_ru.txt`, §3 "Метрики эталонных кластеров"
-and §4 "Реализация"), restated in SPEC §5. Everything is unweighted item counts and
+(Yandex, «Метрики качества кластеризации», §3 "Метрики эталонных кластеров"
+and §4 "Реализация"), restated in docs/method.md §5. Everything is unweighted item counts and
 is computed *per theme* (a truth cluster, "эталонный кластер"), then averaged over
 themes. This file is a deliberately naive oracle for tests: plain dicts, no
 shortcuts, one step per sentence of the article.

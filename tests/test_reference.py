@@ -44,7 +44,7 @@ def assert_close(a: float, b: float, tol: float = 1e-9) -> None:
 
 
 # ---------------------------------------------------------------------------
-# Pointwise paper, Figure 2 (SPEC §4)
+# Pointwise paper, Figure 2 (docs/method.md §4)
 # ---------------------------------------------------------------------------
 
 FIG2_TRUTH = {"i1": "A", "i2": "A", "i3": "B"}

@@ -1,11 +1,11 @@
-{# Per-cell impact metrics (SPEC §3; ABCDE eq. 1–3; Jaccard decomposition eq. 1–3).
+{# Per-cell impact metrics (docs/method.md §3; ABCDE eq. 1–3; Jaccard decomposition eq. 1–3).
 
    split_w = W_b − w_c and merge_w = W_e − w_c are summed from the OTHER cells of the
    cluster (two window frames around the current row), not subtracted: a subtraction
    loses every digit when a heavy cell sits beside a light one (1e6 beside 1e-6).
    Only clusters with more than one cell can have other cells (usually a small share
    of all clusters), so the windows run on those alone; every other cell has
-   split_w = 0, merge_w = 0 (ENGINES.md, performance notes). #}
+   split_w = 0, merge_w = 0 (docs/method.md §11.3). #}
 WITH multi_b AS (
   SELECT b FROM cells GROUP BY b HAVING COUNT(*) > 1
 ),

@@ -1,4 +1,4 @@
-{# Cells c = (b, e) of T (SPEC §2): n_c and w_c, optionally split further by slice
+{# Cells c = (b, e) of T (docs/method.md §2): n_c and w_c, optionally split further by slice
    attributes (s_0, s_1, ...). `cell_rows` already holds one row per cell when it was
    grouped by exactly these columns (`regroup` false): then this is a filter. #}
 SELECT

@@ -1,8 +1,8 @@
 {# The classic, unweighted metrics of an actual clustering against the truth, from the
-   cells (b = truth cluster, e = actual cluster, n = items) of T (SPEC §5; pointwise
+   cells (b = truth cluster, e = actual cluster, n = items) of T (docs/method.md §5; pointwise
    paper §4). Every count is cast to DOUBLE before it is multiplied: C(n, 2) overflows
    64-bit integers near n = 4.3e9; every division goes through fdiv, as Snowflake and
-   Spark divide integers and decimals to a few decimals (ENGINES.md).
+   Spark divide integers and decimals to a few decimals (docs/method.md §11).
 
    Pairs (unordered, of distinct items): TP = Σ_c C(n_c, 2); together in the truth
    S_b = Σ_b C(N_b, 2); together in the actual S_e = Σ_e C(N_e, 2);

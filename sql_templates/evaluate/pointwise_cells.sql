@@ -1,5 +1,5 @@
 {# Pointwise metrics of every cell c = (b, e), truth as b and actual as e (pointwise
-   paper §3, eq. 7–15; SPEC §4). All items of a cell share them (§3.1, property 3):
+   paper §3, eq. 7–15; docs/method.md §4). All items of a cell share them (§3.1, property 3):
    TP = w_c, FP = W_e − w_c, FN = W_b − w_c, TN = W − U_c.
      precision = w_c / W_e             (eq. 11)
      recall    = w_c / W_b             (eq. 12)

@@ -1,6 +1,6 @@
 {# Pointwise metrics lifted to T: m(T) = Σ_c w_c·m(c) / W (pointwise paper eq. 16–18),
    and f1_of_overall = F1 of the overall P and R, which differs from the lifted
-   per-item f1 (SPEC §4: report both). #}
+   per-item f1 (docs/method.md §4: report both). #}
 WITH po_lifted AS (
   SELECT
     SUM(n) AS items,

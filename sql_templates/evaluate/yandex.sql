@@ -1,4 +1,4 @@
-{# Overall Yandex cluster_metrics from the per-theme table (article §3, §4; SPEC §5):
+{# Overall Yandex cluster_metrics from the per-theme table (article §3, §4; docs/method.md §5):
    ECC and BCR are plain means over all themes; BCP is the mean over the themes with
    BCR > 0 (at least one clustered item); BCF1 = F1(BCP, BCR) of those means. #}
 WITH ya_means AS (

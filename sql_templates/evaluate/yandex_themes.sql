@@ -1,5 +1,5 @@
 {# Yandex cluster_metrics per theme (truth cluster), basic and optimistic, unweighted
-   item counts (Yandex article §3.1–3.2 and §4; SPEC §5).
+   item counts (Yandex article §3.1–3.2 and §4; docs/method.md §5).
 
    |g| counts every item of the truth file: the items of g in T plus the truth items
    the actual clustering lacks ("unclustered", outside T: recall 0). |c| counts every

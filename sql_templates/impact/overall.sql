@@ -1,4 +1,4 @@
-{# Overall impact metrics: m(T) = Σ_c w_c·m(c) / W (SPEC §3; ABCDE eq. 4–6), the
+{# Overall impact metrics: m(T) = Σ_c w_c·m(c) / W (docs/method.md §3; ABCDE eq. 4–6), the
    affected/unaffected split of the JaccardIndex (Jaccard decomposition §5). #}
 SELECT
   SUM(n) AS items,

@@ -1,7 +1,7 @@
 {# The items of the cells some draw needs (vantage or partner cells), each with its
    interval [lo, lo + weight) of its cell's weight, in the order of the item id's md5 key
    (`order_key`: independent of the id's type and of collations): the candidates of
-   "pick an item of the cell ∝ weight" (SPEC §6). `pair_items` reads only the needed
+   "pick an item of the cell ∝ weight" (docs/method.md §6). `pair_items` reads only the needed
    cells' items (one pass over the inputs, each side filtered by its needed clusters);
    the join keeps the exact cells. No item is paired with another here. #}
 WITH keyed AS (

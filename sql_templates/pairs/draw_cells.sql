@@ -1,5 +1,5 @@
 {# Every draw with its vantage cell c = (b, e) and its partner cell: a cell of the same
-   Base cluster (split), of the same Exp cluster (merge), or c itself (stable), SPEC §6. #}
+   Base cluster (split), of the same Exp cluster (merge), or c itself (stable), docs/method.md §6. #}
 SELECT s.d, s.b, s.e, s.pair_class, s.label, s.w, p.partner_b, p.partner_e, p.partner_w
 FROM pair_draw_strata AS s
 JOIN pair_split_partners AS p ON s.d = p.d

@@ -1,4 +1,4 @@
-{# Step 1 of the hierarchical pair draw (SPEC §6): each draw d picks a stratum (cell,
+{# Step 1 of the hierarchical pair draw (docs/method.md §6): each draw d picks a stratum (cell,
    class) ∝ its total t. pos = U·Σt falls in exactly one interval [lo, lo + t); the
    interval is found by an as-of join written as a window: strata and draws are stacked
    and ordered by position, and the running MAX(seq) on a draw row is the last stratum

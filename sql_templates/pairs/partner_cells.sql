@@ -1,4 +1,4 @@
-{# Step 3 for split (side 'b') and merge (side 'e') draws (SPEC §6): the partner cell is
+{# Step 3 for split (side 'b') and merge (side 'e') draws (docs/method.md §6): the partner cell is
    a cell of the same {{ side }}-cluster other than the vantage cell c, picked ∝ its
    weight. The cluster's cells are laid end to end in the order of the other id's md5
    key (`order_key`: independent of the id's type and of collations); the draw's

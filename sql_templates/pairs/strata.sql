@@ -1,5 +1,5 @@
 {# Strata of the pair population: one row per (cell, class) with its closed-form total
-   (SPEC §6; ABCDE §5.7 eq. 56–58 summed over i ∈ c and j; Jaccard decomposition §7).
+   (docs/method.md §6; ABCDE §5.7 eq. 56–58 summed over i ∈ c and j; Jaccard decomposition §7).
    With t = the stratum's total, the strata are laid end to end: [lo, lo + t) is the
    stratum's interval of [0, Σt), the target of the as-of join that picks a stratum per
    draw. They are laid in the order of the md5 keys of their cells' ids (`order_key`),

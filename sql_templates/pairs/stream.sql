@@ -1,4 +1,4 @@
-{# Steps 2 and 3 of the hierarchical draw (SPEC §6): the vantage item i in its cell and
+{# Steps 2 and 3 of the hierarchical draw (docs/method.md §6): the vantage item i in its cell and
    the partner item j in the partner cell, each ∝ weight, by the same window as-of join
    (partitioned by cell). The result is the persisted stream of draws in draw order d
    (ABCDE App. A, 3.1–3.2): one row per draw, (i, j) with its class and label; a

@@ -1,4 +1,4 @@
-{# Σ of the pair weights per class (SPEC §6): the multipliers of the estimators (SPEC §8).
+{# Σ of the pair weights per class (docs/method.md §6): the multipliers of the estimators (docs/method.md §8).
    'stable' includes the self pairs. `judgeable_<class>`: the class's unique unordered
    non-self pairs of positive probability (half its ordered pairs, pairs/strata.sql) —
    how many questions a budget fill can find at most. #}

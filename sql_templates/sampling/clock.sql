@@ -1,8 +1,8 @@
-{# Exponential clocks (ABCDE App. A, step 1; SPEC §7): every element e of `source` with
+{# Exponential clocks (ABCDE App. A, step 1; docs/method.md §7): every element e of `source` with
    weight w_e > 0 gets its first draw time key(e) = −ln(U_e)/w_e, U_e the reproducible
    uniform of (seed, stream, key columns); the `n` smallest keys (per partition, if any)
    are a weighted sample without replacement. Keys are computed in a subquery first:
-   DuckDB refuses a volatile expression in a window's ORDER BY (ENGINES.md).
+   DuckDB refuses a volatile expression in a window's ORDER BY (docs/method.md §11).
    `clock_rank` (1, 2, ...) is the order of first draw; ties (never seen in practice)
    are broken by the key columns, so the result is the same on every engine.
    Without partitions the N smallest keys come from a top-N (ORDER BY ... LIMIT), not

@@ -3,7 +3,7 @@
    row-level check, and the verdict. `input_problems` counts the failed checks;
    `input_valid` is TRUE only when there are none. Every output table of the script
    carries `input_valid`, so metrics of invalid input are never shown without the flag
-   (SPEC §1). #}
+   (docs/method.md §1). #}
 WITH ic AS (
   SELECT
 {% for input in inputs %}

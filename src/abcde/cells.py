@@ -1,7 +1,7 @@
 """Where cells are built: inputs -> `items` (the one join) -> `cell_rows` (the one
 aggregation, with the input checks) -> cells -> cell metrics.
 
-A cell c = (b, e) holds the items in Base cluster b and Exp cluster e (SPEC §2). All
+A cell c = (b, e) holds the items in Base cluster b and Exp cluster e (docs/method.md §2). All
 items of a cell share their pointwise metrics (pointwise paper §3.1, property 3), so
 every metric is computed once per cell and weighted by the cell's weight. Ground-truth
 evaluation uses the same steps with truth as Base and actual as Exp.

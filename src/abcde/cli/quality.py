@@ -1,5 +1,5 @@
 """`abcde estimate` and `abcde simulate`: quality metrics from judged pairs (ABCDE §5,
-App. B; Jaccard decomposition §4.3–8; SPEC §8)."""
+App. B; Jaccard decomposition §4.3–8; docs/method.md §8)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,22 @@ ENGINES = tuple(_ENGINE_CLASSES)
 
 
 def connect(name: str = "duckdb", **options: object) -> Engine:
-    """An engine by name; optional engines tell which extra to install when missing."""
+    """An engine by name.
+
+    Parameters
+    ----------
+    name
+        'duckdb' (in-process; options `db`, `memory_limit`, `threads`), 'postgres'
+        (option `dsn`; needs abcde[postgres]) or 'spark' (option `spark`, a
+        SparkSession; needs abcde[spark]).
+    **options
+        Passed to the engine's constructor.
+
+    Returns
+    -------
+    Engine
+        The engine; an optional engine whose extra is missing says which to install.
+    """
     if not isinstance(name, str) or name not in _ENGINE_CLASSES:
         raise EngineError(f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}")
     module, cls = _ENGINE_CLASSES[name]

@@ -153,9 +153,7 @@ def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,
         top_exp_clusters=[plain_row(r) for r in tops["exp_clusters"]],
         top_clusters=interleave(tops["base_clusters"], tops["exp_clusters"], top),
         slices=slices,
-        inputs={inputs.base.role: inputs.base.label, inputs.exp.role: inputs.exp.label,
-                "weights": inputs.weights_description,
-                "attributes": inputs.attributes.label if inputs.attributes else None})
+        inputs=inputs.description())
     if out is not None:
         result.files = _write(engine, pipeline, out, out_format, slicings)
         for entry, stem in zip(result.slices, slice_file_stems(slicings), strict=True):

@@ -1,6 +1,6 @@
 """Input checks, all answered from `cell_rows` (the one aggregation of the one join)
 plus one cheap pass over each input; example ids are fetched only for a check that
-failed. SPEC §1: bad input is refused with a message naming the table, the column and
+failed. docs/method.md §1: bad input is refused with a message naming the table, the column and
 example ids — never a wrong number.
 
 Most checks cost nothing per row: a NULL cluster id of T is a NULL group key, an item

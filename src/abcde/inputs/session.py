@@ -89,6 +89,12 @@ class Inputs:
             return f"column {self.columns.weight!r} of " + " and ".join(sides)
         return "1 for every item (no weights given)"
 
+    def description(self) -> dict[str, str | None]:
+        """How reports and manifests name the inputs: role -> label, and the weights."""
+        return {self.base.role: self.base.label, self.exp.role: self.exp.label,
+                "weights": self.weights_description,
+                "attributes": self.attributes.label if self.attributes else None}
+
     def attribute(self, name: str) -> Attribute:
         for a in self.attribute_columns:
             if a.name == name:

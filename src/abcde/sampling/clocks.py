@@ -1,7 +1,7 @@
-"""Sampling at scale with exponential clocks (ABCDE App. A; SPEC §7).
+"""Sampling at scale with exponential clocks (ABCDE App. A; docs/method.md §7).
 
 Every element e of a population gets a first draw time key(e) = −ln(U_e)/w_e, with U_e
-the reproducible md5 uniform of ENGINES.md (`abcde.sql.templates.uniform`), identical on
+the reproducible md5 uniform of docs/method.md §10 (`abcde.sql.helpers.uniform`), identical on
 every engine for the same seed and key:
 
 - without replacement: the N elements with the smallest keys (App. A, step 1);
@@ -16,7 +16,7 @@ Decision (pairs): the successive draws of a superposition of exponential clocks 
 distribution, independent draws with P(e) = w_e/Σw (competing exponentials). The pair
 stream of `abcde.sampling.pairs` is generated directly in that form — draw number d = 0, 1, ...
 is the draw-time order — because the pair population cannot be enumerated to give each
-pair its own clock (SPEC §6). Items (`sample_items`) are enumerable and use the clocks.
+pair its own clock (docs/method.md §6). Items (`sample_items`) are enumerable and use the clocks.
 """
 
 from __future__ import annotations

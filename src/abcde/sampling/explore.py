@@ -42,10 +42,34 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
             *, where: str | None = None, metric: str = "jaccard_distance", top: int = 20,
             examples: int = 3) -> dict[str, Any]:
     """Top groups of a `sample_items` sample by estimated contribution to `metric`(T)
-    (ABCDE §4.1.1): per group of attribute values, Σ w(i)·m(i) for every impact metric
-    (`contribution_<metric>`), the estimated weight share Σ w(i), the estimated metric of
-    the group's affected items, the sampled items and draws, an SE of the contribution
-    to `metric`, and the `examples` most drawn items. `where` filters first."""
+    (ABCDE §4.1.1).
+
+    Parameters
+    ----------
+    sample
+        The sample file (.parquet or .csv) or its rows.
+    group_by
+        Attribute column(s) to group by ("a,b" or a list); none: one group.
+    where
+        A boolean SQL condition over the sample's columns, applied first.
+    metric
+        The impact metric whose contribution ranks the groups.
+    top, examples
+        Groups to return (0: all); example items per group (the most drawn).
+
+    Returns
+    -------
+    dict
+        Per group of attribute values: Σ w(i)·m(i) for every impact metric
+        (`contribution_<metric>`), the estimated weight share Σ w(i), the estimated
+        metric of the group's affected items, the sampled items and draws, an SE of the
+        contribution to `metric`, and the example items.
+
+    References
+    ----------
+    van Staden, S. and Grubb, A. (2024). ABCDE: Application-Based Cluster Diff Evals.
+    Google LLC, §4.1.1. Importance weights: docs/method.md §7.3.
+    """
     if metric not in IMPACT_METRICS:
         raise InputError(f"--metric must be one of {', '.join(IMPACT_METRICS)}")
     for name, value, zero in (("--top", top, "all groups"), ("--examples", examples, "none")):

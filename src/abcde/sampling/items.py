@@ -1,5 +1,5 @@
 """Exploring the impact from an importance-weighted sample of affected items
-(ABCDE §4.1.1; SPEC §7).
+(ABCDE §4.1.1; docs/method.md §7).
 
 `sample_items` draws affected items with replacement with probability
 q(i) ∝ weight(i)·JaccardDistance(i) (eq. 10) by exponential clocks (App. A, steps 1–3)
@@ -70,13 +70,39 @@ def sample_items(base: object, exp: object, weights: object | None = None, *,
                  fetch: bool | None = None, engine: Engine | None = None,
                  db: str | Path | None = None, memory_limit: str | None = None,
                  threads: int | None = None) -> ItemSample:
-    """`size` unique affected items drawn with replacement ∝ weight·JaccardDistance
-    (ABCDE §4.1.1, eq. 10, 25; App. A). With `out` (.parquet or .csv) the sample is
-    written there, rows in order of first draw, and its manifest next to it
-    (`<out>.manifest.json`); existing files are refused unless `overwrite`. Rows are
-    returned unless `fetch=False` (default: only when there is no `out`). When Base and
-    Exp agree on every item there is nothing to sample: the sample is empty (as
-    `sample_pairs` then gives an empty pair sample)."""
+    """`size` unique affected items drawn with replacement ∝ weight·JaccardDistance,
+    each with its importance weight (ABCDE §4.1.1, eq. 10, 25; App. A).
+
+    Parameters
+    ----------
+    base, exp, weights, attributes
+        CSV/Parquet paths, tables of `db`, DataFrames or mappings, as for `abcde.impact`;
+        every attribute column rides along into the sample files.
+    item_col, cluster_col, weight_col, missing_weight
+        Column names, and the weight of items the weights table lacks.
+    engine, db, memory_limit, threads
+        Where the SQL runs (`abcde.inputs.session.EngineOptions`).
+    size, seed
+        Unique affected items to draw; the seed of the md5 uniforms (docs/method.md §7).
+    out, overwrite
+        With `out` (.parquet or .csv) the sample is written there, rows in order of
+        first draw, and its manifest next to it (`<out>.manifest.json`); existing files
+        are refused unless `overwrite`.
+    fetch
+        Return the rows (default: only when there is no `out`).
+
+    Returns
+    -------
+    ItemSample
+        Rows, manifest and files. When Base and Exp agree on every item there is nothing
+        to sample: the sample is empty (as `sample_pairs` then gives an empty pair
+        sample).
+
+    References
+    ----------
+    van Staden, S. and Grubb, A. (2024). ABCDE: Application-Based Cluster Diff Evals.
+    Google LLC, §4.1.1 and App. A. Sampling scheme: docs/method.md §7.1–7.3.
+    """
     size = check_count("size", size)
     seed = check_seed(seed)
     out_path = Path(out) if out else None
@@ -169,9 +195,7 @@ def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Pat
         "draws": total_draws,
         "metrics": overall,
         "weight": overall["weight"],
-        "inputs": {inputs.base.role: inputs.base.label, inputs.exp.role: inputs.exp.label,
-                   "weights": inputs.weights_description,
-                   "attributes": inputs.attributes.label if inputs.attributes else None},
+        "inputs": inputs.description(),
         "fingerprint": fingerprint(engine, pipeline, _sample_digest(engine, pipeline)),
     }
     if out is not None:

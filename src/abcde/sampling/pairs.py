@@ -1,5 +1,5 @@
 """Pairs of items for human judgement, sampled exactly ∝ u_ij (ABCDE §5.7, eq. 52–58) or
-∝ w_ij (Jaccard decomposition §7), hierarchically per SPEC §6 — never by enumerating
+∝ w_ij (Jaccard decomposition §7), hierarchically per docs/method.md §6 — never by enumerating
 pairs, never by an item-level self-join:
 
 1. a stratum (cell c = (b, e), class) ∝ its closed-form total (`pairs/strata.sql`);
@@ -9,7 +9,7 @@ pairs, never by an item-level self-join:
    i: a self pair, ABCDE §5.8).
 
 P(i, j) = t/Σt · w_i/w_c · w_c'/(W_b − w_c) · w_j/w_c' = u_ij/Σu for a split pair (and
-likewise for the others). Every "pick ∝ weight" is a window as-of join (SPEC §6), so
+likewise for the others). Every "pick ∝ weight" is a window as-of join (docs/method.md §6), so
 the cost is a sort of the candidates plus the draws: a Base cluster shattered into 10⁵
 cells costs 10⁵ candidate rows once, not 10⁵ per draw.
 
@@ -107,16 +107,47 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
                  threads: int | None = None, return_stream: bool = False) -> PairSample:
     """Sample item pairs for judgement (ABCDE §5.7–5.8, App. A; Jaccard decomposition §7).
 
-    Exactly one of `budget` (walk the draw stream until that many unique judgeable
-    pairs: (i, j) and (j, i) count once, self pairs count zero but stay; at most the
-    population's number of judgeable pairs) and `draws` (that many independent draws).
-    `population`: 'abcde' (∝ u_ij, ΔPrecision and the split/merge rates) or 'jaccard'
-    (∝ w_ij, also the distances and the affected indexes). `slice_by`: attribute
-    column(s) whose per-value weight and pairweight go into the manifest (ABCDE App. B).
-    With `out`, writes draws.parquet/.csv, questions.csv/.jsonl and manifest.json there;
-    a directory that already holds a sample is refused unless `overwrite` (which removes
-    those files first). `return_stream`: also return the whole stream of draws in draw
-    order (for checks).
+    Parameters
+    ----------
+    base, exp, weights, attributes
+        CSV/Parquet paths, tables of `db`, DataFrames or mappings, as for `abcde.impact`;
+        every attribute column rides along into the sample files.
+    item_col, cluster_col, weight_col, missing_weight
+        Column names, and the weight of items the weights table lacks.
+    engine, db, memory_limit, threads
+        Where the SQL runs (`abcde.inputs.session.EngineOptions`).
+    population
+        'abcde' (∝ u_ij: ΔPrecision and the split/merge rates) or 'jaccard' (∝ w_ij:
+        also the distances and the affected indexes).
+    budget, draws
+        Exactly one: `budget` walks the draw stream until that many unique judgeable
+        pairs ((i, j) and (j, i) count once, self pairs count zero but stay; at most the
+        population's number of judgeable pairs); `draws` takes that many independent
+        draws.
+    seed
+        Seed of the md5 uniforms: the same seed gives the same stream on every engine.
+    slice_by
+        Attribute column(s) whose per-value weight and pairweight go into the manifest
+        (ABCDE App. B).
+    out, overwrite
+        With `out`, draws.parquet/.csv, questions.csv/.jsonl and manifest.json are
+        written there; a directory that already holds a sample is refused unless
+        `overwrite`.
+    return_stream
+        Also return the whole stream of draws in draw order (for checks).
+
+    Returns
+    -------
+    PairSample
+        Draws (one row per unique ordered pair), questions, manifest, files.
+
+    References
+    ----------
+    van Staden, S. and Grubb, A. (2024). ABCDE: Application-Based Cluster Diff Evals.
+    Google LLC, §5.7–5.8 and App. A.
+    van Staden, S. (2024). Decomposing the Jaccard Distance and the Jaccard Index in
+    ABCDE. Google Switzerland GmbH, §7. Populations and the sampling scheme:
+    docs/method.md §6–7.
     """
     if population not in POPULATIONS:
         raise ValueError(f"population must be one of {POPULATIONS}, got {population!r}")
@@ -273,14 +304,9 @@ def _run(engine: Engine, inputs: Inputs, population: str, budget: int | None,
         "stream_draws": n,
         "draws": sum(int(r["draw_count"]) for r in rows),
         "pairs": pair_counts(rows, questions),
-        "population_pairs": population_pairs(totals),
-        "totals": {k: float(totals[k]) for k in ("total", "split", "merge", "stable")},
-        "metrics": overall,
-        "weight": overall["weight"],
+        **population_entries(totals, overall),
         "slices": slices,
-        "inputs": {inputs.base.role: inputs.base.label, inputs.exp.role: inputs.exp.label,
-                   "weights": inputs.weights_description,
-                   "attributes": inputs.attributes.label if inputs.attributes else None},
+        "inputs": inputs.description(),
         "fingerprint": fingerprint(engine, p, {"sample": sample_digest(rows, DIGEST_KEYS)}),
     }
     manifest["sample_id"] = sample_id(manifest)
@@ -335,6 +361,14 @@ def population_pairs(totals: dict[str, Any]) -> dict[str, int]:
     out = {c: judgeable_pairs(totals, (c,)) for c in ("split", "merge", "stable")}
     out["judgeable"] = judgeable_pairs(totals)
     return out
+
+
+def population_entries(totals: dict[str, Any], overall: dict[str, Any]) -> dict[str, Any]:
+    """What a pair sample's manifest says of its population: judgeable pairs, class
+    totals (the estimators' multipliers) and the exact impact metrics."""
+    return {"population_pairs": population_pairs(totals),
+            "totals": {k: float(totals[k]) for k in ("total", "split", "merge", "stable")},
+            "metrics": overall, "weight": overall["weight"]}
 
 
 def with_sample_id(questions: Sequence[dict[str, Any]], sid: str) -> list[dict[str, Any]]:

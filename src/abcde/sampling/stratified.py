@@ -51,7 +51,7 @@ from abcde.sampling.pairs import (
     fill_budget,
     judgeable_pairs,
     pair_counts,
-    population_pairs,
+    population_entries,
     prepare,
     with_sample_id,
     write_manifest,
@@ -118,13 +118,32 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
                             threads: int | None = None) -> PairSample:
     """Pairs for judgement, stratified split+merge vs stable (module docstring).
 
-    Same inputs and files as `abcde.sampling.pairs.sample_pairs`; draws carry a `stratum`
-    column, pair ids are unique across strata, and the manifest lists the strata
-    (classes, budget, seed, totals, judgeable pairs, draws, pairs). A stratum allocated
-    more pairs than it holds (e.g. a stable stratum of self pairs only) is refused
-    before anything is drawn. `slice_by`: attribute column(s); the manifest's slices
-    then carry each stratum's pairweight (`pairweight_split_merge`,
-    `pairweight_stable`) for per-slice ΔPrecision.
+    Parameters
+    ----------
+    base, exp, weights, attributes, population, seed, item_col, cluster_col, weight_col,
+    missing_weight, out, overwrite, engine, db, memory_limit, threads
+        As for `abcde.sampling.pairs.sample_pairs`.
+    budget
+        Unique judgeable pairs in all strata (at least 2).
+    allocation
+        'proportional', 'equal', or the fraction of the budget for split+merge.
+    slice_by
+        Attribute column(s); the manifest's slices then carry each stratum's pairweight
+        (`pairweight_split_merge`, `pairweight_stable`) for per-slice ΔPrecision.
+
+    Returns
+    -------
+    PairSample
+        Draws carry a `stratum` column, pair ids are unique across strata, and the
+        manifest lists the strata (classes, budget, seed, totals, judgeable pairs,
+        draws, pairs). A stratum allocated more pairs than it holds (e.g. a stable
+        stratum of self pairs only) is refused before anything is drawn.
+
+    References
+    ----------
+    van Staden, S. (2024). Decomposing the Jaccard Distance and the Jaccard Index in
+    ABCDE. Google Switzerland GmbH, §7.1 (stratification left as future work there).
+    Design and estimation: docs/method.md §7.7, §8.10.
     """
     if population not in ("abcde", "jaccard"):
         raise ValueError(f"population must be abcde or jaccard, got {population!r}")
@@ -196,14 +215,9 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
         "strata": strata,
         "draws": sum(s["draws"] for s in strata),
         "pairs": pair_counts(rows, questions),
-        "population_pairs": population_pairs(totals),
-        "totals": {k: float(totals[k]) for k in ("total", "split", "merge", "stable")},
-        "metrics": overall,
-        "weight": overall["weight"],
+        **population_entries(totals, overall),
         "slices": slices,
-        "inputs": {inputs.base.role: inputs.base.label, inputs.exp.role: inputs.exp.label,
-                   "weights": inputs.weights_description,
-                   "attributes": inputs.attributes.label if inputs.attributes else None},
+        "inputs": inputs.description(),
         "fingerprint": fp,
     }
     manifest["sample_id"] = sample_id(manifest)

@@ -86,7 +86,7 @@ def is_finite(x: str) -> str:
     return f"ABCDE_IS_FINITE({x})"
 
 
-# The weights abcde accepts (SPEC §1). Only ratios of weights matter, so any weights can
+# The weights abcde accepts (docs/method.md §1). Only ratios of weights matter, so any weights can
 # be rescaled into this range; inside it every sum (of up to 1e10 items), product and
 # ratio the metrics and estimators form is a normal double: no overflow to inf, no
 # subnormal losing digits. One constant for every validation path (Python and SQL).

@@ -1,5 +1,5 @@
 """Standalone SQL for warehouses abcde cannot connect to: the impact pipeline (ABCDE §4;
-SPEC §2–3) written for one dialect as a script (`abcde sql impact`) or as dbt models
+docs/method.md §2–3) written for one dialect as a script (`abcde sql impact`) or as dbt models
 (`abcde dbt`), with the inputs named as tables.
 
 Without an engine the types of the inputs are unknown, so they are declared: item and
@@ -155,7 +155,7 @@ def _failures(inputs: Inputs) -> list[tuple[str, str]]:
 def impact_pipeline(spec: ScriptSpec, relations: dict[str, str] | None = None,
                     ) -> tuple[Pipeline, Inputs, list[Output]]:
     """The impact pipeline over named tables, with the validation table and flagged
-    output tables materialised (ABCDE §4; SPEC §1–3). `relations` replaces the quoted
+    output tables materialised (ABCDE §4; docs/method.md §1–3). `relations` replaces the quoted
     input table names (role -> SQL relation), e.g. by dbt sources."""
     inputs = _inputs(spec, relations)
     pipeline = Pipeline(prefix=spec.prefix, schema=spec.schema)

@@ -1,8 +1,8 @@
 """`abcde sql impact`: golden SQL per dialect and step, static checks for the two
-warehouses that cannot run here (Snowflake: sqlglot re-parse + the ENGINES.md traps;
-BigQuery: the GoogleSQL analyzer from PyPI `zetasql`), every template the product
-renders free of the traps in every dialect, and the script itself executed on DuckDB,
-PostgreSQL and Spark, equal to `abcde impact` (1e-12 relative)."""
+warehouses that cannot run here (Snowflake: sqlglot re-parse + the engine traps of
+docs/method.md §11; BigQuery: the GoogleSQL analyzer from PyPI `zetasql`), every
+template the product renders free of the traps in every dialect, and the script itself
+executed on DuckDB, PostgreSQL and Spark, equal to `abcde impact` (1e-12 relative)."""
 
 from __future__ import annotations
 
@@ -31,8 +31,8 @@ from abcde.sql import templates
 from abcde.sql.dialects import DIALECTS, SNOWFLAKE_RESERVED, identifier, to_sql
 from abcde.warehouse.scripts import ScriptSpec, comment, impact_pipeline, quiet_sqlglot
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 sys.path.insert(0, str(GOLDEN))
 from regenerate import DOC, SPEC, doc_text, golden_files  # noqa: E402
 
@@ -69,7 +69,7 @@ def _is_double_cast(node: exp.Expression) -> bool:
 
 def assert_no_trap(sql: str, dialect: str) -> None:
     """`sql` re-parses in its own dialect (for Snowflake: sqlglot's Snowflake parser) and
-    holds none of the traps of ENGINES.md."""
+    holds none of the engine traps of docs/method.md §11."""
     tree = sqlglot.parse_one(sql.rstrip(";"), read=dialect)
     assert not list(tree.find_all(exp.Rand)), "engine RANDOM()"
     assert not list(tree.find_all(exp.Log)), "LOG (log10 or ln depending on engine)"
@@ -161,8 +161,8 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
                          [(t, d) for t in RENDERED_TEMPLATES for d in DIALECTS])
 def test_every_template_compiles_free_of_traps(rendered: dict[str, list[str]],
                                                template: str, dialect: str) -> None:
-    """ENGINES.md's traps, for every template the product renders (not only the impact
-    script): each rendering the real pipelines made, written for the dialect."""
+    """The engine traps of docs/method.md §11, for every template the product renders (not
+    only the impact script): each rendering the real pipelines made, written for the dialect."""
     assert template in rendered, f"{template} was not rendered by any pipeline run here"
     with quiet_sqlglot():
         for text in rendered[template]:

@@ -1,6 +1,6 @@
 """Impact metrics from the SQL pipeline equal the papers' definitions computed by brute
 force (tests/reference.py: item by item, set by set) — overall, per Base and Exp
-cluster and per slice — and satisfy the identities of SPEC §3."""
+cluster and per slice — and satisfy the identities of docs/method.md §3."""
 
 from __future__ import annotations
 
@@ -73,7 +73,7 @@ def test_sql_equals_brute_force_definitions(case) -> None:
 @SETTINGS
 @given(clusterings(min_items=1, max_items=12))
 def test_identities_and_symmetry(case) -> None:
-    """JD = SD + MD, JI + JD = 1, JI = affected JI + unaffected JI (SPEC §3; Jaccard
+    """JD = SD + MD, JI + JD = 1, JI = affected JI + unaffected JI (docs/method.md §3; Jaccard
     decomposition eq. 17, §5), and SplitRate(Base, Exp) = MergeRate(Exp, Base) (ABCDE §4)."""
     o = abcde.impact(case.base, case.exp, case.weight).overall
     assert math.isclose(o["jaccard_distance"], o["split_distance"] + o["merge_distance"],
@@ -90,7 +90,7 @@ def test_identities_and_symmetry(case) -> None:
 
 
 def test_pointwise_figure_2() -> None:
-    """Pointwise paper, Figure 2 (SPEC §4): truth {i1,i2},{i3}; actual {i1,i3},{i2};
+    """Pointwise paper, Figure 2 (docs/method.md §4): truth {i1,i2},{i3}; actual {i1,i3},{i2};
     weights 1, 2, 3. Precision = 1 − MergeRate, Recall = 1 − SplitRate."""
     truth = {"i1": "A", "i2": "A", "i3": "B"}
     actual = {"i1": "X", "i3": "X", "i2": "Y"}

@@ -1,5 +1,5 @@
 """The same seed and inputs give the same samples on DuckDB, PostgreSQL and Spark
-(ENGINES.md: md5 uniforms are bit-identical across engines; floats agree to ~1e-16)."""
+(docs/method.md §10–11: md5 uniforms are bit-identical across engines; floats agree to ~1e-16)."""
 
 from __future__ import annotations
 
