@@ -13,7 +13,8 @@ from abcde.text import to_json
 @click.argument("sample_dir", type=click.Path(exists=True, file_okay=False))
 @click.option("--judgements", type=click.Path(exists=True, dir_okay=False), default=None,
               help="CSV/JSONL of verdicts keyed by pair_id or item_1,item_2 (the "
-              "questions file with its verdict column filled).")
+              "questions file with its verdict column filled). Default: "
+              "SAMPLE_DIR/verdicts.jsonl, the log of `abcde judge`.")
 @click.option("--truth", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Judge by a ground-truth clustering (CSV/Parquet): same cluster ⇒ "
               "equivalent, an item missing from it ⇒ unknown.")
@@ -33,11 +34,12 @@ from abcde.text import to_json
 def estimate_cmd(sample_dir: str, judgements: str | None, truth: str | None, item_col: str,
                  cluster_col: str, confidence: float, se_method: str, fmt: str) -> None:
     """Is the Experiment better? ΔPrecision, Good/Bad rates, distances and indexes with
-    standard errors and confidence intervals from a judged pair sample."""
+    standard errors and confidence intervals from a judged pair sample. Without
+    --judgements or --truth, the verdicts of `abcde judge` (SAMPLE_DIR/verdicts.jsonl)."""
     from abcde.quality.estimate import estimate, render_table
 
-    if (judgements is None) == (truth is None):
-        raise click.UsageError("give exactly one of --judgements and --truth")
+    if judgements is not None and truth is not None:
+        raise click.UsageError("give one of --judgements and --truth, not both")
     if not 0 < confidence < 1:
         raise click.BadParameter("must be in (0, 1)", param_hint="--confidence")
     doc = estimate(sample_dir, judgements=judgements, truth=truth, item_col=item_col,

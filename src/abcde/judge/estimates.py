@@ -50,7 +50,7 @@ class EstimatesPanel:
 
         pairs = by_pair(answered)
         panel: dict[str, Any] = {"note": JUDGE_UNCERTAINTY_NOTE, "rows": [], "verdict": None,
-                                 "warnings": 0, "agreement": None, "error": None}
+                                 "warnings": [], "agreement": None, "error": None}
         if not pairs:
             panel["error"] = "no verdicts yet"
             return panel
@@ -70,7 +70,7 @@ class EstimatesPanel:
                 f"{_pct(m['ci_high'], key == 'delta_precision')}]",
                 "pairs": m.get("pairs", 0)})
         panel["verdict"] = doc.get("verdict")
-        panel["warnings"] = len(doc.get("warnings") or [])
+        panel["warnings"] = list(doc.get("warnings") or [])
         agree = agreement(pairs)
         if agree["pairs"]:
             panel["agreement"] = {"pairs": agree["pairs"],

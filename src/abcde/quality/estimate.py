@@ -50,6 +50,12 @@ from abcde.quality.judgements import (
     rows_from_records,
     truth_judge,
 )
+from abcde.quality.verdict_log import (
+    LOG_NAME,
+    is_verdict_log,
+    judging_lines,
+    logged_verdicts,
+)
 from abcde.sampling.manifest import sample_id
 
 IMPACT_KEYS = ("split_rate", "merge_rate", "split_distance", "merge_distance",
@@ -178,7 +184,11 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
     ``sample``: a sample directory, a ``PairSample`` or a :class:`Sample`. Verdicts come
     from exactly one of ``judgements`` (a CSV/JSONL path or a list of row mappings),
     ``truth`` (item → cluster mapping, DataFrame or CSV/Parquet path) or ``judge`` (a
-    callable (i, j) → 'equivalent' | 'not_equivalent' | 'unknown' or True/False/None).
+    callable (i, j) → 'equivalent' | 'not_equivalent' | 'unknown' or True/False/None);
+    with none of them, from the sample directory's ``verdicts.jsonl`` written by
+    ``abcde judge`` (docs/method.md §12). A verdict log — that file, or ``judgements``
+    naming one — is replayed, every judge's current verdicts resolved by majority, and
+    the result gets ``judging`` (judges, agreement, contested pairs; §12.4).
 
     Keys: every metric of :func:`abcde.quality.estimators.estimate` (``delta_precision``, the
     rates, on the jaccard population the distances and affected indexes; each
@@ -193,9 +203,35 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
     if se_method not in SE_METHODS:
         raise ValueError(f"se_method must be one of {SE_METHODS}")
     s = load_sample(sample)
+    log = verdict_log_source(s, judgements, truth, judge)
+    if log is not None:  # abcde judge's log: judges, agreement, majority
+        logged = logged_verdicts(log, s.pairs, s.id)
+        out = estimate_with_verdicts(s, logged.verdicts, confidence=confidence,
+                                     se_method=se_method)
+        out["judging"] = logged.judging
+        return out
     verdicts = verdicts_for(s, judgements, truth, judge, item_col=item_col,
                             cluster_col=cluster_col)
     return estimate_with_verdicts(s, verdicts, confidence=confidence, se_method=se_method)
+
+
+def verdict_log_source(s: Sample, judgements: Any, truth: Any,
+                       judge: Callable[[Any, Any], Any] | None) -> Path | None:
+    """The verdict log to estimate from (docs/method.md §12.2): ``judgements`` when it
+    is one, or — no source given — the sample directory's ``verdicts.jsonl`` (written by
+    ``abcde judge``); None otherwise. With no source and no log: a clear error."""
+    if isinstance(judgements, str | Path) and is_verdict_log(judgements):
+        return Path(judgements)
+    if judgements is not None or truth is not None or judge is not None:
+        return None
+    path = Path(s.where) / LOG_NAME
+    if s.where != "sample" and path.is_file():
+        return path
+    raise InputError(f"no verdicts for {s.where}: give judgements, truth or judge"
+                     + ("" if s.where == "sample" else f" ({path} does not exist)"),
+                     hint="Judge the pairs in the browser with `abcde judge DIR`, or fill "
+                          "the verdict column of the sample's questions.csv and pass it "
+                          "with --judgements.")
 
 
 def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,
@@ -409,6 +445,8 @@ def render_table(doc: Mapping[str, Any]) -> str:
     if doc.get("warnings"):
         lines.append("")
     smp = doc["sample"]
+    if doc.get("judging"):
+        lines += [*judging_lines(doc["judging"]), ""]
     lines.append(f"sample {doc['sample_id']} ({doc['population']} population"
                  f"{', stratified' if doc.get('strata') else ''}): {smp['pairs']:,} pairs, "
                  f"{smp['draws']:,} draws; verdicts: "

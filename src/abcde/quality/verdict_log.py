@@ -332,3 +332,32 @@ def logged_verdicts(path: str | Path, pairs: SamplePairs, sample_id: str) -> Log
 
 def _pair_order(pair_id: str) -> tuple[int, int | str]:
     return (0, int(pair_id)) if pair_id.isdigit() else (1, pair_id)
+
+
+def judging_lines(judging: Mapping[str, Any]) -> list[str]:
+    """The text of the ``judging`` section in ``abcde estimate``'s table output: where
+    the verdicts came from, agreement and contested pairs, and — beside the numbers —
+    that the intervals do not include the judges' uncertainty (ABCDE §5.8)."""
+    judges = judging["judges"]
+    names = ", ".join(f"{j} {n:,}" for j, n in judges.items())
+    lines = [f"verdicts from {judging['source']}: {len(judges)} judge"
+             f"{'s' if len(judges) != 1 else ''} ({names}), {judging['pairs']:,} pairs "
+             f"judged; {judging['events']:,} events, {judging['retractions']:,} undone"]
+    a = judging["agreement"]
+    if a["pairs"]:
+        kind = {"cohen": "Cohen's", "fleiss": "Fleiss'"}.get(a["kappa_kind"] or "", "")
+        kappa = "undefined (every verdict the same)" if a["kappa"] is None \
+            else f"{a['kappa']:.3f}"
+        raw = "-" if a["raw_agreement"] is None else f"{100 * a['raw_agreement']:.1f}%"
+        lines.append(f"agreement on {a['pairs']:,} pairs with two or more judges: raw "
+                     f"{raw}, {kind} kappa {kappa}")
+        for pw in a["pairwise"] if a["kappa_kind"] == "fleiss" else []:
+            k = "-" if pw["cohen_kappa"] is None else f"{pw['cohen_kappa']:.3f}"
+            lines.append(f"  {pw['judges'][0]} vs {pw['judges'][1]}: {pw['pairs']:,} pairs, "
+                         f"raw {100 * pw['raw_agreement']:.1f}%, Cohen's kappa {k}")
+    if judging["contested_pairs"] or len(judges) > 1:
+        lines.append(f"{judging['contested_pairs']:,} contested pairs resolved by majority "
+                     f"({judging['ties']:,} ties made unknown)")
+    lines.append(f"note: {judging['note']}")
+    lines += [f"WARNING: {w}" for w in judging.get("warnings") or []]
+    return lines
