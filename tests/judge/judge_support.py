@@ -71,11 +71,12 @@ class Server:
         return "".join(self.output) + (rest or "")
 
 
-def start_server(directory: Path, *args: str, timeout: float = 60.0) -> Server:
+def start_server(directory: Path, *args: str, timeout: float = 60.0,
+                 env: dict[str, str] | None = None) -> Server:
     """Start `python -m abcde judge DIR ARGS…` and wait for the URL it prints."""
     proc = subprocess.Popen([sys.executable, "-m", "abcde", "judge", str(directory), *args],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            cwd=str(directory.parent))
+                            cwd=str(directory.parent), env={**os.environ, **(env or {})})
     lines: list[str] = []
     found: list[str] = []
 

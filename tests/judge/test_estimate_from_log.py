@@ -170,3 +170,20 @@ def test_a_torn_last_line_is_skipped_with_a_warning(sample_dir: Path) -> None:
     doc = estimate_json(sample_dir)
     assert "skipped 1 line(s) that are not JSON (line 41)" in doc["judging"]["warnings"][0]
     assert doc["judging"]["judges"] == {"ana": 40, "bo": 1}
+
+
+def test_sampling_again_into_a_judged_directory_is_refused(sample_dir: Path) -> None:
+    """A new sample beside an old verdicts.jsonl would take the old pairs' verdicts: the
+    directory is refused unless --overwrite, which removes the log too."""
+    from abcde.errors import InputError
+    from abcde.sampling.files import claim_directory
+
+    for name in ("questions.csv", "questions.jsonl", "draws.parquet", "draws.csv",
+                 "manifest.json"):
+        (sample_dir / name).unlink()
+    log_path = sample_dir / "verdicts.jsonl"
+    log_path.write_text("{}\n")
+    with pytest.raises(InputError, match=r"already holds a sample \(verdicts.jsonl\)"):
+        claim_directory(sample_dir, overwrite=False)
+    claim_directory(sample_dir, overwrite=True)
+    assert not log_path.exists()

@@ -155,3 +155,24 @@ def test_a_log_of_another_sample_is_refused(sample_dir: Path) -> None:
     run = run_judge(str(sample_dir))
     assert run.returncode == 2
     assert "holds verdicts of another sample (sample_id other" in run.stderr
+
+
+def test_open_hands_the_tokened_url_to_the_default_browser(
+        sample_dir: Path, servers: list[Server], tmp_path: Path) -> None:
+    """--open goes through `webbrowser`, which honours $BROWSER: here a script that
+    records the address it was given, once the server accepts connections."""
+    import time
+
+    record = tmp_path / "opened.txt"
+    script = tmp_path / "browser.py"
+    script.write_text("import sys, pathlib\n"
+                      f"pathlib.Path({str(record)!r}).write_text(sys.argv[1])\n")
+    server = start_server(sample_dir, "--open",
+                          env={"BROWSER": f"{sys.executable} {script} %s"})
+    servers.append(server)
+    for _ in range(100):
+        if record.exists() and record.read_text():
+            break
+        time.sleep(0.1)
+    assert record.read_text() == server.url
+    assert raw_get(server, f"/?token={server.token}")[0] == 303
