@@ -153,16 +153,15 @@ def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
     def done(request: Request) -> Response:
         snap = session.snapshot()
         listing = session.assignment.listing(set(snap.mine), snap.others)
+        left = session.next_pair(snap)  # another judge may have undone a verdict
         return render("done.html", snap, last_url=pair_url(listing[-1]) if listing else None,
-                      next_url=None if session.next_pair(snap) is None
-                      else pair_url(session.next_pair(snap)))
+                      next_url=None if left is None else pair_url(left))
 
     def status(request: Request) -> Response:
         snap = session.snapshot()
         return JSONResponse({"judge": session.judge, "sample_id": sample.sample_id,
                              "progress": session.progress(snap),
-                             "next_pair": session.next_pair(snap),
-                             "log": str(session.log_path)})
+                             "next_pair": session.next_pair(snap)})
 
     routes = [Route("/", home, methods=["GET", "HEAD"]),
               Route("/pair/{pair_id}", pair_page, methods=["GET", "HEAD"]),

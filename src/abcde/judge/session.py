@@ -11,7 +11,6 @@ servers.
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -121,7 +120,3 @@ def start_session(sample: JudgeSample, judge: str, overlap: float) -> JudgeSessi
     except OSError as err:
         raise InputError(f"cannot read {Path(sample.directory) / LOG_NAME}: {err}") from None
 
-
-def counts(answered: Mapping[str, Mapping[str, str]]) -> dict[str, int]:
-    """Verdicts per judge."""
-    return {j: len(v) for j, v in answered.items()}

@@ -9,11 +9,11 @@ answer at the same moment counts too), over the three verdicts ``equivalent``,
 - raw agreement: for two judges the share of their common pairs with the same verdict;
   for more, the mean over pairs of the share of agreeing judge pairs (Fleiss's P̄);
 - Cohen's kappa (two judges): (p_o − p_e)/(1 − p_e), p_e from each judge's own
-  marginals (Cohen 1960);
+  marginals ([Cohen] in docs/method.md §0.2);
 - Fleiss' kappa (three or more): (P̄ − P̄_e)/(1 − P̄_e) with P_i = (Σ_j n_ij² − n_i)/
-  (n_i(n_i − 1)) and P̄_e = Σ_j p_j², p_j the share of all ratings in category j (Fleiss
-  1971); a pair answered by fewer than all judges enters with its own n_i ≥ 2. With every
-  judge on every pair this is Fleiss's statistic exactly.
+  (n_i(n_i − 1)) and P̄_e = Σ_j p_j², p_j the share of all ratings in category j
+  ([Fleiss]); a pair answered by fewer than all judges enters with its own n_i ≥ 2.
+  With every judge on every pair this is Fleiss's statistic exactly.
 
 Kappa is undefined (None) when chance agreement is 1 (every verdict the same).
 
