@@ -22,7 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from judge_support import EXAMPLES, Server, ideal, in_ci
+
+from .judge_support import EXAMPLES, Server, ideal, in_ci
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")

@@ -14,11 +14,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from judge_support import truth_verdict
 from sklearn.metrics import cohen_kappa_score
 
 from abcde.judge.questions import load_questions
 from abcde.quality.verdict_log import Event, append_event
+
+from .judge_support import truth_verdict
 
 OTHER = {"equivalent": "not_equivalent", "not_equivalent": "equivalent"}
 

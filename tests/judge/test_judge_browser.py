@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from judge_support import ARTIFACTS, Server, start_server, truth_verdict
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -24,6 +23,8 @@ from selenium.webdriver.support.ui import WebDriverWait
 
 from abcde.judge.assignment import overlap_pairs
 from abcde.judge.questions import load_questions
+
+from .judge_support import ARTIFACTS, Server, start_server, truth_verdict
 
 KEY = {"equivalent": "j", "not_equivalent": "k", "unknown": "u"}
 DIGIT = {"equivalent": "1", "not_equivalent": "2", "unknown": "3"}

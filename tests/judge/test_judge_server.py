@@ -16,7 +16,8 @@ import sys
 from pathlib import Path
 
 import pytest
-from judge_support import Server, start_server
+
+from .judge_support import Server, start_server
 
 
 def raw_get(server: Server, target: str, host: str | None = None) -> tuple[int, bytes]:

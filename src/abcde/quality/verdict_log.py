@@ -26,7 +26,6 @@ Reading (:class:`VerdictLog`): complete lines only, under a shared lock, increme
 
 from __future__ import annotations
 
-import fcntl
 import json
 import os
 from collections.abc import Iterator, Mapping, Sequence
@@ -91,8 +90,20 @@ def event_line(event: Event) -> bytes:
             + "\n").encode("utf-8")
 
 
+try:  # POSIX; on Windows (no fcntl) the lines are appended unlocked: one writer at a time
+    import fcntl
+
+    LOCK_EX, LOCK_SH = fcntl.LOCK_EX, fcntl.LOCK_SH
+except ImportError:  # pragma: no cover - not on the machines the tests run on
+    fcntl = None  # type: ignore[assignment]
+    LOCK_EX, LOCK_SH = 2, 1
+
+
 @contextmanager
 def _locked(fd: int, kind: int) -> Iterator[None]:
+    if fcntl is None:  # pragma: no cover
+        yield
+        return
     fcntl.flock(fd, kind)
     try:
         yield
@@ -106,9 +117,11 @@ def append_event(path: str | Path, event: Event) -> None:
     created = not os.path.exists(path)
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
-        with _locked(fd, fcntl.LOCK_EX):
+        with _locked(fd, LOCK_EX):
             size = os.fstat(fd).st_size
-            if size and os.pread(fd, 1, size - 1) != b"\n":
+            if size:
+                os.lseek(fd, size - 1, os.SEEK_SET)  # writes still go to the end (O_APPEND)
+            if size and os.read(fd, 1) != b"\n":
                 data = b"\n" + data  # close a line torn by a crash; readers skip it
             view = memoryview(data)
             while view:
@@ -187,7 +200,7 @@ class VerdictLog:
         """Read new complete lines; return the new events."""
         if not self.path.exists():
             return []
-        with self.path.open("rb") as f, _locked(f.fileno(), fcntl.LOCK_SH):
+        with self.path.open("rb") as f, _locked(f.fileno(), LOCK_SH):
             f.seek(self._offset)
             data = f.read()
         end = data.rfind(b"\n")
