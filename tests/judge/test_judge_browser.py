@@ -303,6 +303,7 @@ def test_two_judges_at_once_with_overlap_then_agreement(
             break
     assert page_pair(da) is None and page_pair(db) is None  # both on the done page
     assert "Nothing left for you to judge" in da.page_source
+    screenshot(da, "judge-done.png")
     lines = (sample_dir / "verdicts.jsonl").read_text().splitlines()
     assert all(json.loads(x) for x in lines)  # every line whole
     final = final_verdicts(sample_dir)
