@@ -25,8 +25,8 @@ from abcde.quality.verdict_log import (
     check_judge_name,
     current_verdicts,
     events_for_sample,
-    now,
     undo_target,
+    utc_now,
 )
 
 
@@ -100,7 +100,7 @@ class JudgeSession:
 
     def _append_locked(self, pid: str, verdict: str | None) -> None:
         q = self.sample.questions[pid]
-        self.log.append(Event(self.judge, pid, self.sample.sample_id, verdict, now(),
+        self.log.append(Event(self.judge, pid, self.sample.sample_id, verdict, utc_now(),
                               id_text(q.item_1), id_text(q.item_2)))
         self.refresh()
 

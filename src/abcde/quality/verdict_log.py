@@ -73,7 +73,27 @@ class Event:
 
 
 def check_judge_name(name: str) -> str:
-    """A judge's name as it goes into the log: 1–64 printable characters, trimmed."""
+    """A judge's name as it goes into the log.
+
+    Parameters
+    ----------
+    name : str
+        The name given (``--judge``).
+
+    Returns
+    -------
+    str
+        The name without surrounding spaces.
+
+    Raises
+    ------
+    InputError
+        When it is empty, longer than 64 characters or holds a control character.
+
+    References
+    ----------
+    docs/method.md §12.2.
+    """
     text = name.strip()
     if not text or len(text) > MAX_JUDGE_NAME or not text.isprintable():
         raise InputError(f"judge name {name!r}: give 1 to {MAX_JUDGE_NAME} printable "
@@ -81,11 +101,25 @@ def check_judge_name(name: str) -> str:
     return text
 
 
-def now() -> str:
+def utc_now() -> str:
+    """The time an event is stamped with: UTC, ISO 8601, milliseconds.
+
+    Parameters
+    ----------
+    None
+
+    Returns
+    -------
+    str
+
+    References
+    ----------
+    docs/method.md §12.2 (``time`` is for people; line order is the order of events).
+    """
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
-def event_line(event: Event) -> bytes:
+def _event_line(event: Event) -> bytes:
     return (json.dumps(event.record(), ensure_ascii=False, separators=(", ", ": "))
             + "\n").encode("utf-8")
 
@@ -112,8 +146,25 @@ def _locked(fd: int, kind: int) -> Iterator[None]:
 
 
 def append_event(path: str | Path, event: Event) -> None:
-    """Append one event durably (module docstring): exclusive lock, one write, fsync."""
-    data = event_line(event)
+    """Append one event durably: exclusive lock, one write, fsync (the module docstring).
+
+    Parameters
+    ----------
+    path : str or Path
+        The log file (created when missing; its directory entry is synced then too).
+    event : Event
+        The event; a retraction has ``verdict`` None.
+
+    Returns
+    -------
+    None
+        The line is on disk when this returns.
+
+    References
+    ----------
+    docs/method.md §12.2.
+    """
+    data = _event_line(event)
     created = not os.path.exists(path)
     fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
     try:
@@ -139,8 +190,27 @@ def append_event(path: str | Path, event: Event) -> None:
 
 
 def check_writable(directory: str | Path) -> None:
-    """Refuse (exit 2) a directory where the log cannot be appended to, before anyone
-    judges: the log itself if it exists, else a scratch file in the directory."""
+    """Refuse a directory where the log cannot be appended to, before anyone judges.
+
+    Parameters
+    ----------
+    directory : str or Path
+        The sample directory. The log is opened for appending if it exists; otherwise
+        a scratch file is created in the directory and removed.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    InputError
+        When that fails (exit 2, naming the file).
+
+    References
+    ----------
+    docs/method.md §12.2.
+    """
     d = Path(directory)
     path = d / LOG_NAME
     try:
@@ -160,7 +230,7 @@ def check_writable(directory: str | Path) -> None:
                               "fix its permissions).") from None
 
 
-def parse_event(obj: Any, line: int, where: str) -> Event:
+def _parse_event(obj: Any, line: int, where: str) -> Event:
     """An event from a decoded JSON line; a record that is not one is an error naming
     the line (a hand-edited log)."""
     if not isinstance(obj, dict):
@@ -217,7 +287,7 @@ class VerdictLog:
             except (UnicodeDecodeError, json.JSONDecodeError):
                 self.skipped.append(self._lines)
                 continue
-            new.append(parse_event(obj, self._lines, str(self.path)))
+            new.append(_parse_event(obj, self._lines, str(self.path)))
         self.events.extend(new)
         return new
 
@@ -234,15 +304,50 @@ class VerdictLog:
 
 
 def read_log(path: str | Path) -> VerdictLog:
-    """The whole log, read once."""
+    """The whole log, read once.
+
+    Parameters
+    ----------
+    path : str or Path
+        The log file (a missing file reads as empty).
+
+    Returns
+    -------
+    VerdictLog
+        With ``events`` in line order and ``skipped``: lines that are not JSON.
+
+    Raises
+    ------
+    InputError
+        On a JSON line that is not an event (naming the line).
+
+    References
+    ----------
+    docs/method.md §12.2.
+    """
     log = VerdictLog(Path(path))
     log.refresh()
     return log
 
 
 def current_verdicts(events: Sequence[Event]) -> dict[str, dict[str, Event]]:
-    """judge → pair_id → the judge's latest event with a verdict (retracted pairs are
-    left out): the state the log's events replay to."""
+    """The state the log's events replay to: each judge's current verdicts.
+
+    Parameters
+    ----------
+    events : sequence of Event
+        In line order.
+
+    Returns
+    -------
+    dict
+        judge → pair id → that judge's latest event of the pair, for the pairs whose
+        latest event is a verdict (retracted pairs are left out; judges with none too).
+
+    References
+    ----------
+    docs/method.md §12.2.
+    """
     out: dict[str, dict[str, Event]] = {}
     for e in events:
         mine = out.setdefault(e.judge, {})
@@ -254,9 +359,26 @@ def current_verdicts(events: Sequence[Event]) -> dict[str, dict[str, Event]]:
 
 
 def undo_target(events: Sequence[Event], judge: str) -> str | None:
-    """The pair whose verdict ``judge``'s undo retracts: that of the judge's latest
-    verdict event that is still the last event of its pair (a pair already retracted or
-    judged again later is not undone twice)."""
+    """The pair whose verdict the judge's undo retracts.
+
+    Parameters
+    ----------
+    events : sequence of Event
+        The log's events, in line order.
+    judge : str
+        Whose undo.
+
+    Returns
+    -------
+    str or None
+        The pair of the judge's latest verdict event that is still the last event of its
+        pair (a pair already retracted, or judged again later, is not undone twice);
+        None when the judge has nothing to undo.
+
+    References
+    ----------
+    docs/method.md §12.3.
+    """
     last: dict[str, Event] = {}
     for e in events:
         if e.judge == judge:
@@ -268,9 +390,24 @@ def undo_target(events: Sequence[Event], judge: str) -> str | None:
 
 
 def is_verdict_log(path: str | Path) -> bool:
-    """Whether a JSONL file is a verdict log (its first record has the log's keys), so
-    that ``--judgements DIR/verdicts.jsonl`` is replayed as a log, not read as a flat
-    judgement file."""
+    """Whether a JSONL file is a verdict log, so that ``--judgements DIR/verdicts.jsonl``
+    is replayed as a log and not read as a flat judgement file.
+
+    Parameters
+    ----------
+    path : str or Path
+        Any judgement file.
+
+    Returns
+    -------
+    bool
+        True for a ``.jsonl``/``.ndjson`` file whose first record has every key of a
+        log line (judge, pair_id, sample_id, verdict, time).
+
+    References
+    ----------
+    docs/method.md §12.2.
+    """
     p = Path(path)
     if p.suffix.lower() not in (".jsonl", ".ndjson") or not p.is_file():
         return False
@@ -286,8 +423,31 @@ def is_verdict_log(path: str | Path) -> bool:
 
 
 def events_for_sample(events: Sequence[Event], sample_id: str, where: str) -> None:
-    """Refuse a log with events of another sample (a sample re-drawn into the same
-    directory with ``--overwrite`` after judging began)."""
+    """Refuse a log with events of another sample (say, a sample drawn again into the
+    directory after judging began).
+
+    Parameters
+    ----------
+    events : sequence of Event
+        The events to check.
+    sample_id : str
+        This sample's id.
+    where : str
+        The log's name, for the message.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    InputError
+        Naming the other sample ids and the lines.
+
+    References
+    ----------
+    docs/method.md §12.2; §7.6 (sample ids).
+    """
     other = sorted({e.sample_id for e in events if e.sample_id != sample_id})
     if other:
         lines = [Shown(f"line {e.line}") for e in events if e.sample_id != sample_id]
@@ -308,9 +468,38 @@ class LoggedVerdicts:
 
 
 def logged_verdicts(path: str | Path, pairs: SamplePairs, sample_id: str) -> LoggedVerdicts:
-    """Replay the log, check every judge's current verdicts against the sample (pair
-    ids, item ids and sample id, as a judgement file is checked: docs/method.md §8.1),
-    measure agreement and resolve by majority (docs/method.md §12.4)."""
+    """The verdicts of a log for the estimate, and what the estimate reports of them.
+
+    Parameters
+    ----------
+    path : str or Path
+        The log.
+    pairs : SamplePairs
+        The sample's pairs: every judge's current verdicts are checked against them
+        (pair ids, item ids, sample id) as a judgement file is.
+    sample_id : str
+        The sample's id.
+
+    Returns
+    -------
+    LoggedVerdicts
+        ``verdicts``: pair id → verdict, every judge's current verdicts resolved by
+        majority; ``judging``: ``source``, ``events``, ``retractions``, ``judges``
+        (verdicts per judge), ``pairs``, ``agreement``
+        (:func:`abcde.quality.agreement.agreement`), ``contested_pairs``, ``ties``,
+        ``contested`` (up to 20 pair ids), ``resolution``, ``note`` (ABCDE §5.8) and
+        ``warnings`` (skipped lines).
+
+    Raises
+    ------
+    InputError
+        For an empty log, a line of another sample, or a verdict on a pair the sample
+        does not hold.
+
+    References
+    ----------
+    docs/method.md §12.2, §12.4; §8.1 (checks of a judgement file).
+    """
     where = str(path)
     log = read_log(path)
     if not log.events:
@@ -348,9 +537,23 @@ def _pair_order(pair_id: str) -> tuple[int, int | str]:
 
 
 def judging_lines(judging: Mapping[str, Any]) -> list[str]:
-    """The text of the ``judging`` section in ``abcde estimate``'s table output: where
-    the verdicts came from, agreement and contested pairs, and — beside the numbers —
-    that the intervals do not include the judges' uncertainty (ABCDE §5.8)."""
+    """The ``judging`` section as ``abcde estimate`` prints it.
+
+    Parameters
+    ----------
+    judging : mapping
+        The ``judging`` of :func:`logged_verdicts`.
+
+    Returns
+    -------
+    list of str
+        Where the verdicts came from, agreement and contested pairs, and — beside the
+        numbers — that the intervals do not include the judges' uncertainty.
+
+    References
+    ----------
+    docs/method.md §12.4; [ABCDE] §5.8.
+    """
     judges = judging["judges"]
     names = ", ".join(f"{j} {n:,}" for j, n in judges.items())
     lines = [f"verdicts from {judging['source']}: {len(judges)} judge"
