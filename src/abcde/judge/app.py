@@ -61,6 +61,21 @@ class PageOptions:
 
 
 def templates() -> jinja2.Environment:
+    """The page templates shipped in the package, autoescaped.
+
+    Parameters
+    ----------
+    None
+
+    Returns
+    -------
+    jinja2.Environment
+        Autoescape on, undefined names an error.
+
+    References
+    ----------
+    docs/method.md §12.1.
+    """
     env = jinja2.Environment(loader=jinja2.PackageLoader("abcde.judge", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
@@ -71,8 +86,23 @@ def templates() -> jinja2.Environment:
 
 
 def judge_csp(image_cols: Sequence[str]) -> str:
-    """The page's Content-Security-Policy: only its own script and style; images from
-    the web only when ``--image-col`` asks for them."""
+    """The page's Content-Security-Policy.
+
+    Parameters
+    ----------
+    image_cols : sequence of str
+        The ``--image-col`` attributes.
+
+    Returns
+    -------
+    str
+        Only the page's own script and style; images from the web (http, https) only
+        when ``image_cols`` is not empty.
+
+    References
+    ----------
+    docs/method.md §12.1.
+    """
     if not image_cols:
         return DEFAULT_CSP
     return DEFAULT_CSP.replace("img-src 'self'", "img-src 'self' http: https:")
@@ -80,7 +110,28 @@ def judge_csp(image_cols: Sequence[str]) -> str:
 
 def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
               options: PageOptions = PageOptions()) -> Starlette:
-    """The app for one judge on one sample, behind the token guard."""
+    """The app for one judge on one sample, behind the token guard.
+
+    Parameters
+    ----------
+    session : JudgeSession
+        The judge's round.
+    token : str
+        The secret every request must carry.
+    hosts : frozenset of str
+        The Host header values allowed (:func:`abcde.server.app.allowed_hosts`).
+    options : PageOptions
+        Image and link attributes, and whether to show the estimates panel.
+
+    Returns
+    -------
+    Starlette
+        The routes of the module docstring.
+
+    References
+    ----------
+    docs/method.md §12.
+    """
     env = templates()
     panel = EstimatesPanel(session.sample.directory) if options.show_estimates else None
     sample = session.sample

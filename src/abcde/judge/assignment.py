@@ -23,12 +23,61 @@ def _key(*parts: str) -> bytes:
 
 
 def judge_order(sample_id: str, judge: str, pair_ids: Sequence[str]) -> list[str]:
-    """The judge's stable shuffle of the pairs (module docstring)."""
+    """The judge's stable shuffle of the pairs.
+
+    Parameters
+    ----------
+    sample_id, judge : str
+        The sample and the judge.
+    pair_ids : sequence of str
+        The sample's pairs, in any order.
+
+    Returns
+    -------
+    list of str
+        The pairs by sha256(sample_id, judge, pair_id).
+
+    References
+    ----------
+    docs/method.md §12.3.
+
+    Examples
+    --------
+    >>> judge_order("s", "ana", ["1", "2", "3"]) == judge_order("s", "ana", ["3", "1", "2"])
+    True
+    """
     return sorted(pair_ids, key=lambda p: _key(sample_id, judge, p))
 
 
 def overlap_pairs(sample_id: str, pair_ids: Sequence[str], share: float) -> frozenset[str]:
-    """The round(share·n) pairs every judge sees (module docstring)."""
+    """The pairs every judge sees.
+
+    Parameters
+    ----------
+    sample_id : str
+        The sample.
+    pair_ids : sequence of str
+        Its pairs.
+    share : float
+        ``--overlap``, in [0, 1].
+
+    Returns
+    -------
+    frozenset of str
+        The round(share·n) pairs with the smallest sha256(sample_id, "overlap", pair_id):
+        the same for every judge, nested for growing shares.
+
+    References
+    ----------
+    docs/method.md §12.3.
+
+    Examples
+    --------
+    >>> ids = [str(k) for k in range(10)]
+    >>> len(overlap_pairs("s", ids, 0.3)), overlap_pairs("s", ids, 0.3) <= overlap_pairs(
+    ...     "s", ids, 0.5)
+    (3, True)
+    """
     if not 0.0 <= share <= 1.0:
         raise ValueError("overlap share must be in [0, 1]")
     count = round(share * len(pair_ids))

@@ -23,7 +23,28 @@ class Cell:
 
 
 def as_text(value: Any) -> str | None:
-    """A value as the page prints it; None for no value (null, blank, NaN)."""
+    """A value as the page prints it.
+
+    Parameters
+    ----------
+    value : any
+        An attribute value from the questions.
+
+    Returns
+    -------
+    str or None
+        Its text (whole floats without ".0", lists and objects as JSON); None for no
+        value (null, blank, NaN).
+
+    References
+    ----------
+    docs/method.md §12.3.
+
+    Examples
+    --------
+    >>> as_text(3.0), as_text(0.5), as_text(" "), as_text(float("nan")), as_text([1, "a"])
+    ('3', '0.5', None, None, '[1, "a"]')
+    """
     if value is None:
         return None
     if isinstance(value, float):
@@ -37,7 +58,28 @@ def as_text(value: Any) -> str | None:
 
 
 def web_url(text: str | None) -> str | None:
-    """``text`` if it is an absolute http(s) URL with a host, else None."""
+    """A value that may become an image or a link.
+
+    Parameters
+    ----------
+    text : str or None
+        The value's text.
+
+    Returns
+    -------
+    str or None
+        ``text`` when it is an absolute http(s) URL with a host and without spaces or
+        control characters (at most 4096 characters); None otherwise.
+
+    References
+    ----------
+    docs/method.md §12.1.
+
+    Examples
+    --------
+    >>> web_url("https://a.example/x.png"), web_url("javascript:alert(1)"), web_url("//a/b")
+    ('https://a.example/x.png', None, None)
+    """
     if text is None or len(text) > MAX_URL:
         return None
     url = text.strip()
@@ -53,7 +95,25 @@ def web_url(text: str | None) -> str | None:
 
 
 def cell(value: Any, kind: str = "text") -> Cell:
-    """A Cell for a value of an attribute shown as ``kind`` (text, image or link)."""
+    """How one value is shown.
+
+    Parameters
+    ----------
+    value : any
+        The value.
+    kind : str
+        "text", or "image"/"link" for ``--image-col``/``--link-col`` attributes.
+
+    Returns
+    -------
+    Cell
+        "empty" for no value; "image" or "link" only for a web URL
+        (:func:`web_url`); "text" otherwise.
+
+    References
+    ----------
+    docs/method.md §12.1, §12.3.
+    """
     text = as_text(value)
     if text is None:
         return Cell("empty", "")
@@ -65,5 +125,24 @@ def cell(value: Any, kind: str = "text") -> Cell:
 
 
 def differs(a: Any, b: Any) -> bool:
-    """Whether two values of an attribute differ as the page shows them."""
+    """Whether two values of an attribute differ as the page shows them.
+
+    Parameters
+    ----------
+    a, b : any
+        The two items' values.
+
+    Returns
+    -------
+    bool
+
+    References
+    ----------
+    docs/method.md §12.3.
+
+    Examples
+    --------
+    >>> differs(1, 1.0), differs(None, ""), differs("a", "b")
+    (False, False, True)
+    """
     return as_text(a) != as_text(b)

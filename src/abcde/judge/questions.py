@@ -52,8 +52,30 @@ class JudgeSample:
 
 
 def load_questions(directory: str | Path) -> JudgeSample:
-    """Read and check a sample directory; every problem is an InputError (exit 2) naming
-    the file and what to do."""
+    """The questions of a sample directory, checked.
+
+    Parameters
+    ----------
+    directory : str or Path
+        Written by ``abcde sample-pairs --out``: manifest.json and questions.jsonl (or
+        questions.csv).
+
+    Returns
+    -------
+    JudgeSample
+        The sample id, the population, the questions by pair id and the attribute names.
+
+    Raises
+    ------
+    InputError
+        For a directory that is not a pair sample, has no questions or no pair to judge,
+        or whose questions belong to another sample or repeat a pair id (exit 2, naming
+        the file and what to do).
+
+    References
+    ----------
+    docs/method.md §7.6 (the questions), §12.3.
+    """
     d = Path(directory)
     if not d.is_dir():
         raise InputError(f"{d} is not a directory", hint=SAMPLE_HINT)
@@ -140,8 +162,32 @@ def _attribute_names(record: Mapping[str, Any]) -> list[str]:
 
 
 def resolve_columns(sample: JudgeSample, names: Sequence[str], option: str) -> tuple[str, ...]:
-    """Attribute names given to ``--image-col``/``--link-col`` (comma lists allowed; the
-    ``attr_`` prefix the sample may have added is optional), checked."""
+    """Attribute names given to ``--image-col``/``--link-col``, checked.
+
+    Parameters
+    ----------
+    sample : JudgeSample
+        The sample.
+    names : sequence of str
+        As given: repeated options, or comma-separated; the ``attr_`` prefix the sample
+        adds to a clashing name is optional.
+    option : str
+        The option's name, for the message.
+
+    Returns
+    -------
+    tuple of str
+        The attribute names as the questions spell them, without repeats.
+
+    Raises
+    ------
+    InputError
+        For a name the questions do not have (listing those they have).
+
+    References
+    ----------
+    docs/method.md §12.3.
+    """
     out = []
     for given in names:
         for name in (n.strip() for n in given.split(",")):

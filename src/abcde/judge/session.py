@@ -112,7 +112,31 @@ class JudgeSession:
 
 
 def start_session(sample: JudgeSample, judge: str, overlap: float) -> JudgeSession:
-    """A session, with the log's problems as clean errors before the server starts."""
+    """A judge's session, with the log's problems as clean errors before the server
+    starts.
+
+    Parameters
+    ----------
+    sample : JudgeSample
+        The sample.
+    judge : str
+        The judge's name.
+    overlap : float
+        ``--overlap``.
+
+    Returns
+    -------
+    JudgeSession
+
+    Raises
+    ------
+    InputError
+        For a bad judge name, a log of another sample or an unreadable log.
+
+    References
+    ----------
+    docs/method.md §12.2, §12.3.
+    """
     try:
         return JudgeSession(sample, judge, overlap)
     except InputError:

@@ -68,9 +68,31 @@ class Guard:
 
 
 def allowed_hosts(host: str, port: int) -> frozenset[str]:
-    """The Host header values a request may carry for a server bound to host:port.
-    On loopback the usual names of loopback are accepted too; a server bound to every
-    interface (0.0.0.0, ::) accepts any host name (the token still guards it)."""
+    """The ``Host`` header values a request may carry (the guard refuses others).
+
+    Parameters
+    ----------
+    host : str
+        The address the server is bound to.
+    port : int
+        Its port.
+
+    Returns
+    -------
+    frozenset of str
+        ``host`` and ``host:port``; on loopback also localhost, 127.0.0.1 and [::1]
+        (with and without the port); ``{"*"}`` (any) for a server bound to every
+        interface (0.0.0.0, ::), where the token alone guards it.
+
+    References
+    ----------
+    docs/method.md §12.1 (DNS rebinding).
+
+    Examples
+    --------
+    >>> sorted(allowed_hosts("127.0.0.1", 8000))[:3]
+    ['127.0.0.1', '127.0.0.1:8000', '[::1]']
+    """
     names = {host}
     if host in LOOPBACK_NAMES or host.startswith("127."):
         names |= set(LOOPBACK_NAMES)
@@ -168,8 +190,26 @@ class GuardMiddleware:
 
 def create_app(routes: Sequence[BaseRoute], guard: Guard,
                static: Mapping[str, tuple[bytes, str]] | None = None) -> Starlette:
-    """A Starlette app with ``routes`` behind the guard, plus ``GET /static/{name}`` for
-    the fixed ``static`` map (name → (content, media type))."""
+    """A Starlette app behind the guard.
+
+    Parameters
+    ----------
+    routes : sequence of Route
+        The app's routes.
+    guard : Guard
+        The token, the allowed hosts, the body limit and the Content-Security-Policy.
+    static : mapping, optional
+        name → (content, media type), served at ``GET /static/{name}``; any other name
+        is 404 (no path from a request reaches the file system).
+
+    Returns
+    -------
+    Starlette
+
+    References
+    ----------
+    docs/method.md §12.1.
+    """
     all_routes = list(routes)
     if static:
         files = dict(static)
@@ -191,8 +231,27 @@ MEDIA_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; chars
 
 def package_files(package: str, folder: str, names: Iterable[str]) -> dict[str, tuple[bytes,
                                                                                       str]]:
-    """The static map of files ``names`` of ``package``/``folder`` (read once; an
-    unknown suffix is refused, so nothing is served with a guessed type)."""
+    """The static map of files shipped inside a package, read once at start-up.
+
+    Parameters
+    ----------
+    package : str
+        The package, e.g. ``"abcde.judge"``.
+    folder : str
+        Its folder of static files.
+    names : iterable of str
+        The files to serve; a suffix without a known media type is refused (KeyError),
+        so nothing is served with a guessed type.
+
+    Returns
+    -------
+    dict
+        name → (bytes, media type), for :func:`create_app`.
+
+    References
+    ----------
+    docs/method.md §12.1.
+    """
     root = resources.files(package).joinpath(folder)
     out = {}
     for name in names:
@@ -202,9 +261,30 @@ def package_files(package: str, folder: str, names: Iterable[str]) -> dict[str, 
 
 
 async def read_form(request: Request, fields: Sequence[str]) -> dict[str, str]:
-    """The ``application/x-www-form-urlencoded`` body of a POST as field → value, only
-    ``fields``, each given at most once, UTF-8 (400 otherwise; 415 for another type;
-    the guard limits the size). Parsed here: no multipart parser is needed."""
+    """The form body of a POST, parsed here (no multipart parser is needed).
+
+    Parameters
+    ----------
+    request : Request
+        A POST with an ``application/x-www-form-urlencoded`` UTF-8 body (the guard
+        limits its size); an empty body is accepted when no field is asked for.
+    fields : sequence of str
+        The fields to return; each may be given at most once.
+
+    Returns
+    -------
+    dict
+        field → value, for the fields present.
+
+    Raises
+    ------
+    HTTPException
+        415 for another content type, 400 for a malformed body or a repeated field.
+
+    References
+    ----------
+    docs/method.md §12.1.
+    """
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
     body = await request.body()
     if not body and not fields:

@@ -25,11 +25,46 @@ DEFAULT_HOST = "127.0.0.1"
 
 
 def new_token() -> str:
-    """A fresh secret for one server run: 32 random bytes, URL-safe."""
+    """A fresh secret for one server run.
+
+    Parameters
+    ----------
+    None
+
+    Returns
+    -------
+    str
+        32 random bytes from :mod:`secrets`, URL-safe base64 (43 characters).
+
+    References
+    ----------
+    docs/method.md §12.1.
+    """
     return secrets.token_urlsafe(32)
 
 
 def is_loopback(host: str) -> bool:
+    """Whether an address to listen on is loopback (only this machine can connect).
+
+    Parameters
+    ----------
+    host : str
+        A host name or IP address.
+
+    Returns
+    -------
+    bool
+        True for ``localhost`` and 127.0.0.0/8, ::1.
+
+    References
+    ----------
+    docs/method.md §12.1.
+
+    Examples
+    --------
+    >>> is_loopback("127.0.0.1"), is_loopback("::1"), is_loopback("0.0.0.0")
+    (True, True, False)
+    """
     if host == "localhost":
         return True
     try:
@@ -39,7 +74,30 @@ def is_loopback(host: str) -> bool:
 
 
 def bind(host: str = DEFAULT_HOST, port: int = 0) -> socket.socket:
-    """A listening TCP socket on host:port (port 0: a free one chosen by the OS)."""
+    """A listening TCP socket, bound before the server starts.
+
+    Parameters
+    ----------
+    host : str
+        The address (default 127.0.0.1).
+    port : int
+        The port; 0 lets the operating system pick a free one.
+
+    Returns
+    -------
+    socket.socket
+        Bound and listening; hand it to :func:`serve`.
+
+    Raises
+    ------
+    InputError
+        When the port is not a port, is in use or needs privileges, or the host is not
+        an address of this machine (exit 2 with what to do).
+
+    References
+    ----------
+    docs/method.md §12.1.
+    """
     if not 0 <= port <= 65535:
         raise InputError(f"--port {port} is not a TCP port (0-65535; 0 or no --port: a "
                          "free one)")
@@ -74,7 +132,26 @@ def bind(host: str = DEFAULT_HOST, port: int = 0) -> socket.socket:
 
 
 def url_of(sock: socket.socket, path: str = "/", token: str | None = None) -> str:
-    """http://host:port/path?token=… for a bound socket."""
+    """The address of a bound socket.
+
+    Parameters
+    ----------
+    sock : socket.socket
+        A bound socket.
+    path : str
+        The path.
+    token : str, optional
+        Appended as ``?token=…``.
+
+    Returns
+    -------
+    str
+        ``http://host:port/path?token=…`` (IPv6 hosts in brackets).
+
+    References
+    ----------
+    docs/method.md §12.1.
+    """
     host, port = sock.getsockname()[:2]
     shown = f"[{host}]" if ":" in host else host
     query = f"?token={token}" if token else ""
@@ -83,10 +160,29 @@ def url_of(sock: socket.socket, path: str = "/", token: str | None = None) -> st
 
 def serve(app: Any, sock: socket.socket, *, open_url: str | None = None,
           on_started: Callable[[], None] | None = None) -> None:
-    """Run ``app`` on the bound ``sock`` with uvicorn until Ctrl-C (SIGINT) or SIGTERM,
-    then return after a graceful shutdown. ``open_url``: opened in the default browser
-    (``webbrowser``) once the server accepts connections; ``on_started`` is called then
-    too. Access logs are off: request lines would carry the token."""
+    """Serve an app with uvicorn until Ctrl-C (SIGINT) or SIGTERM, then return after a
+    graceful shutdown. Access logs are off: request lines would carry the token.
+
+    Parameters
+    ----------
+    app : ASGI application
+        Usually from :func:`abcde.server.app.create_app`.
+    sock : socket.socket
+        From :func:`bind`; closed on return.
+    open_url : str, optional
+        Opened in the default browser (:mod:`webbrowser`, which honours ``$BROWSER``)
+        once the server accepts connections.
+    on_started : callable, optional
+        Called once the server accepts connections.
+
+    Returns
+    -------
+    None
+
+    References
+    ----------
+    docs/method.md §12.1.
+    """
     import uvicorn
 
     config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="off",
