@@ -36,7 +36,8 @@ def estimate_cmd(sample_dir: str, judgements: str | None, truth: str | None, ite
     """Is the Experiment better? ΔPrecision, Good/Bad rates, distances and indexes with
     standard errors and confidence intervals from a judged pair sample. Without
     --judgements or --truth, the verdicts of `abcde judge` (SAMPLE_DIR/verdicts.jsonl)."""
-    from abcde.quality.estimate import estimate, render_table
+    from abcde.quality.estimate import estimate
+    from abcde.quality.wording import render_table
 
     if judgements is not None and truth is not None:
         raise click.UsageError("give one of --judgements and --truth, not both")
