@@ -10,7 +10,6 @@ file is preferred (it keeps numbers and text apart); the CSV is the fallback.
 
 from __future__ import annotations
 
-import csv
 import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from abcde.errors import InputError, Shown
+from abcde.inputs.records import read_records
 from abcde.quality.judgements import id_text
 from abcde.sampling.manifest import sample_id
 
@@ -126,30 +126,16 @@ def load_questions(directory: str | Path) -> JudgeSample:
 
 
 def _read_records(d: Path) -> tuple[list[tuple[int, Mapping[str, Any]]], str]:
-    jsonl, csv_path = d / "questions.jsonl", d / "questions.csv"
-    records: list[tuple[int, Mapping[str, Any]]] = []
-    try:
-        if jsonl.is_file():
-            with jsonl.open(encoding="utf-8-sig") as f:
-                for n, line in enumerate(f, start=1):
-                    if not line.strip():
-                        continue
-                    obj = json.loads(line)
-                    if not isinstance(obj, dict):
-                        raise InputError(f"{jsonl}: line {n} is not a JSON object")
-                    records.append((n, obj))
-            return records, str(jsonl)
-        if csv_path.is_file():
-            with csv_path.open(newline="", encoding="utf-8-sig") as f:
-                reader = csv.DictReader(f)
-                records = [(reader.line_num, {k.strip(): (v if v != "" else None)
-                                              for k, v in row.items() if k is not None})
-                           for row in reader]
-            return records, str(csv_path)
-    except json.JSONDecodeError as err:
-        raise InputError(f"{jsonl}: line {err.lineno} is not JSON ({err.msg})") from None
-    except (OSError, UnicodeDecodeError, csv.Error) as err:
-        raise InputError(f"cannot read the questions of {d}: {err}", hint=SAMPLE_HINT) from None
+    """The question rows of questions.jsonl, else questions.csv (blank CSV values are
+    None), read by the one reader of record files."""
+    for name in ("questions.jsonl", "questions.csv"):
+        path = d / name
+        if path.is_file():
+            records = read_records(path, what="questions file")
+            rows = records.rows if records.jsonl else [
+                (line, {k: (v if v != "" else None) for k, v in row.items()})
+                for line, row in records.rows]
+            return rows, str(path)
     raise InputError(f"{d} has no questions.jsonl or questions.csv", hint=SAMPLE_HINT)
 
 
