@@ -161,7 +161,7 @@ def browser_factory(tmp_path: Path) -> Iterator[object]:
         options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
         driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)),
                                   options=options)
-        driver.set_page_load_timeout(30)
+        driver.set_page_load_timeout(90)
         drivers.append(driver)
         return driver
 

@@ -63,7 +63,7 @@ class Server:
         if self.proc.poll() is None:
             self.proc.send_signal(sig)
             try:
-                self.proc.wait(timeout=20)
+                self.proc.wait(timeout=60)
             except subprocess.TimeoutExpired:
                 self.proc.kill()
                 self.proc.wait(timeout=10)
@@ -71,7 +71,7 @@ class Server:
         return "".join(self.output) + (rest or "")
 
 
-def start_server(directory: Path, *args: str, timeout: float = 60.0,
+def start_server(directory: Path, *args: str, timeout: float = 180.0,
                  env: dict[str, str] | None = None) -> Server:
     """Start `python -m abcde judge DIR ARGS…` and wait for the URL it prints."""
     proc = subprocess.Popen([sys.executable, "-m", "abcde", "judge", str(directory), *args],

@@ -49,8 +49,8 @@ def press(d: Any, key: str, navigates: bool = True) -> None:
     old = d.find_element(By.TAG_NAME, "html")
     ActionChains(d).send_keys(key).perform()
     if navigates:
-        WebDriverWait(d, 20).until(EC.staleness_of(old))
-        WebDriverWait(d, 20).until(
+        WebDriverWait(d, 60).until(EC.staleness_of(old))
+        WebDriverWait(d, 60).until(
             lambda drv: drv.execute_script("return document.readyState") == "complete")
 
 
@@ -336,8 +336,8 @@ def test_the_page_images_links_highlights_and_estimates_panel(
     images = d.find_elements(By.CSS_SELECTOR, "table.items img")
     assert len(images) == 2
     for img in images:  # served by the loopback image server, really loaded
-        assert d.execute_script("return arguments[0].complete && "
-                                "arguments[0].naturalWidth", img) == 160
+        WebDriverWait(d, 60).until(lambda drv, img=img: drv.execute_script(
+            "return arguments[0].complete && arguments[0].naturalWidth", img) == 160)
     links = d.find_elements(By.CSS_SELECTOR, "table.items a[href^='https://images.example/']")
     assert len(links) == 2
     assert all(a.get_attribute("rel") == "noopener noreferrer" for a in links)
