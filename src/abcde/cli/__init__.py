@@ -12,7 +12,7 @@ import sys
 
 import click
 
-from abcde.cli import evaluate, impact, judge, quality, sampling, warehouse
+from abcde.cli import evaluate, impact, judge, quality, report, sampling, warehouse
 from abcde.version import __version__
 
 
@@ -27,6 +27,6 @@ def main(debug: bool, verbose: bool) -> None:
                             format="%(name)s: %(message)s", stream=sys.stderr)
 
 
-for _module in (impact, evaluate, sampling, quality, judge, warehouse):
+for _module in (impact, evaluate, sampling, quality, judge, report, warehouse):
     for _command in _module.COMMANDS:
         main.add_command(_command)

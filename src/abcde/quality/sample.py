@@ -85,6 +85,7 @@ class ClassTally:
             "factor": self.factor,
             "equivalent_pairs": self.equivalent_pairs,
             "not_equivalent_pairs": self.not_equivalent_pairs,
+            "unknown_pairs": self.sampled_pairs - self.judged_pairs,
         }
 
 
