@@ -1,10 +1,7 @@
 """Fixtures for `abcde judge`: a pair sample of the example data with image and link
 attributes (thumbnails served on loopback by a tiny static server, so that nothing
-leaves the machine), a judge played by the examples' ideal clustering, the real server
-started as a subprocess, and headless Debian Chromium driven by Selenium.
-
-Browser tests FAIL in CI (environment variable CI set, as `.ci/run` does) when Chromium
-or its driver is missing and skip locally, like the engine fixtures of tests/conftest.py.
+leaves the machine), a judge played by the examples' ideal clustering and the real server
+started as a subprocess. Headless Chromium (`browser_factory`) is in tests/conftest.py.
 """
 
 from __future__ import annotations
@@ -16,18 +13,13 @@ import hashlib
 import http.server
 import shutil
 import signal
-import tempfile
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from .judge_support import EXAMPLES, Server, ideal, in_ci
-
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMEDRIVER = Path("/usr/bin/chromedriver")
-
+from .judge_support import EXAMPLES, Server, ideal
 
 # --------------------------------------------------------------------------- #
 # The sample
@@ -115,60 +107,3 @@ def servers() -> Iterator[list[Server]]:
         for s in started:
             with contextlib.suppress(Exception):
                 s.stop(signal.SIGKILL)
-
-
-# --------------------------------------------------------------------------- #
-# The browser
-# --------------------------------------------------------------------------- #
-
-def _browser_missing() -> str | None:
-    try:
-        import selenium  # noqa: F401
-    except ImportError:
-        return "selenium is not installed (pip install 'abcde[dev]')"
-    for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
-        if not path.exists():
-            return f"{path} not found; apt-get install {package}"
-    return None
-
-
-@pytest.fixture
-def browser_factory(tmp_path: Path) -> Iterator[object]:
-    """Makes headless Chromium sessions (Debian's /usr/bin/chromium and chromedriver:
-    Selenium Manager never downloads anything); all quit at the end."""
-    missing = _browser_missing()
-    if missing:
-        if in_ci():
-            pytest.fail(f"{missing} (CI is set: browser tests must run; .ci/run installs "
-                        "chromium and chromium-driver)")
-        pytest.skip(missing)
-    from selenium import webdriver
-    from selenium.webdriver.chrome.service import Service
-
-    drivers: list[webdriver.Chrome] = []
-
-    def make() -> webdriver.Chrome:
-        options = webdriver.ChromeOptions()
-        options.binary_location = str(CHROMIUM)
-        profile = tempfile.mkdtemp(prefix="chrome-", dir=tmp_path)
-        for arg in ("--headless=new", "--no-sandbox", "--disable-gpu",
-                    "--disable-dev-shm-usage", "--disable-background-networking",
-                    "--disable-component-update", "--disable-sync", "--disable-quic",
-                    "--disable-default-apps", "--disable-extensions", "--no-first-run",
-                    "--no-default-browser-check", "--window-size=1280,900",
-                    f"--user-data-dir={profile}"):
-            options.add_argument(arg)
-        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
-        driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)),
-                                  options=options)
-        driver.set_page_load_timeout(90)
-        drivers.append(driver)
-        return driver
-
-    try:
-        yield make
-    finally:
-        for d in drivers:
-            with contextlib.suppress(Exception):
-                d.quit()
-

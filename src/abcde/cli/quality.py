@@ -28,8 +28,9 @@ from abcde.text import to_json
               help="kirchner: the paper's Case I SE (ABCDE §5.8); pair_clustered adds "
               "the variance of which pairs got a verdict. Identical when every pair is "
               "judged; with unknowns Case I under-covers.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
-              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]),
+              default="table", show_default=True, help="What to print on stdout (html: the "
+              "page of `abcde report`; needs abcde[report]).")
 @handle_errors
 def estimate_cmd(sample_dir: str, judgements: str | None, truth: str | None, item_col: str,
                  cluster_col: str, confidence: float, se_method: str, fmt: str) -> None:
@@ -45,6 +46,11 @@ def estimate_cmd(sample_dir: str, judgements: str | None, truth: str | None, ite
         raise click.BadParameter("must be in (0, 1)", param_hint="--confidence")
     doc = estimate(sample_dir, judgements=judgements, truth=truth, item_col=item_col,
                    cluster_col=cluster_col, confidence=confidence, se_method=se_method)
+    if fmt == "html":
+        from abcde.report.build import report_html
+
+        click.echo(report_html(estimate=doc))
+        return
     click.echo(to_json(doc) if fmt == "json" else render_table(doc))
 
 
@@ -62,8 +68,9 @@ def estimate_cmd(sample_dir: str, judgements: str | None, truth: str | None, ite
               help="Share of pairs the judges are expected to answer 'unknown'.")
 @click.option("--strata-allocation", default=None,
               help="Simulate stratified samples: proportional, equal or a fraction.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
-              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]),
+              default="table", show_default=True, help="What to print on stdout (html: the "
+              "page of `abcde report`; needs abcde[report]).")
 @handle_errors
 def simulate_cmd(base: str, exp: str, truth: str, weights: str | None, item_col: str,
                  cluster_col: str, weight_col: str, missing_weight: float | None,
@@ -85,6 +92,11 @@ def simulate_cmd(base: str, exp: str, truth: str, weights: str | None, item_col:
                    stratify=strata_allocation, item_col=item_col, cluster_col=cluster_col,
                    weight_col=weight_col, missing_weight=missing_weight, db=db,
                    memory_limit=memory_limit, threads=threads)
+    if fmt == "html":
+        from abcde.report.build import report_html
+
+        click.echo(report_html(simulate=doc))
+        return
     click.echo(to_json(doc) if fmt == "json" else render_table(doc))
 
 
