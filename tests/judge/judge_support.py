@@ -74,9 +74,17 @@ class Server:
 def start_server(directory: Path, *args: str, timeout: float = 180.0,
                  env: dict[str, str] | None = None) -> Server:
     """Start `python -m abcde judge DIR ARGS…` and wait for the URL it prints."""
-    proc = subprocess.Popen([sys.executable, "-m", "abcde", "judge", str(directory), *args],
+    return start_command(["judge", str(directory), *args], directory.parent,
+                         timeout=timeout, env=env)
+
+
+def start_command(args: list[str], cwd: Path, *, timeout: float = 180.0,
+                  env: dict[str, str] | None = None) -> Server:
+    """Start `python -m abcde ARGS…` (a command that serves a page: `judge`, `explore
+    --serve`) and wait for the URL it prints."""
+    proc = subprocess.Popen([sys.executable, "-m", "abcde", *args],
                             stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
-                            cwd=str(directory.parent), env={**os.environ, **(env or {})})
+                            cwd=str(cwd), env={**os.environ, **(env or {})})
     lines: list[str] = []
     found: list[str] = []
 
@@ -95,5 +103,5 @@ def start_server(directory: Path, *args: str, timeout: float = 180.0,
     if not found:
         proc.kill()
         proc.wait()
-        raise AssertionError(f"abcde judge did not print its URL: {''.join(lines)}")
+        raise AssertionError(f"abcde {args[0]} did not print its URL: {''.join(lines)}")
     return Server(proc, found[0], lines)
