@@ -6,7 +6,7 @@ reaches the query only as a validated column name or a bound parameter
 ====================  =======================================================
 GET  /                the form and, for its query, the top groups
 GET  /api/groups      the same groups as JSON (explore's document)
-GET  /static/{name}   explore.css
+GET  /static/{name}   explore.css, favicon.svg
 ====================  =======================================================
 """
 
@@ -153,7 +153,7 @@ def explore_app(sample: str | Path, token: str, hosts: frozenset[str]) -> Starle
     columns = sample_columns(path)
     attributes = [c for c in columns if c not in SAMPLE_COLUMNS]
     env = _templates()
-    static = package_files("abcde.explorer", "static", ("explore.css",))
+    static = package_files("abcde.explorer", "static", ("explore.css", "favicon.svg"))
 
     def run(query: Query) -> dict[str, Any]:
         return explore(path, query.group_by, metric=query.metric, top=query.top,
@@ -172,7 +172,8 @@ def explore_app(sample: str | Path, token: str, hosts: frozenset[str]) -> Starle
             token=token, sample=path.name, columns=columns, attributes=attributes,
             metrics=IMPACT_METRICS, ops=list(FILTER_OPS), query=query, doc=doc,
             error=error, biggest=biggest, max_filters=MAX_FILTERS,
-            css=f"/static/explore.css?{urlencode({'token': token})}")
+            css=f"/static/explore.css?{urlencode({'token': token})}",
+            icon=f"/static/favicon.svg?{urlencode({'token': token})}")
         return HTMLResponse(html, status_code=400 if error else 200)
 
     async def groups(request: Request) -> Response:
