@@ -78,3 +78,21 @@ def test_report_renders_offline_with_the_json_numbers(parts: tuple[str, ...],
     screenshot(d, name)
     if len(parts) > 1:
         screenshot(d, "report-top.png", height=1500)
+
+
+def test_a_request_would_be_refused_and_seen(docs: dict[str, Path], tmp_path: Path,
+                                             browser_factory: Any) -> None:
+    """The checks above can fail: a request the page tried would be refused by its
+    Content-Security-Policy and logged to the console."""
+    out = tmp_path / "report.html"
+    cli("report", "--impact", str(docs["impact"]), "--out", str(out))
+    d = browser_factory()
+    open_report(d, out)
+    assert d.get_log("browser") == []
+    d.execute_script("const i = new Image(); i.src = 'http://127.0.0.1:9/x.png';"
+                     "document.body.appendChild(i); fetch('https://cdn.example/x.js')"
+                     ".catch(() => {});")
+    seen: list[dict[str, Any]] = []
+    WebDriverWait(d, 30).until(lambda drv: seen.extend(drv.get_log("browser")) or seen)
+    assert "Content Security Policy" in " ".join(e["message"] for e in seen)
+    assert requests_made(d) == []
