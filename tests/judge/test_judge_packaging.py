@@ -1,5 +1,6 @@
-"""The wheel ships the judging page's templates and static files, and the installed copy
-(not the source tree) serves them."""
+"""The wheel ships the judging page's templates and static files (and those of the
+report and the exploration page), and the installed copy (not the source tree) serves
+them."""
 
 from __future__ import annotations
 
@@ -19,8 +20,11 @@ def test_wheel_ships_templates_and_static_files(tmp_path: Path) -> None:
                     "-q", "-w", str(dist), str(ROOT)], check=True)
     wheel = next(dist.glob("abcde-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
-    shipped = {str(p.relative_to(ROOT / "src")) for folder in ("templates", "static")
-               for p in (PACKAGE / folder).iterdir()}
+    shipped = {str(p.relative_to(ROOT / "src"))
+               for package in (PACKAGE, PACKAGE.parent / "report", PACKAGE.parent / "explorer")
+               for folder in ("templates", "static") if (package / folder).is_dir()
+               for p in (package / folder).iterdir()}
+    assert "abcde/report/templates/report.html" in shipped
     assert shipped and shipped <= names, shipped - names
 
     target = tmp_path / "site"

@@ -91,3 +91,18 @@ def test_one_plotly_bundle_and_nothing_loaded_from_outside(docs: dict[str, Path]
     policy = html.unescape(csp.group(1)) if csp else ""
     assert "default-src 'none'" in policy and "http" not in policy
     json.loads(re.search(r'id="abcde-figures">(.*?)</script>', page, re.S).group(1))
+
+
+def test_format_html_on_impact_and_evaluate(docs: dict[str, Path]) -> None:
+    """`--format html` prints the page of `abcde report` for the command's own result."""
+    from .conftest import EXAMPLES, INPUTS, cli
+    from .report_support import figures
+
+    page = cli("impact", *INPUTS, "--format", "html")
+    assert page.startswith("<!DOCTYPE html>")
+    doc = json.loads(cli("impact", *INPUTS, "--format", "json"))
+    split = figures(page)["impact-split-merge"]["data"][0]
+    assert split["x"] == [doc["overall"]["split_distance"]]
+    page = cli("evaluate", "--truth", str(EXAMPLES / "truth.csv"), "--actual",
+               str(EXAMPLES / "exp.csv"), "--format", "html")
+    assert "evaluate-runs" in figures(page)
