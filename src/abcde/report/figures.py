@@ -317,10 +317,11 @@ def estimate_section(doc: Mapping[str, Any], source: str = "sample") -> Section:
                                 f"The exact {label} (diamond) and the estimated good and bad "
                                 "parts that add up to it, with intervals.", _json(fig)))
     unavailable = doc.get("unavailable") or {}
-    if unavailable:
-        s.notes.append("not available from this sample: " + "; ".join(
-            f"{METRICS[k].label if k in METRICS else k} ({why})"
-            for k, why in unavailable.items()))
+    by_reason: dict[str, list[str]] = {}
+    for k, why in unavailable.items():
+        by_reason.setdefault(str(why), []).append(METRICS[k].label if k in METRICS else k)
+    for why, labels in by_reason.items():
+        s.notes.append(f"not available from this sample: {', '.join(labels)} — {why}")
 
     slices = doc.get("slices") or []
     if slices:
