@@ -70,14 +70,30 @@ def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str |
               help="Example items per group.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
+@click.option("--serve", is_flag=True, help="Explore in the browser instead: a local page "
+              "(like `abcde judge`: a secret token, loopback) to filter, group and rank.")
+@click.option("--port", type=int, default=0, show_default="a free port",
+              help="With --serve: the port.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="With --serve: the address to listen on.")
+@click.option("--open", "open_browser", is_flag=True,
+              help="With --serve: open the page in your default browser.")
 @handle_errors
 def explore_cmd(sample: str, db: str | None, group_by: str, where: str | None, metric: str,
-                top: int, examples: int, fmt: str) -> None:
+                top: int, examples: int, fmt: str, serve: bool = False, port: int = 0,
+                host: str = "127.0.0.1", open_browser: bool = False) -> None:
     """Top groups of an item sample by estimated contribution to METRIC(T)
-    (ABCDE §4.1.1). SAMPLE: the sample file (.parquet/.csv, also a warehouse table
-    exported), or with --db a table of that database."""
+    (ABCDE §4.1.1); with --serve, the same in the browser. SAMPLE: the sample file
+    (.parquet/.csv, also a warehouse table exported), or with --db a table of that
+    database."""
     from abcde.sampling.explore import explore
 
+    if serve:
+        if db is not None:
+            raise click.UsageError("--serve reads a sample file: export the table (COPY ... "
+                                   "TO 'sample.parquet') and give its path, without --db")
+        _serve_explore(sample, port, host, open_browser)
+        return
     if db is None and not Path(sample).is_file():
         raise click.BadParameter(f"file {sample!r} does not exist (give --db to read a "
                                  "table)", param_hint="SAMPLE")
@@ -95,6 +111,32 @@ def explore_cmd(sample: str, db: str | None, group_by: str, where: str | None, m
                f"{' where ' + where if where else ''} "
                f"({doc['filtered_draws']:,} of {doc['sample_draws']:,} draws)")
     click.echo(table(rows, cols))
+
+
+def _serve_explore(sample: str, port: int, host: str, open_browser: bool) -> None:
+    import sys
+
+    from abcde.explorer.app import explore_app
+    from abcde.server.app import allowed_hosts
+    from abcde.server.run import bind, is_loopback, new_token, serve, url_of
+
+    token = new_token()
+    app_hosts: frozenset[str]
+    sock = bind(host, port)
+    bound_host, bound_port = sock.getsockname()[:2]
+    app_hosts = allowed_hosts(bound_host, bound_port)
+    try:
+        app = explore_app(sample, token, app_hosts)
+    except BaseException:
+        sock.close()
+        raise
+    url = url_of(sock, "/", token)
+    if not is_loopback(bound_host):
+        click.echo(f"warning: listening on {bound_host}, reachable from other machines",
+                   err=True)
+    click.echo(f"abcde explore: {sample}\nOpen {url}\nPress Ctrl-C to stop.")
+    sys.stdout.flush()
+    serve(app, sock, open_url=url if open_browser else None)
 
 
 @click.command("sample-pairs")
