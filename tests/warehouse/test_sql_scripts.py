@@ -29,7 +29,7 @@ from abcde.impact.run import impact
 from abcde.sql import templates
 from abcde.sql.dialects import DIALECTS, SNOWFLAKE_RESERVED, identifier, to_sql
 from abcde.warehouse.evaluation import evaluate_pipelines
-from abcde.warehouse.sampling import sample_items_pipeline
+from abcde.warehouse.sampling import sample_items_pipeline, sample_pairs_pipeline
 from abcde.warehouse.scripts import ScriptSpec, comment, impact_pipeline, quiet_sqlglot
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
@@ -147,6 +147,9 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
         for reuse in (False, True):
             sample_items_pipeline(ScriptSpec(base=b, exp=e, weights=w, attributes=a,
                                              reuse_cells=reuse), 50, 3)
+            sample_pairs_pipeline(ScriptSpec(base=b, exp=e, weights=w, attributes=a,
+                                             slicings=(("provenance",), ("size_class",)),
+                                             reuse_cells=reuse), "abcde", 50, 3)
         evaluate_pipelines(ScriptSpec(base=truth, exp="", weights=w, attributes=a,
                                       slicings=(("provenance",),)), [("r", b)])
         abcde.evaluate(truth, [b, e], w, attributes=a, slice_by="provenance",

@@ -145,7 +145,8 @@ def sample_pairs_pipeline(spec: ScriptSpec, population: str, budget: int, seed: 
             name = f"pair_slices_{k}"
             q = render("pairs/slice_pairweights.sql", slice_columns=cols, slice_cells=step,
                        population=population)
-            p.add(name, q)
+            # materialised: inlined twice, their CTEs would clash in the union
+            p.add(name, q, materialise=len(spec.slicings) > 1)
             steps.append((name, list(slicing)))
         all_columns = list(dict.fromkeys(c for _, cs in steps for c in cs))
         p.add("pair_slices", render("pairs/slices_table.sql", slicings=steps,
