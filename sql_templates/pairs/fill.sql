@@ -3,7 +3,8 @@
    draw of the {{ budget }}-th unique judgeable pair (pairs/budget.sql). One row: whether
    the stream held the budget (`budget_filled`), how many judgeable pairs it held, the
    last draw kept (`cut`: the whole stream when the budget was not filled), and how many
-   judgeable pairs the population holds (a budget above it can never be filled). #}
+   judgeable pairs the population holds (a budget above it can never be filled:
+   `budget_possible`), and what to do (`fill_note`). #}
 WITH found AS (
   SELECT judgeable, cut FROM pair_budget
 ),
@@ -17,6 +18,11 @@ SELECT
   f.judgeable AS judgeable_found,
   COALESCE(f.cut, {{ n - 1 }}) AS cut,
   p.population_judgeable,
-  p.population_judgeable >= {{ budget }} AS budget_possible
+  p.population_judgeable >= {{ budget }} AS budget_possible,
+  CASE
+    WHEN NOT f.cut IS NULL THEN 'filled'
+    WHEN p.population_judgeable < {{ budget }} THEN 'the population holds only ' || CAST(p.population_judgeable AS VARCHAR) || ' judgeable pairs: lower --budget'
+    ELSE 'the stream of {{ n }} draws holds only ' || CAST(f.judgeable AS VARCHAR) || ' judgeable pairs: run again with a larger --stream-draws (the same seed extends this sample)'
+  END AS fill_note
 FROM found AS f
 CROSS JOIN population AS p

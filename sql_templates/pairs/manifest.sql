@@ -45,6 +45,8 @@ SELECT
   COALESCE(d.draws, 0) AS draws,
   fl.budget_filled,
   fl.judgeable_found,
+  fl.budget_possible,
+  fl.fill_note,
   FALSE AS stratified,
   d.pairs_ordered,
   d.pairs_unordered,

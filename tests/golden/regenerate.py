@@ -19,7 +19,7 @@ from pathlib import Path
 from abcde.inputs.spec import Columns
 from abcde.sql.dialects import DIALECTS
 from abcde.warehouse.evaluation import evaluate_pipelines
-from abcde.warehouse.sampling import sample_items_pipeline
+from abcde.warehouse.sampling import sample_items_pipeline, sample_pairs_pipeline
 from abcde.warehouse.scripts import ScriptSpec, pipeline_statements, step_statements
 
 GOLDEN = Path(__file__).resolve().parent
@@ -44,9 +44,10 @@ _DOC_BLOCK = re.compile(r"(<!-- abcde-sql (\w+) -->\n).*?(<!-- /abcde-sql -->)",
 
 # The other scripts of the round, in the order a round runs them (the BigQuery analyzer
 # test reads the tables each one creates): sample-items reading the impact script's
-# cells, and evaluate of two runs against proj.ds.truth.
+# cells, sample-pairs likewise, and evaluate of two runs against proj.ds.truth.
 ITEMS_SPEC = replace(SPEC, reuse_cells=True)
 ITEMS = {"size": 1000, "seed": 7}
+PAIRS = {"population": "jaccard", "budget": 500, "seed": 7}
 EVALUATE_SPEC = replace(SPEC, base="proj.ds.truth", exp="", slicings=(("provenance",),))
 EVALUATE_RUNS = [("base", "proj.ds.base"), ("exp", "proj.ds.exp")]
 
@@ -54,7 +55,8 @@ EVALUATE_RUNS = [("base", "proj.ds.base"), ("exp", "proj.ds.exp")]
 def script_pipelines() -> dict[str, list]:
     """Script name -> its pipelines, for the golden files beyond impact."""
     items, _, _ = sample_items_pipeline(ITEMS_SPEC, **ITEMS)
-    return {"sample_items": [items],
+    pairs, _, _ = sample_pairs_pipeline(ITEMS_SPEC, **PAIRS)
+    return {"sample_items": [items], "sample_pairs": [pairs],
             "evaluate": [p for _, p, _ in evaluate_pipelines(EVALUATE_SPEC, EVALUATE_RUNS)]}
 
 

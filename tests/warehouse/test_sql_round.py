@@ -222,11 +222,12 @@ def test_a_short_stream_says_so_and_a_longer_one_extends_it() -> None:
     with DuckDBEngine() as eng:
         register(eng, "base", "exp", "weights")
         s = spec(eng, attributes=None, slicings=())
-        short, _, _ = sample_pairs_pipeline(s, "abcde", 300, 2, stream_draws=120)
+        short, _, _ = sample_pairs_pipeline(s, "abcde", 300, 2, stream_draws=300)
         run(eng, short)
         [m] = rows(eng, short, "pair_manifest")
         assert m["budget_filled"] is False and m["judgeable_found"] < 300
-        assert m["stream_draws"] == 120 and m["draws"] == 120
+        assert m["stream_draws"] == 300 and m["draws"] == 300
+        assert "--stream-draws" in m["fill_note"] and m["budget_possible"] is True
         first = {(r[1], r[2]): r[5] for r in _pair_rows(eng, short)}
         long, _, _ = sample_pairs_pipeline(replace(s, prefix="long_"), "abcde", 300, 2)
         run(eng, long)
@@ -366,3 +367,35 @@ def test_header_shows_a_flag_as_its_name() -> None:
     assert result.exit_code == 0, result.output
     [line] = [x for x in result.output.splitlines() if x.startswith("--   abcde sql")]
     assert line.endswith("--exp s.b --reuse-cells")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--population", "mixed"], "--population"),
+    (["--stream-draws", "50"], "--stream-draws must be between 100"),
+])
+def test_sql_sample_pairs_refuses_bad_options(args: list[str], message: str) -> None:
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    base = ["sql", "sample-pairs", "--dialect", "duckdb", "--base", "s.a", "--exp", "s.b",
+            "--budget", "100"]
+    result = CliRunner().invoke(main, [*base, *args])
+    assert result.exit_code == 2 and message in result.output, result.output
+
+
+def test_sql_sample_pairs_writes_the_script(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    result = CliRunner().invoke(main, [
+        "sql", "sample-pairs", "--dialect", "snowflake", "--base", "db.s.a", "--exp",
+        "db.s.b", "--budget", "100", "--reuse-cells", "--schema", "db.out",
+        "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    text = (tmp_path / "sample_pairs.sql").read_text()
+    [command] = [x for x in text.splitlines() if x.startswith("--   abcde sql")]
+    assert "--budget 100" in command and "--reuse-cells" in command
+    for table in ("pair_sample", "pair_manifest", "pair_questions", "pair_validation"):
+        assert f"CREATE TABLE db.out.abcde_{table} AS" in text, table

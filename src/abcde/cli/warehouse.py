@@ -169,6 +169,37 @@ def sql_sample_items(out: str | None, size: int, seed: int, **options: Any) -> N
                       "sample-items"), out, "sample_items.sql")
 
 
+@sql_group.command("sample-pairs")
+@script_options
+@reuse_option
+@click.option("--population", type=click.Choice(["abcde", "jaccard"]), default="jaccard",
+              show_default=True, help="The pair population, as for `abcde sample-pairs`.")
+@click.option("--budget", type=click.IntRange(1, 10**9), required=True,
+              help="Unique judgeable pairs for the judges.")
+@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--stream-draws", type=click.IntRange(1, 10**10), default=None,
+              help="Draws of the materialised stream [default: 10·budget]; the manifest's "
+              "budget_filled says whether it held the budget — if not, run again with more "
+              "(the same seed extends the same sample).")
+@OUT_OPTION
+@handle_errors
+def sql_sample_pairs(out: str | None, population: str, budget: int, seed: int,
+                     stream_draws: int | None, **options: Any) -> None:
+    """The pair sample of `abcde sample-pairs` (ABCDE §5.7–5.8, App. A) as one SQL script:
+    for the same inputs and seed the same pairs, draw counts and order. Tables: the
+    sample, the questions, the one-row manifest (budget_filled), the per-slice
+    pairweights of --slice-by, and the validation row. `abcde estimate` reads them
+    exported or in place."""
+    from abcde.warehouse.sampling import sample_pairs_pipeline
+    from abcde.warehouse.scripts import script_text
+
+    spec = make_spec(**options)
+    pipeline, _, outputs = sample_pairs_pipeline(spec, population, budget, seed,
+                                                 stream_draws=stream_draws)
+    _emit(script_text(spec, [(pipeline, outputs)], options["dialect"], command_line(),
+                      "sample-pairs"), out, "sample_pairs.sql")
+
+
 def _evaluate_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     return table_options(fn, [
         click.option("--truth", required=True, help="Ground-truth clustering table."),

@@ -31,7 +31,7 @@ METRIC_KEYS = ("items", "weight", "affected_items", "affected_weight", "split_ra
                "jaccard_index", "affected_jaccard_index", "unaffected_jaccard_index")
 SCALARS = ("abcde_version", "kind", "population", "seed", "budget", "stream_draws", "draws",
            "sample_id", "stratified", "strata_allocation", "budget_filled",
-           "judgeable_found")
+           "judgeable_found", "fill_note")
 CLASSES = ("split", "merge", "stable", "self")
 
 

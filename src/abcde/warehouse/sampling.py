@@ -89,10 +89,13 @@ def sample_pairs_pipeline(spec: ScriptSpec, population: str, budget: int, seed: 
 
     if population not in POPULATIONS:
         raise InputError(f"--population must be one of {', '.join(POPULATIONS)}")
-    budget = check_count("budget", budget, maximum=10**9)
-    seed = check_seed(seed)
-    n = check_count("stream draws", stream_draws if stream_draws is not None else 10 * budget,
-                    maximum=10**10)
+    try:
+        budget = check_count("--budget", budget, maximum=10**9)
+        seed = check_seed(seed)
+        n = check_count("--stream-draws", stream_draws if stream_draws is not None
+                        else 10 * budget, minimum=budget, maximum=10**10)
+    except ValueError as err:
+        raise InputError(str(err), hint="A stream holds at least the budget's draws.") from None
     cells = build_cells(spec, relations, "pair")
     pipeline, inputs = cells.pipeline, cells.inputs
     p = pipeline

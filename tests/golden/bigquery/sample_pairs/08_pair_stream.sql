@@ -1,0 +1,110 @@
+DROP TABLE IF EXISTS `proj`.`ds`.`abcde_pair_stream`;
+
+CREATE TABLE `proj`.`ds`.`abcde_pair_stream` AS
+WITH probes AS (
+  SELECT
+    d,
+    0 AS role,
+    b,
+    e,
+    (
+      CAST((
+        CAST(CONCAT(
+          '0x',
+          SUBSTR(
+            TO_HEX(MD5(CONCAT(CAST(7 AS STRING), ':', CAST('i' AS STRING), ':', CAST(d AS STRING)))),
+            1,
+            13
+          )
+        ) AS INT64)
+      ) * 2 + 1 AS FLOAT64) / CAST(9007199254740992 AS FLOAT64)
+    ) * w AS pos
+  FROM `proj`.`ds`.`abcde_pair_draw_cells` AS pair_draw_cells
+  UNION ALL
+  SELECT
+    d,
+    1 AS role,
+    partner_b AS b,
+    partner_e AS e,
+    (
+      CAST((
+        CAST(CONCAT(
+          '0x',
+          SUBSTR(
+            TO_HEX(MD5(CONCAT(CAST(7 AS STRING), ':', CAST('j' AS STRING), ':', CAST(d AS STRING)))),
+            1,
+            13
+          )
+        ) AS INT64)
+      ) * 2 + 1 AS FLOAT64) / CAST(9007199254740992 AS FLOAT64)
+    ) * partner_w AS pos
+  FROM `proj`.`ds`.`abcde_pair_draw_cells` AS pair_draw_cells
+), stacked AS (
+  SELECT
+    b,
+    e,
+    lo AS pos,
+    0 AS is_draw,
+    seq,
+    CAST(NULL AS INT64) AS d,
+    CAST(NULL AS INT64) AS role
+  FROM `proj`.`ds`.`abcde_pair_cell_items` AS pair_cell_items
+  UNION ALL
+  SELECT
+    b,
+    e,
+    pos,
+    1 AS is_draw,
+    CAST(NULL AS INT64) AS seq,
+    d,
+    role
+  FROM probes
+), chosen AS (
+  SELECT
+    b,
+    e,
+    d,
+    role,
+    is_draw,
+    MAX(seq) OVER (
+      PARTITION BY b, e
+      ORDER BY pos, is_draw
+      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) AS seq
+  FROM stacked
+), picked AS (
+  SELECT
+    c.d,
+    c.role,
+    it.item_id
+  FROM chosen AS c
+  JOIN `proj`.`ds`.`abcde_pair_cell_items` AS it
+    ON c.b = it.b AND c.e = it.e AND c.seq = it.seq
+  WHERE
+    c.is_draw = 1
+), pairs AS (
+  SELECT
+    d,
+    MAX(CASE WHEN role = 0 THEN item_id END) AS item_i,
+    MAX(CASE WHEN role = 1 THEN item_id END) AS item_j
+  FROM picked
+  GROUP BY
+    d
+)
+SELECT
+  p.d,
+  p.item_i,
+  p.item_j,
+  CASE
+    WHEN c.pair_class = 'stable' AND p.item_i = p.item_j
+    THEN 'self'
+    ELSE c.pair_class
+  END AS pair_class,
+  c.label,
+  c.b AS base_cluster_i,
+  c.e AS exp_cluster_i,
+  c.partner_b AS base_cluster_j,
+  c.partner_e AS exp_cluster_j
+FROM pairs AS p
+JOIN `proj`.`ds`.`abcde_pair_draw_cells` AS c
+  ON p.d = c.d;

@@ -1,0 +1,132 @@
+DROP TABLE IF EXISTS "proj"."ds"."abcde_pair_strata";
+
+CREATE TABLE "proj"."ds"."abcde_pair_strata" AS
+WITH total AS (
+  SELECT
+    SUM(w) AS total_w
+  FROM "proj"."ds"."abcde_cell_metrics" AS cell_metrics
+), pair_cells AS (
+  SELECT
+    b,
+    e,
+    n,
+    n_b,
+    n_e,
+    w,
+    w_b,
+    w_e,
+    u,
+    split_w,
+    merge_w,
+    affected,
+    (
+      CAST((
+        CAST(CAST('x' || LPAD(
+          SUBSTRING(MD5(
+            CAST('order' AS VARCHAR) || ':' || CAST(b AS VARCHAR) || ':' || CAST(e AS VARCHAR)
+          ) FROM 1 FOR 13),
+          16,
+          '0'
+        ) AS BIT(64)) AS BIGINT)
+      ) * 2 + 1 AS DOUBLE PRECISION) / CAST(9007199254740992 AS DOUBLE PRECISION)
+    ) AS cell_key
+  FROM "proj"."ds"."abcde_cell_metrics" AS cell_metrics
+  WHERE
+    split_w > 0 OR merge_w > 0
+), strata AS (
+  SELECT
+    m.b,
+    m.e,
+    m.cell_key,
+    'split' AS pair_class,
+    m.w,
+    m.w_b,
+    m.w_e,
+    m.u,
+    m.split_w,
+    m.merge_w,
+    (
+      CAST(m.w AS DOUBLE PRECISION) / NULLIF(CAST(t.total_w AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
+    ) * (
+      CAST(m.split_w AS DOUBLE PRECISION) / NULLIF(CAST(m.u AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
+    ) AS t,
+    -(
+      CAST(m.u AS DOUBLE PRECISION) / NULLIF(CAST(m.w_b AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
+    ) AS label,
+    CAST(m.n AS DOUBLE PRECISION) * CAST(m.n_b - m.n AS DOUBLE PRECISION) AS ordered_pairs
+  FROM pair_cells AS m
+  CROSS JOIN total AS t
+  WHERE
+    m.split_w > 0
+  UNION ALL
+  SELECT
+    m.b,
+    m.e,
+    m.cell_key,
+    'merge' AS pair_class,
+    m.w,
+    m.w_b,
+    m.w_e,
+    m.u,
+    m.split_w,
+    m.merge_w,
+    (
+      CAST(m.w AS DOUBLE PRECISION) / NULLIF(CAST(t.total_w AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
+    ) * (
+      CAST(m.merge_w AS DOUBLE PRECISION) / NULLIF(CAST(m.u AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
+    ) AS t,
+    CAST(m.u AS DOUBLE PRECISION) / NULLIF(CAST(m.w_e AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS label,
+    CAST(m.n AS DOUBLE PRECISION) * CAST(m.n_e - m.n AS DOUBLE PRECISION) AS ordered_pairs
+  FROM pair_cells AS m
+  CROSS JOIN total AS t
+  WHERE
+    m.merge_w > 0
+  UNION ALL
+  SELECT
+    m.b,
+    m.e,
+    m.cell_key,
+    'stable' AS pair_class,
+    m.w,
+    m.w_b,
+    m.w_e,
+    m.u,
+    m.split_w,
+    m.merge_w,
+    (
+      CAST(m.w AS DOUBLE PRECISION) / NULLIF(CAST(t.total_w AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
+    ) * (
+      CAST(m.w AS DOUBLE PRECISION) / NULLIF(CAST(m.u AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
+    ) AS t,
+    (
+      CAST(m.u AS DOUBLE PRECISION) / NULLIF(CAST(m.w_e AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
+    ) - (
+      CAST(m.u AS DOUBLE PRECISION) / NULLIF(CAST(m.w_b AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
+    ) AS label,
+    CAST(m.n AS DOUBLE PRECISION) * CAST(m.n - 1 AS DOUBLE PRECISION) AS ordered_pairs
+  FROM pair_cells AS m
+  CROSS JOIN total AS t
+  WHERE
+    m.affected
+)
+SELECT
+  b,
+  e,
+  pair_class,
+  w,
+  w_b,
+  w_e,
+  u,
+  split_w,
+  merge_w,
+  t,
+  label,
+  ordered_pairs,
+  SUM(t) OVER (
+    ORDER BY cell_key, b, e, pair_class
+    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+  ) - t AS lo,
+  ROW_NUMBER() OVER (ORDER BY cell_key, b, e, pair_class) AS seq
+FROM strata
+WHERE
+  t > 0;
