@@ -26,7 +26,7 @@ from abcde.cli import main
 from abcde.impact.run import impact
 
 DBT_PINS = ("dbt-core>=1.9,<1.11", "dbt-duckdb>=1.9,<1.11")
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 PROFILE = """abcde:
   target: test
   outputs:

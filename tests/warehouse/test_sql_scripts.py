@@ -32,8 +32,8 @@ from abcde.sql import templates
 from abcde.sql.dialects import DIALECTS, SNOWFLAKE_RESERVED, identifier, to_sql
 from abcde.warehouse.scripts import ScriptSpec, comment, impact_pipeline, quiet_sqlglot
 
-GOLDEN = Path(__file__).resolve().parent / "golden"
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+GOLDEN = Path(__file__).resolve().parents[1] / "golden"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 sys.path.insert(0, str(GOLDEN))
 from regenerate import DOC, SPEC, doc_text, golden_files  # noqa: E402
 

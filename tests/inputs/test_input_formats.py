@@ -17,7 +17,7 @@ from reference import impact_overall
 import abcde
 from abcde.cli import main
 
-EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
 def overall_via_cli(*args: str) -> dict:
