@@ -27,13 +27,13 @@ from abcde.sampling.stratified import (
 
 
 def test_allocation() -> None:
-    totals = {"split": 0.2, "merge": 0.1, "stable": 0.7}
-    assert allocate(1000, totals, "proportional") == {"split_merge": 300, "stable": 700}
-    assert allocate(1000, totals, "equal") == {"split_merge": 500, "stable": 500}
-    assert allocate(1000, totals, 0.9) == {"split_merge": 900, "stable": 100}
-    assert allocate(10, {"split": 0, "merge": 0, "stable": 1}, 0.5) == {
+    q = {"split_merge": 0.3, "stable": 0.7}
+    assert allocate(1000, q, "proportional") == {"split_merge": 300, "stable": 700}
+    assert allocate(1000, q, "equal") == {"split_merge": 500, "stable": 500}
+    assert allocate(1000, q, 0.9) == {"split_merge": 900, "stable": 100}
+    assert allocate(10, {"split_merge": 0, "stable": 1}, 0.5) == {
         "split_merge": 0, "stable": 10}
-    assert allocate(10, {"split": 0, "merge": 0, "stable": 0}, "equal") == {
+    assert allocate(10, {"split_merge": 0, "stable": 0}, "equal") == {
         "split_merge": 0, "stable": 0}
     assert parse_allocation("0.25") == 0.25
     for bad in ("half", "1.5", "0"):
