@@ -5,7 +5,7 @@ through the real SQL sampler and `abcde.quality.estimate`.
         [--designs abcde,jaccard,strat-equal,...] [--budgets 300,1000]
         [--replications 200] [--seed 1] [--json out.json]
 
-Worlds: `tests/worlds.py` at the issue's sizes (split_out, glued, pairs_out: 100,000
+Worlds: `tests/adversarial_worlds.py` at the issue's sizes (split_out, glued, pairs_out: 100,000
 items; shattered: 233,340 items; noisy, unknown30, wide: 2,000 items). Each world's
 truth covers T, so every metric has an exact value (`abcde.quality.exact`, SQL per
 triple cell).
@@ -43,7 +43,7 @@ import numpy as np
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent / "tests"))
 
-from worlds import WORLDS, World  # noqa: E402
+from adversarial_worlds import WORLDS, World  # noqa: E402
 
 from abcde.engines import connect  # noqa: E402
 from abcde.inputs.session import open_inputs  # noqa: E402
