@@ -45,7 +45,8 @@ def test_public_api_resolves_and_impact_loads_lightly() -> None:
     code = (
         "import sys, abcde, abcde.cli\n"
         "heavy = [m for m in ('numpy', 'abcde.quality.estimators', 'abcde.evaluation.run',"
-        " 'abcde.evaluation.uir')"
+        " 'abcde.evaluation.uir', 'abcde.evaluation.uir_parametric',"
+        " 'abcde.evaluation.scores', 'abcde.evaluation.compare', 'abcde.evaluation.text')"
         " if m in sys.modules]\n"
         "assert not heavy, heavy\n"
         "import abcde.evaluation.run, abcde.quality.simulation, abcde.sampling.items\n"

@@ -25,7 +25,6 @@ import abcde
 from abcde.cli import main
 from abcde.engines import Engine
 from abcde.errors import InputError
-from abcde.evaluation import run as evaluation
 from abcde.impact.run import impact
 from abcde.quality.exact import exact_quality
 from abcde.sql import templates
@@ -138,7 +137,6 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
     csv.writer(text_weight.open("w")).writerows([["item_id", "weight"], [rows[1][0], "heavy"]])
     with pytest.MonkeyPatch.context() as mp:
         mp.setattr(templates, "render_text", spy)
-        mp.setattr(evaluation, "_RENDERED", {})  # its memo would hide templates
         abcde.impact(b, e, str(extra_weight), attributes=a,
                      slice_by=["provenance", "provenance,size_class"], out=tmp / "impact")
         abcde.impact(b, e)

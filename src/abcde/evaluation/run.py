@@ -1,23 +1,44 @@
-"""Evaluation of actual clusterings against a ground truth (pointwise paper §3; SPEC §4,
-§5, §9), computed per cell in the engine.
+"""The evaluation of actual clusterings against a ground truth, one run at a time,
+computed per cell in the engine (docs/method.md §4, §5; [PW] §3).
 
 The truth plays Base and each actual run plays Exp in the same steps as the impact
 metrics (`abcde.cells`): T = the items both hold. On the cells of T:
 
-* pointwise metrics (pointwise paper §3, eq. 11–18): precision, recall, f1, accuracy,
-  jaccard_distance, jaccard_index per cell, lifted overall, per truth cluster, per
-  actual cluster and per slice, with the F1 of the overall P and R beside the lifted f1;
-* the classic unweighted metrics (pair counting, adjusted Rand index, purity, inverse
-  purity, Fung's F-measure, homogeneity/completeness/V-measure, NMI; SPEC §5);
-* Yandex cluster_metrics (ECC, BCP, BCR, BCF1, basic and optimistic; Yandex article
-  §3–4), which also count the truth items the actual lacks and the actual's unlabelled
-  items in the clusters that meet the truth.
+* pointwise metrics ([PW] §3, eq. 11–18; docs/method.md §4): precision, recall, f1,
+  accuracy, jaccard_distance, jaccard_index per cell, lifted overall, per truth cluster,
+  per actual cluster and per slice, with the F1 of the overall P and R beside the
+  lifted f1;
+* the classic unweighted metrics (docs/method.md §5.1): pair counting, adjusted Rand
+  index [HA], purity, inverse purity, Fung's F-measure [FWE], homogeneity, completeness,
+  V-measure and NMI [RH];
+* Yandex cluster_metrics ([YA] §3–4; docs/method.md §5.2): ECC, BCP, BCR, BCF1 [BB],
+  basic and optimistic, which also count the truth items the actual lacks and the
+  actual's unlabelled items in the clusters that meet the truth.
 
 Items outside T are normal here (the truth is small) and are reported as coverage
-(pointwise paper §3.2). With several actual runs, every pair is compared: deltas of
-every metric (pointwise paper §3.2) and the Unanimous Improvement Ratio over test cases
-(truth clusters or slices; Amigó et al. 2011 §4.2), whose estimator-free arithmetic
-runs in Python (`abcde.evaluation.uir`) on the per-case tables the engine returns.
+([PW] §3.2). With several actual runs, `evaluate` compares every pair
+(`abcde.evaluation.compare`): deltas of every metric and the Unanimous Improvement
+Ratio over test cases (truth clusters or slices; [UIR] §4.2; docs/method.md §9), whose
+arithmetic runs in Python on the per-case tables the engine returns.
+
+References
+----------
+[PW] S. van Staden. Pointwise Metrics for Clustering Evaluation. Google Switzerland,
+May 2024. arXiv:2405.10421.
+[YA] Yandex. Оценка качества кластеризации: свойства, метрики, код на GitHub
+("Clustering quality assessment: properties, metrics, code on GitHub"). Habr, Yandex
+company blog, post 500742, 2020. Reference implementation: github.com/yandex/cluster_metrics.
+[UIR] E. Amigó, J. Gonzalo, J. Artiles, F. Verdejo. Combining evaluation metrics via the
+unanimous improvement ratio and its application to clustering tasks. *Journal of
+Artificial Intelligence Research* 42 (2011) 689–718. doi:10.1613/jair.3401.
+[HA] L. Hubert, P. Arabie. Comparing partitions. *Journal of Classification* 2(1)
+(1985) 193–218.
+[RH] A. Rosenberg, J. Hirschberg. V-measure: a conditional entropy-based external
+cluster evaluation measure. *Proc. EMNLP-CoNLL 2007*, 410–420.
+[FWE] B. C. M. Fung, K. Wang, M. Ester. Hierarchical document clustering using frequent
+itemsets. *Proc. 2003 SIAM International Conference on Data Mining*, 59–70.
+[BB] A. Bagga, B. Baldwin. Algorithms for scoring coreference chains. *Proc. LREC 1998
+Workshop on Linguistic Coreference*, 563–566.
 """
 
 from __future__ import annotations
@@ -25,7 +46,7 @@ from __future__ import annotations
 import math
 import unicodedata
 from collections.abc import Hashable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from itertools import combinations
 from pathlib import Path
 from typing import Any
@@ -33,93 +54,50 @@ from typing import Any
 from abcde.cells import add_cell_steps, add_item_steps
 from abcde.engines import Engine
 from abcde.errors import InputError
-from abcde.evaluation.uir import (
-    ALPHA_SWEEP,
-    DEFAULT_REL_TOL,
-    UIR_ROBUST_THRESHOLD,
-    UirInputError,
-    case_differences,
-    f_alpha_metrics,
-    f_alpha_sweep,
-    improved_systems,
-    interpret_uir,
-    parametric_uir,
-    reference_system,
-    uir,
-    uir_matrix,
+from abcde.evaluation.compare import compare_runs, evaluate_uir_summary, shared_cases
+from abcde.evaluation.results import (
+    CLASSIC_METRICS,
+    OVERALL_METRICS,
+    PAIR_COUNTS,
+    POINTWISE_METRICS,
+    YANDEX_KINDS,
+    YANDEX_METRICS,
+    EvaluateResult,
+    RunResult,
 )
-from abcde.inputs.checks import coverage_report
+from abcde.evaluation.uir import ALPHA_SWEEP, DEFAULT_REL_TOL
+from abcde.inputs.checks import coverage_report, validate
 from abcde.inputs.session import EngineOptions, Inputs, open_inputs
 from abcde.inputs.sources import file_format, names_a_file
 from abcde.inputs.spec import InputSpec, check_slice_names
 from abcde.results import OUT_FORMATS, plain_row
 from abcde.sql.helpers import rank_value
 from abcde.sql.pipeline import Pipeline
-from abcde.sql.templates import render as _render
+from abcde.sql.templates import render
 
-#: Pointwise metrics per cell (pointwise paper eq. 11–15; SPEC §4).
-POINTWISE_METRICS = ("precision", "recall", "f1", "accuracy", "jaccard_distance",
-                     "jaccard_index")
-#: Keys of `overall`: the lifted metrics and the F1 of the overall P and R.
-OVERALL_METRICS = ("precision", "recall", "f1", "f1_of_overall", "accuracy",
-                   "jaccard_distance", "jaccard_index")
-CLASSIC_METRICS = ("pairwise_precision", "pairwise_recall", "pairwise_f1",
-                   "adjusted_rand_index", "purity", "inverse_purity", "fmeasure",
-                   "homogeneity", "completeness", "v_measure", "nmi")
-PAIR_COUNTS = ("true_positive_pairs", "false_positive_pairs", "false_negative_pairs",
-               "true_negative_pairs")
-YANDEX_METRICS = ("ecc", "bcp", "bcr", "bcf1")
-YANDEX_KINDS = ("basic", "optimistic")
-#: Per-case metrics UIR may combine: higher is better for each (UIR §4.1).
+__all__ = [
+    "CLASSIC_METRICS",
+    "DEFAULT_UIR_METRICS",
+    "OVERALL_METRICS",
+    "POINTWISE_METRICS",
+    "UIR_METRICS",
+    "YANDEX_METRICS",
+    "CaseSpec",
+    "EvaluateResult",
+    "RunResult",
+    "add_evaluation_steps",
+    "check_run_name",
+    "default_run_name",
+    "evaluate",
+    "evaluation_pipeline",
+    "parse_uir_cases",
+    "parse_uir_metrics",
+    "run_names",
+]
+
+#: Per-case metrics UIR may combine: higher is better for each ([UIR] §4.1).
 UIR_METRICS = ("precision", "recall", "f1", "f1_of_overall", "accuracy", "jaccard_index")
 DEFAULT_UIR_METRICS = ("precision", "recall")
-
-
-@dataclass
-class RunResult:
-    """One actual run evaluated against the truth."""
-
-    name: str
-    label: str
-    overall: dict[str, Any]
-    coverage: dict[str, Any]
-    classic: dict[str, Any]
-    pair_counts: dict[str, float]
-    yandex: dict[str, Any]
-    worst_truth_clusters: list[dict[str, Any]]
-    worst_actual_clusters: list[dict[str, Any]]
-    slices: list[dict[str, Any]]
-    files: dict[str, str] = field(default_factory=dict)
-    #: The UIR test cases: case -> {metric: value} (not part of the JSON).
-    cases: dict[Hashable, dict[str, float]] = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"name": self.name, "input": self.label, "overall": self.overall,
-                "coverage": self.coverage, "classic": self.classic,
-                "pair_counts": self.pair_counts, "yandex": self.yandex,
-                "worst_truth_clusters": self.worst_truth_clusters,
-                "worst_actual_clusters": self.worst_actual_clusters,
-                "slices": self.slices, "files": self.files}
-
-
-@dataclass
-class EvaluateResult:
-    """What `abcde evaluate` reports; `to_dict()` is the JSON document."""
-
-    inputs: dict[str, Any]
-    runs: list[RunResult]
-    comparisons: list[dict[str, Any]]
-    uir: dict[str, Any] | None
-
-    def run(self, name: str) -> RunResult:
-        for r in self.runs:
-            if r.name == name:
-                return r
-        raise KeyError(name)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {"inputs": self.inputs, "runs": [r.to_dict() for r in self.runs],
-                "comparisons": self.comparisons, "uir": self.uir}
 
 
 # ------------------------------------------------------------------ options
@@ -134,11 +112,34 @@ class CaseSpec:
 
     @property
     def label(self) -> str:
+        """The option's value: truth_cluster or slice:<column>."""
         return self.kind if self.column is None else f"slice:{self.column}"
 
 
 def parse_uir_cases(spec: str | None) -> CaseSpec | None:
-    """'truth_cluster' | 'slice:<col>' | None/'none' (no UIR)."""
+    """The UIR test cases named by ``--uir-cases``.
+
+    Parameters
+    ----------
+    spec : str or None
+        "truth_cluster", "slice:<column>", or None / "none" for no UIR.
+
+    Returns
+    -------
+    CaseSpec or None
+        None when no UIR is wanted.
+
+    Raises
+    ------
+    InputError
+        Any other value.
+
+    References
+    ----------
+    E. Amigó, J. Gonzalo, J. Artiles, F. Verdejo. Combining evaluation metrics via the
+    unanimous improvement ratio and its application to clustering tasks. JAIR 42 (2011)
+    689–718, §4.2 (test cases T). docs/method.md §9.1.
+    """
     if spec is None or spec == "none":
         return None
     if spec == "truth_cluster":
@@ -150,7 +151,30 @@ def parse_uir_cases(spec: str | None) -> CaseSpec | None:
 
 
 def parse_uir_metrics(metrics: str | Sequence[str] | None) -> tuple[str, ...]:
-    """'precision,recall' or a sequence -> validated metric names (higher is better)."""
+    """The per-case metrics UIR combines, named by ``--uir-metrics``.
+
+    Parameters
+    ----------
+    metrics : str, sequence of str or None
+        "precision,recall" or a sequence of names from `UIR_METRICS` (higher is better
+        for each); None gives precision and recall. Repeated names count once.
+
+    Returns
+    -------
+    tuple of str
+        The metric names in their order.
+
+    Raises
+    ------
+    InputError
+        No name, or a name not in `UIR_METRICS` (jaccard_distance: use jaccard_index).
+
+    References
+    ----------
+    E. Amigó, J. Gonzalo, J. Artiles, F. Verdejo. Combining evaluation metrics via the
+    unanimous improvement ratio and its application to clustering tasks. JAIR 42 (2011)
+    689–718, §4.1 (every metric higher-is-better). docs/method.md §9.1.
+    """
     if metrics is None:
         return DEFAULT_UIR_METRICS
     items = metrics.split(",") if isinstance(metrics, str) else list(metrics)
@@ -165,9 +189,30 @@ def parse_uir_metrics(metrics: str | Sequence[str] | None) -> tuple[str, ...]:
 
 
 def default_run_name(source: object, k: int, *, database: bool = False) -> str:
-    """A file's name without its suffix; a table's own name (`main.run_v1` → `run_v1`,
-    without the schema); `run_<k + 1>` for anything else. Files and tables are told apart
-    as `abcde.inputs.sources.open_source` does (`names_a_file`)."""
+    """The name of a run that was given none.
+
+    A file's name without its suffix; a table's own name (`main.run_v1` → `run_v1`,
+    without the schema); `run_<k + 1>` for anything else. Files and tables are told
+    apart as `abcde.inputs.sources.open_source` does (`names_a_file`).
+
+    Parameters
+    ----------
+    source : object
+        The actual clustering as given (path, table name, DataFrame, mapping).
+    k : int
+        The run's position, from 0.
+    database : bool
+        Whether a database is open (a bare name then names a table).
+
+    Returns
+    -------
+    str
+        The default name.
+
+    References
+    ----------
+    docs/method.md §4.2 (several actual runs, compared by name).
+    """
     if isinstance(source, Path):
         return source.stem
     if isinstance(source, str):
@@ -181,7 +226,27 @@ def default_run_name(source: object, k: int, *, database: bool = False) -> str:
 
 def check_run_name(name: str) -> None:
     """Refuse a name that cannot serve as the directory `--out DIR/<name>/` (and as a
-    plain label): empty, `.`/`..`, path separators, control characters."""
+    plain label).
+
+    Parameters
+    ----------
+    name : str
+        A run name.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    InputError
+        The name is empty, `.` or `..`, or holds a path separator or a control
+        character.
+
+    References
+    ----------
+    docs/method.md §1.4 (bad input is refused with one message naming the problem).
+    """
     bad = None
     if not name.strip():
         bad = "it is empty"
@@ -199,9 +264,32 @@ def check_run_name(name: str) -> None:
 
 def run_names(actual: Sequence[object], names: Sequence[str | None] | None, *,
               database: bool = False) -> list[str]:
-    """Names of the runs: given, else `default_run_name` (default names repeated among
-    all runs get a suffix _k, k = the run's position). A None in `names` asks for the
-    default of that run."""
+    """The names of the runs: given, else `default_run_name`.
+
+    Parameters
+    ----------
+    actual : sequence
+        The actual clusterings as given.
+    names : sequence of str or None, or None
+        One name per run; a None asks for the default of that run. Default names
+        repeated among all runs get a suffix _k, k = the run's position from 1.
+    database : bool
+        Whether a database is open (see `default_run_name`).
+
+    Returns
+    -------
+    list of str
+        One unique, usable name per run.
+
+    Raises
+    ------
+    InputError
+        Not one name per run, an unusable name (`check_run_name`), a repeated name.
+
+    References
+    ----------
+    docs/method.md §4.2.
+    """
     if names is None:
         names = [None] * len(actual)
     if len(names) != len(actual):
@@ -228,25 +316,36 @@ def _as_runs(actual: object) -> list[object]:
 # ------------------------------------------------------------------ pipeline
 
 
-_RENDERED: dict[tuple[str, str], Any] = {}
-
-
-def render(name: str, **context: Any) -> Any:
-    """`abcde.sql.templates.render`, memoised: parsing dominates the cost of a small
-    evaluation, and every run renders the same templates. The pipeline never changes a
-    step's tree (it rewrites copies), so the parsed tree is shared."""
-    key = (name, repr(sorted(context.items())))
-    if key not in _RENDERED:
-        _RENDERED[key] = _render(name, **context)
-    return _RENDERED[key]
-
-
 def add_evaluation_steps(pipeline: Pipeline, inputs: Inputs,
                          slicings: Sequence[Sequence[str]]) -> list[str]:
     """Every evaluation step after `cell_rows` (validated) and the cell steps.
 
-    Returns the names of the per-slicing result steps. Materialised: the cells, the
-    truth/actual cluster tables and the Yandex per-theme table (each read again).
+    Materialised: the cells, the truth/actual cluster tables and the Yandex per-theme
+    table (each read again).
+
+    Parameters
+    ----------
+    pipeline : Pipeline
+        Holding the item steps (`abcde.cells.add_item_steps`).
+    inputs : Inputs
+        The opened truth (as Base), actual run (as Exp), weights and attributes.
+    slicings : sequence of sequences of str
+        The attribute columns of each slicing.
+
+    Returns
+    -------
+    list of str
+        The names of the per-slicing result steps.
+
+    References
+    ----------
+    S. van Staden. Pointwise Metrics for Clustering Evaluation. Google Switzerland, 2024.
+    arXiv:2405.10421, §3, eq. 11–18. L. Hubert, P. Arabie. Comparing partitions. Journal
+    of Classification 2(1) (1985) 193–218. A. Rosenberg, J. Hirschberg. V-measure: a
+    conditional entropy-based external cluster evaluation measure. Proc. EMNLP-CoNLL
+    2007, 410–420. Yandex. Оценка качества кластеризации: свойства, метрики, код на
+    GitHub. Habr, post 500742, 2020, §3–4 (github.com/yandex/cluster_metrics).
+    docs/method.md §4, §5.
     """
     slice_cells = add_cell_steps(pipeline, inputs, slicings)
     pipeline.add("pointwise_cells", render("evaluate/pointwise_cells.sql"))
@@ -271,7 +370,28 @@ def add_evaluation_steps(pipeline: Pipeline, inputs: Inputs,
 
 def evaluation_pipeline(inputs: Inputs, slicings: Sequence[Sequence[str]] = (),
                         prefix: str = "abcde_eval_") -> Pipeline:
-    """The whole evaluation as a pipeline (e.g. to emit its SQL for another engine)."""
+    """The whole evaluation of one run as a pipeline (e.g. to emit its SQL for another
+    engine).
+
+    Parameters
+    ----------
+    inputs : Inputs
+        The opened truth, actual run, weights and attributes.
+    slicings : sequence of sequences of str
+        The attribute columns of each slicing.
+    prefix : str
+        Prefix of the physical names of materialised steps.
+
+    Returns
+    -------
+    Pipeline
+        The item steps followed by `add_evaluation_steps`.
+
+    References
+    ----------
+    S. van Staden. Pointwise Metrics for Clustering Evaluation. Google Switzerland, 2024.
+    arXiv:2405.10421, §3. docs/method.md §2, §4, §5.
+    """
     pipeline = Pipeline(prefix=prefix)
     add_item_steps(pipeline, inputs)
     add_evaluation_steps(pipeline, inputs, slicings)
@@ -294,13 +414,68 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
              memory_limit: str | None = None, threads: int | None = None) -> EvaluateResult:
     """How well each actual clustering matches the truth, and how the runs compare.
 
-    `actual` is one clustering or a list of them (CSV/Parquet paths, tables of `db`,
-    DataFrames or {item: cluster} mappings); `names` names the runs (default: file
-    stems, table names). `uir_cases` is "truth_cluster", "slice:<column>" (an attribute
-    column) or None; `uir_metrics` the per-case metrics UIR combines (default precision,
-    recall); per-case scores equal to `uir_rel_tol` (relative) tie. With `out`, every
-    truth/actual cluster, slice and Yandex theme of each run is written under
-    out/<run name>/.
+    Parameters
+    ----------
+    truth : object
+        The ground truth clustering (CSV/Parquet path, table of `db`, DataFrame or
+        {item: cluster} mapping).
+    actual : object or list
+        One actual clustering or a list of them, in the same forms.
+    weights : object, optional
+        Item weights (default: the clusterings' weight column if any, else 1).
+    names : sequence of str or None, optional
+        Names of the runs (default: file stems, table names; see `run_names`).
+    attributes : object, optional
+        Item attributes to slice by.
+    slice_by : str or sequence, optional
+        Attribute column(s) per slicing ("a,b" slices by the pair).
+    uir_cases : str or None
+        "truth_cluster", "slice:<column>" (an attribute column) or None (no UIR).
+    uir_metrics : str or sequence of str, optional
+        The per-case metrics UIR combines (default precision, recall).
+    alphas : sequence of float
+        The α values of the F_α sweep.
+    uir_rel_tol : float
+        Per-case scores equal to this relative tolerance tie (docs/method.md §9.2).
+    item_col, cluster_col, weight_col : str
+        Column names of the inputs.
+    missing_weight : float, optional
+        Weight of the items the weights table lacks (default: refuse).
+    top : int
+        How many worst truth/actual clusters and Yandex themes to list.
+    out : str or Path, optional
+        A directory: every truth/actual cluster, slice and Yandex theme of each run is
+        written under out/<run name>/.
+    out_format : str
+        "parquet" or "csv".
+    engine : Engine, optional
+        An open engine (default: DuckDB, opened with `db`, `memory_limit`, `threads`).
+    db, memory_limit, threads
+        DuckDB options when no engine is given.
+
+    Returns
+    -------
+    EvaluateResult
+        Per run the pointwise, classic and Yandex metrics, coverage, worst clusters and
+        slices; per pair of runs the deltas and UIR (`abcde.evaluation.compare`); the
+        UIR summary (matrix, reference systems, F_α sweep). ``to_dict()`` is the JSON.
+
+    Raises
+    ------
+    InputError
+        Bad input (docs/method.md §1.4), bad run names, UIR options or tolerance.
+
+    References
+    ----------
+    S. van Staden. Pointwise Metrics for Clustering Evaluation. Google Switzerland, 2024.
+    arXiv:2405.10421, §3, §3.2. Yandex. Оценка качества кластеризации: свойства,
+    метрики, код на GitHub. Habr, post 500742, 2020 (github.com/yandex/cluster_metrics).
+    L. Hubert, P. Arabie. Comparing partitions. Journal of Classification 2(1) (1985)
+    193–218. A. Rosenberg, J. Hirschberg. V-measure: a conditional entropy-based external
+    cluster evaluation measure. Proc. EMNLP-CoNLL 2007, 410–420. E. Amigó, J. Gonzalo,
+    J. Artiles, F. Verdejo. Combining evaluation metrics via the unanimous improvement
+    ratio and its application to clustering tasks. JAIR 42 (2011) 689–718.
+    docs/method.md §4, §5, §9.
     """
     runs = _as_runs(actual)
     if not runs:
@@ -333,10 +508,10 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
             results.append(_run_one(eng, inputs, name, k, slicings, top, cases,
                                     Path(out) / name if out else None, out_format))
     input_doc["actual"] = {r.name: r.label for r in results}
-    shared = _shared_cases(results)
-    uir_doc = _uir_summary(results, cases, metrics, alphas, shared, uir_rel_tol) if cases \
-        else None
-    comparisons = [_compare(a, b, metrics if cases else None, shared, uir_rel_tol)
+    shared = shared_cases(results)
+    uir_doc = evaluate_uir_summary(results, cases.label, metrics, alphas, shared,
+                                   uir_rel_tol) if cases else None
+    comparisons = [compare_runs(a, b, metrics if cases else None, shared, uir_rel_tol)
                    for a, b in combinations(results, 2)]
     return EvaluateResult(inputs=input_doc, runs=results, comparisons=comparisons,
                           uir=uir_doc)
@@ -345,10 +520,11 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
 def _run_one(engine: Engine, inputs: Inputs, name: str, k: int,
              slicings: list[list[str]], top: int, cases: CaseSpec | None,
              out: Path | None, out_format: str) -> RunResult:
+    """One run: validate, run the steps, fetch the small results (docs/method.md §4–§5)."""
     pipeline = Pipeline(prefix=f"abcde_eval{k}_")
     add_item_steps(pipeline, inputs)
     pipeline.run(engine, "cell_rows")
-    checked = validate_inputs(engine, pipeline, inputs)
+    checked = validate(engine, pipeline, inputs)
     slice_steps = add_evaluation_steps(pipeline, inputs, slicings)
     pipeline.run(engine, "cells", "cell_metrics", "truth_clusters", "actual_clusters",
                  "yandex_themes", *slice_steps)
@@ -366,7 +542,7 @@ def _run_one(engine: Engine, inputs: Inputs, name: str, k: int,
         worst[side] = [_finite(plain_row(r)) for r in pipeline.fetch(engine, step)]
     pipeline.add("yandex_worst_themes", render("evaluate/yandex_worst_themes.sql", k=top))
     worst_themes = [_finite(plain_row(r)) for r in pipeline.fetch(engine, "yandex_worst_themes")]
-    for r in worst_themes:  # counts summed in DOUBLE (SPEC §5)
+    for r in worst_themes:  # counts summed in DOUBLE (docs/method.md §5.1)
         for c in ("items", "clustered_items", "actual_clusters"):
             r[c] = int(r[c])
 
@@ -405,13 +581,6 @@ def _run_one(engine: Engine, inputs: Inputs, name: str, k: int,
     return result
 
 
-def validate_inputs(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[str, Any]:
-    """`abcde.inputs.checks.validate` (the same checks as the impact metrics)."""
-    from abcde.inputs.checks import validate
-
-    return validate(engine, pipeline, inputs)
-
-
 def _case_metrics(row: Mapping[str, Any]) -> dict[str, float]:
     return {m: float(row[m]) for m in UIR_METRICS if row.get(m) is not None}
 
@@ -435,95 +604,3 @@ def _write(engine: Engine, pipeline: Pipeline, out: Path, fmt: str,
         engine.write(pipeline.physical_name(step), path, fmt)
         files[name] = str(path)
     return files
-
-
-# ------------------------------------------------------------------ comparisons
-
-
-def _delta(a: Any, b: Any) -> float | None:
-    if a is None or b is None:
-        return None
-    return float(b) - float(a)
-
-
-def _shared_cases(runs: list[RunResult]) -> list[Hashable]:
-    """The UIR test cases every run has (in the first run's order): one set of cases for
-    the matrix and every pairwise comparison, so each pair has a single UIR."""
-    return [c for c in runs[0].cases if all(c in r.cases for r in runs[1:])]
-
-
-def _compare(a: RunResult, b: RunResult, metrics: Sequence[str] | None,
-             shared: list[Hashable], rel_tol: float) -> dict[str, Any]:
-    """Deltas experiment − baseline of every metric (pointwise paper §3.2) and
-    UIR(experiment, baseline) over the test cases every run has (Amigó et al. §4.2;
-    the same cases as the UIR matrix) with the parametric UIR (§8)."""
-    doc: dict[str, Any] = {
-        "baseline": a.name, "experiment": b.name,
-        "deltas": {
-            "overall": {m: _delta(a.overall[m], b.overall[m]) for m in OVERALL_METRICS},
-            "classic": {m: _delta(a.classic[m], b.classic[m]) for m in CLASSIC_METRICS},
-            "yandex": {kind: {m: _delta(a.yandex[kind][m], b.yandex[kind][m])
-                              for m in YANDEX_METRICS} for kind in YANDEX_KINDS},
-        },
-        "items_in_both": {a.name: a.overall["items"], b.name: b.overall["items"]},
-        "uir": None,
-    }
-    if metrics is None:
-        return doc
-    if not shared:
-        doc["uir"] = {"error": "no test case is shared by every run"}
-        return doc
-    sb = {c: b.cases[c] for c in shared}
-    sa = {c: a.cases[c] for c in shared}
-    res = uir(sb, sa, metrics, rel_tol=rel_tol)
-    every = set(a.cases) | set(b.cases)
-    entry: dict[str, Any] = {
-        "value": res.uir, "experiment_ge_baseline": res.a_ge_b,
-        "baseline_ge_experiment": res.b_ge_a, "ties": res.ties, "biased": res.biased,
-        "n_cases": res.n_cases,
-        "cases_excluded": len(every) - len(shared),
-        "reading": interpret_uir(res, names=(b.name, a.name))}
-    try:
-        p = parametric_uir(case_differences(sb, sa, metrics, rel_tol=rel_tol))
-        entry["parametric"] = {"value": p.uir, "p_experiment_ge_baseline": p.p_a_ge_b,
-                               "p_baseline_ge_experiment": p.p_b_ge_a, "method": p.method}
-    except UirInputError as err:
-        entry["parametric"] = {"value": None, "error": str(err)}
-    doc["uir"] = entry
-    return doc
-
-
-def _uir_summary(runs: list[RunResult], cases: CaseSpec, metrics: Sequence[str],
-                 alphas: Sequence[float], shared: list[Hashable],
-                 rel_tol: float) -> dict[str, Any]:
-    """The UIR matrix over the cases every run has, each run's reference system
-    (§6.4), the systems each improves by UIR ≥ 0.25 (§6.3), and mean F_α per run over
-    the two UIR metrics (§2.1; none with another number of metrics)."""
-    every = set().union(*(set(r.cases) for r in runs))
-    pr = f_alpha_metrics(metrics)
-    doc: dict[str, Any] = {"cases": cases.label, "metrics": list(metrics),
-                           "threshold": UIR_ROBUST_THRESHOLD, "rel_tol": rel_tol,
-                           "n_cases": len(shared),
-                           "cases_excluded": len(every) - len(shared),
-                           "matrix": None, "reference_systems": None, "improves": None,
-                           "f_alpha_metrics": list(pr) if pr else None, "f_alpha": None,
-                           "f_alpha_note": None}
-    if pr is None:
-        doc["f_alpha_note"] = (f"no F_alpha sweep: F_alpha combines two metrics, "
-                               f"{len(metrics)} selected")
-    if not shared:
-        return doc
-    table = {r.name: {c: r.cases[c] for c in shared} for r in runs}
-    if pr is not None:
-        sweep = f_alpha_sweep(table, *pr, alphas=alphas)
-        doc["f_alpha"] = {s: {f"{a:g}": v for a, v in per.items()}
-                          for s, per in sweep.items()}
-    if len(runs) >= 2:
-        matrix = uir_matrix(table, metrics, rel_tol=rel_tol)
-        doc["matrix"] = matrix
-        doc["reference_systems"] = {
-            s: {"reference": ref.reference, "uir": ref.uir, "tied": list(ref.tied),
-                "robust": ref.uir >= UIR_ROBUST_THRESHOLD}
-            for s, ref in reference_system(matrix).items()}
-        doc["improves"] = improved_systems(matrix)
-    return doc

@@ -1,6 +1,6 @@
 """The Yandex cluster_metrics reference against the article and hand derivations.
 
-Article: `papers/yandex_cluster_quality_metrics_ru.txt`; SPEC §5. Every expected
+Article: Yandex, Habr post 500742 (2020), §3–4; docs/method.md §5.2. Every expected
 value below is derived by hand, step by step, in exact fractions.
 """
 
@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 from reference_yandex import read_assignment, yandex_metrics
 
-DATA = Path(__file__).parent / "data" / "yandex"
+DATA = Path(__file__).parents[1] / "data" / "yandex"
 
 
 def f1(p: Fr, r: Fr) -> Fr:

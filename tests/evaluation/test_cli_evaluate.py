@@ -15,7 +15,7 @@ from reference_yandex import yandex_metrics
 from abcde.cli import main
 from abcde.evaluation.uir import f_alpha
 
-EXAMPLES = Path(__file__).parent.parent / "examples"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 
 # UIR paper §4.2, Table 3 structure: 10 test cases; A ≥ B on 6 (cases 1–6), B ≥ A on 4
 # (cases 1, 2 — ties — and 7, 8); cases 9, 10 are metric-biased. UIR(A, B) = (6 − 4)/10.
@@ -46,8 +46,8 @@ def test_uir_command_on_table3(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, ["uir", str(scores), "--format", "json"])
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)
-    assert doc["uir"]["A"]["B"] == pytest.approx(0.2)
-    assert doc["uir"]["B"]["A"] == pytest.approx(-0.2)  # antisymmetry
+    assert doc["matrix"]["A"]["B"] == pytest.approx(0.2)
+    assert doc["matrix"]["B"]["A"] == pytest.approx(-0.2)  # antisymmetry
     (pair,) = doc["pairs"]
     assert (pair["a_ge_b"], pair["b_ge_a"], pair["ties"], pair["biased"]) == (6, 4, 2, 2)
     assert doc["reference_systems"]["B"]["reference"] == "A"
@@ -65,7 +65,7 @@ def test_uir_command_unanimous_is_one(tmp_path: Path) -> None:
     scores = tmp_path / "s.csv"
     write_scores(scores, rows)
     doc = json.loads(CliRunner().invoke(main, ["uir", str(scores), "--format", "json"]).output)
-    assert doc["uir"]["new"]["old"] == 1.0 and doc["uir"]["old"]["new"] == -1.0
+    assert doc["matrix"]["new"]["old"] == 1.0 and doc["matrix"]["old"]["new"] == -1.0
     assert doc["improves"]["new"] == ["old"]
 
 
@@ -112,6 +112,40 @@ def test_evaluate_command_two_runs_json(tmp_path: Path) -> None:
     assert text.exit_code == 0 and "Yandex" in text.output
 
 
+def test_evaluate_and_uir_report_one_matrix_under_one_key(tmp_path: Path) -> None:
+    """One UIR matrix: `abcde uir` over the per-truth-cluster scores that `abcde evaluate`
+    writes under --out reports, under the same key `matrix`, the matrix, reference
+    systems, robust improvements and F_α sweep that `abcde evaluate` reports."""
+    runs = {"base": "base.csv", "exp": "exp.csv", "ideal": "ideal.csv"}
+    res = CliRunner().invoke(main, [
+        "evaluate", "--truth", str(EXAMPLES / "truth.csv"),
+        *[a for n, f in runs.items() for a in ("--actual", f"{n}={EXAMPLES / f}")],
+        "--weights", str(EXAMPLES / "weights.csv"), "--out", str(tmp_path / "out"),
+        "--out-format", "csv", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    evaluated = json.loads(res.output)["uir"]
+    rows = []
+    for name in runs:
+        with (tmp_path / "out" / name / "truth_clusters.csv").open(newline="") as fh:
+            for r in csv.DictReader(fh):
+                rows += [(name, r["cluster_id"], m, float(r[m])) for m in ("precision", "recall")]
+    scores = tmp_path / "scores.csv"
+    write_scores(scores, rows)
+    res = CliRunner().invoke(main, ["uir", str(scores), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    reported = json.loads(res.output)
+    assert "uir" not in reported and "matrix" in reported
+    assert reported["matrix"] == evaluated["matrix"]
+    assert set(evaluated["matrix"]["exp"]) == set(runs)
+    assert reported["improves"] == evaluated["improves"]
+    assert reported["reference_systems"] == {
+        s: {k: v for k, v in ref.items() if k != "robust"}
+        for s, ref in evaluated["reference_systems"].items()}
+    assert list(reported["f_alpha"]) == list(evaluated["f_alpha"])
+    for name, sweep in evaluated["f_alpha"].items():
+        assert reported["f_alpha"][name] == pytest.approx(sweep, rel=1e-12)
+
+
 def read_csv(path: Path, column: str = "cluster_id") -> dict[str, str]:
     with path.open(newline="") as fh:
         return {row["item_id"]: row[column] for row in csv.DictReader(fh)}
@@ -135,7 +169,7 @@ def test_uir_command_refuses_unreadable_files_with_exit_2(tmp_path: Path) -> Non
     bom.write_bytes(bom.read_text().encode("utf-8-sig"))
     res = runner.invoke(main, ["uir", str(bom), "--format", "json"])
     assert res.exit_code == 0, res.output
-    assert json.loads(res.output)["uir"]["A"]["B"] == pytest.approx(0.2)
+    assert json.loads(res.output)["matrix"]["A"]["B"] == pytest.approx(0.2)
 
 
 def test_uir_command_sweeps_the_selected_metrics(tmp_path: Path) -> None:
@@ -154,7 +188,7 @@ def test_uir_command_sweeps_the_selected_metrics(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)
     # t1 biased (B better recall, worse precision), t2 B ≥ A on both: (0 − 1)/2
-    assert doc["uir"]["B"]["A"] == 0.5
+    assert doc["matrix"]["B"]["A"] == 0.5
     assert doc["f_alpha_metrics"] == ["bcp", "bcr"]
     f = {a: sum(f_alpha(p, r, a) for p, r in scores["B"].values()) / 2 for a in (0, 0.3, 1)}
     assert f[0] == pytest.approx(0.75) and f[1] == pytest.approx(0.45)  # mean bcr, mean bcp

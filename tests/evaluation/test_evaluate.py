@@ -48,8 +48,8 @@ from abcde.sql.dialects import DIALECTS, to_sql
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.templates import render
 
-YANDEX = Path(__file__).parent / "data" / "yandex"
-EXAMPLES = Path(__file__).parent.parent / "examples"
+YANDEX = Path(__file__).parents[1] / "data" / "yandex"
+EXAMPLES = Path(__file__).parents[2] / "examples"
 REL = 1e-9
 HYPOTHESIS = settings(max_examples=15, deadline=None,
                       suppress_health_check=[HealthCheck.too_slow,
@@ -201,7 +201,7 @@ def test_classic_metrics_match_scikit_learn(eng: object, case: object) -> None:
 
 def test_pair_counts_in_double_for_a_huge_cell(eng: object) -> None:
     """A cell of n = 5·10⁹ items: C(n, 2) ≈ 1.25·10¹⁹ exceeds 2⁶³; summed in DOUBLE it
-    is n(n − 1)/2 (SPEC §5; ENGINES.md)."""
+    is n(n − 1)/2 (docs/method.md §5.1, §11.1)."""
     n = 5_000_000_000
     p = Pipeline(prefix="abcde_test_huge_")
     p.add("cells", render_literal_cells([("t", "a", n), ("t", "b", 3), ("u", "b", 2)]),
@@ -493,7 +493,7 @@ def test_run_names_from_tables_and_unsafe_names(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("dialect", DIALECTS)
 def test_evaluation_sql_divides_only_doubles(eng: object, dialect: str) -> None:
-    """ENGINES.md: every division has both operands cast to DOUBLE (Snowflake keeps 6
+    """docs/method.md §11.1: every division has both operands cast to DOUBLE (Snowflake keeps 6
     decimals of an integer or decimal quotient, Spark divides decimals exactly), no LOG
     (log10 on DuckDB), no integer division — in every evaluation step."""
     attrs = {"i1": {"part": "a"}, "i2": {"part": "b"}, "i3": {"part": "b"}}

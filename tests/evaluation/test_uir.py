@@ -2,62 +2,29 @@
 
 from __future__ import annotations
 
-import json
 import math
 from fractions import Fraction
-from pathlib import Path
 
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from scipy.stats import multivariate_normal, norm
+from uir_table3 import A_GE_B, B_GE_A, TABLE3, M, long_rows, table3
 
+from abcde.evaluation.scores import UirInputError
 from abcde.evaluation.uir import (
     ALPHA_SWEEP,
-    UirInputError,
     case_differences,
     f_alpha,
     f_alpha_metrics,
     f_alpha_sweep,
     improved_systems,
     interpret_uir,
-    parametric_uir,
-    pivot_scores,
-    read_scores,
     reference_system,
     uir,
     uir_matrix,
 )
-
-M = ("precision", "recall")
-
-# Table 3 of the paper (§4.2) prints 10 test cases with the columns "a ≥ b" =
-# yes ×6 then no ×4, and "b ≥ a" = yes, yes, no ×4, yes, yes, no, no. The scores
-# themselves are lost in our text copy; these (P_a, P_b, R_a, R_b) reproduce
-# exactly those columns: cases 1-2 ties, 3-6 a unanimously better (3 and 5 on both
-# metrics, 4 and 6 on one metric with the other equal), 7-8 b unanimously better,
-# 9-10 metric-biased.
-TABLE3 = {
-    1: (0.50, 0.50, 0.50, 0.50),
-    2: (0.70, 0.70, 0.30, 0.30),
-    3: (0.60, 0.50, 0.60, 0.50),
-    4: (0.80, 0.60, 0.40, 0.40),
-    5: (0.90, 0.20, 0.80, 0.10),
-    6: (0.40, 0.40, 0.70, 0.20),
-    7: (0.20, 0.60, 0.30, 0.50),
-    8: (0.30, 0.30, 0.10, 0.60),
-    9: (0.90, 0.50, 0.20, 0.60),
-    10: (0.20, 0.40, 0.80, 0.30),
-}
-A_GE_B = [True] * 6 + [False] * 4
-B_GE_A = [True, True, False, False, False, False, True, True, False, False]
-
-
-def table3() -> tuple[dict, dict]:
-    a = {t: {"precision": pa, "recall": ra} for t, (pa, _pb, ra, _rb) in TABLE3.items()}
-    b = {t: {"precision": pb, "recall": rb} for t, (_pa, pb, _ra, rb) in TABLE3.items()}
-    return a, b
+from abcde.evaluation.uir_parametric import parametric_uir
 
 
 def test_paper_worked_example_table3() -> None:
@@ -201,15 +168,6 @@ def test_matrix_is_antisymmetric(pairs: list) -> None:
 
 
 # ------------------------------------------------------------------ matrix
-
-
-def long_rows(**systems: dict) -> list[tuple]:
-    return [
-        (s, t, m, v)
-        for s, per_case in systems.items()
-        for t, r in per_case.items()
-        for m, v in r.items()
-    ]
 
 
 def test_uir_matrix_table3() -> None:
@@ -385,182 +343,6 @@ def test_interpret_uir_ties_without_biased_cases() -> None:
     assert mixed.startswith("not robust") and "each system is better on some" in mixed
 
 
-# ----------------------------------------------------------- parametric UIR
-
-
-def scipy_parametric(d: np.ndarray) -> float:
-    mu = d.mean(axis=0)
-    cov = np.cov(d, rowvar=False, ddof=1)
-    zero = np.zeros(d.shape[1])
-    opts = {"abseps": 1e-12, "releps": 1e-12}
-    # P(Δ ≥ 0) = P(−Δ ≤ 0) with −Δ ~ N(−μ, Σ)
-    p_ge = multivariate_normal.cdf(zero, mean=-mu, cov=cov, **opts)
-    p_le = multivariate_normal.cdf(zero, mean=mu, cov=cov, **opts)
-    return float(p_ge - p_le)
-
-
-@pytest.mark.parametrize(
-    ("mean", "sd", "rho"),
-    [
-        ((0.05, 0.02), (0.1, 0.1), 0.0),
-        ((0.05, -0.02), (0.2, 0.05), 0.6),
-        ((0.10, 0.05), (0.1, 0.3), -0.7),
-        ((-0.3, -0.1), (0.1, 0.1), 0.95),
-        ((0.0, 0.0), (0.1, 0.1), -0.99),
-    ],
-)
-def test_parametric_uir_two_metrics_matches_scipy(mean: tuple, sd: tuple, rho: float) -> None:
-    rng = np.random.default_rng(7)
-    cov = [[sd[0] ** 2, rho * sd[0] * sd[1]], [rho * sd[0] * sd[1], sd[1] ** 2]]
-    d = rng.multivariate_normal(mean, cov, size=40)
-    res = parametric_uir(d)
-    assert res.method == "quadrature"
-    assert res.uir == pytest.approx(scipy_parametric(d), abs=1e-9)
-    assert res.n_cases == 40
-
-
-def test_parametric_uir_from_score_tables() -> None:
-    a, b = table3()
-    d = case_differences(a, b, M)
-    assert d.shape == (10, 2)
-    assert parametric_uir(d).uir == pytest.approx(scipy_parametric(d), abs=1e-9)
-
-
-def test_parametric_uir_three_metrics_monte_carlo() -> None:
-    rng = np.random.default_rng(3)
-    d = rng.multivariate_normal(
-        [0.04, 0.02, 0.01],
-        [[0.01, 0.004, 0.0], [0.004, 0.02, -0.005], [0.0, -0.005, 0.01]],
-        size=50,
-    )
-    res = parametric_uir(d, seed=11)
-    assert res.method == "monte carlo" and res.n_samples == 400_000
-    assert 0 < res.std_error < 1 / math.sqrt(res.n_samples)
-    assert res.uir == pytest.approx(scipy_parametric(d), abs=5 * res.std_error + 1e-4)
-    assert parametric_uir(d, seed=11) == res  # seeded: reproducible
-
-
-def test_parametric_uir_one_metric_closed_form() -> None:
-    d = np.array([[0.1], [0.3], [-0.1], [0.2]])
-    res = parametric_uir(d)
-    z = d.mean() / d.std(ddof=1)
-    assert res.method == "closed form"
-    assert res.uir == pytest.approx(norm.cdf(z) - norm.cdf(-z), abs=1e-14)
-
-
-def test_parametric_uir_perfect_correlation_closed_form() -> None:
-    # Δ_2 = 2·Δ_1 exactly: ρ = 1, Σ singular. Then P(both ≥ 0) = P(Δ_1 ≥ 0) = Φ(μ₁/σ₁).
-    x = np.array([0.1, -0.05, 0.2, 0.05, 0.0])
-    res = parametric_uir(np.column_stack([x, 2 * x]))
-    z = x.mean() / x.std(ddof=1)
-    assert res.method == "closed form"
-    assert res.uir == pytest.approx(norm.cdf(z) - norm.cdf(-z), abs=1e-9)
-    # ρ = −1: both ≥ 0 needs Δ_1 ≥ 0 and −Δ_1 + c ≥ 0 … with c = 0 only Δ_1 = 0:
-    # P = 0 on both sides, so UIR = 0.
-    anti = parametric_uir(np.column_stack([x, -x]))
-    assert (anti.p_a_ge_b, anti.p_b_ge_a, anti.uir) == pytest.approx((0, 0, 0), abs=1e-15)
-
-
-def test_parametric_uir_degenerate_constant_metrics() -> None:
-    x = np.array([0.1, -0.05, 0.2, 0.05])
-    # metric 2 identical on every case (difference 0: a tie on that metric) →
-    # factored out exactly; the rest is the 1-D closed form.
-    res = parametric_uir(np.column_stack([x, np.zeros(4)]))
-    z = x.mean() / x.std(ddof=1)
-    assert res.uir == pytest.approx(norm.cdf(z) - norm.cdf(-z), abs=1e-14)
-    # constant negative difference: a can never be ≥ b on all metrics
-    res = parametric_uir(np.column_stack([x, np.full(4, -0.1)]))
-    assert res.p_a_ge_b == 0.0 and res.p_b_ge_a == pytest.approx(norm.cdf(-z))
-    # every difference constant
-    assert parametric_uir(np.full((3, 2), 0.1)).uir == 1.0
-    assert parametric_uir(np.zeros((3, 2))).uir == 0.0
-    assert parametric_uir(np.array([[0.1, -0.1]] * 3)).method == "degenerate"
-    # 3 metrics, one constant → the exact 2-D computation on the other two; the
-    # constant +0.5 makes "b ≥ a on every metric" impossible, so UIR = P(Δ₁, Δ₂ ≥ 0).
-    y = np.array([0.3, 0.1, -0.2, 0.4])
-    res = parametric_uir(np.column_stack([x, y, np.full(4, 0.5)]))
-    two = np.column_stack([x, y])
-    p_ge = multivariate_normal.cdf(
-        [0, 0], mean=-two.mean(axis=0), cov=np.cov(two, rowvar=False), abseps=1e-12, releps=1e-12
-    )
-    assert res.method == "quadrature" and res.p_b_ge_a == 0.0
-    assert res.uir == pytest.approx(p_ge, abs=1e-9)
-    assert parametric_uir(np.column_stack([x, y, np.zeros(4)])).uir == pytest.approx(
-        scipy_parametric(two), abs=1e-9
-    )
-
-
-def test_parametric_uir_input_errors() -> None:
-    with pytest.raises(UirInputError, match="more than 1"):
-        parametric_uir([[0.1, 0.2]])
-    with pytest.raises(UirInputError, match="2-D"):
-        parametric_uir([0.1, 0.2])
-    with pytest.raises(UirInputError, match="non-finite"):
-        parametric_uir([[0.1, 0.2], [math.nan, 0.0]])
-
-
-# -------------------------------------------------------------- read_scores
-
-
-def test_read_scores_csv_and_jsonl(tmp_path: Path) -> None:
-    a, b = table3()
-    rows = long_rows(A=a, B=b)
-    csv_path = tmp_path / "scores.csv"
-    csv_path.write_text(
-        "system,case,metric,value,note\n" + "".join(f"{s},{t},{m},{v},x\n" for s, t, m, v in rows)
-    )
-    jsonl_path = tmp_path / "scores.jsonl"
-    jsonl_path.write_text(
-        "".join(
-            json.dumps({"system": s, "case": t, "metric": m, "value": v}) + "\n"
-            for s, t, m, v in rows
-        )
-        + "\n"
-    )
-    for path in (csv_path, jsonl_path):
-        read = read_scores(path)
-        assert len(read) == len(rows)
-        assert read[0] == ("A", "1", "precision", 0.5)
-        assert uir_matrix(read, M)["A"]["B"] == pytest.approx(0.2)
-        assert pivot_scores(read, M)["B"]["7"] == {"precision": 0.6, "recall": 0.5}
-
-
-def test_read_scores_bom_extra_fields_and_unreadable_files(tmp_path: Path) -> None:
-    p = tmp_path / "bom.csv"
-    p.write_bytes("system,case,metric,value\nA,t1,precision,0.5\n".encode("utf-8-sig"))
-    assert read_scores(p) == [("A", "t1", "precision", 0.5)]  # Excel's "CSV UTF-8"
-    p.write_text("system,case,metric,value\nA,t1,precision,0.5,0.7\n")
-    with pytest.raises(UirInputError, match=r"line 2: 5 fields, but the header has 4"):
-        read_scores(p)
-    p.write_text("system,case,metric,value\nA,t1,precision\n")
-    with pytest.raises(UirInputError, match=r"line 2: 3 field\(s\), but the header has 4"):
-        read_scores(p)
-    with pytest.raises(UirInputError, match="no such file"):
-        read_scores(tmp_path / "missing.csv")
-    with pytest.raises(UirInputError, match="is a directory"):
-        read_scores(tmp_path)
-    p.write_bytes("system,case,metric,value\nA,caf\xe9,precision,0.5\n".encode("latin-1"))
-    with pytest.raises(UirInputError, match="not UTF-8"):
-        read_scores(p)
-    j = tmp_path / "bom.jsonl"
-    j.write_bytes('{"system": "A", "case": 1, "metric": "p", "value": 0.5}\n'
-                  .encode("utf-8-sig"))
-    assert read_scores(j) == [("A", "1", "p", 0.5)]
-
-
-def test_read_scores_skips_rows_of_other_metrics(tmp_path: Path) -> None:
-    p = tmp_path / "s.csv"
-    p.write_text("system,case,metric,value\nA,1,bcp,0.5\nA,1,note,n/a\nA,1,note,n/a\n")
-    assert read_scores(p, ["bcp"]) == [("A", "1", "bcp", 0.5)]
-    with pytest.raises(UirInputError, match="not a number"):
-        read_scores(p)
-    with pytest.raises(UirInputError, match=r"no score rows for the metric\(s\) 'recall'"):
-        read_scores(p, ["recall"])
-    # pivot_scores ignores other metrics entirely, even repeated ones
-    rows = [("A", 1, "bcp", 0.5), ("B", 1, "bcp", 0.4), ("A", 1, "x", 1.0), ("A", 1, "x", 2.0)]
-    assert pivot_scores(rows, ["bcp"]) == {"A": {1: {"bcp": 0.5}}, "B": {1: {"bcp": 0.4}}}
-
-
 def test_f_alpha_metrics_pair() -> None:
     assert f_alpha_metrics(["recall", "precision"]) == ("precision", "recall")
     assert f_alpha_metrics(["bcp", "bcr"]) == ("bcp", "bcr")
@@ -568,35 +350,3 @@ def test_f_alpha_metrics_pair() -> None:
     assert f_alpha_metrics(["precision", "recall", "f1"]) is None
     with pytest.raises(UirInputError, match=">= 0"):
         f_alpha_sweep([("S", 1, "p", -0.5), ("S", 1, "r", 0.5)], "p", "r")
-
-
-def test_read_scores_errors(tmp_path: Path) -> None:
-    p = tmp_path / "s.csv"
-    p.write_text("system,case,value\nA,1,0.5\n")
-    with pytest.raises(UirInputError, match=r"missing column.*'metric'"):
-        read_scores(p)
-    p.write_text("system,case,metric,value\nA,1,p,0.5\nA,2,p,high\n")
-    with pytest.raises(UirInputError, match=r"line 3: column 'value' is not a number: 'high'"):
-        read_scores(p)
-    p.write_text("system,case,metric,value\nA,1,p,0.5\nA,2,p,nan\n")
-    with pytest.raises(UirInputError, match=r"line 3: column 'value' is not finite"):
-        read_scores(p)
-    p.write_text("system,case,metric,value\nA,1,p,0.5\nA,1,p,0.6\n")
-    with pytest.raises(UirInputError, match=r"line 3: duplicate.*first on line 2"):
-        read_scores(p)
-    p.write_text("system,case,metric,value\nA,,p,0.5\n")
-    with pytest.raises(UirInputError, match=r"line 2: column 'case' is empty"):
-        read_scores(p)
-    p.write_text("system,case,metric,value\n")
-    with pytest.raises(UirInputError, match="no score rows"):
-        read_scores(p)
-    j = tmp_path / "s.jsonl"
-    j.write_text('{"system": "A", "case": 1, "metric": "p", "value": 0.5}\n{"system": "A"\n')
-    with pytest.raises(UirInputError, match="line 2: invalid JSON"):
-        read_scores(j)
-    j.write_text('{"system": "A", "case": 1, "metric": "p"}\n')
-    with pytest.raises(UirInputError, match=r"line 1: missing column.*'value'"):
-        read_scores(j)
-    j.write_text('{"system": "A", "case": 1, "metric": "p", "value": "x"}\n')
-    with pytest.raises(UirInputError, match="line 1: column 'value' is not a number"):
-        read_scores(j)

@@ -1,0 +1,417 @@
+"""Per-case score tables: the long table (system, case, metric, value) read from CSV or
+JSONL, pivoted to ``table[system][case][metric]`` and validated (docs/method.md §9.1).
+
+UIR (`abcde.evaluation.uir`) needs, for each system and each test case, one finite
+score per metric, higher being better ([UIR] §4.1). This module reads and checks such a
+table; every refusal is a `UirInputError` whose message names the file and line, or the
+system, case and metric at fault.
+
+References
+----------
+[UIR] E. Amigó, J. Gonzalo, J. Artiles, F. Verdejo. Combining evaluation metrics via the
+unanimous improvement ratio and its application to clustering tasks. *Journal of
+Artificial Intelligence Research* 42 (2011) 689–718. doi:10.1613/jair.3401.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import math
+from collections.abc import Hashable, Iterable, Mapping, Sequence
+from pathlib import Path
+from typing import NamedTuple
+
+import numpy as np
+
+__all__ = [
+    "CaseScores",
+    "ScoreRow",
+    "ScoreTable",
+    "UirInputError",
+    "as_score_table",
+    "check_metrics",
+    "examples_text",
+    "finite_score",
+    "pivot_scores",
+    "read_scores",
+]
+
+System = Hashable
+Case = Hashable
+#: One system's scores: ``scores[case][metric]``.
+CaseScores = Mapping[Case, Mapping[str, float]]
+#: Every system's scores: ``table[system][case][metric]``.
+ScoreTable = dict[System, dict[Case, dict[str, float]]]
+
+
+class UirInputError(ValueError):
+    """Bad score table: the message names the system, case and metric at fault."""
+
+
+class ScoreRow(NamedTuple):
+    """One row of the long score table."""
+
+    system: System
+    case: Case
+    metric: str
+    value: float
+
+
+def examples_text(items: Iterable[object], limit: int = 5) -> str:
+    """The first `limit` items, as reprs joined by commas (for error messages).
+
+    Parameters
+    ----------
+    items : iterable
+        What to show.
+    limit : int
+        How many to show at most.
+
+    Returns
+    -------
+    str
+        e.g. ``"'a', 'b'"``.
+
+    References
+    ----------
+    None: a formatting helper of this module's error messages.
+
+    >>> examples_text(["a", "b", "c"], limit=2)
+    "'a', 'b'"
+    """
+    return ", ".join(repr(x) for x in list(items)[:limit])
+
+
+def finite_score(value: object, where: str) -> float:
+    """A score as a float, refused unless it is a finite real number (not a bool).
+
+    Parameters
+    ----------
+    value : object
+        The score (int, float or numpy number).
+    where : str
+        Names the score in the error message (system, case, metric or file and line).
+
+    Returns
+    -------
+    float
+        The score.
+
+    Raises
+    ------
+    UirInputError
+        The value is not a number, or is NaN or infinite.
+
+    References
+    ----------
+    docs/method.md §9.1 (one finite score per system, case and metric).
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+        raise UirInputError(f"{where}: value {value!r} is not a number")
+    out = float(value)
+    if not math.isfinite(out):
+        raise UirInputError(f"{where}: value {out!r} is not finite")
+    return out
+
+
+def check_metrics(metrics: Sequence[str]) -> tuple[str, ...]:
+    """The metric names UIR combines, refused if empty, a bare string or repeated.
+
+    Parameters
+    ----------
+    metrics : sequence of str
+        Metric names, higher being better for each.
+
+    Returns
+    -------
+    tuple of str
+        The names in their order.
+
+    Raises
+    ------
+    UirInputError
+        `metrics` is a string, is empty or repeats a name.
+
+    References
+    ----------
+    docs/method.md §9.1; [UIR] §4.1 (the set X of metrics).
+    """
+    if isinstance(metrics, str):
+        raise UirInputError(f"metrics must be a sequence of names, not the string {metrics!r}")
+    out = tuple(metrics)
+    if not out:
+        raise UirInputError("metrics is empty: UIR needs at least one metric")
+    dup = sorted({m for m in out if out.count(m) > 1})
+    if dup:
+        raise UirInputError(f"metrics listed more than once: {examples_text(dup)}")
+    return out
+
+
+def pivot_scores(rows: Iterable[Sequence[object]], metrics: Sequence[str]) -> ScoreTable:
+    """Long table of (system, case, metric, value) → ``table[system][case][metric]``.
+
+    Rows of metrics not in `metrics` are ignored entirely. Systems and cases keep their
+    order of first appearance.
+
+    Parameters
+    ----------
+    rows : iterable of 4-sequences
+        (system, case, metric, value) rows, e.g. from `read_scores`.
+    metrics : sequence of str
+        The metrics to keep (see `check_metrics`).
+
+    Returns
+    -------
+    dict
+        ``table[system][case][metric] = value``; every system has every case and metric.
+
+    Raises
+    ------
+    UirInputError
+        Rows that are not 4-tuples, duplicate (system, case, metric) rows, non-numeric
+        or non-finite values of the requested metrics, a metric of `metrics` absent
+        from the table, and any system lacking a (case, metric) that another system has
+        — the message names system, case and metric.
+
+    References
+    ----------
+    docs/method.md §9.1; [UIR] §4.2 (UIR compares systems over the same test cases T).
+    """
+    metrics = check_metrics(metrics)
+    wanted = set(metrics)
+    table: ScoreTable = {}
+    seen: dict[tuple[object, object, object], int] = {}
+    cases: dict[Case, None] = {}
+    for idx, row in enumerate(rows):
+        if len(row) != 4:
+            raise UirInputError(
+                f"row {idx}: expected (system, case, metric, value), got {len(row)} fields"
+            )
+        system, case, metric, value = row
+        if metric not in wanted:
+            continue
+        key = (system, case, metric)
+        if key in seen:
+            raise UirInputError(
+                f"duplicate score for system {system!r}, case {case!r}, metric {metric!r} "
+                f"(rows {seen[key]} and {idx})"
+            )
+        seen[key] = idx
+        v = finite_score(value, f"row {idx}: system {system!r}, case {case!r}, "
+                         f"metric {metric!r}")
+        table.setdefault(system, {}).setdefault(case, {})[metric] = v
+        cases.setdefault(case, None)
+    if not table:
+        raise UirInputError(f"no scores for the metrics {examples_text(metrics)}")
+    present = {m for per_case in table.values() for row in per_case.values() for m in row}
+    absent = [m for m in metrics if m not in present]
+    if absent:
+        raise UirInputError(f"metric(s) not in the score table: {examples_text(absent)}")
+    for system, per_case in table.items():
+        for case in cases:
+            row = per_case.get(case, {})
+            for m in metrics:
+                if m not in row:
+                    missing = sum(
+                        1 for c in cases for mm in metrics if mm not in per_case.get(c, {})
+                    )
+                    raise UirInputError(
+                        f"system {system!r} has no score for case {case!r}, metric {m!r} "
+                        f"({missing} (case, metric) score(s) missing for this system); "
+                        "every system must be scored on every case and metric"
+                    )
+    return table
+
+
+def as_score_table(
+    scores: Iterable[Sequence[object]] | ScoreTable, metrics: Sequence[str]
+) -> ScoreTable:
+    """A long table or an already pivoted table, validated by `pivot_scores`.
+
+    Parameters
+    ----------
+    scores : iterable of rows, or dict
+        (system, case, metric, value) rows, or ``table[system][case][metric]``.
+    metrics : sequence of str
+        The metrics to keep.
+
+    Returns
+    -------
+    dict
+        ``table[system][case][metric]``, as `pivot_scores` returns it.
+
+    References
+    ----------
+    docs/method.md §9.1.
+    """
+    if isinstance(scores, Mapping):
+        rows = [
+            (s, c, m, v)
+            for s, per_case in scores.items()
+            for c, per_metric in per_case.items()
+            for m, v in per_metric.items()
+        ]
+        return pivot_scores(rows, metrics)
+    return pivot_scores(scores, metrics)
+
+
+# ------------------------------------------------------------------ files
+
+
+_COLUMNS = ("system", "case", "metric", "value")
+
+
+def _parse_value(raw: object, path: Path, line: int) -> float:
+    if isinstance(raw, bool) or raw is None:
+        raise UirInputError(f"{path}, line {line}: column 'value' is not a number: {raw!r}")
+    if isinstance(raw, (int, float)):
+        value = float(raw)
+    else:
+        text = str(raw).strip()
+        try:
+            value = float(text)
+        except ValueError:
+            raise UirInputError(
+                f"{path}, line {line}: column 'value' is not a number: {raw!r}"
+            ) from None
+    if not math.isfinite(value):
+        raise UirInputError(f"{path}, line {line}: column 'value' is not finite: {raw!r}")
+    return value
+
+
+def _read_csv(path: Path, wanted: set[str] | None) -> list[tuple[ScoreRow, int]]:
+    out: list[tuple[ScoreRow, int]] = []
+    # utf-8-sig: spreadsheet exports ("CSV UTF-8") start with a byte-order mark.
+    with path.open(newline="", encoding="utf-8-sig") as fh:
+        reader = csv.DictReader(fh)
+        header = reader.fieldnames
+        if not header:
+            raise UirInputError(f"{path}: empty file, expected a header {', '.join(_COLUMNS)}")
+        header = [h.strip() for h in header]
+        reader.fieldnames = header
+        missing = [c for c in _COLUMNS if c not in header]
+        if missing:
+            raise UirInputError(
+                f"{path}: missing column(s) {', '.join(repr(c) for c in missing)}; "
+                f"header is {header!r}"
+            )
+        for rec in reader:
+            line = reader.line_num
+            extra = rec.pop(None, None)  # DictReader's key for fields beyond the header
+            if all((v is None or not str(v).strip()) for v in rec.values()) and not extra:
+                continue  # blank line
+            if extra is not None:
+                raise UirInputError(
+                    f"{path}, line {line}: {len(header) + len(extra)} fields, but the header "
+                    f"has {len(header)} (extra value(s) {examples_text(extra, 3)}); quote "
+                    "values that contain commas"
+                )
+            if any(v is None for v in rec.values()):
+                n = sum(v is not None for v in rec.values())
+                raise UirInputError(
+                    f"{path}, line {line}: {n} field(s), but the header has {len(header)}"
+                )
+            for c in _COLUMNS[:3]:
+                if not str(rec[c]).strip():
+                    raise UirInputError(f"{path}, line {line}: column {c!r} is empty")
+            metric = rec["metric"].strip()
+            if wanted is not None and metric not in wanted:
+                continue
+            value = _parse_value(rec["value"], path, line)
+            row = ScoreRow(rec["system"].strip(), rec["case"].strip(), metric, value)
+            out.append((row, line))
+    return out
+
+
+def _read_jsonl(path: Path, wanted: set[str] | None) -> list[tuple[ScoreRow, int]]:
+    out: list[tuple[ScoreRow, int]] = []
+    with path.open(encoding="utf-8-sig") as fh:
+        for line, text in enumerate(fh, start=1):
+            if not text.strip():
+                continue
+            try:
+                rec = json.loads(text)
+            except json.JSONDecodeError as exc:
+                raise UirInputError(f"{path}, line {line}: invalid JSON ({exc.msg})") from None
+            if not isinstance(rec, dict):
+                raise UirInputError(f"{path}, line {line}: expected a JSON object")
+            missing = [c for c in _COLUMNS if c not in rec]
+            if missing:
+                raise UirInputError(
+                    f"{path}, line {line}: missing column(s) {', '.join(repr(c) for c in missing)}"
+                )
+            for c in _COLUMNS[:3]:
+                if not isinstance(rec[c], (str, int)) or isinstance(rec[c], bool):
+                    raise UirInputError(
+                        f"{path}, line {line}: column {c!r} must be a string, got {rec[c]!r}"
+                    )
+            if wanted is not None and str(rec["metric"]) not in wanted:
+                continue
+            value = _parse_value(rec["value"], path, line)
+            row = ScoreRow(str(rec["system"]), str(rec["case"]), str(rec["metric"]), value)
+            out.append((row, line))
+    return out
+
+
+def read_scores(path: str | Path, metrics: Sequence[str] | None = None) -> list[ScoreRow]:
+    """Read a long score table (columns system, case, metric, value) from CSV or JSONL.
+
+    The format goes by the suffix: ``.jsonl``/``.ndjson``/``.json`` → one JSON object
+    per line, anything else → CSV with a header (extra columns are ignored; a byte-order
+    mark is allowed). system, case and metric are read as strings.
+
+    Parameters
+    ----------
+    path : str or Path
+        The score file, UTF-8.
+    metrics : sequence of str, optional
+        Keep only the rows of these metrics; rows of other metrics are skipped unread
+        (their values are not checked). Default: every row.
+
+    Returns
+    -------
+    list of ScoreRow
+        The rows in file order (pivot them with `pivot_scores`).
+
+    Raises
+    ------
+    UirInputError
+        Naming the file and line: unreadable or non-UTF-8 file, missing column, a row
+        with more or fewer fields than the header, empty field, non-numeric or
+        non-finite value, duplicate (system, case, metric), invalid JSON, no rows.
+
+    References
+    ----------
+    docs/method.md §9.1 (the per-case score table); [UIR] §4.2.
+    """
+    p = Path(path)
+    wanted = None if metrics is None else set(check_metrics(metrics))
+    is_jsonl = p.suffix.lower() in {".jsonl", ".ndjson", ".json"}
+    try:
+        rows = _read_jsonl(p, wanted) if is_jsonl else _read_csv(p, wanted)
+    except FileNotFoundError:
+        raise UirInputError(f"{p}: no such file") from None
+    except IsADirectoryError:
+        raise UirInputError(f"{p} is a directory, not a score file") from None
+    except UnicodeDecodeError as err:
+        raise UirInputError(
+            f"{p}: not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset {err.start}); "
+            "save the file as UTF-8"
+        ) from None
+    except OSError as err:
+        raise UirInputError(f"{p}: cannot be read ({err.strerror or err})") from None
+    if not rows:
+        if wanted is not None:
+            raise UirInputError(f"{p}: no score rows for the metric(s) {examples_text(metrics)}")
+        raise UirInputError(f"{p}: no score rows")
+    first_line: dict[tuple[str, str, str], int] = {}
+    for row, line in rows:
+        key = (row.system, row.case, row.metric)
+        if key in first_line:
+            raise UirInputError(
+                f"{p}, line {line}: duplicate score for system {row.system!r}, "
+                f"case {row.case!r}, metric {row.metric!r} (first on line {first_line[key]})"
+            )
+        first_line[key] = line
+    return [row for row, _ in rows]

@@ -1,0 +1,204 @@
+"""The text reports of `abcde evaluate` and `abcde uir`, rendered from their JSON
+documents (docs/method.md §4, §5, §9).
+
+Light on purpose: it imports only the metric names (`abcde.evaluation.results`) and the
+table formatter, never numpy or the pipeline.
+
+References
+----------
+[PW] S. van Staden. Pointwise Metrics for Clustering Evaluation. Google Switzerland,
+May 2024. arXiv:2405.10421.
+[UIR] E. Amigó, J. Gonzalo, J. Artiles, F. Verdejo. Combining evaluation metrics via the
+unanimous improvement ratio and its application to clustering tasks. *Journal of
+Artificial Intelligence Research* 42 (2011) 689–718. doi:10.1613/jair.3401.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from abcde.evaluation.results import CLASSIC_METRICS, OVERALL_METRICS, YANDEX_METRICS
+from abcde.text import table
+
+__all__ = ["evaluate_text", "uir_text"]
+
+
+def _matrix_text(matrix: dict[str, dict[str, float]]) -> str:
+    systems = list(matrix)
+    rows = [{"UIR(row, col)": a, **{b: matrix[a][b] for b in systems}} for a in systems]
+    return table(rows, ["UIR(row, col)", *systems])
+
+
+def _reference_lines(refs: dict[str, dict[str, Any]], threshold: float) -> list[str]:
+    """Each system's reference system ([UIR] §6.4), or that no system improves it."""
+    out = []
+    for s, r in refs.items():
+        who = " or ".join(str(t) for t in r["tied"])
+        tied = ", tied" if len(r["tied"]) > 1 else ""
+        if r["uir"] > 0:
+            robust = "robust" if r["uir"] >= threshold else "not robust"
+            out.append(f"  {s}: {who} (UIR {r['uir']:+.3f} over {s}{tied}, {robust})")
+        else:
+            out.append(f"  {s}: no system improves it (the highest UIR over it is "
+                       f"{r['uir']:+.3f}, by {who})")
+    return out
+
+
+def _improves_lines(improves: dict[str, list[str]], threshold: float) -> list[str]:
+    lines = [f"Robust improvements (UIR >= {threshold}; Amigó et al. 2011 Table 7):"]
+    lines += [f"  {a} improves {', '.join(bs)}" for a, bs in improves.items() if bs]
+    if len(lines) == 1:
+        lines.append("  none")
+    return lines
+
+
+def _sweep_lines(sweep: dict[str, dict[str, float]] | None, metrics: list[str] | None,
+                 note: str | None) -> list[str]:
+    if not sweep or not metrics:
+        return [note] if note else []
+    alphas = list(next(iter(sweep.values())))
+    rows = [{"system": s, **per} for s, per in sweep.items()]
+    return [f"Mean F_alpha over test cases (alpha weighs {metrics[0]}, 1 - alpha "
+            f"{metrics[1]}):",
+            table(rows, ["system", *alphas], ["system", *(f"a={a}" for a in alphas)])]
+
+
+def uir_text(doc: dict[str, Any]) -> str:
+    """The report of `abcde uir`.
+
+    Parameters
+    ----------
+    doc : dict
+        The JSON document of `abcde uir` (`abcde.evaluation.compare.uir_report`).
+
+    Returns
+    -------
+    str
+        The UIR matrix, each pair's UIR with its reading and parametric UIR, the
+        reference systems, the robust improvements and the F_α sweep.
+
+    References
+    ----------
+    E. Amigó, J. Gonzalo, J. Artiles, F. Verdejo. Combining evaluation metrics via the
+    unanimous improvement ratio and its application to clustering tasks. JAIR 42 (2011)
+    689–718, §2.1, §4.2, §6.3, §6.4 (Table 7), §8. docs/method.md §9.
+    """
+    thr = doc["threshold"]
+    parts = [f"UIR over {', '.join(doc['metrics'])} (robust when >= {thr}; "
+             "Amigó et al. 2011 §6.3)", _matrix_text(doc["matrix"]), ""]
+    for p in doc["pairs"]:
+        par = p["parametric_uir"]
+        parts.append(f"UIR({p['a']}, {p['b']}) = {p['uir']:+.3f} over {p['n_cases']} cases"
+                     + (f", parametric UIR {par:+.3f}" if par is not None else "")
+                     + f": {p['reading']}")
+    parts += ["", "Reference system of each system (the one improving it most, §6.4):"]
+    parts += _reference_lines(doc["reference_systems"], thr)
+    parts += ["", *_improves_lines(doc["improves"], thr)]
+    sweep = _sweep_lines(doc.get("f_alpha"), doc.get("f_alpha_metrics"),
+                         doc.get("f_alpha_note"))
+    if sweep:
+        parts += ["", *sweep]
+    return "\n".join(parts)
+
+
+def evaluate_text(doc: dict[str, Any], top: int = 10) -> str:
+    """The report of `abcde evaluate`; lists (slices, worst clusters and themes) show at
+    most `top` rows — every row is in the JSON and under --out.
+
+    Parameters
+    ----------
+    doc : dict
+        The JSON document of `abcde evaluate` (`EvaluateResult.to_dict()`).
+    top : int
+        How many slice rows to print per slicing.
+
+    Returns
+    -------
+    str
+        Inputs, coverage, the pointwise, classic and Yandex metrics per run, slices,
+        worst clusters and themes, the comparisons and the UIR summary.
+
+    References
+    ----------
+    S. van Staden. Pointwise Metrics for Clustering Evaluation. Google Switzerland, 2024.
+    arXiv:2405.10421, §3. Yandex. Оценка качества кластеризации: свойства, метрики, код
+    на GitHub. Habr, post 500742, 2020 (github.com/yandex/cluster_metrics). E. Amigó,
+    J. Gonzalo, J. Artiles, F. Verdejo. Combining evaluation metrics via the unanimous
+    improvement ratio and its application to clustering tasks. JAIR 42 (2011) 689–718.
+    docs/method.md §4, §5, §9.
+    """
+    runs = doc["runs"]
+    parts = ["Inputs", f"  truth      {doc['inputs']['truth']}"]
+    for name, label in doc["inputs"]["actual"].items():
+        parts.append(f"  {name:<10} {label}")
+    parts.append(f"  weights    {doc['inputs']['weights']}")
+    parts.append("")
+    names = [r["name"] for r in runs]
+
+    def grid(title: str, keys: tuple[str, ...], get: Any) -> None:
+        rows = [{"metric": k, **{r["name"]: get(r, k) for r in runs}} for k in keys]
+        parts.extend([title, table(rows, ["metric", *names]), ""])
+
+    cov_rows = []
+    for r in runs:
+        c = r["coverage"]
+        cov_rows.append({"run": r["name"], "items in both": c["items_in_both"],
+                         "truth items missing": c["only_in_truth"]["items"],
+                         "actual items not in truth": c["only_in_actual"]["items"]})
+    parts += ["Coverage (metrics are on the items in both)",
+              table(cov_rows, list(cov_rows[0])), ""]
+    grid("Pointwise metrics (weighted; pointwise paper §3)", OVERALL_METRICS,
+         lambda r, k: r["overall"][k])
+    grid("Classic metrics (unweighted)", CLASSIC_METRICS, lambda r, k: r["classic"][k])
+    ykeys = tuple(f"{m} ({kind})" for kind in ("basic", "optimistic") for m in YANDEX_METRICS)
+    grid("Yandex cluster_metrics (unweighted; all truth items)", ykeys,
+         lambda r, k: r["yandex"][k.split(" (")[1][:-1]][k.split(" ")[0]])
+    for r in runs:
+        for slicing in r["slices"]:
+            cols = slicing["slice_by"]
+            rows = slicing["rows"]
+            more = f"; {len(rows) - top} more in the JSON" if len(rows) > top else ""
+            parts += [f"{r['name']}: slices by {', '.join(cols)} (largest weight first{more})",
+                      table(rows[:top], [*cols, "items", "weight", "precision", "recall",
+                                         "f1", "jaccard_distance"]), ""]
+        for key, title in (("worst_truth_clusters", "worst truth clusters (recall loss)"),
+                           ("worst_actual_clusters", "worst actual clusters (precision loss)")):
+            if r[key]:
+                parts += [f"{r['name']}: {title}",
+                          table(r[key], ["cluster_id", "items", "weight", "precision",
+                                         "recall", "jaccard_distance", "loss"]), ""]
+        themes = r["yandex"].get("worst_themes")
+        if themes:
+            parts += [f"{r['name']}: Yandex themes with the lowest ECC (basic; all themes "
+                      "under --out)",
+                      table(themes, ["cluster_id", "items", "clustered_items", "ecc_basic",
+                                     "bcp_basic", "bcr", "bcf1_basic", "bcf1_optimistic"],
+                            ["cluster_id", "items", "clustered", "ecc", "bcp", "bcr", "bcf1",
+                             "bcf1 (opt.)"]), ""]
+    u = doc.get("uir")
+    for c in doc["comparisons"]:
+        d = c["deltas"]["overall"]
+        parts.append(f"{c['experiment']} vs {c['baseline']}: "
+                     + ", ".join(f"Δ{k} {d[k]:+.4f}" for k in ("precision", "recall", "f1")))
+        cu = c["uir"]
+        if cu and cu.get("value") is not None:
+            par = cu["parametric"]["value"]
+            parts.append(f"  UIR({c['experiment']}, {c['baseline']}) = {cu['value']:+.3f} over "
+                         f"{cu['n_cases']} cases ({u['cases'] if u else ''})"
+                         + (f", parametric UIR {par:+.3f}" if par is not None else "")
+                         + f": {cu['reading']}")
+        elif cu and cu.get("error"):
+            parts.append(f"  UIR: {cu['error']}")
+    if u and u.get("matrix"):
+        excluded = (f"; {u['cases_excluded']} case(s) not held by every run left out"
+                    if u["cases_excluded"] else "")
+        parts += ["", f"UIR over {u['n_cases']} cases ({u['cases']}; "
+                  f"{', '.join(u['metrics'])}{excluded}):", _matrix_text(u["matrix"]), "",
+                  "Reference system of each run (the one improving it most, §6.4):"]
+        parts += _reference_lines(u["reference_systems"], u["threshold"])
+        parts += ["", *_improves_lines(u["improves"], u["threshold"])]
+    if u:
+        sweep = _sweep_lines(u.get("f_alpha"), u.get("f_alpha_metrics"), u.get("f_alpha_note"))
+        if sweep:
+            parts += ["", *sweep]
+    return "\n".join(parts).rstrip() + "\n"

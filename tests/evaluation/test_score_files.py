@@ -1,0 +1,106 @@
+"""abcde.evaluation.scores: the per-case score files (CSV, JSONL) and the long table's
+pivot (docs/method.md §9.1), with every refusal naming the file and line."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from uir_table3 import M, long_rows, table3
+
+from abcde.evaluation.scores import UirInputError, pivot_scores, read_scores
+from abcde.evaluation.uir import uir_matrix
+
+# -------------------------------------------------------------- read_scores
+
+
+def test_read_scores_csv_and_jsonl(tmp_path: Path) -> None:
+    a, b = table3()
+    rows = long_rows(A=a, B=b)
+    csv_path = tmp_path / "scores.csv"
+    csv_path.write_text(
+        "system,case,metric,value,note\n" + "".join(f"{s},{t},{m},{v},x\n" for s, t, m, v in rows)
+    )
+    jsonl_path = tmp_path / "scores.jsonl"
+    jsonl_path.write_text(
+        "".join(
+            json.dumps({"system": s, "case": t, "metric": m, "value": v}) + "\n"
+            for s, t, m, v in rows
+        )
+        + "\n"
+    )
+    for path in (csv_path, jsonl_path):
+        read = read_scores(path)
+        assert len(read) == len(rows)
+        assert read[0] == ("A", "1", "precision", 0.5)
+        assert uir_matrix(read, M)["A"]["B"] == pytest.approx(0.2)
+        assert pivot_scores(read, M)["B"]["7"] == {"precision": 0.6, "recall": 0.5}
+
+
+def test_read_scores_bom_extra_fields_and_unreadable_files(tmp_path: Path) -> None:
+    p = tmp_path / "bom.csv"
+    p.write_bytes("system,case,metric,value\nA,t1,precision,0.5\n".encode("utf-8-sig"))
+    assert read_scores(p) == [("A", "t1", "precision", 0.5)]  # Excel's "CSV UTF-8"
+    p.write_text("system,case,metric,value\nA,t1,precision,0.5,0.7\n")
+    with pytest.raises(UirInputError, match=r"line 2: 5 fields, but the header has 4"):
+        read_scores(p)
+    p.write_text("system,case,metric,value\nA,t1,precision\n")
+    with pytest.raises(UirInputError, match=r"line 2: 3 field\(s\), but the header has 4"):
+        read_scores(p)
+    with pytest.raises(UirInputError, match="no such file"):
+        read_scores(tmp_path / "missing.csv")
+    with pytest.raises(UirInputError, match="is a directory"):
+        read_scores(tmp_path)
+    p.write_bytes("system,case,metric,value\nA,caf\xe9,precision,0.5\n".encode("latin-1"))
+    with pytest.raises(UirInputError, match="not UTF-8"):
+        read_scores(p)
+    j = tmp_path / "bom.jsonl"
+    j.write_bytes('{"system": "A", "case": 1, "metric": "p", "value": 0.5}\n'
+                  .encode("utf-8-sig"))
+    assert read_scores(j) == [("A", "1", "p", 0.5)]
+
+
+def test_read_scores_skips_rows_of_other_metrics(tmp_path: Path) -> None:
+    p = tmp_path / "s.csv"
+    p.write_text("system,case,metric,value\nA,1,bcp,0.5\nA,1,note,n/a\nA,1,note,n/a\n")
+    assert read_scores(p, ["bcp"]) == [("A", "1", "bcp", 0.5)]
+    with pytest.raises(UirInputError, match="not a number"):
+        read_scores(p)
+    with pytest.raises(UirInputError, match=r"no score rows for the metric\(s\) 'recall'"):
+        read_scores(p, ["recall"])
+    # pivot_scores ignores other metrics entirely, even repeated ones
+    rows = [("A", 1, "bcp", 0.5), ("B", 1, "bcp", 0.4), ("A", 1, "x", 1.0), ("A", 1, "x", 2.0)]
+    assert pivot_scores(rows, ["bcp"]) == {"A": {1: {"bcp": 0.5}}, "B": {1: {"bcp": 0.4}}}
+
+
+def test_read_scores_errors(tmp_path: Path) -> None:
+    p = tmp_path / "s.csv"
+    p.write_text("system,case,value\nA,1,0.5\n")
+    with pytest.raises(UirInputError, match=r"missing column.*'metric'"):
+        read_scores(p)
+    p.write_text("system,case,metric,value\nA,1,p,0.5\nA,2,p,high\n")
+    with pytest.raises(UirInputError, match=r"line 3: column 'value' is not a number: 'high'"):
+        read_scores(p)
+    p.write_text("system,case,metric,value\nA,1,p,0.5\nA,2,p,nan\n")
+    with pytest.raises(UirInputError, match=r"line 3: column 'value' is not finite"):
+        read_scores(p)
+    p.write_text("system,case,metric,value\nA,1,p,0.5\nA,1,p,0.6\n")
+    with pytest.raises(UirInputError, match=r"line 3: duplicate.*first on line 2"):
+        read_scores(p)
+    p.write_text("system,case,metric,value\nA,,p,0.5\n")
+    with pytest.raises(UirInputError, match=r"line 2: column 'case' is empty"):
+        read_scores(p)
+    p.write_text("system,case,metric,value\n")
+    with pytest.raises(UirInputError, match="no score rows"):
+        read_scores(p)
+    j = tmp_path / "s.jsonl"
+    j.write_text('{"system": "A", "case": 1, "metric": "p", "value": 0.5}\n{"system": "A"\n')
+    with pytest.raises(UirInputError, match="line 2: invalid JSON"):
+        read_scores(j)
+    j.write_text('{"system": "A", "case": 1, "metric": "p"}\n')
+    with pytest.raises(UirInputError, match=r"line 1: missing column.*'value'"):
+        read_scores(j)
+    j.write_text('{"system": "A", "case": 1, "metric": "p", "value": "x"}\n')
+    with pytest.raises(UirInputError, match="line 1: column 'value' is not a number"):
+        read_scores(j)
