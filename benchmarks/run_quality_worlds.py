@@ -98,18 +98,24 @@ def segment_ends(item_i: np.ndarray, item_j: np.ndarray, budget: int) -> list[in
     return ends
 
 
+MAX_STREAM = 20_000_000
+"""Draws per stream at most: a budget fill whose pairs repeat heavily (weights 1e-4 … 1e4)
+can need 10⁶ draws per sample; such a cell gets fewer replications (reported)."""
+
+
 def stream_segments(eng: Any, pipeline: Any, budget: int, replications: int,
                     seed: int) -> tuple[dict[str, np.ndarray], list[tuple[int, int]]]:
-    """A stream long enough for `replications` budget-fill segments, and the segments."""
+    """A stream long enough for `replications` budget-fill segments (or MAX_STREAM draws),
+    and the segments (fewer than `replications` when MAX_STREAM was reached)."""
     n = replications * (2 * budget + 50)
     while True:
         stream = fetch_stream(eng, pipeline, n, seed)
         ends = segment_ends(np.asarray(stream["item_i"]), np.asarray(stream["item_j"]), budget)
-        if len(ends) >= replications:
+        if len(ends) >= replications or n >= MAX_STREAM:
             starts = [0, *ends[:-1]]
             return stream, list(zip(starts, ends, strict=True))[:replications]
         per = n / max(len(ends), 1)
-        n = math.ceil(per * replications * 1.15) + 1000
+        n = min(MAX_STREAM, math.ceil(per * replications * 1.15) + 1000)
 
 
 def sample_rows(stream: dict[str, np.ndarray], start: int, end: int,
@@ -196,7 +202,8 @@ def run_design(world: World, design: Design, budgets: list[int], replications: i
                     stream, segs = stream_segments(eng, p, budgets_h[name], replications,
                                                    2 * seed + h)
                     per_stratum.append([sample_rows(stream, a, b, name) for a, b in segs])
-                samples = [[row for s in per_stratum for row in s[r]] for r in range(replications)]
+                reps = min(len(s) for s in per_stratum)
+                samples = [[row for s in per_stratum for row in s[r]] for r in range(reps)]
             docs = []
             for rows in samples:
                 verdicts = verdicts_for(rows, world.truth, world.unknown_share, rng)
