@@ -5,10 +5,11 @@ through the real SQL sampler and `abcde.quality.estimate`.
         [--designs abcde,jaccard,strat-equal,...] [--budgets 300,1000]
         [--replications 200] [--seed 1] [--json out.json]
 
-Worlds: `tests/adversarial_worlds.py` at the issue's sizes (split_out, glued, pairs_out: 100,000
-items; shattered: 233,340 items; noisy, unknown30, wide: 2,000 items). Each world's
-truth covers T, so every metric has an exact value (`abcde.quality.exact`, SQL per
-triple cell).
+Worlds: `tests/adversarial_worlds.py` at the issue's sizes (split_out, glued, pairs_out:
+100,000 items; shattered: 233,340 items; noisy, unknown30, wide: 2,000 items); `name:0.2`
+makes a share 0.2 of the moved items' moves wrong (verdicts then vary within a class).
+Each world's truth covers T, so every metric has an exact value (`abcde.quality.exact`,
+SQL per triple cell).
 
 Replications (the statistical tests' trick, for the budget fill): per world and design
 the sampler draws ONE long stream with one seed; its draws are iid (draw d uses the
@@ -50,10 +51,9 @@ from abcde.inputs.session import open_inputs  # noqa: E402
 from abcde.inputs.spec import InputSpec  # noqa: E402
 from abcde.quality.estimate import Sample, estimate_with_verdicts  # noqa: E402
 from abcde.quality.exact import exact_quality  # noqa: E402
-from abcde.sampling.pairs import draw_stream, prepare, sample_pairs  # noqa: E402
+from abcde.sampling.pairs import design_for, draw_stream, prepare, sample_pairs  # noqa: E402
 from abcde.sampling.stratified import (  # noqa: E402
     STRATA,
-    allocate,
     restricted,
     sample_pairs_stratified,
 )
@@ -61,12 +61,18 @@ from abcde.sampling.stratified import (  # noqa: E402
 Design = dict[str, Any]
 
 DESIGNS: dict[str, Design] = {
+    "mixture": {"population": "mixture"},
+    "mixture-0.25": {"population": "mixture", "alpha": 0.25},
+    "mixture-0.75": {"population": "mixture", "alpha": 0.75},
     "abcde": {"population": "abcde"},
     "jaccard": {"population": "jaccard"},
-    "strat-prop": {"population": "jaccard", "allocation": "proportional"},
-    "strat-equal": {"population": "jaccard", "allocation": "equal"},
-    "strat-0.8": {"population": "jaccard", "allocation": 0.8},
+    "strat-prop": {"population": "mixture", "allocation": "proportional"},
+    "strat-equal": {"population": "mixture", "allocation": "equal"},
+    "strat-0.8": {"population": "mixture", "allocation": 0.8},
 }
+"""Designs: the sampler's population (and α) and, for stratified samples, the allocation
+(docs/method.md §6.9, §7.7). Before issue #11 the stratified samples drew from the jaccard
+population (benchmarks/RESULTS.md)."""
 
 
 # --------------------------------------------------------------------------- #
@@ -172,32 +178,33 @@ def run_design(world: World, design: Design, budgets: list[int], replications: i
                seed: int) -> dict[int, list[dict[str, Any]]]:
     """Estimate documents per budget, `replications` each."""
     population = design["population"]
+    alpha = design.get("alpha")
     allocation = design.get("allocation")
     eng = connect("duckdb")
     out: dict[int, list[dict[str, Any]]] = {}
     try:
         inputs = open_inputs(eng, InputSpec(world.base, world.exp, world.weight))
-        pipeline, _ = prepare(eng, inputs, population, prefix="abcde_bench_")
+        sampled = design_for(population, alpha)
+        pipeline, _ = prepare(eng, inputs, sampled, prefix="abcde_bench_")
         for budget in budgets:
             rng = np.random.default_rng(seed * 7919 + budget)
             if allocation is None:
                 manifest = sample_pairs(world.base, world.exp, world.weight,
-                                        population=population, draws=10, seed=0).manifest
+                                        population=population, alpha=alpha, draws=10,
+                                        seed=0).manifest
                 stream, segs = stream_segments(eng, pipeline, budget, replications, seed)
                 samples = [sample_rows(stream, a, b) for a, b in segs]
             else:
                 manifest = sample_pairs_stratified(
-                    world.base, world.exp, world.weight, population=population,
+                    world.base, world.exp, world.weight, population=population, alpha=alpha,
                     budget=budget, allocation=allocation, seed=0).manifest
-                budgets_h = allocate(budget, {k: float(manifest["totals"][k])
-                                              for k in ("split", "merge", "stable")},
-                                     allocation)
+                budgets_h = {st["name"]: st["budget"] for st in manifest["strata"]}
                 per_stratum = []
                 for h, (name, classes) in enumerate(STRATA):
                     if budgets_h[name] == 0:
                         per_stratum.append([[] for _ in range(replications)])
                         continue
-                    p = restricted(pipeline, classes, population)
+                    p = restricted(pipeline, classes, sampled)
                     p.run(eng, "pair_strata")
                     stream, segs = stream_segments(eng, p, budgets_h[name], replications,
                                                    2 * seed + h)
@@ -235,10 +242,14 @@ def summarise(docs: list[dict[str, Any]], exact: dict[str, float]) -> dict[str, 
             "half_width": float(np.mean(halves)) if halves else None,
             "mean": float(np.mean(ests)) if ests else None,
             "bias": float(np.mean(ests) - value) if ests else None,
-            "bias_se": sd / math.sqrt(len(ests)) if ests else None,
+            # rounding: an estimate that is exact up to the last bits has sd ~ 0
+            "bias_se": max(sd / math.sqrt(len(ests)), 1e-12 * max(abs(value), 1.0))
+            if ests else None,
             "undefined": len(rows) - len(with_ci),
             "labelled_exact": sum(r.get("interval") == "exact" for r in rows),
             "not_conclusive": sum(bool(r.get("not_conclusive")) for r in rows),
+            "n_eff": float(np.median([r["n_eff"] for r in rows if r.get("n_eff") is not None]))
+            if any(r.get("n_eff") is not None for r in rows) else None,
         }
         if key == "delta_precision":
             cell["verdict_not_conclusive"] = sum("not conclusive" in d["verdict"] for d in docs)
@@ -324,7 +335,8 @@ def main() -> None:
     results: dict[str, Any] = {"machine": machine(), "command": " ".join(sys.argv),
                                "replications": args.replications, "cells": {}}
     for wname in args.worlds.split(","):
-        world = WORLDS[wname]()
+        base_name, _, wrong = wname.partition(":")
+        world = WORLDS[base_name](wrong=float(wrong)) if wrong else WORLDS[base_name]()
         exact = exact_quality(world.base, world.exp, world.weight, truth=world.truth)
         assert exact.available, exact.reason
         results["cells"][wname] = {}

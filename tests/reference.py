@@ -433,13 +433,16 @@ def mixture_pairs(
     return out
 
 
-def self_pair_sums(base: Clustering, exp: Clustering, weight: Weights) -> dict[str, float]:
+def self_pair_sums(base: Clustering, exp: Clustering, weight: Weights,
+                   vantage: Iterable[Item] | None = None) -> dict[str, float]:
     """The self pairs' exact parts: Σ_i u_ii·l_ii (their share of ΔPrecision, [ABCDE]
     eq. 39 with 1(i ≡ i) = 1), Σ_i u_ii, and Σ_{i affected} w_ii (their share of
-    AffectedGoodIndex, [JACCARD] eq. 58)."""
+    AffectedGoodIndex, [JACCARD] eq. 58); over the items of ``vantage`` only, if given
+    (a slice, [ABCDE] App. B)."""
     u_pop = abcde_pairs(base, exp, weight)
     w_pop = jaccard_pairs(base, exp, weight)
-    selves = [k for k in u_pop if k[0] == k[1]]
+    keep = None if vantage is None else set(vantage)
+    selves = [k for k in u_pop if k[0] == k[1] and (keep is None or k[0] in keep)]
     return {"delta_precision": math.fsum(u_pop[k][1] * u_pop[k][2] for k in selves),
             "u_self": math.fsum(u_pop[k][1] for k in selves),
             "affected_good_index": math.fsum(w_pop[k][1] for k in selves if k in w_pop)}

@@ -61,14 +61,48 @@ class ExactQuality:
 
 
 def truth_column(truth: object, cluster_col: str) -> str:
-    """The attribute column that holds the truth cluster: `value` for a mapping
-    {item: cluster}, else the truth table's cluster column."""
+    """The attribute column that holds the truth cluster.
+
+    Parameters
+    ----------
+    truth : object
+        The truth as given: a mapping {item: cluster}, a table, a DataFrame or a file.
+    cluster_col : str
+        The cluster column of a truth table.
+
+    Returns
+    -------
+    str
+        ``value`` for a mapping (how a mapping is read as attributes), else ``cluster_col``.
+
+    References
+    ----------
+    docs/method.md §1.1 (attributes), §8.12.
+    """
     return TRUTH_VALUE_COLUMN if isinstance(truth, Mapping) else cluster_col
 
 
 def add_exact_step(pipeline: Pipeline, truth_cells: str, truth_alias: str) -> str:
-    """The step `exact_quality` over the triple cells `truth_cells` (cells.sql grouped
-    by the truth attribute `truth_alias`) and `cell_metrics`."""
+    """Add the step `exact_quality` (quality/exact.sql).
+
+    Parameters
+    ----------
+    pipeline : Pipeline
+        A pipeline with `cell_metrics` and the triple cells.
+    truth_cells : str
+        The step of the triple cells (cells.sql grouped by the truth attribute).
+    truth_alias : str
+        The SQL alias of the truth attribute (s_0, …).
+
+    Returns
+    -------
+    str
+        The step's name.
+
+    References
+    ----------
+    docs/method.md §8.12.
+    """
     return pipeline.add("exact_quality", render(
         "quality/exact.sql", truth_cells=truth_cells, truth=truth_alias,
         metrics=EXACT_METRICS))
@@ -76,7 +110,24 @@ def add_exact_step(pipeline: Pipeline, truth_cells: str, truth_alias: str) -> st
 
 def read_exact(engine: Engine, pipeline: Pipeline, checked: Mapping[str, Any]) -> ExactQuality:
     """Run `exact_quality` and name why the values are unavailable, if they are.
-    `checked` is `abcde.inputs.checks.validate`'s report (items without a truth row)."""
+
+    Parameters
+    ----------
+    engine : Engine
+        Where the pipeline runs.
+    pipeline : Pipeline
+        With the step of :func:`add_exact_step`.
+    checked : mapping
+        :func:`abcde.inputs.checks.validate`'s report (items without a truth row).
+
+    Returns
+    -------
+    ExactQuality
+
+    References
+    ----------
+    docs/method.md §8.12.
+    """
     row = plain_row(pipeline.fetch(engine, "exact_quality")[0])
     uncovered = int(row["uncovered_items"] or 0)
     without_row = int(checked.get("without_attributes", 0) or 0)
@@ -134,8 +185,27 @@ def exact_quality(base: object, exp: object, weights: object | None = None, *,
 
 def exact_from_inputs(engine: Engine, inputs: Inputs, column: str,
                       prefix: str = "abcde_exact_") -> ExactQuality:
-    """:func:`exact_quality` on inputs already opened with the truth as their attributes
-    table (column `column`)."""
+    """:func:`exact_quality` on inputs already opened with the truth as their attributes.
+
+    Parameters
+    ----------
+    engine : Engine
+        Where the SQL runs.
+    inputs : Inputs
+        Base, Exp, weights, and the truth as the attributes table.
+    column : str
+        The truth's attribute column (:func:`truth_column`).
+    prefix : str
+        Prefix of the work tables.
+
+    Returns
+    -------
+    ExactQuality
+
+    References
+    ----------
+    docs/method.md §8.12.
+    """
     from abcde.cells import add_cell_steps, add_item_steps
 
     pipeline = Pipeline(prefix=prefix, schema=engine.work_schema)
