@@ -55,7 +55,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
@@ -102,9 +103,11 @@ EXACT_PARTS = {
 """The parts that need no verdict: the manifest's ``exact`` (docs/method.md §6.8)."""
 
 MIN_N_EFF = 10.0
-"""Below this effective sample size a metric is ``not_conclusive`` (docs/method.md §8.11:
-below it the ratio estimators' bias became visible in the measurements,
-benchmarks/RESULTS.md)."""
+"""Below this effective sample size a metric, or a part that carries at least
+:data:`PART_SHARE` of its Σ T²/n_eff, is ``not_conclusive`` (docs/method.md §8.11: below it
+the ratio estimators' bias became visible in the measurements, benchmarks/RESULTS.md)."""
+PART_SHARE = 0.25
+"""A part with this share of the metric's Σ T²/n_eff decides alone (docs/method.md §8.11)."""
 
 STABLE = (KEY_PLUS, KEY_MINUS, KEY_ZERO)
 
@@ -399,6 +402,7 @@ def estimate_metric(
     mask: np.ndarray | None = None,
     factors: np.ndarray | None = None,
     what: str | None = None,
+    cache: dict[Any, PartEstimate] | None = None,
 ) -> Estimate:
     """exact + Σ sign · T · p̂ over the metric's parts, with its interval.
 
@@ -433,6 +437,9 @@ def estimate_metric(
         (:func:`~abcde.quality.sample.slice_factors`); default the sample's.
     what : str, optional
         The name in messages (default the metric's key).
+    cache : dict, optional
+        Parts already estimated for the same sample, mask and factors (metrics share
+        parts: :func:`estimate_all` passes one).
 
     Returns
     -------
@@ -479,7 +486,7 @@ def estimate_metric(
                              "decomposition §6.1); sample with --population mixture",
                              confidence)
         result = _part(part, s, design, in_mask, factors, total, se_method, confidence,
-                       design_cap=mask is None)
+                       design_cap=mask is None, cache=cache)
         if not result.drawn:
             if len(metric.parts) == 1:
                 return undefined(total, f"undefined: no {names} pairs were drawn (their total "
@@ -496,15 +503,38 @@ def estimate_metric(
 
 def _part(part: Part, s: JudgedSample, design: Design, in_mask: np.ndarray,
           factors: np.ndarray, total: float, se_method: str, confidence: float, *,
-          design_cap: bool) -> PartEstimate:
-    """One part's estimate (its classes, if drawn, have judged draws: estimate_metric)."""
-    in_part = np.isin(s.class_key, part.classes) & in_mask
+          design_cap: bool, cache: dict[Any, PartEstimate] | None = None) -> PartEstimate:
+    """One part's estimate (its classes, if drawn, have judged draws: estimate_metric).
+
+    The value 1(i≢j) is the complement of 1(i≡j) on the same draws and weights: its p̂ is
+    1 − p̂, its SE and effective sample size the same, its (symmetric) interval the
+    mirror; ``cache`` keeps the part of 1(i≡j) for it (and for other metrics)."""
+    key = (part.target, part.classes, "all" if design_cap else id(in_mask), id(factors),
+           se_method, confidence)
+    hit = cache.get(key) if cache is not None else None
+    if hit is None:
+        hit = _equivalent_part(part, s, design, in_mask, factors, total, se_method,
+                               confidence, design_cap=design_cap)
+        if cache is not None:
+            cache[key] = hit
+    if part.indicator == "equivalent" or not hit.drawn:
+        return hit
+    return replace(hit, p=1 - hit.p, low=1 - hit.high, high=1 - hit.low)
+
+
+def _equivalent_part(part: Part, s: JudgedSample, design: Design, in_mask: np.ndarray,
+                     factors: np.ndarray, total: float, se_method: str, confidence: float, *,
+                     design_cap: bool) -> PartEstimate:
+    """The part's estimate for the value 1(i≡j)."""
+    in_part = in_mask & (s.class_key == part.classes[0])
+    for code in part.classes[1:]:
+        in_part |= in_mask & (s.class_key == code)
     used = in_part & s.known
     if not used.any():  # not drawn, or drawn but never judged: the share is unknown
         return PartEstimate(total, 0.5, 0.0, 1.0, None, 0.0, 0.0, np.array([], dtype=np.int64),
                             0, False)
     weights = s.importance_u if part.target == "u" else s.importance_w
-    x = indicator_values(part, s)[used]
+    x = equivalent(s)[used]
     f, k, keys, m = factors[used], s.draw_count[used], s.pair_key[used], weights[used]
     p, se = reweighted_mean_se(x, f, k, keys, s.class_key[used], se_method, m)
     se_ok = se is not None and math.isfinite(se)
@@ -540,22 +570,28 @@ def _combine(metric: Metric, exact: float, parts: list[tuple[Part, PartEstimate]
     low, high = mover_limits(values, lows, highs)
     estimate = exact + float(sum(values))
     total = sum(r.total for _, r in parts)
-    n_eff = total * total / sum(r.total ** 2 / max(r.n_eff, 1.0 if not r.drawn else 1e-12)
-                                for _, r in parts)
+    spread = [r.total ** 2 / max(r.n_eff, 1.0 if not r.drawn else 1e-12) for _, r in parts]
+    n_eff = total * total / sum(spread)
     if se_bounded and len(parts) == 1:
         notes.append("standard error undefined: fewer than two draws")
     elif se_bounded:
         notes.append("a part has fewer than two draws: its SE is its interval's half-width / z")
     reason = None
-    if n_eff < MIN_N_EFF:
-        part, worst = max(parts, key=lambda pr: pr[1].total ** 2 / max(pr[1].n_eff, 1e-12))
+    # the part that weighs most in Σ T²/n_eff; below MIN_N_EFF with at least PART_SHARE of
+    # it, the metric is not conclusive even when the others are many (docs/method.md §8.11)
+    k = int(np.argmax(spread))
+    part, worst = parts[k]
+    if n_eff < MIN_N_EFF or (worst.n_eff < MIN_N_EFF and spread[k] >= PART_SHARE * sum(spread)):
         names = ", ".join(CLASS_KEYS[c] for c in part.classes)
         by_design = worst.drawn and worst.n_design < MIN_N_EFF and worst.n_design <= worst.n_eff
-        reason = (f"n_eff {n_eff:.1f} < {MIN_N_EFF:g}: "
-                  + (f"the design's importance weights toward {part.target} are heavy-tailed "
-                     f"for the {names} pairs (expected n_eff {worst.n_design:.1f} for the "
-                     "sample's draws; Kish 1965)" if by_design else
-                     f"too few effective draws of the {names} pairs ({worst.n_eff:.1f})"))
+        head = (f"n_eff {n_eff:.1f} < {MIN_N_EFF:g}" if n_eff < MIN_N_EFF else
+                f"its {names} part (sign·T = {part.sign * worst.total:+.3g}) rests on "
+                f"n_eff {worst.n_eff:.1f} < {MIN_N_EFF:g}")
+        reason = head + ": " + (
+            f"the design's importance weights toward {part.target} are heavy-tailed for the "
+            f"{names} pairs (expected n_eff {worst.n_design:.1f} for the sample's draws; "
+            "Kish 1965)" if by_design else
+            f"too few effective draws of the {names} pairs ({worst.n_eff:.1f})")
     pairs = np.unique(np.concatenate([r.pairs for _, r in parts]))
     single_draw = se_bounded and len(parts) == 1
     return Estimate(
@@ -607,8 +643,9 @@ def estimate_all(
     decomposition §6.1, §7 (S. van Staden. Decomposing the Jaccard Distance and the
     Jaccard Index in ABCDE. Google Switzerland, 2024).
     """
+    cache: dict[Any, PartEstimate] = {}
     return {key: estimate_metric(metric, s, design, confidence=confidence,
-                                 se_method=se_method)
+                                 se_method=se_method, cache=cache)
             for key, metric in METRICS.items()}
 
 
