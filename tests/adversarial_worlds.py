@@ -150,9 +150,19 @@ def wide(n: int = 2000, seed: int = 2) -> World:
     return World("wide", w0.base, w0.exp, w0.truth, weight)
 
 
+def _mixed(make: Callable[..., World]) -> Callable[..., World]:
+    """The world with 20% wrong moves and 5% noise in the truth (verdicts vary)."""
+    def world(**kw: float) -> World:
+        w = make(**{"wrong": 0.2, "noise": 0.05, **kw})
+        return World(f"{w.name}_mixed", w.base, w.exp, w.truth, w.weight, w.unknown_share)
+    return world
+
+
 WORLDS: dict[str, Callable[..., World]] = {
     "split_out": split_out, "glued": glued, "pairs_out": pairs_out, "shattered": shattered,
     "noisy": noisy, "unknown30": unknown30, "wide": wide,
+    "split_out_mixed": _mixed(split_out), "glued_mixed": _mixed(glued),
+    "pairs_out_mixed": _mixed(pairs_out), "shattered_mixed": _mixed(shattered),
 }
 
 
