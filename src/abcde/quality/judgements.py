@@ -42,8 +42,6 @@ arXiv:2407.21430, §5.8 (verdicts, unknowns), App. B (models as judges).
 
 from __future__ import annotations
 
-import csv
-import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -51,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from abcde.errors import InputError, Shown
+from abcde.inputs.records import CSV_SUFFIXES, JSONL_SUFFIXES, read_records
 
 VERDICTS = ("equivalent", "not_equivalent", "unknown")
 SYNONYMS = {
@@ -208,27 +207,10 @@ def read_judgements(path: str | Path) -> list[JudgementRow]:
     p = Path(path)
     if not p.exists():
         raise InputError(f"judgement file {p} does not exist")
-    if p.suffix.lower() in (".jsonl", ".ndjson", ".json"):
-        records = []
-        with p.open(encoding="utf-8-sig") as f:
-            for n, line in enumerate(f, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise InputError(f"{p}: line {n} is not JSON ({err.msg})") from None
-                if not isinstance(obj, dict):
-                    raise InputError(f"{p}: line {n} is not a JSON object")
-                records.append((n, obj))
-        columns: set[str] = set().union(*(r.keys() for _, r in records)) if records else set()
-    elif p.suffix.lower() in (".csv", ".tsv", ".txt"):
-        with p.open(newline="", encoding="utf-8-sig") as f:  # -sig: Excel's BOM
-            reader = csv.DictReader(f, delimiter="\t" if p.suffix.lower() == ".tsv" else ",")
-            columns = set(reader.fieldnames or [])
-            records = [(reader.line_num, row) for row in reader]
-    else:
+    if p.suffix.lower() not in (*JSONL_SUFFIXES, *CSV_SUFFIXES):
         raise InputError(f"judgement file {p}: expected .csv or .jsonl")
+    read = read_records(p, what="judgement file")
+    records, columns = read.rows, set(read.columns)
     return rows_from_records(records, columns, str(p))
 
 
