@@ -30,6 +30,7 @@ Prints Markdown tables; `--json` keeps every number.
 from __future__ import annotations
 
 import argparse
+import itertools
 import json
 import math
 import platform
@@ -78,9 +79,36 @@ def summarise(docs: list[dict[str, Any]], exact: dict[str, float]) -> dict[str, 
             "n_eff": float(np.median([r["n_eff"] for r in rows if r.get("n_eff") is not None]))
             if any(r.get("n_eff") is not None for r in rows) else None,
         }
+        cell["by_n_eff"] = by_n_eff(rows, value, tol)
         if key == "delta_precision":
             cell["verdict_not_conclusive"] = sum("not conclusive" in d["verdict"] for d in docs)
         out[key] = cell
+    return out
+
+
+N_EFF_BINS = (0.0, 3.0, 10.0, 30.0, 100.0, math.inf)
+"""Bins of a metric's reported n_eff for :func:`by_n_eff` (the "not conclusive" threshold,
+MIN_N_EFF = 10, is a bin edge)."""
+
+
+def by_n_eff(rows: list[dict[str, Any]], value: float, tol: float) -> list[dict[str, Any]]:
+    """Coverage and bias per bin of the reported n_eff: the measurement behind MIN_N_EFF
+    (docs/method.md §8.11). Bias is in units of the bin's SE of the mean."""
+    out = []
+    for lo, hi in itertools.pairwise(N_EFF_BINS):
+        sel = [r for r in rows if r.get("n_eff") is not None and lo <= r["n_eff"] < hi
+               and r["estimate"] is not None]
+        if not sel:
+            continue
+        ests = np.array([r["estimate"] for r in sel])
+        ci = [r for r in sel if r["ci_low"] is not None and r["ci_high"] is not None]
+        sd = float(np.std(ests, ddof=1)) if len(ests) > 1 else float("nan")
+        se = max(sd / math.sqrt(len(ests)), 1e-12 * max(abs(value), 1.0))
+        out.append({"lo": lo, "hi": hi, "n": len(sel),
+                    "coverage": float(np.mean([r["ci_low"] - tol <= value <= r["ci_high"] + tol
+                                               for r in ci])) if ci else None,
+                    "bias": float(ests.mean() - value),
+                    "bias_in_se": float((ests.mean() - value) / se) if len(ests) > 1 else None})
     return out
 
 

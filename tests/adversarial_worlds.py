@@ -150,6 +150,33 @@ def wide(n: int = 2000, seed: int = 2) -> World:
     return World("wide", w0.base, w0.exp, w0.truth, weight)
 
 
+def examples() -> World:
+    """The repository's example data (examples/: 3,700 items, weights, Base and Exp with
+    their errors) judged by examples/ideal.csv, the whole clustering they were made from:
+    the world of the earlier stratified measurements (benchmarks/RESULTS.md)."""
+    import csv
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent / "examples"
+
+    def read(name: str) -> dict[str, str]:
+        with open(root / name, newline="") as f:
+            return {r[0]: r[1] for r in list(csv.reader(f))[1:]}
+
+    base, exp, ideal, weights = (read(n) for n in
+                                 ("base.csv", "exp.csv", "ideal.csv", "weights.csv"))
+    ids = {item: k for k, item in enumerate(sorted(base))}
+    clusters: dict[str, int] = {}
+
+    def cid(kind: str, c: str) -> int:
+        return clusters.setdefault(f"{kind}:{c}", len(clusters))
+
+    return World("examples", {ids[i]: cid("b", c) for i, c in base.items()},
+                 {ids[i]: cid("e", c) for i, c in exp.items()},
+                 {ids[i]: cid("t", c) for i, c in ideal.items()},
+                 {ids[i]: float(weights[i]) for i in base})
+
+
 def _mixed(make: Callable[..., World]) -> Callable[..., World]:
     """The world with 20% wrong moves and 5% noise in the truth (verdicts vary)."""
     def world(**kw: float) -> World:
@@ -163,6 +190,7 @@ WORLDS: dict[str, Callable[..., World]] = {
     "noisy": noisy, "unknown30": unknown30, "wide": wide,
     "split_out_mixed": _mixed(split_out), "glued_mixed": _mixed(glued),
     "pairs_out_mixed": _mixed(pairs_out), "shattered_mixed": _mixed(shattered),
+    "examples": examples,
 }
 
 
