@@ -47,8 +47,6 @@ sys.path.insert(0, str(HERE.parent / "tests"))
 
 from adversarial_worlds import DESIGNS, WORLDS, run_design  # noqa: E402
 
-from abcde.quality.exact import exact_quality  # noqa: E402
-
 
 def summarise(docs: list[dict[str, Any]], exact: dict[str, float]) -> dict[str, Any]:
     out: dict[str, Any] = {}
@@ -186,6 +184,8 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--json", default=None)
     args = ap.parse_args()
+    from abcde.quality.exact import exact_quality
+
     budgets = [int(b) for b in args.budgets.split(",")]
     results: dict[str, Any] = {"machine": machine(), "command": " ".join(sys.argv),
                                "replications": args.replications, "cells": {}}

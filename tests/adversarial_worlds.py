@@ -16,6 +16,10 @@ exactly what `sample-pairs --budget` computes for one seed. Stratified designs c
 stream per stratum (seed 2·seed + h) and pair the segments. Each sample is judged by the
 truth (a share `unknown_share` of its pairs made unknown) and estimated by
 `abcde.quality.estimate.estimate_with_verdicts`.
+
+The sampler and estimator are imported inside the functions that use them, so that the
+worlds and the stream machinery also run against the code before issue #11
+(`benchmarks/run_quality_worlds_before.py`).
 """
 
 from __future__ import annotations
@@ -26,13 +30,6 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-
-from abcde.engines import connect
-from abcde.inputs.session import open_inputs
-from abcde.inputs.spec import InputSpec
-from abcde.quality.estimate import Sample, estimate_with_verdicts
-from abcde.sampling.pairs import design_for, draw_stream, prepare, sample_pairs
-from abcde.sampling.stratified import STRATA, restricted, sample_pairs_stratified
 
 
 @dataclass(frozen=True)
@@ -222,6 +219,8 @@ population (benchmarks/RESULTS.md)."""
 
 def fetch_stream(eng: Any, pipeline: Any, n: int, seed: int) -> dict[str, np.ndarray]:
     """Draws 0..n−1 of the SQL stream, in draw order, every column."""
+    from abcde.sampling.pairs import draw_stream  # same signature before issue #11
+
     p = draw_stream(eng, pipeline, n, seed)
     table = p.physical_name("pair_stream")
     return eng.con.execute(f"SELECT * FROM {table} ORDER BY d").fetchnumpy()
@@ -317,6 +316,13 @@ def verdicts_for(rows: list[dict[str, Any]], truth: dict[int, int], unknown_shar
 def run_design(world: World, design: Design, budgets: list[int], replications: int,
                seed: int) -> dict[int, list[dict[str, Any]]]:
     """Estimate documents per budget, `replications` each."""
+    from abcde.engines import connect
+    from abcde.inputs.session import open_inputs
+    from abcde.inputs.spec import InputSpec
+    from abcde.quality.estimate import Sample, estimate_with_verdicts
+    from abcde.sampling.pairs import design_for, prepare, sample_pairs
+    from abcde.sampling.stratified import STRATA, restricted, sample_pairs_stratified
+
     population = design["population"]
     alpha = design.get("alpha")
     allocation = design.get("allocation")
