@@ -75,7 +75,7 @@ def glued(clusters: int = 100, size: int = 1000, share: float = 0.3,
     """The mirror of :func:`split_out`: singletons glued into big clusters, a bad merge
     (truth = Base, except for a share `wrong` of the glued items that truly belong)."""
     w = split_out(clusters, size, share)
-    return World("glued", w.exp, w.base, _truth(w.exp, w.base, 1 - wrong, seed, noise),
+    return World("glued", w.exp, w.base, _truth(w.exp, w.base, wrong, seed, noise),
                  w.weight)
 
 
