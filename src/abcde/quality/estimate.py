@@ -54,6 +54,7 @@ from abcde.quality.judgements import (
 from abcde.quality.metrics import METRIC_KEYS, Design, estimate_all, unavailable
 from abcde.quality.sample import CLASS_KEYS, JudgedSample, count_distinct, judged_sample
 from abcde.quality.slices import estimate_slices
+from abcde.quality.verdict_log import LOG_NAME, is_verdict_log, logged_verdicts
 from abcde.quality.wording import precision_verdict, sample_warnings
 from abcde.sampling.manifest import sample_id
 from abcde.sampling.pairs import DESIGN_VERSION, POPULATIONS
@@ -65,6 +66,7 @@ __all__ = [
     "estimate_from_draws",
     "estimate_with_verdicts",
     "load_sample",
+    "verdict_log_source",
     "verdicts_for",
 ]
 
@@ -221,13 +223,16 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
     sample : str, Path, PairSample or Sample
         A sample directory (manifest.json + draws), a ``PairSample`` or a :class:`Sample`.
     judgements : str, Path or list of mappings, optional
-        A CSV/JSONL judgement file or its rows (:mod:`abcde.quality.judgements`).
+        A CSV/JSONL judgement file or its rows (:mod:`abcde.quality.judgements`), or a
+        verdict log of ``abcde judge`` (:mod:`abcde.quality.verdict_log`), which is
+        replayed: every judge's current verdicts, resolved by majority.
     truth : mapping, DataFrame, str or Path, optional
         A ground truth item → cluster (a mapping, a DataFrame or a CSV/Parquet file):
         same cluster ⇒ equivalent, an item it lacks ⇒ unknown.
     judge : callable, optional
         (i, j) → 'equivalent' | 'not_equivalent' | 'unknown' or True/False/None.
-        Exactly one of ``judgements``, ``truth`` and ``judge``.
+        At most one of ``judgements``, ``truth`` and ``judge``; with none, the sample
+        directory's ``verdicts.jsonl`` (written by ``abcde judge``).
     confidence : float
         The intervals' level.
     se_method : {"pair_clustered", "kirchner"}
@@ -245,7 +250,8 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
         reason; ``verdict``, ``warnings``, ``slices``, ``sample``, ``unavailable``), plus
         ``impact`` (the exact impact metrics from the manifest that the quality metrics
         decompose), ``sample_id``, ``strata`` (stratified samples) and ``judgements``
-        (counts of verdicts).
+        (counts of verdicts); from a verdict log also ``judging`` (judges, agreement,
+        contested pairs: :func:`~abcde.quality.verdict_log.logged_verdicts`).
 
     Raises
     ------
@@ -254,17 +260,65 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
 
     References
     ----------
-    docs/method.md §8. ABCDE §5, App. B (S. van Staden, A. Grubb. ABCDE: Application-Based
-    Cluster Diff Evals. Google, 2024, arXiv:2407.21430); Jaccard decomposition §4.3–8
+    docs/method.md §8, §12 (the verdict log). ABCDE §5, App. B (S. van Staden, A. Grubb.
+    ABCDE: Application-Based Cluster Diff Evals. Google, 2024, arXiv:2407.21430);
+    Jaccard decomposition §4.3–8
     (S. van Staden. Decomposing the Jaccard Distance and the Jaccard Index in ABCDE.
     Google Switzerland, 2024).
     """
     if se_method not in SE_METHODS:
         raise ValueError(f"se_method must be one of {SE_METHODS}")
     s = load_sample(sample)
+    log = verdict_log_source(s, judgements, truth, judge)
+    if log is not None:  # abcde judge's log: judges, agreement, majority
+        logged = logged_verdicts(log, s.pairs, s.id)
+        out = estimate_with_verdicts(s, logged.verdicts, confidence=confidence,
+                                     se_method=se_method)
+        out["judging"] = logged.judging
+        return out
     verdicts = verdicts_for(s, judgements, truth, judge, item_col=item_col,
                             cluster_col=cluster_col)
     return estimate_with_verdicts(s, verdicts, confidence=confidence, se_method=se_method)
+
+
+def verdict_log_source(s: Sample, judgements: Any, truth: Any,
+                       judge: Callable[[Any, Any], Any] | None) -> Path | None:
+    """The verdict log to estimate from, if any.
+
+    Parameters
+    ----------
+    s : Sample
+        The sample (``where`` is its directory when it was read from one).
+    judgements, truth, judge
+        The sources given to :func:`estimate`.
+
+    Returns
+    -------
+    Path or None
+        ``judgements`` when it is a verdict log; with no source at all, the sample
+        directory's ``verdicts.jsonl``; None when another source is given.
+
+    Raises
+    ------
+    InputError
+        With no source and no log, saying how to judge the pairs.
+
+    References
+    ----------
+    docs/method.md §12.2.
+    """
+    if isinstance(judgements, str | Path) and is_verdict_log(judgements):
+        return Path(judgements)
+    if judgements is not None or truth is not None or judge is not None:
+        return None
+    path = Path(s.where) / LOG_NAME
+    if s.where != "sample" and path.is_file():
+        return path
+    raise InputError(f"no verdicts for {s.where}: give judgements, truth or judge"
+                     + ("" if s.where == "sample" else f" ({path} does not exist)"),
+                     hint="Judge the pairs in the browser with `abcde judge DIR`, or fill "
+                          "the verdict column of the sample's questions.csv and pass it "
+                          "with --judgements.")
 
 
 def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,

@@ -29,6 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from abcde import progress
 from abcde.engines import Engine
 from abcde.inputs.session import EngineOptions, open_inputs
 from abcde.inputs.spec import InputSpec
@@ -196,7 +197,7 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
             manifest = {"design": design.as_dict(), "population": design.population,
                         "alpha": design.alpha, "sample_id": "simulation",
                         **population_entries(totals, self_parts, overall)}
-        for r in range(replications):
+        for r in progress.track(range(replications), "simulated rounds"):
             rng = random.Random(seed * 1_000_003 + r)
             if stratify is None:
                 p, _, _ = fill_budget(eng, pipeline, budgets[-1], seed + r)

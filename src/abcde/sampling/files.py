@@ -8,9 +8,11 @@ from pathlib import Path
 
 from abcde.errors import InputError
 
-# The files a pair sample directory holds (abcde.sampling.pairs, abcde.sampling.stratified).
+# The files a pair sample directory holds (abcde.sampling.pairs, abcde.sampling.stratified),
+# and the verdict log `abcde judge` adds (docs/method.md §12.2): a log left beside a new
+# sample would name the old sample's pairs.
 SAMPLE_FILES = ("questions.csv", "questions.jsonl", "draws.parquet", "draws.csv",
-                "manifest.json")
+                "manifest.json", "verdicts.jsonl")
 
 
 def claim_directory(out: Path, overwrite: bool) -> None:
@@ -24,7 +26,8 @@ def claim_directory(out: Path, overwrite: bool) -> None:
     if present and not overwrite:
         raise InputError(f"--out {out} already holds a sample ({', '.join(present)})",
                          hint="Choose a new directory, or pass --overwrite to replace "
-                              "those files (judged questions there would be lost).")
+                              "those files (judged questions and verdicts there would be "
+                              "lost).")
     for name in present:
         (out / name).unlink()
     out.mkdir(parents=True, exist_ok=True)
