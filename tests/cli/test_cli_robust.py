@@ -142,6 +142,24 @@ def test_overwrite_replaces_the_sample_once_complete(world, judged: Path) -> Non
     no_leftovers(judged.parent)
 
 
+@pytest.mark.parametrize("where", ["abcde.sampling.pairs.write_manifest",
+                                   "abcde.engines.duckdb.DuckDBEngine.write",
+                                   "abcde.outputs._carry"])
+def test_ctrl_c_while_the_files_are_written(world, judged: Path, where: str,
+                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C between the files of a sample (or while the old directory's other files
+    are carried over): exit 130, "interrupted", the judged sample untouched."""
+    def interrupt(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(where, interrupt)
+    before = snapshot(judged)
+    result = run(*pairs_args(world, judged, 80, "--overwrite"))
+    assert result.exit_code == 130 and "interrupted" in result.output, result.output
+    assert snapshot(judged) == before
+    no_leftovers(judged.parent)
+
+
 def test_sample_items_overwrite_that_fails_keeps_the_sample(world, tmp_path: Path) -> None:
     out = tmp_path / "items.parquet"
     args = ["sample-items", "--base", world["base"], "--exp", world["exp"], "--size", "20",
