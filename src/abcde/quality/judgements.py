@@ -42,9 +42,6 @@ arXiv:2407.21430, §5.8 (verdicts, unknowns), App. B (models as judges).
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 import math
 import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -53,6 +50,7 @@ from pathlib import Path
 from typing import Any
 
 from abcde.errors import InputError, Shown
+from abcde.inputs.records import CSV_SUFFIXES, JSONL_SUFFIXES, read_records
 from abcde.sampling.manifest import parse_sample_id
 
 VERDICTS = ("equivalent", "not_equivalent", "unknown")
@@ -185,110 +183,6 @@ def id_text(value: Any) -> str | None:
     return text or None
 
 
-def decode_text(path: Path) -> tuple[str, str]:
-    """The text of a judgement file saved by whatever program, and the encoding it was
-    read with.
-
-    A byte-order mark says UTF-8 or UTF-16/32 (Excel's "Unicode text" is UTF-16); UTF-16
-    without one is told by its zero bytes; other text is UTF-8 if it decodes as UTF-8,
-    else Windows-1252 (what Excel and Windows editors write in Western Europe; Latin-1
-    read as Windows-1252 differs only in unprintable control characters). A spreadsheet
-    workbook saved under a .csv name, and other binary files, are refused.
-
-    Parameters
-    ----------
-    path : Path
-        The file.
-
-    Returns
-    -------
-    (str, str)
-        The text and the encoding's name.
-
-    Raises
-    ------
-    InputError
-        For a workbook (.xlsx/.xls) or another binary file, naming the file.
-
-    References
-    ----------
-    docs/method.md §8.1 (judgement files).
-    """
-    try:
-        data = path.read_bytes()
-    except OSError as err:
-        raise InputError(f"judgement file {path} cannot be read: "
-                         f"{err.strerror or err}") from None
-    if data.startswith((b"PK\x03\x04", b"\xd0\xcf\x11\xe0")):
-        raise InputError(f"judgement file {path} is a spreadsheet workbook (Excel .xlsx/.xls), "
-                         "not a CSV file", hint="In Excel, save it with File > Save As > "
-                         "CSV UTF-8 (comma delimited).")
-    boms = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe\x00\x00", "utf-32"),
-            (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
-    encoding = next((enc for bom, enc in boms if data.startswith(bom)), "")
-    if not encoding:
-        encoding = "utf-8"
-        head = data[:4096]
-        if head and b"\x00" in head:
-            evens, odds = head[0::2].count(0), head[1::2].count(0)
-            if odds > len(head) // 4 and evens <= odds // 8:
-                encoding = "utf-16-le"
-            elif evens > len(head) // 4 and odds <= evens // 8:
-                encoding = "utf-16-be"
-            else:
-                raise InputError(f"judgement file {path} is not a text file (it holds zero "
-                                 "bytes)", hint="Give the questions file (CSV or JSONL) "
-                                 "with its verdict column filled.")
-    try:
-        return data.decode(encoding), encoding
-    except UnicodeDecodeError as err:
-        if encoding != "utf-8":
-            raise InputError(f"judgement file {path} starts like {encoding} text but byte "
-                             f"{err.start} is not", hint="Save it again as CSV UTF-8.") from None
-    try:
-        return data.decode("cp1252"), "cp1252"
-    except UnicodeDecodeError:
-        return data.decode("latin-1"), "latin-1"
-
-
-DELIMITERS = (",", ";", "\t", "|")
-
-
-def sniff_delimiter(header: str, default: str = ",") -> str:
-    """The delimiter of a CSV header line (European Excel writes ``;``).
-
-    Parameters
-    ----------
-    header : str
-        The file's first line.
-    default : str
-        The delimiter when the line holds none of the candidates.
-
-    Returns
-    -------
-    str
-        The one of , ; tab | that splits the line into the columns of a judgement file
-        (``verdict`` and ``pair_id`` or the item ids), else the one it holds most of.
-
-    References
-    ----------
-    docs/method.md §8.1 (judgement files).
-
-    Examples
-    --------
-    >>> sniff_delimiter("pair_id;item_1;item_2;verdict"), sniff_delimiter("a,b")
-    (';', ',')
-    """
-    fields = {d: {f.strip() for f in next(csv.reader([header], delimiter=d), [])}
-              for d in DELIMITERS}
-    for d in DELIMITERS:
-        f = fields[d]
-        if "verdict" in f and ("pair_id" in f or any(set(p) <= f for p in ITEM_COLUMNS)):
-            return d
-    best = max(DELIMITERS, key=lambda d: (header.count(d), d == default))
-    return best if header.count(best) else default
-
-
 def read_judgements(path: str | Path) -> list[JudgementRow]:
     """Rows of a CSV or JSONL judgement file, verdicts normalised, with line numbers.
 
@@ -298,7 +192,7 @@ def read_judgements(path: str | Path) -> list[JudgementRow]:
         A .csv, .tsv or .txt file with a header (delimiter , ; tab or |, sniffed from
         the header), or a .jsonl, .ndjson or .json file of one object a line (module
         docstring); in UTF-8 (with or without a byte-order mark), UTF-16 (Excel's
-        "Unicode text") or Windows-1252 (:func:`decode_text`).
+        "Unicode text") or Windows-1252 (:func:`abcde.inputs.records.decode_text`).
 
     Returns
     -------
@@ -318,45 +212,11 @@ def read_judgements(path: str | Path) -> list[JudgementRow]:
     p = Path(path)
     if not p.exists():
         raise InputError(f"judgement file {p} does not exist")
-    if p.is_dir():
-        raise InputError(f"judgement file {p} is a directory")
-    suffix = p.suffix.lower()
-    if suffix not in (".jsonl", ".ndjson", ".json", ".csv", ".tsv", ".txt"):
+    if p.suffix.lower() not in (*JSONL_SUFFIXES, *CSV_SUFFIXES):
         raise InputError(f"judgement file {p}: expected .csv or .jsonl")
-    text, encoding = decode_text(p)
-    where = str(p) if encoding in ("utf-8", "utf-8-sig") else f"{p} (read as {encoding})"
-    if suffix in (".jsonl", ".ndjson", ".json"):
-        records = []
-        for n, line in enumerate(text.splitlines(), start=1):
-            if not line.strip():
-                continue
-            try:
-                obj = json.loads(line)
-            except json.JSONDecodeError as err:
-                raise InputError(f"{where}: line {n} is not JSON ({err.msg})",
-                                 hint="A JSONL file holds one JSON object a line.") from None
-            if not isinstance(obj, dict):
-                raise InputError(f"{where}: line {n} is not a JSON object")
-            records.append((n, obj))
-        columns: set[str] = set().union(*(r.keys() for _, r in records)) if records else set()
-    else:
-        lines = text.splitlines()
-        delimiter = "\t" if suffix == ".tsv" else sniff_delimiter(lines[0] if lines else "")
-        reader = csv.DictReader(io.StringIO(text, newline=""), delimiter=delimiter)
-        try:
-            columns = set(reader.fieldnames or [])
-            records = []
-            for row in reader:
-                if None in row:  # more fields than the header
-                    raise InputError(f"{where}: line {reader.line_num} has more fields than "
-                                     f"the header's {len(reader.fieldnames or [])}",
-                                     hint="Quote values that hold the delimiter "
-                                          f"{delimiter!r}.")
-                records.append((reader.line_num, row))
-        except csv.Error as err:
-            raise InputError(f"{where}: line {reader.line_num} is not valid CSV ({err})",
-                             hint="Save the file again as CSV UTF-8.") from None
-    return rows_from_records(records, columns, where)
+    read = read_records(p, what="judgement file",
+                        expected=[{"verdict", "pair_id"}, *({"verdict", *c} for c in ITEM_COLUMNS)])
+    return rows_from_records(read.rows, set(read.columns), read.where)
 
 
 def rows_from_records(records: Iterable[tuple[int, Mapping[str, Any]]], columns: set[str],
