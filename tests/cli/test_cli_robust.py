@@ -232,6 +232,21 @@ def test_dbt_project_is_replaced_whole(tmp_path: Path) -> None:
     assert not (theirs / "models" / "m.sql").exists()
     assert "abcde_impact" in (theirs / "dbt_project.yml").read_text()
 
+    # any other directory abcde did not write: refused unless empty or --overwrite
+    other = tmp_path / "repo"
+    other.mkdir()
+    assert run(*args[:-1], str(other)).exit_code == 0  # empty: fine
+    other = tmp_path / "repo2"
+    other.mkdir()
+    (other / "profiles.yml").write_text("abcde: {}")
+    before = snapshot(other)
+    refused(run(*args[:-1], str(other)), str(other), "not empty", "profiles.yml",
+            "--overwrite")
+    assert snapshot(other) == before
+    assert run(*args[:-1], str(other), "--overwrite").exit_code == 0
+    assert (other / "profiles.yml").read_text() == "abcde: {}"
+    assert run(*args[:-1], str(other)).exit_code == 0  # abcde's now (marker)
+
 
 # --------------------------------------------------------------------------- #
 # 3. estimate checks the files it reads against the manifest

@@ -202,6 +202,14 @@ def _replaced(out: Path, overwrite: bool) -> list[str]:
             f"--out {out} holds a dbt project abcde did not write ({', '.join(present)}; "
             f"no {MARKER})", hint="Choose a new directory, or pass --overwrite to replace "
             "its dbt_project.yml, models/ and macros/ (other files are kept).")
+    others = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
+    if others and not overwrite:  # e.g. a repository's root given by mistake
+        shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+        raise InputError(
+            f"--out {out} is a directory abcde did not write and it is not empty ({shown}; "
+            f"no {MARKER})", hint="Choose a new or empty directory, or pass --overwrite to "
+            "write the project's dbt_project.yml, models/ and macros/ there (other files "
+            "are kept).")
     return [*PROJECT_ENTRIES, MARKER]
 
 
@@ -213,7 +221,8 @@ def dbt_project(spec: ScriptSpec, dialect: str, out: Path, *,
     listing its files: a project abcde wrote before is replaced whole (no stale model
     of a removed slicing or weights table is left for `dbt build`), other files of the
     directory (profiles.yml, dbt's target/ and logs/) are kept; a directory holding a
-    dbt project abcde did not write is refused unless `overwrite`."""
+    dbt project abcde did not write, or any other non-empty directory without the marker,
+    is refused unless `overwrite`."""
     _check_names(spec, dialect)
     replaces = _replaced(out, overwrite) if out.exists() else []
     with output_dir(out, replaces=replaces) as od:
