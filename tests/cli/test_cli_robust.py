@@ -524,7 +524,8 @@ def test_bigquery_column_with_a_dot_is_refused() -> None:
 
 def test_quote_in_a_dbt_source_name_is_escaped(tmp_path: Path) -> None:
     """dbt's quoting does not escape a quote inside a name: the part is written escaped,
-    as `abcde sql` writes it, with dbt's quoting off (the build: tests/warehouse)."""
+    as `abcde sql` writes it, with dbt's quoting off (the build: tests/warehouse/
+    test_dbt.py::test_dbt_build_with_a_quote_in_a_table_name)."""
     result = run("dbt", "--dialect", "postgres", "--base", 's."we"ird', "--exp", "s.e",
                  "--out", str(tmp_path / "p"))
     assert result.exit_code == 0, result.output
