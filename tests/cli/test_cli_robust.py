@@ -569,6 +569,23 @@ def test_corrupt_parquet_pages_are_named(tmp_path: Path) -> None:
     assert "SELECT" not in result.output and "CREATE" not in result.output
 
 
+def test_damaged_parquet_page_header_is_named(tmp_path: Path) -> None:
+    """DuckDB's message for a damaged page header ("TProtocolException: Invalid data")
+    names no file: the Parquet inputs are probed and the damaged one is named (found by
+    tests/cli/test_cli_fuzz.py)."""
+    (tmp_path / "b.csv").write_text("item_id,cluster_id\ni0,c0\n")
+    (tmp_path / "e.csv").write_text("item_id,cluster_id\ni0,c1\n")
+    weights = tmp_path / "w.parquet"
+    duckdb.execute(f"COPY (SELECT 'i0' AS item_id, 1.0::DOUBLE AS weight) TO '{weights}' "
+                   "(FORMAT PARQUET)")
+    data = bytearray(weights.read_bytes())
+    data[len(data) // 8] ^= 1
+    weights.write_bytes(bytes(data))
+    result = run("impact", tmp_path / "b.csv", tmp_path / "e.csv", "--weights", weights)
+    refused(result, "w.parquet", "table weights", "damaged")
+    assert "SELECT" not in result.output and "CREATE" not in result.output
+
+
 def test_out_of_memory_advises_abcde_options(tmp_path: Path) -> None:
     big = tmp_path / "big.parquet"
     duckdb.execute(f"COPY (SELECT i AS item_id, i // 7 AS cluster_id FROM range(2000000) "

@@ -140,7 +140,31 @@ class DuckDBEngine(Engine):
                     f"cannot read {path}: {reason}",
                     table=label, hint="The file is damaged (cut short or corrupt): write it "
                                       "again from its source.")
+        damaged = self._damaged_parquet(err)
+        if damaged is not None:
+            return damaged
         return EngineError(text)
+
+    def _damaged_parquet(self, err: duckdb.Error) -> InputError | None:
+        """The input Parquet file a read error comes from, when DuckDB's message does not
+        name it (a damaged page: "TProtocolException: Invalid data", a failed
+        decompression): each Parquet input is read whole until one fails. Errors of the
+        SQL itself (parser, binder, catalog) are abcde's and are not probed."""
+        if isinstance(err, duckdb.ParserException | duckdb.BinderException |
+                      duckdb.CatalogException):
+            return None
+        for path, label in self.file_labels.items():
+            if not path.lower().endswith(".parquet"):
+                continue
+            try:
+                self.con.execute("SELECT min(hash(COLUMNS(*))) FROM read_parquet(?)",
+                                 [path]).fetchall()
+            except duckdb.Error as probe:
+                return InputError(
+                    f"cannot read {path}: {_first_line(probe)}", table=label,
+                    hint="The file is damaged (cut short or corrupt): write it again from "
+                         "its source.")
+        return None
 
     def user_table(self, name: str) -> str:
         """A table of the attached database, as a quoted reference."""
