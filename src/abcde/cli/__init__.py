@@ -13,7 +13,7 @@ import sys
 
 import click
 
-from abcde.cli import evaluate, impact, quality, sampling, warehouse
+from abcde.cli import evaluate, impact, judge, quality, report, sampling, warehouse
 from abcde.cli._common import interrupted
 from abcde.version import __version__
 
@@ -33,13 +33,21 @@ class Group(click.Group):
 @click.version_option(__version__, prog_name="abcde")
 @click.option("--debug", is_flag=True, help="Show tracebacks and log the SQL of each step.")
 @click.option("-v", "--verbose", is_flag=True, help="Log each SQL step and its time.")
-def main(debug: bool, verbose: bool) -> None:
+@click.option("--progress/--no-progress", "show_progress", default=True,
+              help="Show the running step and how far it is on stderr when it is a "
+              "terminal (never on stdout; off with -v or ABCDE_PROGRESS=0).")
+def main(debug: bool, verbose: bool, show_progress: bool = True) -> None:
     """abcde: how two clusterings differ, and whether the new one is better."""
     if verbose or debug:
         logging.basicConfig(level=logging.DEBUG if debug else logging.INFO,
                             format="%(name)s: %(message)s", stream=sys.stderr)
+    elif show_progress:
+        from abcde import progress
+
+        if progress.start():
+            click.get_current_context().call_on_close(progress.stop)
 
 
-for _module in (impact, evaluate, sampling, quality, warehouse):
+for _module in (impact, evaluate, sampling, quality, judge, report, warehouse):
     for _command in _module.COMMANDS:
         main.add_command(_command)

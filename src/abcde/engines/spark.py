@@ -38,6 +38,8 @@ def local_session(master: str = "local[2]", warehouse: str | Path | None = None,
     os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
     builder = (SparkSession.builder.master(master).appName("abcde")
                .config("spark.ui.enabled", "false")
+               # abcde draws its own progress (abcde.progress): no console bars of Spark's
+               .config("spark.ui.showConsoleProgress", "false")
                .config("spark.sql.shuffle.partitions", "4")
                .config("spark.driver.memory", driver_memory)
                .config("spark.driver.host", "127.0.0.1")

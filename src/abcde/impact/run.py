@@ -35,6 +35,8 @@ class ImpactResult:
     slices: list[dict[str, Any]]
     inputs: dict[str, Any]
     files: dict[str, str] = field(default_factory=dict)
+    #: side ("base", "exp") → rows size, clusters, items, weight: the cluster sizes
+    size_distribution: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -45,6 +47,7 @@ class ImpactResult:
             "top_exp_clusters": self.top_exp_clusters,
             "top_clusters": self.top_clusters,
             "slices": self.slices,
+            "size_distribution": self.size_distribution,
             "files": self.files,
         }
 
@@ -139,6 +142,11 @@ def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,
         pipeline.add(f"top_{name}", render("impact/top_clusters.sql", relation=name, k=top))
         tops[name] = pipeline.fetch(engine, f"top_{name}")
 
+    sizes = {}
+    for side, name in (("b", "base"), ("e", "exp")):
+        pipeline.add(f"{name}_sizes", render("impact/size_distribution.sql", side=side))
+        sizes[name] = [plain_row(r) for r in pipeline.fetch(engine, f"{name}_sizes")]
+
     slices = []
     for k, (slicing, step) in enumerate(zip(slicings, slice_steps, strict=True)):
         attrs = [inputs.attribute(c) for c in slicing]
@@ -157,7 +165,8 @@ def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,
         top_exp_clusters=[plain_row(r) for r in tops["exp_clusters"]],
         top_clusters=interleave(tops["base_clusters"], tops["exp_clusters"], top),
         slices=slices,
-        inputs=inputs.description())
+        inputs=inputs.description(),
+        size_distribution=sizes)
     if out is not None:
         result.files = _write(engine, pipeline, out, out_format, slicings)
         for entry, stem in zip(result.slices, slice_file_stems(slicings), strict=True):

@@ -52,6 +52,7 @@ from abcde.quality.metrics import METRIC_KEYS, estimate_all, metric_keys, unavai
 from abcde.quality.result import Estimate, sum_independent
 from abcde.quality.sample import CLASSES, POPULATIONS, JudgedSample, count_distinct, judged_sample
 from abcde.quality.slices import estimate_slices, stratified_slices
+from abcde.quality.verdict_log import LOG_NAME, is_verdict_log, logged_verdicts
 from abcde.quality.wording import precision_verdict, sample_warnings
 from abcde.sampling.files import verify_sample_files
 from abcde.sampling.manifest import sample_id, stream_of
@@ -63,6 +64,7 @@ __all__ = [
     "estimate_from_draws",
     "estimate_with_verdicts",
     "load_sample",
+    "verdict_log_source",
     "verdicts_for",
 ]
 
@@ -253,12 +255,15 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
     judgements : str, Path, list of them, or list of mappings, optional
         CSV/JSONL judgement files or rows (:mod:`abcde.quality.judgements`); verdicts of
         an earlier (or later) sample of the same stream carry over (docs/method.md §7.10).
+        Or one verdict log of ``abcde judge`` (:mod:`abcde.quality.verdict_log`), which
+        is replayed: every judge's current verdicts, resolved by majority.
     truth : mapping, DataFrame, str or Path, optional
         A ground truth item → cluster (a mapping, a DataFrame or a CSV/Parquet file):
         same cluster ⇒ equivalent, an item it lacks ⇒ unknown.
     judge : callable, optional
         (i, j) → 'equivalent' | 'not_equivalent' | 'unknown' or True/False/None.
-        Exactly one of ``judgements``, ``truth`` and ``judge``.
+        At most one of ``judgements``, ``truth`` and ``judge``; with none, the sample
+        directory's ``verdicts.jsonl`` (written by ``abcde judge``).
     confidence : float
         The intervals' level.
     se_method : {"pair_clustered", "kirchner"}
@@ -278,7 +283,9 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
         decompose), ``sample_id``, ``strata`` (stratified samples), ``judgements``
         (counts of verdicts), ``carried_over`` (verdicts of other samples of the same
         stream, per sample id: rows, verdicts, unknown, not_in_sample) and ``notes``
-        (e.g. a sample whose manifest has no file digests).
+        (e.g. a sample whose manifest has no file digests); from a verdict log also
+        ``judging`` (judges, agreement, contested pairs:
+        :func:`~abcde.quality.verdict_log.logged_verdicts`).
 
     Raises
     ------
@@ -287,17 +294,74 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
 
     References
     ----------
-    docs/method.md §8. ABCDE §5, App. B (S. van Staden, A. Grubb. ABCDE: Application-Based
-    Cluster Diff Evals. Google, 2024, arXiv:2407.21430); Jaccard decomposition §4.3–8
+    docs/method.md §8, §12 (the verdict log). ABCDE §5, App. B (S. van Staden, A. Grubb.
+    ABCDE: Application-Based Cluster Diff Evals. Google, 2024, arXiv:2407.21430);
+    Jaccard decomposition §4.3–8
     (S. van Staden. Decomposing the Jaccard Distance and the Jaccard Index in ABCDE.
     Google Switzerland, 2024).
     """
     if se_method not in SE_METHODS:
         raise ValueError(f"se_method must be one of {SE_METHODS}")
     s = load_sample(sample)
+    log = verdict_log_source(s, judgements, truth, judge)
+    if log is not None:  # abcde judge's log: judges, agreement, majority
+        logged = logged_verdicts(log, s.pairs, s.id)
+        out = estimate_with_verdicts(s, logged.verdicts, confidence=confidence,
+                                     se_method=se_method)
+        out["judging"] = logged.judging
+        return out
     verdicts = verdicts_for(s, judgements, truth, judge, item_col=item_col,
                             cluster_col=cluster_col)
     return estimate_with_verdicts(s, verdicts, confidence=confidence, se_method=se_method)
+
+
+def verdict_log_source(s: Sample, judgements: Any, truth: Any,
+                       judge: Callable[[Any, Any], Any] | None) -> Path | None:
+    """The verdict log to estimate from, if any.
+
+    Parameters
+    ----------
+    s : Sample
+        The sample (``where`` is its directory when it was read from one).
+    judgements, truth, judge
+        The sources given to :func:`estimate`.
+
+    Returns
+    -------
+    Path or None
+        ``judgements`` when it is a verdict log; with no source at all, the sample
+        directory's ``verdicts.jsonl``; None when another source is given.
+
+    Raises
+    ------
+    InputError
+        With no source and no log, saying how to judge the pairs.
+
+    References
+    ----------
+    docs/method.md §12.2.
+    """
+    if isinstance(judgements, str | Path) and is_verdict_log(judgements):
+        return Path(judgements)
+    if isinstance(judgements, Sequence) and not isinstance(judgements, str):
+        logs = [j for j in judgements if isinstance(j, str | Path) and is_verdict_log(j)]
+        if len(logs) == 1 and len(judgements) == 1:
+            return Path(logs[0])
+        if logs:
+            raise InputError(f"{logs[0]} is a verdict log of `abcde judge`: it is replayed "
+                             "alone, not merged with other judgement files",
+                             hint="Give the verdict log alone, or the judgement files "
+                                  "without it.")
+    if judgements is not None or truth is not None or judge is not None:
+        return None
+    path = Path(s.where) / LOG_NAME
+    if s.where != "sample" and path.is_file():
+        return path
+    raise InputError(f"no verdicts for {s.where}: give judgements, truth or judge"
+                     + ("" if s.where == "sample" else f" ({path} does not exist)"),
+                     hint="Judge the pairs in the browser with `abcde judge DIR`, or fill "
+                          "the verdict column of the sample's questions.csv and pass it "
+                          "with --judgements.")
 
 
 def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,

@@ -165,13 +165,14 @@ def render_table(doc: Mapping[str, Any]) -> str:
     Returns
     -------
     str
-        The verdict, the warnings, a line on the sample, one row per metric (estimate,
+        The verdict, the warnings, the judges and their agreement (verdicts from a
+        verdict log), a line on the sample, one row per metric (estimate,
         SE, interval, pairs, the exact impact metric it decomposes, note), the metrics
         not available and why, the strata and the per-slice ΔPrecision.
 
     References
     ----------
-    docs/method.md §8.4, §8.9–8.10.
+    docs/method.md §8.4, §8.9–8.10, §12.4.
     """
     from abcde.text import table
 
@@ -180,6 +181,10 @@ def render_table(doc: Mapping[str, Any]) -> str:
         lines.append(f"WARNING: {w}")
     if doc.get("warnings"):
         lines.append("")
+    if doc.get("judging"):  # verdicts from abcde judge's log (docs/method.md §12.4)
+        from abcde.quality.verdict_log import judging_lines
+
+        lines += [*judging_lines(doc["judging"]), ""]
     smp = doc["sample"]
     lines.append(f"sample {doc['sample_id']} ({doc['population']} population"
                  f"{', stratified' if doc.get('strata') else ''}): {smp['pairs']:,} pairs, "

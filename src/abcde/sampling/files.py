@@ -22,7 +22,8 @@ from abcde.errors import InputError
 from abcde.outputs import OutputDir, output_dir, output_files
 
 # The files a pair sample directory holds (abcde.sampling.pairs, abcde.sampling.stratified),
-# and the verdict log `abcde judge` keeps beside them: all belong to one sample.
+# and the verdict log `abcde judge` adds (docs/method.md §12.2): a log left beside a new
+# sample would name the old sample's pairs.
 SAMPLE_FILES = ("questions.csv", "questions.jsonl", "draws.parquet", "draws.csv",
                 "manifest.json", "verdicts.jsonl")
 # The files `abcde estimate` reads, checked against the manifest's digests first.

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from sqlglot import exp
 
+from abcde import progress
 from abcde.sql.dialects import Dialect, to_sql
 from abcde.sql.quoting import CANONICAL_DIALECT, ident, table_ref
 
@@ -163,9 +164,10 @@ class Pipeline:
         """Materialise steps on an engine."""
         for name in names:
             start = time.perf_counter()
-            for sql in self.create_statements(name, engine.dialect):
-                log.debug("%s", sql)
-                engine.execute(sql)
+            with progress.step(name):
+                for sql in self.create_statements(name, engine.dialect):
+                    log.debug("%s", sql)
+                    engine.execute(sql)
             log.info("step %s: %.2f s", name, time.perf_counter() - start)
 
     def fetch(self, engine: Runner, name: str) -> list[dict[str, Any]]:
@@ -173,6 +175,7 @@ class Pipeline:
         start = time.perf_counter()
         sql = to_sql(self.query(name), engine.dialect, copy=False)
         log.debug("%s", sql)
-        rows = engine.fetch(sql)
+        with progress.step(name):
+            rows = engine.fetch(sql)
         log.info("query %s: %.2f s", name, time.perf_counter() - start)
         return rows
