@@ -241,6 +241,8 @@ def reference_impact(files: dict[str, tuple[Path, dict]]) -> dict[str, float]:
                 float(v)
             except ValueError:
                 raise Invalid("text in the weight column") from None
+            if v != v.strip():  # " 2 ": DuckDB types a CSV column by its values as written
+                raise Invalid("spaces around a weight")
     return impact_overall(base, exp, weights)
 
 
