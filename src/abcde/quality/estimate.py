@@ -46,6 +46,7 @@ from abcde.quality.judgements import (
     SamplePairs,
     judge_pairs,
     match_judgements,
+    merge_verdicts,
     read_judgements,
     read_truth,
     rows_from_records,
@@ -56,7 +57,8 @@ from abcde.quality.sample import CLASS_KEYS, JudgedSample, count_distinct, judge
 from abcde.quality.slices import estimate_slices
 from abcde.quality.verdict_log import LOG_NAME, is_verdict_log, logged_verdicts
 from abcde.quality.wording import precision_verdict, sample_warnings
-from abcde.sampling.manifest import sample_id
+from abcde.sampling.files import verify_sample_files
+from abcde.sampling.manifest import sample_id, stream_of
 from abcde.sampling.pairs import DESIGN_VERSION, POPULATIONS
 
 __all__ = [
@@ -84,12 +86,15 @@ class Sample:
     """
 
     def __init__(self, draws: list[dict[str, Any]], manifest: dict[str, Any],
-                 where: str = "sample") -> None:
+                 where: str = "sample", notes: Sequence[str] = ()) -> None:
         self.draws = draws
         self.manifest = manifest
         self.where = where
         self.pairs = SamplePairs.from_draws(draws)
         self.id = sample_id(manifest)
+        self.stream = stream_of(manifest)
+        self.notes = list(notes)  # for the report, e.g. files checked by row count only
+        self.carried: dict[str, dict[str, int]] = {}  # verdicts of related samples
 
     @property
     def strata(self) -> list[dict[str, Any]]:
@@ -118,7 +123,7 @@ def load_sample(sample: Any) -> Sample:
 
     References
     ----------
-    docs/method.md §7.6 (sample rows), §8.
+    docs/method.md §7.6 (sample rows), §7.9 (file digests), §8.
     """
     if isinstance(sample, Sample):
         return sample
@@ -131,15 +136,31 @@ def load_sample(sample: Any) -> Sample:
     if not manifest_path.exists():
         raise InputError(f"{path} is not a pair sample: it has no manifest.json",
                          hint="Give the directory written by `abcde sample-pairs --out`.")
-    manifest = json.loads(manifest_path.read_text())
-    if manifest.get("population") not in POPULATIONS:
-        raise InputError(f"{manifest_path}: not a pair-sample manifest (no population)")
+    manifest = _read_manifest(manifest_path)
     try:
         check_design(manifest)
     except ValueError as err:
         raise InputError(f"{path}: {err}", hint=OLD_SAMPLE_HINT) from None
+    notes = verify_sample_files(path, manifest)
     draws = _read_draws(path)
-    return Sample(draws, manifest, str(path))
+    return Sample(draws, manifest, str(path), notes)
+
+
+def _read_manifest(path: Path) -> dict[str, Any]:
+    """manifest.json, refused with its problem (cut short, not JSON, not a pair sample's)."""
+    try:
+        manifest = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not a manifest (not UTF-8 text)",
+                         hint="Give the directory written by `abcde sample-pairs --out`.") from None
+    except json.JSONDecodeError as err:
+        raise InputError(f"{path} is not valid JSON ({err.msg} at line {err.lineno}, column "
+                         f"{err.colno}): the file is cut short or damaged",
+                         hint="Restore the sample directory as `abcde sample-pairs` wrote it "
+                              "(the same inputs and seed give the same sample).") from None
+    if not isinstance(manifest, dict) or manifest.get("population") not in POPULATIONS:
+        raise InputError(f"{path}: not a pair-sample manifest (no population)")
+    return manifest
 
 
 def _read_draws(path: Path) -> list[dict[str, Any]]:
@@ -149,13 +170,19 @@ def _read_draws(path: Path) -> list[dict[str, Any]]:
     con = duckdb.connect()
     try:
         if parquet.exists():
-            rel = con.execute("SELECT * FROM read_parquet(?)", [str(parquet)])
+            source, rel = parquet, con.execute("SELECT * FROM read_parquet(?)", [str(parquet)])
         elif csv_path.exists():
-            rel = con.execute("SELECT * FROM read_csv(?, header = true)", [str(csv_path)])
+            source, rel = csv_path, con.execute("SELECT * FROM read_csv(?, header = true)",
+                                                [str(csv_path)])
         else:
             return []  # Base = Exp: an empty sample
         names = [d[0] for d in rel.description]
         return [dict(zip(names, row, strict=True)) for row in rel.fetchall()]
+    except duckdb.Error as err:
+        text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise InputError(f"{source} cannot be read: {text}",
+                         hint="The file is damaged: restore the sample directory as `abcde "
+                              "sample-pairs` wrote it.") from None
     finally:
         con.close()
 
@@ -169,8 +196,11 @@ def verdicts_for(s: Sample, judgements: Any = None, truth: Any = None,
     ----------
     s : Sample
         The sample.
-    judgements : str, Path or list of mappings, optional
-        A judgement file or its rows (:mod:`abcde.quality.judgements`).
+    judgements : str, Path, list of them, or list of mappings, optional
+        Judgement files (their verdicts merged: a contradiction between them is an
+        error) or rows (:mod:`abcde.quality.judgements`). Rows of another sample of the
+        same stream carry their verdicts over (docs/method.md §7.10; counted in
+        ``s.carried``).
     truth : mapping, DataFrame, str or Path, optional
         A ground truth (:func:`~abcde.quality.judgements.read_truth`,
         :func:`~abcde.quality.judgements.truth_judge`).
@@ -201,14 +231,22 @@ def verdicts_for(s: Sample, judgements: Any = None, truth: Any = None,
     if truth is not None:
         return judge_pairs(truth_judge(read_truth(truth, item_col, cluster_col)), s.pairs)
     if isinstance(judgements, str | Path):
-        rows = read_judgements(judgements)
-        where = str(judgements)
-    else:  # rows in memory: a list of mappings
-        records = list(enumerate(judgements, start=1))
-        columns = set().union(*(r.keys() for _, r in records)) if records else {"verdict"}
-        rows = rows_from_records(records, columns, "judgements")
-        where = "judgements"
-    return match_judgements(rows, s.pairs, expected_sample_id=s.id, where=where)
+        judgements = [judgements]
+    if isinstance(judgements, Sequence) and judgements and all(
+            isinstance(j, str | Path) for j in judgements):
+        found = []
+        for path in judgements:
+            where = str(path)
+            found.append((where, match_judgements(
+                read_judgements(path), s.pairs, expected_sample_id=s.id, where=where,
+                stream=s.stream, carried=s.carried)))
+        return merge_verdicts(found)
+    # rows in memory: a list of mappings
+    records = list(enumerate(judgements, start=1))
+    columns = set().union(*(r.keys() for _, r in records)) if records else {"verdict"}
+    rows = rows_from_records(records, columns, "judgements")
+    return match_judgements(rows, s.pairs, expected_sample_id=s.id, where="judgements",
+                            stream=s.stream, carried=s.carried)
 
 
 def estimate(sample: Any, judgements: Any = None, truth: Any = None,
@@ -222,10 +260,11 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
     ----------
     sample : str, Path, PairSample or Sample
         A sample directory (manifest.json + draws), a ``PairSample`` or a :class:`Sample`.
-    judgements : str, Path or list of mappings, optional
-        A CSV/JSONL judgement file or its rows (:mod:`abcde.quality.judgements`), or a
-        verdict log of ``abcde judge`` (:mod:`abcde.quality.verdict_log`), which is
-        replayed: every judge's current verdicts, resolved by majority.
+    judgements : str, Path, list of them, or list of mappings, optional
+        CSV/JSONL judgement files or rows (:mod:`abcde.quality.judgements`); verdicts of
+        an earlier (or later) sample of the same stream carry over (docs/method.md §7.10).
+        Or one verdict log of ``abcde judge`` (:mod:`abcde.quality.verdict_log`), which
+        is replayed: every judge's current verdicts, resolved by majority.
     truth : mapping, DataFrame, str or Path, optional
         A ground truth item → cluster (a mapping, a DataFrame or a CSV/Parquet file):
         same cluster ⇒ equivalent, an item it lacks ⇒ unknown.
@@ -249,9 +288,12 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
         n_eff/pairs/…, the keys the population cannot give with estimate None and the
         reason; ``verdict``, ``warnings``, ``slices``, ``sample``, ``unavailable``), plus
         ``impact`` (the exact impact metrics from the manifest that the quality metrics
-        decompose), ``sample_id``, ``strata`` (stratified samples) and ``judgements``
-        (counts of verdicts); from a verdict log also ``judging`` (judges, agreement,
-        contested pairs: :func:`~abcde.quality.verdict_log.logged_verdicts`).
+        decompose), ``sample_id``, ``strata`` (stratified samples), ``judgements``
+        (counts of verdicts), ``carried_over`` (verdicts of other samples of the same
+        stream, per sample id: rows, verdicts, unknown, not_in_sample) and ``notes``
+        (e.g. a sample whose manifest has no file digests); from a verdict log also
+        ``judging`` (judges, agreement, contested pairs:
+        :func:`~abcde.quality.verdict_log.logged_verdicts`).
 
     Raises
     ------
@@ -309,6 +351,15 @@ def verdict_log_source(s: Sample, judgements: Any, truth: Any,
     """
     if isinstance(judgements, str | Path) and is_verdict_log(judgements):
         return Path(judgements)
+    if isinstance(judgements, Sequence) and not isinstance(judgements, str):
+        logs = [j for j in judgements if isinstance(j, str | Path) and is_verdict_log(j)]
+        if len(logs) == 1 and len(judgements) == 1:
+            return Path(logs[0])
+        if logs:
+            raise InputError(f"{logs[0]} is a verdict log of `abcde judge`: it is replayed "
+                             "alone, not merged with other judgement files",
+                             hint="Give the verdict log alone, or the judgement files "
+                                  "without it.")
     if judgements is not None or truth is not None or judge is not None:
         return None
     path = Path(s.where) / LOG_NAME
@@ -368,6 +419,10 @@ def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,
     for v in verdicts.values():
         counts[v] += 1
     out["judgements"] = counts
+    if s.carried:
+        out["carried_over"] = [{"sample_id": sid, **v} for sid, v in sorted(s.carried.items())]
+    if s.notes:
+        out["notes"] = list(s.notes)
     return out
 
 

@@ -190,6 +190,13 @@ def render_table(doc: Mapping[str, Any]) -> str:
                  f"{smp['draws']:,} draws; verdicts: "
                  + ", ".join(f"{v:,} {k}" for k, v in doc["judgements"].items())
                  + f"; SE: {doc['se_method']}")
+    for c in doc.get("carried_over") or []:
+        skipped = (f" ({c['not_in_sample']:,} of its pairs are not in this sample)"
+                   if c.get("not_in_sample") else "")
+        lines.append(f"{c['verdicts']:,} verdicts carried over from sample {c['sample_id']} "
+                     f"(the same stream, another budget){skipped}")
+    for note in doc.get("notes") or []:
+        lines.append(f"note: {note}")
     lines.append("")
     rows = []
     impact = doc.get("impact") or {}
