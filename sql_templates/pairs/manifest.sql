@@ -1,17 +1,16 @@
 {# The manifest of a pair sample as one row (the JSON manifest of `abcde sample-pairs`,
-   flattened: abcde.sampling.exported reads it back): what was asked (population, seed,
-   budget, stream length), the fill (budget_filled, judgeable pairs found), what was
-   drawn (pairs_*: ordered, unordered, judgeable and self pairs, and per class the
-   unique pairs and draws), the population's class totals (totals_*: the estimators'
-   multipliers, docs/method.md §6.4) and judgeable pairs, the exact impact metrics, the
+   flattened: abcde.sampling.exported reads it back): the design (population, alpha),
+   what was asked (seed, budget, stream length), the fill (pairs/fill.sql), what was
+   drawn (pairs_*: ordered, unordered and judgeable pairs, per class the unique pairs
+   and draws), per class key the design's totals (classes_<key>_<column>,
+   pairs/totals.sql: the estimators' multipliers, docs/method.md §6.4, §6.9), the self
+   pairs' exact parts (exact_*, pairs/self_pairs.sql), the exact impact metrics, the
    fingerprint of the cells (fp_*), and the sample's id: the md5 of integer parts, the
    same on every engine. #}
 WITH drawn AS (
   SELECT
     COUNT(*) AS pairs_ordered,
     COUNT(DISTINCT pair_id) AS pairs_unordered,
-    COUNT(DISTINCT CASE WHEN pair_class <> 'self' THEN pair_id END) AS pairs_judgeable,
-    SUM(CASE WHEN pair_class = 'self' THEN 1 ELSE 0 END) AS pairs_self,
 {% for c in classes %}
     COUNT(DISTINCT CASE WHEN pair_class = '{{ c }}' THEN pair_id END) AS pairs_{{ c }}_pairs,
     SUM(CASE WHEN pair_class = '{{ c }}' THEN draw_count ELSE 0 END) AS pairs_{{ c }}_draws,
@@ -19,13 +18,21 @@ WITH drawn AS (
     SUM(draw_count) AS draws
   FROM pair_sample
 ),
-totals AS (
+classes AS (
   SELECT
-    total AS totals_total, split AS totals_split, merge AS totals_merge, stable AS totals_stable,
-    CAST(FLOOR(judgeable_split + CAST(0.5 AS DOUBLE)) AS BIGINT) AS population_pairs_split,
-    CAST(FLOOR(judgeable_merge + CAST(0.5 AS DOUBLE)) AS BIGINT) AS population_pairs_merge,
-    CAST(FLOOR(judgeable_stable + CAST(0.5 AS DOUBLE)) AS BIGINT) AS population_pairs_stable
+{% for k in class_keys %}
+{% for c in total_columns %}
+    COALESCE(MAX(CASE WHEN class_key = '{{ k }}' THEN {{ c }} END), CAST(0 AS DOUBLE)) AS classes_{{ k }}_{{ c }}{{ ',' if not loop.last }}
+{% endfor %}{{ ',' if not loop.last }}
+{% endfor %}
   FROM pair_totals
+),
+self_parts AS (
+  SELECT
+    delta_precision AS exact_delta_precision,
+    affected_good_index AS exact_affected_good_index,
+    u_self AS exact_u_self
+  FROM pair_self
 ),
 digest AS (
   SELECT CAST(COALESCE(pair_digest, 0) AS BIGINT) AS pair_digest FROM pair_sample_digest
@@ -38,7 +45,9 @@ fp AS (
 SELECT
   {{ literal(version) }} AS abcde_version,
   'pairs' AS kind,
+  2 AS design_version,
   {{ literal(population) }} AS population,
+  CAST({{ alpha|float }} AS DOUBLE) AS alpha,
   {{ seed }} AS seed,
   {{ budget }} AS budget,
   {{ n }} AS stream_draws,
@@ -47,23 +56,37 @@ SELECT
   fl.judgeable_found,
   fl.budget_possible,
   fl.fill_note,
-  FALSE AS stratified,
+  {{ 'TRUE' if stratified else 'FALSE' }} AS stratified,
+  {{ literal(allocation|string) if stratified else 'CAST(NULL AS VARCHAR)' }} AS strata_allocation,
   d.pairs_ordered,
   d.pairs_unordered,
-  d.pairs_judgeable,
-  COALESCE(d.pairs_self, 0) AS pairs_self,
+  d.pairs_unordered AS pairs_judgeable,
 {% for c in classes %}
   d.pairs_{{ c }}_pairs,
   COALESCE(d.pairs_{{ c }}_draws, 0) AS pairs_{{ c }}_draws,
 {% endfor %}
-  t.*,
-  fl.population_judgeable AS population_pairs_judgeable,
-  o.*,
-  f.*,
+{% for k in class_keys %}
+{% for c in total_columns %}
+  c.classes_{{ k }}_{{ c }},
+{% endfor %}
+{% endfor %}
+  x.exact_delta_precision,
+  x.exact_affected_good_index,
+  x.exact_u_self,
+{% for c in overall_columns %}
+  o.{{ c }},
+{% endfor %}
+  f.fp_cells,
+  f.fp_items,
+  f.fp_weight,
+  f.fp_cell_hash,
+  f.fp_item_hash,
+  f.fp_weight_hash,
   g.pair_digest,
-  SUBSTR({{ md5_hex("'pairs'", literal(population), seed|string, budget|string, n|string, 'd.pairs_ordered', 'g.pair_digest', 'f.fp_cells', 'f.fp_items') }}, 1, 12) AS sample_id
+  SUBSTR({{ md5_hex("'pairs'", literal(population), literal(alpha|string), seed|string, budget|string, n|string, 'CAST(d.pairs_ordered AS BIGINT)', 'g.pair_digest', 'CAST(f.fp_cells AS BIGINT)', 'CAST(f.fp_items AS BIGINT)') }}, 1, 12) AS sample_id
 FROM drawn AS d
-CROSS JOIN totals AS t
+CROSS JOIN classes AS c
+CROSS JOIN self_parts AS x
 CROSS JOIN pair_fill AS fl
 CROSS JOIN digest AS g
 CROSS JOIN fp AS f

@@ -47,7 +47,7 @@ _DOC_BLOCK = re.compile(r"(<!-- abcde-sql (\w+) -->\n).*?(<!-- /abcde-sql -->)",
 # cells, sample-pairs likewise, and evaluate of two runs against proj.ds.truth.
 ITEMS_SPEC = replace(SPEC, reuse_cells=True)
 ITEMS = {"size": 1000, "seed": 7}
-PAIRS = {"population": "jaccard", "budget": 500, "seed": 7}
+PAIRS = {"population": "mixture", "budget": 500, "seed": 7}
 EVALUATE_SPEC = replace(SPEC, base="proj.ds.truth", exp="", slicings=(("provenance",),))
 EVALUATE_RUNS = [("base", "proj.ds.base"), ("exp", "proj.ds.exp")]
 
@@ -56,7 +56,9 @@ def script_pipelines() -> dict[str, list]:
     """Script name -> its pipelines, for the golden files beyond impact."""
     items, _, _ = sample_items_pipeline(ITEMS_SPEC, **ITEMS)
     pairs, _, _ = sample_pairs_pipeline(ITEMS_SPEC, **PAIRS)
+    stratified, _, _ = sample_pairs_pipeline(ITEMS_SPEC, **PAIRS, strata_allocation="equal")
     return {"sample_items": [items], "sample_pairs": [pairs],
+            "sample_pairs_stratified": [stratified],
             "evaluate": [p for _, p, _ in evaluate_pipelines(EVALUATE_SPEC, EVALUATE_RUNS)]}
 
 

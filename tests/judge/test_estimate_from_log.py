@@ -175,9 +175,10 @@ def test_a_torn_last_line_is_skipped_with_a_warning(sample_dir: Path) -> None:
 
 def test_sampling_again_into_a_judged_directory_is_refused(sample_dir: Path) -> None:
     """A new sample beside an old verdicts.jsonl would take the old pairs' verdicts: the
-    directory is refused unless --overwrite, which removes the log too."""
+    directory is refused unless --overwrite, which removes the log too — once the new
+    sample is complete (abcde.outputs: a failed run keeps it)."""
     from abcde.errors import InputError
-    from abcde.sampling.files import claim_directory
+    from abcde.sampling.files import claim_directory, sample_output
 
     for name in ("questions.csv", "questions.jsonl", "draws.parquet", "draws.csv",
                  "manifest.json"):
@@ -186,5 +187,10 @@ def test_sampling_again_into_a_judged_directory_is_refused(sample_dir: Path) -> 
     log_path.write_text("{}\n")
     with pytest.raises(InputError, match=r"already holds a sample \(verdicts.jsonl\)"):
         claim_directory(sample_dir, overwrite=False)
-    claim_directory(sample_dir, overwrite=True)
+    with pytest.raises(RuntimeError), sample_output(sample_dir, overwrite=True) as od:
+        (od.path / "manifest.json").write_text("{}")
+        raise RuntimeError("the new sample failed")
+    assert log_path.read_text() == "{}\n"
+    with sample_output(sample_dir, overwrite=True) as od:
+        (od.path / "manifest.json").write_text("{}")
     assert not log_path.exists()

@@ -197,6 +197,7 @@ def _package(tmp_path: Path, *args: str) -> Path:
         "dbt", "--base", "base", "--exp", "exp", "--weights", "weights",
         "--attributes", "attributes", "--slice-by", "provenance", "--truth", "truth",
         "--actual", "b=base", "--actual", "e=exp", "--size", "300", "--seed", "11",
+        "--budget", "80", "--pair-seed", "5",
         "--out", str(out), *args])
     assert result.exit_code == 0, result.output
     for role in ("base", "exp", "weights", "attributes", "truth"):
@@ -212,9 +213,10 @@ def _dbt_run(dbt_bin: Path, project: Path, env: dict[str, str], *args: str,
                           env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false", **env})
 
 
-def _check_round(fetch: Any, size: int, seed: int) -> None:
+def _check_round(fetch: Any, size: int, seed: int, pair_seed: int) -> None:
     """The package's tables equal abcde on the example files: impact, the item sample
-    (items, draw counts and order) and the evaluation of both runs."""
+    (items, draw counts and order), the pair sample (pairs, draw counts and order) and
+    the evaluation of both runs."""
     import abcde
 
     files = {r: EXAMPLES / f"{r}.csv" for r in ("base", "exp", "weights", "attributes",
@@ -232,6 +234,15 @@ def _check_round(fetch: Any, size: int, seed: int) -> None:
         (r["item_id"], r["draw_count"]) for r in items.rows]
     [m] = fetch("abcde_item_manifest")
     assert m["sample_id"] == items.manifest["sample_id"] and m["input_valid"] is True
+    pairs = abcde.sample_pairs(files["base"], files["exp"], files["weights"],
+                               attributes=files["attributes"], budget=80, seed=pair_seed,
+                               slice_by="provenance")
+    keys = ("pair_id", "item_i", "item_j", "pair_class", "draw_count", "first_draw")
+    got = sorted(fetch("abcde_pair_sample"), key=lambda r: (r["pair_id"], r["first_draw"]))
+    assert [tuple(r[k] for k in keys) for r in got] == \
+        [tuple(r[k] for k in keys) for r in pairs.draws]
+    [m] = fetch("abcde_pair_manifest")
+    assert m["budget_filled"] is True and m["input_valid"] is True
     ev = abcde.evaluate(files["truth"], [files["base"], files["exp"]], files["weights"],
                         names=["b", "e"], attributes=files["attributes"],
                         slice_by="provenance")
@@ -253,12 +264,13 @@ def test_integration_tests_build_the_package_on_duckdb(dbt_bin: Path, tmp_path: 
         assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     assert "Deprecation" not in run.stdout and "Warning" not in run.stderr, run.stdout[-4000:]
     con = duckdb.connect(str(db), read_only=True)
-    _check_round(lambda t: _rows(con, t), 300, 11)
+    _check_round(lambda t: _rows(con, t), 300, 11, 5)
     manifest = json.loads((project / "target" / "manifest.json").read_text())
     tables = [n for n in manifest["nodes"].values() if n["resource_type"] == "model"
               and n["config"]["materialized"] == "table"]
-    assert {"abcde_cell_rows", "abcde_overall", "abcde_item_sample", "abcde_b_overall",
-            "abcde_e_yandex"} <= {n["name"] for n in tables}
+    assert {"abcde_cell_rows", "abcde_overall", "abcde_item_sample", "abcde_pair_sample",
+            "abcde_pair_manifest", "abcde_b_overall", "abcde_e_yandex"} <= {
+        n["name"] for n in tables}
     for node in tables:
         actual = [r[0] for r in con.execute(f"DESCRIBE {node['name']}").fetchall()]
         assert list(node["columns"]) == actual, node["name"]
@@ -283,7 +295,8 @@ def test_integration_tests_build_the_package_on_postgres(dbt_bin: Path, tmp_path
     env = {"ABCDE_DBT_PG_HOST": url.hostname or "127.0.0.1", "ABCDE_DBT_PG_PORT": str(url.port),
            "ABCDE_DBT_PG_USER": url.username or "postgres", "ABCDE_DBT_PG_SCHEMA": "abcde_it"}
     for args in (["deps"], ["seed", "--target", "postgres"],
-                 ["build", "--target", "postgres", "--vars", "{abcde_size: 200, abcde_seed: 3}"]):
+                 ["build", "--target", "postgres", "--vars",
+                  "{abcde_size: 200, abcde_seed: 3, abcde_pair_seed: 8}"]):
         run = _dbt_run(dbt_bin, project, env, *args)
         assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     with psycopg.connect(postgres_dsn) as con:
@@ -292,4 +305,33 @@ def test_integration_tests_build_the_package_on_postgres(dbt_bin: Path, tmp_path
             cols = [d[0] for d in cur.description]  # type: ignore[union-attr]
             return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 
-        _check_round(fetch, 200, 3)
+        _check_round(fetch, 200, 3, 8)
+
+
+def test_dbt_build_with_a_quote_in_a_table_name(dbt_bin: Path, tmp_path: Path) -> None:
+    """dbt's `quoting:` does not escape a '"' inside a name (issue 12): the source names
+    it escaped, as `abcde sql` does, and `dbt build` gives `abcde impact`'s numbers."""
+    db = tmp_path / "warehouse.duckdb"
+    con = duckdb.connect(str(db))
+    for name, src in (('"we""ird"', EXAMPLES / "base.csv"), ("exp", EXAMPLES / "exp.csv")):
+        con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_csv('{src}', header = true, "
+                    "types = {'item_id': 'VARCHAR'})")
+    con.close()
+    from click.testing import CliRunner
+
+    project = tmp_path / "project"
+    result = CliRunner().invoke(main, ["dbt", "--dialect", "duckdb", "--base", 'main.we"ird',
+                                       "--exp", "main.exp", "--out", str(project)])
+    assert result.exit_code == 0, result.output
+    (project / "profiles.yml").write_text(PROFILE.format(path=db))
+    run = subprocess.run([str(dbt_bin), "build", "--project-dir", str(project),
+                          "--profiles-dir", str(project)], capture_output=True, text=True,
+                         timeout=600, cwd=project,
+                         env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"})
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    want = impact(EXAMPLES / "base.csv", EXAMPLES / "exp.csv").overall
+    con = duckdb.connect(str(db), read_only=True)
+    [overall] = _rows(con, "abcde_overall")
+    con.close()
+    for k, v in want.items():
+        assert _close(overall[k], v), k

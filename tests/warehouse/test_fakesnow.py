@@ -27,7 +27,7 @@ import pytest
 
 import abcde
 from abcde.warehouse.evaluation import evaluate_pipelines
-from abcde.warehouse.sampling import sample_items_pipeline
+from abcde.warehouse.sampling import sample_items_pipeline, sample_pairs_pipeline
 from abcde.warehouse.scripts import ScriptSpec, impact_pipeline
 
 FAKESNOW_PINS = ("fakesnow==0.12.1", "snowflake-connector-python<4")
@@ -77,13 +77,16 @@ def test_snowflake_scripts_run_on_fakesnow(fakesnow_python: Path) -> None:
     items_p, _, _ = sample_items_pipeline(replace(spec, reuse_cells=True), 200, 7)
     runs = evaluate_pipelines(replace(spec, base="db.raw.truth", exp=""),
                               [("b", "db.raw.base"), ("e", "db.raw.exp")])
-    statements = [sql for p in (impact_p, items_p, *(p for _, p, _ in runs))
+    pairs_p, _, _ = sample_pairs_pipeline(replace(spec, reuse_cells=True), "mixture", 60, 3)
+    statements = [sql for p in (impact_p, items_p, pairs_p, *(p for _, p, _ in runs))
                   for _, sql in p.statements("snowflake")]
     queries = {"overall": "SELECT * FROM db.abcde.abcde_overall",
                "slices": "SELECT * FROM db.abcde.abcde_slices_0",
                "items": "SELECT * FROM db.abcde.abcde_item_sample ORDER BY first_draw",
                "item_manifest": "SELECT * FROM db.abcde.abcde_item_manifest",
-               "item_validation": "SELECT * FROM db.abcde.abcde_item_validation"}
+               "item_validation": "SELECT * FROM db.abcde.abcde_item_validation",
+               "pairs": "SELECT * FROM db.abcde.abcde_pair_sample ORDER BY pair_id, first_draw",
+               "pair_manifest": "SELECT * FROM db.abcde.abcde_pair_manifest"}
     for name, _, _ in runs:
         for step in ("overall", "classic", "yandex"):
             queries[f"{name}_{step}"] = f"SELECT * FROM db.abcde.abcde_{name}_{step}"
@@ -118,6 +121,15 @@ def test_snowflake_scripts_run_on_fakesnow(fakesnow_python: Path) -> None:
     [m] = got["item_manifest"]
     assert m["sample_id"] == items.manifest["sample_id"]
     assert got["item_validation"][0]["cells_match"] == 1
+
+    pairs = abcde.sample_pairs(files["base"], files["exp"], files["weights"],
+                               attributes=files["attributes"], population="mixture",
+                               budget=60, seed=3, slice_by="provenance")
+    keys = ("pair_id", "item_i", "item_j", "pair_class", "draw_count", "first_draw")
+    assert [tuple(r[k] for k in keys) for r in got["pairs"]] == \
+        [tuple(r[k] for k in keys) for r in pairs.draws]
+    [m] = got["pair_manifest"]
+    assert m["budget_filled"] is True and m["input_valid"] is True
 
     evaluation = abcde.evaluate(files["truth"], [files["base"], files["exp"]],
                                 files["weights"], names=["b", "e"])

@@ -175,41 +175,73 @@ def test_evaluate_script_names(option: str) -> None:
 
 def _pair_rows(engine: Engine, pipeline: Pipeline) -> list[tuple[Any, ...]]:
     return [(r["pair_id"], r["item_i"], r["item_j"], r["pair_class"], r["draw_count"],
-             r["first_draw"]) for r in rows(engine, pipeline, "pair_sample",
-                                            "pair_id, first_draw")]
+             r["first_draw"], r["label"]) for r in rows(engine, pipeline, "pair_sample",
+                                                         "pair_id, first_draw")]
 
 
-@pytest.mark.parametrize("population", ["abcde", "jaccard"])
-def test_pair_sample_script_equals_sample_pairs(engine: Engine, population: str) -> None:
+@pytest.mark.parametrize("engine_name, population", [
+    ("duckdb", "mixture"), ("duckdb", "abcde"), ("duckdb", "jaccard"),
+    pytest.param("postgres", "mixture", marks=pytest.mark.postgres),
+    pytest.param("postgres", "abcde", marks=pytest.mark.postgres),
+    pytest.param("postgres", "jaccard", marks=pytest.mark.postgres),
+    # one design on Spark: the designs differ by α only, and a Spark run costs minutes
+    pytest.param("spark", "mixture", marks=pytest.mark.spark)])
+def test_pair_sample_script_equals_sample_pairs(request: pytest.FixtureRequest,
+                                                engine_name: str, population: str) -> None:
     """The script's pair sample on DuckDB, PostgreSQL and Spark equals
-    `abcde.sample_pairs` on DuckDB: the same pairs, classes, draw counts and draw order
-    (first draws); the kept prefix ends where the engine's budget fill stops, inside a
-    stream of 10·budget draws; the manifest's totals and counts are the engine's."""
+    `abcde.sample_pairs` on DuckDB: the same pairs, classes, labels, draw counts and draw
+    order (first draws), u_over_w to 1e-12; the kept prefix ends where the engine's budget
+    fill stops, inside a stream of 10·budget draws; the manifest read back
+    (abcde.sampling.exported) has the engine's classes, exact parts and slices."""
+    from abcde.sampling.exported import manifest_from_rows
     from abcde.warehouse.sampling import sample_pairs_pipeline
 
+    engines = make_engine(request, engine_name)
+    engine = next(engines)
+    try:
+        _check_pair_sample(engine, population, manifest_from_rows, sample_pairs_pipeline)
+    finally:
+        engines.close()
+
+
+def _check_pair_sample(engine: Engine, population: str, manifest_from_rows: Any,
+                       sample_pairs_pipeline: Any) -> None:
+    alpha = 0.3 if population == "mixture" else None
     register(engine, "base", "exp", "weights", "attributes")
-    pipeline, _, _ = sample_pairs_pipeline(spec(engine), population, 80, 5)
+    pipeline, _, _ = sample_pairs_pipeline(spec(engine), population, 80, 5, alpha=alpha)
     run(engine, pipeline)
     want = abcde.sample_pairs(FILES["base"], FILES["exp"], FILES["weights"],
                               attributes=FILES["attributes"], population=population,
-                              budget=80, seed=5, slice_by="provenance")
+                              alpha=alpha, budget=80, seed=5, slice_by="provenance")
     assert _pair_rows(engine, pipeline) == [
         (r["pair_id"], r["item_i"], r["item_j"], r["pair_class"], r["draw_count"],
-         r["first_draw"]) for r in want.draws]
+         r["first_draw"], r["label"]) for r in want.draws]
+    got = rows(engine, pipeline, "pair_sample", "pair_id, first_draw")
+    for g, w in zip(got, want.draws, strict=True):
+        assert close(g["u_over_w"], w["u_over_w"]) and g["input_valid"] is True
     [m] = rows(engine, pipeline, "pair_manifest")
     assert m["budget_filled"] is True and m["input_valid"] is True
-    assert m["pairs_judgeable"] == 80 == want.manifest["pairs"]["judgeable"]
-    for k, v in want.manifest["totals"].items():
-        assert close(m[f"totals_{k}"], v), k
-    for c, v in want.manifest["population_pairs"].items():
-        assert m[f"population_pairs_{c}"] == v, c
+    assert m["fill_note"] == "filled" and m["stream_draws"] == 800
+    manifest = manifest_from_rows(m, rows(engine, pipeline, "pair_slices"))
+    assert manifest["pairs"] == want.manifest["pairs"]
+    assert manifest["design"] == want.manifest["design"]
+    assert manifest["population_pairs"] == want.manifest["population_pairs"]
+    for key, entry in want.manifest["classes"].items():
+        for k, v in entry.items():
+            assert close(manifest["classes"][key][k], v), (key, k)
+    for section in ("exact", "totals", "metrics"):
+        for k, v in want.manifest[section].items():
+            assert close(manifest[section][k], v), (section, k)
+    assert manifest["draws"] == want.manifest["draws"]
     questions = rows(engine, pipeline, "pair_questions", "pair_id")
     assert [(q["pair_id"], q["item_1"], q["item_2"]) for q in questions] == \
         [(q["pair_id"], q["item_1"], q["item_2"]) for q in want.questions]
     assert {q["sample_id"] for q in questions} == {m["sample_id"]}
-    slices = {r["provenance"]: r for r in rows(engine, pipeline, "pair_slices")}
+    slices = {r["provenance"]: r for r in manifest["slices"]}
+    assert len(slices) == len(want.manifest["slices"])
     for r in want.manifest["slices"]:
-        assert close(slices[r["provenance"]]["pairweight"], r["pairweight"])
+        for k, v in r.items():
+            assert close(slices[r["provenance"]][k], v), (r["provenance"], k)
 
 
 def test_a_short_stream_says_so_and_a_longer_one_extends_it() -> None:
@@ -227,7 +259,7 @@ def test_a_short_stream_says_so_and_a_longer_one_extends_it() -> None:
         [m] = rows(eng, short, "pair_manifest")
         assert m["budget_filled"] is False and m["judgeable_found"] < 300
         assert m["stream_draws"] == 300 and m["draws"] == 300
-        assert "--stream-draws" in m["fill_note"] and m["budget_possible"] is True
+        assert "--stream-draws" in m["fill_note"]
         first = {(r[1], r[2]): r[5] for r in _pair_rows(eng, short)}
         long, _, _ = sample_pairs_pipeline(replace(s, prefix="long_"), "abcde", 300, 2)
         run(eng, long)
@@ -355,22 +387,53 @@ def test_estimate_names_where_the_sample_is_once(args: list[str], message: str) 
     assert result.exit_code == 2 and message in result.output, result.output
 
 
-def test_header_shows_a_flag_as_its_name() -> None:
-    """`--reuse-cells` is a flag: the header's command is the one typed, not
-    `--reuse-cells True` (which would not run)."""
-    from click.testing import CliRunner
+@pytest.mark.parametrize("allocation", ["proportional", "equal", 0.8])
+def test_stratified_pair_sample_script_equals_sample_pairs(allocation: str | float) -> None:
+    """`--strata-allocation`: the budgets of the strata computed in SQL, each stratum's
+    own stream and fill (seed 2·seed + h): the same draws, strata and pair ids as
+    `abcde sample-pairs --strata-allocation` (DuckDB; the chain is the plain one per
+    stratum, run on every engine above), and the strata table read back as its manifest's
+    strata; `abcde estimate` gives the same estimates from either."""
+    from abcde.engines.duckdb import DuckDBEngine
+    from abcde.quality.estimate import estimate, load_tables
+    from abcde.sampling.exported import manifest_from_rows
+    from abcde.sampling.stratified import sample_pairs_stratified
+    from abcde.warehouse.sampling import sample_pairs_pipeline
 
-    from abcde.cli import main
-
-    result = CliRunner().invoke(main, ["sql", "sample-items", "--dialect", "duckdb", "--base",
-                                       "s.a", "--exp", "s.b", "--reuse-cells"])
-    assert result.exit_code == 0, result.output
-    [line] = [x for x in result.output.splitlines() if x.startswith("--   abcde sql")]
-    assert line.endswith("--exp s.b --reuse-cells")
+    with DuckDBEngine() as eng:
+        register(eng, "base", "exp", "weights", "attributes")
+        pipeline, _, _ = sample_pairs_pipeline(spec(eng), "mixture", 90, 6,
+                                               strata_allocation=allocation)
+        run(eng, pipeline)
+        want = sample_pairs_stratified(FILES["base"], FILES["exp"], FILES["weights"],
+                                       attributes=FILES["attributes"], budget=90, seed=6,
+                                       allocation=allocation, slice_by="provenance")
+        keys = ("pair_id", "item_i", "item_j", "pair_class", "draw_count", "first_draw",
+                "stratum")
+        got = rows(eng, pipeline, "pair_sample", "pair_id, first_draw")
+        assert [tuple(r[k] for k in keys) for r in got] == \
+            [tuple(r[k] for k in keys) for r in want.draws]
+        [m] = rows(eng, pipeline, "pair_manifest")
+        assert m["budget_filled"] is True and m["stratified"] is True
+        manifest = manifest_from_rows(m, rows(eng, pipeline, "pair_slices"),
+                                      rows(eng, pipeline, "pair_sample_strata"))
+        for got_s, want_s in zip(manifest["strata"], want.manifest["strata"], strict=True):
+            for k, v in want_s.items():
+                if k != "stream_draws":  # the engines grow their stream; the script's is fixed
+                    assert close(got_s[k], v) if isinstance(v, float) else got_s[k] == v, k
+        assert manifest["pairs"] == want.manifest["pairs"]
+        ideal = str(EXAMPLES / "ideal.csv")
+        a = estimate(load_tables("r_", eng.work_schema, engine=eng), truth=ideal)
+        b = estimate(want, truth=ideal)
+        for k in ("delta_precision", "good_split_rate", "affected_bad_index"):
+            assert close(a[k]["estimate"], b[k]["estimate"], 1e-9), k
 
 
 @pytest.mark.parametrize("args, message", [
-    (["--population", "mixed"], "--population"),
+    (["--population", "abcde", "--alpha", "0.3"], "--alpha"),
+    (["--alpha", "1.5"], "--alpha must be in (0, 1)"),
+    (["--strata-allocation", "most"], "--strata-allocation"),
+    (["--strata-allocation", "equal", "--budget", "1"], "--budget must be between 2"),
     (["--stream-draws", "50"], "--stream-draws must be between 100"),
 ])
 def test_sql_sample_pairs_refuses_bad_options(args: list[str], message: str) -> None:
@@ -391,11 +454,26 @@ def test_sql_sample_pairs_writes_the_script(tmp_path: Path) -> None:
 
     result = CliRunner().invoke(main, [
         "sql", "sample-pairs", "--dialect", "snowflake", "--base", "db.s.a", "--exp",
-        "db.s.b", "--budget", "100", "--reuse-cells", "--schema", "db.out",
-        "--out", str(tmp_path)])
+        "db.s.b", "--budget", "100", "--strata-allocation", "0.7", "--reuse-cells",
+        "--schema", "db.out", "--out", str(tmp_path)])
     assert result.exit_code == 0, result.output
     text = (tmp_path / "sample_pairs.sql").read_text()
     [command] = [x for x in text.splitlines() if x.startswith("--   abcde sql")]
-    assert "--budget 100" in command and "--reuse-cells" in command
-    for table in ("pair_sample", "pair_manifest", "pair_questions", "pair_validation"):
-        assert f"CREATE TABLE db.out.abcde_{table} AS" in text, table
+    assert "--strata-allocation 0.7" in command and "--reuse-cells" in command
+    for table in ("PAIR_SAMPLE", "PAIR_MANIFEST", "PAIR_SAMPLE_STRATA", "PAIR_QUESTIONS"):
+        assert f"CREATE TABLE db.out.abcde_{table.lower()} AS" in text or \
+            f"db.out.ABCDE_{table}" in text.upper(), table
+
+
+def test_header_shows_a_flag_as_its_name() -> None:
+    """`--reuse-cells` is a flag: the header's command is the one typed, not
+    `--reuse-cells True` (which would not run)."""
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    result = CliRunner().invoke(main, ["sql", "sample-items", "--dialect", "duckdb", "--base",
+                                       "s.a", "--exp", "s.b", "--reuse-cells"])
+    assert result.exit_code == 0, result.output
+    [line] = [x for x in result.output.splitlines() if x.startswith("--   abcde sql")]
+    assert line.endswith("--exp s.b --reuse-cells")

@@ -26,6 +26,7 @@ from abcde.cli import main
 from abcde.engines import Engine
 from abcde.errors import InputError
 from abcde.impact.run import impact
+from abcde.quality.exact import exact_quality
 from abcde.sql import templates
 from abcde.sql.dialects import DIALECTS, SNOWFLAKE_RESERVED, identifier, to_sql
 from abcde.warehouse.evaluation import evaluate_pipelines
@@ -118,7 +119,7 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
     the example data (impact with and without weights, slices and files; the script;
     evaluate; item and pair samples, plain and stratified; refused input, which takes
     the validation's slow path; the scripts of a round: sample-items building and reusing
-    the cells, evaluate), and each template's rendered text is kept."""
+    the cells, sample-pairs likewise, evaluate), and each template's rendered text is kept."""
     captured: dict[str, list[str]] = defaultdict(list)
     real = templates.render_text
 
@@ -149,7 +150,10 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
                                              reuse_cells=reuse), 50, 3)
             sample_pairs_pipeline(ScriptSpec(base=b, exp=e, weights=w, attributes=a,
                                              slicings=(("provenance",), ("size_class",)),
-                                             reuse_cells=reuse), "abcde", 50, 3)
+                                             reuse_cells=reuse), "mixture", 50, 3)
+            sample_pairs_pipeline(ScriptSpec(base=b, exp=e, weights=w, attributes=a,
+                                             reuse_cells=reuse), "abcde", 50, 3,
+                                  strata_allocation="proportional" if reuse else 0.7)
         evaluate_pipelines(ScriptSpec(base=truth, exp="", weights=w, attributes=a,
                                       slicings=(("provenance",),)), [("r", b)])
         abcde.evaluate(truth, [b, e], w, attributes=a, slice_by="provenance",
@@ -159,6 +163,7 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
         abcde.sample_pairs(b, e, w, budget=50, seed=3, population="jaccard")
         abcde.sample_pairs_stratified(b, e, w, attributes=a, budget=50, seed=3,
                                       slice_by="provenance")
+        exact_quality(b, e, w, truth=truth)
         for args in ((str(repeated), e, None), (b, e, str(bad_weight)),
                      (b, e, str(text_weight))):
             with pytest.raises(InputError):

@@ -2,7 +2,8 @@
 way — each command module lists its commands in `COMMANDS`. Command modules import the
 error handler and shared options from `abcde.cli._common`; nothing imports back.
 
-Exit codes: 0 success, 2 bad input, 1 anything else (abcde.cli._common.handle_errors).
+Exit codes: 0 success, 2 bad input, 130 interrupted (Ctrl-C), 141 stdout closed (`| head`),
+1 anything else (abcde.cli._common.handle_errors).
 """
 
 from __future__ import annotations
@@ -13,10 +14,22 @@ import sys
 import click
 
 from abcde.cli import evaluate, impact, judge, quality, report, sampling, warehouse
+from abcde.cli._common import interrupted
 from abcde.version import __version__
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class Group(click.Group):
+    """The `abcde` group: Ctrl-C outside a command's own handler (while options are
+    parsed) is "interrupted", exit 130, as inside (abcde.cli._common.handle_errors)."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            interrupted()
+
+
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="abcde")
 @click.option("--debug", is_flag=True, help="Show tracebacks and log the SQL of each step.")
 @click.option("-v", "--verbose", is_flag=True, help="Log each SQL step and its time.")

@@ -24,10 +24,12 @@ from abcde.text import to_json
               "session (abcde[spark]).")
 @click.option("--dsn", default=None, help="PostgreSQL connection string for --engine "
               "postgres, e.g. postgresql://user@host:5432/db.")
-@click.option("--judgements", type=click.Path(exists=True, dir_okay=False), default=None,
+@click.option("--judgements", type=click.Path(exists=True, dir_okay=False), multiple=True,
               help="CSV/JSONL of verdicts keyed by pair_id or item_1,item_2 (the "
-              "questions file with its verdict column filled). Default: "
-              "SAMPLE_DIR/verdicts.jsonl, the log of `abcde judge`.")
+              "questions file with its verdict column filled), or a verdict log of `abcde "
+              "judge`. Repeat for several files; the questions of an earlier sample of the "
+              "same stream (same inputs, seed, population, another --budget) carry their "
+              "verdicts over. Default: SAMPLE_DIR/verdicts.jsonl, the log of `abcde judge`.")
 @click.option("--truth", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Judge by a ground-truth clustering (CSV/Parquet): same cluster ⇒ "
               "equivalent, an item missing from it ⇒ unknown.")
@@ -47,9 +49,8 @@ from abcde.text import to_json
 @handle_errors
 def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | None,
                  sample_schema: str | None, engine_name: str | None, dsn: str | None,
-                 judgements: str | None, truth: str | None,
-                 item_col: str, cluster_col: str, confidence: float, se_method: str,
-                 fmt: str) -> None:
+                 judgements: tuple[str, ...], truth: str | None, item_col: str,
+                 cluster_col: str, confidence: float, se_method: str, fmt: str) -> None:
     """Is the Experiment better? ΔPrecision, Good/Bad rates, distances and indexes with
     standard errors and confidence intervals from a judged pair sample. SAMPLE_DIR: the
     directory of `abcde sample-pairs --out`, or of a warehouse sample's exported tables
@@ -71,6 +72,11 @@ def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | No
         raise click.UsageError("--sample-prefix and --sample-schema go with --db or --engine")
     if dsn is not None and engine_name != "postgres":
         raise click.UsageError("--dsn is for --engine postgres")
+    if judgements and truth is not None:
+        raise click.UsageError("give one of --judgements and --truth, not both")
+    if sample_dir is None and not judgements and truth is None:
+        raise click.UsageError(f"with {given[0]} give --judgements or --truth (the verdicts "
+                               "of `abcde judge` are read from SAMPLE_DIR)")
     sample: object = sample_dir
     if db is not None:
         sample = load_tables(sample_prefix, sample_schema, db=db)  # type: ignore[arg-type]
@@ -83,14 +89,11 @@ def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | No
                                  engine=engine)
         finally:
             engine.close()
-    if judgements is not None and truth is not None:
-        raise click.UsageError("give one of --judgements and --truth, not both")
-    if sample_dir is None and judgements is None and truth is None:
-        raise click.UsageError(f"with {given[0]} give --judgements or --truth (the verdicts "
-                               "of `abcde judge` are read from SAMPLE_DIR)")
     if not 0 < confidence < 1:
         raise click.BadParameter("must be in (0, 1)", param_hint="--confidence")
-    doc = estimate(sample, judgements=judgements, truth=truth, item_col=item_col,
+    files = judgements[0] if len(judgements) == 1 else list(judgements) or None
+    doc = estimate(sample, judgements=files, truth=truth,
+                   item_col=item_col,
                    cluster_col=cluster_col, confidence=confidence, se_method=se_method)
     if fmt == "html":
         from abcde.report.build import report_html
@@ -104,8 +107,11 @@ def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | No
 @clustering_inputs
 @click.option("--truth", required=True, help="Ground-truth clustering that plays the judge.")
 @input_options
-@click.option("--population", type=click.Choice(["abcde", "jaccard"]), default="jaccard",
-              show_default=True)
+@click.option("--population", type=click.Choice(["mixture", "abcde", "jaccard"]),
+              default="mixture", show_default=True, help="The sampling design, as for "
+              "sample-pairs.")
+@click.option("--alpha", type=float, default=None,
+              help="The mixture's share of the abcde population, in (0, 1) [default: 0.5].")
 @click.option("--budgets", default="100,300,1000,3000", show_default=True,
               help="Comma-separated budgets (unique judgeable pairs).")
 @click.option("--replications", type=int, default=20, show_default=True)
@@ -121,19 +127,41 @@ def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | No
 def simulate_cmd(base: str, exp: str, truth: str, weights: str | None, item_col: str,
                  cluster_col: str, weight_col: str, missing_weight: float | None,
                  db: str | None, memory_limit: str | None, threads: int | None,
-                 population: str, budgets: str, replications: int, seed: int,
+                 population: str, alpha: float | None, budgets: str, replications: int,
+                 seed: int,
                  unknown_share: float, strata_allocation: str | None, fmt: str) -> None:
-    """Size the judgement budget: the expected 95% interval half-width of every quality
-    metric per budget, from simulated rounds judged by --truth."""
+    """Size the judgement budget and check the estimates on your data: per quality metric
+    and budget, the 95% interval half-width, the coverage of the exact value and the bias,
+    from simulated rounds judged by --truth (whose exact metrics are computed in SQL)."""
     from abcde.quality.simulation import render_table, simulate
 
     try:
         sizes = [int(b) for b in budgets.split(",") if b.strip()]
     except ValueError:
         raise click.BadParameter("comma-separated integers", param_hint="--budgets") from None
+    if not sizes or min(sizes) < 1:
+        raise click.BadParameter(f"comma-separated integers >= 1 (unique judgeable pairs), "
+                                 f"got {budgets!r}", param_hint="--budgets")
     if replications < 1:
         raise click.BadParameter("must be >= 1", param_hint="--replications")
-    doc = simulate(base, exp, weights, truth=truth, population=population, budgets=sizes,
+    if seed < 0:
+        raise click.BadParameter("must be >= 0", param_hint="--seed")
+    if not 0 <= unknown_share < 1:  # (False for NaN too)
+        raise click.BadParameter(f"must be in [0, 1): the share of pairs judged 'unknown' "
+                                 f"(1 would leave nothing to estimate from), got "
+                                 f"{unknown_share}", param_hint="--unknown-share")
+    if strata_allocation is not None:
+        from abcde.sampling.stratified import parse_allocation
+
+        try:
+            parse_allocation(strata_allocation)
+        except ValueError as err:
+            raise click.BadParameter(str(err), param_hint="--strata-allocation") from None
+    if alpha is not None and (population != "mixture" or not 0 < alpha < 1):
+        raise click.BadParameter("a number in (0, 1), with --population mixture",
+                                 param_hint="--alpha")
+    doc = simulate(base, exp, weights, truth=truth, population=population, alpha=alpha,
+                   budgets=sizes,
                    replications=replications, seed=seed, unknown_share=unknown_share,
                    stratify=strata_allocation, item_col=item_col, cluster_col=cluster_col,
                    weight_col=weight_col, missing_weight=missing_weight, db=db,

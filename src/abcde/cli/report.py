@@ -35,13 +35,16 @@ def report_cmd(impact: str | None, sample: str | None, judgements: str | None,
                simulate: str | None, title: str, out: str) -> None:
     """One self-contained HTML file of plots from any of an impact run, a judged sample,
     an evaluation and a simulation; it loads nothing from the network."""
+    from abcde.outputs import output_files
     from abcde.report.build import report_html
-    from abcde.report.page import write_atomic
 
-    html = report_html(impact=impact, sample=sample, judgements=judgements, truth=truth,
-                       estimate=estimate, evaluate=evaluate, simulate=simulate, title=title)
-    path = write_atomic(out, html)
-    click.echo(f"report -> {path} ({len(html.encode()) / 1e6:.1f} MB)")
+    # The target is checked before the work; the page is renamed over it only when whole.
+    with output_files(out, what="the HTML report") as (tmp,):
+        html = report_html(impact=impact, sample=sample, judgements=judgements,
+                           truth=truth, estimate=estimate, evaluate=evaluate,
+                           simulate=simulate, title=title)
+        tmp.write_text(html, encoding="utf-8")
+    click.echo(f"report -> {out} ({len(html.encode()) / 1e6:.1f} MB)")
 
 
 COMMANDS = (report_cmd,)

@@ -12,7 +12,9 @@ from typing import Any
 import click
 
 from abcde.cli._common import handle_errors
+from abcde.errors import InputError
 from abcde.inputs.spec import Columns, parse_slicings
+from abcde.outputs import output_files
 from abcde.sql.dialects import DIALECTS, get_dialect
 from abcde.warehouse.scripts import ID_KINDS, ScriptSpec
 
@@ -119,14 +121,19 @@ def sql_group() -> None:
 
 
 def _emit(text: str, out: str | None, name: str) -> None:
-    """Print the script, or write it to OUT/NAME."""
+    """Print the script, or write it to OUT/NAME: the temporary file is made first (an
+    unwritable --out is refused before anything is replaced) and NAME is replaced only by
+    a complete script."""
     if out is None:
         click.echo(text, nl=False)
         return
-    path = Path(out)
-    path.mkdir(parents=True, exist_ok=True)
-    (path / name).write_text(text)
-    click.echo(f"wrote {path / name}")
+    path = Path(out) / name
+    if Path(out).exists() and not Path(out).is_dir():
+        raise InputError(f"--out {out} exists and is not a directory",
+                         hint=f"--out names the directory of {name} (created if missing).")
+    with output_files(path, what=f"the directory of {name}") as (tmp,):
+        tmp.write_text(text)
+    click.echo(f"wrote {path}")
 
 
 OUT_OPTION = click.option("--out", type=click.Path(file_okay=False), default=None,
@@ -172,30 +179,38 @@ def sql_sample_items(out: str | None, size: int, seed: int, **options: Any) -> N
 @sql_group.command("sample-pairs")
 @script_options
 @reuse_option
-@click.option("--population", type=click.Choice(["abcde", "jaccard"]), default="jaccard",
-              show_default=True, help="The pair population, as for `abcde sample-pairs`.")
+@click.option("--population", type=click.Choice(["mixture", "abcde", "jaccard"]),
+              default="mixture", show_default=True,
+              help="The sampling design, as for `abcde sample-pairs`: the mixture of the "
+              "abcde (u_ij) and jaccard (w_ij) pair populations, or one of them.")
+@click.option("--alpha", type=float, default=None,
+              help="The mixture's share of the abcde population, in (0, 1) [default: 0.5].")
 @click.option("--budget", type=click.IntRange(1, 10**9), required=True,
-              help="Unique judgeable pairs for the judges.")
+              help="Unique non-self pairs for the judges.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
-@click.option("--stream-draws", type=click.IntRange(1, 10**10), default=None,
+@click.option("--stream-draws", type=click.IntRange(1, 10**9), default=None,
               help="Draws of the materialised stream [default: 10·budget]; the manifest's "
               "budget_filled says whether it held the budget — if not, run again with more "
               "(the same seed extends the same sample).")
+@click.option("--strata-allocation", default=None, help="Stratify split+merge vs stable "
+              "pairs, as `abcde sample-pairs`: proportional, equal, or the fraction of the "
+              "budget for split+merge, e.g. 0.8 (each stratum its own stream and check row).")
 @OUT_OPTION
 @handle_errors
-def sql_sample_pairs(out: str | None, population: str, budget: int, seed: int,
-                     stream_draws: int | None, **options: Any) -> None:
+def sql_sample_pairs(out: str | None, population: str, alpha: float | None, budget: int,
+                     seed: int, stream_draws: int | None, strata_allocation: str | None,
+                     **options: Any) -> None:
     """The pair sample of `abcde sample-pairs` (ABCDE §5.7–5.8, App. A) as one SQL script:
     for the same inputs and seed the same pairs, draw counts and order. Tables: the
-    sample, the questions, the one-row manifest (budget_filled), the per-slice
-    pairweights of --slice-by, and the validation row. `abcde estimate` reads them
-    exported or in place."""
+    sample, the questions, the one-row manifest (budget_filled), the per-slice totals of
+    --slice-by, and the validation row. `abcde estimate` reads them exported or in place."""
     from abcde.warehouse.sampling import sample_pairs_pipeline
     from abcde.warehouse.scripts import script_text
 
     spec = make_spec(**options)
-    pipeline, _, outputs = sample_pairs_pipeline(spec, population, budget, seed,
-                                                 stream_draws=stream_draws)
+    pipeline, _, outputs = sample_pairs_pipeline(spec, population, budget, seed, alpha=alpha,
+                                                 stream_draws=stream_draws,
+                                                 strata_allocation=strata_allocation)
     _emit(script_text(spec, [(pipeline, outputs)], options["dialect"], command_line(),
                       "sample-pairs"), out, "sample_pairs.sql")
 
@@ -237,20 +252,37 @@ def sql_evaluate(out: str | None, truth: str, actual: tuple[str, ...],
               help="Default of var abcde_size: unique affected items of the item sample.")
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
               help="Default of var abcde_seed.")
+@click.option("--population", type=click.Choice(["mixture", "abcde", "jaccard"]),
+              default="mixture", show_default=True, help="Design of the pair sample models.")
+@click.option("--alpha", type=float, default=None,
+              help="The mixture's share of the abcde population, in (0, 1) [default: 0.5].")
+@click.option("--budget", type=click.IntRange(1, 10**9), default=1000, show_default=True,
+              help="Unique judgeable pairs of the pair sample models.")
+@click.option("--pair-seed", type=click.IntRange(0, 2**63 - 1), default=0,
+              show_default=True, help="Default of var abcde_pair_seed.")
+@click.option("--stream-draws", type=click.IntRange(1, 10**9), default=None,
+              help="Draws of the pair models' stream [default: 10·budget].")
 @click.option("--truth", default=None, help="Ground-truth clustering table: adds the "
               "evaluation models of each --actual run.")
 @click.option("--actual", multiple=True, help="Actual clustering table, or NAME=TABLE; "
               "repeat for several runs (with --truth).")
 @click.option("--out", type=click.Path(file_okay=False), required=True,
-              help="Directory of the dbt package.")
+              help="Directory of the dbt package. A package abcde wrote there before is "
+                   "replaced whole (its files are listed in .abcde-dbt.json); other files "
+                   "are kept.")
+@click.option("--overwrite", is_flag=True, help="Write into an existing directory abcde did "
+              "not write (its dbt_project.yml, models/, macros/ and integration_tests/ are "
+              "replaced).")
 @handle_errors
-def dbt_cmd(out: str, size: int, seed: int, truth: str | None, actual: tuple[str, ...],
-            dialect: tuple[str, ...], **options: Any) -> None:
-    """Every pipeline as a dbt package `abcde`: impact, the item sample and (with --truth)
-    the evaluation, one model per step, ref() between them, source() for the inputs,
-    schema.yml with docs and tests; the SQL in macros dispatched on the adapter; input
-    tables, seed and size as vars. Beside it, integration_tests/ installs the package
-    (`local: ../`) with an example profiles.yml. Models are built where the profile says
+def dbt_cmd(out: str, size: int, seed: int, population: str, alpha: float | None,
+            budget: int, pair_seed: int, stream_draws: int | None, truth: str | None,
+            actual: tuple[str, ...], dialect: tuple[str, ...], overwrite: bool = False,
+            **options: Any) -> None:
+    """Every pipeline as a dbt package `abcde`: impact, the item sample, the pair sample
+    and (with --truth) the evaluation, one model per step, ref() between them, source()
+    for the inputs, schema.yml with docs and tests; the SQL in macros dispatched on the
+    adapter; input tables, seeds and size as vars. Beside it, integration_tests/ installs
+    the package (`local: ../`) with an example profiles.yml. Models are built where the profile says
     (its database and schema), as dbt does."""
     from abcde.warehouse.dbt import DbtRound, dbt_project
 
@@ -262,7 +294,10 @@ def dbt_cmd(out: str, size: int, seed: int, truth: str | None, actual: tuple[str
     spec = make_spec(dialect=dialects[0], **options, for_dbt=True)
     runs = tuple(tuple(a.split("=", 1)) if "=" in a else (None, a) for a in actual)
     files = dbt_project(spec, dialects, Path(out),
-                        DbtRound(size=size, seed=seed, truth=truth, actual=runs))  # type: ignore[arg-type]
+                        DbtRound(size=size, seed=seed, truth=truth, actual=runs,  # type: ignore[arg-type]
+                                 population=population, alpha=alpha, budget=budget,
+                                 pair_seed=pair_seed, stream_draws=stream_draws),
+                        overwrite=overwrite)
     click.echo(f"wrote {len(files)} files to {out}")
 
 

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
@@ -12,7 +10,6 @@ from typing import Any
 
 import jinja2
 
-from abcde.errors import InputError
 from abcde.report.figures import Section
 from abcde.version import __version__
 
@@ -74,48 +71,3 @@ def render(sections: Sequence[Section], title: str = "abcde report") -> str:
         figures_json=script_json(figures), config_json=script_json(PLOTLY_CONFIG),
         plotly_js=plotly_js(),
         css=(Path(__file__).parent / "templates" / "report.css").read_text())
-
-
-def write_atomic(path: str | Path, text: str) -> Path:
-    """Write a file whole or not at all: a temporary file beside it, then a rename.
-
-    Parameters
-    ----------
-    path : str or Path
-        The file.
-    text : str
-        Its content (UTF-8).
-
-    Returns
-    -------
-    Path
-
-    Raises
-    ------
-    InputError
-        When the folder does not exist or cannot be written, or the path is a folder.
-    """
-    target = Path(path)
-    folder = target.parent if str(target.parent) else Path(".")
-    if target.is_dir():
-        raise InputError(f"--out {target} is a directory", hint="Name the HTML file, "
-                         "e.g. --out report.html.")
-    if not folder.is_dir():
-        raise InputError(f"--out {target}: the folder {folder} does not exist",
-                         hint="Create it first or choose another --out.")
-    try:
-        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=folder)
-    except OSError as err:
-        raise InputError(f"cannot write to {folder}: {err.strerror}",
-                         hint="Choose another --out.") from None
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-            f.flush()
-            os.fsync(f.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
-    return target

@@ -4,13 +4,13 @@ themselves in a DuckDB database, PostgreSQL or Spark.
 
 The script writes the manifest as a one-row table (`<prefix>pair_manifest`), the
 per-slice pairweights as `<prefix>pair_slices` and, for a stratified sample, one row per
-stratum as `<prefix>pair_strata`. Flat columns map to the manifest `abcde sample-pairs`
+stratum as `<prefix>pair_sample_strata`. Flat columns map to the manifest `abcde sample-pairs`
 writes as JSON (`manifest_from_rows`): `totals_<k>`, `population_pairs_<k>`,
 `pairs_<k>` and `pairs_<class>_<pairs|draws>` become the nested entries, the impact
 metrics become `metrics`, `fp_*` the fingerprint; a slices row keeps the columns its
 `slice_columns` names (several slicings share the table). Exported files are named after the
 table without its prefix: `pair_manifest`, `pair_sample` (the draws), `pair_slices`,
-`pair_strata`, each .parquet or .csv, a file or a directory of part files (Spark's
+`pair_sample_strata`, each .parquet or .csv, a file or a directory of part files (Spark's
 `.write.parquet`, a wildcard `bq extract`); docs/data_engineers.md shows the export
 commands.
 A sample whose `input_valid` is FALSE is refused."""
@@ -25,34 +25,26 @@ from abcde.errors import InputError
 from abcde.results import plain_row
 from abcde.sql.quoting import literal, table_ref
 
-TABLES = ("pair_manifest", "pair_sample", "pair_slices", "pair_strata")
+TABLES = ("pair_manifest", "pair_sample", "pair_slices", "pair_sample_strata")
 METRIC_KEYS = ("items", "weight", "affected_items", "affected_weight", "split_rate",
                "merge_rate", "jaccard_distance", "split_distance", "merge_distance",
                "jaccard_index", "affected_jaccard_index", "unaffected_jaccard_index")
-SCALARS = ("abcde_version", "kind", "population", "seed", "budget", "stream_draws", "draws",
-           "sample_id", "stratified", "strata_allocation", "budget_filled",
+SCALARS = ("abcde_version", "kind", "population", "alpha", "seed", "budget", "stream_draws",
+           "draws", "sample_id", "stratified", "strata_allocation", "budget_filled",
            "judgeable_found", "fill_note")
-CLASSES = ("split", "merge", "stable", "self")
+EXACT_KEYS = ("delta_precision", "affected_good_index", "u_self")
 
 
-def _nested(row: Mapping[str, Any]) -> dict[str, Any]:
-    """The nested entries of a manifest or stratum row."""
-    out: dict[str, Any] = {}
-    totals = {k: float(row[f"totals_{k}"]) for k in ("total", "split", "merge", "stable")
-              if row.get(f"totals_{k}") is not None}
-    if totals:
-        out["totals"] = totals
-    pp = {k: int(row[f"population_pairs_{k}"]) for k in ("split", "merge", "stable",
-                                                          "judgeable")
-          if row.get(f"population_pairs_{k}") is not None}
-    if pp:
-        out["population_pairs"] = pp
-    if row.get("pairs_ordered") is not None:
-        out["pairs"] = {k: int(row[f"pairs_{k}"] or 0) for k in ("ordered", "unordered",
-                                                                 "judgeable", "self")}
-        out["pairs"]["by_class"] = {c: {"pairs": int(row.get(f"pairs_{c}_pairs") or 0),
-                                        "draws": int(row.get(f"pairs_{c}_draws") or 0)}
-                                    for c in CLASSES}
+def _pairs(row: Mapping[str, Any]) -> dict[str, Any]:
+    """The manifest's `pairs` (abcde.sampling.pairs.pair_counts) from a manifest or
+    stratum row."""
+    from abcde.sampling.pairs import PAIR_CLASSES
+
+    out: dict[str, Any] = {k: int(row.get(f"pairs_{k}") or 0)
+                           for k in ("ordered", "unordered", "judgeable")}
+    out["by_class"] = {c: {"pairs": int(row.get(f"pairs_{c}_pairs") or 0),
+                           "draws": int(row.get(f"pairs_{c}_draws") or 0)}
+                       for c in PAIR_CLASSES}
     return out
 
 
@@ -60,36 +52,67 @@ def manifest_from_rows(row: Mapping[str, Any], slices: Sequence[Mapping[str, Any
                        strata: Sequence[Mapping[str, Any]] = (),
                        where: str = "the manifest table") -> dict[str, Any]:
     """The manifest of `abcde sample-pairs` from the script's one-row manifest table, its
-    slices and strata tables."""
+    slices and strata tables: the per-class totals (`classes_<key>_<column>`) go through
+    the engines' own `population_entries`, so that every derived entry (Kish sizes,
+    judgeable pairs, Σu, Σw) is computed as for a sample drawn by `abcde sample-pairs`."""
+    from abcde.sampling.pairs import (
+        CLASS_KEYS,
+        DESIGN_VERSION,
+        TOTAL_COLUMNS,
+        population_entries,
+    )
+
     row = plain_row(dict(row))
     if row.get("input_valid") is False:
         raise InputError(f"{where}: the sample was drawn from input that failed its checks "
                          "(input_valid is FALSE)", hint="Read the script's validation table, "
                          "fix the input and run the script again.")
-    if row.get("population") not in ("abcde", "jaccard"):
+    if row.get("population") not in ("mixture", "abcde", "jaccard"):
         raise InputError(f"{where}: not a pair-sample manifest (no population)")
-    manifest = {k: row[k] for k in SCALARS if k in row}
-    manifest.update(_nested(row))
-    manifest["metrics"] = {k: row[k] for k in METRIC_KEYS if k in row}
-    manifest["weight"] = row.get("weight")
+    if row.get("design_version") != DESIGN_VERSION:
+        raise InputError(f"{where}: a sample of design version {row.get('design_version')!r}, "
+                         f"not {DESIGN_VERSION}", hint="Write the script again with this "
+                         "abcde (`abcde sql sample-pairs`) and run it.")
+    missing = [f"classes_{k}_{c}" for k in CLASS_KEYS for c in TOTAL_COLUMNS
+               if f"classes_{k}_{c}" not in row]
+    if missing:
+        raise InputError(f"{where}: lacks the columns {', '.join(missing[:3])}"
+                         + (", …" if len(missing) > 3 else ""))
+    totals = {k: {c: float(row[f"classes_{k}_{c}"] or 0.0) for c in TOTAL_COLUMNS}
+              for k in CLASS_KEYS}
+    self_parts = {k: row.get(f"exact_{k}") for k in EXACT_KEYS}
+    overall = {k: row[k] for k in METRIC_KEYS if k in row}
+    manifest: dict[str, Any] = {k: row[k] for k in SCALARS if k in row}
+    manifest["design"] = {"version": DESIGN_VERSION, "population": row["population"],
+                          "alpha": float(row["alpha"])}
+    manifest["alpha"] = float(row["alpha"])
+    manifest["pairs"] = _pairs(row)
+    manifest.update(population_entries(totals, self_parts, overall))
     manifest["fingerprint"] = {k[3:]: row[k] for k in row if k.startswith("fp_")}
-    manifest["slices"] = []
-    for r in slices:
-        r = plain_row(dict(r))
-        named = str(r["slice_columns"]).split(",")
-        manifest["slices"].append({**{c: r[c] for c in named},
-                                   **{k: r[k] for k in r if k.startswith("pairweight")
-                                      or k == "weight"}})
+    # a row keeps its own slicing's columns and the totals, not the other slicings'
+    rows = [plain_row(dict(r)) for r in slices]
+    named = [str(r["slice_columns"]).split(",") for r in rows]
+    every = {c for cs in named for c in cs} | {"slice_columns", "input_valid"}
+    manifest["slices"] = [{**{c: r[c] for c in cs},
+                           **{k: v for k, v in r.items() if k not in every}}
+                          for r, cs in zip(rows, named, strict=True)]
+    if row.get("stratified") and not strata:
+        raise InputError(f"{where}: a stratified sample, but its strata table "
+                         "(pair_sample_strata) is missing", hint="Export pair_sample_strata "
+                         "too.")
+    allocation = manifest.get("strata_allocation")
+    if isinstance(allocation, str) and allocation not in ("proportional", "equal"):
+        manifest["strata_allocation"] = float(allocation)
     if strata:
         manifest["stratified"] = True
         manifest["strata"] = []
         for r in sorted((plain_row(dict(r)) for r in strata), key=lambda r: r["stratum_index"]):
-            entry = {"name": r["name"], "classes": str(r["classes"]).split(","),
-                     "budget": int(r["budget"]), "seed": int(r["seed"]),
-                     "stream_draws": int(r.get("stream_draws") or 0),
-                     "draws": int(r.get("draws") or 0), **_nested(r)}
-            entry["population_pairs"] = int(r["population_pairs_judgeable"] or 0)
-            manifest["strata"].append(entry)
+            manifest["strata"].append({
+                "name": r["name"], "classes": str(r["classes"]).split(","),
+                "budget": int(r["budget"]), "seed": int(r["seed"]), "q": float(r["q"]),
+                "population_pairs": int(r["population_pairs"] or 0),
+                "stream_draws": int(r.get("stream_draws") or 0),
+                "draws": int(r.get("draws") or 0), "pairs": _pairs(r)})
     return manifest
 
 
@@ -141,9 +164,9 @@ def read_exported(directory: Path) -> tuple[list[dict[str, Any]], dict[str, Any]
         raise InputError(f"{found['pair_manifest']}: a manifest has one row, not "
                          f"{len(manifest_rows)}")
     extra = {t: _read_file(p) if p is not None else [] for t, p in found.items()
-             if t in ("pair_slices", "pair_strata")}
+             if t in ("pair_slices", "pair_sample_strata")}
     manifest = manifest_from_rows(manifest_rows[0], extra["pair_slices"],
-                                  extra["pair_strata"], str(found["pair_manifest"]))
+                                  extra["pair_sample_strata"], str(found["pair_manifest"]))
     draws = _read_file(found["pair_sample"]) if found["pair_sample"] else []
     return _draw_rows(draws), manifest
 
@@ -180,10 +203,10 @@ def read_tables(prefix: str, schema: str | None = None, *, db: str | Path | None
         if len(manifest_rows) != 1:
             raise InputError(f"{prefix}pair_manifest: a manifest has one row, not "
                              f"{len(manifest_rows)}")
-        # pair_strata is also a work table of a plain sample: read only a stratified one's
         stratified = bool(plain_row(dict(manifest_rows[0])).get("stratified"))
         manifest = manifest_from_rows(manifest_rows[0], read("pair_slices", False),
-                                      read("pair_strata", False) if stratified else [],
+                                      read("pair_sample_strata", stratified)
+                                      if stratified else [],
                                       f"{prefix}pair_manifest")
         return _draw_rows(read("pair_sample", False)), manifest
     finally:

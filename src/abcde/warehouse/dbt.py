@@ -26,11 +26,18 @@ from sqlglot import exp
 
 from abcde.errors import InputError
 from abcde.inputs.spec import WEIGHT_RANGE_TEXT
+from abcde.outputs import output_dir
 from abcde.sampling.clocks import check_count, check_seed
 from abcde.sql.dialects import SNOWFLAKE_RESERVED, Dialect, get_dialect, identifier, to_sql
 from abcde.sql.pipeline import Pipeline
 from abcde.version import __version__
-from abcde.warehouse.scripts import Output, ScriptSpec, impact_pipeline, quiet_sqlglot
+from abcde.warehouse.scripts import (
+    Output,
+    ScriptSpec,
+    check_dialect_names,
+    impact_pipeline,
+    quiet_sqlglot,
+)
 
 SOURCE = "abcde_inputs"
 _REF = "abcde_dbt_ref__"
@@ -134,7 +141,9 @@ _JINJA = ("{{", "{%", "{#")
 
 def _check_names(spec: ScriptSpec, dialect: str | Dialect) -> None:
     """Names dbt would render as Jinja, and sources the dbt adapter cannot name (dbt-spark:
-    no database), are refused."""
+    no database), are refused; so are names the dialect cannot hold
+    (abcde.warehouse.scripts.check_dialect_names)."""
+    check_dialect_names(spec, get_dialect(dialect).name)
     for option, name in spec.names().items():
         if any(j in name for j in _JINJA):
             raise InputError(f"{option} {name!r} holds Jinja syntax, which dbt would run",
@@ -192,6 +201,12 @@ def _source(role: str, name: str, dialect: str, dialects: Sequence[str] = (),
                     "(abcde's name rule), and a dbt source has one name and quoting",
                     hint="Write a package per warehouse: --dialect "
                          f"{get_dialect(other).name} alone.")
+        written = to_sql(ident, dialect)
+        if ident.quoted and written != f"{written[0]}{ident.this}{written[-1]}":
+            # a quote character inside the name: dbt's quoting does not escape it, so the
+            # part goes in escaped as `abcde sql` writes it, and dbt leaves it as is
+            quoting[key], defaults[f"abcde_{role}_{key}"] = False, written
+            continue
         quoting[key], defaults[f"abcde_{role}_{key}"] = bool(ident.quoted), ident.this
     # an empty var (or none given) means the target's: the integration tests' seeds
     with_database = all(get_dialect(d).dbt_source_has_database for d in (dialect, *dialects))
@@ -205,9 +220,11 @@ def _source(role: str, name: str, dialect: str, dialects: Sequence[str] = (),
 
 SEED_SENTINEL = 918_273_645
 SIZE_SENTINEL = 827_364_519
+PAIR_SEED_SENTINEL = 716_253_849
 INT_VARS = {  # var -> (sentinel rendered in its place, minimum, maximum, what it is)
-    "abcde_seed": (SEED_SENTINEL, 0, 2**63 - 1, "seed of the md5 uniforms"),
+    "abcde_seed": (SEED_SENTINEL, 0, 2**63 - 1, "seed of the item sample"),
     "abcde_size": (SIZE_SENTINEL, 1, 10**9, "unique affected items of the item sample"),
+    "abcde_pair_seed": (PAIR_SEED_SENTINEL, 0, 2**63 - 1, "seed of the pair sample"),
 }
 INT_VAR_SQL = f"""{{# abcde {__version__}: an integer option of the package (a dbt var), checked:
    a value that is not an integer in [minimum, maximum] stops the compilation with its
@@ -250,13 +267,20 @@ abcde:
 @dataclass(frozen=True)
 class DbtRound:
     """What the package computes besides impact: the item sample (`size`, `seed`: the
-    defaults of the vars abcde_size and abcde_seed) and, with a `truth`, the evaluation
-    of the `actual` runs ((name or None, table) each)."""
+    defaults of the vars abcde_size and abcde_seed), the pair sample (`population`,
+    `alpha`, `budget`, `stream_draws` fixed; `pair_seed` the default of the var
+    abcde_pair_seed) and, with a `truth`, the evaluation of the `actual` runs ((name or
+    None, table) each)."""
 
     size: int = 1_000_000
     seed: int = 0
     truth: str | None = None
     actual: tuple[tuple[str | None, str], ...] = ()
+    population: str = "mixture"
+    alpha: float | None = None
+    budget: int = 1000
+    pair_seed: int = 0
+    stream_draws: int | None = None
 
 
 def _pipelines(spec: ScriptSpec, round_: DbtRound, relations: dict[str, str],
@@ -264,7 +288,7 @@ def _pipelines(spec: ScriptSpec, round_: DbtRound, relations: dict[str, str],
     """The pipelines of the package with sentinel seed and size (abcde.warehouse): impact,
     the item sample (same cells: in dbt one model each, built once) and the evaluations."""
     from abcde.warehouse.evaluation import evaluate_pipelines
-    from abcde.warehouse.sampling import sample_items_pipeline
+    from abcde.warehouse.sampling import sample_items_pipeline, sample_pairs_pipeline
 
     check_count("--size", round_.size, maximum=10**9)
     check_seed(round_.seed)
@@ -274,6 +298,11 @@ def _pipelines(spec: ScriptSpec, round_: DbtRound, relations: dict[str, str],
     parts.append((impact, outputs))
     items, _, outputs = sample_items_pipeline(spec, SIZE_SENTINEL, SEED_SENTINEL, base)
     parts.append((items, outputs))
+    check_seed(round_.pair_seed)
+    pairs, _, outputs = sample_pairs_pipeline(
+        spec, round_.population, round_.budget, PAIR_SEED_SENTINEL, alpha=round_.alpha,
+        stream_draws=round_.stream_draws, relations=base)
+    parts.append((pairs, outputs))
     if round_.truth is not None:
         ev_spec = replace(spec, base=round_.truth, exp="")
         rel = {**base, "base": relations["truth"],
@@ -284,7 +313,7 @@ def _pipelines(spec: ScriptSpec, round_: DbtRound, relations: dict[str, str],
 
 def _tags(parts: Sequence[tuple[Pipeline, list[Output]]]) -> list[str]:
     """A short name per pipeline of `_pipelines`, for models whose step name clashes."""
-    return ["impact", "item", *(f"evaluate{k}" for k in range(len(parts) - 2))]
+    return ["impact", "item", "pair", *(f"evaluate{k}" for k in range(len(parts) - 3))]
 
 
 def _step_sql(query: exp.Query, names: set[str], model: dict[str, str], dialect: str,
@@ -316,8 +345,66 @@ def _step_sql(query: exp.Query, names: set[str], model: dict[str, str], dialect:
     return sql, list(dict.fromkeys(refs))
 
 
+MARKER = ".abcde-dbt.json"
+# what `abcde dbt` writes into a project directory (and `--overwrite` replaces in one it
+# did not write)
+PROJECT_ENTRIES = ("dbt_project.yml", "models/", "macros/", "integration_tests/")
+
+
+def _replaced(out: Path, overwrite: bool) -> list[str]:
+    """The entries of an existing `out` that the new project replaces: those its marker
+    lists (a project abcde wrote is replaced whole, stale models included); in a
+    directory abcde did not write, the project files only with `overwrite`."""
+    marker = out / MARKER
+    if marker.is_file():
+        try:
+            listed = json.loads(marker.read_text(encoding="utf-8"))["files"]
+            if isinstance(listed, list) and all(isinstance(f, str) for f in listed):
+                return [*listed, MARKER]
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+            pass
+    present = [e for e in PROJECT_ENTRIES if (out / e.rstrip("/")).exists()]
+    if present and not overwrite:
+        raise InputError(
+            f"--out {out} holds a dbt project abcde did not write ({', '.join(present)}; "
+            f"no {MARKER})", hint="Choose a new directory, or pass --overwrite to replace "
+            "its dbt_project.yml, models/ and macros/ (other files are kept).")
+    others = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
+    if others and not overwrite:  # e.g. a repository's root given by mistake
+        shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+        raise InputError(
+            f"--out {out} is a directory abcde did not write and it is not empty ({shown}; "
+            f"no {MARKER})", hint="Choose a new or empty directory, or pass --overwrite to "
+            "write the project's dbt_project.yml, models/ and macros/ there (other files "
+            "are kept).")
+    return [*PROJECT_ENTRIES, MARKER]
+
+
 def dbt_project(spec: ScriptSpec, dialects: str | Sequence[str], out: Path,
-                round_: DbtRound | None = None) -> list[Path]:
+                round_: DbtRound | None = None, *, overwrite: bool = False) -> list[Path]:
+    """Write the dbt package into `out` (`_write_package`); returns the files written.
+
+    The package is written atomically (`abcde.outputs.output_dir`) with a marker file
+    listing its files: a package abcde wrote before is replaced whole (no stale model of
+    a removed slicing or weights table is left for `dbt build`), other files of the
+    directory (profiles.yml, dbt's target/ and logs/) are kept; a directory holding a
+    dbt project abcde did not write, or any other non-empty directory without the marker,
+    is refused unless `overwrite`."""
+    names = [dialects] if isinstance(dialects, str) else list(dialects)
+    for d in names:
+        _check_names(spec, d)
+    replaces = _replaced(out, overwrite) if out.exists() else []
+    with output_dir(out, replaces=replaces) as od:
+        written = _write_package(spec, names, od.path, round_)
+        rel = sorted(str(p.relative_to(od.path)) for p in written)
+        (od.path / MARKER).write_text(json.dumps(
+            {"written_by": f"abcde {__version__} dbt --dialect {' --dialect '.join(names)}",
+             "files": rel}, indent=2) + "\n", encoding="utf-8")
+    return [od.final(p) for p in written]
+
+
+def _write_package(spec: ScriptSpec, dialects: str | Sequence[str], out: Path,
+                   round_: DbtRound | None = None) -> list[Path]:
     """Write the dbt package `abcde` into `out` and its integration-test project into
     `out/integration_tests`; returns the files written.
 
@@ -406,7 +493,8 @@ def dbt_project(spec: ScriptSpec, dialects: str | Sequence[str], out: Path,
         if materialise:
             schema_models.append(_model_doc(key, name, query, output, spec))
 
-    sources, variables = [], {"abcde_seed": round_.seed, "abcde_size": round_.size}
+    sources, variables = [], {"abcde_seed": round_.seed, "abcde_size": round_.size,
+                              "abcde_pair_seed": round_.pair_seed}
     for role, name in tables.items():
         source, defaults = _source(role, name, dialects[0], dialects)
         sources.append(source)

@@ -1,10 +1,15 @@
-"""The samplers as standalone SQL (`abcde sql sample-items`; ABCDE §4.1.1, App. A): the
-same pipeline of steps the engines run (`abcde.sampling.items.add_item_sample_steps`),
-over named tables, with the validation row and `input_valid` on every output. The
-sample of a script equals `abcde sample-items` on the same inputs and seed: the same
-items, draw counts and order (docs/method.md §7.2: the counts are drawn in SQL)."""
+"""The samplers as standalone SQL (`abcde sql sample-items`, `abcde sql sample-pairs`;
+ABCDE §4.1.1, §5.7–5.8, App. A): the steps the engines run
+(`abcde.sampling.items.add_item_sample_steps`, the templates of
+`abcde.sampling.pairs`), over named tables, with the validation row and `input_valid` on
+every output. The sample of a script equals `abcde sample-items` / `abcde sample-pairs`
+on the same inputs and seed: the same items or pairs, draw counts and order
+(docs/method.md §7: every uniform and count is drawn in SQL)."""
 
 from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
 
 from abcde.errors import InputError
 from abcde.inputs.session import Inputs
@@ -56,108 +61,231 @@ def sample_items_pipeline(spec: ScriptSpec, size: int, seed: int,
     return pipeline, inputs, cells.outputs
 
 
-PAIR_SAMPLE_DOC = ("The pair sample (ABCDE §5.7–5.8, App. A): one row per unique ordered pair "
-                   "drawn in the kept prefix of the stream, with pair_id, class, label, draw "
-                   "count, first draw, both items' clusters and the vantage item's "
-                   "attributes — the draws `abcde estimate` reads.")
-QUESTIONS_DOC = ("The questions for the judges: one row per unique unordered non-self pair, "
-                 "both items' attributes side by side, the sample_id and an empty verdict.")
-PAIR_MANIFEST_DOC = ("The sample's manifest (one row): population, seed, budget, stream "
-                     "length, budget_filled (FALSE: rerun with a longer --stream-draws; the "
-                     "same seed extends the same stream), the pairs drawn per class, the "
-                     "class totals, the exact impact metrics, the fingerprint and sample_id.")
-PAIR_CLASSES = ("split", "merge", "stable", "self")
+PAIR_SAMPLE_DOC = ("The pair sample (ABCDE §5.7–5.8, App. A; docs/method.md §6–7): one row "
+                   "per unique ordered pair drawn in the kept prefix of the stream, with "
+                   "pair_id, class, label, draw count, first draw, u_over_w, both items' "
+                   "clusters and the vantage item's attributes — the draws `abcde "
+                   "estimate` reads.")
+QUESTIONS_DOC = ("The questions for the judges: one row per unique unordered pair, both "
+                 "items' attributes side by side, the sample_id and an empty verdict.")
+PAIR_MANIFEST_DOC = ("The sample's manifest (one row): design (population, alpha), seed, "
+                     "budget, stream length, budget_filled (FALSE: rerun with a longer "
+                     "--stream-draws; the same seed extends the same stream), the pairs "
+                     "drawn per class, per class key the design's totals (classes_*), the "
+                     "self pairs' exact parts (exact_*), the exact impact metrics, the "
+                     "fingerprint and sample_id.")
+PAIR_SLICES_DOC = ("Per slice of vantage items (ABCDE App. B): its weight, the u totals of "
+                   "each class, the self pairs' exact ΔPrecision part and the pairweight, "
+                   "for per-slice ΔPrecision; slice_columns names each row's slicing.")
+PAIR_STRATA_DOC = ("The strata of a stratified sample (one row each): classes, budget, seed, "
+                   "design probability q, judgeable pairs, stream length, draws, pairs per "
+                   "class, and the stratum's budget_filled and fill_note.")
+SLICE_VALUES = ("weight", "split", "merge", "stable_plus", "stable_minus",
+                "self_delta_precision", "pairweight")
 
 
-def sample_pairs_pipeline(spec: ScriptSpec, population: str, budget: int, seed: int,
+def sample_pairs_pipeline(spec: ScriptSpec, population: str = "mixture", budget: int = 1000,
+                          seed: int = 0, *, alpha: float | None = None,
                           stream_draws: int | None = None,
+                          strata_allocation: str | float | None = None,
                           relations: dict[str, str] | None = None,
                           ) -> tuple[Pipeline, Inputs, list[Output]]:
-    """The pair sample over named tables (docs/method.md §6–7): the cells (or the
-    round's), the pair strata, a stream of `stream_draws` draws (default 10·budget)
-    materialised once — the same draws of (seed, level, d) as the engines' stream — and
-    the shortest prefix holding `budget` unique judgeable pairs (pairs/fill.sql), the
-    sample, its questions, manifest and per-slice pairweights. A stream too short to
-    fill the budget keeps every draw and says so (`budget_filled` FALSE); a longer one
-    with the same seed extends it."""
-    from abcde.cells import IMPACT_METRICS, items_query
+    """The pair sample of `abcde sample-pairs` over named tables (docs/method.md §6–7):
+    the cells (or the round's), the pair population and the design's strata, a stream of
+    `stream_draws` draws (default 10·budget, ABCDE App. A) materialised once — the draws
+    of (seed, level, d) the engines draw — and the shortest prefix holding `budget`
+    unique judgeable pairs (pairs/fill.sql): the same pairs, draw counts and order as the
+    engines' budget fill. Then the sample, its questions, the one-row manifest and the
+    per-slice totals. A stream too short for the budget keeps every draw and says so
+    (`budget_filled` FALSE); a longer one with the same seed extends it.
+
+    Parameters
+    ----------
+    spec
+        The inputs and where the tables go.
+    population, alpha
+        The design (`abcde.sampling.pairs.design_for`): 'mixture' with α (default 0.5),
+        'abcde' or 'jaccard'.
+    budget, seed, stream_draws
+        Unique judgeable pairs; the md5 seed; the stream's length (≥ budget).
+    strata_allocation
+        Stratify split+merge vs stable pairs as `abcde sample-pairs
+        --strata-allocation` (abcde.sampling.stratified): 'proportional', 'equal' or the
+        fraction of the budget for split+merge, computed in SQL from the design's
+        totals (pairs/allocation.sql); each stratum has its own stream of
+        `stream_draws` draws (seed 2·seed + h), fill and check row, and the table
+        `pair_sample_strata` lists them.
+    relations
+        The inputs' SQL relations (role -> relation), e.g. dbt sources.
+
+    Returns
+    -------
+    tuple
+        The pipeline, the inputs, the output tables.
+    """
     from abcde.sampling.clocks import digits_for
-    from abcde.sampling.pairs import DRAW_COLUMNS, POPULATIONS, QUESTION_COLUMNS
-    from abcde.sql.quoting import literal
+    from abcde.sampling.pairs import (
+        CLASS_KEYS,
+        DRAW_COLUMNS,
+        MAX_DRAWS,
+        PAIR_CLASSES,
+        QUESTION_COLUMNS,
+        TOTAL_COLUMNS,
+        design_for,
+        strata_query,
+    )
     from abcde.sql.templates import render
     from abcde.version import __version__
 
-    if population not in POPULATIONS:
-        raise InputError(f"--population must be one of {', '.join(POPULATIONS)}")
     try:
-        budget = check_count("--budget", budget, maximum=10**9)
+        design = design_for(population, alpha)
+    except ValueError as err:
+        raise InputError(str(err).replace("alpha", "--alpha")) from None
+    allocation = None
+    if strata_allocation is not None:
+        from abcde.sampling.stratified import parse_allocation
+
+        try:
+            allocation = parse_allocation(strata_allocation)
+        except ValueError as err:
+            raise InputError(f"--strata-allocation: {err}") from None
+    try:
+        budget = check_count("--budget", budget, minimum=1 if allocation is None else 2,
+                             maximum=MAX_DRAWS)
         seed = check_seed(seed)
         n = check_count("--stream-draws", stream_draws if stream_draws is not None
-                        else 10 * budget, minimum=budget, maximum=10**10)
+                        else min(MAX_DRAWS, 10 * budget), minimum=budget, maximum=MAX_DRAWS)
     except ValueError as err:
-        raise InputError(str(err), hint="A stream holds at least the budget's draws.") from None
+        raise InputError(str(err), hint="A stratified sample needs a budget of 2 or more; "
+                         "a stream holds at least the budget's draws.") from None
     cells = build_cells(spec, relations, "pair")
-    pipeline, inputs = cells.pipeline, cells.inputs
-    p = pipeline
-    s = literal(seed)
-    p.add("pair_strata", render("pairs/strata.sql", population=population), materialise=True)
-    p.add("pair_totals", render("pairs/totals.sql"))
-    p.add("overall", render("impact/overall.sql", metrics=IMPACT_METRICS))
-    p.add("draw_ids", render("pairs/draw_ids.sql", digits=digits_for(n), n=int(n)))
-    p.add("pair_draw_strata", render("pairs/draw_strata.sql", seed=s), materialise=True)
-    p.add("pair_split_partners", render("pairs/partner_cells.sql", side="b",
-                                        pair_class="split", seed=s), materialise=True)
-    p.add("pair_merge_partners", render("pairs/partner_cells.sql", side="e",
-                                        pair_class="merge", seed=s), materialise=True)
-    p.add("pair_draw_cells", render("pairs/draw_cells.sql"), materialise=True)
-    p.add("pair_needed_cells", render("pairs/needed_cells.sql"))
-    p.add("pair_items", items_query(inputs, attributes=False, cells="pair_needed_cells"))
-    p.add("pair_cell_items", render("pairs/cell_items.sql"), materialise=True)
-    p.add("pair_stream", render("pairs/stream.sql", seed=s), materialise=True)
-    p.add("pair_budget", render("pairs/budget.sql", budget=int(budget)))
-    p.add("pair_fill", render("pairs/fill.sql", n=int(n), budget=int(budget)),
-          materialise=True)
-    attrs = attribute_names(inputs, [*DRAW_COLUMNS, *QUESTION_COLUMNS], QUESTION_COLUMNS)
+    p, inputs = cells.pipeline, cells.inputs
+    p.add("pair_population", render("pairs/population.sql"), materialise=True)
+    p.add("pair_strata", strata_query(design), materialise=True)
+    p.add("pair_totals", render("pairs/totals.sql"), materialise=True)
+    p.add("pair_self", render("pairs/self_pairs.sql"))
+    if "overall" not in p.steps:
+        from abcde.cells import IMPACT_METRICS
+
+        p.add("overall", render("impact/overall.sql", metrics=IMPACT_METRICS))
+    attrs = attribute_names(inputs, [*DRAW_COLUMNS, *QUESTION_COLUMNS, "stratum"],
+                            QUESTION_COLUMNS)
     names = [o for _, o in attrs]
     if attrs:
         p.add("sample_attributes", render(
             "sampling/attributes.sql", relation=inputs.attributes.relation,
             item_col=inputs.columns.item, item_type=inputs.item_type, columns=attrs))
-    p.add("pair_sample", render("pairs/sample.sql", cut="(SELECT cut FROM pair_fill)",
-                                attributes=names), materialise=True)
+    p.add("draw_ids", render("pairs/draw_ids.sql", digits=digits_for(n), n=int(n)))
+    if allocation is None:
+        _draw_chain(p, inputs, seed, n, str(int(budget)), names)
+    else:
+        from abcde.sampling.stratified import STRATA
+
+        p.add("pair_allocation", render("pairs/allocation.sql", budget=int(budget),
+                                        allocation=allocation), materialise=True)
+        for h, (name, classes) in enumerate(STRATA):
+            _draw_chain(p, inputs, 2 * seed + h, n,
+                        f"(SELECT budget_{name} FROM pair_allocation)", names,
+                        suffix=f"_{name}", strata=strata_query(design, classes),
+                        class_keys=[k for k in CLASS_KEYS if k.split("_")[0] in classes])
+        strata = [(h, name, classes, 2 * seed + h) for h, (name, classes) in enumerate(STRATA)]
+        p.add("pair_fill", render("pairs/fill_strata.sql", strata=strata), materialise=True)
+        p.add("pair_sample", render("pairs/sample_strata.sql", strata=strata,
+                                    columns=[*DRAW_COLUMNS[1:], *names]), materialise=True)
+        p.add("pair_sample_strata", render("pairs/strata_table.sql", strata=strata, n=int(n),
+                                           classes_all=PAIR_CLASSES), materialise=True)
     p.add("pair_sample_digest", render("pairs/sample_digest.sql"))
     if "fingerprint" not in p.steps:
         p.add("fingerprint", render("sampling/fingerprint.sql"))
     p.add("pair_manifest", render("pairs/manifest.sql", version=__version__,
-                                  population=population, seed=seed, budget=int(budget),
-                                  n=int(n), classes=PAIR_CLASSES), materialise=True)
+                                  stratified=allocation is not None, allocation=allocation,
+                                  population=design.population, alpha=design.alpha,
+                                  seed=seed, budget=int(budget), n=int(n),
+                                  classes=PAIR_CLASSES, class_keys=CLASS_KEYS,
+                                  total_columns=TOTAL_COLUMNS,
+                                  overall_columns=p.steps["overall"].query.named_selects),
+          materialise=True)
     p.add("pair_questions_raw", render("pairs/questions.sql", attributes=names))
     question_columns = ["pair_id", "item_1", "item_2",
                         *(f"{a}_{k}" for a in names for k in (1, 2))]
     p.add("pair_questions", render("pairs/questions_with_id.sql", columns=question_columns),
           materialise=True)
-    flag_in_place(cells, "pair_sample", (*DRAW_COLUMNS, *names), PAIR_SAMPLE_DOC)
+    flag_in_place(cells, "pair_sample", (*DRAW_COLUMNS, *names) if allocation is None
+                  else (*DRAW_COLUMNS, *names, "stratum"), PAIR_SAMPLE_DOC)
     flag_in_place(cells, "pair_questions", (*question_columns, "sample_id", "verdict"),
                   QUESTIONS_DOC)
     flag_in_place(cells, "pair_manifest", None, PAIR_MANIFEST_DOC)
+    if allocation is not None:
+        flag_in_place(cells, "pair_sample_strata", None, PAIR_STRATA_DOC)
     if spec.slicings:
         steps = []
         for k, (slicing, step) in enumerate(zip(spec.slicings, cells.slice_steps,
                                                 strict=True)):
             cols = [inputs.attribute(c) for c in slicing]
             name = f"pair_slices_{k}"
-            q = render("pairs/slice_pairweights.sql", slice_columns=cols, slice_cells=step,
-                       population=population)
             # materialised: inlined twice, their CTEs would clash in the union
-            p.add(name, q, materialise=len(spec.slicings) > 1)
+            p.add(name, render("pairs/slice_pairweights.sql", slice_columns=cols,
+                               slice_cells=step), materialise=len(spec.slicings) > 1)
             steps.append((name, list(slicing)))
         all_columns = list(dict.fromkeys(c for _, cs in steps for c in cs))
         p.add("pair_slices", render("pairs/slices_table.sql", slicings=steps,
-                                    all_columns=all_columns), materialise=True)
-        flag_in_place(cells, "pair_slices", None,
-                      "Weight and pairweight of every slice of vantage items (ABCDE App. "
-                      "B.1), for per-slice ΔPrecision; slice_columns names each row's "
-                      "slicing.")
+                                    all_columns=all_columns, values=SLICE_VALUES),
+              materialise=True)
+        flag_in_place(cells, "pair_slices", None, PAIR_SLICES_DOC)
     if relations is None:
-        _check_unshadowed(spec, pipeline)
-    return pipeline, inputs, cells.outputs
+        _check_unshadowed(spec, p)
+    return p, inputs, cells.outputs
+
+
+def _renamed(query: Any, mapping: dict[str, str]) -> Any:
+    """`query` reading the tables of `mapping` (step -> step) under their new names."""
+    from sqlglot import exp
+
+    def visit(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Table) and not node.db and node.name in mapping:
+            table = exp.to_table(mapping[node.name])
+            table.set("alias", node.args.get("alias") or exp.TableAlias(
+                this=exp.to_identifier(node.name)))
+            return table
+        return node
+
+    return query.transform(visit)
+
+
+def _draw_chain(p: Pipeline, inputs: Inputs, seed: int, n: int, budget: str,
+                names: list[str], *, suffix: str = "", strata: Any = None,
+                class_keys: Sequence[str] = ()) -> None:
+    """The draws of one stream (the engines' `draw_stream` and budget fill; ABCDE App. A):
+    the stream of `n` draws of `seed` over the design's strata (`strata`: a stratum's
+    restricted design, else the step pair_strata), the fill of `budget` (an SQL
+    expression) and the sample of the kept prefix. With a `suffix` every step of the
+    chain is named <step><suffix> (a stratum of a stratified sample)."""
+    from abcde.cells import items_query
+    from abcde.sql.quoting import literal
+    from abcde.sql.templates import render
+
+    s = literal(seed)
+    chain = []
+    if strata is not None:
+        chain.append(("pair_strata", strata, True))
+    chain += [
+        ("pair_draw_strata", render("pairs/draw_strata.sql", seed=s), True),
+        ("pair_split_partners", render("pairs/partner_cells.sql", side="b",
+                                       pair_class="split", seed=s), True),
+        ("pair_merge_partners", render("pairs/partner_cells.sql", side="e",
+                                       pair_class="merge", seed=s), True),
+        ("pair_draw_cells", render("pairs/draw_cells.sql"), True),
+        ("pair_needed_cells", render("pairs/needed_cells.sql"), False),
+        ("pair_items", items_query(inputs, attributes=False, cells="pair_needed_cells"),
+         False),
+        ("pair_cell_items", render("pairs/cell_items.sql"), True),
+        ("pair_stream", render("pairs/stream.sql", seed=s), True),
+        ("pair_budget", render("pairs/budget.sql", budget=budget), False),
+        ("pair_fill", render("pairs/fill.sql", n=int(n), budget=budget,
+                             class_keys=list(class_keys)), True),
+        ("pair_sample", render("pairs/sample.sql", cut="(SELECT cut FROM pair_fill)",
+                               attributes=names), True)]
+    mapping = {name: f"{name}{suffix}" for name, _, _ in chain}
+    for name, query, materialise in chain:
+        p.add(mapping[name], _renamed(query, mapping) if suffix else query,
+              materialise=materialise)

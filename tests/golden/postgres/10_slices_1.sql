@@ -8,7 +8,8 @@ WITH slice_cells_1 AS (
     s_0,
     s_1,
     SUM(item_rows) AS n,
-    SUM(w) AS w
+    SUM(w) AS w,
+    SUM(w2) AS w2
   FROM "proj"."ds"."abcde_cell_rows" AS cell_rows
   WHERE
     common

@@ -7,7 +7,8 @@ WITH slice_cells_0 AS (
     e,
     s_0,
     SUM(item_rows) AS n,
-    SUM(w) AS w
+    SUM(w) AS w,
+    SUM(w2) AS w2
   FROM proj.ds.abcde_cell_rows AS cell_rows
   WHERE
     common

@@ -151,7 +151,7 @@ WITH base_in AS (
   FROM attributes_in
 )
 SELECT
-  '0a469475ea690505' AS sql_digest,
+  '414e3ccbc105625d' AS sql_digest,
   SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
   SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,
   SUM(CASE WHEN input = 'exp' THEN input_rows ELSE 0 END) AS exp_rows,

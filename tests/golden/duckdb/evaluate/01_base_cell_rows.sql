@@ -62,6 +62,7 @@ SELECT
   SUM(in_weights) AS weight_rows,
   SUM(in_attributes) AS attribute_rows,
   SUM(w) AS w,
+  SUM(w * w) AS w2,
   SUM(
     CASE
       WHEN in_weights = 1

@@ -107,7 +107,7 @@ WITH base_in AS (
   FROM attributes_in
 )
 SELECT
-  '5727d0fca378aa9f' AS sql_digest,
+  'cc475cb28895a807' AS sql_digest,
   SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
   SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,
   SUM(CASE WHEN input = 'exp' THEN input_rows ELSE 0 END) AS exp_rows,

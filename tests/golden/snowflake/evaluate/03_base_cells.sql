@@ -5,7 +5,8 @@ SELECT
   b,
   e,
   SUM(item_rows) AS n,
-  SUM(w) AS w
+  SUM(w) AS w,
+  SUM(w2) AS w2
 FROM proj.ds.abcde_base_cell_rows AS cell_rows
 WHERE
   common

@@ -150,7 +150,7 @@ WITH base_in AS (
   FROM attributes_in
 ), cells_key_now AS (
   SELECT
-    '2450d3c628c131d7' AS sql_digest,
+    '99c90518e854937a' AS sql_digest,
     SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
     SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,
     SUM(CASE WHEN input = 'exp' THEN input_rows ELSE 0 END) AS exp_rows,

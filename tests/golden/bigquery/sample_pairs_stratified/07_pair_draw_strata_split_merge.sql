@@ -1,0 +1,117 @@
+DROP TABLE IF EXISTS `proj`.`ds`.`abcde_pair_draw_strata_split_merge`;
+
+CREATE TABLE `proj`.`ds`.`abcde_pair_draw_strata_split_merge` AS
+WITH draw_ids AS (
+  SELECT
+    d0.v * 1 + d1.v * 10 + d2.v * 100 + d3.v * 1000 AS d
+  FROM UNNEST([
+    STRUCT(0 AS v),
+    STRUCT(1 AS v),
+    STRUCT(2 AS v),
+    STRUCT(3 AS v),
+    STRUCT(4 AS v),
+    STRUCT(5 AS v),
+    STRUCT(6 AS v),
+    STRUCT(7 AS v),
+    STRUCT(8 AS v),
+    STRUCT(9 AS v)
+  ]) AS d0
+  CROSS JOIN UNNEST([
+    STRUCT(0 AS v),
+    STRUCT(1 AS v),
+    STRUCT(2 AS v),
+    STRUCT(3 AS v),
+    STRUCT(4 AS v),
+    STRUCT(5 AS v),
+    STRUCT(6 AS v),
+    STRUCT(7 AS v),
+    STRUCT(8 AS v),
+    STRUCT(9 AS v)
+  ]) AS d1
+  CROSS JOIN UNNEST([
+    STRUCT(0 AS v),
+    STRUCT(1 AS v),
+    STRUCT(2 AS v),
+    STRUCT(3 AS v),
+    STRUCT(4 AS v),
+    STRUCT(5 AS v),
+    STRUCT(6 AS v),
+    STRUCT(7 AS v),
+    STRUCT(8 AS v),
+    STRUCT(9 AS v)
+  ]) AS d2
+  CROSS JOIN UNNEST([
+    STRUCT(0 AS v),
+    STRUCT(1 AS v),
+    STRUCT(2 AS v),
+    STRUCT(3 AS v),
+    STRUCT(4 AS v),
+    STRUCT(5 AS v),
+    STRUCT(6 AS v),
+    STRUCT(7 AS v),
+    STRUCT(8 AS v),
+    STRUCT(9 AS v)
+  ]) AS d3
+  WHERE
+    d0.v * 1 + d1.v * 10 + d2.v * 100 + d3.v * 1000 < 5000
+), total AS (
+  SELECT
+    SUM(t) AS total_t
+  FROM `proj`.`ds`.`abcde_pair_strata_split_merge` AS pair_strata
+), probes AS (
+  SELECT
+    i.d,
+    (
+      CAST((
+        CAST(CONCAT(
+          '0x',
+          SUBSTR(
+            TO_HEX(
+              MD5(
+                CONCAT(CAST(14 AS STRING), ':', CAST('stratum' AS STRING), ':', CAST(i.d AS STRING))
+              )
+            ),
+            1,
+            13
+          )
+        ) AS INT64)
+      ) * 2 + 1 AS FLOAT64) / CAST(9007199254740992 AS FLOAT64)
+    ) * t.total_t AS pos
+  FROM draw_ids AS i
+  CROSS JOIN total AS t
+), stacked AS (
+  SELECT
+    lo AS pos,
+    0 AS is_draw,
+    seq,
+    CAST(NULL AS INT64) AS d
+  FROM `proj`.`ds`.`abcde_pair_strata_split_merge` AS pair_strata
+  UNION ALL
+  SELECT
+    pos,
+    1 AS is_draw,
+    CAST(NULL AS INT64) AS seq,
+    d
+  FROM probes
+), chosen AS (
+  SELECT
+    d,
+    is_draw,
+    MAX(seq) OVER (ORDER BY pos, is_draw ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS seq
+  FROM stacked
+)
+SELECT
+  c.d,
+  s.b,
+  s.e,
+  s.pair_class,
+  s.label,
+  s.w,
+  s.split_w,
+  s.merge_w,
+  s.u_over_w
+FROM chosen AS c
+JOIN `proj`.`ds`.`abcde_pair_strata_split_merge` AS s
+  ON c.seq = s.seq
+WHERE
+  c.is_draw = 1;

@@ -1,0 +1,106 @@
+DROP TABLE IF EXISTS "proj"."ds"."abcde_pair_draw_strata";
+
+CREATE TABLE "proj"."ds"."abcde_pair_draw_strata" AS
+WITH draw_ids AS (
+  SELECT
+    d0.v * 1 + d1.v * 10 + d2.v * 100 + d3.v * 1000 AS d
+  FROM (VALUES
+    (0),
+    (1),
+    (2),
+    (3),
+    (4),
+    (5),
+    (6),
+    (7),
+    (8),
+    (9)) AS d0(v)
+  CROSS JOIN (VALUES
+    (0),
+    (1),
+    (2),
+    (3),
+    (4),
+    (5),
+    (6),
+    (7),
+    (8),
+    (9)) AS d1(v)
+  CROSS JOIN (VALUES
+    (0),
+    (1),
+    (2),
+    (3),
+    (4),
+    (5),
+    (6),
+    (7),
+    (8),
+    (9)) AS d2(v)
+  CROSS JOIN (VALUES
+    (0),
+    (1),
+    (2),
+    (3),
+    (4),
+    (5),
+    (6),
+    (7),
+    (8),
+    (9)) AS d3(v)
+  WHERE
+    d0.v * 1 + d1.v * 10 + d2.v * 100 + d3.v * 1000 < 5000
+), total AS (
+  SELECT
+    SUM(t) AS total_t
+  FROM "proj"."ds"."abcde_pair_strata" AS pair_strata
+), probes AS (
+  SELECT
+    i.d,
+    (
+      CAST((
+        CAST('0x' || SUBSTRING(
+          MD5(CAST(7 AS TEXT) || ':' || CAST('stratum' AS TEXT) || ':' || CAST(i.d AS TEXT)),
+          1,
+          13
+        ) AS BIGINT)
+      ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+    ) * t.total_t AS pos
+  FROM draw_ids AS i
+  CROSS JOIN total AS t
+), stacked AS (
+  SELECT
+    lo AS pos,
+    0 AS is_draw,
+    seq,
+    CAST(NULL AS BIGINT) AS d
+  FROM "proj"."ds"."abcde_pair_strata" AS pair_strata
+  UNION ALL
+  SELECT
+    pos,
+    1 AS is_draw,
+    CAST(NULL AS BIGINT) AS seq,
+    d
+  FROM probes
+), chosen AS (
+  SELECT
+    d,
+    is_draw,
+    MAX(seq) OVER (ORDER BY pos, is_draw ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS seq
+  FROM stacked
+)
+SELECT
+  c.d,
+  s.b,
+  s.e,
+  s.pair_class,
+  s.label,
+  s.w,
+  s.split_w,
+  s.merge_w,
+  s.u_over_w
+FROM chosen AS c
+JOIN "proj"."ds"."abcde_pair_strata" AS s
+  ON c.seq = s.seq
+WHERE
+  c.is_draw = 1;

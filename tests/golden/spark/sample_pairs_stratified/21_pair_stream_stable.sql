@@ -1,0 +1,247 @@
+DROP TABLE IF EXISTS `proj`.`ds`.`abcde_pair_stream_stable`;
+
+CREATE TABLE `proj`.`ds`.`abcde_pair_stream_stable` AS
+WITH cell_totals AS (
+  SELECT
+    b,
+    e,
+    MAX(v_total) AS v_total
+  FROM `proj`.`ds`.`abcde_pair_cell_items_stable` AS pair_cell_items
+  GROUP BY
+    b,
+    e
+), first_probes AS (
+  SELECT
+    c.d,
+    0 AS role,
+    c.b,
+    c.e,
+    CASE WHEN c.pair_class = 'stable' THEN 1 ELSE 0 END AS layout,
+    (
+      CAST((
+        CAST(CONV(
+          SUBSTRING(
+            MD5(CONCAT(CAST(15 AS STRING), ':', CAST('i' AS STRING), ':', CAST(c.d AS STRING))),
+            1,
+            13
+          ),
+          16,
+          10
+        ) AS BIGINT)
+      ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+    ) * CASE WHEN c.pair_class = 'stable' THEN t.v_total ELSE c.w END AS pos
+  FROM `proj`.`ds`.`abcde_pair_draw_cells_stable` AS c
+  JOIN cell_totals AS t
+    ON c.b = t.b AND c.e = t.e
+  UNION ALL
+  SELECT
+    d,
+    1 AS role,
+    partner_b AS b,
+    partner_e AS e,
+    0 AS layout,
+    (
+      CAST((
+        CAST(CONV(
+          SUBSTRING(
+            MD5(CONCAT(CAST(15 AS STRING), ':', CAST('j' AS STRING), ':', CAST(d AS STRING))),
+            1,
+            13
+          ),
+          16,
+          10
+        ) AS BIGINT)
+      ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+    ) * partner_w AS pos
+  FROM `proj`.`ds`.`abcde_pair_draw_cells_stable` AS pair_draw_cells
+  WHERE
+    pair_class <> 'stable'
+), first_stacked AS (
+  SELECT
+    b,
+    e,
+    0 AS layout,
+    lo AS pos,
+    0 AS is_draw,
+    seq,
+    CAST(NULL AS BIGINT) AS d,
+    CAST(NULL AS INT) AS role
+  FROM `proj`.`ds`.`abcde_pair_cell_items_stable` AS pair_cell_items
+  UNION ALL
+  SELECT
+    b,
+    e,
+    1 AS layout,
+    lo_v AS pos,
+    0 AS is_draw,
+    seq,
+    CAST(NULL AS BIGINT) AS d,
+    CAST(NULL AS INT) AS role
+  FROM `proj`.`ds`.`abcde_pair_cell_items_stable` AS pair_cell_items
+  WHERE
+    items > 1
+  UNION ALL
+  SELECT
+    b,
+    e,
+    layout,
+    pos,
+    1 AS is_draw,
+    CAST(NULL AS BIGINT) AS seq,
+    d,
+    role
+  FROM first_probes
+), first_chosen AS (
+  SELECT
+    b,
+    e,
+    d,
+    role,
+    is_draw,
+    MAX(seq) OVER (
+      PARTITION BY b, e, layout
+      ORDER BY pos NULLS LAST, is_draw NULLS LAST
+      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) AS seq
+  FROM first_stacked
+), first_picked AS (
+  SELECT
+    c.d,
+    c.role,
+    it.item_id,
+    it.lo,
+    it.w,
+    it.others,
+    it.seq,
+    it.items
+  FROM first_chosen AS c
+  JOIN `proj`.`ds`.`abcde_pair_cell_items_stable` AS it
+    ON c.b = it.b AND c.e = it.e AND c.seq = it.seq
+  WHERE
+    c.is_draw = 1
+), stable_probes AS (
+  SELECT
+    d,
+    b,
+    e,
+    own_seq,
+    items,
+    CASE WHEN upos >= own_lo THEN upos + own_w ELSE upos END AS pos
+  FROM (
+    SELECT
+      c.d,
+      c.b,
+      c.e,
+      i.seq AS own_seq,
+      i.items,
+      i.lo AS own_lo,
+      i.w AS own_w,
+      (
+        CAST((
+          CAST(CONV(
+            SUBSTRING(
+              MD5(CONCAT(CAST(15 AS STRING), ':', CAST('j' AS STRING), ':', CAST(c.d AS STRING))),
+              1,
+              13
+            ),
+            16,
+            10
+          ) AS BIGINT)
+        ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+      ) * i.others AS upos
+    FROM `proj`.`ds`.`abcde_pair_draw_cells_stable` AS c
+    JOIN first_picked AS i
+      ON c.d = i.d AND i.role = 0
+    WHERE
+      c.pair_class = 'stable'
+  ) AS s
+), stable_stacked AS (
+  SELECT
+    b,
+    e,
+    lo AS pos,
+    0 AS is_draw,
+    seq,
+    CAST(NULL AS BIGINT) AS d,
+    CAST(NULL AS BIGINT) AS own_seq,
+    CAST(NULL AS BIGINT) AS items
+  FROM `proj`.`ds`.`abcde_pair_cell_items_stable` AS pair_cell_items
+  WHERE
+    items > 1
+  UNION ALL
+  SELECT
+    b,
+    e,
+    pos,
+    1 AS is_draw,
+    CAST(NULL AS BIGINT) AS seq,
+    d,
+    own_seq,
+    items
+  FROM stable_probes
+), stable_chosen AS (
+  SELECT
+    b,
+    e,
+    d,
+    is_draw,
+    own_seq,
+    items,
+    MAX(seq) OVER (
+      PARTITION BY b, e
+      ORDER BY pos NULLS LAST, is_draw NULLS LAST
+      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) AS seq
+  FROM stable_stacked
+), stable_fixed AS (
+  SELECT
+    b,
+    e,
+    d,
+    CASE
+      WHEN seq <> own_seq
+      THEN seq
+      WHEN own_seq < items
+      THEN own_seq + 1
+      ELSE own_seq - 1
+    END AS seq
+  FROM stable_chosen
+  WHERE
+    is_draw = 1
+), picked AS (
+  SELECT
+    d,
+    role,
+    item_id
+  FROM first_picked
+  UNION ALL
+  SELECT
+    f.d,
+    1 AS role,
+    it.item_id
+  FROM stable_fixed AS f
+  JOIN `proj`.`ds`.`abcde_pair_cell_items_stable` AS it
+    ON f.b = it.b AND f.e = it.e AND f.seq = it.seq
+), pairs AS (
+  SELECT
+    d,
+    MAX(CASE WHEN role = 0 THEN item_id END) AS item_i,
+    MAX(CASE WHEN role = 1 THEN item_id END) AS item_j
+  FROM picked
+  GROUP BY
+    d
+)
+SELECT
+  p.d,
+  p.item_i,
+  p.item_j,
+  c.pair_class,
+  c.label,
+  c.u_over_w,
+  c.b AS base_cluster_i,
+  c.e AS exp_cluster_i,
+  c.partner_b AS base_cluster_j,
+  c.partner_e AS exp_cluster_j
+FROM pairs AS p
+JOIN `proj`.`ds`.`abcde_pair_draw_cells_stable` AS c
+  ON p.d = c.d;
