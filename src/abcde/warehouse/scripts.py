@@ -458,8 +458,9 @@ def script_text(spec: ScriptSpec, parts: Sequence[tuple[Pipeline, list[Output]]]
                 roles: dict[str, str] | None = None,
                 more_inputs: Sequence[tuple[str, str]] = ()) -> str:
     """A whole script for `dialect`: header, then every statement of every pipeline,
-    `;`-terminated."""
+    `;`-terminated. Names the dialect cannot hold are refused (`check_dialect_names`)."""
     get_dialect(dialect)
+    check_dialect_names(spec, dialect)
     with quiet_sqlglot():
         body = [f"{sql};" for pipeline, _ in parts
                 for _, sql in pipeline.statements(dialect, pretty=True)]
