@@ -23,10 +23,16 @@ from typing import Any
 import numpy as np
 from sqlglot import exp as sqlexp
 
-from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps, items_query
+from abcde.cells import (
+    IMPACT_METRICS,
+    add_affected_item_rows,
+    add_cell_steps,
+    add_item_steps,
+    build_cell_rows,
+    run_cell_steps,
+)
 from abcde.engines import Engine
 from abcde.errors import InputError
-from abcde.inputs.checks import validate
 from abcde.inputs.session import EngineOptions, Inputs, opened
 from abcde.inputs.spec import InputSpec
 from abcde.results import plain_row
@@ -69,7 +75,7 @@ def sample_items(base: object, exp: object, weights: object | None = None, *,
                  out: str | Path | None = None, overwrite: bool = False,
                  fetch: bool | None = None, engine: Engine | None = None,
                  db: str | Path | None = None, memory_limit: str | None = None,
-                 threads: int | None = None) -> ItemSample:
+                 threads: int | None = None, workspace: str | Path | None = None) -> ItemSample:
     """`size` unique affected items drawn with replacement ∝ weight·JaccardDistance,
     each with its importance weight (ABCDE §4.1.1, eq. 10, 25; App. A).
 
@@ -82,6 +88,9 @@ def sample_items(base: object, exp: object, weights: object | None = None, *,
         Column names, and the weight of items the weights table lacks.
     engine, db, memory_limit, threads
         Where the SQL runs (`abcde.inputs.session.EngineOptions`).
+    workspace
+        Where the cell tables of a round are kept between calls on the same inputs (a
+        DuckDB file, a PostgreSQL schema, a Spark database; `abcde.inputs.workspace`).
     size, seed
         Unique affected items to draw; the seed of the md5 uniforms (docs/method.md §7).
     out, overwrite
@@ -113,7 +122,8 @@ def sample_items(base: object, exp: object, weights: object | None = None, *,
     spec = InputSpec.of(base, exp, weights, attributes=attributes, item_col=item_col,
                         cluster_col=cluster_col, weight_col=weight_col,
                         missing_weight=missing_weight)
-    with opened(spec, EngineOptions(engine, db, memory_limit, threads)) as (eng, inputs):
+    with opened(spec, EngineOptions(engine, db, memory_limit, threads,
+                                                     workspace=workspace)) as (eng, inputs):
         return _sample_items(eng, inputs, size, seed, out_path,
                              out_path is None if fetch is None else fetch)
 
@@ -122,17 +132,16 @@ def prepare_items(engine: Engine, inputs: Inputs, prefix: str = "abcde_items_") 
     """Validated cells and the `affected_items` step (not materialised)."""
     pipeline = Pipeline(prefix=prefix, schema=engine.work_schema)
     add_item_steps(pipeline, inputs)
-    pipeline.run(engine, "cell_rows")
-    validate(engine, pipeline, inputs)
+    build_cell_rows(engine, pipeline, inputs)
     add_cell_steps(pipeline, inputs)
-    pipeline.run(engine, "cells", "cell_metrics")
+    run_cell_steps(engine, pipeline, inputs, "cells", "cell_metrics")
     pipeline.add("overall", render("impact/overall.sql", metrics=IMPACT_METRICS))
     # the items of affected cells: a second pass over the inputs, each side restricted to
-    # those cells' clusters before the join, without the attributes (joined to the sample)
-    pipeline.add("affected_cells", sqlexp.select("b", "e").from_("cell_metrics")
-                 .where("affected AND jaccard_distance > 0"))
-    pipeline.add("affected_item_rows", items_query(inputs, attributes=False,
-                                                   cells="affected_cells"))
+    # those cells' clusters before the join, without the attributes (joined to the
+    # sample); kept in a workspace
+    add_affected_item_rows(pipeline, inputs)
+    if inputs.workspace is not None:
+        run_cell_steps(engine, pipeline, inputs, "affected_item_rows")
     pipeline.add("affected_items", render("sampling/affected_items.sql",
                                           items="affected_item_rows", metrics=IMPACT_METRICS))
     return pipeline

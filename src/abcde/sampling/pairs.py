@@ -28,11 +28,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps, items_query
+from sqlglot import exp
+
+from abcde.cells import (
+    IMPACT_METRICS,
+    add_affected_item_rows,
+    add_cell_steps,
+    add_item_steps,
+    build_cell_rows,
+    items_query,
+    run_cell_steps,
+)
 from abcde.engines import Engine
 from abcde.engines.files import write_rows
 from abcde.errors import InputError
-from abcde.inputs.checks import validate
 from abcde.inputs.session import EngineOptions, Inputs, opened
 from abcde.inputs.spec import InputSpec
 from abcde.results import plain_row
@@ -104,7 +113,8 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
                  missing_weight: float | None = None, out: str | Path | None = None,
                  overwrite: bool = False, engine: Engine | None = None,
                  db: str | Path | None = None, memory_limit: str | None = None,
-                 threads: int | None = None, return_stream: bool = False) -> PairSample:
+                 threads: int | None = None, workspace: str | Path | None = None,
+                 return_stream: bool = False) -> PairSample:
     """Sample item pairs for judgement (ABCDE §5.7–5.8, App. A; Jaccard decomposition §7).
 
     Parameters
@@ -116,6 +126,9 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
         Column names, and the weight of items the weights table lacks.
     engine, db, memory_limit, threads
         Where the SQL runs (`abcde.inputs.session.EngineOptions`).
+    workspace
+        Where the cell tables of a round are kept between calls on the same inputs (a
+        DuckDB file, a PostgreSQL schema, a Spark database; `abcde.inputs.workspace`).
     population
         'abcde' (∝ u_ij: ΔPrecision and the split/merge rates) or 'jaccard' (∝ w_ij:
         also the distances and the affected indexes).
@@ -164,7 +177,8 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
     out_dir = Path(out) if out is not None else None
     if out_dir is not None:
         claim_directory(out_dir, overwrite)
-    with opened(spec, EngineOptions(engine, db, memory_limit, threads)) as (eng, inputs):
+    with opened(spec, EngineOptions(engine, db, memory_limit, threads,
+                                                     workspace=workspace)) as (eng, inputs):
         return _run(eng, inputs, population, budget, draws, seed,
                     [list(s) for s in spec.slicings], out_dir, return_stream)
 
@@ -175,10 +189,9 @@ def prepare(engine: Engine, inputs: Inputs, population: str,
     """Validated inputs, cells, cell metrics and the pair strata, materialised."""
     pipeline = Pipeline(prefix=prefix, schema=engine.work_schema)
     add_item_steps(pipeline, inputs)
-    pipeline.run(engine, "cell_rows")
-    validate(engine, pipeline, inputs)
+    build_cell_rows(engine, pipeline, inputs)
     slice_steps = add_cell_steps(pipeline, inputs, slicings)
-    pipeline.run(engine, "cells", "cell_metrics")
+    run_cell_steps(engine, pipeline, inputs, "cells", "cell_metrics")
     pipeline.add("pair_strata", render("pairs/strata.sql", population=population),
                  materialise=True)
     pipeline.run(engine, "pair_strata")
@@ -187,15 +200,22 @@ def prepare(engine: Engine, inputs: Inputs, population: str,
     # the items of the cells the draws need (pair_needed_cells, added with the draws):
     # a second pass over the inputs, each side restricted to those cells' clusters
     # before the join, and without the attributes
-    pipeline.add("pair_items", items_query(inputs, attributes=False,
-                                           cells="pair_needed_cells"))
+    if inputs.workspace is not None:
+        # the items of every affected cell, joined once per round (a superset of the
+        # needed cells' items: pairs/cell_items.sql keeps the exact cells)
+        add_affected_item_rows(pipeline, inputs)
+        run_cell_steps(engine, pipeline, inputs, "affected_item_rows")
+        pipeline.add("pair_items", exp.select("*").from_("affected_item_rows"))
+    else:
+        pipeline.add("pair_items", items_query(inputs, attributes=False,
+                                               cells="pair_needed_cells"))
     return pipeline, slice_steps
 
 
 def draw_stream(engine: Engine, base: Pipeline, n: int, seed: int) -> Pipeline:
     """Materialise the stream of draws 0..n−1 (`pair_stream`) on top of `prepare`'s
     pipeline; returns the extended pipeline (a copy: `base` is reused for retries)."""
-    p = Pipeline(prefix=base.prefix, schema=base.schema, steps=dict(base.steps))
+    p = base.copy()
     s = literal(seed)
     p.add("draw_ids", render("pairs/draw_ids.sql", digits=digits_for(n), n=int(n)))
     p.add("pair_draw_strata", render("pairs/draw_strata.sql", seed=s), materialise=True)

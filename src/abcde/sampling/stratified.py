@@ -100,9 +100,11 @@ def restricted(pipeline: Pipeline, classes: tuple[str, ...], population: str) ->
     listed = ", ".join(f"'{c}'" for c in classes)  # fixed class names, never user input
     query = render("pairs/strata.sql", population=population).where(
         f"pair_class IN ({listed})", dialect="duckdb")
-    steps = dict(pipeline.steps)
-    steps["pair_strata"] = Step("pair_strata", query, True)
-    return Pipeline(prefix=pipeline.prefix, schema=pipeline.schema, steps=steps)
+    out = pipeline.copy()
+    out.steps["pair_strata"] = Step("pair_strata", query, True)
+    out.tables.pop("pair_strata", None)
+    out.provided.discard("pair_strata")
+    return out
 
 
 def sample_pairs_stratified(base: object, exp: object, weights: object | None = None, *,
@@ -115,7 +117,8 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
                             out: str | Path | None = None, overwrite: bool = False,
                             engine: Engine | None = None,
                             db: str | Path | None = None, memory_limit: str | None = None,
-                            threads: int | None = None) -> PairSample:
+                            threads: int | None = None,
+                            workspace: str | Path | None = None) -> PairSample:
     """Pairs for judgement, stratified split+merge vs stable (module docstring).
 
     Parameters
@@ -157,7 +160,8 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
     out_dir = Path(out) if out is not None else None
     if out_dir is not None:
         claim_directory(out_dir, overwrite)
-    with opened(spec, EngineOptions(engine, db, memory_limit, threads)) as (eng, inputs):
+    with opened(spec, EngineOptions(engine, db, memory_limit, threads,
+                                                     workspace=workspace)) as (eng, inputs):
         pipeline, slice_steps = prepare(eng, inputs, population, slicings)
         attrs = attribute_names(inputs, [*DRAW_COLUMNS, *QUESTION_COLUMNS, "stratum"],
                                 QUESTION_COLUMNS)

@@ -50,6 +50,49 @@ class Pipeline:
     prefix: str = "abcde_"
     schema: str | None = None
     steps: dict[str, Step] = field(default_factory=dict)
+    tables: dict[str, str] = field(default_factory=dict)
+    """Materialised steps placed elsewhere than `schema`.`prefix`step (a workspace):
+    step -> relation in DuckDB SQL, every part quoted."""
+    provided: set[str] = field(default_factory=set)
+    """Steps whose table exists already (`provide`): `run` leaves them alone."""
+
+    def copy(self) -> Pipeline:
+        """A pipeline with the same steps and tables, to extend without changing this
+        one."""
+        return Pipeline(prefix=self.prefix, schema=self.schema, steps=dict(self.steps),
+                        tables=dict(self.tables), provided=set(self.provided))
+
+    def place(self, name: str, relation: str) -> None:
+        """Materialise step `name` as `relation` (DuckDB SQL, quoted) when it runs."""
+        step = self.steps[name]
+        self.steps[name] = Step(name, step.query, True)
+        self.tables[name] = relation
+
+    def provide(self, name: str, relation: str) -> None:
+        """Step `name` is the existing table `relation`: read, never run."""
+        self.place(name, relation)
+        self.provided.add(name)
+
+    def digest(self, name: str, replace: dict[str, str] | None = None) -> str:
+        """A hash of what step `name` computes: its own query and those of the steps it
+        reads, recursively (not the physical names of tables); `replace` maps
+        relation texts of the inputs to stable names (a random view name must not
+        change the hash)."""
+        import hashlib
+
+        seen: dict[str, str] = {}
+
+        def visit(step: str) -> str:
+            if step not in seen:
+                query = self.steps[step].query
+                text = query.sql(CANONICAL_DIALECT)
+                for old, new in (replace or {}).items():
+                    text = text.replace(old, new)
+                deps = "".join(visit(d) for d in self._dependencies(query))
+                seen[step] = hashlib.sha256(f"{step}\n{text}\n{deps}".encode()).hexdigest()
+            return seen[step]
+
+        return visit(name)
 
     def add(self, name: str, query: exp.Query, *, materialise: bool = False) -> str:
         if name in self.steps:
@@ -60,6 +103,8 @@ class Pipeline:
     def physical_name(self, name: str) -> str:
         """The table of step `name` as a relation in DuckDB SQL, every part quoted (what
         `Engine.write` and the engines' relation arguments take)."""
+        if name in self.tables:
+            return self.tables[name]
         table = f"{self.prefix}{name}"
         return table_ref(f"{self.schema}.{table}") if self.schema else ident(table)
 
@@ -162,6 +207,9 @@ class Pipeline:
     def run(self, engine: Runner, *names: str) -> None:
         """Materialise steps on an engine."""
         for name in names:
+            if name in self.provided:
+                log.info("step %s: read from the workspace (%s)", name, self.tables[name])
+                continue
             start = time.perf_counter()
             for sql in self.create_statements(name, engine.dialect):
                 log.debug("%s", sql)
