@@ -19,6 +19,7 @@ import logging
 import os
 import secrets
 import shutil
+import socket
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -86,6 +87,29 @@ def quiet_pyspark() -> Iterator[None]:
     finally:
         for lg, was in zip(loggers, before, strict=True):
             lg.disabled = was
+
+
+_CONNECT_ENV = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE", "SPARK_LOCAL_REMOTE")
+
+
+@contextlib.contextmanager
+def _connect_env(values: dict[str, str]) -> Iterator[None]:
+    """PySpark's process-wide switches between classic and Connect mode set to `values`
+    for the block and given back after it: PySpark sets them when it opens a Connect
+    session, and a classic session opened later in the same process would then refuse
+    to start (and the other way round)."""
+    saved = {k: os.environ.get(k) for k in _CONNECT_ENV}
+    for k in _CONNECT_ENV:
+        os.environ.pop(k, None)
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
 
 
 def java_missing() -> str | None:
@@ -167,7 +191,7 @@ def local_session(master: str = "local[2]", warehouse: str | Path | None = None,
         builder = builder.config(key, value)
     jvm_log = logs / "jvm.log"
     try:
-        with _jvm_output(jvm_log), quiet_pyspark():
+        with _jvm_output(jvm_log), quiet_pyspark(), _connect_env({}):
             session = builder.getOrCreate()
     except Exception as err:  # the JVM did not start, a port was refused, ...
         raise EngineUnavailable(
@@ -177,6 +201,22 @@ def local_session(master: str = "local[2]", warehouse: str | Path | None = None,
     session.sparkContext.setLogLevel("ERROR")
     log.info("Spark %s on %s; the JVM's log: %s", session.version, master, jvm_log)
     return session
+
+
+def _host_port(url: str) -> tuple[str, int]:
+    """Host and port of a Spark Connect URL (sc://host[:port][/;options]; port 15002 by
+    default)."""
+    rest = url.removeprefix("sc://").split("/", 1)[0].split(";", 1)[0]
+    if rest.startswith("["):  # an IPv6 address
+        host, _, tail = rest[1:].partition("]")
+        port = tail.removeprefix(":")
+    else:
+        host, _, port = rest.partition(":")
+    try:
+        return host, int(port) if port else 15002
+    except ValueError:
+        raise EngineUnavailable(f"--spark-remote {url!r}: {port!r} is not a port number"
+                                ) from None
 
 
 def remote_session(url: str, conf: Conf = (), probe_retries: int = 4) -> SparkSession:
@@ -190,12 +230,20 @@ def remote_session(url: str, conf: Conf = (), probe_retries: int = 4) -> SparkSe
     except ImportError as err:
         raise EngineUnavailable(f"the Spark Connect client is missing ({err}): pip install "
                                 "'abcde[spark]' (it includes pyspark[connect])") from None
-    builder = SparkSession.builder.remote(url).appName("abcde")
+    builder = SparkSession.builder.remote(url)
     for key, value in conf:
         builder = builder.config(key, value)
     shown = url.split(";", 1)[0]  # never print a token
+    check = ("Check that the server runs and listens there (start-connect-server.sh, "
+             "spark.connect.grpc.binding.port), and the host and port of --spark-remote.")
+    host, port = _host_port(url)
+    try:  # a plain TCP connection first: PySpark retries an unreachable server for minutes
+        socket.create_connection((host, port), timeout=10).close()
+    except OSError as err:
+        raise EngineUnavailable(f"cannot reach the Spark Connect server at {shown}: "
+                                f"{err}\n{check}") from None
     try:
-        with quiet_pyspark():
+        with quiet_pyspark(), _connect_env({}):
             session = builder.getOrCreate()
             client = session.client  # type: ignore[attr-defined]
             client.set_retry_policies([DefaultPolicy(max_retries=probe_retries,
@@ -206,11 +254,8 @@ def remote_session(url: str, conf: Conf = (), probe_retries: int = 4) -> SparkSe
                 client.set_retry_policies([DefaultPolicy()])
     except Exception as err:
         first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
-        raise EngineUnavailable(
-            f"cannot reach the Spark Connect server at {shown}: {first[:300]}\nCheck that "
-            "the server runs and listens there (start-connect-server.sh, "
-            "spark.connect.grpc.binding.port), and the host and port of --spark-remote.",
-            ) from None
+        raise EngineUnavailable(f"cannot reach the Spark Connect server at {shown}: "
+                                f"{first[:300]}\n{check}") from None
     log.info("Spark Connect %s at %s", session.version, shown)
     return session
 

@@ -29,7 +29,7 @@ from abcde.inputs.workspace import Workspace
 @dataclass(frozen=True)
 class EngineOptions:
     """Where the SQL runs: the caller's engine (left open), else the engine `name`
-    opened for the block — an in-process DuckDB on `db` (a database of input tables,
+    opened for the block — `engine_name`: an in-process DuckDB on `db` (a database of input tables,
     opened read-only) with `memory_limit` and `threads`; PostgreSQL at `dsn`; Spark, as
     a Spark Connect client of `spark_remote`, or a classic session on `spark_master`
     (default local[2]), with the settings `spark_conf`. `workspace`: where the cell
@@ -39,7 +39,7 @@ class EngineOptions:
     db: str | Path | None = None
     memory_limit: str | None = None
     threads: int | None = None
-    name: str = "duckdb"
+    engine_name: str = "duckdb"
     dsn: str | None = None
     spark_master: str | None = None
     spark_remote: str | None = None
@@ -51,7 +51,8 @@ class EngineOptions:
         the options)."""
         from abcde.engines import ENGINES
 
-        if self.engine is not None or self.name == "duckdb":
+        engine_name = self.engine_name
+        if self.engine is not None or engine_name == "duckdb":
             others = [o for o, v in (("--dsn", self.dsn), ("--spark-master", self.spark_master),
                                      ("--spark-remote", self.spark_remote),
                                      ("--spark-conf", self.spark_conf)) if v]
@@ -59,20 +60,21 @@ class EngineOptions:
                 raise InputError(f"{', '.join(others)} need --engine "
                                  f"{'postgres' if others == ['--dsn'] else 'spark'}")
             return
-        if self.name not in ENGINES:
-            raise InputError(f"unknown engine {self.name!r}; choose one of {', '.join(ENGINES)}")
+        if engine_name not in ENGINES:
+            raise InputError(f"unknown engine {engine_name!r}; choose one of "
+                             f"{', '.join(ENGINES)}")
         duck = [o for o, v in (("--db", self.db), ("--memory-limit", self.memory_limit),
                                ("--threads", self.threads)) if v]
         if duck:
             raise InputError(f"{', '.join(duck)} are DuckDB options; with --engine "
-                             f"{self.name} name tables of its catalog directly")
-        if self.name == "postgres":
+                             f"{engine_name} name tables of its catalog directly")
+        if engine_name == "postgres":
             spark = [o for o, v in (("--spark-master", self.spark_master),
                                     ("--spark-remote", self.spark_remote),
                                     ("--spark-conf", self.spark_conf)) if v]
             if spark:
                 raise InputError(f"{', '.join(spark)} are for --engine spark")
-        if self.name == "spark":
+        if engine_name == "spark":
             if self.dsn:
                 raise InputError("--dsn is for --engine postgres")
             if self.spark_master and self.spark_remote:
@@ -91,9 +93,10 @@ class EngineOptions:
         from abcde.engines import connect
 
         self.check()
-        if self.name == "postgres":
+        engine_name = self.engine_name
+        if engine_name == "postgres":
             return connect("postgres", dsn=self.dsn)
-        if self.name == "spark":
+        if engine_name == "spark":
             return connect("spark", master=self.spark_master, remote=self.spark_remote,
                            conf=self.spark_conf)
         return connect("duckdb", db=self.db, memory_limit=self.memory_limit,

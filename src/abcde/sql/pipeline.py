@@ -72,6 +72,7 @@ class Pipeline:
         """Step `name` is the existing table `relation`: read, never run."""
         self.place(name, relation)
         self.provided.add(name)
+        log.info("step %s: read from the workspace (%s)", name, relation)
 
     def digest(self, name: str, replace: dict[str, str] | None = None) -> str:
         """A hash of what step `name` computes: its own query and those of the steps it
@@ -208,7 +209,6 @@ class Pipeline:
         """Materialise steps on an engine."""
         for name in names:
             if name in self.provided:
-                log.info("step %s: read from the workspace (%s)", name, self.tables[name])
                 continue
             start = time.perf_counter()
             for sql in self.create_statements(name, engine.dialect):
