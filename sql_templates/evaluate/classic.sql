@@ -21,41 +21,41 @@
    NMI = I(C; K)/((H(C) + H(K))/2), scikit-learn's default arithmetic average
    (1 when both entropies are 0, as scikit-learn). #}
 WITH cl_cells AS (
-  SELECT b, e, n AS n_int, CAST(n AS DOUBLE) AS n FROM cells
-),
-cl_int AS (
+  {# N_b and N_e of each cell's clusters come with the cells (cells/cell_metrics.sql):
+     no window or join over all cells here (docs/method.md §11.3) #}
   SELECT
-    x.b,
-    x.e,
-    SUM(x.n_int) OVER (PARTITION BY x.b) - x.n_int AS split_n,
-    SUM(x.n_int) OVER (PARTITION BY x.e) - x.n_int AS merge_n
-  FROM cl_cells AS x
+    b,
+    e,
+    CAST(n AS DOUBLE) AS n,
+    CAST(n_b AS DOUBLE) AS n_b,
+    CAST(n_e AS DOUBLE) AS n_e,
+    CAST(n_b - n AS DOUBLE) AS split_n,
+    CAST(n_e - n AS DOUBLE) AS merge_n
+  FROM cell_metrics
 ),
 cl_total AS (
   SELECT SUM(n) AS n FROM cl_cells
 ),
-cl_by_b AS (
-  SELECT b, SUM(n) AS n_b, MAX(n) AS max_n FROM cl_cells GROUP BY b
-),
-cl_by_e AS (
-  SELECT e, SUM(n) AS n_e, MAX(n) AS max_n FROM cl_cells GROUP BY e
-),
 cl_terms AS (
   SELECT
-    c.b,
-    {{ fdiv('c.n * (c.n - 1)', '2') }} AS pairs,
-    {{ fdiv('c.n * CAST(i.split_n AS DOUBLE)', '2') }} AS split_pairs,
-    {{ fdiv('c.n * CAST(i.merge_n AS DOUBLE)', '2') }} AS merge_pairs,
-    c.n * ({{ ln('bb.n_b') }} - {{ ln('c.n') }}) AS n_ln_b,
-    c.n * ({{ ln('ee.n_e') }} - {{ ln('c.n') }}) AS n_ln_e,
-    {{ fdiv('2 * c.n', 'bb.n_b + ee.n_e') }} AS f
-  FROM cl_cells AS c
-  JOIN cl_by_b AS bb ON c.b = bb.b
-  JOIN cl_by_e AS ee ON c.e = ee.e
-  JOIN cl_int AS i ON c.b = i.b AND c.e = i.e
+    b,
+    e,
+    n,
+    n_b,
+    n_e,
+    {{ fdiv('n * (n - 1)', '2') }} AS pairs,
+    {{ fdiv('n * split_n', '2') }} AS split_pairs,
+    {{ fdiv('n * merge_n', '2') }} AS merge_pairs,
+    n * ({{ ln('n_b') }} - {{ ln('n') }}) AS n_ln_b,
+    n * ({{ ln('n_e') }} - {{ ln('n') }}) AS n_ln_e,
+    {{ fdiv('2 * n', 'n_b + n_e') }} AS f
+  FROM cl_cells
 ),
-cl_fung AS (
-  SELECT t.b, MAX(t.f) AS best_f FROM cl_terms AS t GROUP BY t.b
+cl_by_b AS (
+  SELECT b, MAX(n_b) AS n_b, MAX(n) AS max_n, MAX(f) AS best_f FROM cl_terms GROUP BY b
+),
+cl_by_e AS (
+  SELECT e, MAX(n_e) AS n_e, MAX(n) AS max_n FROM cl_terms GROUP BY e
 ),
 cl_sums AS (
   SELECT
@@ -67,7 +67,7 @@ cl_sums AS (
     (SELECT SUM({{ fdiv('n_e * (n_e - 1)', '2') }}) FROM cl_by_e) AS s_e,
     (SELECT SUM(max_n) FROM cl_by_e) AS purity_n,
     (SELECT SUM(max_n) FROM cl_by_b) AS inverse_purity_n,
-    (SELECT SUM(bb.n_b * f.best_f) FROM cl_fung AS f JOIN cl_by_b AS bb ON f.b = bb.b) AS fung_n,
+    (SELECT SUM(n_b * best_f) FROM cl_by_b) AS fung_n,
     (SELECT SUM(n_ln_e) FROM cl_terms) AS n_h_c_given_k,
     (SELECT SUM(n_ln_b) FROM cl_terms) AS n_h_k_given_c,
     (SELECT SUM(bb.n_b * ({{ ln('t.n') }} - {{ ln('bb.n_b') }})) FROM cl_by_b AS bb CROSS JOIN cl_total AS t) AS n_h_c,

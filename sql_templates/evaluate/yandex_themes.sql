@@ -24,10 +24,10 @@ yt_unlabelled AS (
   SELECT e, SUM(item_rows) AS n
   FROM cell_rows
   WHERE NOT common AND one_side_id IS NOT NULL AND e IS NOT NULL
+    {# only clusters that meet the truth: with a small truth and a large run, most
+       rows of cell_rows are the run's own items #}
+    AND e IN (SELECT e FROM cells)
   GROUP BY e
-),
-yt_marked AS (
-  SELECT e, SUM(CAST(n AS DOUBLE)) AS marked FROM cells GROUP BY e
 ),
 yt_clustered AS (
   SELECT b, SUM(CAST(n AS DOUBLE)) AS n FROM cells GROUP BY b
@@ -39,16 +39,18 @@ yt_themes AS (
   FROM yt_clustered AS c
   FULL OUTER JOIN yt_unclustered AS u ON c.b = u.b
 ),
+{# marked(c) = N_e, the items of c in T, and whether the theme meets other clusters
+   come with the cells (cells/cell_metrics.sql) #}
 yt_matchings AS (
   SELECT
     x.b,
     x.e,
     CAST(x.n AS DOUBLE) AS common,
-    m.marked + COALESCE(CAST(l.n AS DOUBLE), CAST(0 AS DOUBLE)) AS size,
-    m.marked,
-    t.size AS theme_size
-  FROM cells AS x
-  JOIN yt_marked AS m ON x.e = m.e
+    CAST(x.n_e AS DOUBLE) + COALESCE(CAST(l.n AS DOUBLE), CAST(0 AS DOUBLE)) AS size,
+    CAST(x.n_e AS DOUBLE) AS marked,
+    t.size AS theme_size,
+    x.n < x.n_b AS multi
+  FROM cell_metrics AS x
   JOIN yt_themes AS t ON x.b = t.b
   LEFT JOIN yt_unlabelled AS l ON x.e = l.e
 ),
@@ -56,12 +58,15 @@ yt_scored AS (
   SELECT
     b,
     e,
+    multi,
     common,
     {{ fdiv('common', 'theme_size') }} AS recall,
     {{ fdiv('common', 'size') }} AS p_basic,
     {{ fdiv('common + (size - marked)', 'size') }} AS p_opt
   FROM yt_matchings
 ),
+{# the clusters before each one in its theme's order: only themes that meet more than
+   one actual cluster have any, so the windows run on those alone (docs/method.md §11.3) #}
 yt_ordered AS (
   SELECT
     s.*,
@@ -74,6 +79,16 @@ yt_ordered AS (
       CAST(0 AS DOUBLE)) AS ln_unmatched_before_{{ kind }}{{ ',' if not loop.last }}
 {% endfor %}
   FROM yt_scored AS s
+  WHERE s.multi
+  UNION ALL
+  SELECT
+    s.*,
+{% for kind in ('basic', 'opt') %}
+    CAST(0 AS BIGINT) AS certain_before_{{ kind }},
+    CAST(0 AS DOUBLE) AS ln_unmatched_before_{{ kind }}{{ ',' if not loop.last }}
+{% endfor %}
+  FROM yt_scored AS s
+  WHERE NOT s.multi
 ),
 yt_per_theme AS (
   SELECT
