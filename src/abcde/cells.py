@@ -131,7 +131,7 @@ def build_cell_rows(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[
     try:
         checked = validate(engine, pipeline, inputs)
     except BaseException:
-        engine.execute(to_sql(exp.Drop(this=exp.to_table(target, dialect=CANONICAL_DIALECT),
+        engine.execute(to_sql(exp.Drop(tables=[exp.to_table(target, dialect=CANONICAL_DIALECT)],
                                        kind="TABLE", exists=True), engine.dialect))
         raise
     ws.mark(key, "cell_rows", {"checked": checked})
