@@ -151,6 +151,7 @@ def add_affected_item_rows(pipeline: Pipeline, inputs: Inputs) -> str:
     (ABCDE §4.1.1, §5.7): every item with a positive sampling weight lies in an
     affected cell. Stored in a workspace, so a round joins them once."""
     pipeline.add("affected_cells", exp.select("b", "e").from_("cell_metrics").where("affected"))
-    return pipeline.add("affected_item_rows", items_query(
-        inputs, attributes=False, cells="affected_cells"),
+    joined = items_query(inputs, attributes=False, cells="affected_cells").subquery("i")
+    return pipeline.add("affected_item_rows", exp.select(
+        "item_id", "base_cluster", "exp_cluster", "w", "common").from_(joined),
         materialise=inputs.workspace is not None)

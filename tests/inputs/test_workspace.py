@@ -74,7 +74,8 @@ def test_a_round_reuses_the_cells_and_samples_the_same(
         caplog.clear()
         pairs = sample_pairs(*args, attributes=inputs["attributes"], budget=200, seed=5,
                              population="jaccard", workspace=ws)
-        assert reads(caplog) == {"cell_rows", "cells", "cell_metrics", "affected_item_rows"}
+        assert reads(caplog) == {"cell_rows", "cells", "cell_metrics", "affected_item_rows",
+                                 "fingerprint"}
         caplog.clear()
         again = abcde.impact(*args, attributes=inputs["attributes"], workspace=ws)
         assert reads(caplog) == {"cell_rows", "cells", "cell_metrics"}

@@ -141,7 +141,9 @@ def prepare_items(engine: Engine, inputs: Inputs, prefix: str = "abcde_items_") 
     # sample); kept in a workspace
     add_affected_item_rows(pipeline, inputs)
     if inputs.workspace is not None:
-        run_cell_steps(engine, pipeline, inputs, "affected_item_rows")
+        # the inputs' fingerprint (a pass over the cells) is kept with the cells
+        pipeline.add("fingerprint", render("sampling/fingerprint.sql"), materialise=True)
+        run_cell_steps(engine, pipeline, inputs, "affected_item_rows", "fingerprint")
     pipeline.add("affected_items", render("sampling/affected_items.sql",
                                           items="affected_item_rows", metrics=IMPACT_METRICS))
     return pipeline

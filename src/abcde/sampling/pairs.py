@@ -204,7 +204,9 @@ def prepare(engine: Engine, inputs: Inputs, population: str,
         # the items of every affected cell, joined once per round (a superset of the
         # needed cells' items: pairs/cell_items.sql keeps the exact cells)
         add_affected_item_rows(pipeline, inputs)
-        run_cell_steps(engine, pipeline, inputs, "affected_item_rows")
+        # the inputs' fingerprint (a pass over the cells) is kept with the cells
+        pipeline.add("fingerprint", render("sampling/fingerprint.sql"), materialise=True)
+        run_cell_steps(engine, pipeline, inputs, "affected_item_rows", "fingerprint")
         pipeline.add("pair_items", exp.select("*").from_("affected_item_rows"))
     else:
         pipeline.add("pair_items", items_query(inputs, attributes=False,

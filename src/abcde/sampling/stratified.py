@@ -104,6 +104,7 @@ def restricted(pipeline: Pipeline, classes: tuple[str, ...], population: str) ->
     out.steps["pair_strata"] = Step("pair_strata", query, True)
     out.tables.pop("pair_strata", None)
     out.provided.discard("pair_strata")
+    out.built.discard("pair_strata")
     return out
 
 
