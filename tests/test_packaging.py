@@ -44,9 +44,10 @@ def test_public_api_resolves_and_impact_loads_lightly() -> None:
     estimators: start-up time counts in the issue-2 speed target."""
     code = (
         "import sys, abcde, abcde.cli\n"
-        "heavy = [m for m in ('numpy', 'abcde.quality.estimators', 'abcde.evaluation.run',"
-        " 'abcde.evaluation.uir', 'abcde.evaluation.uir_parametric',"
-        " 'abcde.evaluation.scores', 'abcde.evaluation.compare', 'abcde.evaluation.text')"
+        "heavy = [m for m in ('numpy', 'abcde.quality.sample', 'abcde.quality.intervals',"
+        " 'abcde.quality.metrics', 'abcde.evaluation.run', 'abcde.evaluation.uir',"
+        " 'abcde.evaluation.uir_parametric', 'abcde.evaluation.scores',"
+        " 'abcde.evaluation.compare', 'abcde.evaluation.text')"
         " if m in sys.modules]\n"
         "assert not heavy, heavy\n"
         "import abcde.evaluation.run, abcde.quality.simulation, abcde.sampling.items\n"

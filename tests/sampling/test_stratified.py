@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 from reference import abcde_pairs, jaccard_pairs
-from test_estimators_statistical import Summary, check, exact_values, make_world
+from worlds import Summary, check, exact_values, make_world
 
 from abcde.engines import connect
 from abcde.errors import InputError
@@ -163,7 +163,7 @@ def test_stratified_estimates_unbiased_and_covering(population: str) -> None:
     pairweights are checked above) are unbiased (3 SE) and their 95% intervals cover
     the brute-force value in 93–97% of replications.
 
-    Coverage is judged by test_estimators_statistical.coverage_consistent: a true
+    Coverage is judged by worlds.coverage_consistent: a true
     coverage in 93–97% fails with probability < 1e-4 per metric (11–17 metrics: < 0.2%
     per case); the 3-SE bias check fails a correct estimator with probability 0.27% per
     metric. Measured at R = 3000 (both cases): coverage 0.936–0.953, the lowest for the
@@ -171,7 +171,7 @@ def test_stratified_estimates_unbiased_and_covering(population: str) -> None:
     Disclosure: on the smaller make_world(seed=2, n=200) BadMergeDistance covered only
     0.911 with the former normal interval — few distinct merge pairs per sample, a rare
     "bad" verdict, 30% unknown (Wilson intervals now; the small-budget tests of
-    test_estimators_statistical cover that regime) — so this test uses the 405-item
+    tests/quality/test_metrics_statistical cover that regime) — so this test uses the 405-item
     world of the other statistical tests."""
     from reference import impact_overall
 
@@ -230,7 +230,7 @@ def test_stratified_estimates_unbiased_and_covering(population: str) -> None:
 
 def summarise_docs(results: list[dict[str, Any]], exact: dict[str, float],
                    keys: list[str]) -> dict[str, Summary]:
-    """Like test_estimators_statistical.summarise, over keys stored at the top level."""
+    """Like worlds.summarise, over keys stored at the top level."""
     out = {}
     for key in keys:
         rows = [d[key] for d in results]

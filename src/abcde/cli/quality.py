@@ -34,7 +34,8 @@ def estimate_cmd(sample_dir: str, judgements: str | None, truth: str | None, ite
                  cluster_col: str, confidence: float, se_method: str, fmt: str) -> None:
     """Is the Experiment better? ΔPrecision, Good/Bad rates, distances and indexes with
     standard errors and confidence intervals from a judged pair sample."""
-    from abcde.quality.estimate import estimate, render_table
+    from abcde.quality.estimate import estimate
+    from abcde.quality.wording import render_table
 
     if (judgements is None) == (truth is None):
         raise click.UsageError("give exactly one of --judgements and --truth")

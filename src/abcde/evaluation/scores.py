@@ -15,14 +15,15 @@ Artificial Intelligence Research* 42 (2011) 689–718. doi:10.1613/jair.3401.
 
 from __future__ import annotations
 
-import csv
-import json
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
+
+from abcde.errors import InputError
+from abcde.inputs.records import Records, read_records
 
 __all__ = [
     "CaseScores",
@@ -280,77 +281,36 @@ def _parse_value(raw: object, path: Path, line: int) -> float:
     return value
 
 
-def _read_csv(path: Path, wanted: set[str] | None) -> list[tuple[ScoreRow, int]]:
-    out: list[tuple[ScoreRow, int]] = []
-    # utf-8-sig: spreadsheet exports ("CSV UTF-8") start with a byte-order mark.
-    with path.open(newline="", encoding="utf-8-sig") as fh:
-        reader = csv.DictReader(fh)
-        header = reader.fieldnames
-        if not header:
-            raise UirInputError(f"{path}: empty file, expected a header {', '.join(_COLUMNS)}")
-        header = [h.strip() for h in header]
-        reader.fieldnames = header
-        missing = [c for c in _COLUMNS if c not in header]
+def _score_rows(read: Records, wanted: set[str] | None) -> list[tuple[ScoreRow, int]]:
+    """Score rows of a record file, each checked (columns, types, values)."""
+    path = read.path
+    if not read.jsonl:
+        missing = [c for c in _COLUMNS if c not in read.columns]
         if missing:
             raise UirInputError(
                 f"{path}: missing column(s) {', '.join(repr(c) for c in missing)}; "
-                f"header is {header!r}"
+                f"header is {read.columns!r}"
             )
-        for rec in reader:
-            line = reader.line_num
-            extra = rec.pop(None, None)  # DictReader's key for fields beyond the header
-            if all((v is None or not str(v).strip()) for v in rec.values()) and not extra:
-                continue  # blank line
-            if extra is not None:
-                raise UirInputError(
-                    f"{path}, line {line}: {len(header) + len(extra)} fields, but the header "
-                    f"has {len(header)} (extra value(s) {examples_text(extra, 3)}); quote "
-                    "values that contain commas"
-                )
-            if any(v is None for v in rec.values()):
-                n = sum(v is not None for v in rec.values())
-                raise UirInputError(
-                    f"{path}, line {line}: {n} field(s), but the header has {len(header)}"
-                )
-            for c in _COLUMNS[:3]:
-                if not str(rec[c]).strip():
-                    raise UirInputError(f"{path}, line {line}: column {c!r} is empty")
-            metric = rec["metric"].strip()
-            if wanted is not None and metric not in wanted:
-                continue
-            value = _parse_value(rec["value"], path, line)
-            row = ScoreRow(rec["system"].strip(), rec["case"].strip(), metric, value)
-            out.append((row, line))
-    return out
-
-
-def _read_jsonl(path: Path, wanted: set[str] | None) -> list[tuple[ScoreRow, int]]:
     out: list[tuple[ScoreRow, int]] = []
-    with path.open(encoding="utf-8-sig") as fh:
-        for line, text in enumerate(fh, start=1):
-            if not text.strip():
-                continue
-            try:
-                rec = json.loads(text)
-            except json.JSONDecodeError as exc:
-                raise UirInputError(f"{path}, line {line}: invalid JSON ({exc.msg})") from None
-            if not isinstance(rec, dict):
-                raise UirInputError(f"{path}, line {line}: expected a JSON object")
-            missing = [c for c in _COLUMNS if c not in rec]
-            if missing:
+    for line, rec in read.rows:
+        missing = [c for c in _COLUMNS if c not in rec]
+        if missing:
+            raise UirInputError(
+                f"{path}, line {line}: missing column(s) {', '.join(repr(c) for c in missing)}"
+            )
+        for c in _COLUMNS[:3]:
+            if not isinstance(rec[c], str | int) or isinstance(rec[c], bool):
                 raise UirInputError(
-                    f"{path}, line {line}: missing column(s) {', '.join(repr(c) for c in missing)}"
+                    f"{path}, line {line}: column {c!r} must be a string, got {rec[c]!r}"
                 )
-            for c in _COLUMNS[:3]:
-                if not isinstance(rec[c], (str, int)) or isinstance(rec[c], bool):
-                    raise UirInputError(
-                        f"{path}, line {line}: column {c!r} must be a string, got {rec[c]!r}"
-                    )
-            if wanted is not None and str(rec["metric"]) not in wanted:
-                continue
-            value = _parse_value(rec["value"], path, line)
-            row = ScoreRow(str(rec["system"]), str(rec["case"]), str(rec["metric"]), value)
-            out.append((row, line))
+            if not str(rec[c]).strip():
+                raise UirInputError(f"{path}, line {line}: column {c!r} is empty")
+        metric = str(rec["metric"]).strip()
+        if wanted is not None and metric not in wanted:
+            continue
+        value = _parse_value(rec["value"], path, line)
+        out.append((ScoreRow(str(rec["system"]).strip(), str(rec["case"]).strip(), metric,
+                             value), line))
     return out
 
 
@@ -387,20 +347,11 @@ def read_scores(path: str | Path, metrics: Sequence[str] | None = None) -> list[
     """
     p = Path(path)
     wanted = None if metrics is None else set(check_metrics(metrics))
-    is_jsonl = p.suffix.lower() in {".jsonl", ".ndjson", ".json"}
     try:
-        rows = _read_jsonl(p, wanted) if is_jsonl else _read_csv(p, wanted)
-    except FileNotFoundError:
-        raise UirInputError(f"{p}: no such file") from None
-    except IsADirectoryError:
-        raise UirInputError(f"{p} is a directory, not a score file") from None
-    except UnicodeDecodeError as err:
-        raise UirInputError(
-            f"{p}: not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset {err.start}); "
-            "save the file as UTF-8"
-        ) from None
-    except OSError as err:
-        raise UirInputError(f"{p}: cannot be read ({err.strerror or err})") from None
+        read = read_records(p, what="score file")
+    except InputError as err:
+        raise UirInputError(str(err)) from None
+    rows = _score_rows(read, wanted)
     if not rows:
         if wanted is not None:
             raise UirInputError(f"{p}: no score rows for the metric(s) {examples_text(metrics)}")

@@ -1,5 +1,5 @@
-"""Quality of Exp vs Base from a judged pair sample (ABCDE §5, App. B; Jaccard
-decomposition §4.3–8; SPEC §8): the orchestration behind ``abcde estimate``.
+"""Quality of Exp vs Base from a judged pair sample: the top level of ``abcde estimate``
+(docs/method.md §8; ABCDE §5, App. B; Jaccard decomposition §4.3–8).
 
 A sample (a directory written by ``abcde sample-pairs`` / ``abcde.sampling.pairs.sample_pairs``,
 a stratified one from :mod:`abcde.sampling.stratified`, or a ``PairSample`` in memory) is joined
@@ -10,54 +10,72 @@ with verdicts from one of
   not know ⇒ unknown), for rehearsals and simulations,
 - any callable judge (i, j) → verdict, e.g. an ML model or an LLM (ABCDE App. B),
 
-and the estimators of :mod:`abcde.quality.estimators` turn it into ΔPrecision, the Good/Bad
-Split/Merge rates, distances and affected indexes with standard errors and intervals.
-A stratified sample is estimated stratum by stratum — each stratum's weighted mean ×
-its own pair-weight total — and the strata combined: a metric within one stratum is
-that stratum's estimate, ΔPrecision is the sum over strata with SEs in quadrature
-(independent samples).
+and :func:`estimate_from_draws` turns draws, verdicts and manifest into ΔPrecision, the
+Good/Bad Split/Merge rates, distances and affected indexes with standard errors and
+intervals: the judged sample (:mod:`abcde.quality.sample`), the metric table
+(:mod:`abcde.quality.metrics`), the slices (:mod:`abcde.quality.slices`) and the words
+(:mod:`abcde.quality.wording`). A stratified sample is estimated stratum by stratum — each
+stratum's weighted mean × its own pair-weight total — and the strata combined: a metric
+within one stratum is that stratum's estimate, ΔPrecision is the sum over strata with SEs
+in quadrature (independent samples).
+
+References
+----------
+S. van Staden, A. Grubb. ABCDE: Application-Based Cluster Diff Evals. Google, 2024,
+arXiv:2407.21430, §5, App. B.
+
+S. van Staden. Decomposing the Jaccard Distance and the Jaccard Index in ABCDE. Google
+Switzerland, 2024, §4.3–8.
 """
 
 from __future__ import annotations
 
 import json
 import math
-import re
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from abcde.errors import InputError
-from abcde.quality.estimators import (
-    DEFAULT_SE,
-    METRIC_KEYS,
-    SE_METHODS,
-    Estimate,
-    metric_keys,
-    precision_verdict,
-    rescaled,
-    sample_warnings,
-    sum_independent,
-)
-from abcde.quality.estimators import estimate as estimate_metrics
+from abcde.quality.intervals import DEFAULT_SE, SE_METHODS
 from abcde.quality.judgements import (
     SamplePairs,
     judge_pairs,
     match_judgements,
     read_judgements,
+    read_truth,
     rows_from_records,
     truth_judge,
 )
+from abcde.quality.metrics import METRIC_KEYS, estimate_all, metric_keys, unavailable
+from abcde.quality.result import Estimate, sum_independent
+from abcde.quality.sample import CLASSES, POPULATIONS, JudgedSample, count_distinct, judged_sample
+from abcde.quality.slices import estimate_slices, stratified_slices
+from abcde.quality.wording import precision_verdict, sample_warnings
 from abcde.sampling.manifest import sample_id
+
+__all__ = [
+    "IMPACT_KEYS",
+    "Sample",
+    "estimate",
+    "estimate_from_draws",
+    "estimate_with_verdicts",
+    "load_sample",
+    "verdicts_for",
+]
 
 IMPACT_KEYS = ("split_rate", "merge_rate", "split_distance", "merge_distance",
                "affected_jaccard_index", "jaccard_distance", "weight")
+"""The exact impact metrics of the manifest that ``abcde estimate`` reports (``impact``)."""
 
 
 class Sample:
-    """Draw rows and manifest of one pair sample (stratified or not)."""
+    """Draw rows and manifest of one pair sample (stratified or not), its pairs and id.
+
+    ``where`` names the sample in messages; ``pairs`` are its unordered pairs
+    (:class:`~abcde.quality.judgements.SamplePairs`), ``id`` its
+    :func:`~abcde.sampling.manifest.sample_id`.
+    """
 
     def __init__(self, draws: list[dict[str, Any]], manifest: dict[str, Any],
                  where: str = "sample") -> None:
@@ -69,12 +87,33 @@ class Sample:
 
     @property
     def strata(self) -> list[dict[str, Any]]:
+        """The manifest's strata (empty for an unstratified sample)."""
         return list(self.manifest.get("strata") or [])
 
 
 def load_sample(sample: Any) -> Sample:
-    """A sample directory (manifest.json + draws.parquet or draws.csv), a PairSample
-    (anything with ``draws`` and ``manifest``) or a :class:`Sample`."""
+    """A pair sample from a directory or from memory.
+
+    Parameters
+    ----------
+    sample : str, Path, PairSample or Sample
+        A sample directory (manifest.json + draws.parquet or draws.csv; no draws file is
+        an empty sample), its manifest.json, a PairSample (anything with ``draws`` and
+        ``manifest``) or a :class:`Sample` (returned as is).
+
+    Returns
+    -------
+    Sample
+
+    Raises
+    ------
+    InputError
+        When the directory holds no pair-sample manifest.
+
+    References
+    ----------
+    docs/method.md §7.6 (sample rows), §8.
+    """
     if isinstance(sample, Sample):
         return sample
     if hasattr(sample, "draws") and hasattr(sample, "manifest"):
@@ -111,46 +150,39 @@ def _read_draws(path: Path) -> list[dict[str, Any]]:
         con.close()
 
 
-def read_truth(truth: Any, item_col: str = "item_id",
-               cluster_col: str = "cluster_id") -> dict[Any, Any]:
-    """item → truth cluster from a mapping, a DataFrame or a CSV/Parquet file."""
-    if isinstance(truth, Mapping):
-        return dict(truth)
-    if hasattr(truth, "columns") and hasattr(truth, "to_numpy"):
-        missing = [c for c in (item_col, cluster_col) if c not in truth.columns]
-        if missing:
-            raise InputError("truth lacks columns", column=", ".join(missing))
-        return dict(zip(truth[item_col].tolist(), truth[cluster_col].tolist(), strict=True))
-    import duckdb
-
-    path = Path(truth)
-    if not path.exists():
-        raise InputError(f"truth file {path} does not exist")
-    reader = "read_parquet" if path.suffix.lower() == ".parquet" else "read_csv"
-    con = duckdb.connect()
-    try:
-        rel = con.execute(f"SELECT * FROM {reader}(?)", [str(path)])
-        names = [d[0] for d in rel.description]
-        missing = [c for c in (item_col, cluster_col) if c not in names]
-        if missing:
-            raise InputError(f"truth file {path} lacks columns {missing}; it has {names}",
-                             hint="Use --item-col / --cluster-col.")
-        a, b = names.index(item_col), names.index(cluster_col)
-        out: dict[Any, Any] = {}
-        for row in rel.fetchall():
-            if row[a] in out and out[row[a]] != row[b]:
-                raise InputError(f"truth file {path}: item in two clusters",
-                                 column=item_col, examples=[row[a]])
-            out[row[a]] = row[b]
-        return out
-    finally:
-        con.close()
-
-
 def verdicts_for(s: Sample, judgements: Any = None, truth: Any = None,
                  judge: Callable[[Any, Any], Any] | None = None, *,
                  item_col: str = "item_id", cluster_col: str = "cluster_id") -> dict[str, str]:
-    """pair_id (as text) → verdict from exactly one source."""
+    """The verdicts of a sample's pairs from exactly one source.
+
+    Parameters
+    ----------
+    s : Sample
+        The sample.
+    judgements : str, Path or list of mappings, optional
+        A judgement file or its rows (:mod:`abcde.quality.judgements`).
+    truth : mapping, DataFrame, str or Path, optional
+        A ground truth (:func:`~abcde.quality.judgements.read_truth`,
+        :func:`~abcde.quality.judgements.truth_judge`).
+    judge : callable, optional
+        (i, j) → verdict.
+    item_col, cluster_col : str
+        Columns of a ``truth`` table.
+
+    Returns
+    -------
+    dict of str to str
+        pair_id (as text) → verdict.
+
+    Raises
+    ------
+    InputError
+        Unless exactly one source is given, or when it cannot be used.
+
+    References
+    ----------
+    docs/method.md §8.1.
+    """
     given = [x is not None for x in (judgements, truth, judge)]
     if sum(given) != 1:
         raise InputError("give exactly one of judgements, truth and judge")
@@ -173,22 +205,51 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
              judge: Callable[[Any, Any], Any] | None = None, *, confidence: float = 0.95,
              se_method: str = DEFAULT_SE, item_col: str = "item_id",
              cluster_col: str = "cluster_id") -> dict[str, Any]:
-    """Quality estimates of a judged pair sample (SPEC §8) as a JSON-ready dict.
+    """Quality estimates of a judged pair sample, as a JSON-ready dict (``abcde estimate``,
+    ``abcde.estimate``).
 
-    ``sample``: a sample directory, a ``PairSample`` or a :class:`Sample`. Verdicts come
-    from exactly one of ``judgements`` (a CSV/JSONL path or a list of row mappings),
-    ``truth`` (item → cluster mapping, DataFrame or CSV/Parquet path) or ``judge`` (a
-    callable (i, j) → 'equivalent' | 'not_equivalent' | 'unknown' or True/False/None).
+    Parameters
+    ----------
+    sample : str, Path, PairSample or Sample
+        A sample directory (manifest.json + draws), a ``PairSample`` or a :class:`Sample`.
+    judgements : str, Path or list of mappings, optional
+        A CSV/JSONL judgement file or its rows (:mod:`abcde.quality.judgements`).
+    truth : mapping, DataFrame, str or Path, optional
+        A ground truth item → cluster (a mapping, a DataFrame or a CSV/Parquet file):
+        same cluster ⇒ equivalent, an item it lacks ⇒ unknown.
+    judge : callable, optional
+        (i, j) → 'equivalent' | 'not_equivalent' | 'unknown' or True/False/None.
+        Exactly one of ``judgements``, ``truth`` and ``judge``.
+    confidence : float
+        The intervals' level.
+    se_method : {"pair_clustered", "kirchner"}
+        "pair_clustered" (default) or the paper's "kirchner"
+        (:func:`~abcde.quality.intervals.reweighted_mean_se`).
+    item_col, cluster_col : str
+        Columns of a ``truth`` table.
 
-    Keys: every metric of :func:`abcde.quality.estimators.estimate` (``delta_precision``, the
-    rates, on the jaccard population the distances and affected indexes; each
-    estimate/se/ci_low/ci_high/interval/n_eff/pairs/...; the keys the population cannot
-    give with estimate None and the reason), ``verdict``, ``warnings`` (why the intervals
-    may not be trusted; the verdict then concludes nothing), ``slices``, ``sample``,
-    ``unavailable``, plus ``impact`` (the exact impact metrics from the manifest that the
-    quality metrics decompose), ``sample_id``, ``strata`` (stratified samples) and
-    ``judgements`` (counts of verdicts).
-    ``se_method``: "pair_clustered" (default) or the paper's "kirchner" (see README).
+    Returns
+    -------
+    dict
+        Every key of :func:`estimate_from_draws` (each metric of
+        :data:`~abcde.quality.metrics.METRIC_KEYS` as estimate/se/ci_low/ci_high/interval/
+        n_eff/pairs/…, the keys the population cannot give with estimate None and the
+        reason; ``verdict``, ``warnings``, ``slices``, ``sample``, ``unavailable``), plus
+        ``impact`` (the exact impact metrics from the manifest that the quality metrics
+        decompose), ``sample_id``, ``strata`` (stratified samples) and ``judgements``
+        (counts of verdicts).
+
+    Raises
+    ------
+    InputError
+        On a sample, judgement file or truth that cannot be used, with the reason.
+
+    References
+    ----------
+    docs/method.md §8. ABCDE §5, App. B (S. van Staden, A. Grubb. ABCDE: Application-Based
+    Cluster Diff Evals. Google, 2024, arXiv:2407.21430); Jaccard decomposition §4.3–8
+    (S. van Staden. Decomposing the Jaccard Distance and the Jaccard Index in ABCDE.
+    Google Switzerland, 2024).
     """
     if se_method not in SE_METHODS:
         raise ValueError(f"se_method must be one of {SE_METHODS}")
@@ -201,13 +262,39 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
 def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,
                            confidence: float = 0.95,
                            se_method: str = DEFAULT_SE) -> dict[str, Any]:
-    """:func:`estimate` once the verdicts (pair_id text → verdict) are known."""
+    """:func:`estimate` once the verdicts are known.
+
+    Parameters
+    ----------
+    s : Sample
+        The loaded sample.
+    verdicts : mapping of str to str
+        pair_id (as text) → 'equivalent' | 'not_equivalent' | 'unknown'.
+    confidence : float
+        The intervals' level.
+    se_method : {"pair_clustered", "kirchner"}
+        See :func:`~abcde.quality.intervals.reweighted_mean_se`.
+
+    Returns
+    -------
+    dict
+        As :func:`estimate`.
+
+    Raises
+    ------
+    InputError
+        When the draws, verdicts or manifest are inconsistent (naming the sample).
+
+    References
+    ----------
+    docs/method.md §8, §8.10 (stratified samples).
+    """
     draws = _draw_columns(s.draws)
     strata = s.strata
     try:
         if not strata:
-            out = estimate_metrics(draws, verdicts, _manifest_for(s.manifest),
-                                   confidence=confidence, se_method=se_method)
+            out = estimate_from_draws(draws, verdicts, _manifest_for(s.manifest),
+                                      confidence=confidence, se_method=se_method)
         else:
             out = _estimate_stratified(s, draws, verdicts, confidence, se_method)
     except ValueError as err:
@@ -220,6 +307,190 @@ def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,
         counts[v] += 1
     out["judgements"] = counts
     return out
+
+
+def estimate_from_draws(
+    draws: Any,
+    verdicts: Any,
+    manifest: Mapping[str, Any],
+    *,
+    confidence: float = 0.95,
+    se_method: str = DEFAULT_SE,
+) -> dict[str, Any]:
+    """All quality estimates of draw rows, verdicts and a manifest, as a JSON-ready dict.
+
+    The level below :func:`estimate`, without sample files: the draw rows of one
+    (unstratified) sample, its verdicts and the parts of its manifest the estimators read.
+
+    Parameters
+    ----------
+    draws : columns, rows, DataFrame, pyarrow table or DuckDB relation
+        One row per unique ordered pair drawn (:func:`~abcde.quality.sample.judged_sample`).
+    verdicts : mapping, column mapping or rows
+        pair_id → verdict (:func:`~abcde.quality.sample.judged_sample`).
+    manifest : mapping
+        ``population`` ("abcde" or "jaccard"); ``totals`` (total, split, merge, stable:
+        the population's pair-weight sums, docs/method.md §6.4); ``metrics`` (the exact
+        impact metrics; on the jaccard population ``split_rate`` and ``merge_rate`` are
+        the rates' multipliers and required for them); ``slices`` and ``weight`` (W) for
+        per-slice ΔPrecision.
+    confidence : float
+        The intervals' level.
+    se_method : {"pair_clustered", "kirchner"}
+        See :func:`~abcde.quality.intervals.reweighted_mean_se` (identical when every
+        pair has a verdict).
+
+    Returns
+    -------
+    dict
+        ``population``, ``se_method``; every key of
+        :data:`~abcde.quality.metrics.METRIC_KEYS` — each a dict estimate, se, ci_low,
+        ci_high, confidence, interval, n_eff, pairs, draws, multiplier, note (estimate
+        None + note when the sample cannot tell; on the abcde population the distances
+        and indexes always, with the reason, which ``unavailable`` also lists);
+        ``unavailable``; ``slices`` (per-slice ΔPrecision and contribution, when the
+        manifest has slices); ``sample`` (draws, pairs, unknowns and reweighting factors
+        per class); ``warnings`` (why the intervals may not be trusted) and ``verdict``
+        (ΔPrecision in words).
+
+    Raises
+    ------
+    ValueError
+        On an unknown ``se_method`` or population, inconsistent manifest totals, or
+        draws and verdicts :func:`~abcde.quality.sample.judged_sample` refuses.
+
+    References
+    ----------
+    docs/method.md §8.1–8.9. ABCDE §5.7–5.8, App. B (S. van Staden, A. Grubb. ABCDE:
+    Application-Based Cluster Diff Evals. Google, 2024, arXiv:2407.21430); Jaccard
+    decomposition §6.1, §7–8 (S. van Staden. Decomposing the Jaccard Distance and the
+    Jaccard Index in ABCDE. Google Switzerland, 2024).
+    """
+    if se_method not in SE_METHODS:
+        raise ValueError(f"se_method must be one of {SE_METHODS}, got {se_method!r}")
+    population = manifest.get("population")
+    if population not in POPULATIONS:
+        raise ValueError(f"manifest.population must be one of {POPULATIONS}, got {population!r}")
+    totals = _totals(manifest, population)
+    s = judged_sample(draws, verdicts, population)
+    _check_classes_against_totals(s, totals)
+    return _estimate_judged(s, manifest, totals, confidence, se_method)
+
+
+def _estimate_judged(s: JudgedSample, manifest: Mapping[str, Any], totals: Mapping[str, float],
+                     confidence: float, se_method: str) -> dict[str, Any]:
+    """:func:`estimate_from_draws` once the sample is judged and the totals checked."""
+    opts: dict[str, Any] = {"confidence": confidence, "se_method": se_method}
+    multipliers = {**totals, **_rate_multipliers(manifest, s.population, totals)}
+    results = estimate_all(s, multipliers, **opts)
+    out: dict[str, Any] = {"population": s.population, "se_method": se_method}
+    out.update({k: results[k].as_dict() for k in METRIC_KEYS})
+    out["unavailable"] = unavailable(s.population)
+    slices = manifest.get("slices")
+    if slices:
+        total_weight = _metric(manifest, "weight")
+        if total_weight is None:
+            raise ValueError("manifest has slices but no total item weight 'weight' (W)")
+        out["slices"] = [e.as_dict() for e in estimate_slices(s, slices, total_weight, **opts)]
+    known = s.known
+    out["sample"] = {
+        "rows": s.rows,
+        "draws": int(s.draw_count.sum()),
+        "pairs": count_distinct(s.pair_key),
+        "judged_pairs": count_distinct(s.pair_key[known]),
+        "unknown_pairs": count_distinct(s.pair_key[~known]),
+        "missing_verdicts": s.missing_verdicts,
+        "unused_verdicts": s.unused_verdicts,
+        "classes": {name: t.as_dict() for name, t in s.tallies.items()},
+    }
+    out["warnings"] = sample_warnings(out["sample"], totals)
+    out["verdict"] = precision_verdict(results["delta_precision"], warnings=out["warnings"])
+    return out
+
+
+# --------------------------------------------------------------------------- #
+# Manifest
+# --------------------------------------------------------------------------- #
+
+_TOLERANCE = 1e-6  # relative tolerance for manifest consistency checks
+
+
+def _close(a: float, b: float) -> bool:
+    return abs(a - b) <= _TOLERANCE * max(abs(a), abs(b)) + 1e-15
+
+
+def _metric(manifest: Mapping[str, Any], name: str) -> float | None:
+    for section in ("metrics", "impact"):
+        inner = manifest.get(section)
+        if isinstance(inner, Mapping) and inner.get(name) is not None:
+            return float(inner[name])
+    value = manifest.get(name)
+    return None if value is None else float(value)
+
+
+def _totals(manifest: Mapping[str, Any], population: str) -> dict[str, float]:
+    """Class totals of the pair population (docs/method.md §6.4), checked against the
+    impact metrics."""
+    raw = manifest.get("totals")
+    if not isinstance(raw, Mapping):
+        raise ValueError("manifest.totals must map total, split, merge, stable to pair-weight sums")
+    missing = [k for k in ("total", "split", "merge", "stable") if raw.get(k) is None]
+    if missing:
+        raise ValueError(f"manifest.totals lacks {missing}")
+    totals = {k: float(raw[k]) for k in ("total", "split", "merge", "stable")}
+    for k, v in totals.items():
+        if not (math.isfinite(v) and v >= 0):
+            raise ValueError(f"manifest.totals.{k} must be finite and ≥ 0, got {v}")
+    parts = totals["split"] + totals["merge"] + totals["stable"]
+    if not _close(totals["total"], parts):
+        raise ValueError(
+            f"manifest.totals: total {totals['total']!r} ≠ split + merge + stable {parts!r}"
+        )
+    expected = (
+        {"split": "split_rate", "merge": "merge_rate"}
+        if population == "abcde"
+        else {
+            "split": "split_distance",
+            "merge": "merge_distance",
+            "stable": "affected_jaccard_index",
+        }
+    )
+    for k, metric in expected.items():
+        value = _metric(manifest, metric)
+        if value is not None and not _close(value, totals[k]):
+            raise ValueError(
+                f"manifest: totals.{k} = {totals[k]!r} but {metric} = {value!r}; for the "
+                f"{population} population they are the same sum (is the population right?)"
+            )
+    return totals
+
+
+def _check_classes_against_totals(s: JudgedSample, totals: Mapping[str, float]) -> None:
+    for code, name in enumerate(CLASSES):
+        total_key = "stable" if name == "self" else name
+        if totals[total_key] == 0 and (s.pair_class == code).any():
+            raise ValueError(f"draws include {name} pairs but manifest.totals.{total_key} is 0")
+
+
+def _rate_multipliers(
+    manifest: Mapping[str, Any], population: str, totals: Mapping[str, float]
+) -> dict[str, float | None]:
+    """split_rate and merge_rate (SplitRate(T), MergeRate(T)), the multipliers of the
+    rates (docs/method.md §8.5): the abcde population's split and merge totals, or the
+    manifest's exact impact metrics on the jaccard population (None when the manifest
+    lacks them); 0 for a class with no pairs (e.g. a stratum without it)."""
+    out: dict[str, float | None] = {}
+    for cls in ("split", "merge"):
+        if population == "abcde" or totals[cls] == 0:
+            out[f"{cls}_rate"] = totals[cls]
+        else:
+            out[f"{cls}_rate"] = _metric(manifest, f"{cls}_rate")
+    return out
+
+
+# --------------------------------------------------------------------------- #
+# Samples on file, stratified samples
+# --------------------------------------------------------------------------- #
 
 
 def _draw_columns(draws: Sequence[Mapping[str, Any]]) -> dict[str, list[Any]]:
@@ -247,10 +518,11 @@ def _estimate_stratified(s: Sample, draws: dict[str, list[Any]], verdicts: Mappi
                          confidence: float, se_method: str) -> dict[str, Any]:
     """Stratum by stratum, then combined (each stratum's mean × its own total; a metric
     whose pair classes lie in one stratum is that stratum's estimate; ΔPrecision sums
-    the strata, SEs in quadrature)."""
+    the strata, SEs in quadrature; docs/method.md §8.10)."""
     population = s.manifest["population"]
     stratum_of = [r["stratum"] for r in s.draws]
     parts: dict[str, dict[str, Any]] = {}
+    judged: dict[str, JudgedSample] = {}
     for st in s.strata:
         rows = [k for k, name in enumerate(stratum_of) if name == st["name"]]
         sub = {c: [v[k] for k in rows] for c, v in draws.items()}
@@ -259,8 +531,10 @@ def _estimate_stratified(s: Sample, draws: dict[str, list[Any]], verdicts: Mappi
             metrics = s.manifest.get("metrics") or {}
             manifest["metrics"] = {k: metrics[k] for k in ("split_rate", "merge_rate")
                                    if k in metrics}
-        parts[st["name"]] = estimate_metrics(sub, verdicts, manifest, confidence=confidence,
-                                             se_method=se_method)
+        totals = _totals(manifest, population)
+        judged[st["name"]] = js = judged_sample(sub, verdicts, population)
+        _check_classes_against_totals(js, totals)
+        parts[st["name"]] = _estimate_judged(js, manifest, totals, confidence, se_method)
     out: dict[str, Any] = {"population": population, "se_method": se_method}
     owner = {"split": "split_merge", "merge": "split_merge", "stable": "stable"}
     for key in METRIC_KEYS:
@@ -268,7 +542,8 @@ def _estimate_stratified(s: Sample, draws: dict[str, list[Any]], verdicts: Mappi
             out[key] = next(iter(parts.values()))[key]
             continue
         if key == "delta_precision":
-            est = sum_independent([_as_estimate(p[key]) for p in parts.values()], confidence)
+            est = sum_independent([Estimate.from_dict(p[key]) for p in parts.values()],
+                                  confidence)
             out[key] = est.as_dict()
             thin = _thin_stable_stratum(s.strata)
             if thin:
@@ -280,7 +555,9 @@ def _estimate_stratified(s: Sample, draws: dict[str, list[Any]], verdicts: Mappi
     first = next(iter(parts.values()))
     out["unavailable"] = first["unavailable"]
     if s.manifest.get("slices"):
-        out["slices"] = _stratified_slices(s, draws, verdicts, confidence, se_method)
+        out["slices"] = [e.as_dict() for e in stratified_slices(
+            judged, s.manifest["slices"], float(s.manifest["weight"]), confidence=confidence,
+            se_method=se_method)]
     out["strata"] = [{**st, "sample": parts[st["name"]]["sample"],
                       "delta_precision": parts[st["name"]]["delta_precision"]}
                      for st in s.strata]
@@ -288,7 +565,7 @@ def _estimate_stratified(s: Sample, draws: dict[str, list[Any]], verdicts: Mappi
     totals = {c: sum(float(st["totals"].get(c, 0.0)) for st in s.strata)
               for c in ("split", "merge", "stable")}
     out["warnings"] = sample_warnings(out["sample"], totals)
-    out["verdict"] = precision_verdict(_as_estimate(out["delta_precision"]),
+    out["verdict"] = precision_verdict(Estimate.from_dict(out["delta_precision"]),
                                        warnings=out["warnings"])
     return out
 
@@ -311,51 +588,6 @@ def _thin_stable_stratum(strata: Sequence[Mapping[str, Any]]) -> str | None:
             "unstratified or equal-allocation sample")
 
 
-def _stratified_slices(s: Sample, draws: dict[str, list[Any]], verdicts: Mapping[str, str],
-                       confidence: float, se_method: str) -> list[dict[str, Any]]:
-    """Per-slice ΔPrecision(I) and contribution (ABCDE App. B) of a stratified sample:
-    contribution(I) = Σ_h pairweight_h(I)·mean_h(I) over the draws of stratum h whose
-    vantage item is in I (unknowns reweighted per class within the slice), SEs in
-    quadrature; ΔPrecision(I) = W/w(I)·contribution(I)."""
-    from abcde.quality.estimators import _equal_mask, judged_sample, slice_delta_precision
-
-    population = s.manifest["population"]
-    total_weight = float(s.manifest["weight"])
-    stratum_of = [r["stratum"] for r in s.draws]
-    judged = {}
-    for st in s.strata:
-        rows = [k for k, name in enumerate(stratum_of) if name == st["name"]]
-        judged[st["name"]] = judged_sample({c: [v[k] for k in rows] for c, v in draws.items()},
-                                           verdicts, population)
-    out = []
-    for row in s.manifest["slices"]:
-        key = {k: v for k, v in row.items() if k != "weight" and not k.startswith("pairweight")}
-        parts = []
-        n_draws = 0
-        for st in s.strata:
-            js = judged[st["name"]]
-            mask = np.ones(js.rows, dtype=bool)
-            for column, value in key.items():
-                if column not in js.slice_columns:
-                    raise ValueError(f"manifest slices by {column!r} but draws lack it")
-                mask &= _equal_mask(np.asarray(js.slice_columns[column], dtype=object), value)
-            est = slice_delta_precision(js, mask, float(row["weight"]),
-                                        float(row[f"pairweight_{st['name']}"]), total_weight,
-                                        key=key, confidence=confidence, se_method=se_method)
-            parts.append(est.contribution)
-            n_draws += est.draws
-        contribution = sum_independent(parts, confidence)
-        dp = rescaled(contribution, total_weight / float(row["weight"]))
-        out.append({"slice": key, "weight": float(row["weight"]),
-                    "pairweight": float(row["pairweight"]), "draws": n_draws,
-                    "delta_precision": dp.as_dict(), "contribution": contribution.as_dict()})
-    return out
-
-
-def _as_estimate(d: Mapping[str, Any]) -> Estimate:
-    return Estimate.from_dict(d)
-
-
 def _merge_samples(samples: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
     out: dict[str, Any] = {}
     for k in ("rows", "draws", "pairs", "judged_pairs", "unknown_pairs", "missing_verdicts"):
@@ -369,109 +601,3 @@ def _merge_samples(samples: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
                 classes.setdefault(name, t)
     out["classes"] = classes
     return out
-
-
-# --------------------------------------------------------------------------- #
-# Report
-# --------------------------------------------------------------------------- #
-
-LABELS = {
-    "delta_precision": "ΔPrecision",
-    "good_split_rate": "GoodSplitRate", "bad_split_rate": "BadSplitRate",
-    "good_merge_rate": "GoodMergeRate", "bad_merge_rate": "BadMergeRate",
-    "good_split_distance": "GoodSplitDistance", "bad_split_distance": "BadSplitDistance",
-    "good_merge_distance": "GoodMergeDistance", "bad_merge_distance": "BadMergeDistance",
-    "good_distance": "GoodDistance", "bad_distance": "BadDistance",
-    "affected_good_index": "AffectedGoodIndex", "affected_bad_index": "AffectedBadIndex",
-}
-DECOMPOSES = {
-    "good_split_rate": "split_rate", "bad_split_rate": "split_rate",
-    "good_merge_rate": "merge_rate", "bad_merge_rate": "merge_rate",
-    "good_split_distance": "split_distance", "bad_split_distance": "split_distance",
-    "good_merge_distance": "merge_distance", "bad_merge_distance": "merge_distance",
-    "good_distance": "jaccard_distance", "bad_distance": "jaccard_distance",
-    "affected_good_index": "affected_jaccard_index",
-    "affected_bad_index": "affected_jaccard_index",
-}
-
-
-def _pct(x: float | None) -> str:
-    return "-" if x is None or not math.isfinite(x) else f"{100 * x:+.3f}%"
-
-
-def render_table(doc: Mapping[str, Any]) -> str:
-    """The text report of ``abcde estimate``."""
-    from abcde.text import table
-
-    lines = [doc["verdict"], ""]
-    for w in doc.get("warnings") or []:
-        lines.append(f"WARNING: {w}")
-    if doc.get("warnings"):
-        lines.append("")
-    smp = doc["sample"]
-    lines.append(f"sample {doc['sample_id']} ({doc['population']} population"
-                 f"{', stratified' if doc.get('strata') else ''}): {smp['pairs']:,} pairs, "
-                 f"{smp['draws']:,} draws; verdicts: "
-                 + ", ".join(f"{v:,} {k}" for k, v in doc["judgements"].items())
-                 + f"; SE: {doc['se_method']}")
-    lines.append("")
-    rows = []
-    impact = doc.get("impact") or {}
-    unavailable = doc.get("unavailable") or {}
-    levels = {doc[k].get("confidence") for k in LABELS if isinstance(doc.get(k), dict)}
-    level = levels.pop() if len(levels) == 1 and None not in levels else 0.95
-    ci = f"{100 * level:g}% CI"
-    for key in LABELS:
-        if key not in doc or key in unavailable:  # listed below with the reason
-            continue
-        m = doc[key]
-        of = DECOMPOSES.get(key)
-        rows.append({"metric": LABELS[key], "estimate": _pct(m["estimate"]),
-                     "se": _pct(m["se"]).lstrip("+"),
-                     ci: "-" if m["ci_low"] is None else
-                     f"[{_pct(m['ci_low'])}, {_pct(m['ci_high'])}]",
-                     "pairs": m["pairs"],
-                     "of (exact)": "-" if of is None or impact.get(of) is None else
-                     f"{of} {100 * impact[of]:.3f}%",
-                     "note": m.get("note") or ""})
-    lines.append(table(rows, ["metric", "estimate", "se", ci, "pairs", "of (exact)",
-                              "note"]))
-    by_reason: dict[str, list[str]] = {}
-    for key, why in unavailable.items():
-        by_reason.setdefault(why, []).append(LABELS.get(key, key))
-    for why, keys in by_reason.items():
-        lines.append(f"not available: {', '.join(keys)} — {why}")
-    if doc.get("strata"):
-        lines.append("")
-        lines.append("strata: " + "; ".join(
-            f"{st['name']} ({'+'.join(st['classes'])}): {st['budget']:,} pairs, total "
-            f"{st['totals']['total']:.4g}" for st in doc["strata"]))
-    if doc.get("slices"):
-        lines.append("")
-        srows = []
-        for r in doc["slices"]:
-            dp, c = r["delta_precision"], r["contribution"]
-            srows.append({"slice": ", ".join(f"{k}={v}" for k, v in r["slice"].items()),
-                          "weight": r["weight"], "ΔPrecision(I)": _pct(dp["estimate"]),
-                          "se": _pct(dp["se"]).lstrip("+"),
-                          "contribution": _pct(c["estimate"]),
-                          "contribution se": _pct(c["se"]).lstrip("+"),
-                          "draws": r["draws"], "note": _short_note(dp.get("note"))})
-        lines.append("per slice (ABCDE App. B):")
-        lines.append(table(srows, ["slice", "weight", "ΔPrecision(I)", "se", "contribution",
-                                   "contribution se", "draws", "note"]))
-    return "\n".join(lines)
-
-
-def _short_note(note: str | None, limit: int = 60) -> str:
-    """A table-cell form of an estimate's note: why it is missing, in a few words."""
-    if not note:
-        return ""
-    drawn = re.search(r"undefined: ([a-z, ]+) pairs were drawn but none has a verdict", note)
-    if drawn:
-        return f"undefined: no verdict for its {drawn.group(1)} pairs"
-    absent = re.search(r"undefined: no ([a-z, ]+) pairs were drawn", note)
-    if absent:
-        return f"undefined: no {absent.group(1)} pairs drawn"
-    head = note.split(";")[0].split(" (")[0].strip()
-    return head if len(head) <= limit else head[: limit - 1] + "…"

@@ -1,4 +1,5 @@
-"""Judgement files and judges for a pair sample (ABCDE §5.8, App. B; SPEC §8).
+"""Judgement files, ground truths and judges for a pair sample (docs/method.md §8.1;
+ABCDE §5.8, App. B).
 
 A judgement file is CSV or JSONL (one JSON object a line), typically the sample's
 ``questions.csv`` with its ``verdict`` column filled in. A row names its pair by
@@ -27,12 +28,20 @@ equal this sample's id; without it the file is refused, since another sample's
 that name the two item ids are checked against the sample's pairs and need no
 ``sample_id`` (when present it must still match); rows with both the pair id and the
 item ids must match the sample's pair. Column names are compared without surrounding
-spaces, and a UTF-8 byte-order mark (Excel) is ignored. """
+spaces, and a UTF-8 byte-order mark (Excel) is ignored.
+
+:func:`normalise_verdict` is abcde's one verdict normaliser: the same spellings are
+accepted in judgement files, from callable judges and by
+:func:`abcde.quality.estimate.estimate_from_draws`.
+
+References
+----------
+S. van Staden, A. Grubb. ABCDE: Application-Based Cluster Diff Evals. Google, 2024,
+arXiv:2407.21430, §5.8 (verdicts, unknowns), App. B (models as judges).
+"""
 
 from __future__ import annotations
 
-import csv
-import json
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
@@ -40,6 +49,7 @@ from pathlib import Path
 from typing import Any
 
 from abcde.errors import InputError, Shown
+from abcde.inputs.records import CSV_SUFFIXES, JSONL_SUFFIXES, read_records
 
 VERDICTS = ("equivalent", "not_equivalent", "unknown")
 SYNONYMS = {
@@ -56,13 +66,76 @@ Judge = Callable[[Any, Any], Any]
 
 
 def normalise_verdict(value: Any) -> str | None:
-    """'equivalent' | 'not_equivalent' | 'unknown', or None if the word is not one."""
+    """The verdict a value spells, or None when it spells none (docs/method.md §8.1).
+
+    The one verdict normaliser of abcde: judgement files, callable judges and verdicts
+    given to :func:`abcde.quality.estimate.estimate_from_draws` all go through it.
+
+    Parameters
+    ----------
+    value : Any
+        A verdict word, a bool (numpy's too), None or NaN. Words ignore case,
+        surrounding spaces, inner spaces and hyphens (``Not equivalent`` =
+        ``not_equivalent``); the synonyms of :data:`SYNONYMS` are accepted:
+        yes/true/1/same → equivalent, no/false/0/different → not_equivalent,
+        blank/?/skip/cant_tell → unknown. None and NaN are unknown; True is
+        equivalent, False not_equivalent.
+
+    Returns
+    -------
+    str or None
+        ``'equivalent'``, ``'not_equivalent'`` or ``'unknown'``; None if ``value`` is
+        not a verdict (the caller says where, e.g. with a line number).
+
+    References
+    ----------
+    S. van Staden, A. Grubb. ABCDE: Application-Based Cluster Diff Evals. Google, 2024,
+    arXiv:2407.21430, §5.8 (verdicts per pair; unknowns are dropped and reweighted).
+
+    Examples
+    --------
+    >>> normalise_verdict("Not equivalent"), normalise_verdict(True), normalise_verdict("")
+    ('not_equivalent', 'equivalent', 'unknown')
+    >>> normalise_verdict("maybe") is None
+    True
+    """
     if value is None or (isinstance(value, float) and math.isnan(value)):
         return "unknown"
     if isinstance(value, bool):
         return "equivalent" if value else "not_equivalent"
     text = str(value).strip().lower().replace(" ", "_").replace("-", "_")
     return SYNONYMS.get(text)
+
+
+def parse_verdict(value: Any) -> str:
+    """:func:`normalise_verdict`, refusing a value that is not a verdict.
+
+    Parameters
+    ----------
+    value : Any
+        As for :func:`normalise_verdict`.
+
+    Returns
+    -------
+    str
+        ``'equivalent'``, ``'not_equivalent'`` or ``'unknown'``.
+
+    Raises
+    ------
+    ValueError
+        When ``value`` spells no verdict.
+
+    References
+    ----------
+    docs/method.md §8.1.
+    """
+    word = normalise_verdict(value)
+    if word is None:
+        raise ValueError(
+            f"verdict must be one of {VERDICTS} (or True/False/None, or a synonym: "
+            f"yes/true/1/same, no/false/0/different, blank/?/skip/cant_tell), got {value!r}"
+        )
+    return word
 
 
 @dataclass
@@ -76,8 +149,30 @@ class JudgementRow:
 
 
 def id_text(value: Any) -> str | None:
-    """Ids compare as text: a CSV gives '17' where the sample has 17 (and a float
-    column 17.0); surrounding spaces are dropped, blank is None."""
+    """An id as text, the form in which pair and item ids are compared.
+
+    A CSV gives '17' where the sample has 17 (and a float column 17.0); surrounding
+    spaces are dropped, blank is None.
+
+    Parameters
+    ----------
+    value : Any
+        An id: int, float, str or None.
+
+    Returns
+    -------
+    str or None
+        The text; integral floats without their ".0".
+
+    References
+    ----------
+    docs/method.md §8.1 (pair ids compare as text).
+
+    Examples
+    --------
+    >>> id_text(17), id_text(17.0), id_text(" 17 "), id_text("")
+    ('17', '17', '17', None)
+    """
     if value is None:
         return None
     if isinstance(value, float) and value.is_integer():
@@ -87,31 +182,35 @@ def id_text(value: Any) -> str | None:
 
 
 def read_judgements(path: str | Path) -> list[JudgementRow]:
-    """Rows of a CSV or JSONL judgement file, verdicts normalised, with line numbers."""
+    """Rows of a CSV or JSONL judgement file, verdicts normalised, with line numbers.
+
+    Parameters
+    ----------
+    path : str or Path
+        A .csv, .tsv or .txt (comma-separated; .tsv tab-separated) file with a header, or
+        a .jsonl, .ndjson or .json file of one object a line (module docstring).
+
+    Returns
+    -------
+    list of JudgementRow
+
+    Raises
+    ------
+    InputError
+        On a missing file, an unknown suffix, a line that is not a JSON object, missing
+        columns or a verdict word :func:`normalise_verdict` does not know.
+
+    References
+    ----------
+    docs/method.md §8.1.
+    """
     p = Path(path)
     if not p.exists():
         raise InputError(f"judgement file {p} does not exist")
-    if p.suffix.lower() in (".jsonl", ".ndjson", ".json"):
-        records = []
-        with p.open(encoding="utf-8-sig") as f:
-            for n, line in enumerate(f, start=1):
-                if not line.strip():
-                    continue
-                try:
-                    obj = json.loads(line)
-                except json.JSONDecodeError as err:
-                    raise InputError(f"{p}: line {n} is not JSON ({err.msg})") from None
-                if not isinstance(obj, dict):
-                    raise InputError(f"{p}: line {n} is not a JSON object")
-                records.append((n, obj))
-        columns: set[str] = set().union(*(r.keys() for _, r in records)) if records else set()
-    elif p.suffix.lower() in (".csv", ".tsv", ".txt"):
-        with p.open(newline="", encoding="utf-8-sig") as f:  # -sig: Excel's BOM
-            reader = csv.DictReader(f, delimiter="\t" if p.suffix.lower() == ".tsv" else ",")
-            columns = set(reader.fieldnames or [])
-            records = [(reader.line_num, row) for row in reader]
-    else:
+    if p.suffix.lower() not in (*JSONL_SUFFIXES, *CSV_SUFFIXES):
         raise InputError(f"judgement file {p}: expected .csv or .jsonl")
+    read = read_records(p, what="judgement file")
+    records, columns = read.rows, set(read.columns)
     return rows_from_records(records, columns, str(p))
 
 
@@ -121,6 +220,29 @@ def rows_from_records(records: Iterable[tuple[int, Mapping[str, Any]]], columns:
 
     Column names are stripped of surrounding spaces (``pair_id, verdict`` is a common
     hand-edited header), both when validated and when looked up in the records.
+
+    Parameters
+    ----------
+    records : iterable of (int, mapping)
+        Line number and record.
+    columns : set of str
+        The records' column names.
+    where : str
+        Where they come from, for messages.
+
+    Returns
+    -------
+    list of JudgementRow
+
+    Raises
+    ------
+    InputError
+        On missing columns (``verdict`` and ``pair_id`` or two item ids), two columns
+        that are one name once stripped, or unknown verdict words (with their lines).
+
+    References
+    ----------
+    docs/method.md §8.1.
     """
     stripped: dict[str, str] = {}
     for c in columns:
@@ -167,6 +289,7 @@ class SamplePairs:
 
     @classmethod
     def from_draws(cls, draws: Sequence[Mapping[str, Any]]) -> SamplePairs:
+        """The pairs of a sample's draw rows (pair_id, item_i, item_j, pair_class)."""
         by_id: dict[str, tuple[Any, Any]] = {}
         by_items: dict[tuple[str, str], str] = {}
         self_ids = set()
@@ -188,7 +311,37 @@ def _ordered(a: str | None, b: str | None) -> tuple[str, str]:
 
 def match_judgements(rows: Sequence[JudgementRow], pairs: SamplePairs, *,
                      expected_sample_id: str | None, where: str) -> dict[str, str]:
-    """pair_id → verdict for the sample, with every check of the module docstring."""
+    """pair_id → verdict for the sample, with every check of the module docstring.
+
+    Parameters
+    ----------
+    rows : sequence of JudgementRow
+        Rows of a judgement file (:func:`read_judgements`, :func:`rows_from_records`).
+    pairs : SamplePairs
+        The sample's pairs.
+    expected_sample_id : str or None
+        The sample's id; rows naming another are refused.
+    where : str
+        Where the rows come from, for messages.
+
+    Returns
+    -------
+    dict of str to str
+        pair_id (text) → verdict, one per judged non-self pair (a known verdict beats
+        "unknown" for the same pair).
+
+    Raises
+    ------
+    InputError
+        On rows of another sample, rows keyed by pair_id without a sample_id, pairs not
+        in the sample, pair ids and item ids that disagree, rows naming no pair, and
+        contradictory verdicts (also a self pair judged not equivalent).
+
+    References
+    ----------
+    docs/method.md §8.1. ABCDE §5.8 (S. van Staden, A. Grubb. ABCDE: Application-Based
+    Cluster Diff Evals. Google, 2024, arXiv:2407.21430).
+    """
     if expected_sample_id is not None:
         other = sorted({r.sample_id for r in rows if r.sample_id and
                         r.sample_id != expected_sample_id})
@@ -272,9 +425,32 @@ def match_judgements(rows: Sequence[JudgementRow], pairs: SamplePairs, *,
 
 
 def judge_pairs(judge: Judge, pairs: SamplePairs) -> dict[str, str]:
-    """Ask a callable judge (i, j) → 'equivalent' | 'not_equivalent' | 'unknown'
-    (or True / False / None) once per non-self pair of the sample (ABCDE App. B: an ML
-    model or an LLM can be the judge)."""
+    """Ask a callable judge once per non-self pair of the sample.
+
+    Parameters
+    ----------
+    judge : callable
+        (i, j) → 'equivalent' | 'not_equivalent' | 'unknown', True / False / None, or any
+        spelling :func:`normalise_verdict` accepts. An ML model or an LLM can be the
+        judge.
+    pairs : SamplePairs
+        The sample's pairs.
+
+    Returns
+    -------
+    dict of str to str
+        pair_id (text) → verdict.
+
+    Raises
+    ------
+    InputError
+        When the judge answers something that is not a verdict.
+
+    References
+    ----------
+    docs/method.md §8.1. ABCDE App. B (S. van Staden, A. Grubb. ABCDE: Application-Based
+    Cluster Diff Evals. Google, 2024, arXiv:2407.21430).
+    """
     out = {}
     for pid, (i, j) in pairs.by_id.items():
         if pid in pairs.self_ids:
@@ -288,9 +464,87 @@ def judge_pairs(judge: Judge, pairs: SamplePairs) -> dict[str, str]:
     return out
 
 
+def read_truth(truth: Any, item_col: str = "item_id",
+               cluster_col: str = "cluster_id") -> dict[Any, Any]:
+    """item → truth cluster from a mapping, a DataFrame or a CSV/Parquet file.
+
+    Parameters
+    ----------
+    truth : mapping, DataFrame, str or Path
+        The ground truth.
+    item_col, cluster_col : str
+        Its item and cluster columns (tables and files).
+
+    Returns
+    -------
+    dict
+
+    Raises
+    ------
+    InputError
+        On a missing file or column, or an item in two clusters.
+
+    References
+    ----------
+    docs/method.md §8.1 (a ground truth as the judge).
+    """
+    if isinstance(truth, Mapping):
+        return dict(truth)
+    if hasattr(truth, "columns") and hasattr(truth, "to_numpy"):
+        missing = [c for c in (item_col, cluster_col) if c not in truth.columns]
+        if missing:
+            raise InputError("truth lacks columns", column=", ".join(missing))
+        return dict(zip(truth[item_col].tolist(), truth[cluster_col].tolist(), strict=True))
+    import duckdb
+
+    path = Path(truth)
+    if not path.exists():
+        raise InputError(f"truth file {path} does not exist")
+    reader = "read_parquet" if path.suffix.lower() == ".parquet" else "read_csv"
+    con = duckdb.connect()
+    try:
+        rel = con.execute(f"SELECT * FROM {reader}(?)", [str(path)])
+        names = [d[0] for d in rel.description]
+        missing = [c for c in (item_col, cluster_col) if c not in names]
+        if missing:
+            raise InputError(f"truth file {path} lacks columns {missing}; it has {names}",
+                             hint="Use --item-col / --cluster-col.")
+        a, b = names.index(item_col), names.index(cluster_col)
+        out: dict[Any, Any] = {}
+        for row in rel.fetchall():
+            if row[a] in out and out[row[a]] != row[b]:
+                raise InputError(f"truth file {path}: item in two clusters",
+                                 column=item_col, examples=[row[a]])
+            out[row[a]] = row[b]
+        return out
+    finally:
+        con.close()
+
+
 def truth_judge(truth: Mapping[Any, Any]) -> Judge:
-    """A judge from a ground-truth clustering item → cluster: same cluster ⇒
-    equivalent, different ⇒ not_equivalent, an item missing from the truth ⇒ unknown."""
+    """A judge from a ground-truth clustering.
+
+    Parameters
+    ----------
+    truth : mapping
+        item → truth cluster (item ids compare as text, :func:`id_text`).
+
+    Returns
+    -------
+    callable
+        (i, j) → 'equivalent' (same cluster), 'not_equivalent' (different) or 'unknown'
+        (an item missing from the truth).
+
+    References
+    ----------
+    docs/method.md §8.1.
+
+    Examples
+    --------
+    >>> judge = truth_judge({1: "a", 2: "a", 3: "b"})
+    >>> judge(1, 2), judge(1, 3), judge(1, 4)
+    ('equivalent', 'not_equivalent', 'unknown')
+    """
     clusters = {id_text(k): v for k, v in truth.items()}
 
     def judge(i: Any, j: Any) -> str:

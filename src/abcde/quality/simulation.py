@@ -29,9 +29,10 @@ from typing import Any
 from abcde.engines import Engine
 from abcde.inputs.session import EngineOptions, open_inputs
 from abcde.inputs.spec import InputSpec
-from abcde.quality.estimate import Sample, estimate_with_verdicts, read_truth
-from abcde.quality.estimators import DEFAULT_SE, metric_keys, z_value
-from abcde.quality.judgements import SamplePairs, judge_pairs, truth_judge
+from abcde.quality.estimate import Sample, estimate_with_verdicts
+from abcde.quality.intervals import DEFAULT_SE, z_value
+from abcde.quality.judgements import SamplePairs, judge_pairs, read_truth, truth_judge
+from abcde.quality.metrics import metric_keys
 from abcde.results import plain_row
 from abcde.sampling.clocks import check_seed
 from abcde.sampling.pairs import _sorted, fill_budget, prepare
@@ -40,9 +41,35 @@ DEFAULT_BUDGETS = (100, 300, 1000, 3000)
 
 
 def cut_stream(stream: Sequence[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
-    """The draws of a stream (in draw order) up to the one that brings the budget-th
-    unique judgeable pair, aggregated into unique ordered pairs with draw counts and
-    pair ids numbered by first draw (as `pairs/sample.sql`)."""
+    """The sample a budget takes from a stream of draws.
+
+    The draws (in draw order) up to the one that brings the budget-th unique judgeable
+    pair, aggregated into unique ordered pairs with draw counts and pair ids numbered by
+    first draw (as sql_templates/pairs/sample.sql does).
+
+    Parameters
+    ----------
+    stream : sequence of mappings
+        Draws in draw order, with item_i, item_j, pair_class and label.
+    budget : int
+        Unique judgeable (non-self, unordered) pairs.
+
+    Returns
+    -------
+    list of dict
+        Draw rows pair_id, item_i, item_j, pair_class, label, draw_count.
+
+    Raises
+    ------
+    ValueError
+        When the stream holds fewer judgeable pairs than the budget.
+
+    References
+    ----------
+    docs/method.md §7.4–7.5 (the pair stream, budget fill). ABCDE App. A 3.1–3.2
+    (S. van Staden, A. Grubb. ABCDE: Application-Based Cluster Diff Evals. Google, 2024,
+    arXiv:2407.21430).
+    """
     seen: set[tuple[Any, Any]] = set()
     end = None
     for k, r in enumerate(stream):
@@ -79,12 +106,50 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
              memory_limit: str | None = None, threads: int | None = None) -> dict[str, Any]:
     """Expected confidence-interval half-width of every quality metric per budget.
 
-    Returns ``{"population", "budgets", "replications", "metrics": {metric: {budget:
-    {"half_width", "se", "estimate", "estimate_sd", "spread_half_width", "undefined"}}},
-    "rows": [...]}`` — ``half_width`` the mean (ci_high − ci_low)/2 of the reported
-    intervals, ``spread_half_width`` z × ``estimate_sd`` (the sd of the estimates over
-    the replications); ``rows`` is one flat record per (budget, metric), handy for a
-    DataFrame in a notebook.
+    Parameters
+    ----------
+    base, exp, weights : table, file, mapping or DataFrame
+        The clusterings and optional item weights, as for ``abcde.sample_pairs``.
+    truth : mapping, DataFrame, str or Path
+        The ground truth that plays the judge (:func:`~abcde.quality.judgements.read_truth`).
+    population : {"abcde", "jaccard"}
+        The pair population to sample.
+    budgets : sequence of int
+        Budgets (unique judgeable pairs) to compare.
+    replications : int
+        Simulated rounds per budget (seeds ``seed``, ``seed + 1``, …).
+    seed : int
+        The first round's seed.
+    unknown_share : float
+        Share of pairs made 'unknown' at random, in [0, 1).
+    stratify : str, float or None
+        A stratified allocation (proportional, equal or a fraction), or None.
+    confidence : float
+        The intervals' level.
+    item_col, cluster_col, weight_col, missing_weight, engine, db, memory_limit, threads
+        Input and engine options, as for ``abcde.sample_pairs``.
+
+    Returns
+    -------
+    dict
+        ``{"population", "budgets", "replications", "stratify", "metrics": {metric:
+        {budget: {"half_width", "se", "estimate", "estimate_sd", "spread_half_width",
+        "undefined"}}}, "rows": [...]}`` — ``half_width`` the mean (ci_high − ci_low)/2 of
+        the reported intervals, ``spread_half_width`` z × ``estimate_sd`` (the sd of the
+        estimates over the replications); ``rows`` is one flat record per (budget,
+        metric), handy for a DataFrame in a notebook.
+
+    Raises
+    ------
+    ValueError
+        On budgets or replications < 1 or an unknown share outside [0, 1).
+
+    References
+    ----------
+    docs/method.md §7.4–7.5, §8. ABCDE §5.8, App. A (S. van Staden, A. Grubb. ABCDE:
+    Application-Based Cluster Diff Evals. Google, 2024, arXiv:2407.21430); Jaccard
+    decomposition §7–8 (S. van Staden. Decomposing the Jaccard Distance and the Jaccard
+    Index in ABCDE. Google Switzerland, 2024).
     """
     budgets = sorted({int(b) for b in budgets})
     if not budgets or budgets[0] < 1 or replications < 1:
@@ -179,10 +244,25 @@ def _sd(xs: Sequence[float]) -> float | None:
 
 
 def render_table(doc: dict[str, Any]) -> str:
-    """Metrics × budgets: the mean 95% half-width of the reported intervals and, in
-    brackets, z × the sd of the estimates over the replications (what the half-width
-    should be), in percentage points."""
-    from abcde.quality.estimate import LABELS
+    """The text report of ``abcde simulate``.
+
+    Parameters
+    ----------
+    doc : dict
+        The result of :func:`simulate`.
+
+    Returns
+    -------
+    str
+        Metrics × budgets: the mean 95% half-width of the reported intervals and, in
+        brackets, z × the sd of the estimates over the replications (what the half-width
+        should be), in percentage points.
+
+    References
+    ----------
+    docs/method.md §8.8.
+    """
+    from abcde.quality.wording import LABELS
     from abcde.text import table
 
     budgets = doc["budgets"]

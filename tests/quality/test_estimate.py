@@ -1,6 +1,7 @@
 """`abcde estimate` / `abcde.quality.estimate.estimate`: judgement files, truth and callable
 judges on real samples from `sample_pairs`, checked against the estimators run
-directly on the same draws and against brute-force exact values."""
+directly on the same draws (`estimate_from_draws`) and against brute-force exact values;
+the manifest checks of `estimate_from_draws`."""
 
 from __future__ import annotations
 
@@ -11,11 +12,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 from reference import quality_exact
+from toy_draws import ABCDE_MANIFEST, GOOD, draw_rows
 
 from abcde.cli import main
 from abcde.errors import InputError
-from abcde.quality.estimate import estimate
-from abcde.quality.estimators import estimate as raw_estimate
+from abcde.quality.estimate import estimate, estimate_from_draws
 from abcde.sampling.manifest import sample_id
 from abcde.sampling.pairs import sample_pairs
 
@@ -82,7 +83,7 @@ def test_truth_file_callable_and_judgement_file_agree(sample_dir: Path, tmp_path
         r["label"], r["draw_count"] = float(r["label"]), int(r["draw_count"])
     verdicts = {q["pair_id"]: q["verdict"] or "unknown" for q in _judged(sample_dir,
                                                                          TRUTH_MISSING)}
-    direct = raw_estimate(draws, verdicts, manifest)
+    direct = estimate_from_draws(draws, verdicts, manifest)
     for key in ("delta_precision", "good_split_rate", "bad_merge_rate"):
         assert by_truth[key] == by_file[key] == by_judge[key]
         assert by_truth[key]["estimate"] == pytest.approx(direct[key]["estimate"])
@@ -238,3 +239,24 @@ def test_header_with_spaces_and_byte_order_mark(sample_dir: Path, tmp_path: Path
         got = estimate(sample_dir, judgements=path)
         assert got["judgements"]["unknown"] == 0, path.name
         assert got["delta_precision"] == want["delta_precision"], path.name
+
+
+@pytest.mark.parametrize(
+    ("manifest", "match"),
+    [
+        ({**ABCDE_MANIFEST, "population": "other"}, "population must be one of"),
+        ({**ABCDE_MANIFEST, "totals": {"total": 1.0, "split": 0.2}}, "lacks"),
+        (
+            {**ABCDE_MANIFEST, "totals": {"total": 1.0, "split": 0.2, "merge": 0.1, "stable": 0.2}},
+            "split \\+ merge \\+ stable",
+        ),
+        ({**ABCDE_MANIFEST, "metrics": {"split_rate": 0.3}}, "is the population right"),
+        (
+            {**ABCDE_MANIFEST, "population": "jaccard", "metrics": {"split_distance": 0.15}},
+            "is the population right",
+        ),
+    ],
+)
+def test_bad_manifest_is_refused(manifest: dict, match: str) -> None:
+    with pytest.raises(ValueError, match=match):
+        estimate_from_draws(draw_rows(*GOOD), {2: "equivalent"}, manifest)

@@ -1,10 +1,11 @@
 """Statistical validation of the quality estimates through the REAL pipeline: pairs
 drawn by the SQL sampler (`abcde.sampling.pairs`: strata, partner cells and items by window
 as-of joins, md5 uniforms) on DuckDB, totals and slice pairweights from its manifest,
-estimates by `abcde.quality.estimators` — against the exact values computed by brute force
-from the papers' definitions (`reference.quality_exact`, `quality_by_group`).
+estimates by `abcde.quality.estimate.estimate_from_draws` — against the exact values
+computed by brute force from the papers' definitions (`reference.quality_exact`,
+`quality_by_group`).
 
-The world is `make_world(seed=1)` of test_estimators_statistical (405 items, weights
+The world is `make_world(seed=1)` of tests/worlds.py (405 items, weights
 from 1e-6 to 25, a corner of affected items with weight(Base) = weight(Exp), a truth
 clustering, a colour attribute for slices).
 
@@ -17,7 +18,7 @@ d ∈ [r·n, (r+1)·n) are R independent samples of n draws — exactly what
 ordered pairs with draw counts (as `pairs/sample.sql` does), judged by the truth, and
 (in the 30%-unknown cases) every unordered pair is made 'unknown' with probability 0.3.
 The fixed-draws design is used rather than the budget fill: the fill's stopping rule
-is validated on its own in test_estimators_statistical (test_budget_fill_stopping_rule)
+is validated on its own in test_metrics_statistical (test_budget_fill_stopping_rule)
 and the fill's cut in tests/test_sampling_pairs.py. The 0% and 30% cases share the
 stream (each case on its own is a valid experiment). Cost: 5.5M SQL draws, ~1.5 min on 2 cores.
 
@@ -41,7 +42,7 @@ from typing import Any
 import numpy as np
 import pytest
 from reference import impact_overall
-from test_estimators_statistical import (
+from worlds import (
     check,
     enumerate_population,
     exact_values,
@@ -53,7 +54,8 @@ from test_estimators_statistical import (
 from abcde.engines import connect
 from abcde.inputs.session import open_inputs
 from abcde.inputs.spec import InputSpec
-from abcde.quality.estimators import estimate, metric_keys
+from abcde.quality.estimate import estimate_from_draws
+from abcde.quality.metrics import metric_keys
 from abcde.sampling.pairs import draw_stream, prepare, sample_pairs
 
 pytestmark = pytest.mark.slow
@@ -114,7 +116,7 @@ def replications(world: Any, stream: dict[str, np.ndarray], n: int, unknown: flo
         eq = truth[i[at]] == truth[j[at]]
         verdict = np.where(rng.random(ids.size) < unknown, "unknown",
                            np.where(eq, "equivalent", "not_equivalent"))
-        out.append(estimate(draws, {"pair_id": ids, "verdict": verdict}, manifest))
+        out.append(estimate_from_draws(draws, {"pair_id": ids, "verdict": verdict}, manifest))
     return out
 
 

@@ -1,0 +1,60 @@
+"""Warnings and verdict sentences of ``abcde estimate`` (docs/method.md §8.3)."""
+
+from __future__ import annotations
+
+import pytest
+from toy_draws import ABCDE_MANIFEST, many_pairs
+
+from abcde.quality.estimate import estimate_from_draws
+from abcde.quality.result import (
+    Estimate,
+    scaled_estimate,
+)
+from abcde.quality.wording import precision_verdict
+
+
+@pytest.mark.parametrize(
+    ("value", "se", "expected"),
+    [
+        (0.008, 0.0015, "ΔPrecision +0.80% ± 0.29% (95% CI): the Experiment is more precise"),
+        (-0.02, 0.005, "ΔPrecision -2.00% ± 0.98% (95% CI): the Experiment is less precise"),
+        (0.001, 0.01, "ΔPrecision +0.1% ± 2.0% (95% CI): no significant difference"),
+    ],
+)
+def test_precision_verdict(value: float, se: float, expected: str) -> None:
+    assert precision_verdict(scaled_estimate(value, se, 1.0, pairs=9, draws=9)) == expected
+
+
+def test_precision_verdict_when_undefined() -> None:
+    est = Estimate(None, None, None, None, 0, 0, 0.5, note="undefined: no pairs were drawn")
+    assert (
+        precision_verdict(est)
+        == "ΔPrecision could not be estimated: undefined: no pairs were drawn"
+    )
+
+
+def test_warnings_when_most_verdicts_are_unknown_or_a_class_is_thin() -> None:
+    """The audit's case: 914/1000 pairs unknown and yet "the Experiment is more
+    precise". Now a warning (JSON `warnings`), and the verdict concludes nothing."""
+    draws = many_pairs(40, 40, 40)
+    ids = [p for p, c in zip(draws["pair_id"], draws["pair_class"], strict=True)
+           if c != "self"]
+    merges = set(range(41, 81))
+    sure = {p: ("equivalent" if p in merges else "not_equivalent") for p in ids}
+    ok = estimate_from_draws(draws, sure, ABCDE_MANIFEST)
+    assert ok["warnings"] == []
+    assert ok["verdict"].endswith("the Experiment is more precise")
+    half = {p: (v if p % 2 else "unknown") for p, v in sure.items()}  # 50% unknown
+    out = estimate_from_draws(draws, half, ABCDE_MANIFEST)
+    assert len(out["warnings"]) == 1 and "missing at random" in out["warnings"][0]
+    assert "60 of 120 judgeable pairs (50%)" in out["warnings"][0]
+    assert "not conclusive" in out["verdict"] and "more precise" not in out["verdict"]
+    thin = estimate_from_draws(many_pairs(40, 5, 40), {p: "equivalent" for p in range(1, 86)},
+                    ABCDE_MANIFEST)
+    assert len(thin["warnings"]) == 1 and "merge 5" in thin["warnings"][0]
+    assert "not conclusive" in thin["verdict"]
+    # a class with no pair in the population is no reason to warn
+    no_merge = {**ABCDE_MANIFEST, "totals": {"total": 0.4, "split": 0.2, "merge": 0.0,
+                                             "stable": 0.2}, "metrics": {}}
+    assert estimate_from_draws(many_pairs(40, 0, 40), {p: "equivalent" for p in range(1, 81)},
+                    no_merge)["warnings"] == []
