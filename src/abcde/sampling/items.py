@@ -172,9 +172,10 @@ def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Pat
     with tempfile.TemporaryDirectory(prefix="abcde_counts_") as tmp:
         if keys:
             counts_csv = Path(tmp) / "draw_counts.csv"
-            np.savetxt(counts_csv, np.column_stack([ranks, dc]), delimiter=",",
-                       fmt=["%d", "%d" if dc.dtype.kind == "i" else "%.17g"],
-                       header="clock_rank,draw_count", comments="")
+            # str.format over lists: np.savetxt takes ~6 µs a row (0.6 s for 100,000)
+            count_fmt = "{},{}" if dc.dtype.kind == "i" else "{},{:.17g}"
+            counts_csv.write_text("clock_rank,draw_count\n" + "".join(
+                map((count_fmt + "\n").format, ranks.tolist(), dc.tolist())))
             engine.register_file("abcde_item_draw_counts", counts_csv, "csv")
             counts = ident("abcde_item_draw_counts")
         else:  # nothing affected: an empty table of the right types (an empty CSV is text)
@@ -183,7 +184,9 @@ def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Pat
         if attrs:
             pipeline.add("sample_attributes", render(
                 "sampling/attributes.sql", relation=inputs.attributes.relation,
-                item_col=inputs.columns.item, item_type=inputs.item_type, columns=attrs))
+                item_col=inputs.columns.item, item_type=inputs.item_type, columns=attrs,
+                items="item_clock"), materialise=True)
+            pipeline.run(engine, "sample_attributes")
         # JD(T) is a parallel sum whose last bits vary from run to run; rounded to 12
         # digits (an error ≤ 5e-13, far below the sampling error) the importance weights,
         # and so the sample file, are the same for the same seed

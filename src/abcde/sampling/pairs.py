@@ -350,14 +350,19 @@ def collect_sample(engine: Engine, p: Pipeline, inputs: Inputs, attrs: list[tupl
     fetched in (pair_id, first_draw) order."""
     names = [o for _, o in attrs]
     if attrs:
+        p.add("sample_item_ids", exp.union(
+            exp.select("item_i AS item_id").from_("pair_stream").where(f"d <= {int(cut)}"),
+            exp.select("item_j AS item_id").from_("pair_stream").where(f"d <= {int(cut)}"),
+            distinct=True))
         p.add("sample_attributes", render(
             "sampling/attributes.sql", relation=inputs.attributes.relation,
-            item_col=inputs.columns.item, item_type=inputs.item_type, columns=attrs))
+            item_col=inputs.columns.item, item_type=inputs.item_type, columns=attrs,
+            items="sample_item_ids"), materialise=True)
     p.add("pair_sample", render("pairs/sample.sql", cut=cut, attributes=names),
           materialise=True)
     p.add("pair_questions", render("pairs/questions.sql", attributes=names),
           materialise=True)
-    p.run(engine, "pair_sample", "pair_questions")
+    p.run(engine, *(["sample_attributes"] if attrs else []), "pair_sample", "pair_questions")
     p.add("sample_sorted", _sorted("pair_sample", ("pair_id", "first_draw")))
     p.add("questions_sorted", _sorted("pair_questions", ("pair_id",)))
     return ([plain_row(r) for r in p.fetch(engine, "sample_sorted")],
