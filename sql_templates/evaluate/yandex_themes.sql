@@ -29,18 +29,10 @@ yt_unlabelled AS (
     AND e IN (SELECT e FROM cells)
   GROUP BY e
 ),
-yt_clustered AS (
-  SELECT b, SUM(CAST(n AS DOUBLE)) AS n FROM cells GROUP BY b
-),
-yt_themes AS (
-  SELECT
-    COALESCE(c.b, u.b) AS b,
-    COALESCE(c.n, CAST(0 AS DOUBLE)) + COALESCE(CAST(u.n AS DOUBLE), CAST(0 AS DOUBLE)) AS size
-  FROM yt_clustered AS c
-  FULL OUTER JOIN yt_unclustered AS u ON c.b = u.b
-),
-{# marked(c) = N_e, the items of c in T, and whether the theme meets other clusters
-   come with the cells (cells/cell_metrics.sql) #}
+{# marked(c) = N_e, the items of c in T, |g ∩ T| = N_b and whether the theme meets
+   other clusters come with the cells (cells/cell_metrics.sql): no aggregation or join
+   over all cells here. A theme meeting one actual cluster is its own row; only themes
+   meeting several are windowed and grouped (docs/method.md §11.3) #}
 yt_matchings AS (
   SELECT
     x.b,
@@ -48,10 +40,10 @@ yt_matchings AS (
     CAST(x.n AS DOUBLE) AS common,
     CAST(x.n_e AS DOUBLE) + COALESCE(CAST(l.n AS DOUBLE), CAST(0 AS DOUBLE)) AS size,
     CAST(x.n_e AS DOUBLE) AS marked,
-    t.size AS theme_size,
+    CAST(x.n_b AS DOUBLE) + COALESCE(CAST(unc.n AS DOUBLE), CAST(0 AS DOUBLE)) AS theme_size,
     x.n < x.n_b AS multi
   FROM cell_metrics AS x
-  JOIN yt_themes AS t ON x.b = t.b
+  LEFT JOIN yt_unclustered AS unc ON x.b = unc.b
   LEFT JOIN yt_unlabelled AS l ON x.e = l.e
 ),
 yt_scored AS (
@@ -60,13 +52,13 @@ yt_scored AS (
     e,
     multi,
     common,
+    theme_size,
     {{ fdiv('common', 'theme_size') }} AS recall,
     {{ fdiv('common', 'size') }} AS p_basic,
     {{ fdiv('common + (size - marked)', 'size') }} AS p_opt
   FROM yt_matchings
 ),
-{# the clusters before each one in its theme's order: only themes that meet more than
-   one actual cluster have any, so the windows run on those alone (docs/method.md §11.3) #}
+{# the clusters before each one in its theme's order #}
 yt_ordered AS (
   SELECT
     s.*,
@@ -80,19 +72,11 @@ yt_ordered AS (
 {% endfor %}
   FROM yt_scored AS s
   WHERE s.multi
-  UNION ALL
-  SELECT
-    s.*,
-{% for kind in ('basic', 'opt') %}
-    CAST(0 AS BIGINT) AS certain_before_{{ kind }},
-    CAST(0 AS DOUBLE) AS ln_unmatched_before_{{ kind }}{{ ',' if not loop.last }}
-{% endfor %}
-  FROM yt_scored AS s
-  WHERE NOT s.multi
 ),
 yt_per_theme AS (
   SELECT
     b,
+    MAX(theme_size) AS size,
     COUNT(*) AS clusters,
     SUM(common) AS clustered,
 {% for kind in ('basic', 'opt') %}
@@ -103,20 +87,47 @@ yt_per_theme AS (
     SUM(common * recall) AS common_recall
   FROM yt_ordered
   GROUP BY b
+  UNION ALL
+  {# one cluster: nothing before it (the product is 1), sums of one term #}
+  SELECT
+    b,
+    theme_size AS size,
+    CAST(1 AS BIGINT) AS clusters,
+    common AS clustered,
+{% for kind in ('basic', 'opt') %}
+    recall * p_{{ kind }} AS ecc_{{ kind }},
+    {{ fdiv('common * p_' ~ kind, 'common') }} AS bcp_{{ kind }},
+{% endfor %}
+    common * recall AS common_recall
+  FROM yt_scored
+  WHERE NOT multi
 ),
 yt_final AS (
   SELECT
-    t.b AS cluster_id,
-    t.size AS items,
-    COALESCE(p.clustered, CAST(0 AS DOUBLE)) AS clustered_items,
-    COALESCE(p.clusters, 0) AS actual_clusters,
+    p.b AS cluster_id,
+    p.size AS items,
+    p.clustered AS clustered_items,
+    p.clusters AS actual_clusters,
 {% for kind, name in (('basic', 'basic'), ('opt', 'optimistic')) %}
-    COALESCE(p.ecc_{{ kind }}, CAST(0 AS DOUBLE)) AS ecc_{{ name }},
+    p.ecc_{{ kind }} AS ecc_{{ name }},
     p.bcp_{{ kind }} AS bcp_{{ name }},
 {% endfor %}
-    COALESCE({{ fdiv('p.common_recall', 't.size') }}, CAST(0 AS DOUBLE)) AS bcr
-  FROM yt_themes AS t
-  LEFT JOIN yt_per_theme AS p ON t.b = p.b
+    COALESCE({{ fdiv('p.common_recall', 'p.size') }}, CAST(0 AS DOUBLE)) AS bcr
+  FROM yt_per_theme AS p
+  UNION ALL
+  {# themes none of whose items the actual clustering holds: recall 0 #}
+  SELECT
+    unc.b AS cluster_id,
+    CAST(unc.n AS DOUBLE) AS items,
+    CAST(0 AS DOUBLE) AS clustered_items,
+    CAST(0 AS BIGINT) AS actual_clusters,
+{% for name in ('basic', 'optimistic') %}
+    CAST(0 AS DOUBLE) AS ecc_{{ name }},
+    CAST(NULL AS DOUBLE) AS bcp_{{ name }},
+{% endfor %}
+    CAST(0 AS DOUBLE) AS bcr
+  FROM yt_unclustered AS unc
+  WHERE NOT EXISTS (SELECT 1 FROM cell_metrics AS x WHERE x.b = unc.b)
 )
 SELECT
   cluster_id,

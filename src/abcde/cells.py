@@ -144,14 +144,16 @@ def run_cell_steps(engine: Engine, pipeline: Pipeline, inputs: Inputs, *steps: s
     run_stored(engine, pipeline, inputs, *steps)
 
 
-def add_affected_item_rows(pipeline: Pipeline, inputs: Inputs) -> str:
+def add_affected_item_rows(pipeline: Pipeline, inputs: Inputs, *,
+                           materialise: bool = False) -> str:
     """`affected_item_rows`: the items of T in affected cells (with their clusters and
     weights, no attributes): a second pass over the inputs, each side restricted to the
     clusters of affected cells before the join. The samplers draw from these items
     (ABCDE §4.1.1, §5.7): every item with a positive sampling weight lies in an
-    affected cell. Stored in a workspace, so a round joins them once."""
+    affected cell. Stored in a workspace, so a round joins them once; `materialise`
+    makes a table of them without one."""
     pipeline.add("affected_cells", exp.select("b", "e").from_("cell_metrics").where("affected"))
     joined = items_query(inputs, attributes=False, cells="affected_cells").subquery("i")
     return pipeline.add("affected_item_rows", exp.select(
         "item_id", "base_cluster", "exp_cluster", "w", "common").from_(joined),
-        materialise=inputs.workspace is not None)
+        materialise=materialise or inputs.workspace is not None)

@@ -139,11 +139,15 @@ def prepare_items(engine: Engine, inputs: Inputs, prefix: str = "abcde_items_") 
     # the items of affected cells: a second pass over the inputs, each side restricted to
     # those cells' clusters before the join, without the attributes (joined to the
     # sample); kept in a workspace
-    add_affected_item_rows(pipeline, inputs)
+    # a table, not a subquery of the clock: at 100M items under --memory-limit 4GB the
+    # clock over the join ran out of memory, the join alone does not
+    add_affected_item_rows(pipeline, inputs, materialise=True)
     if inputs.workspace is not None:
         # the inputs' fingerprint (a pass over the cells) is kept with the cells
         pipeline.add("fingerprint", render("sampling/fingerprint.sql"), materialise=True)
         run_cell_steps(engine, pipeline, inputs, "affected_item_rows", "fingerprint")
+    else:
+        pipeline.run(engine, "affected_item_rows")
     pipeline.add("affected_items", render("sampling/affected_items.sql",
                                           items="affected_item_rows", metrics=IMPACT_METRICS))
     return pipeline
