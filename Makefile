@@ -4,7 +4,7 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-TEST_EXTRAS ?= dev,spark,postgres
+TEST_EXTRAS ?= dev,spark,postgres,report
 # pytest-xdist workers (CI has 2 cores); TEST_WORKERS=0 runs in one process
 TEST_WORKERS ?= 2
 

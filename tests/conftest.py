@@ -1,7 +1,9 @@
 """Real engines for the test session: a throwaway PostgreSQL server on 127.0.0.1, a
 Spark local[2] session and a Spark Connect server on 127.0.0.1 (settings and recipe:
 docs/method.md §11), each started once and stopped at the end of the session, and the
-`engine` fixture that parametrises a test over DuckDB, PostgreSQL and Spark.
+`engine` fixture that parametrises a test over DuckDB, PostgreSQL and Spark; and headless
+Debian Chromium driven by Selenium (`browser_factory`, for the pages of tests/judge and
+tests/report).
 
 When a server's binaries are missing the fixture FAILS in CI (environment variable CI
 set, as `.ci/run` does) and skips locally with the reason: CI must never pass by
@@ -26,6 +28,9 @@ from pathlib import Path
 import pytest
 
 from abcde.engines import Engine
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMEDRIVER = Path("/usr/bin/chromedriver")
 
 
 def in_ci() -> bool:
@@ -194,9 +199,13 @@ def spark_connect_session(spark_connect_url: str) -> Iterator[object]:
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """`make test` runs the suite on two pytest-xdist workers (`--dist loadgroup`): the
     tests of one server, and those that install dbt, share a group so that one worker
-    starts that server (or fills the dbt virtualenv) once — never two at a time."""
+    starts that server (or fills the dbt virtualenv) once — never two at a time. Tests
+    that drive Chromium (tests/judge: the `browser_factory` fixture) get the `browser`
+    mark and share a group too: two browsers at once on two cores only slow each other."""
     for item in items:
-        for group in ("spark", "postgres"):
+        if "browser_factory" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.browser)
+        for group in ("spark", "postgres", "browser"):
             if item.get_closest_marker(group) is not None:
                 item.add_marker(pytest.mark.xdist_group(group))
                 break
@@ -243,3 +252,60 @@ def _make_engine(request: pytest.FixtureRequest, name: str) -> Iterator[Engine]:
         yield eng
     finally:
         eng.close()
+
+
+# --------------------------------------------------------------------------- #
+# The browser (Debian's chromium and chromedriver)
+# --------------------------------------------------------------------------- #
+
+def _browser_missing() -> str | None:
+    try:
+        import selenium  # noqa: F401
+    except ImportError:
+        return "selenium is not installed (pip install 'abcde[dev]')"
+    for path, package in ((CHROMIUM, "chromium"), (CHROMEDRIVER, "chromium-driver")):
+        if not path.exists():
+            return f"{path} not found; apt-get install {package}"
+    return None
+
+
+@pytest.fixture
+def browser_factory(tmp_path: Path) -> Iterator[object]:
+    """Makes headless Chromium sessions (Debian's /usr/bin/chromium and chromedriver:
+    Selenium Manager never downloads anything); all quit at the end."""
+    missing = _browser_missing()
+    if missing:
+        if in_ci():
+            pytest.fail(f"{missing} (CI is set: browser tests must run; .ci/run installs "
+                        "chromium and chromium-driver)")
+        pytest.skip(missing)
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    drivers: list[webdriver.Chrome] = []
+
+    def make() -> webdriver.Chrome:
+        options = webdriver.ChromeOptions()
+        options.binary_location = str(CHROMIUM)
+        profile = tempfile.mkdtemp(prefix="chrome-", dir=tmp_path)
+        for arg in ("--headless=new", "--no-sandbox", "--disable-gpu",
+                    "--disable-dev-shm-usage", "--disable-background-networking",
+                    "--disable-component-update", "--disable-sync", "--disable-quic",
+                    "--disable-default-apps", "--disable-extensions", "--no-first-run",
+                    "--no-default-browser-check", "--window-size=1280,900",
+                    f"--user-data-dir={profile}"):
+            options.add_argument(arg)
+        options.set_capability("goog:loggingPrefs", {"browser": "ALL"})
+        driver = webdriver.Chrome(service=Service(executable_path=str(CHROMEDRIVER)),
+                                  options=options)
+        driver.set_page_load_timeout(90)
+        drivers.append(driver)
+        return driver
+
+    try:
+        yield make
+    finally:
+        for d in drivers:
+            with contextlib.suppress(Exception):
+                d.quit()
+

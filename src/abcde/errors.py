@@ -49,6 +49,17 @@ class InputError(AbcdeError):
         super().__init__("\n  ".join(parts))
 
 
+class ResourceError(AbcdeError):
+    """The engine ran out of memory or disk: the message says which option gives it more
+    (exit 2, like bad input: the user, not abcde, has to change something)."""
+
+    exit_code = 2
+
+    def __init__(self, message: str, *, hint: str | None = None) -> None:
+        self.hint = hint
+        super().__init__(f"{message}\n  {hint}" if hint else message)
+
+
 class TemplateError(AbcdeError):
     """A SQL template failed to render or to parse: a bug in abcde, never in the input."""
 

@@ -1,31 +1,13 @@
 """What results are made of, for every command: rows of plain Python values (what
-JSON can hold) and the output directory of `--out`."""
+JSON can hold). Where they are written (atomically, `--out`): `abcde.outputs`."""
 
 from __future__ import annotations
 
 import math
-import os
 from collections.abc import Sequence
-from pathlib import Path
 from typing import Any
 
-from abcde.errors import InputError
-
 OUT_FORMATS = ("parquet", "csv")
-
-
-def prepare_out(out: Path) -> None:
-    """Create the `--out` directory, or refuse it before any work is done."""
-    try:
-        out.mkdir(parents=True, exist_ok=True)
-    except OSError as err:
-        parent_is_file = isinstance(err, FileExistsError | NotADirectoryError)
-        reason = "it or a parent is a file" if parent_is_file else (err.strerror or str(err))
-        raise InputError(f"cannot create the output directory {out}: {reason}",
-                         hint="--out names a directory (created if missing).") from err
-    if not os.access(out, os.W_OK | os.X_OK):
-        raise InputError(f"cannot write to the output directory {out}: permission denied",
-                         hint="Choose another --out directory.")
 
 
 def plain_row(row: dict[str, Any], text: Sequence[str] = ()) -> dict[str, Any]:

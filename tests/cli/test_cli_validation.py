@@ -499,7 +499,7 @@ def test_out_under_a_file_is_refused_before_the_work(tmp_path: Path, good) -> No
     afile = tmp_path / "afile"
     afile.write_text("x")
     refused(run("--base", good["base"], "--exp", good["exp"], "--out",
-                str(afile / "sub")), "cannot create the output directory", "is a file")
+                str(afile / "sub")), "cannot write --out", "is a file")
 
 
 def test_top_zero_says_not_listed(good) -> None:

@@ -156,9 +156,9 @@ def test_uir_command_refuses_unreadable_files_with_exit_2(tmp_path: Path) -> Non
     res = runner.invoke(main, ["uir", str(tmp_path / "missing.csv")])
     assert res.exit_code == 2 and "no such file" in res.output
     latin = tmp_path / "latin.csv"
-    latin.write_bytes("system,case,metric,value\nA,caf\xe9,precision,0.5\n".encode("latin-1"))
+    latin.write_bytes(b"\x00\x01\x02 not text \x00\x00\x00\x00\xff")
     res = runner.invoke(main, ["uir", str(latin)])
-    assert res.exit_code == 2 and "not UTF-8" in res.output
+    assert res.exit_code == 2 and "latin.csv is not a text file" in res.output
     extra = tmp_path / "extra.csv"
     write_scores(extra, table3_rows())
     extra.write_text(extra.read_text() + "A,11,precision,0.5,0.6\n")

@@ -52,8 +52,16 @@ def test_read_scores_bom_extra_fields_and_unreadable_files(tmp_path: Path) -> No
         read_scores(tmp_path / "missing.csv")
     with pytest.raises(UirInputError, match="is a directory"):
         read_scores(tmp_path)
-    p.write_bytes("system,case,metric,value\nA,caf\xe9,precision,0.5\n".encode("latin-1"))
-    with pytest.raises(UirInputError, match="not UTF-8"):
+    # a spreadsheet's Windows-1252 and UTF-16 are read (one reader with judgement files)
+    p.write_bytes("system;case;metric;value\nA;caf\xe9;precision;0,5\n".encode("cp1252"))
+    with pytest.raises(UirInputError, match=r"bom.csv \(read as cp1252\), line 2.*not a number"):
+        read_scores(p)
+    p.write_bytes("system,case,metric,value\nA,caf\xe9,precision,0.5\n".encode("cp1252"))
+    assert read_scores(p) == [("A", "caf\xe9", "precision", 0.5)]
+    p.write_bytes("system\tcase\tmetric\tvalue\nA\tcaf\xe9\tp\t0.5\n".encode("utf-16"))
+    assert read_scores(p) == [("A", "caf\xe9", "p", 0.5)]
+    p.write_bytes(b"\x00\x01\x02garbage\x00\x00\x00\x00\xff")
+    with pytest.raises(UirInputError, match="not a text file"):
         read_scores(p)
     j = tmp_path / "bom.jsonl"
     j.write_bytes('{"system": "A", "case": 1, "metric": "p", "value": 0.5}\n'

@@ -107,3 +107,22 @@ def test_verdict_keys_compare_as_text() -> None:
     assert by_text["sample"]["missing_verdicts"] == 0
     with pytest.raises(ValueError, match="compare as text"):
         estimate_from_draws(draws, {2: "equivalent", "2": "not_equivalent"}, ABCDE_MANIFEST)
+
+
+def test_verdict_counts_per_class() -> None:
+    """sample.classes counts each judged pair once by its verdict (several draws of one
+    pair, unknowns and self pairs included), as counted here by hand."""
+    draws = draw_rows(
+        (1, "a", "a", "self", 1.0, 2),
+        (2, "a", "b", "split", -1.0, 3),
+        (3, "a", "c", "split", -1.0, 1),
+        (4, "b", "c", "split", -1.0, 1),
+        (5, "a", "d", "merge", 1.0, 1),
+    )
+    out = estimate_from_draws(draws, {2: "not_equivalent", 3: "equivalent", 4: "unknown",
+                                      5: "equivalent"}, ABCDE_MANIFEST)
+    got = {c: (t["equivalent_pairs"], t["not_equivalent_pairs"],
+               t["unknown_pairs"])
+           for c, t in out["sample"]["classes"].items()}
+    assert got == {"self": (1, 0, 0), "split": (1, 1, 1), "merge": (1, 0, 0),
+                   "stable": (0, 0, 0)}

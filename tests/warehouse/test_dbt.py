@@ -203,3 +203,32 @@ def test_dbt_sources_are_quoted_like_script_names(tmp_path: Path) -> None:
     assert 'identifier: "base"' in base and "identifier: false" in base
     assert '"S"' in exp and 'identifier: "ORDER"' in exp and "identifier: true" in exp
     assert "schema: true" in exp and "database: false" in exp
+
+
+def test_dbt_build_with_a_quote_in_a_table_name(dbt_bin: Path, tmp_path: Path) -> None:
+    """dbt's `quoting:` does not escape a '"' inside a name (issue 12): the source names
+    it escaped, as `abcde sql` does, and `dbt build` gives `abcde impact`'s numbers."""
+    db = tmp_path / "warehouse.duckdb"
+    con = duckdb.connect(str(db))
+    for name, src in (('"we""ird"', EXAMPLES / "base.csv"), ("exp", EXAMPLES / "exp.csv")):
+        con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_csv('{src}', header = true, "
+                    "types = {'item_id': 'VARCHAR'})")
+    con.close()
+    from click.testing import CliRunner
+
+    project = tmp_path / "project"
+    result = CliRunner().invoke(main, ["dbt", "--dialect", "duckdb", "--base", 'main.we"ird',
+                                       "--exp", "main.exp", "--out", str(project)])
+    assert result.exit_code == 0, result.output
+    (project / "profiles.yml").write_text(PROFILE.format(path=db))
+    run = subprocess.run([str(dbt_bin), "build", "--project-dir", str(project),
+                          "--profiles-dir", str(project)], capture_output=True, text=True,
+                         timeout=600, cwd=project,
+                         env={**os.environ, "DBT_SEND_ANONYMOUS_USAGE_STATS": "false"})
+    assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
+    want = impact(EXAMPLES / "base.csv", EXAMPLES / "exp.csv").overall
+    con = duckdb.connect(str(db), read_only=True)
+    [overall] = _rows(con, "abcde_overall")
+    con.close()
+    for k, v in want.items():
+        assert _close(overall[k], v), k

@@ -2,7 +2,8 @@
 way — each command module lists its commands in `COMMANDS`. Command modules import the
 error handler and shared options from `abcde.cli._common`; nothing imports back.
 
-Exit codes: 0 success, 2 bad input, 1 anything else (abcde.cli._common.handle_errors).
+Exit codes: 0 success, 2 bad input, 130 interrupted (Ctrl-C), 141 stdout closed (`| head`),
+1 anything else (abcde.cli._common.handle_errors).
 """
 
 from __future__ import annotations
@@ -12,21 +13,41 @@ import sys
 
 import click
 
-from abcde.cli import evaluate, impact, quality, sampling, warehouse
+from abcde.cli import evaluate, impact, judge, quality, report, sampling, warehouse
+from abcde.cli._common import interrupted
 from abcde.version import __version__
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class Group(click.Group):
+    """The `abcde` group: Ctrl-C outside a command's own handler (while options are
+    parsed) is "interrupted", exit 130, as inside (abcde.cli._common.handle_errors)."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:
+            interrupted()
+
+
+@click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="abcde")
 @click.option("--debug", is_flag=True, help="Show tracebacks and log the SQL of each step.")
 @click.option("-v", "--verbose", is_flag=True, help="Log each SQL step and its time.")
-def main(debug: bool, verbose: bool) -> None:
+@click.option("--progress/--no-progress", "show_progress", default=True,
+              help="Show the running step and how far it is on stderr when it is a "
+              "terminal (never on stdout; off with -v or ABCDE_PROGRESS=0).")
+def main(debug: bool, verbose: bool, show_progress: bool = True) -> None:
     """abcde: how two clusterings differ, and whether the new one is better."""
     if verbose or debug:
         logging.basicConfig(level=logging.DEBUG if debug else logging.INFO,
                             format="%(name)s: %(message)s", stream=sys.stderr)
+    elif show_progress:
+        from abcde import progress
+
+        if progress.start():
+            click.get_current_context().call_on_close(progress.stop)
 
 
-for _module in (impact, evaluate, sampling, quality, warehouse):
+for _module in (impact, evaluate, sampling, quality, judge, report, warehouse):
     for _command in _module.COMMANDS:
         main.add_command(_command)

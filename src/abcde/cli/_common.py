@@ -4,11 +4,13 @@ modules import from here; nothing here imports a command."""
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import os
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
@@ -19,26 +21,82 @@ if TYPE_CHECKING:
 
 
 def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Run a command: an AbcdeError prints its message and exits with its code (2 for
+    bad input); Ctrl-C prints "interrupted" and exits 130 (every output is written
+    atomically, abcde.outputs, so nothing half-written remains); a closed stdout
+    (`abcde ... | head`) ends quietly with 141, as a process stopped by SIGPIPE; anything
+    else is a bug: exit 1. `--debug` shows the traceback instead."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         debug = click.get_current_context().find_root().params.get("debug", False)
         try:
-            return fn(*args, **kwargs)
+            result = fn(*args, **kwargs)
+            sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+            return result
         except AbcdeError as err:
             if debug:
                 raise
             click.echo(f"error: {err}", err=True)
             sys.exit(err.exit_code)
-        except (KeyboardInterrupt, click.exceptions.Exit, click.ClickException):
+        except KeyboardInterrupt:
+            if debug:
+                raise
+            interrupted()
+        except (click.exceptions.Exit, click.ClickException):
             raise
+        except BrokenPipeError:
+            if not stdout_closed():
+                if debug:
+                    raise
+                internal_error(BrokenPipeError("a pipe or socket closed"))
+            quiet_closed_stdout()
         except Exception as err:
             if debug:
                 raise
-            click.echo(f"internal error ({type(err).__name__}): {err}\n"
-                       "This is a bug in abcde; rerun with --debug for the traceback.",
-                       err=True)
-            sys.exit(1)
+            if isinstance(err, RuntimeError) and str(err) == "Query interrupted":
+                interrupted()  # Ctrl-C inside a DuckDB query of a connection of its own
+            internal_error(err)
     return wrapper
+
+
+def internal_error(err: Exception) -> NoReturn:
+    click.echo(f"internal error ({type(err).__name__}): {err}\n"
+               "This is a bug in abcde; rerun with --debug for the traceback.", err=True)
+    sys.exit(1)
+
+
+def interrupted() -> NoReturn:
+    """Ctrl-C: say so and exit 130 (128 + SIGINT), the shell's convention."""
+    with contextlib.suppress(Exception):
+        click.echo("interrupted", err=True)
+    sys.exit(130)
+
+
+def stdout_closed() -> bool:
+    """Whether stdout is a pipe whose reader has gone (`abcde ... | head`): a
+    BrokenPipeError from anywhere else (a database socket) is not a closed stdout."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return True  # not a real file (a test runner's buffer): the error came from it
+    try:
+        import select
+
+        poller = select.poll()
+        poller.register(fd, 0)
+        return any(ev & (select.POLLERR | select.POLLHUP) for _, ev in poller.poll(0))
+    except (AttributeError, OSError, ValueError):
+        return True
+
+
+def quiet_closed_stdout() -> NoReturn:
+    """End quietly after the reader of stdout went away (the Python documentation's
+    recipe for SIGPIPE: point stdout at /dev/null so that the interpreter's last flush
+    does not fail again), with status 141 = 128 + SIGPIPE."""
+    with contextlib.suppress(Exception):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(141)
 
 
 def input_options(fn: Callable[..., Any]) -> Callable[..., Any]:

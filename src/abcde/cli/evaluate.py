@@ -51,8 +51,9 @@ def _split_actual(spec: str) -> tuple[str | None, str]:
               help="Directory for every cluster, slice and Yandex theme of each run.")
 @click.option("--out-format", type=click.Choice(["parquet", "csv"]), default="parquet",
               show_default=True)
-@click.option("--format", "fmt_", type=click.Choice(["table", "json"]), default="table",
-              show_default=True, help="What to print on stdout.")
+@click.option("--format", "fmt_", type=click.Choice(["table", "json", "html"]),
+              default="table", show_default=True, help="What to print on stdout (html: "
+              "the page of `abcde report`; needs abcde[report]).")
 @engine_options
 @handle_errors
 def evaluate_cmd(truth: str, actual: tuple[str, ...], weights: str | None,
@@ -84,6 +85,11 @@ def evaluate_cmd(truth: str, actual: tuple[str, ...], weights: str | None,
                           out_format=out_format, db=db, memory_limit=memory_limit,
                           threads=threads, engine=engine, workspace=workspace)
     doc = result.to_dict()
+    if fmt_ == "html":
+        from abcde.report.build import report_html
+
+        click.echo(report_html(evaluate=doc))
+        return
     click.echo(to_json(doc) if fmt_ == "json" else evaluate_text(doc, top))
 
 

@@ -26,8 +26,9 @@ from abcde.text import to_json
               help="Directory for every Base/Exp cluster and slice (files).")
 @click.option("--out-format", type=click.Choice(["parquet", "csv"]), default="parquet",
               show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
-              show_default=True, help="What to print on stdout.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]),
+              default="table", show_default=True, help="What to print on stdout (html: "
+              "the page of `abcde report`; needs abcde[report]).")
 @engine_options
 @handle_errors
 def impact_cmd(base: str, exp: str, weights: str | None, attributes: str | None,
@@ -53,6 +54,11 @@ def impact_cmd(base: str, exp: str, weights: str | None, attributes: str | None,
     doc = result.to_dict()
     from abcde.impact.text import impact_text
 
+    if fmt == "html":
+        from abcde.report.build import report_html
+
+        click.echo(report_html(impact=doc))
+        return
     click.echo(to_json(doc) if fmt == "json" else impact_text(doc))
 
 

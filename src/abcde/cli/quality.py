@@ -11,9 +11,12 @@ from abcde.text import to_json
 
 @click.command("estimate")
 @click.argument("sample_dir", type=click.Path(exists=True, file_okay=False))
-@click.option("--judgements", type=click.Path(exists=True, dir_okay=False), default=None,
+@click.option("--judgements", type=click.Path(exists=True, dir_okay=False), multiple=True,
               help="CSV/JSONL of verdicts keyed by pair_id or item_1,item_2 (the "
-              "questions file with its verdict column filled).")
+              "questions file with its verdict column filled), or a verdict log of `abcde "
+              "judge`. Repeat for several files; the questions of an earlier sample of the "
+              "same stream (same inputs, seed, population, another --budget) carry their "
+              "verdicts over. Default: SAMPLE_DIR/verdicts.jsonl, the log of `abcde judge`.")
 @click.option("--truth", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Judge by a ground-truth clustering (CSV/Parquet): same cluster ⇒ "
               "equivalent, an item missing from it ⇒ unknown.")
@@ -27,22 +30,31 @@ from abcde.text import to_json
               help="kirchner: the paper's Case I SE (ABCDE §5.8); pair_clustered adds "
               "the variance of which pairs got a verdict. Identical when every pair is "
               "judged; with unknowns Case I under-covers.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
-              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]),
+              default="table", show_default=True, help="What to print on stdout (html: the "
+              "page of `abcde report`; needs abcde[report]).")
 @handle_errors
-def estimate_cmd(sample_dir: str, judgements: str | None, truth: str | None, item_col: str,
+def estimate_cmd(sample_dir: str, judgements: tuple[str, ...], truth: str | None, item_col: str,
                  cluster_col: str, confidence: float, se_method: str, fmt: str) -> None:
     """Is the Experiment better? ΔPrecision, Good/Bad rates, distances and indexes with
-    standard errors and confidence intervals from a judged pair sample."""
+    standard errors and confidence intervals from a judged pair sample. Without
+    --judgements or --truth, the verdicts of `abcde judge` (SAMPLE_DIR/verdicts.jsonl)."""
     from abcde.quality.estimate import estimate
     from abcde.quality.wording import render_table
 
-    if (judgements is None) == (truth is None):
-        raise click.UsageError("give exactly one of --judgements and --truth")
+    if judgements and truth is not None:
+        raise click.UsageError("give one of --judgements and --truth, not both")
     if not 0 < confidence < 1:
         raise click.BadParameter("must be in (0, 1)", param_hint="--confidence")
-    doc = estimate(sample_dir, judgements=judgements, truth=truth, item_col=item_col,
+    files = judgements[0] if len(judgements) == 1 else list(judgements) or None
+    doc = estimate(sample_dir, judgements=files, truth=truth,
+                   item_col=item_col,
                    cluster_col=cluster_col, confidence=confidence, se_method=se_method)
+    if fmt == "html":
+        from abcde.report.build import report_html
+
+        click.echo(report_html(estimate=doc))
+        return
     click.echo(to_json(doc) if fmt == "json" else render_table(doc))
 
 
@@ -60,8 +72,9 @@ def estimate_cmd(sample_dir: str, judgements: str | None, truth: str | None, ite
               help="Share of pairs the judges are expected to answer 'unknown'.")
 @click.option("--strata-allocation", default=None,
               help="Simulate stratified samples: proportional, equal or a fraction.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
-              show_default=True)
+@click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]),
+              default="table", show_default=True, help="What to print on stdout (html: the "
+              "page of `abcde report`; needs abcde[report]).")
 @handle_errors
 def simulate_cmd(base: str, exp: str, truth: str, weights: str | None, item_col: str,
                  cluster_col: str, weight_col: str, missing_weight: float | None,
@@ -76,13 +89,34 @@ def simulate_cmd(base: str, exp: str, truth: str, weights: str | None, item_col:
         sizes = [int(b) for b in budgets.split(",") if b.strip()]
     except ValueError:
         raise click.BadParameter("comma-separated integers", param_hint="--budgets") from None
+    if not sizes or min(sizes) < 1:
+        raise click.BadParameter(f"comma-separated integers >= 1 (unique judgeable pairs), "
+                                 f"got {budgets!r}", param_hint="--budgets")
     if replications < 1:
         raise click.BadParameter("must be >= 1", param_hint="--replications")
+    if seed < 0:
+        raise click.BadParameter("must be >= 0", param_hint="--seed")
+    if not 0 <= unknown_share < 1:  # (False for NaN too)
+        raise click.BadParameter(f"must be in [0, 1): the share of pairs judged 'unknown' "
+                                 f"(1 would leave nothing to estimate from), got "
+                                 f"{unknown_share}", param_hint="--unknown-share")
+    if strata_allocation is not None:
+        from abcde.sampling.stratified import parse_allocation
+
+        try:
+            parse_allocation(strata_allocation)
+        except ValueError as err:
+            raise click.BadParameter(str(err), param_hint="--strata-allocation") from None
     doc = simulate(base, exp, weights, truth=truth, population=population, budgets=sizes,
                    replications=replications, seed=seed, unknown_share=unknown_share,
                    stratify=strata_allocation, item_col=item_col, cluster_col=cluster_col,
                    weight_col=weight_col, missing_weight=missing_weight, db=db,
                    memory_limit=memory_limit, threads=threads)
+    if fmt == "html":
+        from abcde.report.build import report_html
+
+        click.echo(report_html(simulate=doc))
+        return
     click.echo(to_json(doc) if fmt == "json" else render_table(doc))
 
 

@@ -80,12 +80,25 @@ def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str |
               help="Example items per group.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
+@click.option("--serve", is_flag=True, help="Explore in the browser instead: a local page "
+              "(like `abcde judge`: a secret token, loopback) to filter, group and rank.")
+@click.option("--port", type=int, default=0, show_default="a free port",
+              help="With --serve: the port.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="With --serve: the address to listen on.")
+@click.option("--open", "open_browser", is_flag=True,
+              help="With --serve: open the page in your default browser.")
 @handle_errors
 def explore_cmd(sample: str, group_by: str, where: str | None, metric: str, top: int,
-                examples: int, fmt: str) -> None:
+                examples: int, fmt: str, serve: bool = False, port: int = 0,
+                host: str = "127.0.0.1", open_browser: bool = False) -> None:
     """Top groups of an item sample by estimated contribution to METRIC(T)
-    (ABCDE §4.1.1)."""
+    (ABCDE §4.1.1); with --serve, the same in the browser."""
     from abcde.sampling.explore import explore
+
+    if serve:
+        _serve_explore(sample, port, host, open_browser)
+        return
 
     doc = explore(sample, group_by, where=where, metric=metric, top=top, examples=examples)
     if fmt == "json":
@@ -100,6 +113,32 @@ def explore_cmd(sample: str, group_by: str, where: str | None, metric: str, top:
                f"{' where ' + where if where else ''} "
                f"({doc['filtered_draws']:,} of {doc['sample_draws']:,} draws)")
     click.echo(table(rows, cols))
+
+
+def _serve_explore(sample: str, port: int, host: str, open_browser: bool) -> None:
+    import sys
+
+    from abcde.explorer.app import explore_app
+    from abcde.server.app import allowed_hosts
+    from abcde.server.run import bind, is_loopback, new_token, serve, url_of
+
+    token = new_token()
+    app_hosts: frozenset[str]
+    sock = bind(host, port)
+    bound_host, bound_port = sock.getsockname()[:2]
+    app_hosts = allowed_hosts(bound_host, bound_port)
+    try:
+        app = explore_app(sample, token, app_hosts)
+    except BaseException:
+        sock.close()
+        raise
+    url = url_of(sock, "/", token)
+    if not is_loopback(bound_host):
+        click.echo(f"warning: listening on {bound_host}, reachable from other machines",
+                   err=True)
+    click.echo(f"abcde explore: {sample}\nOpen {url}\nPress Ctrl-C to stop.")
+    sys.stdout.flush()
+    serve(app, sock, open_url=url if open_browser else None)
 
 
 @click.command("sample-pairs")

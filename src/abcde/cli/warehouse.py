@@ -11,7 +11,9 @@ from typing import Any
 import click
 
 from abcde.cli._common import handle_errors
+from abcde.errors import InputError
 from abcde.inputs.spec import Columns, parse_slicings
+from abcde.outputs import output_files
 from abcde.sql.dialects import DIALECTS, get_dialect
 from abcde.warehouse.scripts import ID_KINDS, ScriptSpec
 
@@ -98,22 +100,30 @@ def sql_impact(out: str | None, **options: Any) -> None:
         raise click.UsageError(f"{target.title} tables live in a dataset: give --schema "
                                "PROJECT.DATASET for the tables the SQL creates")
     spec = make_spec(**options)
-    text = impact_script(spec, options["dialect"], command=command_line())
     if out is None:
-        click.echo(text, nl=False)
+        click.echo(impact_script(spec, options["dialect"], command=command_line()), nl=False)
         return
-    path = Path(out)
-    path.mkdir(parents=True, exist_ok=True)
-    (path / "impact.sql").write_text(text)
-    click.echo(f"wrote {path / 'impact.sql'}")
+    path = Path(out) / "impact.sql"
+    if Path(out).exists() and not Path(out).is_dir():
+        raise InputError(f"--out {out} exists and is not a directory",
+                         hint="--out names the directory of impact.sql (created if missing).")
+    # the temporary file is made first (an unwritable --out is refused before the work);
+    # impact.sql is replaced only by a complete script
+    with output_files(path, what="the directory of impact.sql") as (tmp,):
+        tmp.write_text(impact_script(spec, options["dialect"], command=command_line()))
+    click.echo(f"wrote {path}")
 
 
 @click.command("dbt")
 @script_options
 @click.option("--out", type=click.Path(file_okay=False), required=True,
-              help="Directory of the dbt project.")
+              help="Directory of the dbt project. A project abcde wrote there before is "
+                   "replaced whole (its files are listed in .abcde-dbt.json); other files "
+                   "are kept.")
+@click.option("--overwrite", is_flag=True, help="Write into an existing directory abcde did "
+              "not write (its dbt_project.yml, models/ and macros/ are replaced).")
 @handle_errors
-def dbt_cmd(out: str, **options: Any) -> None:
+def dbt_cmd(out: str, overwrite: bool = False, **options: Any) -> None:
     """The impact metrics as a dbt project: one model per pipeline step, ref() between
     them, source() for the inputs, schema.yml with docs and tests. Add a profile named
     'abcde' (or edit dbt_project.yml), then `dbt build`. The models are built where the
@@ -125,7 +135,7 @@ def dbt_cmd(out: str, **options: Any) -> None:
                                "(target.schema): drop --schema, and set the schema in "
                                "profiles.yml, or +schema in dbt_project.yml")
     spec = make_spec(**options)
-    files = dbt_project(spec, options["dialect"], Path(out))
+    files = dbt_project(spec, options["dialect"], Path(out), overwrite=overwrite)
     click.echo(f"wrote {len(files)} files to {out}")
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import logging
+import re
 import shutil
 import tempfile
 import time
@@ -15,7 +16,7 @@ import duckdb
 
 from abcde.engines.base import Engine, select_all
 from abcde.engines.files import create_table, csv_problem, file_format, file_source
-from abcde.errors import AbcdeError, EngineError, InputError, WorkspaceBusy
+from abcde.errors import EngineError, InputError, ResourceError, WorkspaceBusy
 from abcde.sql.dialects import DuckDB
 from abcde.sql.quoting import ident, literal, table_ref
 
@@ -146,6 +147,9 @@ class DuckDBEngine(Engine):
             self.con.execute(sql)
         except duckdb.Error as err:
             raise self._error(err, f"DuckDB refused a statement: {err}\n{sql}") from err
+        except RuntimeError as err:
+            _reraise_interrupt(err)
+            raise
 
     def fetch(self, sql: str) -> list[dict[str, Any]]:
         try:
@@ -154,16 +158,68 @@ class DuckDBEngine(Engine):
             return [dict(zip(names, row, strict=True)) for row in cur.fetchall()]
         except duckdb.Error as err:
             raise self._error(err, f"DuckDB refused a query: {err}\n{sql}") from err
+        except RuntimeError as err:
+            _reraise_interrupt(err)
+            raise
 
-    def _error(self, err: duckdb.Error, text: str) -> AbcdeError:
-        """A line of an input CSV that DuckDB cannot parse is the user's to fix (exit 2),
-        named by `file_labels`: a CSV value DuckDB cannot convert fails only when the query
-        reaches its line. Anything else is abcde's."""
-        problem = csv_problem(str(err))
-        if problem is None:
-            return EngineError(text)
-        return InputError(problem.message(), table=self.file_labels.get(problem.file or ""),
-                          column=problem.column, hint=problem.hint)
+    def _error(self, err: duckdb.Error, text: str) -> BaseException:
+        """What a DuckDB error means for the user. A line of an input CSV that DuckDB
+        cannot parse, and an input file it cannot read (a damaged Parquet file fails
+        only when a query reaches the broken page), are the user's to fix (exit 2),
+        named by `file_labels`; so is running out of memory or temporary disk (advice in
+        abcde's options). Ctrl-C is an interrupt. Anything else is abcde's."""
+        if isinstance(err, duckdb.InterruptException):
+            return KeyboardInterrupt()
+        message = str(err)
+        if isinstance(err, duckdb.OutOfMemoryException) or message.startswith(
+                "Out of Memory Error"):
+            return ResourceError(
+                f"DuckDB ran out of memory: {_first_line(err)}",
+                hint="Give it more with --memory-limit (e.g. --memory-limit 8GB; the default "
+                     "is 80% of the machine's memory), run fewer --threads (each holds its "
+                     "own buffers, e.g. --threads 2), or use a machine with more memory.")
+        if "No space left on device" in message:
+            return ResourceError(
+                f"DuckDB ran out of disk space for its temporary files: {_first_line(err)}",
+                hint=f"Free space where they go ({self.temp_dir.parent}, set by TMPDIR), or "
+                     "lower --threads.")
+        problem = csv_problem(message)
+        if problem is not None:
+            return InputError(problem.message(), table=self.file_labels.get(problem.file or ""),
+                              column=problem.column, hint=problem.hint)
+        for path, label in self.file_labels.items():
+            if path and (f'"{path}"' in message or f"'{path}'" in message):
+                reason = re.sub(r'^.*?Error: (Failed to read file ".*?": )?', "",
+                                _first_line(err))
+                return InputError(
+                    f"cannot read {path}: {reason}",
+                    table=label, hint="The file is damaged (cut short or corrupt): write it "
+                                      "again from its source.")
+        damaged = self._damaged_parquet(err)
+        if damaged is not None:
+            return damaged
+        return EngineError(text)
+
+    def _damaged_parquet(self, err: duckdb.Error) -> InputError | None:
+        """The input Parquet file a read error comes from, when DuckDB's message does not
+        name it (a damaged page: "TProtocolException: Invalid data", a failed
+        decompression): each Parquet input is read whole until one fails. Errors of the
+        SQL itself (parser, binder, catalog) are abcde's and are not probed."""
+        if isinstance(err, duckdb.ParserException | duckdb.BinderException |
+                      duckdb.CatalogException):
+            return None
+        for path, label in self.file_labels.items():
+            if not path.lower().endswith(".parquet"):
+                continue
+            try:
+                self.con.execute("SELECT min(hash(COLUMNS(*))) FROM read_parquet(?)",
+                                 [path]).fetchall()
+            except duckdb.Error as probe:
+                return InputError(
+                    f"cannot read {path}: {_first_line(probe)}", table=label,
+                    hint="The file is damaged (cut short or corrupt): write it again from "
+                         "its source.")
+        return None
 
     def user_table(self, name: str) -> str:
         """A table of the attached database, as a quoted reference."""
@@ -206,8 +262,13 @@ class DuckDBEngine(Engine):
         try:
             cur = self.con.execute(f"DESCRIBE SELECT * FROM {relation}")
             return [(row[0], row[1]) for row in cur.fetchall()]
+        except duckdb.InterruptException as err:
+            raise KeyboardInterrupt from err
         except duckdb.Error as err:
             raise EngineError(str(err)) from err
+        except RuntimeError as err:
+            _reraise_interrupt(err)
+            raise
 
     def write(self, relation: str, path: Path, fmt: str, order_by: Sequence[str] = ()) -> None:
         option = "FORMAT PARQUET" if fmt == "parquet" else "FORMAT CSV, HEADER"
@@ -221,6 +282,13 @@ class DuckDBEngine(Engine):
         finally:
             if self._own_tmp:
                 shutil.rmtree(self.temp_dir, ignore_errors=True)
+
+
+def _reraise_interrupt(err: RuntimeError) -> None:
+    """duckdb raises RuntimeError("Query interrupted") when Ctrl-C stops a query: that is
+    a KeyboardInterrupt."""
+    if "interrupted" in str(err).lower():
+        raise KeyboardInterrupt from err
 
 
 def _first_line(err: Exception) -> str:

@@ -175,6 +175,7 @@ def local_session(master: str = "local[2]", warehouse: str | Path | None = None,
     log4j.write_text(_LOG4J)
     java_options = f"-Dlog4j2.configurationFile=file:{log4j}"
     builder = (SparkSession.builder.master(master).appName("abcde")
+               # abcde draws its own progress (abcde.progress): no console bars of Spark's
                .config("spark.ui.showConsoleProgress", "false")
                .config("spark.driver.extraJavaOptions", java_options)
                .config("spark.sql.session.timeZone", "UTC"))

@@ -43,6 +43,7 @@ Workshop on Linguistic Coreference*, 563–566.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import unicodedata
 from collections.abc import Hashable, Mapping, Sequence
@@ -71,6 +72,7 @@ from abcde.inputs.session import EngineOptions, Inputs, open_inputs
 from abcde.inputs.sources import file_format, names_a_file
 from abcde.inputs.spec import InputSpec, check_slice_names
 from abcde.inputs.workspace import Workspace
+from abcde.outputs import OutputDir, output_dir
 from abcde.results import OUT_FORMATS, plain_row
 from abcde.sql.helpers import rank_value
 from abcde.sql.pipeline import Pipeline
@@ -449,7 +451,9 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
         How many worst truth/actual clusters and Yandex themes to list.
     out : str or Path, optional
         A directory: every truth/actual cluster, slice and Yandex theme of each run is
-        written under out/<run name>/.
+        written under out/<run name>/, atomically (`abcde.outputs.output_dir`): each
+        run's directory is replaced whole once every file is written, other entries of
+        `out` are kept, and an unwritable `out` is refused before the work.
     out_format : str
         "parquet" or "csv".
     engine : Engine, optional
@@ -508,7 +512,11 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
     # per-case scores leave the engine only when UIR compares runs over them: every
     # truth cluster is a case, so with one run its count and F_α sweep are computed there
     fetch_cases = cases is not None and (cases.kind == "slice" or len(runs) > 1)
-    with EngineOptions(engine, db, memory_limit, threads).open() as eng, \
+    # the output directory's temporary place is made before the work (an unwritable --out
+    # is refused at once); the runs' files replace the old ones only once all are written
+    with (output_dir(out, replaces=[f"{n}/" for n in labels]) if out is not None
+          else contextlib.nullcontext()) as od, \
+            EngineOptions(engine, db, memory_limit, threads).open() as eng, \
             Workspace.opened(eng, workspace) as ws:
         results = []
         sweeps = []
@@ -519,8 +527,7 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
             input_doc = {"truth": inputs.base.label, "weights": inputs.weights_description,
                          "attributes": inputs.attributes.label if inputs.attributes else None}
             result, sweep = _run_one(eng, inputs, name, k, slicings, top, cases,
-                                     Path(out) / name if out else None, out_format,
-                                     fetch_cases=fetch_cases,
+                                     od, name, out_format, fetch_cases=fetch_cases,
                                      sweep=None if fetch_cases or cases is None
                                      else (f_alpha_metrics(metrics), tuple(alphas)))
             results.append(result)
@@ -544,7 +551,8 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
 
 def _run_one(engine: Engine, inputs: Inputs, name: str, k: int,
              slicings: list[list[str]], top: int, cases: CaseSpec | None,
-             out: Path | None, out_format: str, *, fetch_cases: bool = True,
+             out: OutputDir | None, name_dir: str, out_format: str, *,
+             fetch_cases: bool = True,
              sweep: tuple[tuple[str, str] | None, tuple[float, ...]] | None = None,
              ) -> tuple[RunResult, tuple[int, dict[str, float] | None] | None]:
     """One run: validate, run the steps, fetch the small results (docs/method.md §4–§5).
@@ -621,7 +629,8 @@ def _run_one(engine: Engine, inputs: Inputs, name: str, k: int,
         worst_actual_clusters=worst["actual_clusters"],
         slices=slices, cases=case_rows)
     if out is not None:
-        result.files = _write(engine, pipeline, out, out_format, slicings, slice_steps)
+        result.files = _write(engine, pipeline, out, name_dir, out_format, slicings,
+                              slice_steps)
     return result, swept
 
 
@@ -635,16 +644,19 @@ def _finite(row: dict[str, Any]) -> dict[str, Any]:
             for k, v in row.items()}
 
 
-def _write(engine: Engine, pipeline: Pipeline, out: Path, fmt: str,
+def _write(engine: Engine, pipeline: Pipeline, out: OutputDir, run: str, fmt: str,
            slicings: list[list[str]], slice_steps: list[str]) -> dict[str, str]:
-    out.mkdir(parents=True, exist_ok=True)
+    """A run's clusters, slices and Yandex themes as files under `run`/ of the temporary
+    directory of `abcde.outputs.output_dir`; returns where they end up."""
+    directory = out.path / run
+    directory.mkdir(parents=True, exist_ok=True)
     suffix = "parquet" if fmt == "parquet" else "csv"
     files = {}
     named = [(n, n) for n in ("truth_clusters", "actual_clusters", "yandex_themes")]
     named += [(f"slices_{'_'.join(s)}", step) for s, step in zip(slicings, slice_steps,
                                                                    strict=True)]
     for name, step in named:
-        path = out / f"{name}.{suffix}"
+        path = directory / f"{name}.{suffix}"
         engine.write(pipeline.physical_name(step), path, fmt)
-        files[name] = str(path)
+        files[name] = str(out.final(path))
     return files

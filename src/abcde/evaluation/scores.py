@@ -263,7 +263,7 @@ def as_score_table(
 _COLUMNS = ("system", "case", "metric", "value")
 
 
-def _parse_value(raw: object, path: Path, line: int) -> float:
+def _parse_value(raw: object, path: str | Path, line: int) -> float:
     if isinstance(raw, bool) or raw is None:
         raise UirInputError(f"{path}, line {line}: column 'value' is not a number: {raw!r}")
     if isinstance(raw, (int, float)):
@@ -283,7 +283,7 @@ def _parse_value(raw: object, path: Path, line: int) -> float:
 
 def _score_rows(read: Records, wanted: set[str] | None) -> list[tuple[ScoreRow, int]]:
     """Score rows of a record file, each checked (columns, types, values)."""
-    path = read.path
+    path = read.where
     if not read.jsonl:
         missing = [c for c in _COLUMNS if c not in read.columns]
         if missing:
@@ -348,7 +348,7 @@ def read_scores(path: str | Path, metrics: Sequence[str] | None = None) -> list[
     p = Path(path)
     wanted = None if metrics is None else set(check_metrics(metrics))
     try:
-        read = read_records(p, what="score file")
+        read = read_records(p, what="score file", expected=[_COLUMNS])
     except InputError as err:
         raise UirInputError(str(err)) from None
     rows = _score_rows(read, wanted)

@@ -4,6 +4,7 @@ decomposition §4–5; docs/method.md §3), computed per cell in the engine.
 
 from __future__ import annotations
 
+import contextlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -21,7 +22,8 @@ from abcde.engines import Engine
 from abcde.inputs.checks import coverage_report
 from abcde.inputs.session import EngineOptions, Inputs, opened
 from abcde.inputs.spec import InputSpec, check_slice_names
-from abcde.results import OUT_FORMATS, plain_row, prepare_out
+from abcde.outputs import OutputDir, output_dir
+from abcde.results import OUT_FORMATS, plain_row
 from abcde.sql.helpers import rank_value
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.templates import render
@@ -39,6 +41,8 @@ class ImpactResult:
     slices: list[dict[str, Any]]
     inputs: dict[str, Any]
     files: dict[str, str] = field(default_factory=dict)
+    #: side ("base", "exp") → rows size, clusters, items, weight: the cluster sizes
+    size_distribution: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -49,6 +53,7 @@ class ImpactResult:
             "top_exp_clusters": self.top_exp_clusters,
             "top_clusters": self.top_clusters,
             "slices": self.slices,
+            "size_distribution": self.size_distribution,
             "files": self.files,
         }
 
@@ -116,15 +121,17 @@ def run_impact(spec: InputSpec, options: EngineOptions | None = None, *, top: in
         raise ValueError("top must be >= 0")
     if out_format not in OUT_FORMATS:
         raise ValueError(f"out_format must be one of {OUT_FORMATS}")
-    if out is not None:
-        prepare_out(Path(out))  # before the work, not after it
-    with opened(spec, options) as (engine, inputs):
-        return _run(engine, inputs, [list(s) for s in spec.slicings], top,
-                    Path(out) if out else None, out_format, prefix=prefix)
+    # the output directory's temporary place is made before the work, not after it; the
+    # files go there and replace the old ones only once all are written
+    with (output_dir(out) if out is not None else contextlib.nullcontext()) as od, \
+            opened(spec, options) as (engine, inputs):
+        return _run(engine, inputs, [list(s) for s in spec.slicings], top, od, out_format,
+                    prefix=prefix)
 
 
 def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,
-         out: Path | None, out_format: str, prefix: str = "abcde_impact_") -> ImpactResult:
+         out: OutputDir | None, out_format: str, prefix: str = "abcde_impact_",
+         ) -> ImpactResult:
     pipeline = Pipeline(prefix=prefix, schema=engine.work_schema)
     add_item_steps(pipeline, inputs)
     checked = build_cell_rows(engine, pipeline, inputs)
@@ -145,6 +152,11 @@ def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,
         pipeline.add(f"top_{name}", render("impact/top_clusters.sql", relation=name, k=top))
         tops[name] = pipeline.fetch(engine, f"top_{name}")
 
+    sizes = {}
+    for side, name in (("b", "base"), ("e", "exp")):
+        pipeline.add(f"{name}_sizes", render("impact/size_distribution.sql", side=side))
+        sizes[name] = [plain_row(r) for r in pipeline.fetch(engine, f"{name}_sizes")]
+
     slices = []
     for k, (slicing, step) in enumerate(zip(slicings, slice_steps, strict=True)):
         attrs = [inputs.attribute(c) for c in slicing]
@@ -163,7 +175,8 @@ def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,
         top_exp_clusters=[plain_row(r) for r in tops["exp_clusters"]],
         top_clusters=interleave(tops["base_clusters"], tops["exp_clusters"], top),
         slices=slices,
-        inputs=inputs.description())
+        inputs=inputs.description(),
+        size_distribution=sizes)
     if out is not None:
         result.files = _write(engine, pipeline, out, out_format, slicings)
         for entry, stem in zip(result.slices, slice_file_stems(slicings), strict=True):
@@ -199,17 +212,16 @@ def interleave(base_rows: list[dict[str, Any]], exp_rows: list[dict[str, Any]],
     return rows[:k]
 
 
-def _write(engine: Engine, pipeline: Pipeline, out: Path, fmt: str,
+def _write(engine: Engine, pipeline: Pipeline, out: OutputDir, fmt: str,
            slicings: list[list[str]]) -> dict[str, str]:
-    out.mkdir(parents=True, exist_ok=True)
+    """Every Base/Exp cluster and slice as files, into the temporary directory of
+    `abcde.outputs.output_dir`; returns where they end up."""
     suffix = "parquet" if fmt == "parquet" else "csv"
     files = {}
     steps = [("base_clusters", "base_clusters"), ("exp_clusters", "exp_clusters")]
     steps += [(stem, f"slices_{k}") for k, stem in enumerate(slice_file_stems(slicings))]
     for name, step in steps:
-        path = out / f"{name}.{suffix}"
+        path = out.path / f"{name}.{suffix}"
         engine.write(pipeline.physical_name(step), path, fmt)
-        files[name] = str(path)
+        files[name] = str(out.final(path))
     return files
-
-

@@ -29,7 +29,7 @@ def impact_text(doc: dict[str, Any], max_slice_rows: int = 20) -> str:
     for role in roles:
         side = cov[f"only_in_{role}"]
         if side["items"]:
-            ex = ", ".join(map(str, side["examples"][:5]))
+            ex = ", ".join(map(repr, side["examples"][:5]))  # quoted: 'a' vs 'a '
             parts.append(f"  only in {role}: {fmt(side['items'])} items "
                          f"(weight {fmt(side['weight'])}), excluded; e.g. {ex}")
     for key, what, unit in (

@@ -1,13 +1,18 @@
 """Small local files of records, read in Python: judgement files (docs/method.md §8.1) and
-per-case score files (§9.1). CSV with a header line (tab-separated for .tsv) or JSONL
-(one JSON object a line); every problem is named by file and line. Large inputs —
-clusterings, weights, attributes — are read by the engine instead (`abcde.inputs.sources`).
+per-case score files (§9.1). CSV with a header line or JSONL (one JSON object a line),
+as spreadsheets and editors save them: UTF-8 with or without a byte-order mark, UTF-16
+(Excel's "Unicode text"), Windows-1252 (Excel in Western Europe); the CSV delimiter
+, ; tab or | is sniffed from the header (European Excel writes ;). Every problem is
+named by file and line. Large inputs — clusterings, weights, attributes — are read by
+the engine instead (`abcde.inputs.sources`).
 """
 
 from __future__ import annotations
 
 import csv
+import io
 import json
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -16,18 +21,32 @@ from abcde.errors import InputError
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
 CSV_SUFFIXES = (".csv", ".tsv", ".txt")
+DELIMITERS = (",", ";", "\t", "|")
+UTF8 = ("utf-8", "utf-8-sig")
 
 
 @dataclass(frozen=True)
 class Records:
     """What a record file holds: its columns (the CSV header, or the keys of the JSONL
     objects in the order first seen) and its rows with their line numbers (blank lines
-    skipped)."""
+    skipped). `where` names the file in messages, with the encoding when it was not
+    UTF-8."""
 
     path: Path
     columns: list[str]
     rows: list[tuple[int, dict[str, Any]]]
     jsonl: bool
+    encoding: str = "utf-8"
+    delimiter: str = ","
+
+    @property
+    def where(self) -> str:
+        """The file's name for messages ("x.csv (read as cp1252)")."""
+        return _where(self.path, self.encoding)
+
+
+def _where(path: Path, encoding: str) -> str:
+    return str(path) if encoding in UTF8 else f"{path} (read as {encoding})"
 
 
 def is_jsonl(path: str | Path) -> bool:
@@ -35,17 +54,120 @@ def is_jsonl(path: str | Path) -> bool:
     return Path(path).suffix.lower() in JSONL_SUFFIXES
 
 
-def read_records(path: str | Path, *, what: str = "file") -> Records:
+def decode_text(path: Path, what: str = "file") -> tuple[str, str]:
+    """The text of a small file saved by whatever program, and the encoding it was read
+    with.
+
+    A byte-order mark says UTF-8 or UTF-16/32 (Excel's "Unicode text" is UTF-16); UTF-16
+    without one is told by its zero bytes; other text is UTF-8 if it decodes as UTF-8,
+    else Windows-1252 (what Excel and Windows editors write in Western Europe; Latin-1
+    read as Windows-1252 differs only in unprintable control characters). A spreadsheet
+    workbook saved under a .csv name, and other binary files, are refused.
+
+    Parameters
+    ----------
+    path : Path
+        The file.
+    what : str
+        How messages name the file ("judgement file").
+
+    Returns
+    -------
+    (str, str)
+        The text and the encoding's name.
+
+    Raises
+    ------
+    InputError
+        For a workbook (.xlsx/.xls) or another binary file, naming the file.
+
+    References
+    ----------
+    docs/method.md §8.1 (judgement files).
+    """
+    data = path.read_bytes()
+    if data.startswith((b"PK\x03\x04", b"\xd0\xcf\x11\xe0")):
+        raise InputError(f"{what} {path} is a spreadsheet workbook (Excel .xlsx/.xls), "
+                         "not a CSV file", hint="In Excel, save it with File > Save As > "
+                         "CSV UTF-8 (comma delimited).")
+    boms = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe\x00\x00", "utf-32"),
+            (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
+    encoding = next((enc for bom, enc in boms if data.startswith(bom)), "")
+    if not encoding:
+        encoding = "utf-8"
+        head = data[:4096]
+        if head and b"\x00" in head:
+            evens, odds = head[0::2].count(0), head[1::2].count(0)
+            if odds > len(head) // 4 and evens <= odds // 8:
+                encoding = "utf-16-le"
+            elif evens > len(head) // 4 and odds <= evens // 8:
+                encoding = "utf-16-be"
+            else:
+                raise InputError(f"{what} {path} is not a text file (it holds zero bytes)",
+                                 hint="Give a CSV or JSONL file.")
+    try:
+        return data.decode(encoding), encoding
+    except UnicodeDecodeError as err:
+        if encoding != "utf-8":
+            raise InputError(f"{what} {path} starts like {encoding} text but byte "
+                             f"{err.start} is not", hint="Save it again as CSV UTF-8.") from None
+    try:
+        return data.decode("cp1252"), "cp1252"
+    except UnicodeDecodeError:
+        return data.decode("latin-1"), "latin-1"
+
+
+def sniff_delimiter(header: str, expected: Sequence[Collection[str]] = (),
+                    default: str = ",") -> str:
+    """The delimiter of a CSV header line (European Excel writes ``;``).
+
+    Parameters
+    ----------
+    header : str
+        The file's first line.
+    expected : sequence of collections of str
+        Column sets a file of this kind has (any one of them suffices).
+    default : str
+        The delimiter when the line holds none of the candidates.
+
+    Returns
+    -------
+    str
+        The first of , ; tab | that splits the line into one of the `expected` column
+        sets, else the one it holds most of.
+
+    References
+    ----------
+    docs/method.md §8.1 (judgement files).
+
+    Examples
+    --------
+    >>> sniff_delimiter("pair_id;verdict", [{"pair_id", "verdict"}]), sniff_delimiter("a,b")
+    (';', ',')
+    """
+    for d in DELIMITERS:
+        fields = {f.strip() for f in next(csv.reader([header], delimiter=d), [])}
+        if any(set(want) <= fields for want in expected):
+            return d
+    best = max(DELIMITERS, key=lambda d: (header.count(d), d == default))
+    return best if header.count(best) else default
+
+
+def read_records(path: str | Path, *, what: str = "file",
+                 expected: Sequence[Collection[str]] = ()) -> Records:
     """Read a CSV or JSONL file of records.
 
     Parameters
     ----------
     path
         The file: `.jsonl`, `.ndjson` or `.json` is one JSON object a line; anything else
-        is CSV with a header (tab-separated for `.tsv`). UTF-8, with or without the
-        byte-order mark spreadsheets write.
+        is CSV with a header (tab-separated for `.tsv`, else the delimiter , ; tab or |
+        sniffed from the header). Encoding as :func:`decode_text` tells it.
     what
         How messages name the file ("judgement file", "score file").
+    expected
+        Column sets a file of this kind has, to sniff the delimiter by
+        (:func:`sniff_delimiter`).
 
     Returns
     -------
@@ -56,32 +178,42 @@ def read_records(path: str | Path, *, what: str = "file") -> Records:
     Raises
     ------
     InputError
-        Naming the file (and the line): missing, a directory, unreadable, not UTF-8, no
-        header, a CSV row with more or fewer fields than the header, a line that is not
-        a JSON object.
+        Naming the file (and the line): missing, a directory, unreadable, a workbook or
+        binary file, no header, a CSV row with more or fewer fields than the header,
+        a line that is not a JSON object.
     """
     p = Path(path)
     try:
-        return _read_jsonl(p, what) if is_jsonl(p) else _read_csv(p, what)
+        text, encoding = decode_text(p, what)
     except FileNotFoundError:
         raise InputError(f"{what} {p}: no such file") from None
     except IsADirectoryError:
         raise InputError(f"{what} {p} is a directory, not a file") from None
-    except UnicodeDecodeError as err:
-        raise InputError(
-            f"{what} {p}: not UTF-8 text (byte 0x{err.object[err.start]:02x} at offset "
-            f"{err.start})", hint="Save the file as UTF-8.") from None
     except OSError as err:
         raise InputError(f"{what} {p}: cannot be read ({err.strerror or err})") from None
+    where = _where(p, encoding)
+    text = text.removeprefix("\ufeff")
+    if is_jsonl(p):
+        columns, rows = _parse_jsonl(text, what, where)
+        return Records(p, columns, rows, jsonl=True, encoding=encoding)
+    first = text.split("\n", 1)[0]
+    delimiter = "\t" if p.suffix.lower() == ".tsv" else sniff_delimiter(first, expected)
+    columns, rows = _parse_csv(text, delimiter, what, where)
+    return Records(p, columns, rows, jsonl=False, encoding=encoding, delimiter=delimiter)
 
 
-def _read_csv(path: Path, what: str) -> Records:
-    with path.open(newline="", encoding="utf-8-sig") as fh:  # -sig: a spreadsheet's BOM
-        reader = csv.reader(fh, delimiter="\t" if path.suffix.lower() == ".tsv" else ",")
+def _parse_csv(text: str, delimiter: str, what: str, where: str
+               ) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
         header = next(reader, None)
         if not header:
-            raise InputError(f"{what} {path}: empty file, expected a header line")
+            raise InputError(f"{what} {where}: empty file, expected a header line")
         columns = [h.strip() for h in header]
+        twice = sorted({c for c in columns if columns.count(c) > 1})
+        if twice:
+            raise InputError(f"{what} {where}: column(s) {', '.join(map(repr, twice))} appear "
+                             "more than once in the header (spaces around names are ignored)")
         rows: list[tuple[int, dict[str, Any]]] = []
         for fields in reader:
             line = reader.line_num
@@ -90,28 +222,31 @@ def _read_csv(path: Path, what: str) -> Records:
             if len(fields) != len(columns):
                 extra = fields[len(columns):]
                 detail = (f" (extra value(s) {', '.join(repr(v) for v in extra[:3])}); quote "
-                          "values that contain commas" if extra else "")
+                          f"values that contain the delimiter {delimiter!r}" if extra else "")
                 count = f"{len(fields)} fields" if extra else f"{len(fields)} field(s)"
-                raise InputError(f"{what} {path}, line {line}: {count}, but the header has "
+                raise InputError(f"{what} {where}, line {line}: {count}, but the header has "
                                  f"{len(columns)}{detail}")
             rows.append((line, dict(zip(columns, fields, strict=True))))
-    return Records(path, columns, rows, jsonl=False)
+    except csv.Error as err:
+        raise InputError(f"{what} {where}, line {reader.line_num}: not valid CSV ({err})",
+                         hint="Save the file again as CSV UTF-8.") from None
+    return columns, rows
 
 
-def _read_jsonl(path: Path, what: str) -> Records:
+def _parse_jsonl(text: str, what: str, where: str
+                 ) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
     columns: dict[str, None] = {}
     rows: list[tuple[int, dict[str, Any]]] = []
-    with path.open(encoding="utf-8-sig") as fh:
-        for line, text in enumerate(fh, start=1):
-            if not text.strip():
-                continue
-            try:
-                record = json.loads(text)
-            except json.JSONDecodeError as err:
-                raise InputError(f"{what} {path}, line {line}: invalid JSON ({err.msg})") \
-                    from None
-            if not isinstance(record, dict):
-                raise InputError(f"{what} {path}, line {line}: expected a JSON object")
-            columns.update(dict.fromkeys(record))
-            rows.append((line, record))
-    return Records(path, list(columns), rows, jsonl=True)
+    for line, chunk in enumerate(text.split("\n"), start=1):  # not at U+2028 (JSON allows it)
+        if not chunk.strip():
+            continue
+        try:
+            record = json.loads(chunk)
+        except json.JSONDecodeError as err:
+            raise InputError(f"{what} {where}, line {line}: invalid JSON ({err.msg})",
+                             hint="A JSONL file holds one JSON object a line.") from None
+        if not isinstance(record, dict):
+            raise InputError(f"{what} {where}, line {line}: expected a JSON object")
+        columns.update(dict.fromkeys(record))
+        rows.append((line, record))
+    return list(columns), rows

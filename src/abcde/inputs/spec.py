@@ -70,16 +70,19 @@ class InputSpec:
 def parse_slicings(slice_by: str | Sequence[str] | Sequence[Sequence[str]] | None,
                    ) -> list[list[str]]:
     """'a,b' -> [['a', 'b']] (one slicing by the pair of columns); a list of such
-    strings (or of lists) -> one slicing each."""
+    strings (or of lists) -> one slicing each. An empty name (``--slice-by ""``,
+    ``'a,'``) is refused: it would silently slice by nothing."""
     if slice_by is None:
         return []
     items = [slice_by] if isinstance(slice_by, str) else list(slice_by)
     out = []
     for item in items:
         cols = [c.strip() for c in item.split(",")] if isinstance(item, str) else list(item)
-        cols = [c for c in cols if c]
-        if cols:
-            out.append(cols)
+        if not cols or any(not isinstance(c, str) or not c for c in cols):
+            raise InputError(f"--slice-by {item!r} names an empty column",
+                             hint="Give attribute column names, e.g. --slice-by provenance "
+                                  "or --slice-by provenance,country (one slicing by both).")
+        out.append(cols)
     return out
 
 

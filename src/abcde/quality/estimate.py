@@ -42,6 +42,7 @@ from abcde.quality.judgements import (
     SamplePairs,
     judge_pairs,
     match_judgements,
+    merge_verdicts,
     read_judgements,
     read_truth,
     rows_from_records,
@@ -51,8 +52,10 @@ from abcde.quality.metrics import METRIC_KEYS, estimate_all, metric_keys, unavai
 from abcde.quality.result import Estimate, sum_independent
 from abcde.quality.sample import CLASSES, POPULATIONS, JudgedSample, count_distinct, judged_sample
 from abcde.quality.slices import estimate_slices, stratified_slices
+from abcde.quality.verdict_log import LOG_NAME, is_verdict_log, logged_verdicts
 from abcde.quality.wording import precision_verdict, sample_warnings
-from abcde.sampling.manifest import sample_id
+from abcde.sampling.files import verify_sample_files
+from abcde.sampling.manifest import sample_id, stream_of
 
 __all__ = [
     "IMPACT_KEYS",
@@ -61,6 +64,7 @@ __all__ = [
     "estimate_from_draws",
     "estimate_with_verdicts",
     "load_sample",
+    "verdict_log_source",
     "verdicts_for",
 ]
 
@@ -78,12 +82,15 @@ class Sample:
     """
 
     def __init__(self, draws: list[dict[str, Any]], manifest: dict[str, Any],
-                 where: str = "sample") -> None:
+                 where: str = "sample", notes: Sequence[str] = ()) -> None:
         self.draws = draws
         self.manifest = manifest
         self.where = where
         self.pairs = SamplePairs.from_draws(draws)
         self.id = sample_id(manifest)
+        self.stream = stream_of(manifest)
+        self.notes = list(notes)  # for the report, e.g. files checked by row count only
+        self.carried: dict[str, dict[str, int]] = {}  # verdicts of related samples
 
     @property
     def strata(self) -> list[dict[str, Any]]:
@@ -112,7 +119,7 @@ def load_sample(sample: Any) -> Sample:
 
     References
     ----------
-    docs/method.md §7.6 (sample rows), §8.
+    docs/method.md §7.6 (sample rows), §7.9 (file digests), §8.
     """
     if isinstance(sample, Sample):
         return sample
@@ -125,11 +132,27 @@ def load_sample(sample: Any) -> Sample:
     if not manifest_path.exists():
         raise InputError(f"{path} is not a pair sample: it has no manifest.json",
                          hint="Give the directory written by `abcde sample-pairs --out`.")
-    manifest = json.loads(manifest_path.read_text())
-    if manifest.get("population") not in ("abcde", "jaccard"):
-        raise InputError(f"{manifest_path}: not a pair-sample manifest (no population)")
+    manifest = _read_manifest(manifest_path)
+    notes = verify_sample_files(path, manifest)
     draws = _read_draws(path)
-    return Sample(draws, manifest, str(path))
+    return Sample(draws, manifest, str(path), notes)
+
+
+def _read_manifest(path: Path) -> dict[str, Any]:
+    """manifest.json, refused with its problem (cut short, not JSON, not a pair sample's)."""
+    try:
+        manifest = json.loads(path.read_bytes().decode("utf-8"))
+    except UnicodeDecodeError:
+        raise InputError(f"{path} is not a manifest (not UTF-8 text)",
+                         hint="Give the directory written by `abcde sample-pairs --out`.") from None
+    except json.JSONDecodeError as err:
+        raise InputError(f"{path} is not valid JSON ({err.msg} at line {err.lineno}, column "
+                         f"{err.colno}): the file is cut short or damaged",
+                         hint="Restore the sample directory as `abcde sample-pairs` wrote it "
+                              "(the same inputs and seed give the same sample).") from None
+    if not isinstance(manifest, dict) or manifest.get("population") not in ("abcde", "jaccard"):
+        raise InputError(f"{path}: not a pair-sample manifest (no population)")
+    return manifest
 
 
 def _read_draws(path: Path) -> list[dict[str, Any]]:
@@ -139,13 +162,19 @@ def _read_draws(path: Path) -> list[dict[str, Any]]:
     con = duckdb.connect()
     try:
         if parquet.exists():
-            rel = con.execute("SELECT * FROM read_parquet(?)", [str(parquet)])
+            source, rel = parquet, con.execute("SELECT * FROM read_parquet(?)", [str(parquet)])
         elif csv_path.exists():
-            rel = con.execute("SELECT * FROM read_csv(?, header = true)", [str(csv_path)])
+            source, rel = csv_path, con.execute("SELECT * FROM read_csv(?, header = true)",
+                                                [str(csv_path)])
         else:
             return []  # Base = Exp: an empty sample
         names = [d[0] for d in rel.description]
         return [dict(zip(names, row, strict=True)) for row in rel.fetchall()]
+    except duckdb.Error as err:
+        text = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise InputError(f"{source} cannot be read: {text}",
+                         hint="The file is damaged: restore the sample directory as `abcde "
+                              "sample-pairs` wrote it.") from None
     finally:
         con.close()
 
@@ -159,8 +188,11 @@ def verdicts_for(s: Sample, judgements: Any = None, truth: Any = None,
     ----------
     s : Sample
         The sample.
-    judgements : str, Path or list of mappings, optional
-        A judgement file or its rows (:mod:`abcde.quality.judgements`).
+    judgements : str, Path, list of them, or list of mappings, optional
+        Judgement files (their verdicts merged: a contradiction between them is an
+        error) or rows (:mod:`abcde.quality.judgements`). Rows of another sample of the
+        same stream carry their verdicts over (docs/method.md §7.10; counted in
+        ``s.carried``).
     truth : mapping, DataFrame, str or Path, optional
         A ground truth (:func:`~abcde.quality.judgements.read_truth`,
         :func:`~abcde.quality.judgements.truth_judge`).
@@ -191,14 +223,22 @@ def verdicts_for(s: Sample, judgements: Any = None, truth: Any = None,
     if truth is not None:
         return judge_pairs(truth_judge(read_truth(truth, item_col, cluster_col)), s.pairs)
     if isinstance(judgements, str | Path):
-        rows = read_judgements(judgements)
-        where = str(judgements)
-    else:  # rows in memory: a list of mappings
-        records = list(enumerate(judgements, start=1))
-        columns = set().union(*(r.keys() for _, r in records)) if records else {"verdict"}
-        rows = rows_from_records(records, columns, "judgements")
-        where = "judgements"
-    return match_judgements(rows, s.pairs, expected_sample_id=s.id, where=where)
+        judgements = [judgements]
+    if isinstance(judgements, Sequence) and judgements and all(
+            isinstance(j, str | Path) for j in judgements):
+        found = []
+        for path in judgements:
+            where = str(path)
+            found.append((where, match_judgements(
+                read_judgements(path), s.pairs, expected_sample_id=s.id, where=where,
+                stream=s.stream, carried=s.carried)))
+        return merge_verdicts(found)
+    # rows in memory: a list of mappings
+    records = list(enumerate(judgements, start=1))
+    columns = set().union(*(r.keys() for _, r in records)) if records else {"verdict"}
+    rows = rows_from_records(records, columns, "judgements")
+    return match_judgements(rows, s.pairs, expected_sample_id=s.id, where="judgements",
+                            stream=s.stream, carried=s.carried)
 
 
 def estimate(sample: Any, judgements: Any = None, truth: Any = None,
@@ -212,14 +252,18 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
     ----------
     sample : str, Path, PairSample or Sample
         A sample directory (manifest.json + draws), a ``PairSample`` or a :class:`Sample`.
-    judgements : str, Path or list of mappings, optional
-        A CSV/JSONL judgement file or its rows (:mod:`abcde.quality.judgements`).
+    judgements : str, Path, list of them, or list of mappings, optional
+        CSV/JSONL judgement files or rows (:mod:`abcde.quality.judgements`); verdicts of
+        an earlier (or later) sample of the same stream carry over (docs/method.md §7.10).
+        Or one verdict log of ``abcde judge`` (:mod:`abcde.quality.verdict_log`), which
+        is replayed: every judge's current verdicts, resolved by majority.
     truth : mapping, DataFrame, str or Path, optional
         A ground truth item → cluster (a mapping, a DataFrame or a CSV/Parquet file):
         same cluster ⇒ equivalent, an item it lacks ⇒ unknown.
     judge : callable, optional
         (i, j) → 'equivalent' | 'not_equivalent' | 'unknown' or True/False/None.
-        Exactly one of ``judgements``, ``truth`` and ``judge``.
+        At most one of ``judgements``, ``truth`` and ``judge``; with none, the sample
+        directory's ``verdicts.jsonl`` (written by ``abcde judge``).
     confidence : float
         The intervals' level.
     se_method : {"pair_clustered", "kirchner"}
@@ -236,8 +280,12 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
         n_eff/pairs/…, the keys the population cannot give with estimate None and the
         reason; ``verdict``, ``warnings``, ``slices``, ``sample``, ``unavailable``), plus
         ``impact`` (the exact impact metrics from the manifest that the quality metrics
-        decompose), ``sample_id``, ``strata`` (stratified samples) and ``judgements``
-        (counts of verdicts).
+        decompose), ``sample_id``, ``strata`` (stratified samples), ``judgements``
+        (counts of verdicts), ``carried_over`` (verdicts of other samples of the same
+        stream, per sample id: rows, verdicts, unknown, not_in_sample) and ``notes``
+        (e.g. a sample whose manifest has no file digests); from a verdict log also
+        ``judging`` (judges, agreement, contested pairs:
+        :func:`~abcde.quality.verdict_log.logged_verdicts`).
 
     Raises
     ------
@@ -246,17 +294,74 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
 
     References
     ----------
-    docs/method.md §8. ABCDE §5, App. B (S. van Staden, A. Grubb. ABCDE: Application-Based
-    Cluster Diff Evals. Google, 2024, arXiv:2407.21430); Jaccard decomposition §4.3–8
+    docs/method.md §8, §12 (the verdict log). ABCDE §5, App. B (S. van Staden, A. Grubb.
+    ABCDE: Application-Based Cluster Diff Evals. Google, 2024, arXiv:2407.21430);
+    Jaccard decomposition §4.3–8
     (S. van Staden. Decomposing the Jaccard Distance and the Jaccard Index in ABCDE.
     Google Switzerland, 2024).
     """
     if se_method not in SE_METHODS:
         raise ValueError(f"se_method must be one of {SE_METHODS}")
     s = load_sample(sample)
+    log = verdict_log_source(s, judgements, truth, judge)
+    if log is not None:  # abcde judge's log: judges, agreement, majority
+        logged = logged_verdicts(log, s.pairs, s.id)
+        out = estimate_with_verdicts(s, logged.verdicts, confidence=confidence,
+                                     se_method=se_method)
+        out["judging"] = logged.judging
+        return out
     verdicts = verdicts_for(s, judgements, truth, judge, item_col=item_col,
                             cluster_col=cluster_col)
     return estimate_with_verdicts(s, verdicts, confidence=confidence, se_method=se_method)
+
+
+def verdict_log_source(s: Sample, judgements: Any, truth: Any,
+                       judge: Callable[[Any, Any], Any] | None) -> Path | None:
+    """The verdict log to estimate from, if any.
+
+    Parameters
+    ----------
+    s : Sample
+        The sample (``where`` is its directory when it was read from one).
+    judgements, truth, judge
+        The sources given to :func:`estimate`.
+
+    Returns
+    -------
+    Path or None
+        ``judgements`` when it is a verdict log; with no source at all, the sample
+        directory's ``verdicts.jsonl``; None when another source is given.
+
+    Raises
+    ------
+    InputError
+        With no source and no log, saying how to judge the pairs.
+
+    References
+    ----------
+    docs/method.md §12.2.
+    """
+    if isinstance(judgements, str | Path) and is_verdict_log(judgements):
+        return Path(judgements)
+    if isinstance(judgements, Sequence) and not isinstance(judgements, str):
+        logs = [j for j in judgements if isinstance(j, str | Path) and is_verdict_log(j)]
+        if len(logs) == 1 and len(judgements) == 1:
+            return Path(logs[0])
+        if logs:
+            raise InputError(f"{logs[0]} is a verdict log of `abcde judge`: it is replayed "
+                             "alone, not merged with other judgement files",
+                             hint="Give the verdict log alone, or the judgement files "
+                                  "without it.")
+    if judgements is not None or truth is not None or judge is not None:
+        return None
+    path = Path(s.where) / LOG_NAME
+    if s.where != "sample" and path.is_file():
+        return path
+    raise InputError(f"no verdicts for {s.where}: give judgements, truth or judge"
+                     + ("" if s.where == "sample" else f" ({path} does not exist)"),
+                     hint="Judge the pairs in the browser with `abcde judge DIR`, or fill "
+                          "the verdict column of the sample's questions.csv and pass it "
+                          "with --judgements.")
 
 
 def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,
@@ -306,6 +411,10 @@ def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,
     for v in verdicts.values():
         counts[v] += 1
     out["judgements"] = counts
+    if s.carried:
+        out["carried_over"] = [{"sample_id": sid, **v} for sid, v in sorted(s.carried.items())]
+    if s.notes:
+        out["notes"] = list(s.notes)
     return out
 
 

@@ -43,6 +43,7 @@ arXiv:2407.21430, §5.8 (verdicts, unknowns), App. B (models as judges).
 from __future__ import annotations
 
 import math
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -50,6 +51,7 @@ from typing import Any
 
 from abcde.errors import InputError, Shown
 from abcde.inputs.records import CSV_SUFFIXES, JSONL_SUFFIXES, read_records
+from abcde.sampling.manifest import parse_sample_id
 
 VERDICTS = ("equivalent", "not_equivalent", "unknown")
 SYNONYMS = {
@@ -187,8 +189,10 @@ def read_judgements(path: str | Path) -> list[JudgementRow]:
     Parameters
     ----------
     path : str or Path
-        A .csv, .tsv or .txt (comma-separated; .tsv tab-separated) file with a header, or
-        a .jsonl, .ndjson or .json file of one object a line (module docstring).
+        A .csv, .tsv or .txt file with a header (delimiter , ; tab or |, sniffed from
+        the header), or a .jsonl, .ndjson or .json file of one object a line (module
+        docstring); in UTF-8 (with or without a byte-order mark), UTF-16 (Excel's
+        "Unicode text") or Windows-1252 (:func:`abcde.inputs.records.decode_text`).
 
     Returns
     -------
@@ -197,8 +201,9 @@ def read_judgements(path: str | Path) -> list[JudgementRow]:
     Raises
     ------
     InputError
-        On a missing file, an unknown suffix, a line that is not a JSON object, missing
-        columns or a verdict word :func:`normalise_verdict` does not know.
+        On a missing file, an unknown suffix, a workbook or binary file, a line that is
+        not a JSON object, a malformed CSV line, missing columns or a verdict word
+        :func:`normalise_verdict` does not know.
 
     References
     ----------
@@ -209,9 +214,9 @@ def read_judgements(path: str | Path) -> list[JudgementRow]:
         raise InputError(f"judgement file {p} does not exist")
     if p.suffix.lower() not in (*JSONL_SUFFIXES, *CSV_SUFFIXES):
         raise InputError(f"judgement file {p}: expected .csv or .jsonl")
-    read = read_records(p, what="judgement file")
-    records, columns = read.rows, set(read.columns)
-    return rows_from_records(records, columns, str(p))
+    read = read_records(p, what="judgement file",
+                        expected=[{"verdict", "pair_id"}, *({"verdict", *c} for c in ITEM_COLUMNS)])
+    return rows_from_records(read.rows, set(read.columns), read.where)
 
 
 def rows_from_records(records: Iterable[tuple[int, Mapping[str, Any]]], columns: set[str],
@@ -309,8 +314,44 @@ def _ordered(a: str | None, b: str | None) -> tuple[str, str]:
     return (x, y) if x <= y else (y, x)
 
 
+# A number as a spreadsheet writes one it has rounded to 15 significant digits
+# (9007199254740993 -> 9.00719925474102E+15): no id of a sample looks like this.
+_SCIENTIFIC = re.compile(r"^[+-]?[0-9]+(\.[0-9]+)?[eE][+-]?[0-9]+$")
+
+
+def _spreadsheet_numbers(rows: Sequence[JudgementRow], pairs: SamplePairs,
+                         expected_sample_id: str | None, where: str) -> None:
+    """Refuse ids a spreadsheet rewrote in scientific notation, naming them as such (not
+    as pairs of "another sample")."""
+    items = {x for key in pairs.by_items for x in key}
+    bad = []
+    for r in rows:
+        for column, value, known in (("item_1", r.item_1, items), ("item_2", r.item_2, items),
+                                     ("pair_id", r.pair_id, pairs.by_id),
+                                     ("sample_id", r.sample_id, {expected_sample_id})):
+            if value and _SCIENTIFIC.match(value) and value not in known:
+                bad.append(Shown(f"line {r.line}: {column} {value}"))
+    if bad:
+        raise InputError(
+            f"{where}: {len(bad)} id(s) are numbers in scientific notation, as a spreadsheet "
+            "program writes the long numbers it has rounded (Excel keeps 15 significant "
+            "digits): they no longer name the sample's items, pairs or sample",
+            examples=bad, hint="Open questions.csv in Excel through Data > From Text/CSV "
+            "with the id columns as Text (or judge questions.jsonl, or with `abcde judge`), "
+            "then save it as CSV UTF-8.")
+
+
+def _related(sid: str, stream: tuple[str, str, int] | None) -> bool:
+    """Whether a sample id names another sample of this sample's stream (same population,
+    seed, inputs and stratification: docs/method.md §7.10)."""
+    other = parse_sample_id(sid)
+    return stream is not None and other is not None and other[0] == stream[0]
+
+
 def match_judgements(rows: Sequence[JudgementRow], pairs: SamplePairs, *,
-                     expected_sample_id: str | None, where: str) -> dict[str, str]:
+                     expected_sample_id: str | None, where: str,
+                     stream: tuple[str, str, int] | None = None,
+                     carried: dict[str, dict[str, int]] | None = None) -> dict[str, str]:
     """pair_id → verdict for the sample, with every check of the module docstring.
 
     Parameters
@@ -320,9 +361,20 @@ def match_judgements(rows: Sequence[JudgementRow], pairs: SamplePairs, *,
     pairs : SamplePairs
         The sample's pairs.
     expected_sample_id : str or None
-        The sample's id; rows naming another are refused.
+        The sample's id; rows naming another are refused, unless it is a sample of the
+        same stream (`stream`).
     where : str
         Where the rows come from, for messages.
+    stream : (str, str, int), optional
+        This sample's stream (:func:`abcde.sampling.manifest.stream_of`). Rows whose
+        sample_id names another sample of the same stream — an earlier sample with a
+        smaller budget, or a later one — carry their verdicts over: they are matched
+        by their item ids (pair ids are numbered per sample), and their pairs that this
+        sample lacks are skipped (docs/method.md §7.10).
+    carried : dict, optional
+        Filled with what carried over, per other sample id: ``rows``, ``verdicts`` (this
+        sample's pairs given a known verdict by them), ``unknown`` and
+        ``not_in_sample`` (rows of pairs this sample lacks).
 
     Returns
     -------
@@ -333,42 +385,65 @@ def match_judgements(rows: Sequence[JudgementRow], pairs: SamplePairs, *,
     Raises
     ------
     InputError
-        On rows of another sample, rows keyed by pair_id without a sample_id, pairs not
-        in the sample, pair ids and item ids that disagree, rows naming no pair, and
-        contradictory verdicts (also a self pair judged not equivalent).
+        On rows of another sample, rows keyed by pair_id without a sample_id (or of a
+        related sample: they need item ids), ids a spreadsheet rewrote in scientific
+        notation, pairs not in the sample, pair ids and item ids that disagree, rows
+        naming no pair, and contradictory verdicts (also a self pair judged not
+        equivalent).
 
     References
     ----------
-    docs/method.md §8.1. ABCDE §5.8 (S. van Staden, A. Grubb. ABCDE: Application-Based
-    Cluster Diff Evals. Google, 2024, arXiv:2407.21430).
+    docs/method.md §7.10, §8.1. ABCDE §5.8 (S. van Staden, A. Grubb. ABCDE:
+    Application-Based Cluster Diff Evals. Google, 2024, arXiv:2407.21430).
     """
+    _spreadsheet_numbers(rows, pairs, expected_sample_id, where)
+    related: set[str] = set()
     if expected_sample_id is not None:
-        other = sorted({r.sample_id for r in rows if r.sample_id and
-                        r.sample_id != expected_sample_id})
+        ids = {r.sample_id for r in rows if r.sample_id and r.sample_id != expected_sample_id}
+        related = {sid for sid in ids if _related(sid, stream)}
+        other = sorted(ids - related)
         if other:
             raise InputError(f"{where} was judged for another sample (sample_id "
                              f"{', '.join(other)}; this sample is {expected_sample_id})",
                              column="sample_id",
-                             hint="Estimate with the sample directory the questions came from.")
+                             hint="Estimate with the sample directory the questions came "
+                                  "from. (Verdicts carry over only between samples of one "
+                                  "stream: the same inputs, population, seed and "
+                                  "stratification, with another --budget.)")
     unbound = [f"line {r.line}: pair_id {r.pair_id}" for r in rows
                if r.pair_id is not None and r.item_1 is None and r.item_2 is None
-               and r.sample_id is None]
+               and (r.sample_id is None or r.sample_id in related)]
     if unbound:
         this = f" (this sample's id is {expected_sample_id})" if expected_sample_id else ""
         raise InputError(
             f"{where}: {len(unbound)} row(s) name their pair by pair_id alone, without a "
-            "sample_id. Pair ids are numbered per sample, in draw order, so they only "
+            "sample_id (or with the id of another sample, whose verdicts carry over by "
+            "item ids only). Pair ids are numbered per sample, in draw order, so they only "
             "identify a pair within the sample they came from; a file judged for another "
             "sample would be applied to the wrong pairs.", column="sample_id",
             examples=[Shown(u) for u in unbound],
-            hint=f"Keep the sample_id column of the questions file{this}, or key the rows "
-                 "by the item ids (item_1, item_2), which are checked against the sample.")
+            hint=f"Keep the sample_id and item columns of the questions file{this}, or key "
+                 "the rows by the item ids (item_1, item_2), which are checked against the "
+                 "sample.")
     missing, foreign, mismatched = [], [], []
     verdicts: dict[str, tuple[str, int]] = {}
     conflicts = []
+    by_other: dict[str, dict[str, str]] = {sid: {} for sid in related}
     for r in rows:
         pid = r.pair_id
-        if r.item_1 is not None or r.item_2 is not None:
+        if r.sample_id in related:
+            pid = pairs.by_items.get(_ordered(r.item_1, r.item_2))
+            stats = (carried if carried is not None else {}).setdefault(
+                r.sample_id, {"rows": 0, "verdicts": 0, "unknown": 0, "not_in_sample": 0})
+            stats["rows"] += 1
+            if pid is None:
+                stats["not_in_sample"] += 1
+                continue
+            if pid not in pairs.self_ids:
+                old_word = by_other[r.sample_id].get(pid)
+                if old_word is None or old_word == "unknown":
+                    by_other[r.sample_id][pid] = r.verdict
+        elif r.item_1 is not None or r.item_2 is not None:
             by_items = pairs.by_items.get(_ordered(r.item_1, r.item_2))
             if pid is not None and by_items != pid:
                 if pid in pairs.by_id or by_items is not None:
@@ -404,6 +479,10 @@ def match_judgements(rows: Sequence[JudgementRow], pairs: SamplePairs, *,
         elif r.verdict not in ("unknown", old[0]):
             conflicts.append(f"pair {pid}: line {old[1]} says {old[0]}, "
                              f"line {r.line} says {r.verdict}")
+    if carried is not None:
+        for sid, got in by_other.items():
+            carried[sid]["verdicts"] = sum(v != "unknown" for v in got.values())
+            carried[sid]["unknown"] = sum(v == "unknown" for v in got.values())
     if mismatched:
         raise InputError(f"{where}: {len(mismatched)} row(s) whose pair_id and item ids do "
                          "not match this sample — the file belongs to another sample",
@@ -417,11 +496,59 @@ def match_judgements(rows: Sequence[JudgementRow], pairs: SamplePairs, *,
     if missing:
         raise InputError(f"{where}: {len(missing)} row(s) name no pair (no pair_id and no "
                          "item ids)", examples=[Shown(m) for m in missing])
+    for sid, got in sorted(by_other.items()):  # carried over: the same rule as own rows
+        for pid, word in got.items():
+            old = verdicts.get(pid)
+            if old is None or old[0] == "unknown":
+                verdicts[pid] = (word, 0)
+            elif word not in ("unknown", old[0]):
+                conflicts.append(f"pair {pid}: line {old[1]} says {old[0]}, sample {sid} "
+                                 f"said {word}")
     if conflicts:
         raise InputError(f"{where}: {len(conflicts)} contradictory verdict(s)",
                          column="verdict", examples=[Shown(c) for c in conflicts],
                          hint="Resolve the disagreement (or mark the pair unknown).")
     return {pid: v for pid, (v, _) in verdicts.items()}
+
+
+def merge_verdicts(sources: Sequence[tuple[str, Mapping[str, str]]]) -> dict[str, str]:
+    """The verdicts of several judgement files (``abcde estimate --judgements A
+    --judgements B``), by the rule of one file: a known verdict beats "unknown", two
+    different known verdicts for one pair are a contradiction.
+
+    Parameters
+    ----------
+    sources : sequence of (str, mapping)
+        (where, pair_id → verdict) per file, as :func:`match_judgements` returns them.
+
+    Returns
+    -------
+    dict of str to str
+
+    Raises
+    ------
+    InputError
+        Naming the pairs and the files that contradict each other.
+
+    References
+    ----------
+    docs/method.md §8.1.
+    """
+    out: dict[str, tuple[str, str]] = {}
+    conflicts = []
+    for where, verdicts in sources:
+        for pid, word in verdicts.items():
+            old = out.get(pid)
+            if old is None or old[0] == "unknown":
+                out[pid] = (word, where)
+            elif word not in ("unknown", old[0]):
+                conflicts.append(Shown(f"pair {pid}: {old[1]} says {old[0]}, {where} says "
+                                       f"{word}"))
+    if conflicts:
+        raise InputError(f"{len(conflicts)} contradictory verdict(s) between the judgement "
+                         "files", column="verdict", examples=conflicts,
+                         hint="Resolve the disagreement (or mark the pair unknown).")
+    return {pid: word for pid, (word, _) in out.items()}
 
 
 def judge_pairs(judge: Judge, pairs: SamplePairs) -> dict[str, str]:

@@ -71,6 +71,9 @@ class ClassTally:
     sampled_pairs: int
     judged_pairs: int
     factor: float | None
+    #: judged pairs with each verdict (equivalent + not_equivalent = judged_pairs)
+    equivalent_pairs: int = 0
+    not_equivalent_pairs: int = 0
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON-ready form (``sample.classes`` of ``abcde estimate``)."""
@@ -80,6 +83,9 @@ class ClassTally:
             "sampled_pairs": self.sampled_pairs,
             "judged_pairs": self.judged_pairs,
             "factor": self.factor,
+            "equivalent_pairs": self.equivalent_pairs,
+            "not_equivalent_pairs": self.not_equivalent_pairs,
+            "unknown_pairs": self.sampled_pairs - self.judged_pairs,
         }
 
 
@@ -160,7 +166,8 @@ def count_distinct(keys: np.ndarray) -> int:
 
 
 def class_tallies(
-    pair_class: np.ndarray, draw_count: np.ndarray, known: np.ndarray, pair_key: np.ndarray
+    pair_class: np.ndarray, draw_count: np.ndarray, known: np.ndarray, pair_key: np.ndarray,
+    equivalent: np.ndarray | None = None,
 ) -> dict[str, ClassTally]:
     """Sampled and judged draws per class and the reweighting factor.
 
@@ -179,6 +186,8 @@ def class_tallies(
         Whether the row's pair has a verdict.
     pair_key : numpy.ndarray
         Dense code of the row's unordered pair.
+    equivalent : numpy.ndarray, optional
+        1.0 / 0.0 per judged row: the verdict counts per class (else 0).
 
     Returns
     -------
@@ -199,12 +208,15 @@ def class_tallies(
         sampled_draws = int(draw_count[in_class].sum())
         judged_draws = int(draw_count[judged].sum())
         factor = sampled_draws / judged_draws if judged_draws else None
+        same = judged & (equivalent == 1.0) if equivalent is not None else None
         tallies[name] = ClassTally(
             sampled_draws,
             judged_draws,
             count_distinct(pair_key[in_class]),
             count_distinct(pair_key[judged]),
             factor,
+            count_distinct(pair_key[same]) if same is not None else 0,
+            count_distinct(pair_key[judged & ~same]) if same is not None else 0,
         )
     return tallies
 
@@ -565,7 +577,7 @@ def judged_sample(draws: Any, verdicts: Any, population: str) -> JudgedSample:
     unused_verdicts = len(verdict_of) - int((verdict_code != -2).sum())
     equivalent = equivalent_by_key[np.searchsorted(unique_keys, pair_key)]
     known = ~np.isnan(equivalent)
-    tallies = class_tallies(codes, draw_count, known, pair_key)
+    tallies = class_tallies(codes, draw_count, known, pair_key, equivalent)
     factor = np.zeros(label.size)
     for code, name in enumerate(CLASSES):
         f = tallies[name].factor

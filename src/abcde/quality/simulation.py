@@ -26,6 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from abcde import progress
 from abcde.engines import Engine
 from abcde.inputs.session import EngineOptions, open_inputs
 from abcde.inputs.spec import InputSpec
@@ -173,7 +174,7 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
                         "weight": overall["weight"], "sample_id": "simulation",
                         "totals": {k: float(totals[k])
                                    for k in ("total", "split", "merge", "stable")}}
-        for r in range(replications):
+        for r in progress.track(range(replications), "simulated rounds"):
             rng = random.Random(seed * 1_000_003 + r)
             if stratify is None:
                 p, _, _ = fill_budget(eng, pipeline, budgets[-1], seed + r)

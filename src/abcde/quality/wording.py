@@ -165,13 +165,14 @@ def render_table(doc: Mapping[str, Any]) -> str:
     Returns
     -------
     str
-        The verdict, the warnings, a line on the sample, one row per metric (estimate,
+        The verdict, the warnings, the judges and their agreement (verdicts from a
+        verdict log), a line on the sample, one row per metric (estimate,
         SE, interval, pairs, the exact impact metric it decomposes, note), the metrics
         not available and why, the strata and the per-slice ΔPrecision.
 
     References
     ----------
-    docs/method.md §8.4, §8.9–8.10.
+    docs/method.md §8.4, §8.9–8.10, §12.4.
     """
     from abcde.text import table
 
@@ -180,12 +181,23 @@ def render_table(doc: Mapping[str, Any]) -> str:
         lines.append(f"WARNING: {w}")
     if doc.get("warnings"):
         lines.append("")
+    if doc.get("judging"):  # verdicts from abcde judge's log (docs/method.md §12.4)
+        from abcde.quality.verdict_log import judging_lines
+
+        lines += [*judging_lines(doc["judging"]), ""]
     smp = doc["sample"]
     lines.append(f"sample {doc['sample_id']} ({doc['population']} population"
                  f"{', stratified' if doc.get('strata') else ''}): {smp['pairs']:,} pairs, "
                  f"{smp['draws']:,} draws; verdicts: "
                  + ", ".join(f"{v:,} {k}" for k, v in doc["judgements"].items())
                  + f"; SE: {doc['se_method']}")
+    for c in doc.get("carried_over") or []:
+        skipped = (f" ({c['not_in_sample']:,} of its pairs are not in this sample)"
+                   if c.get("not_in_sample") else "")
+        lines.append(f"{c['verdicts']:,} verdicts carried over from sample {c['sample_id']} "
+                     f"(the same stream, another budget){skipped}")
+    for note in doc.get("notes") or []:
+        lines.append(f"note: {note}")
     lines.append("")
     rows = []
     impact = doc.get("impact") or {}

@@ -38,9 +38,37 @@ def _where(where: str | None) -> exp.Expression | None:
     return cond
 
 
+#: Operators of `filters` → their SQL (the only SQL a filter brings; its value is a
+#: bound parameter and its column one of the sample's, quoted).
+FILTER_OPS = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
+              "contains": "contains"}
+
+
+def _filter_sql(filters: Sequence[tuple[str, str, Any]], types: dict[str, str]
+                ) -> tuple[list[str], list[Any]]:
+    """SQL conditions with ? placeholders, and their parameters, for (column, operator,
+    value) filters: the column must be one of the sample's, the operator one of
+    :data:`FILTER_OPS`; the value is cast in SQL to the column's type."""
+    conds, params = [], []
+    for column, op, value in filters:
+        if column not in types:
+            raise InputError(f"filter on {column!r}: the sample has no such column; its "
+                             f"columns are {', '.join(types)}")
+        if op not in FILTER_OPS:
+            raise InputError(f"filter on {column!r}: unknown operator {op!r} (one of "
+                             f"{', '.join(FILTER_OPS)})")
+        if op == "contains":
+            conds.append(f"contains(CAST({ident(column)} AS VARCHAR), CAST(? AS VARCHAR))")
+        else:  # the type comes from DESCRIBE, never from the user
+            conds.append(f"{ident(column)} {FILTER_OPS[op]} CAST(? AS {types[column]})")
+        params.append(value)
+    return conds, params
+
+
 def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Sequence[str] = (),
             *, where: str | None = None, metric: str = "jaccard_distance", top: int = 20,
-            examples: int = 3) -> dict[str, Any]:
+            examples: int = 3, filters: Sequence[tuple[str, str, Any]] = ()
+            ) -> dict[str, Any]:
     """Top groups of a `sample_items` sample by estimated contribution to `metric`(T)
     (ABCDE §4.1.1).
 
@@ -56,6 +84,10 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
         The impact metric whose contribution ranks the groups.
     top, examples
         Groups to return (0: all); example items per group (the most drawn).
+    filters
+        (column, operator, value) conditions applied with `where`: a column of the
+        sample, an operator of :data:`FILTER_OPS`, a value bound as a query parameter
+        (never written into the SQL) — what the exploration page sends.
 
     Returns
     -------
@@ -99,7 +131,9 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
             DuckDBEngine(connection=con).register_rows(
                 "sample_rows", list(rows[0]), [tuple(r.values()) for r in rows])
             relation = ident("sample_rows")
-        columns = [r[0] for r in con.execute(f"DESCRIBE SELECT * FROM {relation}").fetchall()]
+        described = con.execute(f"DESCRIBE SELECT * FROM {relation}").fetchall()
+        columns = [r[0] for r in described]
+        conds, params = _filter_sql(filters, {r[0]: r[1] for r in described})
         for c in [*groups, "importance_weight", "draw_count", *IMPACT_METRICS]:
             if c not in columns:
                 raise InputError(f"the sample has no column {c!r}; its columns are "
@@ -111,12 +145,18 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
         if cond is not None:
             base = base.where(cond)
         filtered = base.sql("duckdb")
+        if conds:
+            filtered = f"SELECT * FROM ({filtered}) AS f WHERE {' AND '.join(conds)}"
         try:  # the one query that first applies the user's condition to every row
-            totals = con.execute(f"SELECT SUM(draw_count) FROM ({filtered}) AS s").fetchone()
+            totals = con.execute(f"SELECT SUM(draw_count) FROM ({filtered}) AS s",
+                                 params).fetchone()
         except duckdb.Error as err:
-            if cond is None:
+            if cond is None and not conds:
                 raise
-            raise InputError(f"--where {where!r} cannot be applied to the sample: "
+            what = f"--where {where!r}" if cond is not None else "the filters"
+            if conds and cond is not None:
+                what = f"--where {where!r} or the filters"
+            raise InputError(f"{what} cannot be applied to the sample: "
                              f"{str(err).splitlines()[0]}",
                              hint=f"The sample's columns are {', '.join(columns)}.") from None
         all_draws = con.execute(f"SELECT SUM(draw_count) FROM {relation}").fetchone()[0] or 0
@@ -130,11 +170,13 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
                f"SUM(importance_weight) AS weight_share, {contribs}, "
                f"SUM(draw_count * ({x}) * ({x})) AS sum_x2 "
                f"FROM ({filtered}) AS s {'GROUP BY ' + g if groups else ''}")
-        cur = con.execute(sql)
+        cur = con.execute(sql, params)
         names = [d[0] for d in cur.description]
         result_rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
         out_rows = []
         for r in result_rows:
+            if not r["items"]:  # no group by and nothing passed the filter: no group
+                continue
             est = float(r[f"contribution_{metric}"] or 0.0)
             n = max(int(all_draws), 1)
             mean_x2 = float(r.pop("sum_x2") or 0.0) / n
@@ -154,8 +196,9 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
                 sql = (f"SELECT item_id FROM ({filtered}) AS s "
                        f"{'WHERE ' + ' AND '.join(conds) if conds else ''} "
                        f"ORDER BY draw_count DESC, first_draw LIMIT {int(examples)}")
-                r["examples"] = [e[0] for e in con.execute(sql).fetchall()]
+                r["examples"] = [e[0] for e in con.execute(sql, params).fetchall()]
         return {"metric": metric, "group_by": groups, "where": where,
+                "filters": [list(f) for f in filters],
                 "sample_draws": int(all_draws), "filtered_draws": int(totals[0] or 0),
                 "groups": out_rows}
     finally:

@@ -37,7 +37,7 @@ from abcde.inputs.session import EngineOptions, Inputs, opened
 from abcde.inputs.spec import InputSpec
 from abcde.results import plain_row
 from abcde.sampling.clocks import add_clock_step, check_count, check_seed, draw_counts
-from abcde.sampling.files import claim_file
+from abcde.sampling.files import digest, file_output
 from abcde.sampling.manifest import fingerprint
 from abcde.sampling.pairs import attribute_names
 from abcde.sql.pipeline import Pipeline
@@ -95,8 +95,10 @@ def sample_items(base: object, exp: object, weights: object | None = None, *,
         Unique affected items to draw; the seed of the md5 uniforms (docs/method.md §7).
     out, overwrite
         With `out` (.parquet or .csv) the sample is written there, rows in order of
-        first draw, and its manifest next to it (`<out>.manifest.json`); existing files
-        are refused unless `overwrite`.
+        first draw, and its manifest next to it (`<out>.manifest.json`, with the file's
+        rows and sha256), both atomically (`abcde.outputs.output_files`); existing files
+        are refused unless `overwrite`, which replaces them once the new ones are
+        complete.
     fetch
         Return the rows (default: only when there is no `out`).
 
@@ -115,17 +117,17 @@ def sample_items(base: object, exp: object, weights: object | None = None, *,
     size = check_count("size", size)
     seed = check_seed(seed)
     out_path = Path(out) if out else None
-    if out_path is not None:
-        if out_path.suffix.lower() not in (".parquet", ".csv"):
-            raise InputError(f"{out_path}: name the sample file .parquet or .csv")
-        claim_file([out_path, manifest_path(out_path)], overwrite)
+    if out_path is not None and out_path.suffix.lower() not in (".parquet", ".csv"):
+        raise InputError(f"--out {out_path}: name the sample file .parquet or .csv")
     spec = InputSpec.of(base, exp, weights, attributes=attributes, item_col=item_col,
                         cluster_col=cluster_col, weight_col=weight_col,
                         missing_weight=missing_weight)
-    with opened(spec, EngineOptions(engine, db, memory_limit, threads,
-                                                     workspace=workspace)) as (eng, inputs):
+    targets = [out_path, manifest_path(out_path)] if out_path is not None else None
+    with file_output(targets, overwrite) as temps, \
+            opened(spec, EngineOptions(engine, db, memory_limit, threads,
+                                       workspace=workspace)) as (eng, inputs):
         return _sample_items(eng, inputs, size, seed, out_path,
-                             out_path is None if fetch is None else fetch)
+                             out_path is None if fetch is None else fetch, temps)
 
 
 def prepare_items(engine: Engine, inputs: Inputs, prefix: str = "abcde_items_") -> Pipeline:
@@ -154,7 +156,7 @@ def prepare_items(engine: Engine, inputs: Inputs, prefix: str = "abcde_items_") 
 
 
 def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Path | None,
-                  fetch: bool) -> ItemSample:
+                  fetch: bool, temps: list[Path] | None = None) -> ItemSample:
     pipeline = prepare_items(engine, inputs)
     overall = plain_row(pipeline.fetch(engine, "overall")[0])
     add_clock_step(pipeline, "item_clock", "affected_items",
@@ -217,12 +219,16 @@ def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Pat
         "fingerprint": fingerprint(engine, pipeline, _sample_digest(engine, pipeline)),
     }
     if out is not None:
-        engine.write(pipeline.physical_name("item_sample"), out,
+        # into the temporary files of `file_output`, renamed over `out` and its manifest
+        # (last) once both are complete
+        sample_tmp, manifest_tmp = temps or (out, manifest_path(out))
+        engine.write(pipeline.physical_name("item_sample"), sample_tmp,
                      "csv" if out.suffix.lower() == ".csv" else "parquet",
                      order_by=("first_draw",))
         files = {"sample": str(out), "manifest": str(manifest_path(out))}
         manifest["files"] = files
-        manifest_path(out).write_text(json.dumps(manifest, indent=2, default=str) + "\n")
+        manifest["digests"] = {out.name: digest(sample_tmp, len(keys))}
+        manifest_tmp.write_text(json.dumps(manifest, indent=2, default=str) + "\n")
     return ItemSample(rows, manifest, files)
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -36,10 +37,50 @@ def sample_digest(rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> str
     return hashlib.sha256("\n".join(items).encode()).hexdigest()[:16]
 
 
+# Bump when the stream of draws a seed gives changes (the sampler's SQL): samples of
+# different stream versions never share a lineage.
+STREAM_VERSION = 1
+_SAMPLE_ID = re.compile(r"^s([0-9a-f]{8})-([bd])([0-9]+)-([0-9a-f]{8})$")
+
+
+def inputs_fingerprint(manifest: Mapping[str, Any]) -> str | None:
+    """sha256 (16 hex) of the manifest's fingerprint without what was drawn: the same for
+    every sample of the same inputs."""
+    fp = manifest.get("fingerprint")
+    if not isinstance(fp, Mapping):
+        return None
+    parts = {k: v for k, v in fp.items() if k not in ("sha256", "sample")}
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()
+                          ).hexdigest()[:16]
+
+
+def lineage(manifest: Mapping[str, Any]) -> dict[str, Any]:
+    """What makes samples one stream of draws (docs/method.md §7.10): population, seed,
+    the inputs' fingerprint, the stratification, and the stream version. Two samples
+    with the same `stream` differ only in how far the stream was walked (`budget`, or
+    `draws`), so the smaller one's pairs are the larger one's first pairs and its
+    verdicts carry over."""
+    parts = {"population": manifest.get("population"), "seed": manifest.get("seed"),
+             "inputs": inputs_fingerprint(manifest), "version": STREAM_VERSION,
+             "stratified": bool(manifest.get("stratified")),
+             "strata_allocation": manifest.get("strata_allocation")}
+    key = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+    out: dict[str, Any] = {"stream": key[:16], **parts}
+    if manifest.get("budget") is not None:
+        out["budget"] = int(manifest["budget"])
+    else:
+        out["draws"] = int(manifest.get("stream_draws") or 0)
+    return out
+
+
 def sample_id(manifest: Mapping[str, Any]) -> str:
-    """A short id of one sample: the manifest's ``sample_id`` if it has one, else a hash
-    of what makes the sample (inputs fingerprint, population, seed, budget, stream
-    length, draws, pair counts, strata)."""
+    """A short id of one sample: the manifest's ``sample_id`` if it has one; else, for a
+    manifest with a ``lineage``, ``s<stream>-b<budget>-<hash>`` (or ``-d<draws>-``): the
+    first part names the stream, so that a judgement file of an earlier (or later)
+    sample of the same stream is recognised (`parse_sample_id`), and the leading letter
+    keeps spreadsheets from reading the id as a number; else a hash of what makes the
+    sample (inputs fingerprint, population, seed, budget, stream length, draws, pair
+    counts, strata)."""
     if manifest.get("sample_id"):
         return str(manifest["sample_id"])
     parts = {k: manifest.get(k) for k in ("population", "seed", "budget", "stream_draws",
@@ -47,4 +88,29 @@ def sample_id(manifest: Mapping[str, Any]) -> str:
     fp = manifest.get("fingerprint")
     parts["fingerprint"] = fp.get("sha256") if isinstance(fp, Mapping) else fp
     text = json.dumps(parts, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:12]
+    content = hashlib.sha256(text.encode()).hexdigest()
+    line = manifest.get("lineage")
+    if isinstance(line, Mapping) and line.get("stream"):
+        size = (f"b{int(line['budget'])}" if line.get("budget") is not None
+                else f"d{int(line.get('draws') or 0)}")
+        return f"s{str(line['stream'])[:8]}-{size}-{content[:8]}"
+    return content[:12]
+
+
+def parse_sample_id(sid: str) -> tuple[str, str, int] | None:
+    """(stream prefix, 'budget' or 'draws', size) of an id `sample_id` made from a
+    lineage; None for any other id."""
+    m = _SAMPLE_ID.match(sid.strip())
+    if m is None:
+        return None
+    return m[1], "budget" if m[2] == "b" else "draws", int(m[3])
+
+
+def stream_of(manifest: Mapping[str, Any]) -> tuple[str, str, int] | None:
+    """(stream prefix, 'budget' or 'draws', size) of a sample, from its manifest."""
+    line = manifest.get("lineage")
+    if not isinstance(line, Mapping) or not line.get("stream"):
+        return None
+    if line.get("budget") is not None:
+        return str(line["stream"])[:8], "budget", int(line["budget"])
+    return str(line["stream"])[:8], "draws", int(line.get("draws") or 0)

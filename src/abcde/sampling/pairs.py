@@ -44,10 +44,11 @@ from abcde.engines.files import write_rows
 from abcde.errors import InputError
 from abcde.inputs.session import EngineOptions, Inputs, opened
 from abcde.inputs.spec import InputSpec
+from abcde.outputs import OutputDir
 from abcde.results import plain_row
 from abcde.sampling.clocks import check_count, check_seed, digits_for
-from abcde.sampling.files import claim_directory
-from abcde.sampling.manifest import fingerprint, sample_digest, sample_id
+from abcde.sampling.files import digest, sample_output
+from abcde.sampling.manifest import fingerprint, lineage, sample_digest, sample_id
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.quoting import literal
 from abcde.sql.templates import render
@@ -144,8 +145,9 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
         (ABCDE App. B).
     out, overwrite
         With `out`, draws.parquet/.csv, questions.csv/.jsonl and manifest.json are
-        written there; a directory that already holds a sample is refused unless
-        `overwrite`.
+        written there, atomically (`abcde.sampling.files.sample_output`): a directory
+        that already holds a sample is refused unless `overwrite`, which replaces it
+        only once the new sample is complete; other files there are kept.
     return_stream
         Also return the whole stream of draws in draw order (for checks).
 
@@ -175,12 +177,11 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
                         item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
                         missing_weight=missing_weight)
     out_dir = Path(out) if out is not None else None
-    if out_dir is not None:
-        claim_directory(out_dir, overwrite)
-    with opened(spec, EngineOptions(engine, db, memory_limit, threads,
-                                                     workspace=workspace)) as (eng, inputs):
+    with sample_output(out_dir, overwrite) as od, \
+            opened(spec, EngineOptions(engine, db, memory_limit, threads,
+                                       workspace=workspace)) as (eng, inputs):
         return _run(eng, inputs, population, budget, draws, seed,
-                    [list(s) for s in spec.slicings], out_dir, return_stream)
+                    [list(s) for s in spec.slicings], od, return_stream)
 
 
 def prepare(engine: Engine, inputs: Inputs, population: str,
@@ -292,7 +293,7 @@ def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
 
 def _run(engine: Engine, inputs: Inputs, population: str, budget: int | None,
          draws: int | None, seed: int, slicings: list[list[str]],
-         out: Path | None, return_stream: bool = False) -> PairSample:
+         out: OutputDir | None, return_stream: bool = False) -> PairSample:
     pipeline, slice_steps = prepare(engine, inputs, population, slicings)
     totals = plain_row(pipeline.fetch(engine, "pair_totals")[0])
     overall = plain_row(pipeline.fetch(engine, "overall")[0])
@@ -331,15 +332,17 @@ def _run(engine: Engine, inputs: Inputs, population: str, budget: int | None,
         "inputs": inputs.description(),
         "fingerprint": fingerprint(engine, p, {"sample": sample_digest(rows, DIGEST_KEYS)}),
     }
+    manifest["lineage"] = lineage(manifest)
     manifest["sample_id"] = sample_id(manifest)
     result = PairSample(rows, with_sample_id(questions, manifest["sample_id"]), manifest)
     if return_stream and n > 0:
         p.add("stream_sorted", _sorted("pair_stream", ("d",)))
         result.stream = [plain_row(r) for r in p.fetch(engine, "stream_sorted")]
     if out is not None:
-        result.files = write_sample(out, result, engine=engine,
-                                    relation=p.physical_name("pair_sample") if rows else None)
-        write_manifest(out, manifest, result.files)
+        result.files = write_sample(out.path, result, engine=engine,
+                                    relation=p.physical_name("pair_sample") if rows else None,
+                                    final=out.target)
+        write_manifest(out.path, manifest, result.files)
     return result
 
 
@@ -414,14 +417,19 @@ def _sorted(step: str, order: Sequence[str]) -> Any:
 
 def write_sample(out: Path, sample: PairSample, *, engine: Engine | None = None,
                  relation: str | None = None,
-                 draw_columns: Sequence[str] = DRAW_COLUMNS) -> dict[str, str]:
+                 draw_columns: Sequence[str] = DRAW_COLUMNS,
+                 final: Path | None = None) -> dict[str, str]:
     """draws.parquet (from `relation` on `engine`, which keeps the id types, else from
     the rows), draws.csv, questions.csv, questions.jsonl — every file in (pair_id,
-    first_draw) order, so the same sample gives the same bytes. manifest.json is
-    written by `write_manifest`, with this list of files. `out` was prepared by
-    `abcde.sampling.clocks.claim_directory`."""
+    first_draw) order, so the same sample gives the same bytes — written into `out`
+    (the temporary directory of `abcde.sampling.files.sample_output`); the returned
+    paths are where they end up, under `final` (default `out`). Each file's rows, bytes
+    and sha256 go into the manifest's ``digests`` (docs/method.md §7.9); manifest.json
+    itself is written by `write_manifest`, last."""
     out.mkdir(parents=True, exist_ok=True)
+    final = out if final is None else final
     files: dict[str, str] = {}
+    digests: dict[str, dict[str, Any]] = {}
     draw_cols = list(sample.draws[0]) if sample.draws else list(draw_columns)
     if sample.draws:
         path = out / "draws.parquet"
@@ -430,7 +438,8 @@ def write_sample(out: Path, sample: PairSample, *, engine: Engine | None = None,
         else:  # Parquet keeps the id types (a CSV reader may read '007' as 7)
             write_rows(draw_cols, [tuple(r.get(c) for c in draw_cols) for r in sample.draws],
                        path, "parquet")
-        files["draws_parquet"] = str(path)
+        files["draws_parquet"] = str(final / path.name)
+        digests[path.name] = digest(path, len(sample.draws))
     question_cols = (list(sample.questions[0]) if sample.questions
                      else list(QUESTION_COLUMNS))
     for name, rows, cols in (("draws", sample.draws, draw_cols),
@@ -441,16 +450,20 @@ def write_sample(out: Path, sample: PairSample, *, engine: Engine | None = None,
             writer.writerow(cols)
             writer.writerows([["" if r.get(c) is None else r.get(c) for c in cols]
                               for r in rows])
-        files[f"{name}_csv"] = str(path)
+        files[f"{name}_csv"] = str(final / path.name)
+        digests[path.name] = digest(path, len(rows))
     path = out / "questions.jsonl"
     with path.open("w") as f:
         for q in sample.questions:
             f.write(json.dumps({c: q.get(c) for c in question_cols}, default=str) + "\n")
-    files["questions_jsonl"] = str(path)
-    files["manifest"] = str(out / "manifest.json")
+    files["questions_jsonl"] = str(final / path.name)
+    digests[path.name] = digest(path, len(sample.questions))
+    files["manifest"] = str(final / "manifest.json")
+    sample.manifest["digests"] = digests
     return files
 
 
 def write_manifest(out: Path, manifest: dict[str, Any], files: dict[str, str]) -> None:
+    """manifest.json, with the list of files (and their digests, from `write_sample`)."""
     manifest["files"] = files
     (out / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str) + "\n")

@@ -38,8 +38,8 @@ from abcde.inputs.session import EngineOptions, opened
 from abcde.inputs.spec import InputSpec
 from abcde.results import plain_row
 from abcde.sampling.clocks import check_count, check_seed
-from abcde.sampling.files import claim_directory
-from abcde.sampling.manifest import fingerprint, sample_digest, sample_id
+from abcde.sampling.files import sample_output
+from abcde.sampling.manifest import fingerprint, lineage, sample_digest, sample_id
 from abcde.sampling.pairs import (
     DIGEST_KEYS,
     DRAW_COLUMNS,
@@ -159,10 +159,9 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
                         missing_weight=missing_weight)
     slicings = [list(s) for s in spec.slicings]
     out_dir = Path(out) if out is not None else None
-    if out_dir is not None:
-        claim_directory(out_dir, overwrite)
-    with opened(spec, EngineOptions(engine, db, memory_limit, threads,
-                                                     workspace=workspace)) as (eng, inputs):
+    with sample_output(out_dir, overwrite) as od, \
+            opened(spec, EngineOptions(engine, db, memory_limit, threads,
+                                       workspace=workspace)) as (eng, inputs):
         pipeline, slice_steps = prepare(eng, inputs, population, slicings)
         attrs = attribute_names(inputs, [*DRAW_COLUMNS, *QUESTION_COLUMNS, "stratum"],
                                 QUESTION_COLUMNS)
@@ -210,27 +209,29 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
             questions += qs
         fp = fingerprint(eng, pipeline, {"sample": sample_digest(rows, (*DIGEST_KEYS,
                                                                         "stratum"))})
-    manifest: dict[str, Any] = {
-        "abcde_version": __version__,
-        "population": population,
-        "seed": seed,
-        "budget": budget,
-        "stratified": True,
-        "strata_allocation": alloc,
-        "strata": strata,
-        "draws": sum(s["draws"] for s in strata),
-        "pairs": pair_counts(rows, questions),
-        **population_entries(totals, overall),
-        "slices": slices,
-        "inputs": inputs.description(),
-        "fingerprint": fp,
-    }
-    manifest["sample_id"] = sample_id(manifest)
-    result = PairSample(rows, with_sample_id(questions, manifest["sample_id"]), manifest)
-    if out_dir is not None:
-        result.files = write_sample(out_dir, result, draw_columns=[*DRAW_COLUMNS, "stratum"])
-        write_manifest(out_dir, manifest, result.files)
-    return result
+        manifest: dict[str, Any] = {
+            "abcde_version": __version__,
+            "population": population,
+            "seed": seed,
+            "budget": budget,
+            "stratified": True,
+            "strata_allocation": alloc,
+            "strata": strata,
+            "draws": sum(s["draws"] for s in strata),
+            "pairs": pair_counts(rows, questions),
+            **population_entries(totals, overall),
+            "slices": slices,
+            "inputs": inputs.description(),
+            "fingerprint": fp,
+        }
+        manifest["lineage"] = lineage(manifest)
+        manifest["sample_id"] = sample_id(manifest)
+        result = PairSample(rows, with_sample_id(questions, manifest["sample_id"]), manifest)
+        if od is not None:
+            result.files = write_sample(od.path, result, draw_columns=[*DRAW_COLUMNS, "stratum"],
+                                        final=od.target)
+            write_manifest(od.path, manifest, result.files)
+        return result
 
 
 def check_strata(budgets: dict[str, int], totals: dict[str, Any], budget: int,

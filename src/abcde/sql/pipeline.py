@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from sqlglot import exp
 
+from abcde import progress
 from abcde.sql.dialects import Dialect, to_sql
 from abcde.sql.quoting import CANONICAL_DIALECT, ident, table_ref
 
@@ -216,9 +217,10 @@ class Pipeline:
             if name in self.provided:
                 continue
             start = time.perf_counter()
-            for sql in self.create_statements(name, engine.dialect):
-                log.debug("%s", sql)
-                engine.execute(sql)
+            with progress.step(name):
+                for sql in self.create_statements(name, engine.dialect):
+                    log.debug("%s", sql)
+                    engine.execute(sql)
             self.built.add(name)
             log.info("step %s: %.2f s", name, time.perf_counter() - start)
 
@@ -229,6 +231,7 @@ class Pipeline:
                  and self.steps[name].materialise else self.query(name))
         sql = to_sql(query, engine.dialect, copy=False)
         log.debug("%s", sql)
-        rows = engine.fetch(sql)
+        with progress.step(name):
+            rows = engine.fetch(sql)
         log.info("query %s: %.2f s", name, time.perf_counter() - start)
         return rows

@@ -25,9 +25,16 @@ from sqlglot import exp
 
 from abcde.errors import InputError
 from abcde.inputs.spec import WEIGHT_RANGE_TEXT
+from abcde.outputs import output_dir
 from abcde.sql.dialects import Dialect, get_dialect, identifier, to_sql
 from abcde.version import __version__
-from abcde.warehouse.scripts import Output, ScriptSpec, impact_pipeline, quiet_sqlglot
+from abcde.warehouse.scripts import (
+    Output,
+    ScriptSpec,
+    check_dialect_names,
+    impact_pipeline,
+    quiet_sqlglot,
+)
 
 SOURCE = "abcde_inputs"
 _REF = "abcde_dbt_ref__"
@@ -131,7 +138,9 @@ _JINJA = ("{{", "{%", "{#")
 
 def _check_names(spec: ScriptSpec, dialect: str | Dialect) -> None:
     """Names dbt would render as Jinja, and sources the dbt adapter cannot name (dbt-spark:
-    no database), are refused."""
+    no database), are refused; so are names the dialect cannot hold
+    (abcde.warehouse.scripts.check_dialect_names)."""
+    check_dialect_names(spec, get_dialect(dialect).name)
     for option, name in spec.names().items():
         if any(j in name for j in _JINJA):
             raise InputError(f"{option} {name!r} holds Jinja syntax, which dbt would run",
@@ -153,8 +162,15 @@ def _source(role: str, name: str, dialect: str) -> dict[str, object]:
     for key in ("database", "schema", "identifier"):
         if key in parts:
             ident = identifier(parts[key], dialect)
-            where[key] = ident.this
-            quoting[key] = bool(ident.quoted)
+            written = to_sql(ident, dialect)
+            if ident.quoted and written != f"{written[0]}{ident.this}{written[-1]}":
+                # a quote character inside the name: dbt's quoting does not escape it,
+                # so the part goes in escaped as `abcde sql` writes it, and dbt leaves
+                # it as is
+                where[key], quoting[key] = written, False
+            else:
+                where[key] = ident.this
+                quoting[key] = bool(ident.quoted)
     table = {"name": role, "identifier": where.pop("identifier"),
              "description": f"The {role} input ({name})."}
     return {"name": f"{SOURCE}_{role}", "description": f"The {role} input of abcde impact.",
@@ -162,9 +178,64 @@ def _source(role: str, name: str, dialect: str) -> dict[str, object]:
             "quoting": quoting, "tables": [table]}
 
 
-def dbt_project(spec: ScriptSpec, dialect: str, out: Path) -> list[Path]:
-    """Write the dbt project for `dialect` into `out`; returns the files written."""
+MARKER = ".abcde-dbt.json"
+# what `abcde dbt` writes into a project directory (and `--overwrite` replaces in one it
+# did not write)
+PROJECT_ENTRIES = ("dbt_project.yml", "models/", "macros/")
+
+
+def _replaced(out: Path, overwrite: bool) -> list[str]:
+    """The entries of an existing `out` that the new project replaces: those its marker
+    lists (a project abcde wrote is replaced whole, stale models included); in a
+    directory abcde did not write, the project files only with `overwrite`."""
+    marker = out / MARKER
+    if marker.is_file():
+        try:
+            listed = json.loads(marker.read_text(encoding="utf-8"))["files"]
+            if isinstance(listed, list) and all(isinstance(f, str) for f in listed):
+                return [*listed, MARKER]
+        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+            pass
+    present = [e for e in PROJECT_ENTRIES if (out / e.rstrip("/")).exists()]
+    if present and not overwrite:
+        raise InputError(
+            f"--out {out} holds a dbt project abcde did not write ({', '.join(present)}; "
+            f"no {MARKER})", hint="Choose a new directory, or pass --overwrite to replace "
+            "its dbt_project.yml, models/ and macros/ (other files are kept).")
+    others = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
+    if others and not overwrite:  # e.g. a repository's root given by mistake
+        shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
+        raise InputError(
+            f"--out {out} is a directory abcde did not write and it is not empty ({shown}; "
+            f"no {MARKER})", hint="Choose a new or empty directory, or pass --overwrite to "
+            "write the project's dbt_project.yml, models/ and macros/ there (other files "
+            "are kept).")
+    return [*PROJECT_ENTRIES, MARKER]
+
+
+def dbt_project(spec: ScriptSpec, dialect: str, out: Path, *,
+                overwrite: bool = False) -> list[Path]:
+    """Write the dbt project for `dialect` into `out`; returns the files written.
+
+    The project is written atomically (`abcde.outputs.output_dir`) with a marker file
+    listing its files: a project abcde wrote before is replaced whole (no stale model
+    of a removed slicing or weights table is left for `dbt build`), other files of the
+    directory (profiles.yml, dbt's target/ and logs/) are kept; a directory holding a
+    dbt project abcde did not write, or any other non-empty directory without the marker,
+    is refused unless `overwrite`."""
     _check_names(spec, dialect)
+    replaces = _replaced(out, overwrite) if out.exists() else []
+    with output_dir(out, replaces=replaces) as od:
+        written = _write_project(spec, dialect, od.path)
+        rel = sorted(str(p.relative_to(od.path)) for p in written)
+        (od.path / MARKER).write_text(json.dumps(
+            {"written_by": f"abcde {__version__} dbt --dialect {dialect}", "files": rel},
+            indent=2) + "\n", encoding="utf-8")
+    return [od.final(p) for p in written]
+
+
+def _write_project(spec: ScriptSpec, dialect: str, out: Path) -> list[Path]:
+    """The project's files under `out` (a fresh directory)."""
     relations = {role: f"{_SRC}{role}" for role in spec.tables()}
     pipeline, _, outputs = impact_pipeline(spec, relations)
     by_step = {o.step: o for o in outputs}

@@ -92,6 +92,20 @@ def _check_names(spec: ScriptSpec) -> None:
     """Names reach the SQL quoted, and its header comment as text: a line break there
     would end the comment and run the rest of the name as SQL, so control characters
     (and invisible format characters) are refused in every name."""
+    for role, name in (("base", spec.base), ("exp", spec.exp), ("weights", spec.weights),
+                       ("attributes", spec.attributes)):
+        if name is None or (role in ("weights", "attributes") and name == ""):
+            continue
+        parts = name.split(".")
+        if not name.strip() or not all(p.strip() for p in parts):
+            raise InputError(f"--{role} {name!r} is not a table name (an empty part)",
+                             hint="Name the table as table, schema.table or "
+                                  "database.schema.table.")
+        if len(parts) > 3:
+            raise InputError(f"--{role} {name!r} has {len(parts)} parts; a table is named "
+                             "by at most three (database.schema.table)",
+                             hint="A '.' separates the parts: a table whose own name holds "
+                                  "one cannot be named here; create a view without it.")
     for option, name in spec.names().items():
         bad = [c for c in name if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")]
         if bad:
@@ -103,8 +117,33 @@ def _check_names(spec: ScriptSpec) -> None:
     if "." in spec.prefix:
         raise InputError(f"--prefix {spec.prefix!r} may not contain '.'",
                          hint="Give the schema of the created tables with --schema.")
-    if spec.schema is not None and not all(spec.schema.split(".")):
+    if spec.schema is not None and not all(p.strip() for p in spec.schema.split(".")):
         raise InputError(f"--schema {spec.schema!r} is not a schema name (an empty part)")
+    if spec.schema is not None and spec.schema.count(".") > 1:
+        raise InputError(f"--schema {spec.schema!r} has more than two parts "
+                         "(database.schema)")
+
+
+# Characters BigQuery does not allow in a column name, even a flexible one: '.' would
+# read as a path into a STRUCT (BigQuery documentation, "Flexible column names").
+BIGQUERY_COLUMN_CHARS = frozenset('!"$()*,./;?@[\\]^`{}~')
+
+
+def check_dialect_names(spec: ScriptSpec, dialect: str) -> None:
+    """Names a target cannot hold: on BigQuery, column names with a character of
+    BIGQUERY_COLUMN_CHARS (the SQL would name a field of a STRUCT, or not parse)."""
+    if get_dialect(dialect).name != "bigquery":
+        return
+    for option, name in spec.names().items():
+        if not option.startswith(("--item-col", "--cluster-col", "--weight-col",
+                                  "--slice-by")):
+            continue
+        bad = sorted({c for c in name if c in BIGQUERY_COLUMN_CHARS})
+        if bad:
+            raise InputError(f"{option} {name!r}: BigQuery column names cannot hold "
+                             f"{' '.join(repr(c) for c in bad)}",
+                             hint="Rename the column (letters, digits and underscores are "
+                                  "always safe) or select it under another name in a view.")
 
 
 def _inputs(spec: ScriptSpec, relations: dict[str, str] | None = None) -> Inputs:
@@ -298,6 +337,7 @@ def quiet_sqlglot() -> Iterator[None]:
 def impact_script(spec: ScriptSpec, dialect: str, command: str | None = None) -> str:
     """The whole script for `dialect`: header, then every statement, `;`-terminated."""
     get_dialect(dialect)
+    check_dialect_names(spec, dialect)
     pipeline, _, outputs = impact_pipeline(spec)
     with quiet_sqlglot():
         body = [f"{sql};" for _, sql in pipeline.statements(dialect, pretty=True)]

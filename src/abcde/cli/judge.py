@@ -1,0 +1,86 @@
+"""`abcde judge`: judge a pair sample's questions in the browser (docs/method.md §12)."""
+
+from __future__ import annotations
+
+import getpass
+import sys
+
+import click
+
+from abcde.cli._common import handle_errors
+
+
+def _default_judge() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return "judge"
+
+
+@click.command("judge")
+@click.argument("sample_dir", type=click.Path(exists=True, file_okay=False))
+@click.option("--judge", "judge_name", default=None,
+              help="Your name in DIR/verdicts.jsonl (default: your login name). Every "
+              "judge runs their own `abcde judge` on the same DIR.")
+@click.option("--port", type=int, default=0, show_default="a free port",
+              help="Port to listen on.")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="Address to listen on. Anything but loopback lets other machines "
+              "reach the page (the token still guards it; the traffic is plain HTTP).")
+@click.option("--open", "open_browser", is_flag=True,
+              help="Open the page in your default browser.")
+@click.option("--overlap", type=float, default=0.0, show_default=True,
+              help="Share of the pairs (0-1) shown to every judge, for agreement; the "
+              "other pairs need one verdict from anyone.")
+@click.option("--image-col", "image_cols", multiple=True, metavar="ATTR",
+              help="Attribute holding an image URL (http/https), shown as the image. "
+              "Repeat or comma-separate.")
+@click.option("--link-col", "link_cols", multiple=True, metavar="ATTR",
+              help="Attribute holding a web address, shown as a link. Repeat or "
+              "comma-separate.")
+@click.option("--show-estimates", is_flag=True,
+              help="Show ΔPrecision and the split/merge rates as verdicts arrive (off by "
+              "default so the numbers do not sway the judges).")
+@handle_errors
+def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
+              open_browser: bool, overlap: float, image_cols: tuple[str, ...],
+              link_cols: tuple[str, ...], show_estimates: bool) -> None:
+    """Judge the pairs of a sample in the browser: one pair at a time, side by side,
+    one key per verdict; every verdict is appended to DIR/verdicts.jsonl."""
+    from abcde.judge.app import PageOptions, judge_app
+    from abcde.judge.questions import load_questions, resolve_columns
+    from abcde.judge.session import start_session
+    from abcde.quality.verdict_log import check_writable
+    from abcde.server.app import allowed_hosts
+    from abcde.server.run import bind, is_loopback, new_token, serve, url_of
+
+    if not 0.0 <= overlap <= 1.0:
+        raise click.BadParameter("must be between 0 and 1", param_hint="--overlap")
+    sample = load_questions(sample_dir)
+    options = PageOptions(resolve_columns(sample, image_cols, "--image-col"),
+                          resolve_columns(sample, link_cols, "--link-col"), show_estimates)
+    check_writable(sample.directory)
+    session = start_session(sample, judge_name or _default_judge(), overlap)
+    sock = bind(host, port)
+    bound_host, bound_port = sock.getsockname()[:2]
+    token = new_token()
+    app = judge_app(session, token, allowed_hosts(bound_host, bound_port), options)
+    url = url_of(sock, "/", token)
+    snap = session.snapshot()
+    progress = session.progress(snap)
+    click.echo(f"abcde judge: sample {sample.sample_id}, judge {session.judge!r}: "
+               f"{progress['judged']} of {progress['assigned']} pairs judged "
+               f"(verdicts go to {session.log_path})")
+    if not is_loopback(bound_host):
+        click.echo(f"warning: listening on {bound_host}, reachable from other machines; "
+                   "anyone with the URL can judge as you", err=True)
+    click.echo(f"Open {url}")
+    click.echo("Press Ctrl-C to stop (every verdict is already saved).")
+    sys.stdout.flush()
+    serve(app, sock, open_url=url if open_browser else None)
+    snap = session.snapshot()
+    click.echo(f"stopped: {len(snap.mine)} verdicts of {session.judge!r} in "
+               f"{session.log_path}")
+
+
+COMMANDS = (judge_cmd,)

@@ -1,0 +1,50 @@
+"""`abcde report`: one offline HTML file of plots (docs/method.md §13)."""
+
+from __future__ import annotations
+
+import click
+
+from abcde.cli._common import handle_errors
+
+_FILE = click.Path(dir_okay=False)
+
+
+@click.command("report")
+@click.option("--impact", "impact", type=_FILE, default=None, metavar="FILE",
+              help="JSON of `abcde impact --format json`.")
+@click.option("--sample", "sample", type=click.Path(file_okay=False, exists=True),
+              default=None, metavar="DIR", help="A judged pair sample (its verdicts.jsonl, "
+              "or --judgements / --truth), estimated as `abcde estimate DIR` does.")
+@click.option("--judgements", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Verdicts for --sample (as `abcde estimate --judgements`).")
+@click.option("--truth", type=click.Path(exists=True, dir_okay=False), default=None,
+              help="Judge --sample by a ground-truth clustering (as `abcde estimate "
+              "--truth`).")
+@click.option("--estimate", "estimate", type=_FILE, default=None, metavar="FILE",
+              help="JSON of `abcde estimate --format json` (instead of --sample).")
+@click.option("--evaluate", "evaluate", type=_FILE, default=None, metavar="FILE",
+              help="JSON of `abcde evaluate --format json`.")
+@click.option("--simulate", "simulate", type=_FILE, default=None, metavar="FILE",
+              help="JSON of `abcde simulate --format json`.")
+@click.option("--title", default="abcde report", show_default=True)
+@click.option("--out", required=True, type=_FILE, help="The HTML file to write (replaced "
+              "whole: written beside it, then renamed).")
+@handle_errors
+def report_cmd(impact: str | None, sample: str | None, judgements: str | None,
+               truth: str | None, estimate: str | None, evaluate: str | None,
+               simulate: str | None, title: str, out: str) -> None:
+    """One self-contained HTML file of plots from any of an impact run, a judged sample,
+    an evaluation and a simulation; it loads nothing from the network."""
+    from abcde.outputs import output_files
+    from abcde.report.build import report_html
+
+    # The target is checked before the work; the page is renamed over it only when whole.
+    with output_files(out, what="the HTML report") as (tmp,):
+        html = report_html(impact=impact, sample=sample, judgements=judgements,
+                           truth=truth, estimate=estimate, evaluate=evaluate,
+                           simulate=simulate, title=title)
+        tmp.write_text(html, encoding="utf-8")
+    click.echo(f"report -> {out} ({len(html.encode()) / 1e6:.1f} MB)")
+
+
+COMMANDS = (report_cmd,)

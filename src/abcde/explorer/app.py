@@ -1,0 +1,188 @@
+"""The exploration page: a GET form (filters, grouping, metric) answered by the table of
+the top groups, rendered on the server. No script is needed; every value of the form
+reaches the query only as a validated column name or a bound parameter
+(:func:`abcde.sampling.explore.explore`, ``filters``).
+
+====================  =======================================================
+GET  /                the form and, for its query, the top groups
+GET  /api/groups      the same groups as JSON (explore's document)
+GET  /static/{name}   explore.css, favicon.svg
+====================  =======================================================
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import jinja2
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Route
+
+from abcde.cells import IMPACT_METRICS
+from abcde.errors import InputError
+from abcde.sampling.explore import FILTER_OPS, explore
+from abcde.server.app import Guard, create_app, package_files
+
+MAX_FILTERS = 4
+MAX_TOP = 200
+MAX_EXAMPLES = 10
+#: Columns of every item sample that are not attributes (not offered for grouping).
+SAMPLE_COLUMNS = ("item_id", "base_cluster", "exp_cluster", "weight", "draw_count",
+                  "first_draw", "importance_weight", *IMPACT_METRICS)
+
+
+@dataclass(frozen=True)
+class Query:
+    """What the form asks: filters (column, operator, value), grouping, metric, top."""
+
+    group_by: tuple[str, ...] = ()
+    filters: tuple[tuple[str, str, str], ...] = ()
+    metric: str = "jaccard_distance"
+    top: int = 20
+    examples: int = 3
+
+
+def parse_query(params: Mapping[str, Any], columns: Sequence[str]) -> Query:
+    """The form's query, checked against the sample's columns.
+
+    Parameters
+    ----------
+    params : mapping
+        The query string (``group_by`` repeated; ``col``, ``op``, ``val`` repeated in
+        step; ``metric``, ``top``, ``examples``).
+    columns : sequence of str
+        The sample's columns.
+
+    Returns
+    -------
+    Query
+
+    Raises
+    ------
+    InputError
+        Naming the field: an unknown column, operator or metric, a count out of range.
+
+    References
+    ----------
+    docs/method.md §13.2.
+    """
+    get_all = getattr(params, "getlist", lambda k: [params[k]] if k in params else [])
+    group_by = tuple(g for g in get_all("group_by") if g)
+    for g in group_by:
+        if g not in columns:
+            raise InputError(f"group by {g!r}: the sample has no such column")
+    cols, ops, vals = get_all("col"), get_all("op"), get_all("val")
+    if not len(cols) == len(ops) == len(vals):
+        raise InputError("each filter needs a column, an operator and a value")
+    filters = tuple((c, o, v) for c, o, v in zip(cols, ops, vals, strict=True) if c)
+    if len(filters) > MAX_FILTERS:
+        raise InputError(f"at most {MAX_FILTERS} filters")
+    for c, o, _ in filters:
+        if c not in columns:
+            raise InputError(f"filter on {c!r}: the sample has no such column")
+        if o not in FILTER_OPS:
+            raise InputError(f"filter on {c!r}: unknown operator {o!r}")
+    metric = params.get("metric") or "jaccard_distance"
+    if metric not in IMPACT_METRICS:
+        raise InputError(f"metric {metric!r}: one of {', '.join(IMPACT_METRICS)}")
+
+    def count(name: str, default: int, most: int) -> int:
+        text = params.get(name) or str(default)
+        if not text.isdigit() or not 0 <= int(text) <= most:
+            raise InputError(f"{name} must be a whole number from 0 to {most}")
+        return int(text)
+
+    return Query(group_by, filters, metric, count("top", 20, MAX_TOP),
+                 count("examples", 3, MAX_EXAMPLES))
+
+
+def _templates() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.PackageLoader("abcde.explorer", "templates"),
+                             autoescape=True, undefined=jinja2.StrictUndefined,
+                             trim_blocks=True, lstrip_blocks=True)
+    env.filters["num"] = lambda v, d=4: "-" if v is None else (
+        f"{v:,}" if isinstance(v, int) else f"{v:.{d}g}" if isinstance(v, float) else str(v))
+    return env
+
+
+def sample_columns(sample: Path) -> list[str]:
+    """The columns of an item sample file (refused when it is not one)."""
+    out = explore(sample, (), top=1, examples=0)  # checks the sample's columns
+    del out
+    import duckdb
+
+    from abcde.sql.quoting import literal
+
+    reader = "read_csv" if sample.suffix.lower() == ".csv" else "read_parquet"
+    con = duckdb.connect(":memory:")
+    try:
+        return [r[0] for r in con.execute(
+            f"DESCRIBE SELECT * FROM {reader}({literal(str(sample))})").fetchall()]
+    finally:
+        con.close()
+
+
+def explore_app(sample: str | Path, token: str, hosts: frozenset[str]) -> Starlette:
+    """The exploration app of one item sample, behind the token guard.
+
+    Parameters
+    ----------
+    sample : str or Path
+        A sample of ``abcde sample-items`` (.parquet or .csv).
+    token : str
+        The secret every request must carry.
+    hosts : frozenset of str
+        The ``Host`` values allowed (:func:`abcde.server.app.allowed_hosts`).
+
+    Returns
+    -------
+    Starlette
+
+    References
+    ----------
+    docs/method.md §13.2; ABCDE §4.1.1.
+    """
+    path = Path(sample)
+    columns = sample_columns(path)
+    attributes = [c for c in columns if c not in SAMPLE_COLUMNS]
+    env = _templates()
+    static = package_files("abcde.explorer", "static", ("explore.css", "favicon.svg"))
+
+    def run(query: Query) -> dict[str, Any]:
+        return explore(path, query.group_by, metric=query.metric, top=query.top,
+                       examples=query.examples, filters=query.filters)
+
+    async def page(request: Request) -> Response:
+        error, doc, query = None, None, Query()
+        try:
+            query = parse_query(request.query_params, columns)
+            doc = await run_in_threadpool(run, query)
+        except InputError as err:
+            error = str(err)
+        rows = doc["groups"] if doc else []
+        biggest = max((abs(r["contribution"]) for r in rows), default=0.0) or 1.0
+        html = env.get_template("explore.html").render(
+            token=token, sample=path.name, columns=columns, attributes=attributes,
+            metrics=IMPACT_METRICS, ops=list(FILTER_OPS), query=query, doc=doc,
+            error=error, biggest=biggest, max_filters=MAX_FILTERS,
+            css=f"/static/explore.css?{urlencode({'token': token})}",
+            icon=f"/static/favicon.svg?{urlencode({'token': token})}")
+        return HTMLResponse(html, status_code=400 if error else 200)
+
+    async def groups(request: Request) -> Response:
+        try:
+            query = parse_query(request.query_params, columns)
+            return JSONResponse(await run_in_threadpool(run, query))
+        except InputError as err:
+            return JSONResponse({"error": str(err)}, status_code=400)
+
+    routes = [Route("/", page, methods=["GET", "HEAD"]),
+              Route("/api/groups", groups, methods=["GET"])]
+    return create_app(routes, Guard(token, hosts), static)

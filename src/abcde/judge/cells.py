@@ -1,0 +1,148 @@
+"""How one attribute value is shown on the judging page (docs/method.md §12.3): text by
+default; with ``--image-col`` an image, with ``--link-col`` a link — but only for an
+absolute http(s) URL without spaces or control characters; anything else stays text,
+so a ``javascript:`` or ``data:`` value can never become active. Jinja2 escapes
+everything (autoescape), attributes included."""
+
+from __future__ import annotations
+
+import json
+import math
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlsplit
+
+MAX_URL = 4096
+
+
+@dataclass(frozen=True)
+class Cell:
+    kind: str        # "text", "empty", "image", "link"
+    text: str
+    url: str | None = None
+
+
+def as_text(value: Any) -> str | None:
+    """A value as the page prints it.
+
+    Parameters
+    ----------
+    value : any
+        An attribute value from the questions.
+
+    Returns
+    -------
+    str or None
+        Its text (whole floats without ".0", lists and objects as JSON); None for no
+        value (null, blank, NaN).
+
+    References
+    ----------
+    docs/method.md §12.3.
+
+    Examples
+    --------
+    >>> as_text(3.0), as_text(0.5), as_text(" "), as_text(float("nan")), as_text([1, "a"])
+    ('3', '0.5', None, None, '[1, "a"]')
+    """
+    if value is None:
+        return None
+    if isinstance(value, float):
+        if math.isnan(value):
+            return None
+        return repr(value) if not value.is_integer() else str(int(value))
+    if isinstance(value, dict | list):
+        return json.dumps(value, ensure_ascii=False)
+    text = str(value)
+    return text if text.strip() else None
+
+
+def web_url(text: str | None) -> str | None:
+    """A value that may become an image or a link.
+
+    Parameters
+    ----------
+    text : str or None
+        The value's text.
+
+    Returns
+    -------
+    str or None
+        ``text`` when it is an absolute http(s) URL with a host and without spaces or
+        control characters (at most 4096 characters); None otherwise.
+
+    References
+    ----------
+    docs/method.md §12.1.
+
+    Examples
+    --------
+    >>> web_url("https://a.example/x.png"), web_url("javascript:alert(1)"), web_url("//a/b")
+    ('https://a.example/x.png', None, None)
+    """
+    if text is None or len(text) > MAX_URL:
+        return None
+    url = text.strip()
+    if any(c.isspace() or not c.isprintable() for c in url):
+        return None
+    try:
+        parts = urlsplit(url)
+    except ValueError:
+        return None
+    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+        return None
+    return url
+
+
+def cell(value: Any, kind: str = "text") -> Cell:
+    """How one value is shown.
+
+    Parameters
+    ----------
+    value : any
+        The value.
+    kind : str
+        "text", or "image"/"link" for ``--image-col``/``--link-col`` attributes.
+
+    Returns
+    -------
+    Cell
+        "empty" for no value; "image" or "link" only for a web URL
+        (:func:`web_url`); "text" otherwise.
+
+    References
+    ----------
+    docs/method.md §12.1, §12.3.
+    """
+    text = as_text(value)
+    if text is None:
+        return Cell("empty", "")
+    if kind in ("image", "link"):
+        url = web_url(text)
+        if url is not None:
+            return Cell(kind, text, url)
+    return Cell("text", text)
+
+
+def differs(a: Any, b: Any) -> bool:
+    """Whether two values of an attribute differ as the page shows them.
+
+    Parameters
+    ----------
+    a, b : any
+        The two items' values.
+
+    Returns
+    -------
+    bool
+
+    References
+    ----------
+    docs/method.md §12.3.
+
+    Examples
+    --------
+    >>> differs(1, 1.0), differs(None, ""), differs("a", "b")
+    (False, False, True)
+    """
+    return as_text(a) != as_text(b)

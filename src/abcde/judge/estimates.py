@@ -1,0 +1,82 @@
+"""The ``--show-estimates`` panel: ΔPrecision and the Good/Bad Split/Merge rates with
+their intervals from the verdicts given so far (docs/method.md §8, §12.4). Off by
+default, so that the numbers do not sway the judges.
+
+The verdicts are those ``abcde estimate DIR`` would use at this moment (every judge's
+current verdicts, resolved by majority), so the panel and the final estimate agree.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+from abcde.errors import AbcdeError
+from abcde.quality.agreement import JUDGE_UNCERTAINTY_NOTE, agreement, by_pair, resolve
+
+PANEL_METRICS = (("delta_precision", "ΔPrecision"),
+                 ("good_split_rate", "GoodSplitRate"), ("bad_split_rate", "BadSplitRate"),
+                 ("good_merge_rate", "GoodMergeRate"), ("bad_merge_rate", "BadMergeRate"))
+
+
+def _pct(x: float | None, sign: bool = False) -> str:
+    if x is None or not math.isfinite(x):
+        return "–"
+    return f"{100 * x:+.2f}%" if sign else f"{100 * x:.2f}%"
+
+
+class EstimatesPanel:
+    """Loads the draws and the manifest once; :meth:`compute` per page, cached on the
+    verdicts it was given."""
+
+    def __init__(self, directory: str | Path) -> None:
+        from abcde.quality.estimate import load_sample
+
+        self.sample = load_sample(directory)
+        self._cache: tuple[Any, dict[str, Any]] | None = None
+
+    def compute(self, answered: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
+        key = tuple(sorted((j, tuple(sorted(v.items()))) for j, v in answered.items()))
+        if self._cache is not None and self._cache[0] == key:
+            return self._cache[1]
+        panel = self._compute(answered)
+        self._cache = (key, panel)
+        return panel
+
+    def _compute(self, answered: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
+        from abcde.quality.estimate import estimate_with_verdicts
+
+        pairs = by_pair(answered)
+        panel: dict[str, Any] = {"note": JUDGE_UNCERTAINTY_NOTE, "rows": [], "verdict": None,
+                                 "warnings": [], "agreement": None, "error": None}
+        if not pairs:
+            panel["error"] = "no verdicts yet"
+            return panel
+        resolution = resolve(pairs)
+        try:
+            doc = estimate_with_verdicts(self.sample, resolution.verdicts)
+        except (AbcdeError, ValueError) as err:
+            panel["error"] = str(err)
+            return panel
+        for key, label in PANEL_METRICS:
+            m = doc.get(key) or {}
+            panel["rows"].append({
+                "label": label,
+                "estimate": _pct(m.get("estimate"), sign=key == "delta_precision"),
+                "interval": "–" if m.get("ci_low") is None else
+                f"[{_pct(m['ci_low'], key == 'delta_precision')}, "
+                f"{_pct(m['ci_high'], key == 'delta_precision')}]",
+                "pairs": m.get("pairs", 0)})
+        panel["verdict"] = doc.get("verdict")
+        panel["warnings"] = list(doc.get("warnings") or [])
+        agree = agreement(pairs)
+        if agree["pairs"]:
+            panel["agreement"] = {"pairs": agree["pairs"],
+                                  "raw": _pct(agree["raw_agreement"]),
+                                  "kappa": "–" if agree["kappa"] is None
+                                  else f"{agree['kappa']:.2f}",
+                                  "kind": agree["kappa_kind"],
+                                  "contested": len(resolution.contested)}
+        return panel

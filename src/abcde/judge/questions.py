@@ -1,0 +1,190 @@
+"""The questions of a pair sample as the judging page shows them (docs/method.md §12.3).
+
+A sample directory (written by ``abcde sample-pairs --out``) holds ``questions.jsonl``
+and ``questions.csv``: one row per unordered judgeable pair with ``pair_id``, ``item_1``,
+``item_2``, each attribute of both items as ``<name>_1``, ``<name>_2``, and the sample's
+``sample_id``. Nothing in them tells how either clustering treats the pair (the class
+lives only in ``draws``), so a page built from the questions alone is blind. The JSONL
+file is preferred (it keeps numbers and text apart); the CSV is the fallback.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from abcde.errors import InputError, Shown
+from abcde.inputs.records import read_records
+from abcde.quality.judgements import id_text
+from abcde.sampling.manifest import sample_id
+
+SAMPLE_HINT = "Give the directory written by `abcde sample-pairs --out DIR`."
+
+
+@dataclass(frozen=True)
+class Question:
+    """One pair to judge: its id, the two item ids and (name, value 1, value 2) for
+    every attribute."""
+
+    pair_id: str
+    item_1: Any
+    item_2: Any
+    attributes: tuple[tuple[str, Any, Any], ...]
+
+
+@dataclass(frozen=True)
+class JudgeSample:
+    """What a judging server serves: the sample's id and its questions by pair id, in
+    the questions file's order."""
+
+    directory: Path
+    sample_id: str
+    population: str
+    questions: dict[str, Question]
+    attributes: tuple[str, ...]
+
+    @property
+    def pair_ids(self) -> list[str]:
+        return list(self.questions)
+
+
+def load_questions(directory: str | Path) -> JudgeSample:
+    """The questions of a sample directory, checked.
+
+    Parameters
+    ----------
+    directory : str or Path
+        Written by ``abcde sample-pairs --out``: manifest.json and questions.jsonl (or
+        questions.csv).
+
+    Returns
+    -------
+    JudgeSample
+        The sample id, the population, the questions by pair id and the attribute names.
+
+    Raises
+    ------
+    InputError
+        For a directory that is not a pair sample, has no questions or no pair to judge,
+        or whose questions belong to another sample or repeat a pair id (exit 2, naming
+        the file and what to do).
+
+    References
+    ----------
+    docs/method.md §7.6 (the questions), §12.3.
+    """
+    d = Path(directory)
+    if not d.is_dir():
+        raise InputError(f"{d} is not a directory", hint=SAMPLE_HINT)
+    manifest_path = d / "manifest.json"
+    if not manifest_path.is_file():
+        raise InputError(f"{d} is not a pair sample: it has no manifest.json", hint=SAMPLE_HINT)
+    try:
+        manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
+        raise InputError(f"{manifest_path} is not readable JSON ({err})",
+                         hint=SAMPLE_HINT) from None
+    if not isinstance(manifest, dict) or manifest.get("population") not in ("abcde",
+                                                                             "jaccard"):
+        raise InputError(f"{manifest_path} is not a pair-sample manifest (no population)",
+                         hint=SAMPLE_HINT)
+    sid = sample_id(manifest)
+    records, where = _read_records(d)
+    if not records:
+        raise InputError(f"{where} has no pairs to judge (Base and Exp agree on every "
+                         "item, or every sampled pair is a self pair)")
+    questions: dict[str, Question] = {}
+    attributes = _attribute_names(records[0][1])
+    bad, foreign, twice = [], [], []
+    for line, rec in records:
+        pid = id_text(rec.get("pair_id"))
+        if pid is None or rec.get("item_1") is None or rec.get("item_2") is None:
+            bad.append(Shown(f"line {line}"))
+            continue
+        other = id_text(rec.get("sample_id"))
+        if other is not None and other != sid:
+            foreign.append(Shown(f"line {line}: sample_id {other}"))
+            continue
+        if pid in questions:
+            twice.append(Shown(f"line {line}: pair_id {pid}"))
+            continue
+        questions[pid] = Question(pid, rec["item_1"], rec["item_2"], tuple(
+            (name, rec.get(f"{name}_1"), rec.get(f"{name}_2")) for name in attributes))
+    if bad:
+        raise InputError(f"{where}: {len(bad)} row(s) without pair_id, item_1 or item_2",
+                         examples=bad, hint=SAMPLE_HINT)
+    if foreign:
+        raise InputError(f"{where} belongs to another sample (this manifest's sample_id "
+                         f"is {sid})", column="sample_id", examples=foreign,
+                         hint="Keep the questions and the manifest of one sample together.")
+    if twice:
+        raise InputError(f"{where}: pair ids given twice", column="pair_id", examples=twice)
+    return JudgeSample(d, sid, str(manifest["population"]), questions, tuple(attributes))
+
+
+def _read_records(d: Path) -> tuple[list[tuple[int, Mapping[str, Any]]], str]:
+    """The question rows of questions.jsonl, else questions.csv (blank CSV values are
+    None), read by the one reader of record files."""
+    for name in ("questions.jsonl", "questions.csv"):
+        path = d / name
+        if path.is_file():
+            records = read_records(path, what="questions file")
+            rows = records.rows if records.jsonl else [
+                (line, {k: (v if v != "" else None) for k, v in row.items()})
+                for line, row in records.rows]
+            return rows, str(path)
+    raise InputError(f"{d} has no questions.jsonl or questions.csv", hint=SAMPLE_HINT)
+
+
+def _attribute_names(record: Mapping[str, Any]) -> list[str]:
+    """Attribute names in file order: every ``<name>_1`` with a ``<name>_2`` beside it
+    (the item ids are shown apart)."""
+    keys = [str(k) for k in record]
+    return [k[:-2] for k in keys if k.endswith("_1") and k != "item_1"
+            and f"{k[:-2]}_2" in record]
+
+
+def resolve_columns(sample: JudgeSample, names: Sequence[str], option: str) -> tuple[str, ...]:
+    """Attribute names given to ``--image-col``/``--link-col``, checked.
+
+    Parameters
+    ----------
+    sample : JudgeSample
+        The sample.
+    names : sequence of str
+        As given: repeated options, or comma-separated; the ``attr_`` prefix the sample
+        adds to a clashing name is optional.
+    option : str
+        The option's name, for the message.
+
+    Returns
+    -------
+    tuple of str
+        The attribute names as the questions spell them, without repeats.
+
+    Raises
+    ------
+    InputError
+        For a name the questions do not have (listing those they have).
+
+    References
+    ----------
+    docs/method.md §12.3.
+    """
+    out = []
+    for given in names:
+        for name in (n.strip() for n in given.split(",")):
+            if not name:
+                continue
+            found = next((a for a in (name, f"attr_{name}") if a in sample.attributes), None)
+            if found is None:
+                shown = ", ".join(sample.attributes) or "none"
+                raise InputError(f"{option} {name}: the questions have no attribute "
+                                 f"{name!r} (attributes: {shown})",
+                                 hint="Name an attribute column of the sample, without "
+                                      "the _1/_2 suffix.")
+            out.append(found)
+    return tuple(dict.fromkeys(out))

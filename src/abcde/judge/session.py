@@ -1,0 +1,146 @@
+"""One judge's round on one sample: the verdict log replayed, and the moves a page
+makes — record a verdict, undo, find the next pair (docs/method.md §12.2–12.3).
+
+The log file is the state: every request first reads what any server appended since
+(other judges, or this judge in another terminal), so a restart, a second tab and a
+second judge all see the same verdicts. A lock serialises this server's own threads;
+``fcntl.flock`` inside :func:`abcde.quality.verdict_log.append_event` serialises the
+servers.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+
+from abcde.errors import InputError
+from abcde.judge.assignment import Assignment
+from abcde.judge.questions import JudgeSample
+from abcde.quality.judgements import VERDICTS, id_text
+from abcde.quality.verdict_log import (
+    LOG_NAME,
+    Event,
+    VerdictLog,
+    check_judge_name,
+    current_verdicts,
+    events_for_sample,
+    undo_target,
+    utc_now,
+)
+
+
+@dataclass(frozen=True)
+class Snapshot:
+    """The round as one request sees it."""
+
+    mine: dict[str, str]        # pair → this judge's current verdict
+    others: frozenset[str]      # pairs another judge has a current verdict on
+    answered: dict[str, dict[str, str]]  # judge → pair → verdict (every judge)
+
+
+class JudgeSession:
+    """The state behind one ``abcde judge`` server (module docstring)."""
+
+    def __init__(self, sample: JudgeSample, judge: str, overlap: float = 0.0) -> None:
+        self.sample = sample
+        self.judge = check_judge_name(judge)
+        self.assignment = Assignment(sample.sample_id, self.judge, sample.pair_ids, overlap)
+        self.log = VerdictLog(Path(sample.directory) / LOG_NAME)
+        self._lock = threading.Lock()
+        self.refresh()
+
+    @property
+    def log_path(self) -> Path:
+        return self.log.path
+
+    def refresh(self) -> None:
+        """Read what was appended since; a line of another sample is refused (exit 2 at
+        start-up; at run time the request fails and the log is left as it is)."""
+        new = self.log.refresh()
+        events_for_sample(new, self.sample.sample_id, str(self.log.path))
+
+    def snapshot(self) -> Snapshot:
+        with self._lock:
+            self.refresh()
+            events = list(self.log.events)
+        current = current_verdicts(events)
+        answered = {j: {p: e.verdict for p, e in v.items() if e.verdict is not None
+                        and p in self.sample.questions} for j, v in current.items()}
+        mine = answered.get(self.judge, {})
+        others = frozenset(p for j, v in answered.items() if j != self.judge for p in v)
+        return Snapshot(mine, others, answered)
+
+    def check_pair(self, pair_id: str | None) -> str:
+        pid = id_text(pair_id)
+        if pid is None or pid not in self.sample.questions:
+            raise KeyError(pair_id)
+        return pid
+
+    def record(self, pair_id: str, verdict: str) -> None:
+        """Append this judge's verdict on a pair (on disk when this returns)."""
+        pid = self.check_pair(pair_id)
+        if verdict not in VERDICTS:
+            raise ValueError(f"verdict must be one of {VERDICTS}")
+        self._append(pid, verdict)
+
+    def undo(self) -> str | None:
+        """Retract this judge's latest verdict that still stands; its pair (None when
+        there is nothing to undo)."""
+        with self._lock:
+            self.refresh()
+            target = undo_target(self.log.events, self.judge)
+            if target is not None:
+                self._append_locked(target, None)
+        return target
+
+    def _append(self, pid: str, verdict: str | None) -> None:
+        with self._lock:
+            self._append_locked(pid, verdict)
+
+    def _append_locked(self, pid: str, verdict: str | None) -> None:
+        q = self.sample.questions[pid]
+        self.log.append(Event(self.judge, pid, self.sample.sample_id, verdict, utc_now(),
+                              id_text(q.item_1), id_text(q.item_2)))
+        self.refresh()
+
+    def next_pair(self, snap: Snapshot, after: str | None = None) -> str | None:
+        return self.assignment.next_needed(set(snap.mine), snap.others, after)
+
+    def progress(self, snap: Snapshot) -> dict[str, int]:
+        return self.assignment.progress(snap.mine, snap.others)
+
+
+def start_session(sample: JudgeSample, judge: str, overlap: float) -> JudgeSession:
+    """A judge's session, with the log's problems as clean errors before the server
+    starts.
+
+    Parameters
+    ----------
+    sample : JudgeSample
+        The sample.
+    judge : str
+        The judge's name.
+    overlap : float
+        ``--overlap``.
+
+    Returns
+    -------
+    JudgeSession
+
+    Raises
+    ------
+    InputError
+        For a bad judge name, a log of another sample or an unreadable log.
+
+    References
+    ----------
+    docs/method.md §12.2, §12.3.
+    """
+    try:
+        return JudgeSession(sample, judge, overlap)
+    except InputError:
+        raise
+    except OSError as err:
+        raise InputError(f"cannot read {Path(sample.directory) / LOG_NAME}: {err}") from None
+

@@ -1,0 +1,354 @@
+"""Atomic outputs: every file abcde writes is written under a temporary name beside its
+target and swapped in by rename only when the whole output is complete, so a run that
+fails, is refused or is interrupted (Ctrl-C) leaves what was there before as it was.
+
+Two context managers, one for each shape of output:
+
+- :func:`output_dir` — a directory (a pair sample, `impact --out`, `evaluate --out`, a
+  dbt project). The command writes into ``TARGET.tmp-<random>`` beside the target. On
+  success the entries of an existing target that the new output does not replace are
+  carried into it (hard links, else copies), and the two directories are exchanged —
+  atomically with Linux's ``renameat2(RENAME_EXCHANGE)``, else by renaming the old one
+  aside and the new one in — and the old one is deleted. When the target cannot be
+  renamed (it is the working directory or holds it, a mount point, or its parent is
+  not writable) the temporary directory goes inside it and the files are renamed into
+  place one by one, manifests last.
+- :func:`output_files` — single files (an item sample and its manifest, `sql --out`):
+  each written as ``NAME.tmp-<random>`` beside it and renamed over it at the end.
+
+Both create the temporary place on entry, so an unwritable target (`--out /proc/x`)
+is refused before any work is done, and both remove it (and any parent directory they
+created) on failure or KeyboardInterrupt. The renames of the commit run with SIGINT,
+SIGTERM and SIGHUP held, so that an interrupt arrives before or after them, never in
+between (`deferred_signals`). Other writers of the project use the same two functions.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import ctypes
+import errno
+import os
+import secrets
+import shutil
+import signal
+import threading
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+from abcde.errors import InputError
+
+__all__ = ["OutputDir", "deferred_signals", "output_dir", "output_files"]
+
+_DEFERRED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
+                  if hasattr(signal, name))
+
+
+@contextlib.contextmanager
+def deferred_signals() -> Iterator[None]:
+    """Hold SIGINT, SIGTERM and SIGHUP until the block ends, then act on them as before
+    (Ctrl-C raises KeyboardInterrupt, SIGTERM ends the process): the renames that commit
+    an output are never cut in half. The handlers are replaced, not the signal mask: a
+    signal delivered to another thread (DuckDB's workers) still reaches Python's handler
+    in the main thread."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    pending: list[int] = []
+
+    def record(signum: int, frame: object) -> None:
+        pending.append(signum)
+
+    old: dict[int, Any] = {}
+    for sig in _DEFERRED:
+        previous = signal.getsignal(sig)
+        if previous is None:  # a handler not set from Python: leave it alone
+            continue
+        try:
+            signal.signal(sig, record)
+        except (OSError, ValueError):
+            continue
+        old[sig] = previous
+    try:
+        yield
+    finally:
+        for sig, handler in old.items():
+            signal.signal(sig, handler)
+        for sig in dict.fromkeys(pending):
+            handler = old[sig]
+            if callable(handler):
+                handler(sig, None)  # e.g. Python's default SIGINT handler: KeyboardInterrupt
+            elif handler == signal.SIG_DFL:
+                os.kill(os.getpid(), sig)
+
+
+def _reason(err: OSError) -> str:
+    if isinstance(err, FileExistsError | NotADirectoryError):
+        return "it or a parent is a file"
+    if err.errno in (errno.EACCES, errno.EPERM):
+        return "permission denied"
+    if err.errno == errno.EROFS:
+        return "the file system is read-only"
+    if err.errno == errno.ENOSPC:
+        return "no space left on the device"
+    return err.strerror or str(err)
+
+
+def _refuse(option: str, target: Path, err: OSError, what: str) -> InputError:
+    return InputError(f"cannot write {option} {target}: {_reason(err)}",
+                      hint=f"{option} names {what}; choose a place you can write to.")
+
+
+def _make_parents(directory: Path) -> list[Path]:
+    """Create `directory` and its missing parents; returns those created (deepest
+    last), for removal if the run fails."""
+    missing = []
+    p = directory
+    while not p.exists() and p != p.parent:
+        missing.append(p)
+        p = p.parent
+    created = []
+    try:
+        for d in reversed(missing):
+            d.mkdir()
+            created.append(d)
+    except BaseException:
+        _remove_dirs(created)
+        raise
+    return created
+
+
+def _remove_dirs(created: Sequence[Path]) -> None:
+    for d in reversed(created):
+        with contextlib.suppress(OSError):
+            d.rmdir()
+
+
+def _temp_name(target: Path) -> Path:
+    return target.with_name(f"{target.name}.tmp-{secrets.token_hex(4)}")
+
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths atomically (Linux renameat2 RENAME_EXCHANGE); False when the
+    system or file system cannot."""
+    try:
+        libc = ctypes.CDLL(None, use_errno=True)
+        fn = libc.renameat2
+    except (OSError, AttributeError):
+        return False
+    fn.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p,
+                   ctypes.c_uint]
+    fn.restype = ctypes.c_int
+    at_fdcwd, rename_exchange = -100, 2
+    if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    code = ctypes.get_errno()
+    if code in (errno.ENOSYS, errno.EINVAL, errno.ENOTSUP, errno.EOPNOTSUPP):
+        return False
+    raise OSError(code, os.strerror(code), str(b))
+
+
+def _link_or_copy(src: str, dst: str) -> None:
+    try:
+        os.link(src, dst, follow_symlinks=False)
+    except OSError:
+        shutil.copy2(src, dst, follow_symlinks=False)
+
+
+def _carry(old: Path, new: Path, replaced: Callable[[str], bool], rel: str = "") -> None:
+    """Bring the entries of `old` that the new output neither wrote nor replaces into
+    `new` (hard links where possible: nothing is copied twice on one file system)."""
+    for entry in sorted(os.scandir(old), key=lambda e: e.name):
+        name = f"{rel}{entry.name}"
+        if replaced(name):
+            continue
+        dst = new / entry.name
+        if entry.is_dir(follow_symlinks=False):
+            if dst.is_dir() and not dst.is_symlink():
+                _carry(Path(entry.path), dst, replaced, f"{name}/")
+            elif not os.path.lexists(dst):
+                shutil.copytree(entry.path, dst, symlinks=True, copy_function=_link_or_copy)
+        elif not os.path.lexists(dst):
+            if entry.is_symlink():
+                os.symlink(os.readlink(entry.path), dst)
+            else:
+                _link_or_copy(entry.path, str(dst))
+
+
+def _matcher(replaces: Iterable[str]) -> Callable[[str], bool]:
+    """'name' replaces that entry; 'dir/' a whole directory and everything in it."""
+    names = {r.rstrip("/") for r in replaces}
+    dirs = tuple(r if r.endswith("/") else f"{r}/" for r in replaces if r.endswith("/"))
+
+    def replaced(rel: str) -> bool:
+        return rel in names or rel.startswith(dirs)
+
+    return replaced
+
+
+def _holds_cwd(target: Path) -> bool:
+    try:
+        cwd = Path.cwd().resolve()
+    except OSError:
+        return False
+    real = target.resolve()
+    return cwd == real or real in cwd.parents
+
+
+class OutputDir:
+    """Where a command writes a directory output: `path` (temporary) now, `target` once
+    the output is complete. `final(p)` is where a file written under `path` ends up —
+    the name to record in manifests and results."""
+
+    def __init__(self, target: Path, path: Path, inside: bool) -> None:
+        self.target = target
+        self.path = path
+        self.inside = inside  # the temporary directory is inside the target (fallback)
+
+    def final(self, p: str | Path) -> Path:
+        return self.target / Path(p).relative_to(self.path)
+
+
+@contextlib.contextmanager
+def output_dir(target: str | Path, *, replaces: Iterable[str] = (), option: str = "--out",
+               ) -> Iterator[OutputDir]:
+    """A directory output written atomically (module docstring).
+
+    Parameters
+    ----------
+    target : str or Path
+        The directory the output goes to; created (with its parents) if missing.
+    replaces : iterable of str
+        Entries of an existing target (relative paths; ``'dir/'`` for a directory and
+        everything in it) that belong to the output being replaced: they are dropped
+        even when the new output lacks them. Every other entry the new output does not
+        write is kept. Entries the new output writes always replace the old ones.
+    option : str
+        How messages name the target (e.g. ``--out``).
+
+    Yields
+    ------
+    OutputDir
+        Write under ``.path``; record ``.final(path)``.
+
+    Raises
+    ------
+    InputError
+        When the target is a file, or the temporary directory cannot be made (an
+        unwritable place), before the caller does any work.
+    """
+    given = Path(target)
+    target = Path(os.path.realpath(given)) if given.is_symlink() else given
+    if target.exists() and not target.is_dir():
+        raise InputError(f"{option} {given} exists and is not a directory",
+                         hint=f"{option} names a directory (created if missing).")
+    existed = target.exists()
+    inside = existed and (
+        _holds_cwd(target) or os.path.ismount(target)
+        or not os.access(target.parent, os.W_OK | os.X_OK))
+    created: list[Path] = []
+    try:
+        if inside:
+            tmp = target / f".abcde.tmp-{secrets.token_hex(4)}"
+        else:
+            created = _make_parents(target.parent)
+            tmp = _temp_name(target)
+        tmp.mkdir()
+    except OSError as err:
+        _remove_dirs(created)
+        raise _refuse(option, given, err, "a directory (created if missing)") from err
+    out = OutputDir(target, tmp, inside)
+    try:
+        yield out
+        _commit_dir(out, _matcher(replaces), existed)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        _remove_dirs(created)
+        raise
+
+
+def _manifests_last(path: Path) -> tuple[bool, str]:
+    return (path.name.endswith("manifest.json"), str(path))
+
+
+def _commit_dir(out: OutputDir, replaced: Callable[[str], bool], existed: bool) -> None:
+    tmp, target = out.path, out.target
+    if out.inside:  # file by file, manifests last; then the replaced leftovers go
+        files = sorted((p for p in tmp.rglob("*") if not p.is_dir()), key=_manifests_last)
+        with deferred_signals():
+            for p in files:
+                dst = out.final(p)
+                dst.parent.mkdir(parents=True, exist_ok=True)
+                os.replace(p, dst)
+            written = {str(p.relative_to(tmp)) for p in files}
+            for entry in sorted(target.rglob("*"), reverse=True):
+                rel = str(entry.relative_to(target))
+                if entry == tmp or tmp in entry.parents or rel in written:
+                    continue
+                if replaced(rel):
+                    if entry.is_dir() and not entry.is_symlink():
+                        with contextlib.suppress(OSError):
+                            entry.rmdir()  # empty once its replaced files are gone
+                    else:
+                        entry.unlink()
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
+    if existed and target.exists():
+        _carry(target, tmp, replaced)
+        shutil.copystat(target, tmp)
+        with deferred_signals():
+            if not _exchange(tmp, target):
+                aside = _temp_name(target)
+                os.rename(target, aside)
+                try:
+                    os.rename(tmp, target)
+                except BaseException:
+                    os.rename(aside, target)
+                    raise
+                os.rename(aside, tmp)  # the old output, deleted below
+        shutil.rmtree(tmp, ignore_errors=True)
+        return
+    with deferred_signals():
+        os.rename(tmp, target)
+
+
+@contextlib.contextmanager
+def output_files(*targets: str | Path, option: str = "--out", what: str = "a file",
+                 ) -> Iterator[list[Path]]:
+    """Single files written atomically: yields one temporary path per target (beside
+    it, same file system); on success each is renamed over its target, in the given
+    order (put a manifest last), with interrupts held; on failure they are removed.
+
+    Raises
+    ------
+    InputError
+        When a target is a directory or its place cannot be written, before any work.
+    """
+    paths = [Path(t) for t in targets]
+    for p in paths:
+        if p.is_dir():
+            raise InputError(f"{option} {p} is a directory", hint=f"{option} names a file.")
+    temps: list[Path] = []
+    created: list[Path] = []
+    try:
+        for p in paths:
+            created += _make_parents(p.parent)
+            tmp = _temp_name(p)
+            tmp.touch(exist_ok=False)
+            temps.append(tmp)
+    except OSError as err:
+        for t in temps:
+            t.unlink(missing_ok=True)
+        _remove_dirs(created)
+        raise _refuse(option, p, err, what) from err
+    try:
+        yield temps
+        with deferred_signals():
+            for tmp, p in zip(temps, paths, strict=True):
+                os.replace(tmp, p)
+    except BaseException:
+        for t in temps:
+            t.unlink(missing_ok=True)
+        _remove_dirs(created)
+        raise

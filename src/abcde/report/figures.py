@@ -1,0 +1,554 @@
+"""The report's sections and plots, built from the JSON documents of the commands.
+
+Every number a plot shows is a number of the command's JSON output, taken as it is:
+nothing is recomputed here (tests/report checks it). Each plot is a plotly figure kept as
+its JSON form (a dict of ``data`` and ``layout``), so the page and the tests read the
+same numbers.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from abcde.errors import InputError
+from abcde.quality.metrics import METRIC_KEYS, METRICS
+
+# Colours: Base grey-blue, Exp orange, good green, bad red, exact impact black.
+BASE, EXP = "#4c78a8", "#f58518"
+GOOD, BAD, EXACT, UNKNOWN = "#54a24b", "#e45756", "#222222", "#bab0ac"
+SPLIT, MERGE = "#72b7b2", "#b279a2"
+
+IMPACT_LABELS = {"split_rate": "SplitRate", "merge_rate": "MergeRate",
+                 "jaccard_distance": "JaccardDistance", "split_distance": "SplitDistance",
+                 "merge_distance": "MergeDistance", "jaccard_index": "JaccardIndex",
+                 "affected_jaccard_index": "AffectedJaccardIndex",
+                 "unaffected_jaccard_index": "UnaffectedJaccardIndex"}
+
+
+@dataclass
+class Figure:
+    """One plot: an element id, a title, a caption and the plotly figure as JSON."""
+
+    id: str
+    title: str
+    caption: str
+    figure: dict[str, Any]
+    wide: bool = False
+
+
+@dataclass
+class Table:
+    """A small table: column headers and rows of cells (already formatted)."""
+
+    title: str
+    headers: list[str]
+    rows: list[list[str]]
+    caption: str = ""
+
+
+@dataclass
+class Section:
+    """A part of the report (impact, judged sample, evaluation, simulation)."""
+
+    id: str
+    title: str
+    intro: str
+    source: str
+    figures: list[Figure] = field(default_factory=list)
+    tables: list[Table] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def _plotly() -> Any:
+    try:
+        import plotly.graph_objects as go
+    except ImportError:
+        raise InputError("abcde report needs plotly, which is not installed",
+                         hint="pip install 'abcde[report]'") from None
+    return go
+
+
+def _json(fig: Any) -> dict[str, Any]:
+    """The figure as plain JSON data (what Plotly.newPlot takes)."""
+    import json
+
+    import plotly.io as pio
+
+    return json.loads(pio.to_json(fig, validate=True, pretty=False))
+
+
+def _layout(fig: Any, *, height: int = 360, **kwargs: Any) -> None:
+    fig.update_layout(template="plotly_white", height=height,
+                      margin={"l": 10, "r": 10, "t": 36, "b": 10},
+                      font={"family": "system-ui, sans-serif", "size": 12},
+                      legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
+                      modebar={"orientation": "v"}, **kwargs)
+    fig.update_yaxes(automargin=True)
+    fig.update_xaxes(automargin=True)
+
+
+def num(value: Any, digits: int = 4) -> str:
+    """A number for a table: integers with separators, floats to `digits` significant
+    digits, None as '-'."""
+    if value is None:
+        return "-"
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        return f"{value:.{digits}g}"
+    return str(value)
+
+
+def _need(doc: Mapping[str, Any], keys: Sequence[str], what: str, source: str) -> None:
+    missing = [k for k in keys if k not in doc]
+    if missing:
+        raise InputError(f"{source} is not the JSON output of `abcde {what}`: it has no "
+                         f"{', '.join(missing)}",
+                         hint=f"Give the output of `abcde {what} … --format json`.")
+
+
+# --------------------------------------------------------------------------- #
+# Impact
+# --------------------------------------------------------------------------- #
+
+def impact_section(doc: Mapping[str, Any], source: str = "impact") -> Section:
+    """The impact run: overall numbers, the JaccardDistance split, the most affected
+    clusters, per-slice contributions and the cluster-size distributions.
+
+    Parameters
+    ----------
+    doc : mapping
+        The JSON document of ``abcde impact --format json``
+        (:meth:`abcde.impact.run.ImpactResult.to_dict`).
+    source : str
+        Where it came from (shown, and named in errors).
+
+    Returns
+    -------
+    Section
+
+    References
+    ----------
+    ABCDE §4, §4.1 (contributions); Jaccard decomposition §4–5; docs/method.md §3.
+    """
+    go = _plotly()
+    _need(doc, ("overall", "top_clusters", "slices"), "impact", source)
+    o = doc["overall"]
+    s = Section("impact", "Impact: how Exp differs from Base",
+                "Exact impact metrics over the items in both clusterings (ABCDE §4).",
+                source)
+    s.tables.append(Table("Overall", ["metric", "value"], [
+        [k, num(o.get(k))] for k in (
+            "items", "weight", "affected_items", "affected_weight", "split_rate",
+            "merge_rate", "jaccard_distance", "split_distance", "merge_distance",
+            "jaccard_index", "affected_jaccard_index", "unaffected_jaccard_index")
+        if k in o]))
+
+    fig = go.Figure()
+    for key, colour in (("split_distance", SPLIT), ("merge_distance", MERGE)):
+        fig.add_bar(name=IMPACT_LABELS[key], x=[o[key]], y=["JaccardDistance"],
+                    orientation="h", marker_color=colour,
+                    text=[num(o[key])], textposition="inside")
+    fig.add_scatter(name=f"JaccardDistance {num(o['jaccard_distance'])}",
+                    x=[o["jaccard_distance"]], y=["JaccardDistance"], mode="markers",
+                    marker={"symbol": "line-ns", "size": 30, "color": EXACT,
+                            "line": {"width": 3, "color": EXACT}})
+    _layout(fig, height=200, barmode="stack", xaxis_title="share of the weighted items")
+    s.figures.append(Figure("impact-split-merge",
+                            "JaccardDistance = SplitDistance + MergeDistance",
+                            "The overall JaccardDistance (the tick) and its split and merge "
+                            "parts (Jaccard decomposition §4).", _json(fig), wide=True))
+
+    top = doc["top_clusters"]
+    if top:
+        labels = [f"{r.get('side', '')} {r['cluster_id']}" for r in top]
+        fig = go.Figure()
+        for side, colour in (("base", BASE), ("exp", EXP)):
+            rows = [(lab, r) for lab, r in zip(labels, top, strict=True)
+                    if r.get("side") == side]
+            if not rows:
+                continue
+            fig.add_bar(name=side.capitalize(), orientation="h",
+                        y=[lab for lab, _ in rows], x=[r["contribution"] for _, r in rows],
+                        marker_color=colour,
+                        customdata=[[r["items"], r["jaccard_distance"], r["split_distance"],
+                                     r["merge_distance"]] for _, r in rows],
+                        hovertemplate="%{y}: contribution %{x:.4g}<br>items %{customdata[0]}"
+                        "<br>JaccardDistance %{customdata[1]:.4g} (split %{customdata[2]:.4g}"
+                        ", merge %{customdata[3]:.4g})<extra></extra>")
+        _layout(fig, height=120 + 24 * len(top), xaxis_title="contribution to "
+                "JaccardDistance(T)")
+        fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1])
+        s.figures.append(Figure("impact-top-clusters", "Most affected clusters",
+                                "Base and Exp clusters ranked by their contribution "
+                                "weight(C)·JaccardDistance(C)/W (ABCDE §4.1).", _json(fig)))
+
+    for k, entry in enumerate(doc["slices"]):
+        cols = entry["slice_by"]
+        rows = entry["rows"]
+        labels = [" · ".join(str(r[c]) for c in cols) for r in rows]
+        fig = go.Figure()
+        fig.add_bar(orientation="h", y=labels, x=[r["contribution"] for r in rows],
+                    marker_color=EXP, name="contribution",
+                    customdata=[[r["items"], r["jaccard_distance"]] for r in rows],
+                    hovertemplate="%{y}: contribution %{x:.4g}<br>items %{customdata[0]}"
+                    "<br>JaccardDistance %{customdata[1]:.4g}<extra></extra>")
+        _layout(fig, height=120 + 24 * len(rows), xaxis_title="contribution to "
+                "JaccardDistance(T)", showlegend=False)
+        fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1])
+        s.figures.append(Figure(f"impact-slices-{k}", f"Contribution by {', '.join(cols)}",
+                                "Slices sorted by contribution to the overall "
+                                "JaccardDistance (ABCDE §4.1.1).", _json(fig)))
+
+    sizes = doc.get("size_distribution") or {}
+    if sizes:
+        fig = go.Figure()
+        for side, colour in (("base", BASE), ("exp", EXP)):
+            rows = sizes.get(side) or []
+            fig.add_scatter(name=side.capitalize(), x=[r["size"] for r in rows],
+                            y=[r["clusters"] for r in rows], mode="markers",
+                            marker={"color": colour, "size": 7, "opacity": 0.8},
+                            hovertemplate="size %{x}: %{y} clusters<extra>" + side
+                            + "</extra>")
+        _layout(fig, xaxis_title="cluster size (items)", yaxis_title="clusters")
+        fig.update_xaxes(type="log")
+        fig.update_yaxes(type="log")
+        s.figures.append(Figure("impact-sizes", "Cluster sizes, Base vs Exp",
+                                "How many clusters have each size (log–log), over the items "
+                                "in both clusterings.", _json(fig)))
+    else:
+        s.notes.append("No cluster-size distribution in this impact output (made by an "
+                       "older abcde): rerun `abcde impact … --format json`.")
+    return s
+
+
+# --------------------------------------------------------------------------- #
+# A judged sample
+# --------------------------------------------------------------------------- #
+
+def _forest(go: Any, rows: Sequence[tuple[str, Mapping[str, Any] | None, float | None]],
+            *, zero: bool = False) -> Any:
+    """A forest plot: per row an estimate with its interval and, where given, the exact
+    impact metric it decomposes (a black diamond)."""
+    fig = go.Figure()
+    labels = [r[0] for r in rows]
+    known = [(lab, e) for lab, e, _ in rows if e is not None and e.get("estimate") is not None]
+    xs: list[float | None] = []
+    ys: list[str | None] = []
+    for lab, e in known:
+        xs += [e["ci_low"], e["ci_high"], None]
+        ys += [lab, lab, None]
+    # end ticks as markers: the axis's autorange then leaves room around them
+    fig.add_scatter(name="interval", x=xs, y=ys, mode="lines+markers",
+                    line={"color": BASE, "width": 3}, hoverinfo="skip",
+                    marker={"symbol": "line-ns", "size": 12, "color": BASE,
+                            "line": {"width": 2, "color": BASE}})
+    fig.add_scatter(name="estimate", x=[e["estimate"] for _, e in known],
+                    y=[lab for lab, _ in known], mode="markers",
+                    marker={"color": BASE, "size": 9},
+                    customdata=[[e["ci_low"], e["ci_high"], e["se"]] for _, e in known],
+                    hovertemplate="%{y}: %{x:.4g} [%{customdata[0]:.4g}, "
+                    "%{customdata[1]:.4g}], SE %{customdata[2]:.3g}<extra></extra>")
+    exact = [(lab, v) for lab, _, v in rows if v is not None]
+    if exact:
+        fig.add_scatter(name="exact impact metric", x=[v for _, v in exact],
+                        y=[lab for lab, _ in exact], mode="markers",
+                        marker={"color": EXACT, "symbol": "diamond", "size": 10},
+                        hovertemplate="%{y}: %{x:.4g} (exact)<extra></extra>")
+    _layout(fig, height=110 + 30 * len(rows))
+    fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1])
+    if zero:
+        fig.add_vline(x=0, line={"color": "#888", "dash": "dot"})
+    return fig
+
+
+def estimate_section(doc: Mapping[str, Any], source: str = "sample") -> Section:
+    """A judged sample: every quality metric with its interval beside the exact impact
+    metric it decomposes, ΔPrecision per slice with its contribution, verdict counts per
+    pair class and the judges' agreement.
+
+    Parameters
+    ----------
+    doc : mapping
+        The JSON document of ``abcde estimate --format json``
+        (:func:`abcde.quality.estimate.estimate`).
+    source : str
+        Where it came from.
+
+    Returns
+    -------
+    Section
+
+    References
+    ----------
+    ABCDE §5, §5.7–5.8; Jaccard decomposition §4.3–8; docs/method.md §8, §12.4.
+    """
+    go = _plotly()
+    _need(doc, ("delta_precision", "sample", "verdict"), "estimate", source)
+    impact = doc.get("impact") or {}
+    s = Section("estimate", "Judged sample: is Exp better?", doc["verdict"], source)
+    s.notes += [f"warning: {w}" for w in doc.get("warnings") or []]
+
+    dp = doc["delta_precision"]
+    fig = _forest(go, [("ΔPrecision", dp, None)], zero=True)
+    s.figures.append(Figure("estimate-delta-precision", "ΔPrecision",
+                            f"Estimate with its {num(100 * dp['confidence'], 3)}% interval "
+                            f"({dp.get('interval')}); above 0: Exp is more precise "
+                            "(ABCDE §5.3).", _json(fig)))
+
+    groups: dict[str, list[str]] = {}
+    for key in METRIC_KEYS:
+        target = METRICS[key].decomposes
+        if target and key in doc:
+            groups.setdefault(target, []).append(key)
+    for target, keys in groups.items():
+        if all((doc[k] or {}).get("estimate") is None for k in keys):
+            continue
+        label = IMPACT_LABELS.get(target, target)
+        rows = [(label, None, impact.get(target))]
+        rows += [(METRICS[k].label, doc[k], None) for k in keys]
+        fig = _forest(go, rows)
+        fig.update_xaxes(rangemode="tozero")
+        s.figures.append(Figure(f"estimate-{target}", f"{label} decomposed",
+                                f"The exact {label} (diamond) and the estimated good and bad "
+                                "parts that add up to it, with intervals.", _json(fig)))
+    unavailable = doc.get("unavailable") or {}
+    by_reason: dict[str, list[str]] = {}
+    for k, why in unavailable.items():
+        by_reason.setdefault(str(why), []).append(METRICS[k].label if k in METRICS else k)
+    for why, labels in by_reason.items():
+        s.notes.append(f"not available from this sample: {', '.join(labels)} — {why}")
+
+    slices = doc.get("slices") or []
+    if slices:
+        labels = [" · ".join(f"{v}" for v in e["slice"].values()) for e in slices]
+        for key, title, caption in (
+                ("delta_precision", "ΔPrecision per slice",
+                 "ΔPrecision within each slice, with intervals."),
+                ("contribution", "Contribution of each slice to ΔPrecision",
+                 "Each slice's share of the overall ΔPrecision, with intervals "
+                 "(docs/method.md §8.8).")):
+            fig = _forest(go, [(lab, e[key], None) for lab, e in
+                               zip(labels, slices, strict=True)], zero=True)
+            s.figures.append(Figure(f"estimate-slices-{key}", title, caption, _json(fig)))
+
+    classes = doc["sample"].get("classes") or {}
+    if classes and all("equivalent_pairs" in t for t in classes.values()):
+        names = list(classes)
+        fig = go.Figure()
+        for key, name, colour in (("equivalent_pairs", "equivalent", GOOD),
+                                  ("not_equivalent_pairs", "not equivalent", BAD),
+                                  ("unknown_pairs", "unknown", UNKNOWN)):
+            fig.add_bar(name=name, x=names, y=[classes[c][key] for c in names],
+                        marker_color=colour)
+        _layout(fig, barmode="stack", yaxis_title="pairs")
+        s.figures.append(Figure("estimate-verdicts", "Verdicts per pair class",
+                                "Unique pairs of each class by verdict (self pairs are "
+                                "equivalent by definition).", _json(fig)))
+    judging = doc.get("judging") or {}
+    agreement = judging.get("agreement") or {}
+    if len(judging.get("judges") or {}) > 1:
+        _agreement(go, s, judging, agreement)
+    return s
+
+
+def _agreement(go: Any, s: Section, judging: Mapping[str, Any],
+               agreement: Mapping[str, Any]) -> None:
+    judges = judging["judges"]
+    fig = go.Figure()
+    fig.add_bar(x=list(judges), y=list(judges.values()), marker_color=BASE,
+                name="verdicts")
+    _layout(fig, height=260, yaxis_title="pairs judged", showlegend=False)
+    s.figures.append(Figure("estimate-judges", "Verdicts per judge",
+                            f"{judging['pairs']:,} pairs judged; "
+                            f"{judging['contested_pairs']:,} contested, resolved by "
+                            f"majority. {judging.get('note', '')}", _json(fig)))
+    pairwise = agreement.get("pairwise") or []
+    if pairwise:
+        names = sorted({j for p in pairwise for j in p["judges"]})
+        z: list[list[float | None]] = [[None] * len(names) for _ in names]
+        for p in pairwise:
+            a, b = (names.index(j) for j in p["judges"])
+            z[a][b] = z[b][a] = p["cohen_kappa"]
+        fig = go.Figure(go.Heatmap(x=names, y=names, z=z, zmin=-1, zmax=1,
+                                   colorscale="RdBu", texttemplate="%{z:.2f}",
+                                   hovertemplate="%{y} vs %{x}: Cohen's kappa %{z:.3f}"
+                                   "<extra></extra>"))
+        _layout(fig, height=120 + 40 * len(names))
+        kind = {"cohen": "Cohen's", "fleiss": "Fleiss'"}.get(agreement.get("kappa_kind")
+                                                            or "", "")
+        raw = agreement.get("raw_agreement")
+        s.figures.append(Figure(
+            "estimate-agreement", "Agreement between judges",
+            f"On {agreement.get('pairs', 0):,} pairs with two or more judges: raw "
+            f"agreement {num(None if raw is None else 100 * raw, 3)}%, {kind} kappa "
+            f"{num(agreement.get('kappa'), 3)}. Cells: Cohen's kappa of each two judges.",
+            _json(fig)))
+
+
+# --------------------------------------------------------------------------- #
+# Evaluation
+# --------------------------------------------------------------------------- #
+
+RUN_METRICS = ("precision", "recall", "f1", "f1_of_overall", "accuracy", "jaccard_index")
+
+
+def evaluate_section(doc: Mapping[str, Any], source: str = "evaluate") -> Section:
+    """An evaluation: the runs' metrics side by side, the worst clusters, the UIR matrix
+    and the F_α sweep.
+
+    Parameters
+    ----------
+    doc : mapping
+        The JSON document of ``abcde evaluate --format json``.
+    source : str
+        Where it came from.
+
+    Returns
+    -------
+    Section
+
+    References
+    ----------
+    ABCDE §3 (pointwise metrics); Amigó et al. 2011 (UIR); docs/method.md §9–10.
+    """
+    go = _plotly()
+    _need(doc, ("runs",), "evaluate", source)
+    runs = doc["runs"]
+    s = Section("evaluate", "Evaluation against the ground truth",
+                f"{len(runs)} run{'s' if len(runs) != 1 else ''} evaluated on the items of "
+                "the truth.", source)
+    colours = [BASE, EXP, GOOD, BAD, SPLIT, MERGE, "#9d755d", "#ff9da6"]
+    fig = go.Figure()
+    for k, run in enumerate(runs):
+        keys = [m for m in RUN_METRICS if m in run["overall"]]
+        fig.add_bar(name=run["name"], x=keys, y=[run["overall"][m] for m in keys],
+                    marker_color=colours[k % len(colours)])
+    _layout(fig, barmode="group", yaxis_title="weighted mean over items")
+    s.figures.append(Figure("evaluate-runs", "The runs side by side",
+                            "Pointwise metrics of each run, weighted over the truth's items "
+                            "(ABCDE §3).", _json(fig), wide=True))
+    classic = [r for r in runs if r.get("classic")]
+    if classic:
+        keys = list(classic[0]["classic"])
+        fig = go.Figure()
+        for k, run in enumerate(classic):
+            fig.add_bar(name=run["name"], x=keys, y=[run["classic"].get(m) for m in keys],
+                        marker_color=colours[k % len(colours)])
+        _layout(fig, barmode="group")
+        s.figures.append(Figure("evaluate-classic", "Classic metrics",
+                                "Unweighted pairwise, purity and information-theoretic "
+                                "metrics.", _json(fig), wide=True))
+
+    for run in runs:
+        for key, what in (("worst_truth_clusters", "truth"), ("worst_actual_clusters",
+                                                              "actual")):
+            rows = run.get(key) or []
+            if not rows:
+                continue
+            labels = [str(r["cluster_id"]) for r in rows]
+            fig = go.Figure()
+            fig.add_bar(orientation="h", y=labels, x=[r["loss"] for r in rows],
+                        marker_color=BAD, name="loss",
+                        customdata=[[r["items"], r["precision"], r["recall"]] for r in rows],
+                        hovertemplate="cluster %{y}: loss %{x:.4g}<br>items %{customdata[0]}"
+                        "<br>precision %{customdata[1]:.3f}, recall %{customdata[2]:.3f}"
+                        "<extra></extra>")
+            _layout(fig, height=120 + 22 * len(rows), showlegend=False,
+                    xaxis_title="loss (share of the weighted items)")
+            fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1], type="category")
+            s.figures.append(Figure(f"evaluate-{run['name']}-{key}",
+                                    f"{run['name']}: worst {what} clusters",
+                                    f"The {what} clusters that cost {run['name']} most.",
+                                    _json(fig)))
+
+    uir = doc.get("uir") or {}
+    matrix = uir.get("matrix") or {}
+    if matrix:
+        names = list(matrix)
+        z = [[matrix[row].get(col) for col in names] for row in names]
+        fig = go.Figure(go.Heatmap(x=names, y=names, z=z, zmin=-1, zmax=1,
+                                   colorscale="RdBu", texttemplate="%{z:.3f}",
+                                   hovertemplate="UIR(%{y} over %{x}) = %{z:.4f}"
+                                   "<extra></extra>"))
+        _layout(fig, height=140 + 50 * len(names), xaxis_title="reference system",
+                yaxis_title="system")
+        fig.update_yaxes(autorange="reversed")
+        s.figures.append(Figure("evaluate-uir", "UIR matrix",
+                                f"Unanimous Improvement Ratio of the row over the column on "
+                                f"{uir.get('n_cases', 0):,} test cases ({uir.get('cases')}), "
+                                f"metrics {', '.join(uir.get('metrics') or [])}; |UIR| ≥ "
+                                f"{uir.get('threshold')} is a robust improvement "
+                                "(Amigó et al. 2011).", _json(fig)))
+    sweep = uir.get("f_alpha") or {}
+    if sweep:
+        fig = go.Figure()
+        for k, (name, curve) in enumerate(sweep.items()):
+            fig.add_scatter(name=name, x=[float(a) for a in curve],
+                            y=list(curve.values()), mode="lines+markers",
+                            marker_color=colours[k % len(colours)])
+        m = uir.get("f_alpha_metrics") or ["", ""]
+        _layout(fig, xaxis_title=f"α (weight of {m[0]})", yaxis_title="F_α")
+        s.figures.append(Figure("evaluate-f-alpha", "F_α sweep",
+                                f"F_α of {' and '.join(m)} as α goes from 0 to 1: a system "
+                                "above the others at every α is better for every weighting."
+                                + (f" {uir['f_alpha_note']}" if uir.get("f_alpha_note")
+                                   else ""), _json(fig)))
+    return s
+
+
+# --------------------------------------------------------------------------- #
+# Simulation
+# --------------------------------------------------------------------------- #
+
+def simulate_section(doc: Mapping[str, Any], source: str = "simulate") -> Section:
+    """A simulation: each metric's expected interval half-width against the budget, beside
+    the half-width an honest interval needs (z·sd of the estimates across rounds).
+
+    Parameters
+    ----------
+    doc : mapping
+        The JSON document of ``abcde simulate --format json``.
+    source : str
+        Where it came from.
+
+    Returns
+    -------
+    Section
+
+    References
+    ----------
+    ABCDE §5.8, App. A; docs/method.md §8.9.
+    """
+    go = _plotly()
+    _need(doc, ("metrics", "budgets", "replications"), "simulate", source)
+    s = Section("simulate", "Sizing a round: interval width against the budget",
+                f"{doc['replications']} simulated rounds per budget on the "
+                f"{doc.get('population')} population, judged by the ground truth.", source)
+    for key, per_budget in doc["metrics"].items():
+        budgets = [b for b in per_budget if per_budget[b].get("half_width") is not None]
+        if not budgets:
+            continue
+        label = METRICS[key].label if key in METRICS else key
+        fig = go.Figure()
+        fig.add_scatter(name="mean half-width of the intervals", x=[int(b) for b in budgets],
+                        y=[per_budget[b]["half_width"] for b in budgets],
+                        mode="lines+markers", marker_color=BASE)
+        fig.add_scatter(name="half-width needed (z·sd of the estimates)",
+                        x=[int(b) for b in budgets],
+                        y=[per_budget[b]["spread_half_width"] for b in budgets],
+                        mode="lines+markers", marker_color=BAD, line={"dash": "dash"})
+        _layout(fig, height=280, xaxis_title="budget (pairs)", yaxis_title="half-width")
+        fig.update_xaxes(type="log")
+        fig.update_yaxes(type="log")
+        s.figures.append(Figure(f"simulate-{key}", label,
+                                "Where the blue line lies well below the red one the "
+                                "intervals cover less than they say.", _json(fig)))
+    s.notes.append("Coverage is read from the two lines: `abcde simulate` reports the "
+                   "spread of the estimates, not the share of intervals that covered the "
+                   "true value.")
+    return s

@@ -1,0 +1,307 @@
+"""The app factory and the guard in front of it (docs/method.md §12.1).
+
+Every request is treated as hostile. The guard, a plain ASGI middleware around the whole
+Starlette app, answers before any route runs:
+
+- 403 unless the request carries the exact secret token, in the query string
+  (``?token=…``) or the ``X-Abcde-Token`` header, compared with
+  :func:`hmac.compare_digest`; a query naming ``token`` twice is refused too;
+- 403 unless the ``Host`` header names the address the server is bound to (or, on
+  loopback, ``localhost``/``127.0.0.1``/``[::1]``): a page of another site that resolves
+  its own name to 127.0.0.1 (DNS rebinding) is refused even before the token;
+- 405 for methods other than GET, HEAD and POST; 413 for a body over the limit;
+- every answer, refusals included, carries ``Content-Security-Policy``,
+  ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer`` (the token is in
+  the URL), ``X-Frame-Options: DENY`` and ``Cache-Control: no-store``.
+
+Static files are served from a fixed map name → (bytes, media type) built at start-up
+from files inside the package: no path from a request reaches the file system.
+"""
+
+from __future__ import annotations
+
+import hmac
+from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping, Sequence
+from dataclasses import dataclass
+from importlib import resources
+from typing import Any
+from urllib.parse import parse_qs
+
+from starlette.applications import Starlette
+from starlette.exceptions import HTTPException
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+TOKEN_PARAM = "token"
+TOKEN_HEADER = "x-abcde-token"
+MAX_BODY = 16 * 1024  # bytes: a form with a pair id and a verdict is ~100
+LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+DEFAULT_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
+               "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
+
+
+@dataclass(frozen=True)
+class Guard:
+    """What the guard enforces: the token, the host names a request may address, the
+    largest body and the Content-Security-Policy."""
+
+    token: str
+    hosts: frozenset[str]
+    max_body: int = MAX_BODY
+    csp: str = DEFAULT_CSP
+
+    def headers(self) -> list[tuple[bytes, bytes]]:
+        return [(b"content-security-policy", self.csp.encode()),
+                (b"x-content-type-options", b"nosniff"),
+                (b"referrer-policy", b"no-referrer"),
+                (b"x-frame-options", b"DENY"),
+                (b"cross-origin-resource-policy", b"same-origin"),
+                (b"cache-control", b"no-store")]
+
+
+def allowed_hosts(host: str, port: int) -> frozenset[str]:
+    """The ``Host`` header values a request may carry (the guard refuses others).
+
+    Parameters
+    ----------
+    host : str
+        The address the server is bound to.
+    port : int
+        Its port.
+
+    Returns
+    -------
+    frozenset of str
+        ``host`` and ``host:port``; on loopback also localhost, 127.0.0.1 and [::1]
+        (with and without the port); ``{"*"}`` (any) for a server bound to every
+        interface (0.0.0.0, ::), where the token alone guards it.
+
+    References
+    ----------
+    docs/method.md §12.1 (DNS rebinding).
+
+    Examples
+    --------
+    >>> sorted(allowed_hosts("127.0.0.1", 8000))[:3]
+    ['127.0.0.1', '127.0.0.1:8000', '[::1]']
+    """
+    names = {host}
+    if host in LOOPBACK_NAMES or host.startswith("127."):
+        names |= set(LOOPBACK_NAMES)
+    if host in ("0.0.0.0", "::", ""):
+        return frozenset({"*"})
+    out = set()
+    for name in names:
+        shown = f"[{name}]" if ":" in name else name
+        out |= {shown, f"{shown}:{port}"}
+    return frozenset(out)
+
+
+class GuardMiddleware:
+    """The pure-ASGI guard of the module docstring."""
+
+    def __init__(self, app: ASGIApp, guard: Guard) -> None:
+        self.app = app
+        self.guard = guard
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self.app(scope, receive, send)
+            return
+        if scope["type"] != "http":  # websockets: not served
+            if scope["type"] == "websocket":
+                await send({"type": "websocket.close", "code": 1008})
+            return
+        extra = self.guard.headers()
+
+        async def send_with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                names = {k.lower() for k, _ in message.get("headers", [])}
+                message["headers"] = [*message.get("headers", []),
+                                      *((k, v) for k, v in extra if k not in names)]
+            await send(message)
+
+        refusal = self.refusal(scope)
+        if refusal is not None:
+            status, text = refusal
+            await Response(text + "\n", status_code=status,
+                           media_type="text/plain")(scope, receive, send_with_headers)
+            return
+        await self.app(scope, self.limited(receive), send_with_headers)
+
+    def refusal(self, scope: Scope) -> tuple[int, str] | None:
+        """(status, message) when the request is refused, else None."""
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1")
+                   for k, v in scope.get("headers", [])}
+        host = headers.get("host", "")
+        if "*" not in self.guard.hosts and host.lower() not in self.guard.hosts:
+            return 403, "403 Forbidden: unexpected Host header"
+        if not self.token_ok(scope, headers):
+            return 403, ("403 Forbidden: this page needs the secret token; open the URL "
+                         "that `abcde judge` printed")
+        if scope["method"] not in ("GET", "HEAD", "POST"):
+            return 405, "405 Method Not Allowed"
+        length = headers.get("content-length")
+        if length is not None:
+            if not length.isdigit():
+                return 400, "400 Bad Request: bad Content-Length"
+            if int(length) > self.guard.max_body:
+                return 413, "413 Payload Too Large"
+        return None
+
+    def token_ok(self, scope: Scope, headers: Mapping[str, str]) -> bool:
+        given: list[str] = []
+        query = scope.get("query_string", b"").decode("latin-1")
+        if query:
+            given += parse_qs(query, keep_blank_values=True).get(TOKEN_PARAM, [])
+        if TOKEN_HEADER in headers:
+            given.append(headers[TOKEN_HEADER])
+        if not given or len(set(given)) != 1:
+            return False
+        expected = self.guard.token.encode()
+        return all(hmac.compare_digest(g.encode("utf-8", "surrogateescape"), expected)
+                   for g in given)
+
+    def limited(self, receive: Receive) -> Receive:
+        """``receive`` that stops a body (chunked or lying about its length) at the limit:
+        the route then fails with 413."""
+        seen = 0
+        limit = self.guard.max_body
+
+        async def wrapped() -> Message:
+            nonlocal seen
+            message = await receive()
+            if message["type"] == "http.request":
+                seen += len(message.get("body", b""))
+                if seen > limit:
+                    raise HTTPException(413, "Payload Too Large")
+            return message
+
+        return wrapped
+
+
+def create_app(routes: Sequence[BaseRoute], guard: Guard,
+               static: Mapping[str, tuple[bytes, str]] | None = None) -> Starlette:
+    """A Starlette app behind the guard.
+
+    Parameters
+    ----------
+    routes : sequence of Route
+        The app's routes.
+    guard : Guard
+        The token, the allowed hosts, the body limit and the Content-Security-Policy.
+    static : mapping, optional
+        name → (content, media type), served at ``GET /static/{name}``; any other name
+        is 404 (no path from a request reaches the file system).
+
+    Returns
+    -------
+    Starlette
+
+    References
+    ----------
+    docs/method.md §12.1.
+    """
+    all_routes = list(routes)
+    if static:
+        files = dict(static)
+
+        async def static_file(request: Request) -> Response:
+            name = request.path_params["name"]
+            if name not in files:
+                raise HTTPException(404)
+            content, media_type = files[name]
+            return Response(content, media_type=media_type)
+
+        all_routes.append(Route("/static/{name}", static_file, methods=["GET", "HEAD"]))
+    return Starlette(routes=all_routes, middleware=[Middleware(GuardMiddleware, guard=guard)])
+
+
+MEDIA_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
+               ".svg": "image/svg+xml", ".png": "image/png"}
+
+
+def package_files(package: str, folder: str, names: Iterable[str]) -> dict[str, tuple[bytes,
+                                                                                      str]]:
+    """The static map of files shipped inside a package, read once at start-up.
+
+    Parameters
+    ----------
+    package : str
+        The package, e.g. ``"abcde.judge"``.
+    folder : str
+        Its folder of static files.
+    names : iterable of str
+        The files to serve; a suffix without a known media type is refused (KeyError),
+        so nothing is served with a guessed type.
+
+    Returns
+    -------
+    dict
+        name → (bytes, media type), for :func:`create_app`.
+
+    References
+    ----------
+    docs/method.md §12.1.
+    """
+    root = resources.files(package).joinpath(folder)
+    out = {}
+    for name in names:
+        suffix = name[name.rfind("."):]
+        out[name] = (root.joinpath(name).read_bytes(), MEDIA_TYPES[suffix])
+    return out
+
+
+async def read_form(request: Request, fields: Sequence[str]) -> dict[str, str]:
+    """The form body of a POST, parsed here (no multipart parser is needed).
+
+    Parameters
+    ----------
+    request : Request
+        A POST with an ``application/x-www-form-urlencoded`` UTF-8 body (the guard
+        limits its size); an empty body is accepted when no field is asked for.
+    fields : sequence of str
+        The fields to return; each may be given at most once.
+
+    Returns
+    -------
+    dict
+        field → value, for the fields present.
+
+    Raises
+    ------
+    HTTPException
+        415 for another content type, 400 for a malformed body or a repeated field.
+
+    References
+    ----------
+    docs/method.md §12.1.
+    """
+    media = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    body = await request.body()
+    if not body and not fields:
+        return {}
+    if media != "application/x-www-form-urlencoded":
+        raise HTTPException(415, "expected a form (application/x-www-form-urlencoded)")
+    try:
+        text = body.decode("utf-8")
+        parsed = parse_qs(text, keep_blank_values=True, strict_parsing=bool(text),
+                          max_num_fields=len(fields) + 4)
+    except (UnicodeDecodeError, ValueError):
+        raise HTTPException(400, "malformed form") from None
+    out = {}
+    for name in fields:
+        values = parsed.get(name, [])
+        if len(values) > 1:
+            raise HTTPException(400, f"field {name!r} given twice")
+        if values:
+            out[name] = values[0]
+    return out

@@ -1,0 +1,81 @@
+"""The exploration page over HTTP (Starlette's TestClient): the token guard of
+abcde.server, the groups equal to `explore()` of the same query, and form values that
+reach the query only as checked column names or bound parameters."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from abcde.explorer.app import explore_app
+from abcde.sampling.explore import explore
+from abcde.server.app import allowed_hosts
+
+TOKEN = "t" * 43
+
+
+@pytest.fixture(scope="module")
+def client(item_sample: Path) -> TestClient:
+    app = explore_app(item_sample, TOKEN, allowed_hosts("127.0.0.1", 8000))
+    return TestClient(app, base_url="http://127.0.0.1:8000")
+
+
+def q(**params: object) -> dict[str, object]:
+    return {"token": TOKEN, **params}
+
+
+def test_the_token_is_required(client: TestClient) -> None:
+    assert client.get("/").status_code == 403
+    assert client.get("/", params={"token": "x" * 43}).status_code == 403
+    assert client.get("/api/groups").status_code == 403
+    assert client.get("/", params=q()).status_code == 200
+    r = client.get("/", params=q(), headers={"host": "evil.example"})
+    assert r.status_code == 403
+
+
+def test_groups_equal_explore(client: TestClient, item_sample: Path) -> None:
+    params = q(group_by=["provenance", "size_class"], col=["country", "jaccard_distance"],
+               op=["!=", ">="], val=["US", "0.2"], metric="merge_rate", top="7",
+               examples="2")
+    got = client.get("/api/groups", params=params).json()
+    want = explore(item_sample, ["provenance", "size_class"], metric="merge_rate", top=7,
+                   examples=2, filters=[("country", "!=", "US"),
+                                        ("jaccard_distance", ">=", "0.2")])
+    assert got == want
+    assert 0 < want["filtered_draws"] < want["sample_draws"]
+    assert len(want["groups"]) == 7
+    where = explore(item_sample, ["provenance", "size_class"], metric="merge_rate", top=7,
+                    examples=2, where="country <> 'US' AND jaccard_distance >= 0.2")
+    assert [g["contribution"] for g in where["groups"]] == \
+        [g["contribution"] for g in want["groups"]]
+    page = client.get("/", params=params)
+    assert page.status_code == 200
+    for g in want["groups"]:
+        assert f'<td class="key">{g["provenance"]}</td>' in page.text
+        for e in g["examples"]:
+            assert e in page.text
+
+
+@pytest.mark.parametrize("value", ["US' OR 1=1 --", "US\"; DROP TABLE x; --", "%", "' OR ''='"])
+def test_values_are_parameters(client: TestClient, value: str) -> None:
+    got = client.get("/api/groups", params=q(col="country", op="=", val=value)).json()
+    assert got["filtered_draws"] == 0 and got["groups"] == []
+
+
+@pytest.mark.parametrize(("params", "message"), [
+    ({"group_by": "provenance; DROP"}, "no such column"),
+    ({"col": "country) OR (1=1", "op": "=", "val": "x"}, "no such column"),
+    ({"col": "country", "op": "LIKE", "val": "x"}, "unknown operator"),
+    ({"col": "jaccard_distance", "op": ">", "val": "abc"}, "cannot be applied"),
+    ({"metric": "evil"}, "metric"),
+    ({"top": "-1"}, "top must be"),
+    ({"col": ["country", "country"], "op": "=", "val": "x"}, "needs a column"),
+])
+def test_bad_queries_are_400_with_the_reason(client: TestClient, params: dict[str, object],
+                                            message: str) -> None:
+    r = client.get("/api/groups", params=q(**params))
+    assert r.status_code == 400 and message in r.json()["error"]
+    page = client.get("/", params=q(**params))
+    assert page.status_code == 400 and 'class="error"' in page.text

@@ -1,0 +1,270 @@
+"""The judging app over HTTP (Starlette's TestClient): the token guard refuses every
+request without the exact token (403), hostile input is refused or escaped, nothing but
+the fixed static files is served, and the verdict/undo flow writes the log
+(docs/method.md §12)."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from abcde.judge.app import PageOptions, judge_app
+from abcde.judge.questions import load_questions
+from abcde.judge.session import JudgeSession
+from abcde.server.app import allowed_hosts
+from abcde.server.run import new_token
+
+PORT = 8123
+BASE = f"http://127.0.0.1:{PORT}"
+
+
+def make_client(sample_dir: Path, judge: str = "ana", token: str | None = None,
+                **options: object) -> tuple[TestClient, JudgeSession, str]:
+    token = token or new_token()
+    session = JudgeSession(load_questions(sample_dir), judge,
+                           float(options.pop("overlap", 0.0)))  # type: ignore[arg-type]
+    app = judge_app(session, token, allowed_hosts("127.0.0.1", PORT),
+                    PageOptions(**options))  # type: ignore[arg-type]
+    return TestClient(app, base_url=BASE, follow_redirects=False), session, token
+
+
+@pytest.fixture
+def client(sample_dir: Path) -> tuple[TestClient, JudgeSession, str]:
+    return make_client(sample_dir, image_cols=("thumb",), link_cols=("page",))
+
+
+def log_lines(sample_dir: Path) -> list[dict]:
+    path = sample_dir / "verdicts.jsonl"
+    return [json.loads(x) for x in path.read_text().splitlines()] if path.exists() else []
+
+
+PATHS = ["/", "/pair/1", "/done", "/api/status", "/static/judge.js", "/static/judge.css",
+         "/static/favicon.svg", "/nope", "/static/../manifest.json"]
+
+
+@pytest.mark.parametrize("path", PATHS)
+def test_no_token_wrong_token_403(client: tuple[TestClient, JudgeSession, str],
+                                  path: str) -> None:
+    c, _, token = client
+    bad = ["", "?token=", "?token=x", f"?token={token[:-1]}", f"?token={token}x",
+           f"?token={token.upper()}", f"?token=x&token={token}",
+           f"?token={token}&token=x", f"?Token={token}"]
+    for query in bad:
+        r = c.get(path + query)
+        assert r.status_code == 403, (path, query)
+        assert "token" in r.text and token not in r.text
+    r = c.post("/verdict" + bad[2], data={"pair_id": "1", "verdict": "equivalent"})
+    assert r.status_code == 403
+    assert c.post("/undo").status_code == 403
+    r = c.get(path, headers={"X-Abcde-Token": "wrong"})
+    assert r.status_code == 403
+
+
+def test_the_token_in_the_query_or_header_opens_the_page(
+        client: tuple[TestClient, JudgeSession, str]) -> None:
+    c, _, token = client
+    r = c.get(f"/?token={token}")
+    assert r.status_code == 303
+    assert re.fullmatch(rf"/pair/\d+\?token={re.escape(token)}", r.headers["location"])
+    assert c.get("/api/status", headers={"X-Abcde-Token": token}).status_code == 200
+    assert c.get(f"/static/judge.js?token={token}").headers["content-type"].startswith(
+        "text/javascript")
+
+
+def test_another_host_header_is_refused_even_with_the_token(
+        client: tuple[TestClient, JudgeSession, str]) -> None:
+    """DNS rebinding: a page of evil.example resolving itself to 127.0.0.1 sends
+    Host: evil.example."""
+    c, _, token = client
+    for host in ("evil.example", f"evil.example:{PORT}", f"127.0.0.1:{PORT + 1}"):
+        assert c.get(f"/api/status?token={token}", headers={"host": host}).status_code == 403
+    for host in (f"localhost:{PORT}", f"127.0.0.1:{PORT}", "127.0.0.1"):
+        assert c.get(f"/api/status?token={token}", headers={"host": host}).status_code == 200
+
+
+def test_security_headers_on_every_answer(client: tuple[TestClient, JudgeSession, str]
+                                          ) -> None:
+    c, _, token = client
+    for r in (c.get("/"), c.get(f"/pair/1?token={token}"), c.get(f"/nope?token={token}"),
+              c.get(f"/static/judge.css?token={token}"), c.get(f"/?token={token}")):
+        h = r.headers
+        assert h["x-content-type-options"] == "nosniff"
+        assert h["referrer-policy"] == "no-referrer"
+        assert h["x-frame-options"] == "DENY"
+        assert h["cache-control"] == "no-store"
+        csp = h["content-security-policy"]
+        assert "default-src 'none'" in csp and "script-src 'self'" in csp
+        assert "img-src 'self' http: https:" in csp  # --image-col given
+        assert "unsafe-inline" not in csp
+
+
+def test_images_from_the_web_only_with_image_col(sample_dir: Path) -> None:
+    c, _, token = make_client(sample_dir)
+    csp = c.get(f"/pair/1?token={token}").headers["content-security-policy"]
+    assert "img-src 'self';" in csp and "http:" not in csp
+
+
+@pytest.mark.parametrize("path", [
+    "/static/..%2fmanifest.json", "/static/%2e%2e%2fmanifest.json",
+    "/static/..%2F..%2Fetc%2Fpasswd",
+    "/static/judge.js%2f..%2f..%2fmanifest.json", "/manifest.json", "/draws.parquet",
+    "/verdicts.jsonl", "/questions.csv", "/pair/..%2fmanifest.json", "/pair/%2e%2e",
+    "/static/__init__.py", "/static/app.py", "/static/", "/templates/pair.html",
+    "/static/judge.js/", "//etc/passwd", "/%2e%2e/%2e%2e/etc/passwd",
+])
+def test_path_traversal_serves_nothing_outside_the_fixed_map(
+        client: tuple[TestClient, JudgeSession, str], sample_dir: Path, path: str) -> None:
+    c, _, token = client
+    (sample_dir / "verdicts.jsonl").write_text("")  # a file that exists in DIR
+    r = c.get(f"{path}?token={token}")
+    assert r.status_code in (404, 405, 307), (path, r.status_code)
+    body = r.text
+    assert "population" not in body and "root:" not in body and "import" not in body
+
+
+def test_a_verdict_is_on_disk_before_the_redirect_and_undo_retracts_it(
+        client: tuple[TestClient, JudgeSession, str], sample_dir: Path) -> None:
+    c, session, token = client
+    first = c.get(f"/?token={token}").headers["location"]
+    pid = first.split("/pair/")[1].split("?")[0]
+    r = c.post(f"/verdict?token={token}", data={"pair_id": pid, "verdict": "equivalent"})
+    assert r.status_code == 303
+    lines = log_lines(sample_dir)
+    assert [(x["judge"], x["pair_id"], x["verdict"]) for x in lines] == \
+        [("ana", pid, "equivalent")]
+    q = session.sample.questions[pid]
+    assert lines[0]["sample_id"] == session.sample.sample_id
+    assert (lines[0]["item_1"], lines[0]["item_2"]) == (str(q.item_1), str(q.item_2))
+    second = r.headers["location"].split("/pair/")[1].split("?")[0]
+    assert second != pid and second == session.assignment.order[1]
+    page = c.get(f"/pair/{pid}?token={token}").text
+    assert "Your verdict: <strong>equivalent</strong>" in page
+    r = c.post(f"/undo?token={token}", data={})
+    assert r.status_code == 303 and f"/pair/{pid}?" in r.headers["location"]
+    assert log_lines(sample_dir)[-1]["verdict"] is None
+    assert "Your verdict" not in c.get(f"/pair/{pid}?token={token}").text
+    status = c.get(f"/api/status?token={token}").json()
+    assert status["progress"]["judged"] == 0 and status["next_pair"] == pid
+    r = c.post(f"/undo?token={token}", data={})  # nothing left to undo
+    assert r.status_code == 303 and r.headers["location"] == f"/?token={token}"
+    assert len(log_lines(sample_dir)) == 2
+
+
+def test_hostile_posts_are_refused_and_write_nothing(
+        client: tuple[TestClient, JudgeSession, str], sample_dir: Path) -> None:
+    c, _, token = client
+    url = f"/verdict?token={token}"
+    cases = [
+        ({"pair_id": "1", "verdict": "maybe"}, 400),
+        ({"pair_id": "1", "verdict": "EQUIVALENT"}, 400),
+        ({"pair_id": "1"}, 400),
+        ({"pair_id": "999999", "verdict": "equivalent"}, 400),
+        ({"pair_id": "../manifest.json", "verdict": "equivalent"}, 400),
+        ({"pair_id": "", "verdict": "equivalent"}, 400),
+    ]
+    for data, status in cases:
+        assert c.post(url, data=data).status_code == status, data
+    assert c.post(url, content=b"pair_id=1&verdict=equivalent&verdict=unknown",
+                  headers={"content-type": "application/x-www-form-urlencoded"}
+                  ).status_code == 400
+    assert c.post(url, json={"pair_id": "1", "verdict": "equivalent"}).status_code == 415
+    assert c.post(url, content=b"\xff\xfe", headers={
+        "content-type": "application/x-www-form-urlencoded"}).status_code == 400
+    big = b"pair_id=1&verdict=equivalent&x=" + b"a" * 20_000
+    assert c.post(url, content=big, headers={
+        "content-type": "application/x-www-form-urlencoded"}).status_code == 413
+
+    def chunks():  # no Content-Length: the guard counts the bytes
+        for _ in range(10):
+            yield b"a" * 4000
+
+    assert c.post(url, content=chunks(), headers={
+        "content-type": "application/x-www-form-urlencoded"}).status_code == 413
+    assert c.get(url).status_code == 405
+    assert c.put(url, data={"pair_id": "1", "verdict": "equivalent"}).status_code == 405
+    assert c.delete(f"/pair/1?token={token}").status_code == 405
+    assert c.get(f"/pair/999999?token={token}").status_code == 404
+    assert not (sample_dir / "verdicts.jsonl").exists()
+
+
+HOSTILE = {
+    "script": "<script>alert(1)</script>",
+    "quote": '"><img src=x onerror=alert(1)>',
+}
+
+
+def test_values_are_escaped_and_only_http_urls_become_images_or_links(
+        sample_dir: Path) -> None:
+    """Rewrite two questions with hostile values: text is escaped, a javascript: or
+    data: URL in an image or link column stays text."""
+    path = sample_dir / "questions.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    rows[0].update(provenance_1=HOSTILE["script"], provenance_2=HOSTILE["quote"],
+                   thumb_1="javascript:alert(1)", thumb_2="data:image/svg+xml,<svg/>",
+                   page_1="javascript:alert(2)", page_2='https://ok.example/"x')
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    c, _, token = make_client(sample_dir, image_cols=("thumb",), link_cols=("page",))
+    page = c.get(f"/pair/{rows[0]['pair_id']}?token={token}").text
+    assert "<script>alert" not in page and "&lt;script&gt;alert(1)&lt;/script&gt;" in page
+    assert "<img src=x" not in page and "&#34;&gt;&lt;img src=x onerror=alert(1)&gt;" in page
+    assert 'src="javascript:' not in page and 'href="javascript:' not in page
+    assert 'src="data:' not in page
+    assert "javascript:alert(1)" in page  # shown as text
+    assert 'href="https://ok.example/&#34;x"' in page
+    assert 'rel="noopener noreferrer"' in page
+    second = c.get(f"/pair/{rows[1]['pair_id']}?token={token}").text
+    assert re.search(r'<img src="http://127\.0\.0\.1:\d+/img_\d+\.svg"', second)
+    assert re.search(r'<a href="https://images\.example/img_\d+"', second)
+
+
+def test_the_page_is_blind_and_shows_every_attribute(client: tuple[TestClient,
+                                                                   JudgeSession, str],
+                                                     base_sample: Path) -> None:
+    """Nothing on the page tells how the clusterings treat the pair: no class word, no
+    cluster id of either clustering; every attribute is there, differing ones marked."""
+    import csv
+
+    c, session, token = client
+    with (base_sample / "draws.csv").open(newline="") as f:
+        draws = {r["pair_id"]: r for r in csv.DictReader(f)}
+    for pid in list(session.sample.questions)[:15]:
+        page = c.get(f"/pair/{pid}?token={token}").text
+        text = re.sub(r"<[^>]+>", " ", page)
+        for word in ("split", "merge", "stable", "pair_class", "cluster", "label"):
+            assert word not in text.lower(), (pid, word)
+        d = draws[pid]
+        for col in ("base_cluster_i", "exp_cluster_i", "base_cluster_j", "exp_cluster_j"):
+            if d.get(col):
+                assert f">{d[col]}<" not in page
+        q = session.sample.questions[pid]
+        for name, a, b in q.attributes:
+            assert f'<th scope="row">{name}' in page
+            row = re.search(rf'<tr class="(\w+)">\s*<th scope="row">{name}\b', page)
+            assert row is not None
+            text = name not in ("thumb", "page")  # images and links: not highlighted
+            assert row.group(1) == ("differs" if text and str(a) != str(b) else "same")
+
+
+def test_status_progress_counts_no_classes(client: tuple[TestClient, JudgeSession, str]
+                                          ) -> None:
+    c, _, token = client
+    s = c.get(f"/api/status?token={token}").json()
+    assert s["progress"] == {"assigned": 40, "judged": 0, "left": 40, "round_pairs": 40,
+                             "round_judged": 0}
+    assert "class" not in json.dumps(s)
+
+
+def test_estimates_panel_only_when_asked(sample_dir: Path) -> None:
+    c, session, token = make_client(sample_dir)
+    assert 'id="estimates"' not in c.get(f"/pair/1?token={token}").text
+    c, session, token = make_client(sample_dir, show_estimates=True)
+    page = c.get(f"/pair/1?token={token}").text
+    assert 'id="estimates"' in page and "no verdicts yet" in page
+    for pid in session.assignment.order[:25]:
+        c.post(f"/verdict?token={token}", data={"pair_id": pid, "verdict": "equivalent"})
+    page = c.get(f"/pair/1?token={token}").text
+    assert "ΔPrecision" in page and "GoodSplitRate" in page and "ABCDE §5.8" in page

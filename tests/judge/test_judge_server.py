@@ -1,0 +1,179 @@
+"""`abcde judge` as a real process: it listens on loopback only, on a free port unless
+told, refuses what the guard refuses over a real socket (raw request lines, which no
+client normalises), stops cleanly on Ctrl-C, and refuses bad input with exit code 2
+and a message — never a traceback (docs/method.md §12.1)."""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from .judge_support import Server, start_server
+
+
+def raw_get(server: Server, target: str, host: str | None = None) -> tuple[int, bytes]:
+    """Send a request line exactly as given (no client-side normalisation of ../)."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=60) as s:
+        s.sendall(f"GET {target} HTTP/1.1\r\nHost: {host or f'127.0.0.1:{server.port}'}\r\n"
+                  "Connection: close\r\n\r\n".encode())
+        data = b""
+        while chunk := s.recv(65536):
+            data += chunk
+    head, _, body = data.partition(b"\r\n\r\n")
+    return int(head.split()[1]), body
+
+
+def listening_addresses(port: int) -> set[str]:
+    """Local addresses of the sockets LISTENing on `port`, from /proc/net/tcp{,6}."""
+    out = set()
+    for name in ("tcp", "tcp6"):
+        path = Path(f"/proc/net/{name}")
+        if not path.exists():
+            continue
+        for line in path.read_text().splitlines()[1:]:
+            fields = line.split()
+            local, state = fields[1], fields[3]
+            address, hex_port = local.rsplit(":", 1)
+            if state == "0A" and int(hex_port, 16) == port:  # 0A = LISTEN
+                out.add(address)
+    return out
+
+
+def test_listens_on_loopback_only_and_refuses_without_token(
+        sample_dir: Path, servers: list[Server]) -> None:
+    server = start_server(sample_dir, "--judge", "ana")
+    servers.append(server)
+    assert server.url.startswith("http://127.0.0.1:")
+    assert listening_addresses(server.port) == {"0100007F"}  # 127.0.0.1, nothing else
+    others = set()
+    with contextlib.suppress(OSError):
+        others = {a[4][0] for a in socket.getaddrinfo(socket.gethostname(), None,
+                                                       socket.AF_INET)}
+    for address in others - {"127.0.0.1"}:
+        if address.startswith("127."):
+            continue
+        with pytest.raises(OSError), socket.create_connection((address, server.port),
+                                                             timeout=3):
+            pass
+    assert raw_get(server, "/")[0] == 403
+    assert raw_get(server, "/?token=wrong")[0] == 403
+    status, _ = raw_get(server, f"/?token={server.token}")
+    assert status == 303
+    assert raw_get(server, f"/?token={server.token}", host="evil.example")[0] == 403
+
+
+@pytest.mark.parametrize("target", [
+    "/static/../../manifest.json", "/static/../manifest.json", "/../manifest.json",
+    "/static/%2e%2e/%2e%2e/manifest.json", "/static/..%2f..%2fmanifest.json",
+    "/../../../../etc/passwd", "/static/../../../../../../etc/passwd",
+    "/verdicts.jsonl", "/questions.jsonl", "/static/..\\..\\manifest.json",
+])
+def test_raw_path_traversal_over_a_socket(sample_dir: Path, servers: list[Server],
+                                          target: str) -> None:
+    if not servers:
+        servers.append(start_server(sample_dir, "--judge", "ana"))
+    server = servers[0]
+    (sample_dir / "verdicts.jsonl").write_text("")
+    sep = "&" if "?" in target else "?"
+    status, body = raw_get(server, f"{target}{sep}token={server.token}")
+    assert status in (400, 404), (target, status)
+    assert b"population" not in body and b"root:" not in body
+    assert raw_get(server, target)[0] in (400, 403)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
+def test_ctrl_c_stops_cleanly_and_says_where_the_verdicts_are(
+        sample_dir: Path, servers: list[Server], sig: int) -> None:
+    server = start_server(sample_dir, "--judge", "ana")
+    servers.append(server)
+    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=60)
+    conn.request("POST", f"/verdict?token={server.token}", body="pair_id=1&verdict=unknown",
+                 headers={"content-type": "application/x-www-form-urlencoded"})
+    assert conn.getresponse().status == 303
+    conn.close()
+    out = server.stop(sig)
+    assert server.proc.returncode == 0, out
+    assert "stopped: 1 verdicts of 'ana'" in out and "Traceback" not in out
+    assert json.loads((sample_dir / "verdicts.jsonl").read_text())["verdict"] == "unknown"
+
+
+def run_judge(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "abcde", "judge", *args],
+                          capture_output=True, text=True, timeout=180)
+
+
+def test_port_in_use_is_exit_2(sample_dir: Path) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        run = run_judge(str(sample_dir), "--port", str(port))
+    assert run.returncode == 2, run.stderr
+    assert f"port {port} on 127.0.0.1 is in use" in run.stderr
+    assert "Traceback" not in run.stderr
+
+
+def test_bad_input_is_exit_2_with_a_message(sample_dir: Path, tmp_path: Path) -> None:
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    cases = {
+        "no manifest": ([str(empty)], "is not a pair sample: it has no manifest.json"),
+        "bad overlap": ([str(sample_dir), "--overlap", "1.5"], "--overlap"),
+        "bad image col": ([str(sample_dir), "--image-col", "nope"],
+                          "--image-col nope: the questions have no attribute 'nope'"),
+        "bad judge": ([str(sample_dir), "--judge", " "], "judge name"),
+        "bad port": ([str(sample_dir), "--port", "70000"], "is not a TCP port"),
+    }
+    for name, (args, message) in cases.items():
+        run = run_judge(*args)
+        assert run.returncode == 2, (name, run.stdout, run.stderr)
+        assert message in run.stderr, (name, run.stderr)
+        assert "Traceback" not in run.stderr
+    no_questions = tmp_path / "no_questions"
+    shutil.copytree(sample_dir, no_questions)
+    for name in ("questions.jsonl", "questions.csv"):
+        (no_questions / name).unlink()
+    run = run_judge(str(no_questions))
+    assert run.returncode == 2 and "has no questions.jsonl or questions.csv" in run.stderr
+    (sample_dir / "verdicts.jsonl").mkdir()  # not writable as a file
+    run = run_judge(str(sample_dir))
+    assert run.returncode == 2 and "cannot write verdicts to" in run.stderr, run.stderr
+
+
+def test_a_log_of_another_sample_is_refused(sample_dir: Path) -> None:
+    (sample_dir / "verdicts.jsonl").write_text(json.dumps({
+        "judge": "ana", "pair_id": "1", "sample_id": "other", "verdict": "equivalent",
+        "time": "t"}) + "\n")
+    run = run_judge(str(sample_dir))
+    assert run.returncode == 2
+    assert "holds verdicts of another sample (sample_id other" in run.stderr
+
+
+def test_open_hands_the_tokened_url_to_the_default_browser(
+        sample_dir: Path, servers: list[Server], tmp_path: Path) -> None:
+    """--open goes through `webbrowser`, which honours $BROWSER: here a script that
+    records the address it was given, once the server accepts connections."""
+    import time
+
+    record = tmp_path / "opened.txt"
+    script = tmp_path / "browser.py"
+    script.write_text("import sys, pathlib\n"
+                      f"pathlib.Path({str(record)!r}).write_text(sys.argv[1])\n")
+    server = start_server(sample_dir, "--open",
+                          env={"BROWSER": f"{sys.executable} {script} %s"})
+    servers.append(server)
+    for _ in range(600):
+        if record.exists() and record.read_text():
+            break
+        time.sleep(0.1)
+    assert record.read_text() == server.url
+    assert raw_get(server, f"/?token={server.token}")[0] == 303

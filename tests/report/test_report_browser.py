@@ -1,0 +1,98 @@
+"""`abcde report` in headless Chromium (tests/conftest.py `browser_factory`): every plot
+renders with no console error, the plots in the page hold the JSON's numbers, and the
+page makes no request at all — the file loads nothing, not even from itself. Screenshots
+go to test-artifacts/ (docs/method.md §13)."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+import pytest
+from selenium.webdriver.support.ui import WebDriverWait
+
+from .conftest import ROOT, cli
+from .report_support import figures
+
+pytest.importorskip("plotly")
+ARTIFACTS = ROOT / "test-artifacts"
+
+
+def screenshot(d: Any, name: str, height: int | None = None) -> Path:
+    """A PNG of the page from the top (the whole page unless `height`)."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    full = d.execute_script("return document.documentElement.scrollHeight")
+    width = d.execute_script("return document.documentElement.clientWidth")
+    shot = d.execute_cdp_cmd("Page.captureScreenshot", {
+        "format": "png", "captureBeyondViewport": True,
+        "clip": {"x": 0, "y": 0, "width": width, "height": min(full, height or full),
+                 "scale": 1}})
+    path = ARTIFACTS / name
+    path.write_bytes(base64.b64decode(shot["data"]))
+    assert path.stat().st_size > 20_000
+    return path
+
+
+def open_report(d: Any, page: Path) -> None:
+    d.get(page.as_uri())
+    WebDriverWait(d, 120).until(
+        lambda drv: drv.execute_script("return document.body.dataset.plotted") == "yes")
+
+
+def requests_made(d: Any) -> list[str]:
+    """Every resource the page fetched after the document itself (resource timing)."""
+    return d.execute_script(
+        "return performance.getEntriesByType('resource').map(e => e.name)")
+
+
+@pytest.mark.parametrize("parts", [
+    ("impact", "sample", "evaluate", "simulate"),
+    ("impact",), ("estimate",), ("evaluate",), ("simulate",),
+], ids=lambda p: "+".join(p))
+def test_report_renders_offline_with_the_json_numbers(parts: tuple[str, ...],
+                                                      docs: dict[str, Path], tmp_path: Path,
+                                                      browser_factory: Any) -> None:
+    out = tmp_path / "report.html"
+    args = [a for p in parts for a in (f"--{p}", str(docs[p]))]
+    cli("report", *args, "--out", str(out))
+    d = browser_factory()
+    open_report(d, out)
+    logs = d.get_log("browser")
+    assert [e for e in logs if e["level"] in ("SEVERE", "WARNING")] == [], logs
+
+    expected = figures(out)
+    assert expected
+    for fig_id, fig in expected.items():
+        # the plot's own data, as plotly holds it in the page, and its drawing
+        shown = d.execute_script(
+            "const el = document.getElementById(arguments[0]);"
+            "return {data: el.data.map(t => ({x: t.x, y: t.y, z: t.z})),"
+            " drawn: el.querySelectorAll('.main-svg').length};", fig_id)
+        assert shown["drawn"] >= 1, fig_id
+        for got, want in zip(shown["data"], fig["data"], strict=True):
+            for axis in ("x", "y", "z"):
+                if axis in want:
+                    assert got[axis] == want[axis], (fig_id, axis)
+    name = "report-" + "-".join(parts) + ".png"
+    screenshot(d, name)
+    if len(parts) > 1:
+        screenshot(d, "report-top.png", height=1500)
+
+
+def test_a_request_would_be_refused_and_seen(docs: dict[str, Path], tmp_path: Path,
+                                             browser_factory: Any) -> None:
+    """The checks above can fail: a request the page tried would be refused by its
+    Content-Security-Policy and logged to the console."""
+    out = tmp_path / "report.html"
+    cli("report", "--impact", str(docs["impact"]), "--out", str(out))
+    d = browser_factory()
+    open_report(d, out)
+    assert d.get_log("browser") == []
+    d.execute_script("const i = new Image(); i.src = 'http://127.0.0.1:9/x.png';"
+                     "document.body.appendChild(i); fetch('https://cdn.example/x.js')"
+                     ".catch(() => {});")
+    seen: list[dict[str, Any]] = []
+    WebDriverWait(d, 30).until(lambda drv: seen.extend(drv.get_log("browser")) or seen)
+    assert "Content Security Policy" in " ".join(e["message"] for e in seen)
+

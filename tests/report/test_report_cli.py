@@ -1,0 +1,107 @@
+"""`abcde report` refuses what it cannot use with exit 2 and a message naming the input,
+and writes its file whole or not at all."""
+
+from __future__ import annotations
+
+import html
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from abcde.cli import main
+
+pytest.importorskip("plotly")
+
+
+def run(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(main, ["report", *args])
+    return result.exit_code, result.output
+
+
+def test_nothing_to_report(tmp_path: Path) -> None:
+    code, out = run("--out", str(tmp_path / "r.html"))
+    assert code == 2 and "nothing to report" in out and "--impact" in out
+    assert not (tmp_path / "r.html").exists()
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ("{not json", "is not JSON (line 1"),
+    ("[1, 2]", "holds a JSON list"),
+    ('{"overall": {}}', "is not the JSON output of `abcde impact`: it has no top_clusters"),
+])
+def test_bad_documents_are_refused_and_the_old_file_kept(tmp_path: Path, content: str,
+                                                        message: str) -> None:
+    bad = tmp_path / "impact.json"
+    bad.write_text(content)
+    out = tmp_path / "r.html"
+    out.write_text("the previous report")
+    code, text = run("--impact", str(bad), "--out", str(out))
+    assert code == 2, text
+    assert message in text and str(bad) in text
+    assert "Traceback" not in text
+    assert out.read_text() == "the previous report"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["impact.json", "r.html"]
+
+
+def test_missing_file_and_bad_out(docs: dict[str, Path], tmp_path: Path) -> None:
+    code, text = run("--impact", str(tmp_path / "nope.json"), "--out", str(tmp_path / "r"))
+    assert code == 2 and "no such file" in text
+    code, text = run("--impact", str(docs["impact"]), "--out", "/proc/x/r.html")
+    assert code == 2 and "/proc/x" in text, text
+    code, text = run("--estimate", str(docs["estimate"]), "--sample", str(docs["sample"]),
+                     "--out", str(tmp_path / "r.html"))
+    assert code == 2 and "not both" in text
+    code, text = run("--estimate", str(docs["estimate"]), "--truth", str(docs["estimate"]),
+                     "--out", str(tmp_path / "r.html"))
+    assert code == 2 and "go with --sample" in text
+
+
+def test_replaces_the_file_whole_with_no_temporary_left(docs: dict[str, Path],
+                                                        tmp_path: Path) -> None:
+    out = tmp_path / "r.html"
+    out.write_text("old")
+    code, text = run("--simulate", str(docs["simulate"]), "--out", str(out))
+    assert code == 0, text
+    page = out.read_text()
+    assert page.startswith("<!DOCTYPE html>") and page.rstrip().endswith("</html>")
+    assert [p.name for p in tmp_path.iterdir()] == ["r.html"]
+
+
+def test_one_plotly_bundle_and_nothing_loaded_from_outside(docs: dict[str, Path],
+                                                            tmp_path: Path) -> None:
+    """plotly.js is inlined once; no element loads a URL (no src=, no href= but the page's
+    own anchors); the Content-Security-Policy lets the page load nothing."""
+    import re
+
+    out = tmp_path / "r.html"
+    run("--impact", str(docs["impact"]), "--evaluate", str(docs["evaluate"]), "--out",
+        str(out))
+    page = out.read_text()
+    from plotly.offline import get_plotlyjs
+
+    assert page.count(get_plotlyjs()[:200]) == 1
+    assert page.count("<script") == 4  # figures, config, plotly.js, the plotting
+    head = page[:page.index('<script type="application/json"')]
+    assert not re.search(r"\bsrc\s*=", head)
+    assert re.findall(r'href="([^"]*)"', head) == ["#impact", "#evaluate"]
+    csp = re.search(r'http-equiv="Content-Security-Policy" content="([^"]+)"', page)
+    policy = html.unescape(csp.group(1)) if csp else ""
+    assert "default-src 'none'" in policy and "http" not in policy
+    json.loads(re.search(r'id="abcde-figures">(.*?)</script>', page, re.S).group(1))
+
+
+def test_format_html_on_impact_and_evaluate(docs: dict[str, Path]) -> None:
+    """`--format html` prints the page of `abcde report` for the command's own result."""
+    from .conftest import EXAMPLES, INPUTS, cli
+    from .report_support import figures
+
+    page = cli("impact", *INPUTS, "--format", "html")
+    assert page.startswith("<!DOCTYPE html>")
+    doc = json.loads(cli("impact", *INPUTS, "--format", "json"))
+    split = figures(page)["impact-split-merge"]["data"][0]
+    assert split["x"] == [doc["overall"]["split_distance"]]
+    page = cli("evaluate", "--truth", str(EXAMPLES / "truth.csv"), "--actual",
+               str(EXAMPLES / "exp.csv"), "--format", "html")
+    assert "evaluate-runs" in figures(page)

@@ -1,0 +1,136 @@
+"""abcde.outputs: a directory or file output replaces what was there only once it is
+complete; a failure or Ctrl-C inside leaves the target byte for byte as it was, and no
+temporary file behind."""
+
+from __future__ import annotations
+
+import os
+import signal
+from pathlib import Path
+
+import pytest
+
+from abcde import outputs
+from abcde.errors import InputError
+from abcde.outputs import deferred_signals, output_dir, output_files
+
+
+def snapshot(root: Path) -> dict[str, bytes | None]:
+    """Every entry under root: file contents, None for a directory."""
+    return {str(p.relative_to(root)): (None if p.is_dir() else p.read_bytes())
+            for p in sorted(root.rglob("*"))}
+
+
+def leftovers(parent: Path) -> list[str]:
+    return sorted(p.name for p in parent.iterdir() if ".tmp-" in p.name)
+
+
+@pytest.fixture
+def old(tmp_path: Path) -> Path:
+    target = tmp_path / "out"
+    (target / "sub").mkdir(parents=True)
+    (target / "a.txt").write_text("old a")
+    (target / "mine.txt").write_text("the user's")
+    (target / "sub" / "s.txt").write_text("old s")
+    return target
+
+
+def test_new_directory_appears_only_when_complete(tmp_path: Path) -> None:
+    target = tmp_path / "x" / "y" / "out"
+    with output_dir(target) as od:
+        assert od.path.parent == target.parent and not target.exists()
+        (od.path / "f.txt").write_text("new")
+        assert od.final(od.path / "f.txt") == target / "f.txt"
+    assert snapshot(target) == {"f.txt": b"new"}
+    assert leftovers(target.parent) == []
+
+
+@pytest.mark.parametrize("error", [RuntimeError, KeyboardInterrupt, InputError])
+def test_a_failure_leaves_the_old_directory_untouched(old: Path, error: type) -> None:
+    before = snapshot(old)
+    with pytest.raises(error), output_dir(old, replaces=["a.txt", "sub/"]) as od:
+        (od.path / "a.txt").write_text("new a")
+        raise error("boom")
+    assert snapshot(old) == before
+    assert leftovers(old.parent) == []
+
+
+def test_a_failure_removes_the_parents_it_created(tmp_path: Path) -> None:
+    with pytest.raises(RuntimeError), output_dir(tmp_path / "p" / "q" / "out"):
+        raise RuntimeError
+    assert list(tmp_path.iterdir()) == []
+
+
+@pytest.mark.parametrize("exchange", [True, False])
+def test_success_replaces_what_it_writes_and_keeps_the_rest(
+        old: Path, exchange: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Entries written replace the old ones, entries named in `replaces` go, every other
+    entry is carried over (hard-linked, not copied) — with the atomic exchange and with
+    the rename-aside fallback."""
+    if not exchange:
+        monkeypatch.setattr(outputs, "_exchange", lambda a, b: False)
+    inode = (old / "mine.txt").stat().st_ino
+    with output_dir(old, replaces=["sub/"]) as od:
+        (od.path / "a.txt").write_text("new a")
+        (od.path / "b.txt").write_text("new b")
+    assert snapshot(old) == {"a.txt": b"new a", "b.txt": b"new b", "mine.txt": b"the user's"}
+    assert (old / "mine.txt").stat().st_ino == inode
+    assert leftovers(old.parent) == []
+
+
+def test_the_working_directory_is_written_in_place(old: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """A target that holds the working directory is never renamed (the shell would be
+    left in a deleted directory): its files are renamed into place, the replaced ones
+    removed, the others kept."""
+    monkeypatch.chdir(old / "sub")
+    with output_dir(old, replaces=["sub/s.txt", "gone.txt"]) as od:
+        assert od.inside and od.path.parent == old
+        (od.path / "a.txt").write_text("new a")
+        (od.path / "manifest.json").write_text("{}")
+    assert snapshot(old) == {"a.txt": b"new a", "manifest.json": b"{}",
+                             "mine.txt": b"the user's", "sub": None}
+    with pytest.raises(RuntimeError), output_dir(old) as od:
+        (od.path / "a.txt").write_text("newer")
+        raise RuntimeError
+    assert (old / "a.txt").read_text() == "new a"
+    assert [p.name for p in old.iterdir() if p.name.startswith(".abcde.tmp")] == []
+
+
+def test_unwritable_places_are_refused_before_any_work(tmp_path: Path) -> None:
+    (tmp_path / "file").write_text("x")
+    with pytest.raises(InputError, match="is not a directory"), output_dir(tmp_path / "file"):
+        pytest.fail("entered")
+    with pytest.raises(InputError, match="cannot write --out"), \
+            output_dir(tmp_path / "file" / "sub"):
+        pytest.fail("entered")
+    with pytest.raises(InputError, match="cannot write --out /proc/"), \
+            output_dir("/proc/abcde-test"):
+        pytest.fail("entered")
+    with pytest.raises(InputError, match="is a directory"), output_files(tmp_path):
+        pytest.fail("entered")
+    with pytest.raises(InputError, match="cannot write --out /proc/"), \
+            output_files("/proc/abcde-test.parquet"):
+        pytest.fail("entered")
+
+
+def test_files_are_replaced_together_or_not_at_all(tmp_path: Path) -> None:
+    a, m = tmp_path / "s.parquet", tmp_path / "s.parquet.manifest.json"
+    a.write_text("old"), m.write_text("old m")
+    with pytest.raises(KeyboardInterrupt), output_files(a, m) as (ta, tm):
+        ta.write_text("new")
+        raise KeyboardInterrupt
+    assert (a.read_text(), m.read_text()) == ("old", "old m")
+    with output_files(a, m) as (ta, tm):
+        ta.write_text("new"), tm.write_text("new m")
+    assert (a.read_text(), m.read_text()) == ("new", "new m")
+    assert leftovers(tmp_path) == []
+
+
+def test_signals_wait_for_the_commit() -> None:
+    """SIGINT raised inside deferred_signals arrives after it, never in the middle."""
+    done = []
+    with pytest.raises(KeyboardInterrupt), deferred_signals():
+        os.kill(os.getpid(), signal.SIGINT)
+        done.append("renamed")
+    assert done == ["renamed"]
