@@ -231,7 +231,11 @@ def remote_session(url: str, conf: Conf = (), probe_retries: int = 4) -> SparkSe
     except ImportError as err:
         raise EngineUnavailable(f"the Spark Connect client is missing ({err}): pip install "
                                 "'abcde[spark]' (it includes pyspark[connect])") from None
-    builder = SparkSession.builder.remote(url)
+    # the Connect client's own builder: the generic one refuses a remote session in a
+    # process that already runs a classic one (SESSION_ALREADY_EXIST)
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    builder = ConnectSession.builder.remote(url)
     for key, value in conf:
         builder = builder.config(key, value)
     shown = url.split(";", 1)[0]  # never print a token
@@ -245,7 +249,9 @@ def remote_session(url: str, conf: Conf = (), probe_retries: int = 4) -> SparkSe
                                 f"{err}\n{check}") from None
     try:
         with quiet_pyspark(), _connect_env({}):
-            session = builder.getOrCreate()
+            # a session of its own (not getOrCreate's shared one): stopping it when the
+            # command ends leaves other sessions of the process on the server open
+            session = builder.create()
             client = session.client  # type: ignore[attr-defined]
             client.set_retry_policies([DefaultPolicy(max_retries=probe_retries,
                                                      max_backoff=2000)])
