@@ -406,6 +406,48 @@ def jaccard_pairs(
     return out
 
 
+def mixture_pairs(
+    base: Clustering, exp: Clustering, weight: Weights, alpha: float
+) -> dict[tuple[Item, Item], dict[str, object]]:
+    """The pairs (i, j), i ≠ j, that the defensive mixture of the two populations draws
+    (issue #11; Hesterberg 1995): q_ij = α·u_ij/Σu + (1 − α)·w_ij/Σw, the sums over pairs
+    i ≠ j, self pairs left out (they need no verdict).  Each pair maps to its class,
+    u_ij, w_ij, q_ij, ΔPrecision's sign l_ij ([ABCDE] eq. 56–58) and its importance
+    weights u_ij/Σu / q_ij and w_ij/Σw / q_ij.  Pairs with q_ij = 0 are left out (only at
+    α = 1: stable pairs with weight(Base(i)) = weight(Exp(i)))."""
+    u_pop = abcde_pairs(base, exp, weight)
+    w_pop = jaccard_pairs(base, exp, weight)
+    keys = [k for k in set(u_pop) | set(w_pop) if k[0] != k[1]]
+    sum_u = math.fsum(u_pop[k][1] for k in keys if k in u_pop)
+    sum_w = math.fsum(w_pop[k][1] for k in keys if k in w_pop)
+    out: dict[tuple[Item, Item], dict[str, object]] = {}
+    for k in keys:
+        cls, u, label = u_pop[k] if k in u_pop else (w_pop[k][0], 0.0, 0.0)
+        w = w_pop[k][1] if k in w_pop else 0.0
+        p_u = u / sum_u if sum_u else 0.0
+        p_w = w / sum_w if sum_w else 0.0
+        q = alpha * p_u + (1 - alpha) * p_w
+        if q > 0:
+            out[k] = {"class": cls, "u": u, "w": w, "q": q, "label": label,
+                      "importance_u": p_u / q, "importance_w": p_w / q}
+    return out
+
+
+def self_pair_sums(base: Clustering, exp: Clustering, weight: Weights,
+                   vantage: Iterable[Item] | None = None) -> dict[str, float]:
+    """The self pairs' exact parts: Σ_i u_ii·l_ii (their share of ΔPrecision, [ABCDE]
+    eq. 39 with 1(i ≡ i) = 1), Σ_i u_ii, and Σ_{i affected} w_ii (their share of
+    AffectedGoodIndex, [JACCARD] eq. 58); over the items of ``vantage`` only, if given
+    (a slice, [ABCDE] App. B)."""
+    u_pop = abcde_pairs(base, exp, weight)
+    w_pop = jaccard_pairs(base, exp, weight)
+    keep = None if vantage is None else set(vantage)
+    selves = [k for k in u_pop if k[0] == k[1] and (keep is None or k[0] in keep)]
+    return {"delta_precision": math.fsum(u_pop[k][1] * u_pop[k][2] for k in selves),
+            "u_self": math.fsum(u_pop[k][1] for k in selves),
+            "affected_good_index": math.fsum(w_pop[k][1] for k in selves if k in w_pop)}
+
+
 # ---------------------------------------------------------------------------
 # Quality metrics, exactly, from a truth clustering ([ABCDE] §5; [JACCARD] §4-6)
 # ---------------------------------------------------------------------------

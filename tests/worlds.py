@@ -1,8 +1,9 @@
 """Worlds for the statistical tests of the quality estimators: small clusterings with a
 truth, their pair populations enumerated by the reference implementation
-(``reference.py``: ``abcde_pairs``, ``jaccard_pairs``, ``quality_exact``,
-``quality_by_group``, which follow the papers' definitions and never the estimators'
-formulas), draws from them, and the checks of bias and coverage.
+(``reference.py``: ``mixture_pairs`` — the pairs i ≠ j of the sampling design with their
+q_ij, u_ij and w_ij —, ``self_pair_sums``, ``quality_exact``, ``quality_by_group``, which
+follow the papers' definitions and never the estimators' formulas), draws from them,
+and the checks of bias and coverage.
 
 Used by tests/quality/test_metrics_statistical.py, tests/quality/test_quality_statistical.py
 and tests/sampling/test_stratified.py.
@@ -16,10 +17,17 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from reference import abcde_pairs, impact_overall, jaccard_pairs, quality_by_group, quality_exact
+from reference import (
+    impact_overall,
+    mixture_pairs,
+    quality_by_group,
+    quality_exact,
+    self_pair_sums,
+)
 
 from abcde.quality.estimate import estimate_from_draws
-from abcde.quality.metrics import metric_keys
+from abcde.quality.metrics import METRIC_KEYS
+from abcde.sampling.pairs import CLASS_KEYS, DESIGN_VERSION
 
 COVERAGE_BAND = (0.93, 0.97)
 BIAS_SIGMAS = 3.0
@@ -55,7 +63,8 @@ class World:
 
 @dataclass(frozen=True)
 class Population:
-    """An enumerated pair population as parallel arrays (only pairs with weight > 0)."""
+    """An enumerated pair population as parallel arrays (only pairs with weight > 0):
+    ``weight`` is the design's q_ij."""
 
     name: str
     item_i: np.ndarray
@@ -63,6 +72,7 @@ class Population:
     pair_class: np.ndarray
     weight: np.ndarray
     label: np.ndarray
+    u_over_w: np.ndarray
     pair_id: np.ndarray  # id of the unordered pair
     equivalent: np.ndarray  # bool, from the truth
     color: np.ndarray  # slice attribute of the vantage item
@@ -159,47 +169,74 @@ def make_rare_world(seed: int, n: int = 400, wide: bool = False) -> World:
     return World(base, exp, truth, weight, color)
 
 
-def enumerate_population(world: World, name: str) -> Population:
-    """The reference's pair population, its exact class totals and the manifest."""
-    pairs = (abcde_pairs if name == "abcde" else jaccard_pairs)(world.base, world.exp, world.weight)
-    keys = [key for key, (_, w, _) in pairs.items() if w > 0]
+ALPHAS = {"mixture": 0.5, "abcde": 1.0, "jaccard": 0.0}
+
+
+def _class_key(v: Mapping[str, Any]) -> str:
+    if v["class"] != "stable":
+        return str(v["class"])
+    return {1.0: "stable_plus", -1.0: "stable_minus", 0.0: "stable_zero"}[v["label"]]
+
+
+def enumerate_population(world: World, name: str = "mixture") -> Population:
+    """The design's pairs i ≠ j (``reference.mixture_pairs`` at the population's α), and a
+    manifest computed from them by brute force: per class the u and w totals, the design
+    probability, the expected Kish n_eff per draw (Σ p²/q over the pairs: within a
+    stratum the weight is constant, so this is the strata's sum) and the uncovered mass;
+    the self pairs' exact parts; the impact metrics; per-colour slices."""
+    alpha = ALPHAS[name]
+    every = mixture_pairs(world.base, world.exp, world.weight, 0.5)  # every pair i ≠ j
+    pairs = mixture_pairs(world.base, world.exp, world.weight, alpha)
+    keys = sorted(pairs)
     item_i = np.array([i for i, _ in keys])
     item_j = np.array([j for _, j in keys])
-    pair_class = np.array([pairs[key][0] for key in keys])
-    weight = np.array([pairs[key][1] for key in keys])
-    label = np.array([pairs[key][2] for key in keys])
+    pair_class = np.array([pairs[key]["class"] for key in keys])
+    weight = np.array([pairs[key]["q"] for key in keys])
+    label = np.array([pairs[key]["label"] for key in keys])
+    u_over_w = np.array([pairs[key]["u"] / pairs[key]["w"] for key in keys])
     unordered = {frozenset(key) for key in keys}
     ids = {pair: n for n, pair in enumerate(sorted(unordered, key=sorted))}
     pair_id = np.array([ids[frozenset(key)] for key in keys])
     equivalent = np.array([world.truth[i] == world.truth[j] for i, j in keys])
     color = np.array([world.color[i] for i in item_i])
-
-    def total(classes: tuple[str, ...]) -> float:
-        return math.fsum(w for (cls, w, _) in pairs.values() if cls in classes)
-
-    totals = {
-        "total": total(("self", "split", "merge", "stable")),
-        "split": total(("split",)),
-        "merge": total(("merge",)),
-        "stable": total(("self", "stable")),
-    }
+    sums = {t: math.fsum(v[t] for v in every.values()) for t in ("u", "w")}
+    classes = {}
+    for k in CLASS_KEYS:
+        mine = [v for v in every.values() if _class_key(v) == k]
+        drawn = [v for p, v in pairs.items() if _class_key(v) == k]
+        entry = {t: math.fsum(v[t] for v in mine) for t in ("u", "w")}
+        entry["q"] = math.fsum(v["q"] for v in drawn)
+        for t in ("u", "w"):
+            share = entry[t] / sums[t]
+            square = math.fsum((v[t] / sums[t]) ** 2 / v["q"] for v in drawn)
+            entry[f"kish_{t}"] = share * share / square if square > 0 else 0.0
+            entry[f"{t}_uncovered"] = math.fsum(v[t] for p, v in every.items()
+                                                if _class_key(v) == k and p not in pairs)
+        classes[k] = entry
+    selves = self_pair_sums(world.base, world.exp, world.weight)
+    total_weight = math.fsum(world.weight.values())
     impact = impact_overall(world.base, world.exp, world.weight)
     slices = []
     for value in ("red", "green", "blue"):
         members = [i for i in world.color if world.color[i] == value]
-        slices.append(
-            {
-                "color": value,
-                "weight": math.fsum(world.weight[i] for i in members),
-                "pairweight": math.fsum(
-                    w for (i, _), (_, w, _) in pairs.items() if world.color[i] == value
-                ),
-            }
-        )
-    manifest = {"population": name, "totals": totals, "metrics": impact, "slices": slices}
-    return Population(
-        name, item_i, item_j, pair_class, weight, label, pair_id, equivalent, color, manifest
-    )
+        row: dict[str, Any] = {"color": value,
+                               "weight": math.fsum(world.weight[i] for i in members)}
+        for k in ("split", "merge", "stable_plus", "stable_minus"):
+            row[k] = math.fsum(v["u"] for p, v in every.items()
+                               if world.color[p[0]] == value and _class_key(v) == k)
+        self_dp = self_pair_sums(world.base, world.exp, world.weight, members)
+        row["self_delta_precision"] = self_dp["delta_precision"]
+        row["pairweight"] = (row["split"] + row["merge"] + row["stable_plus"]
+                             + row["stable_minus"] + self_dp["u_self"])
+        slices.append(row)
+    manifest = {
+        "design": {"version": DESIGN_VERSION, "population": name, "alpha": alpha},
+        "population": name, "alpha": alpha, "classes": classes, "totals": sums,
+        "exact": {k: selves[k] for k in ("delta_precision", "affected_good_index", "u_self")},
+        "metrics": impact, "weight": total_weight, "slices": slices,
+    }
+    return Population(name, item_i, item_j, pair_class, weight, label, u_over_w, pair_id,
+                      equivalent, color, manifest)
 
 
 def exact_values(world: World) -> dict[str, float]:
@@ -228,10 +265,10 @@ def budget_fill_counts(
     pop: Population, budget: int, replications: int, seed: int
 ) -> list[np.ndarray]:
     """Draw counts of a with-replacement stream cut at the draw that brings the
-    ``budget``-th distinct judgeable (non-self, unordered) pair (ABCDE App. A 3.1–3.2)."""
+    ``budget``-th distinct (unordered) pair (ABCDE App. A 3.1–3.2)."""
     rng = np.random.default_rng(seed)
     p = pop.weight / pop.weight.sum()
-    judgeable = pop.pair_class != "self"
+    judgeable = np.ones(p.size, dtype=bool)
     out = []
     length = 8 * budget
     for _ in range(replications):
@@ -256,6 +293,7 @@ def run_estimate(
         "pair_class": pop.pair_class[rows],
         "label": pop.label[rows],
         "draw_count": counts[rows],
+        "u_over_w": pop.u_over_w[rows],
         "color": pop.color[rows],
     }
     ids, first = np.unique(pop.pair_id[rows], return_index=True)
@@ -267,7 +305,7 @@ def run_estimate(
 
 def flatten(result: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
     """Metric name → estimate dict, slices included as 'slice:<color>:<what>'."""
-    out = {k: result[k] for k in metric_keys(result["population"])}
+    out = {k: result[k] for k in METRIC_KEYS if k not in result["unavailable"]}
     for row in result.get("slices", []):
         out[f"slice:{row['slice']['color']}:delta_precision"] = row["delta_precision"]
         out[f"slice:{row['slice']['color']}:contribution"] = row["contribution"]

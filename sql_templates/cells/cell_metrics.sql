@@ -5,7 +5,8 @@
    loses every digit when a heavy cell sits beside a light one (1e6 beside 1e-6).
    Only clusters with more than one cell can have other cells (usually a small share
    of all clusters), so the windows run on those alone; every other cell has
-   split_w = 0, merge_w = 0 (docs/method.md §11.3). #}
+   split_w = 0, merge_w = 0 (docs/method.md §11.3). With `squares`, w2 = Σ_{i∈c} w_i²
+   rides along (the pair sampler's self and stable pairs, docs/method.md §6.8). #}
 WITH multi_b AS (
   SELECT b FROM cells GROUP BY b HAVING COUNT(*) > 1
 ),
@@ -38,6 +39,9 @@ sided AS (
     c.e,
     c.n,
     c.w,
+{% if squares %}
+    c.w2,
+{% endif %}
     COALESCE(s.n_b, c.n) AS n_b,
     COALESCE(m.n_e, c.n) AS n_e,
     COALESCE(s.split_w, CAST(0 AS DOUBLE)) AS split_w,
@@ -51,6 +55,9 @@ SELECT
   e,
   n,
   w,
+{% if squares %}
+  w2,
+{% endif %}
   n_b,
   n_e,
   w + split_w AS w_b,

@@ -9,7 +9,9 @@
    pass over the population: every input check that can be is read off these columns
    (validation/counts.sql), `row_checks` are counted per row, and examples are looked up
    in `items` only when a check fails (the slow path). A SQL script, which cannot go
-   back for examples, keeps one example id per check (`with_examples`). #}
+   back for examples, keeps one example id per check (`with_examples`). With `squares`,
+   also Σ w² per group: the pair sampler's self pairs and stable pairs need Σ_{i∈c} w_i²
+   per cell (docs/method.md §6.8). #}
 {% from 'validation/checks.sql' import condition %}
 SELECT
   side,
@@ -28,6 +30,9 @@ SELECT
   SUM(in_attributes) AS attribute_rows,
 {% endif %}
   SUM(w) AS w
+{% if squares %}
+  , SUM(w * w) AS w2
+{% endif %}
 {% for name in row_checks %}
   , SUM(CASE WHEN {{ condition(name) }} THEN 1 ELSE 0 END) AS {{ name }}_n
 {% endfor %}

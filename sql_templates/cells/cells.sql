@@ -1,6 +1,7 @@
 {# Cells c = (b, e) of T (docs/method.md §2): n_c and w_c, optionally split further by slice
    attributes (s_0, s_1, ...). `cell_rows` already holds one row per cell when it was
-   grouped by exactly these columns (`regroup` false): then this is a filter. #}
+   grouped by exactly these columns (`regroup` false): then this is a filter. With
+   `squares`, also w2 = Σ_{i∈c} w_i² (docs/method.md §6.8). #}
 SELECT
   b,
   e,
@@ -13,6 +14,13 @@ SELECT
 {% else %}
   item_rows AS n,
   w
+{% endif %}
+{% if squares %}
+{% if regroup %}
+  , SUM(w2) AS w2
+{% else %}
+  , w2
+{% endif %}
 {% endif %}
 FROM cell_rows
 WHERE common

@@ -2,7 +2,8 @@
    class) ∝ its total t. pos = U·Σt falls in exactly one interval [lo, lo + t); the
    interval is found by an as-of join written as a window: strata and draws are stacked
    and ordered by position, and the running MAX(seq) on a draw row is the last stratum
-   starting at or before it. Cost: one sort of strata + draws, never a cross product. #}
+   starting at or before it. Cost: one sort of strata + draws, never a cross product.
+   The draw keeps its stratum's u_ij/w_ij (pairs/population.sql). #}
 WITH total AS (
   SELECT SUM(t) AS total_t FROM pair_strata
 ),
@@ -32,7 +33,8 @@ SELECT
   s.label,
   s.w,
   s.split_w,
-  s.merge_w
+  s.merge_w,
+  s.u_over_w
 FROM chosen AS c
 JOIN pair_strata AS s ON c.seq = s.seq
 WHERE c.is_draw = 1

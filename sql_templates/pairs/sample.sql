@@ -1,22 +1,24 @@
 {# The sample: draws of the stream up to draw number `cut` (the budget fill), one row per
    unique ORDERED pair with its draw count and first draw (1-based draw number).
    pair_id numbers the unordered pairs {i, j} by their first draw, so (i, j) and (j, i)
-   share it; item_i is the vantage item (ABCDE App. B.1) and its attributes ride along. #}
+   share it; item_i is the vantage item (ABCDE App. B.1) and its attributes ride along.
+   An ordered pair's class, label and u_over_w are those of its stratum, the
+   same for each of its draws. #}
 WITH kept AS (
-  SELECT d, item_i, item_j, pair_class, label, base_cluster_i, exp_cluster_i,
-         base_cluster_j, exp_cluster_j
+  SELECT d, item_i, item_j, pair_class, label, u_over_w, base_cluster_i,
+         exp_cluster_i, base_cluster_j, exp_cluster_j
   FROM pair_stream
   WHERE d <= {{ cut }}
 ),
 ordered AS (
   SELECT
-    item_i, item_j, pair_class, label, base_cluster_i, exp_cluster_i, base_cluster_j,
-    exp_cluster_j,
+    item_i, item_j, pair_class, label, u_over_w, base_cluster_i,
+    exp_cluster_i, base_cluster_j, exp_cluster_j,
     COUNT(*) AS draw_count,
     MIN(d) + 1 AS first_draw
   FROM kept
-  GROUP BY item_i, item_j, pair_class, label, base_cluster_i, exp_cluster_i, base_cluster_j,
-           exp_cluster_j
+  GROUP BY item_i, item_j, pair_class, label, u_over_w, base_cluster_i,
+           exp_cluster_i, base_cluster_j, exp_cluster_j
 ),
 unordered AS (
   SELECT
@@ -32,6 +34,7 @@ SELECT
   u.label,
   u.draw_count,
   u.first_draw,
+  u.u_over_w,
   u.base_cluster_i,
   u.exp_cluster_i,
   u.base_cluster_j,

@@ -1,37 +1,127 @@
-{# Steps 2 and 3 of the hierarchical draw (docs/method.md §6): the vantage item i in its cell and
-   the partner item j in the partner cell, each ∝ weight, by the same window as-of join
-   (partitioned by cell). The result is the persisted stream of draws in draw order d
-   (ABCDE App. A, 3.1–3.2): one row per draw, (i, j) with its class and label; a
-   stable draw with j = i is a self pair (ABCDE §5.8). #}
-WITH probes AS (
-  SELECT d, 0 AS role, b, e, {{ uniform(seed, literal('i'), 'd') }} * w AS pos
-  FROM pair_draw_cells
-  UNION ALL
-  SELECT d, 1 AS role, partner_b AS b, partner_e AS e,
-         {{ uniform(seed, literal('j'), 'd') }} * partner_w AS pos
-  FROM pair_draw_cells
+{# Steps 2 and 3 of the hierarchical draw (docs/method.md §6.5, §6.8): the vantage item i
+   in its cell and the partner item j, by window as-of joins partitioned by cell (and by
+   the layout of pairs/cell_items.sql). The result is the persisted stream of draws in
+   draw order d (ABCDE App. A, 3.1–3.2): one row per draw, (i, j) with its class, label
+   and u_ij/w_ij. No draw is a self pair: self pairs need no verdict and are
+   added exactly (ABCDE §5.8; docs/method.md §6.8).
+   - split or merge draw: i ∝ w_i in the vantage cell, j ∝ w_j in the partner cell;
+   - stable draw: i ∝ w_i·others_i (layout 1), then j ∝ w_j among the OTHER items of the
+     cell: a target U·others_i that skips i's own interval (≥ lo_i → + w_i), as split and
+     merge partners skip the vantage cell (pairs/partner_cells.sql); a rounding that
+     lands on i itself moves to a neighbouring item (probability of order 1e-16).
+   P(i, j | stable stratum) = w_i·others_i/Σ_k w_k·others_k · w_j/others_i
+                            = w_i·w_j/(w_c² − Σ_k w_k²), as both populations require. #}
+WITH cell_totals AS (
+  SELECT b, e, MAX(v_total) AS v_total FROM pair_cell_items GROUP BY b, e
 ),
-stacked AS (
-  SELECT b, e, lo AS pos, 0 AS is_draw, seq, CAST(NULL AS BIGINT) AS d, CAST(NULL AS INTEGER) AS role
+first_probes AS (
+  SELECT
+    c.d,
+    0 AS role,
+    c.b,
+    c.e,
+    CASE WHEN c.pair_class = 'stable' THEN 1 ELSE 0 END AS layout,
+    {{ uniform(seed, literal('i'), 'c.d') }} * CASE WHEN c.pair_class = 'stable' THEN t.v_total ELSE c.w END AS pos
+  FROM pair_draw_cells AS c
+  JOIN cell_totals AS t ON c.b = t.b AND c.e = t.e
+  UNION ALL
+  SELECT
+    d,
+    1 AS role,
+    partner_b AS b,
+    partner_e AS e,
+    0 AS layout,
+    {{ uniform(seed, literal('j'), 'd') }} * partner_w AS pos
+  FROM pair_draw_cells
+  WHERE pair_class <> 'stable'
+),
+first_stacked AS (
+  SELECT b, e, 0 AS layout, lo AS pos, 0 AS is_draw, seq, CAST(NULL AS BIGINT) AS d, CAST(NULL AS INTEGER) AS role
   FROM pair_cell_items
   UNION ALL
-  SELECT b, e, pos, 1 AS is_draw, CAST(NULL AS BIGINT) AS seq, d, role FROM probes
+  SELECT b, e, 1 AS layout, lo_v AS pos, 0 AS is_draw, seq, CAST(NULL AS BIGINT) AS d, CAST(NULL AS INTEGER) AS role
+  FROM pair_cell_items
+  WHERE items > 1
+  UNION ALL
+  SELECT b, e, layout, pos, 1 AS is_draw, CAST(NULL AS BIGINT) AS seq, d, role FROM first_probes
 ),
-chosen AS (
+first_chosen AS (
   SELECT
     b,
     e,
     d,
     role,
     is_draw,
-    MAX(seq) OVER (PARTITION BY b, e ORDER BY pos, is_draw ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS seq
-  FROM stacked
+    MAX(seq) OVER (PARTITION BY b, e, layout ORDER BY pos, is_draw ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS seq
+  FROM first_stacked
 ),
-picked AS (
-  SELECT c.d, c.role, it.item_id
-  FROM chosen AS c
+first_picked AS (
+  SELECT c.d, c.role, it.item_id, it.lo, it.w, it.others, it.seq, it.items
+  FROM first_chosen AS c
   JOIN pair_cell_items AS it ON c.b = it.b AND c.e = it.e AND c.seq = it.seq
   WHERE c.is_draw = 1
+),
+stable_probes AS (
+  SELECT
+    d,
+    b,
+    e,
+    own_seq,
+    items,
+    CASE WHEN upos >= own_lo THEN upos + own_w ELSE upos END AS pos
+  FROM (
+    SELECT
+      c.d,
+      c.b,
+      c.e,
+      i.seq AS own_seq,
+      i.items,
+      i.lo AS own_lo,
+      i.w AS own_w,
+      {{ uniform(seed, literal('j'), 'c.d') }} * i.others AS upos
+    FROM pair_draw_cells AS c
+    JOIN first_picked AS i ON c.d = i.d AND i.role = 0
+    WHERE c.pair_class = 'stable'
+  ) AS s
+),
+stable_stacked AS (
+  SELECT b, e, lo AS pos, 0 AS is_draw, seq, CAST(NULL AS BIGINT) AS d,
+         CAST(NULL AS BIGINT) AS own_seq, CAST(NULL AS BIGINT) AS items
+  FROM pair_cell_items
+  WHERE items > 1
+  UNION ALL
+  SELECT b, e, pos, 1 AS is_draw, CAST(NULL AS BIGINT) AS seq, d, own_seq, items FROM stable_probes
+),
+stable_chosen AS (
+  SELECT
+    b,
+    e,
+    d,
+    is_draw,
+    own_seq,
+    items,
+    MAX(seq) OVER (PARTITION BY b, e ORDER BY pos, is_draw ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS seq
+  FROM stable_stacked
+),
+stable_fixed AS (
+  SELECT
+    b,
+    e,
+    d,
+    CASE
+      WHEN seq <> own_seq THEN seq
+      WHEN own_seq < items THEN own_seq + 1
+      ELSE own_seq - 1
+    END AS seq
+  FROM stable_chosen
+  WHERE is_draw = 1
+),
+picked AS (
+  SELECT d, role, item_id FROM first_picked
+  UNION ALL
+  SELECT f.d, 1 AS role, it.item_id
+  FROM stable_fixed AS f
+  JOIN pair_cell_items AS it ON f.b = it.b AND f.e = it.e AND f.seq = it.seq
 ),
 pairs AS (
   SELECT
@@ -45,8 +135,9 @@ SELECT
   p.d,
   p.item_i,
   p.item_j,
-  CASE WHEN c.pair_class = 'stable' AND p.item_i = p.item_j THEN 'self' ELSE c.pair_class END AS pair_class,
+  c.pair_class,
   c.label,
+  c.u_over_w,
   c.b AS base_cluster_i,
   c.e AS exp_cluster_i,
   c.partner_b AS base_cluster_j,

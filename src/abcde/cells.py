@@ -79,10 +79,14 @@ def items_query(inputs: Inputs, *, with_examples: bool = False, attributes: bool
         attributes=inputs.attribute_columns if with_attributes else [], cells=cells)
 
 
-def add_item_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool = False) -> None:
+def add_item_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool = False,
+                   squares: bool = False) -> None:
     """The join of all inputs (`items`, not stored) and its one aggregation
     (`cell_rows`, materialised), which abcde.inputs.checks checks next. `with_examples`
-    keeps an example id per check in `cell_rows` (for scripts; ~30% slower)."""
+    keeps an example id per check in `cell_rows` (for scripts; ~30% slower); `squares`
+    adds Σ w² per group (the pair sampler, docs/method.md §6.8) — always with a
+    workspace, so that every command of a round shares one set of cell tables."""
+    squares = squares or inputs.workspace is not None
     add_input_steps(pipeline, inputs)
     pipeline.add("items", items_query(inputs, with_examples=with_examples))
     pipeline.add("cell_rows", render(
@@ -90,24 +94,29 @@ def add_item_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool = 
         weight_rows=counts_weight_rows(inputs, with_examples=with_examples),
         attributes_table=inputs.attributes is not None,
         row_checks=row_checks(inputs, with_examples=with_examples),
-        checks=check_names(inputs), with_examples=with_examples),
+        checks=check_names(inputs), with_examples=with_examples, squares=squares),
         materialise=True)
 
 
 def add_cell_steps(pipeline: Pipeline, inputs: Inputs,
-                   slicings: Sequence[Sequence[str]] = ()) -> list[str]:
-    """Cells of T, the per-cell metrics, and (b, e, slice) cells per slicing.
+                   slicings: Sequence[Sequence[str]] = (), *, squares: bool = False) -> list[str]:
+    """Cells of T, the per-cell metrics, and (b, e, slice) cells per slicing; with
+    `squares` (after `add_item_steps(..., squares=True)`) each also carries
+    w2 = Σ_{i∈c} w_i² (docs/method.md §6.8).
 
     Returns the names of the slice-cell steps, one per slicing.
     """
+    squares = squares or inputs.workspace is not None  # as in add_item_steps
     pipeline.add("cells", render("cells/cells.sql", group_columns=[],
-                                 regroup=bool(inputs.attribute_columns)), materialise=True)
-    pipeline.add("cell_metrics", render("cells/cell_metrics.sql"), materialise=True)
+                                 regroup=bool(inputs.attribute_columns), squares=squares),
+                 materialise=True)
+    pipeline.add("cell_metrics", render("cells/cell_metrics.sql", squares=squares),
+                 materialise=True)
     names = []
     for k, slicing in enumerate(slicings):
         aliases = [inputs.attribute(c).alias for c in slicing]
         names.append(pipeline.add(f"slice_cells_{k}", render(
-            "cells/cells.sql", group_columns=aliases, regroup=True)))
+            "cells/cells.sql", group_columns=aliases, regroup=True, squares=squares)))
     return names
 
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from toy_draws import ABCDE_MANIFEST, draw_rows
+from toy_draws import TOY_MANIFEST, draw_rows
 
 from abcde.errors import InputError
 from abcde.quality.estimate import estimate_from_draws
@@ -55,10 +55,10 @@ def test_every_spelling_means_the_same_everywhere(value: object, expected: str) 
     pairs = SamplePairs.from_draws([{"pair_id": 7, "item_i": "a", "item_j": "b",
                                      "pair_class": "split"}])
     assert judge_pairs(lambda i, j: value, pairs) == {"7": expected}
-    draws = draw_rows((1, "a", "a", "self", 1.0, 2), (2, "a", "b", "split", -1.0, 3),
+    draws = draw_rows((1, "a", "c", "stable", 1.0, 2), (2, "a", "b", "split", -1.0, 3),
                       (3, "c", "d", "split", -1.0, 1))
-    assert estimate_from_draws(draws, {2: value, 3: "equivalent"}, ABCDE_MANIFEST) == \
-        estimate_from_draws(draws, {2: expected, 3: "equivalent"}, ABCDE_MANIFEST)
+    assert estimate_from_draws(draws, {2: value, 3: "equivalent"}, TOY_MANIFEST) == \
+        estimate_from_draws(draws, {2: expected, 3: "equivalent"}, TOY_MANIFEST)
 
 
 @pytest.mark.parametrize("value", ["maybe", "1.5", 2, 1.0, "equivalent!"])
@@ -69,19 +69,19 @@ def test_anything_else_is_refused_everywhere(value: object) -> None:
     with pytest.raises(InputError, match="unknown verdict word"):
         rows_from_records([(2, {"pair_id": "7", "verdict": value})], {"pair_id", "verdict"},
                           "file")
-    draws = draw_rows((1, "a", "a", "self", 1.0, 2), (2, "a", "b", "split", -1.0, 3))
+    draws = draw_rows((1, "a", "c", "stable", 1.0, 2), (2, "a", "b", "split", -1.0, 3))
     with pytest.raises(ValueError, match="verdict must be one of"):
-        estimate_from_draws(draws, {2: value}, ABCDE_MANIFEST)
+        estimate_from_draws(draws, {2: value}, TOY_MANIFEST)
 
 
 def test_true_and_one_keep_their_own_meaning_in_a_column() -> None:
     """Distinct raw values are parsed once per column; True and 1.0 are equal keys of a
     dict but not the same spelling (1.0 is no verdict), whatever comes first."""
-    draws = draw_rows((1, "a", "a", "self", 1.0, 2), (2, "a", "b", "split", -1.0, 3),
+    draws = draw_rows((1, "a", "c", "stable", 1.0, 2), (2, "a", "b", "split", -1.0, 3),
                       (3, "c", "d", "split", -1.0, 1))
     with pytest.raises(ValueError, match=r"got 1\.0"):
         estimate_from_draws(draws, {"pair_id": [2, 3], "verdict": [True, 1.0]},
-                            ABCDE_MANIFEST)
+                            TOY_MANIFEST)
 
 
 def test_there_is_one_verdict_normaliser() -> None:

@@ -50,7 +50,7 @@ from worlds import (
 )
 
 from abcde.quality.estimate import estimate_from_draws
-from abcde.quality.metrics import metric_keys
+from abcde.quality.metrics import METRIC_KEYS
 
 pytestmark = pytest.mark.slow
 
@@ -74,26 +74,28 @@ def exact(world: World) -> dict[str, float]:
 
 @pytest.fixture(scope="module")
 def populations(world: World) -> dict[str, Population]:
-    return {name: enumerate_population(world, name) for name in ("abcde", "jaccard")}
+    return {name: enumerate_population(world, name) for name in ("mixture", "abcde",
+                                                                 "jaccard")}
 
 
 def test_world_has_the_corner_cases(populations: dict[str, Population]) -> None:
     """The world exercises what it claims: tiny and huge weights, and affected
-    items with weight(Base) = weight(Exp), whose stable pairs the abcde
-    population must omit (u = 0) and the jaccard population must keep."""
-    abcde, jaccard = populations["abcde"], populations["jaccard"]
+    items with weight(Base) = weight(Exp), whose stable pairs the abcde design (α = 1)
+    never draws (u = 0) and the mixture and jaccard designs do."""
     corner = (400, 401)  # x1, x2 of make_world
-    in_abcde = set(zip(abcde.item_i.tolist(), abcde.item_j.tolist(), strict=True))
-    in_jaccard = set(zip(jaccard.item_i.tolist(), jaccard.item_j.tolist(), strict=True))
-    assert corner not in in_abcde and corner in in_jaccard
-    assert {"self", "split", "merge", "stable"} <= set(abcde.pair_class.tolist())
-    p = abcde.weight / abcde.weight.sum()
+    drawn = {name: set(zip(pop.item_i.tolist(), pop.item_j.tolist(), strict=True))
+             for name, pop in populations.items()}
+    assert corner not in drawn["abcde"] and corner in drawn["jaccard"]
+    assert corner in drawn["mixture"]
+    assert set(populations["mixture"].pair_class.tolist()) == {"split", "merge", "stable"}
+    mixture = populations["mixture"]
+    p = mixture.weight / mixture.weight.sum()
     assert p.max() < 0.02, "no single pair may dominate the population"
 
 
 @pytest.mark.parametrize(
     ("population", "unknown_share"),
-    [("abcde", 0.0), ("abcde", 0.3), ("jaccard", 0.0), ("jaccard", 0.3)],
+    [("mixture", 0.0), ("mixture", 0.3), ("abcde", 0.0), ("jaccard", 0.3)],
 )
 def test_estimators_unbiased_and_covering(
     populations: dict[str, Population],
@@ -101,12 +103,11 @@ def test_estimators_unbiased_and_covering(
     population: str,
     unknown_share: float,
 ) -> None:
-    """Every metric estimate(...) returns for the population (ΔPrecision, the four
-    rates, on the jaccard population also the six distances and two affected
-    indexes, and per-slice ΔPrecision and contribution) is unbiased and its 95%
-    interval covers the exact value in 93–97% of 2000 replications (3000 draws;
-    6000 on the jaccard population, whose merge pairs are only ~11% of its
-    weight), with all verdicts known or 30% of the pairs 'unknown'.
+    """Every metric the design can give (all 13 and per-slice ΔPrecision and
+    contribution; at α = 1 all but the affected indexes) is unbiased and its 95%
+    interval covers the exact value in 93–97% of 2000 replications of 3000 draws
+    (6000 on the jaccard design, whose merge pairs are only ~11% of its weight), with
+    all verdicts known or 30% of the pairs 'unknown'.
 
     Measured coverages (seed 1): 0.933–0.960.  Expected false-failure rate for
     another seed: the coverage sd at R = 2000 is 0.005; metrics whose true
@@ -116,12 +117,15 @@ def test_estimators_unbiased_and_covering(
     metric — about 2–5% per case in all.
     """
     pop = populations[population]
-    seed = 100 + int(unknown_share * 10) + (0 if population == "abcde" else 50)
-    draws = DRAWS if population == "abcde" else 2 * DRAWS
+    seed = 100 + int(unknown_share * 10) + {"mixture": 0, "abcde": 20, "jaccard": 50}[
+        population]
+    draws = 2 * DRAWS if population == "jaccard" else DRAWS
     counts = draw_counts(pop, draws, REPLICATIONS, seed)
     results = replicate(pop, counts, seed + 1, unknown_share)
     keys = list(flatten(results[0]))
-    expected = set(metric_keys(population)) | {
+    available = set(METRIC_KEYS) - ({"affected_good_index", "affected_bad_index"}
+                                    if population == "abcde" else set())
+    expected = available | {
         f"slice:{c}:{m}"
         for c in ("red", "green", "blue")
         for m in ("delta_precision", "contribution")
@@ -141,7 +145,7 @@ def test_budget_fill_stopping_rule(
     coverage of 0.95 leaves 93–97% with probability ~0.4% per metric; with 3
     distinct metrics and the 3-SE bias check, ~2% overall.
     """
-    pop = populations["abcde"]
+    pop = populations["mixture"]
     counts = budget_fill_counts(pop, budget=800, replications=1000, seed=7)
     results = replicate(pop, counts, 8, 0.0)
     keys = ["delta_precision", "good_split_rate", "good_merge_rate"]
@@ -159,7 +163,7 @@ def test_plain_kirchner_undercovers_when_unknowns_are_per_pair(
 
     Expected false-failure rate: nil in practice (the margin to 0.90 is > 10 sd).
     """
-    pop = populations["abcde"]
+    pop = populations["mixture"]
     counts = draw_counts(pop, DRAWS, 500, seed=11)
     rng = np.random.default_rng(12)
 
@@ -176,6 +180,7 @@ def test_plain_kirchner_undercovers_when_unknowns_are_per_pair(
             "pair_class": pop.pair_class[rows],
             "label": pop.label[rows],
             "draw_count": c[rows],
+            "u_over_w": pop.u_over_w[rows],
         }
         manifest = {k: v for k, v in pop.manifest.items() if k != "slices"}
         verdicts = {"pair_id": ids, "verdict": verdict}
@@ -192,49 +197,55 @@ def test_plain_kirchner_undercovers_when_unknowns_are_per_pair(
 
 SMALL_REPLICATIONS = 500
 WILSON_MIN = 0.90  # per metric; no upper limit: near p = 0 Wilson rightly covers ~100%
-WILSON_POOLED_BAND = (0.935, 0.975)  # mean over the metrics of a test
+WILSON_POOLED_BAND = (0.935, 0.98)  # mean over the metrics of a test (see below)
 RELATIVE_TOLERANCE = 1e-9  # last-bit differences between reference sums and estimates
 
 
 def _covered(row: Mapping[str, Any], exact: float) -> bool:
-    tol = RELATIVE_TOLERANCE * max(abs(exact), abs(row["multiplier"]))
+    tol = RELATIVE_TOLERANCE * max(abs(exact), abs(row["multiplier"]), 1e-300)
     return row["ci_low"] - tol <= exact <= row["ci_high"] + tol
 
 
 def _degenerate(row: Mapping[str, Any], exact: float) -> bool:
     """The population's share is exactly 0 or 1 (e.g. no bad merge at all): every
     interval covers it, so it says nothing about coverage."""
-    tol = RELATIVE_TOLERANCE * abs(row["multiplier"])
-    return abs(exact) <= tol or abs(exact - row["multiplier"]) <= tol
+    tol = RELATIVE_TOLERANCE * max(abs(row["multiplier"]), abs(row["exact"]))
+    share = exact - row["exact"]
+    return abs(share) <= tol or abs(share - row["multiplier"]) <= tol
 
 
 def wilson_coverage(
-    results: list[dict[str, Any]], exact: Mapping[str, float], population: str
+    results: list[dict[str, Any]], exact: Mapping[str, float]
 ) -> dict[str, dict[str, float]]:
-    """Per Wilson metric: coverage, replications whose SE is 0 (every judged pair of
-    the class agrees), intervals of zero width or outside [0, multiplier], and the
-    coverage the normal interval estimate ± z·SE would have had."""
+    """Per metric the design can give: coverage, replications whose SE is 0 (every
+    judged pair of the class agrees), intervals of zero width or outside [exact part,
+    exact part + multiplier] (one-part metrics), replications flagged not conclusive,
+    and the coverage the normal interval estimate ± z·SE would have had."""
     out = {}
-    for key in metric_keys(population):
-        if key == "delta_precision":
+    for key in METRIC_KEYS:
+        if key in results[0]["unavailable"]:
             continue
         rows = [r[key] for r in results]
         assert all(r["estimate"] is not None for r in rows), key
-        assert {r["interval"] for r in rows} <= {"wilson", "mover"}, key
-        if _degenerate(rows[0], exact[key]):
+        assert {r["interval"] for r in rows} <= {"wilson", "mover", "exact"}, key
+        if key != "delta_precision" and _degenerate(rows[0], exact[key]):
             continue
         wald = [
             abs(r["estimate"] - exact[key]) <= 1.959964 * r["se"] + 1e-15
             for r in rows
             if r["se"] is not None
         ]
+        bounded = [r for r in rows if r["interval"] == "wilson"]
         out[key] = {
             "coverage": float(np.mean([_covered(r, exact[key]) for r in rows])),
             "se_zero": sum(r["se"] == 0 for r in rows),
             "zero_width": sum(r["ci_high"] <= r["ci_low"] for r in rows),
             "out_of_range": sum(
-                r["ci_low"] < 0 or r["ci_high"] > r["multiplier"] * (1 + 1e-12) for r in rows
+                r["ci_low"] < r["exact"] - 1e-15
+                or r["ci_high"] > (r["exact"] + r["multiplier"]) * (1 + 1e-12) + 1e-15
+                for r in bounded
             ),
+            "not_conclusive": sum(bool(r["not_conclusive"]) for r in rows),
             "wald_coverage": float(np.mean(wald)),
         }
     return out
@@ -254,11 +265,11 @@ def small_budget_results(
 @pytest.mark.parametrize(
     ("world_name", "population", "unknown_share"),
     [
+        ("rare", "mixture", 0.0),
+        ("rare", "mixture", 0.3),
         ("rare", "jaccard", 0.0),
-        ("rare", "jaccard", 0.3),
-        ("rare", "abcde", 0.0),
         ("rare", "abcde", 0.3),
-        ("noisy", "jaccard", 0.3),
+        ("noisy", "mixture", 0.3),
     ],
 )
 def test_small_budgets_wilson_intervals_cover(
@@ -268,8 +279,7 @@ def test_small_budgets_wilson_intervals_cover(
     metric with a Wilson interval (rates, distances, affected indexes; GoodDistance
     and BadDistance by MOVER) covers the exact value in ≥ 90% of replications (a true
     coverage ≥ 0.90 must be compatible with the count, :func:`coverage_consistent`), and
-    the mean coverage over the case's metrics and both budgets is 93.5–97.5% (the
-    stated band: nominal 95% ± 1.5–2 points).
+    the mean coverage over the case's metrics and both budgets is 93.5–98%.
     No interval has zero width or leaves [0, multiplier] — although in the rare
     world many replications see only one verdict in a class (SE 0), where the
     normal interval estimate ± z·SE had zero width and covered as little as 60%
@@ -282,6 +292,18 @@ def test_small_budgets_wilson_intervals_cover(
     (make_world(1), shares 15–50%). ΔPrecision keeps its normal interval (measured
     0.92–0.96 here) and is checked at larger samples above.
 
+    The legacy designs (jaccard, abcde) cap a part's effective sample size at the design's
+    expected one, which their unbounded weights make small: their intervals are wider and
+    over-cover, and such metrics are flagged not conclusive; those flagged in most
+    replications are left out of the pooled band (they are the detected regime of
+    docs/method.md §8.11), but must still cover ≥ 90%.
+
+    Why the upper limit is 98%: the modified Wilson interval (Brown, Cai & DasGupta 2001
+    §4.1.1; docs/method.md §8.8) lowers the lower limit after 1–3 "bad" verdicts to the
+    Poisson one, which removes Wilson's under-coverage just above such a p but
+    over-covers where n·p ≲ 3 — a third of this world's metrics (bad merges ~1%); those
+    cover 0.99–1.0, and the pooled mean was measured at 0.955–0.976.
+
     Why the band is wider than 93–97%: at n_eff of 10–60 the coverage of Wilson's
     interval oscillates around the nominal level with the discreteness of the
     counts and is conservative near 0 (Brown, Cai & DasGupta 2001). Measured
@@ -292,18 +314,19 @@ def test_small_budgets_wilson_intervals_cover(
     """
     world = make_rare_world(1) if world_name == "rare" else make_world(seed=1)
     exact = exact_values(world)
-    seed = {"jaccard": 300, "abcde": 400}[population] + int(unknown_share * 10)
+    seed = {"jaccard": 300, "abcde": 400, "mixture": 200}[population] + int(unknown_share * 10)
     coverages = []
     old_worst = 1.0
     se_zero = 0
     for budget in (100, 300):
         results = small_budget_results(world, population, budget, unknown_share, seed + budget)
-        for key, c in wilson_coverage(results, exact, population).items():
+        for key, c in wilson_coverage(results, exact).items():
             where = f"{world_name} {population} {unknown_share:.0%} unknown, budget {budget}"
             assert coverage_consistent(c["coverage"], SMALL_REPLICATIONS, WILSON_MIN), \
                 (where, key, c)
             assert c["zero_width"] == 0 and c["out_of_range"] == 0, (where, key, c)
-            coverages.append(c["coverage"])
+            if c["not_conclusive"] < SMALL_REPLICATIONS / 2:  # detected ones may over-cover
+                coverages.append(c["coverage"])
             old_worst = min(old_worst, c["wald_coverage"])
             se_zero += c["se_zero"]
     pooled = float(np.mean(coverages))
@@ -337,13 +360,15 @@ def test_wide_weights_coverage() -> None:
     assert weights.min() < 1e-3 and weights.max() > 1e3
     exact = exact_values(world)
     coverages = []
-    for population, seed in (("jaccard", 500), ("abcde", 600)):
+    for population, seed in (("mixture", 700), ("jaccard", 500), ("abcde", 600)):
         pop = enumerate_population(world, population)
         manifest = {k: v for k, v in pop.manifest.items() if k != "slices"}
         pop = Population(**{**pop.__dict__, "manifest": manifest})
         counts = draw_counts(pop, 1000, SMALL_REPLICATIONS, seed)
         results = replicate(pop, counts, seed + 1, 0.0)
-        for key in metric_keys(population):
+        for key in METRIC_KEYS:
+            if key in results[0]["unavailable"]:
+                continue
             rows = [r[key] for r in results]
             if key != "delta_precision" and _degenerate(rows[0], exact[key]):
                 continue

@@ -55,13 +55,13 @@ from abcde.engines import connect
 from abcde.inputs.session import open_inputs
 from abcde.inputs.spec import InputSpec
 from abcde.quality.estimate import estimate_from_draws
-from abcde.quality.metrics import metric_keys
-from abcde.sampling.pairs import draw_stream, prepare, sample_pairs
+from abcde.quality.metrics import METRIC_KEYS
+from abcde.sampling.pairs import CLASS_KEYS, draw_stream, prepare, sample_pairs
 
 pytestmark = pytest.mark.slow
 
 REPLICATIONS = 1000
-DRAWS = {"abcde": 1500, "jaccard": 4000}
+DRAWS = {"mixture": 1500, "jaccard": 4000}
 UNKNOWN_SHARE = 0.3
 
 
@@ -74,7 +74,7 @@ def sql_stream(world: Any, population: str, n: int, seed: int) -> dict[str, np.n
         p = draw_stream(eng, pipeline, n, seed)
         table = p.physical_name("pair_stream")
         return eng.con.execute(  # type: ignore[attr-defined]
-            f"SELECT d, item_i, item_j, pair_class, label FROM {table} ORDER BY d"
+            f"SELECT d, item_i, item_j, pair_class, label, u_over_w FROM {table} ORDER BY d"
         ).fetchnumpy()
     finally:
         eng.close()
@@ -95,6 +95,7 @@ def replications(world: Any, stream: dict[str, np.ndarray], n: int, unknown: flo
     partners = np.asarray(stream["item_j"], dtype=np.int64)
     classes = np.asarray(stream["pair_class"]).astype(str)
     labels = np.asarray(stream["label"], dtype=float)
+    ratios = np.asarray(stream["u_over_w"], dtype=float)
     m = max(world.truth) + 1
     truth = np.full(m, -1, dtype=np.int64)
     color = np.empty(m, dtype=object)
@@ -111,7 +112,7 @@ def replications(world: Any, stream: dict[str, np.ndarray], n: int, unknown: flo
         pair_id = np.minimum(i, j) * m + np.maximum(i, j)
         draws = {"pair_id": pair_id, "item_i": i, "item_j": j,
                  "pair_class": classes[block][first], "label": labels[block][first],
-                 "draw_count": counts, "color": color[i]}
+                 "u_over_w": ratios[block][first], "draw_count": counts, "color": color[i]}
         ids, at = np.unique(pair_id, return_index=True)
         eq = truth[i[at]] == truth[j[at]]
         verdict = np.where(rng.random(ids.size) < unknown, "unknown",
@@ -130,33 +131,38 @@ def exact(world: Any) -> dict[str, float]:
     return exact_values(world)
 
 
-@pytest.mark.parametrize("population", ["abcde", "jaccard"])
+@pytest.mark.parametrize("population", ["mixture", "jaccard"])
 def test_sql_sampler_estimates_unbiased_and_covering(world: Any, exact: dict[str, float],
                                                      population: str) -> None:
-    """Every metric `estimate` gives for the population — ΔPrecision, the four rates,
-    on jaccard also the six distances and two affected indexes, and per-colour
-    ΔPrecision and contribution — over 1000 SQL-drawn replications, with all
-    verdicts known and with 30% of the pairs unknown. The manifest's SQL totals
-    must also equal the brute-force impact metrics (they are the multipliers)."""
+    """Every metric `estimate` gives — ΔPrecision, the four rates, the six distances, the
+    two affected indexes, and per-colour ΔPrecision and contribution — over 1000
+    SQL-drawn replications of the mixture design (α = 0.5) and of the jaccard design
+    (α = 0), with all verdicts known and with 30% of the pairs unknown. The manifest's
+    SQL totals must also equal the brute-force ones (they are the multipliers)."""
     manifest = sql_manifest(world, population)
-    # the multipliers: the SQL totals and impact metrics equal the brute-force ones
+    # the multipliers: the SQL totals, design quantities and impact metrics equal the
+    # brute-force ones
     pop = enumerate_population(world, population)
-    for k in ("total", "split", "merge", "stable"):
-        assert manifest["totals"][k] == pytest.approx(pop.manifest["totals"][k], rel=1e-9), k
+    for k in CLASS_KEYS:
+        for f in ("u", "w", "q", "kish_u", "kish_w"):
+            assert manifest["classes"][k][f] == pytest.approx(
+                pop.manifest["classes"][k][f], rel=1e-9, abs=1e-15), (k, f)
+    for k in ("delta_precision", "affected_good_index"):
+        assert manifest["exact"][k] == pytest.approx(pop.manifest["exact"][k], rel=1e-9)
     impact = impact_overall(world.base, world.exp, world.weight)
     for k in ("split_rate", "merge_rate", "split_distance", "merge_distance",
               "affected_jaccard_index"):
         assert manifest["metrics"][k] == pytest.approx(impact[k], rel=1e-9), k
     n = DRAWS[population]
-    seed = 21 if population == "abcde" else 23
+    seed = 21 if population == "mixture" else 23
     stream = sql_stream(world, population, REPLICATIONS * n, seed)
     assert stream["d"].size == REPLICATIONS * n
-    assert {"self", "split", "merge", "stable"} <= set(np.asarray(stream["pair_class"]))
+    assert set(np.asarray(stream["pair_class"])) == {"split", "merge", "stable"}
     keys = None
     for unknown in (0.0, UNKNOWN_SHARE):
         results = replications(world, stream, n, unknown, manifest, seed=seed + 100)
         keys = keys or list(flatten(results[0]))
-        expected = set(metric_keys(population)) | {
+        expected = set(METRIC_KEYS) | {
             f"slice:{c}:{m}" for c in ("red", "green", "blue")
             for m in ("delta_precision", "contribution")}
         assert set(keys) == expected

@@ -10,6 +10,7 @@ from click.testing import CliRunner
 
 from abcde.cli import main
 from abcde.quality.estimate import estimate
+from abcde.quality.metrics import METRIC_KEYS
 from abcde.quality.simulation import cut_stream, simulate
 from abcde.sampling.pairs import sample_pairs
 
@@ -65,15 +66,15 @@ def test_cli(tmp_path) -> None:  # type: ignore[no-untyped-def]
 
 def test_half_widths_are_the_reported_intervals_next_to_the_spread() -> None:
     """With the Experiment as the truth every split pair is 'not equivalent' and every
-    merge pair 'equivalent': each rate's SE is 0 in every replication. The old report
-    (z × mean SE) showed a half-width of 0 there; the reported (Wilson) intervals are
-    never zero-wide, so the mean half-width is > 0. The spread of the estimates across
-    replications is reported next to it: spread_half_width = z·sd."""
+    merge pair 'equivalent': each rate's share is 0 or 1 in every replication, its SE 0.
+    The reported (Wilson) intervals are never zero-wide, so the mean half-width is > 0,
+    and they hold the exact value in every replication. The spread of the estimates
+    across replications is reported next to it: spread_half_width = z·sd."""
     doc = simulate(BASE, EXP, WEIGHT, truth=EXP, population="jaccard", budgets=(40,),
                    replications=4, seed=2)
     for key in ("good_split_rate", "bad_merge_rate", "good_merge_distance"):
         cell = doc["metrics"][key][40]
-        assert cell["se"] == 0.0 and cell["half_width"] > 0, (key, cell)
+        assert cell["half_width"] > 0 and cell["coverage"] == 1.0, (key, cell)
     for row in doc["rows"]:
         if row["estimate_sd"] is not None:
             assert row["spread_half_width"] == pytest.approx(1.959964 * row["estimate_sd"])
@@ -81,4 +82,50 @@ def test_half_widths_are_the_reported_intervals_next_to_the_spread() -> None:
     assert good["estimate_sd"] == pytest.approx(0.0, abs=1e-15)  # always SplitRate(T)
     from abcde.quality.simulation import render_table
 
-    assert "z·sd" in render_table(doc)
+    assert "cov 100%" in render_table(doc)
+
+
+def test_bias_and_coverage_against_the_exact_values() -> None:
+    """simulate computes every metric's exact value from the truth (SQL per triple cell)
+    and reports mean − exact with its SE, and the share of intervals that hold it."""
+    from reference import quality_exact
+
+    doc = simulate(BASE, EXP, WEIGHT, truth=TRUTH, budgets=(60,), replications=8, seed=3)
+    exact = quality_exact(BASE, EXP, WEIGHT, TRUTH)
+    assert doc["exact"]["available"] and doc["population"] == "mixture"
+    for key, per in doc["metrics"].items():
+        cell = per[60]
+        assert cell["exact"] == pytest.approx(exact[key], rel=1e-12, abs=1e-15), key
+        assert cell["bias"] == pytest.approx(cell["mean"] - cell["exact"])
+        assert 0 <= cell["coverage"] <= 1 and cell["flagged"] == (cell["coverage"] < 0.9)
+
+
+def test_a_truth_that_does_not_cover_t_has_no_bias_or_coverage() -> None:
+    from abcde.quality.simulation import render_table
+
+    partial = {i: c for i, c in TRUTH.items() if i % 10}
+    doc = simulate(BASE, EXP, WEIGHT, truth=partial, budgets=(40,), replications=2, seed=1)
+    assert not doc["exact"]["available"]
+    assert all(per[40]["coverage"] is None and per[40]["bias"] is None
+               for per in doc["metrics"].values())
+    assert "exact values unavailable: the truth does not cover T" in render_table(doc)
+
+
+def test_coverage_below_90_percent_is_flagged() -> None:
+    from abcde.quality.exact import ExactQuality
+    from abcde.quality.simulation import _summary, render_table
+
+    exact = ExactQuality(True, {k: 0.5 for k in METRIC_KEYS})
+
+    def doc(low: float) -> dict:
+        return {k: {"estimate": 0.4, "ci_low": low, "ci_high": 0.45, "not_conclusive": None}
+                for k in METRIC_KEYS}
+
+    # 8 of 10 intervals miss 0.5
+    results = {100: [doc(0.3)] * 8 + [{k: {**v, "ci_high": 0.6} for k, v in doc(0.3).items()}
+                                      for _ in range(2)]}
+    out = _summary(results, exact, 10, 1.96)
+    cell = out["metrics"]["delta_precision"][100]
+    assert cell["coverage"] == pytest.approx(0.2) and cell["flagged"]
+    out.update(population="mixture", alpha=0.5, stratify=None)
+    assert "! coverage below 90%" in render_table(out)

@@ -1,15 +1,12 @@
-"""Warnings and verdict sentences of ``abcde estimate`` (docs/method.md §8.3)."""
+"""Warnings and verdict sentences of ``abcde estimate`` (docs/method.md §8.3, §8.11)."""
 
 from __future__ import annotations
 
 import pytest
-from toy_draws import ABCDE_MANIFEST, many_pairs
+from toy_draws import TOY_MANIFEST, manifest, many_pairs
 
 from abcde.quality.estimate import estimate_from_draws
-from abcde.quality.result import (
-    Estimate,
-    scaled_estimate,
-)
+from abcde.quality.result import Estimate, exact_value, scaled_estimate
 from abcde.quality.wording import precision_verdict
 
 
@@ -33,28 +30,39 @@ def test_precision_verdict_when_undefined() -> None:
     )
 
 
-def test_warnings_when_most_verdicts_are_unknown_or_a_class_is_thin() -> None:
+def test_only_an_exact_estimate_is_called_exact() -> None:
+    """"no sampling error; exact" only for an estimate of kind exact; a zero-width
+    interval from draws cannot occur, and a narrow one is never called exact."""
+    assert "exact" in precision_verdict(exact_value(0.857, note="exact: self pairs only"))
+    narrow = scaled_estimate(0.21, 1e-9, 1.0, pairs=9, draws=9)
+    assert "exact" not in precision_verdict(narrow)
+
+
+def test_not_conclusive_says_why() -> None:
+    est = Estimate(0.2, 0.01, 0.18, 0.22, 9, 9, 0.5, interval="wilson", n_eff=3.0,
+                   not_conclusive="n_eff 3.0 < 10: too few effective draws")
+    assert precision_verdict(est).endswith("not conclusive — n_eff 3.0 < 10: too few "
+                                           "effective draws")
+
+
+def test_warnings_when_most_verdicts_are_unknown_or_a_metric_is_thin() -> None:
     """The audit's case: 914/1000 pairs unknown and yet "the Experiment is more
     precise". Now a warning (JSON `warnings`), and the verdict concludes nothing."""
     draws = many_pairs(40, 40, 40)
-    ids = [p for p, c in zip(draws["pair_id"], draws["pair_class"], strict=True)
-           if c != "self"]
     merges = set(range(41, 81))
-    sure = {p: ("equivalent" if p in merges else "not_equivalent") for p in ids}
-    ok = estimate_from_draws(draws, sure, ABCDE_MANIFEST)
+    sure = {p: ("equivalent" if p in merges else "not_equivalent") for p in draws["pair_id"]}
+    ok = estimate_from_draws(draws, sure, TOY_MANIFEST)
     assert ok["warnings"] == []
-    assert ok["verdict"].endswith("the Experiment is more precise")
     half = {p: (v if p % 2 else "unknown") for p, v in sure.items()}  # 50% unknown
-    out = estimate_from_draws(draws, half, ABCDE_MANIFEST)
+    out = estimate_from_draws(draws, half, TOY_MANIFEST)
     assert len(out["warnings"]) == 1 and "missing at random" in out["warnings"][0]
-    assert "60 of 120 judgeable pairs (50%)" in out["warnings"][0]
+    assert "60 of 120 pairs (50%)" in out["warnings"][0]
     assert "not conclusive" in out["verdict"] and "more precise" not in out["verdict"]
     thin = estimate_from_draws(many_pairs(40, 5, 40), {p: "equivalent" for p in range(1, 86)},
-                    ABCDE_MANIFEST)
-    assert len(thin["warnings"]) == 1 and "merge 5" in thin["warnings"][0]
-    assert "not conclusive" in thin["verdict"]
+                               TOY_MANIFEST)
+    assert len(thin["warnings"]) == 1 and "GoodMergeRate" in thin["warnings"][0]
+    assert thin["good_merge_rate"]["not_conclusive"].startswith("n_eff 4.0 < 10")
     # a class with no pair in the population is no reason to warn
-    no_merge = {**ABCDE_MANIFEST, "totals": {"total": 0.4, "split": 0.2, "merge": 0.0,
-                                             "stable": 0.2}, "metrics": {}}
+    no_merge = manifest({"split": 0.2, "stable_plus": 0.2}, {"split": 0.2, "stable_plus": 0.2})
     assert estimate_from_draws(many_pairs(40, 0, 40), {p: "equivalent" for p in range(1, 81)},
-                    no_merge)["warnings"] == []
+                               no_merge)["warnings"] == []

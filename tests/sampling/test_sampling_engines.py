@@ -32,18 +32,25 @@ def _same(a: list[dict], b: list[dict]) -> None:
                 assert y[k] == v, k
 
 
-def test_identical_pair_samples_on_every_engine(engine) -> None:
-    """Budget fill included: the stream, the cut and the manifest agree."""
+@pytest.mark.parametrize("population", ["mixture", "jaccard"])
+def test_identical_pair_samples_on_every_engine(engine, population: str) -> None:
+    """Budget fill included: the stream (stable partners that skip the vantage item
+    among them), the cut, the classes' totals and design quantities, the exact self
+    parts and the slices agree."""
     base, exp, weight, attrs = _case()
     with DuckDBEngine() as duck:
-        ref = sample_pairs(base, exp, weight, attributes=attrs, budget=6, seed=7,
-                           population="jaccard", engine=duck)
-    got = sample_pairs(base, exp, weight, attributes=attrs, budget=6, seed=7,
-                       population="jaccard", engine=engine)
+        ref = sample_pairs(base, exp, weight, attributes=attrs, budget=12, seed=7,
+                           population=population, engine=duck, slice_by="color")
+    got = sample_pairs(base, exp, weight, attributes=attrs, budget=12, seed=7,
+                       population=population, engine=engine, slice_by="color")
+    assert {r["pair_class"] for r in ref.draws} == {"split", "merge", "stable"}
     _same(ref.draws, got.draws)
     _same(ref.questions, got.questions)
-    for k in ("total", "split", "merge", "stable"):
-        assert got.manifest["totals"][k] == pytest.approx(ref.manifest["totals"][k], rel=1e-12)
+    for k, entry in ref.manifest["classes"].items():
+        _same([entry], [got.manifest["classes"][k]])
+    _same([ref.manifest["exact"]], [got.manifest["exact"]])
+    key = sorted(ref.manifest["slices"], key=lambda r: r["color"])
+    _same(key, sorted(got.manifest["slices"], key=lambda r: r["color"]))
     assert got.manifest["fingerprint"]["sha256"] == ref.manifest["fingerprint"]["sha256"]
 
 

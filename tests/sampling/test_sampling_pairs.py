@@ -1,4 +1,5 @@
-"""Pair sampling (abcde.sampling.pairs) against the papers' brute-force pair populations.
+"""Pair sampling (abcde.sampling.pairs) against the papers' brute-force pair populations
+and their defensive mixture (`reference.mixture_pairs`, docs/method.md §6.9).
 
 Statistical tests are seeded (numpy seeds fix the populations, abcde seeds the draws),
 so they are deterministic; their stated false-failure rate is the probability that a
@@ -13,11 +14,11 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from reference import abcde_pairs, impact_overall, jaccard_pairs
+from reference import impact_overall, mixture_pairs, self_pair_sums
 from scipy import stats
 
 from abcde.errors import InputError
-from abcde.sampling.pairs import sample_pairs
+from abcde.sampling.pairs import importance, sample_pairs
 
 P_REJECT = 1e-5
 
@@ -52,55 +53,89 @@ def chi_square_p(counts: Counter, probs: dict, draws: int) -> float:
     return float(stats.chi2.sf(chi2, len(obs) - 1))
 
 
-@pytest.mark.parametrize(("population", "case_seed"), [
-    ("abcde", 1), ("abcde", 2), ("abcde", 3), ("jaccard", 4), ("jaccard", 5), ("jaccard", 6)])
-def test_pair_frequencies_match_brute_force_weights(population: str, case_seed: int) -> None:
-    """Every ordered pair (i, j) is drawn with probability u_ij/Σu (abcde, ABCDE eq. 56–58)
-    resp. w_ij/Σw (jaccard, Jaccard §7), classes and labels as the papers define them."""
+ALPHA = {"abcde": 1.0, "jaccard": 0.0}
+
+
+def design_pairs(base: dict, exp: dict, weight: dict, population: str,
+                 alpha: float | None = None) -> dict:
+    """The brute-force pairs the design draws, with q_ij and importance weights."""
+    return mixture_pairs(base, exp, weight, ALPHA.get(population, 0.5 if alpha is None
+                                                      else alpha))
+
+
+@pytest.mark.parametrize(("population", "alpha", "case_seed"), [
+    ("mixture", None, 1), ("mixture", None, 2), ("mixture", 0.2, 3), ("abcde", None, 4),
+    ("abcde", None, 5), ("jaccard", None, 6), ("jaccard", None, 7)])
+def test_pair_frequencies_match_brute_force_weights(population: str, alpha: float | None,
+                                                    case_seed: int) -> None:
+    """Every ordered pair (i, j), i ≠ j, is drawn with probability q_ij = α·u_ij/Σu +
+    (1 − α)·w_ij/Σw (u: ABCDE eq. 56–58, w: Jaccard §7; α = 1 abcde, 0 jaccard), with
+    the papers' class, ΔPrecision's sign as label, and importance weights (u_ij/Σu)/q_ij
+    and (w_ij/Σw)/q_ij; no self pair is drawn. Lognormal weights make the stable
+    vantage draw ∝ w_i·(w_c − w_i) differ from ∝ w_i."""
     rng = np.random.default_rng(case_seed)
     base, exp, weight = random_case(rng, int(rng.integers(6, 13)))
-    ref = (abcde_pairs if population == "abcde" else jaccard_pairs)(base, exp, weight)
-    total = math.fsum(u for _, u, _ in ref.values())
-    if total == 0:
+    ref = design_pairs(base, exp, weight, population, alpha)
+    if not ref:
         pytest.skip("clusterings happen to be equal")
-    probs = {k: u / total for k, (_, u, _) in ref.items() if u > 0}
+    probs = {k: v["q"] for k, v in ref.items()}
     draws = 60_000
-    s = sample_pairs(base, exp, weight, population=population, draws=draws, seed=case_seed)
+    s = sample_pairs(base, exp, weight, population=population, alpha=alpha, draws=draws,
+                     seed=case_seed)
     counts = Counter({(r["item_i"], r["item_j"]): r["draw_count"] for r in s.draws})
     assert sum(counts.values()) == draws
+    kappa = s.manifest["totals"]["u"] / s.manifest["totals"]["w"]
     for r in s.draws:
-        cls, _, label = ref[(r["item_i"], r["item_j"])]
-        assert r["pair_class"] == cls
-        assert r["label"] == pytest.approx(label, rel=1e-12)
+        v = ref[(r["item_i"], r["item_j"])]
+        assert r["pair_class"] == v["class"] and r["label"] == v["label"]
+        weights = importance(r["u_over_w"], s.manifest["alpha"], kappa)
+        for target, got in zip(("importance_u", "importance_w"), weights, strict=True):
+            assert got == pytest.approx(v[target], rel=1e-9, abs=1e-12)
     assert chi_square_p(counts, probs, draws) > P_REJECT
 
 
-@pytest.mark.parametrize("population", ["abcde", "jaccard"])
+@pytest.mark.parametrize("population", ["mixture", "abcde", "jaccard"])
 @pytest.mark.parametrize("case_seed", [11, 12, 13])
 def test_manifest_totals_equal_brute_force_sums(population: str, case_seed: int) -> None:
-    """totals.split/merge/stable are the sums of the pair weights per class (self pairs
-    in stable), = SplitRate/MergeRate (abcde) resp. SplitDistance/MergeDistance/
-    AffectedJaccardIndex (jaccard)."""
+    """Per class the manifest's u and w totals are the brute-force sums over pairs i ≠ j
+    (split u = SplitRate, split w = SplitDistance, ...), q the design's probability,
+    the uncovered masses those of pairs with q = 0, and `exact` the self pairs' sums;
+    stable w + the self pairs' w = AffectedJaccardIndex."""
     rng = np.random.default_rng(case_seed)
     base, exp, weight = random_case(rng, 12)
-    ref = (abcde_pairs if population == "abcde" else jaccard_pairs)(base, exp, weight)
-    sums = {c: math.fsum(u for k, (cls, u, _) in ref.items()
-                         if cls == c or (c == "stable" and cls == "self"))
-            for c in ("split", "merge", "stable")}
+    alpha = ALPHA.get(population, 0.5)
+    every = mixture_pairs(base, exp, weight, 0.5)  # q > 0 for every pair i ≠ j
+    drawn = design_pairs(base, exp, weight, population)
     s = sample_pairs(base, exp, weight, population=population, draws=10, seed=1)
-    totals = s.manifest["totals"]
-    for c, v in sums.items():
-        assert totals[c] == pytest.approx(v, rel=1e-12, abs=1e-15)
-    assert totals["total"] == pytest.approx(math.fsum(u for _, u, _ in ref.values()), rel=1e-12)
+    classes = s.manifest["classes"]
+
+    def key(v: dict) -> str:
+        if v["class"] != "stable":
+            return str(v["class"])
+        return {1.0: "stable_plus", -1.0: "stable_minus", 0.0: "stable_zero"}[v["label"]]
+
+    for k in classes:
+        of = [v for v in every.values() if key(v) == k]
+        for target in ("u", "w"):
+            assert classes[k][target] == pytest.approx(math.fsum(v[target] for v in of),
+                                                       rel=1e-12, abs=1e-15), (k, target)
+            missed = math.fsum(v[target] for p, v in every.items() if key(v) == k
+                               and p not in drawn)
+            assert classes[k][f"{target}_uncovered"] == pytest.approx(missed, abs=1e-15)
+        assert classes[k]["q"] == pytest.approx(
+            math.fsum(v["q"] for v in drawn.values() if key(v) == k), rel=1e-12, abs=1e-15)
+    assert s.manifest["alpha"] == alpha
     overall = impact_overall(base, exp, weight)
-    if population == "abcde":
-        assert totals["split"] == pytest.approx(overall["split_rate"], rel=1e-12, abs=1e-15)
-        assert totals["merge"] == pytest.approx(overall["merge_rate"], rel=1e-12, abs=1e-15)
-    else:
-        assert totals["split"] == pytest.approx(overall["split_distance"], rel=1e-12, abs=1e-15)
-        assert totals["merge"] == pytest.approx(overall["merge_distance"], rel=1e-12, abs=1e-15)
-        assert totals["stable"] == pytest.approx(overall["affected_jaccard_index"], rel=1e-12,
-                                                 abs=1e-15)
+    for cls, target, metric in (("split", "u", "split_rate"), ("merge", "u", "merge_rate"),
+                                ("split", "w", "split_distance"),
+                                ("merge", "w", "merge_distance")):
+        assert classes[cls][target] == pytest.approx(overall[metric], rel=1e-12, abs=1e-15)
+    stable_w = sum(classes[k]["w"] for k in ("stable_plus", "stable_minus", "stable_zero"))
+    exact = s.manifest["exact"]
+    assert stable_w + exact["affected_good_index"] == pytest.approx(
+        overall["affected_jaccard_index"], rel=1e-12, abs=1e-15)
+    for k, v in self_pair_sums(base, exp, weight).items():
+        assert exact[k] == pytest.approx(v, rel=1e-12, abs=1e-15), k
 
 
 def _approx_equal(x: object, y: object) -> bool:
@@ -132,9 +167,8 @@ def test_same_seed_same_sample_different_seed_uncorrelated() -> None:
     assert _approx_equal(a.manifest, b.manifest)
     assert _stream(a) != _stream(c)
     # draw by draw, two seeds agree only as often as independent draws would
-    ref = abcde_pairs(base, exp, weight)
-    total = math.fsum(u for _, u, _ in ref.values())
-    p_same = sum((u / total) ** 2 for _, u, _ in ref.values())
+    ref = design_pairs(base, exp, weight, "mixture")
+    p_same = sum(v["q"] ** 2 for v in ref.values())
     first_a = {r["first_draw"]: (r["item_i"], r["item_j"]) for r in a.draws}
     first_c = {r["first_draw"]: (r["item_i"], r["item_j"]) for r in c.draws}
     both = set(first_a) & set(first_c)
@@ -145,13 +179,14 @@ def test_same_seed_same_sample_different_seed_uncorrelated() -> None:
 
 @pytest.mark.parametrize("budget", [1, 7, 25])
 def test_budget_fill_walks_the_stream(budget: int) -> None:
-    """Exactly `budget` unique unordered non-self pairs; every draw of the stream up to
-    the budget-th new judgeable pair is kept, self pairs included (ABCDE App. A 3.2,
-    §5.8), checked by walking the full stream of the same seed in Python."""
+    """Exactly `budget` unique unordered pairs; every draw of the stream up to the
+    budget-th new judgeable pair is kept (ABCDE App. A 3.2), checked by walking the full
+    stream of the same seed in Python; no draw is a self pair (docs/method.md §6.8)."""
     rng = np.random.default_rng(31)
     base, exp, weight = random_case(rng, 12)
     s = sample_pairs(base, exp, weight, budget=budget, seed=9)
-    judgeable = {r["pair_id"] for r in s.draws if r["pair_class"] != "self"}
+    assert all(r["item_i"] != r["item_j"] for r in s.draws)
+    judgeable = {r["pair_id"] for r in s.draws}
     assert len(judgeable) == budget == len(s.questions)
     assert {q["pair_id"] for q in s.questions} == judgeable
 
@@ -177,24 +212,24 @@ def _walk(order: list[tuple], budget: int) -> Counter:
 
 
 def _judgeable(ref: dict) -> int:
-    """Brute force: unique unordered pairs of distinct items with positive weight."""
-    return len({frozenset(k) for k, (_, u, _) in ref.items() if k[0] != k[1] and u > 0})
+    """Brute force: unique unordered pairs of distinct items the design can draw."""
+    return len({frozenset(k) for k in ref})
 
 
-@pytest.mark.parametrize("population", ["abcde", "jaccard"])
+@pytest.mark.parametrize("population", ["mixture", "abcde", "jaccard"])
 def test_budget_is_limited_to_the_populations_judgeable_pairs(population: str) -> None:
     """The closed-form count of judgeable pairs (manifest `population_pairs`) equals the
     brute-force count, per class; a budget of exactly that many fills, one more is
     refused up front (it used to grow the stream towards 1e9 draws)."""
     rng = np.random.default_rng(51)
     base, exp, weight = random_case(rng, 9)
-    ref = (abcde_pairs if population == "abcde" else jaccard_pairs)(base, exp, weight)
+    ref = design_pairs(base, exp, weight, population)
     k = _judgeable(ref)
     s = sample_pairs(base, exp, weight, population=population, budget=k, seed=2)
     assert s.manifest["population_pairs"]["judgeable"] == k == len(s.questions)
     for cls in ("split", "merge", "stable"):
         assert s.manifest["population_pairs"][cls] == len(
-            {frozenset(p) for p, (c, u, _) in ref.items() if c == cls and u > 0})
+            {frozenset(p) for p, v in ref.items() if v["class"] == cls})
     with pytest.raises(InputError, match=f"only {k:,} judgeable pairs"):
         sample_pairs(base, exp, weight, population=population, budget=k + 1, seed=2)
 
@@ -242,7 +277,7 @@ def _write_csv(path, mapping: dict, header: str = "item_id,cluster_id") -> str:
     return str(path)
 
 
-@pytest.mark.parametrize("population", ["abcde", "jaccard"])
+@pytest.mark.parametrize("population", ["mixture", "abcde", "jaccard"])
 def test_totals_and_sample_do_not_depend_on_the_weight_scale(population: str) -> None:
     """Pair probabilities are scale-invariant: weights × 1e-90 and × 1e90 (products of
     three raw weights under- or overflow a double) give the same draws, and totals,
@@ -250,24 +285,24 @@ def test_totals_and_sample_do_not_depend_on_the_weight_scale(population: str) ->
     rng = np.random.default_rng(61)
     base, exp, weight = random_case(rng, 12)
     attrs = {i: {"color": ["red", "blue"][i % 2]} for i in base}
-    ref = (abcde_pairs if population == "abcde" else jaccard_pairs)(base, exp, weight)
+    ref = design_pairs(base, exp, weight, population)
     runs = {}
     for scale in (1.0, 1e-90, 1e90):
         w = {i: v * scale for i, v in weight.items()}
         runs[scale] = sample_pairs(base, exp, w, attributes=attrs, population=population,
                                    budget=15, seed=3, slice_by="color")
     one = runs[1.0]
-    sums = {c: math.fsum(u for (cls, u, _) in ref.values()
-                         if cls == c or (c == "stable" and cls == "self"))
-            for c in ("split", "merge", "stable")}
+    sums = {(c, t): math.fsum(v[t] for v in ref.values() if v["class"] == c)
+            for c in ("split", "merge") for t in ("u", "w")}
     for scale, s in runs.items():
         assert [(r["item_i"], r["item_j"], r["draw_count"], r["first_draw"]) for r in s.draws] \
             == [(r["item_i"], r["item_j"], r["draw_count"], r["first_draw"])
                 for r in one.draws], scale
-        for c, v in sums.items():
-            assert s.manifest["totals"][c] == pytest.approx(v, rel=1e-12, abs=1e-300), scale
+        for (c, t), v in sums.items():
+            assert s.manifest["classes"][c][t] == pytest.approx(v, rel=1e-12, abs=1e-300)
         for r, r1 in zip(s.draws, one.draws, strict=True):
-            assert r["label"] == pytest.approx(r1["label"], rel=1e-12)
+            assert r["label"] == r1["label"]
+            assert r["u_over_w"] == pytest.approx(r1["u_over_w"], rel=1e-12)
         for sl, sl1 in zip(sorted(s.manifest["slices"], key=lambda r: r["color"]),
                            sorted(one.manifest["slices"], key=lambda r: r["color"]),
                            strict=True):
@@ -294,7 +329,7 @@ def test_same_sample_whether_ids_are_text_or_integers(tmp_path) -> None:
         pq = tmp_path / f"{name}.parquet"
         duckdb.sql(f"COPY (SELECT * FROM read_csv('{csv_path}')) TO '{pq}' (FORMAT PARQUET)")
         paths[name] = (str(csv_path), str(pq))
-    for population in ("abcde", "jaccard"):
+    for population in ("mixture", "abcde", "jaccard"):
         a = sample_pairs(*(paths[k][0] for k in "bew"), population=population, budget=25,
                          seed=4)
         b = sample_pairs(*(paths[k][1] for k in "bew"), population=population, budget=25,
@@ -437,14 +472,14 @@ def test_manifest_and_questions_carry_sample_id_and_class_counts(tmp_path) -> No
     assert {r["sample_id"] for r in jsonl} == {sid}
     assert list(jsonl[0]) == ["pair_id", "item_1", "item_2", "sample_id", "verdict"]
     by_class = manifest["pairs"]["by_class"]
-    for cls in ("split", "merge", "stable", "self"):
+    for cls in ("split", "merge", "stable"):
         of = [r for r in s.draws if r["pair_class"] == cls]
         assert by_class[cls] == {"pairs": len({r["pair_id"] for r in of}),
                                  "draws": sum(r["draw_count"] for r in of)}
     assert sum(v["draws"] for v in by_class.values()) == manifest["draws"]
 
 
-@pytest.mark.parametrize("population", ["abcde", "jaccard"])
+@pytest.mark.parametrize("population", ["mixture", "abcde", "jaccard"])
 def test_totals_at_the_ends_of_the_weight_range(population: str) -> None:
     """2000 items of weight 1e100 (the largest weight accepted) or 1e-100: W·W_b·W_e
     (8e309) overflowed the old products of raw weights. As products of ratios the totals
@@ -457,15 +492,16 @@ def test_totals_at_the_ends_of_the_weight_range(population: str) -> None:
     for scale in (1e100, 1e-100):
         s = sample_pairs(base, exp, dict.fromkeys(base, scale), population=population,
                          budget=20, seed=1)
-        for c in ("total", "split", "merge", "stable"):
-            assert math.isfinite(s.manifest["totals"][c])
-            assert s.manifest["totals"][c] == pytest.approx(unit.manifest["totals"][c],
-                                                            rel=1e-12), (scale, c)
+        for c in s.manifest["classes"]:
+            for t in ("u", "w", "q", "kish_u", "kish_w"):
+                got, want = s.manifest["classes"][c][t], unit.manifest["classes"][c][t]
+                assert math.isfinite(got) and got == pytest.approx(want, rel=1e-12), (c, t)
+        for k, v in s.manifest["exact"].items():
+            assert v == pytest.approx(unit.manifest["exact"][k], rel=1e-12), (scale, k)
         assert [(r["item_i"], r["item_j"], r["draw_count"]) for r in s.draws] == [
             (r["item_i"], r["item_j"], r["draw_count"]) for r in unit.draws]
-    # unit weights, brute force by cells: split = Σ_c n_c(N_b − n_c)/(N·N_b) (abcde)
-    if population == "abcde":
-        cells = Counter((base[i], exp[i]) for i in base)
-        nb = Counter(base.values())
-        split = sum(k * (nb[b] - k) / (n * nb[b]) for (b, _), k in cells.items())
-        assert unit.manifest["totals"]["split"] == pytest.approx(split, rel=1e-12)
+    # unit weights, brute force by cells: split u = Σ_c n_c(N_b − n_c)/(N·N_b)
+    cells = Counter((base[i], exp[i]) for i in base)
+    nb = Counter(base.values())
+    split = sum(k * (nb[b] - k) / (n * nb[b]) for (b, _), k in cells.items())
+    assert unit.manifest["classes"]["split"]["u"] == pytest.approx(split, rel=1e-12)

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from reference import abcde_pairs, jaccard_pairs
+from reference import mixture_pairs
 from worlds import Summary, check, exact_values, make_world
 
 from abcde.engines import connect
@@ -16,7 +16,7 @@ from abcde.errors import InputError
 from abcde.inputs.session import open_inputs
 from abcde.inputs.spec import InputSpec
 from abcde.quality.estimate import Sample, estimate, estimate_with_verdicts
-from abcde.sampling.pairs import draw_stream, prepare
+from abcde.sampling.pairs import design_for, draw_stream, prepare
 from abcde.sampling.stratified import (
     STRATA,
     allocate,
@@ -27,13 +27,13 @@ from abcde.sampling.stratified import (
 
 
 def test_allocation() -> None:
-    totals = {"split": 0.2, "merge": 0.1, "stable": 0.7}
-    assert allocate(1000, totals, "proportional") == {"split_merge": 300, "stable": 700}
-    assert allocate(1000, totals, "equal") == {"split_merge": 500, "stable": 500}
-    assert allocate(1000, totals, 0.9) == {"split_merge": 900, "stable": 100}
-    assert allocate(10, {"split": 0, "merge": 0, "stable": 1}, 0.5) == {
+    q = {"split_merge": 0.3, "stable": 0.7}
+    assert allocate(1000, q, "proportional") == {"split_merge": 300, "stable": 700}
+    assert allocate(1000, q, "equal") == {"split_merge": 500, "stable": 500}
+    assert allocate(1000, q, 0.9) == {"split_merge": 900, "stable": 100}
+    assert allocate(10, {"split_merge": 0, "stable": 1}, 0.5) == {
         "split_merge": 0, "stable": 10}
-    assert allocate(10, {"split": 0, "merge": 0, "stable": 0}, "equal") == {
+    assert allocate(10, {"split_merge": 0, "stable": 0}, "equal") == {
         "split_merge": 0, "stable": 0}
     assert parse_allocation("0.25") == 0.25
     for bad in ("half", "1.5", "0"):
@@ -53,8 +53,7 @@ def test_strata_hold_their_classes_and_budgets(world: Any, tmp_path: Any) -> Non
     assert st["split_merge"]["budget"] == 90 and st["stable"]["budget"] == 30
     for name, classes in STRATA:
         rows = [r for r in s.draws if r["stratum"] == name]
-        assert {r["pair_class"] for r in rows} <= set(classes) | (
-            {"self"} if name == "stable" else set())
+        assert {r["pair_class"] for r in rows} <= set(classes)
         judgeable = {frozenset((r["item_i"], r["item_j"])) for r in rows
                      if r["item_i"] != r["item_j"]}
         assert len(judgeable) == st[name]["budget"] == st[name]["pairs"]["judgeable"]
@@ -86,34 +85,33 @@ def test_strata_hold_their_classes_and_budgets(world: Any, tmp_path: Any) -> Non
         estimate(tmp_path, judgements=path)
 
 
-def strata_pairweights(world: Any, population: str) -> list[dict[str, Any]]:
-    """Brute force: per colour, weight and the pair weight of each stratum by vantage item."""
-    pairs = (abcde_pairs if population == "abcde" else jaccard_pairs)(
-        world.base, world.exp, world.weight)
+def slice_totals(world: Any) -> list[dict[str, Any]]:
+    """Brute force: per colour, weight and the u total of each ΔPrecision class over its
+    vantage items (docs/method.md §6.4)."""
+    pairs = mixture_pairs(world.base, world.exp, world.weight, 0.5)
+    keys = {"split": ("split", None), "merge": ("merge", None),
+            "stable_plus": ("stable", 1.0), "stable_minus": ("stable", -1.0)}
     rows = []
     for value in sorted(set(world.color.values())):
-        sm = sum(w for (i, _), (cls, w, _) in pairs.items()
-                 if world.color[i] == value and cls in ("split", "merge"))
-        st = sum(w for (i, _), (cls, w, _) in pairs.items()
-                 if world.color[i] == value and cls in ("stable", "self"))
-        rows.append({"color": value, "weight": sum(world.weight[i] for i in world.color
-                                                   if world.color[i] == value),
-                     "pairweight_split_merge": sm, "pairweight_stable": st,
-                     "pairweight": sm + st})
+        row: dict[str, Any] = {"color": value, "weight": sum(
+            world.weight[i] for i in world.color if world.color[i] == value)}
+        for key, (cls, label) in keys.items():
+            row[key] = sum(v["u"] for (i, _), v in pairs.items() if world.color[i] == value
+                           and v["class"] == cls and (label is None or v["label"] == label))
+        rows.append(row)
     return rows
 
 
-@pytest.mark.parametrize("population", ["abcde", "jaccard"])
-def test_slice_pairweights_per_stratum_match_brute_force(world: Any, population: str) -> None:
+def test_slice_class_totals_match_brute_force(world: Any) -> None:
     attributes = {i: {"color": c} for i, c in world.color.items()}
     s = sample_pairs_stratified(world.base, world.exp, world.weight, attributes=attributes,
-                                population=population, budget=40, slice_by="color", seed=1)
+                                budget=40, slice_by="color", seed=1)
     got = sorted(s.manifest["slices"], key=lambda r: r["color"])
-    want = strata_pairweights(world, population)
+    want = slice_totals(world)
     assert len(got) == len(want)
     for g, w in zip(got, want, strict=True):
         assert g["color"] == w["color"]
-        for k in ("weight", "pairweight_split_merge", "pairweight_stable", "pairweight"):
+        for k in set(w) - {"color"}:
             assert g[k] == pytest.approx(w[k], rel=1e-9, abs=1e-15), (k, g, w)
     assert all("color" in r for r in s.draws)
     out = estimate(s, truth=world.truth)
@@ -128,71 +126,54 @@ DRAWS = {"split_merge": 1000, "stable": 1000}
 def stratum_streams(world: Any, population: str, seed: int,
                     replications: int = REPLICATIONS) -> dict[str, Any]:
     """One long SQL stream per stratum (see test_quality_statistical for why blocks of
-    one stream are independent samples), plus each stratum's totals."""
+    one stream are independent samples)."""
     eng = connect("duckdb")
     try:
         inputs = open_inputs(eng, InputSpec(world.base, world.exp, world.weight))
-        pipeline, _ = prepare(eng, inputs, population)
-        totals = pipeline.fetch(eng, "pair_totals")[0]
+        design = design_for(population)
+        pipeline, _ = prepare(eng, inputs, design)
         out = {}
         for h, (name, classes) in enumerate(STRATA):
-            p = restricted(pipeline, classes, population)
+            p = restricted(pipeline, classes, design)
             p.run(eng, "pair_strata")
             p = draw_stream(eng, p, replications * DRAWS[name], 2 * seed + h)
-            arr = eng.con.execute(  # type: ignore[attr-defined]
-                f"SELECT item_i, item_j, pair_class, label FROM "
+            out[name] = eng.con.execute(  # type: ignore[attr-defined]
+                f"SELECT item_i, item_j, pair_class, label, u_over_w FROM "
                 f"{p.physical_name('pair_stream')} ORDER BY d").fetchnumpy()
-            t = {c: float(totals[c]) if c in classes else 0.0 for c in ("split", "merge",
-                                                                        "stable")}
-            t["total"] = sum(t.values())
-            out[name] = (arr, t)
         return out
     finally:
         eng.close()
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("population", ["jaccard", "abcde"])
+@pytest.mark.parametrize("population", ["mixture", "jaccard"])
 def test_stratified_estimates_unbiased_and_covering(population: str) -> None:
     """Stratified samples through the SQL sampler (1000 draws per stratum, 1000
-    replications on jaccard, 500 on abcde; 30% of pairs unknown): the combined
-    ΔPrecision (strata summed, SEs in quadrature), the four rates from the split+merge
-    stratum (multiplied by the exact SplitRate/MergeRate, brute force), on jaccard the
-    distances and indexes from their strata, and per-colour ΔPrecision(I) and
-    contribution (strata summed with brute-force per-stratum pairweights; the SQL
-    pairweights are checked above) are unbiased (3 SE) and their 95% intervals cover
-    the brute-force value in 93–97% of replications.
+    replications of the mixture design, 500 of the jaccard one; 30% of pairs unknown):
+    every metric — ΔPrecision (its split and merge parts from one stratum, its stable
+    parts from the other), the rates, the distances, the indexes — and per-colour
+    ΔPrecision(I) and contribution are unbiased (3 SE) and their 95% intervals cover the
+    brute-force value in 93–97% of replications. The estimator is the unstratified one
+    (per-class parts, docs/method.md §8.10); the manifest is the sampler's.
 
-    Coverage is judged by worlds.coverage_consistent: a true
-    coverage in 93–97% fails with probability < 1e-4 per metric (11–17 metrics: < 0.2%
-    per case); the 3-SE bias check fails a correct estimator with probability 0.27% per
-    metric. Measured at R = 3000 (both cases): coverage 0.936–0.953, the lowest for the
-    per-colour ΔPrecision (normal intervals on few pairs per colour).
-    Disclosure: on the smaller make_world(seed=2, n=200) BadMergeDistance covered only
-    0.911 with the former normal interval — few distinct merge pairs per sample, a rare
-    "bad" verdict, 30% unknown (Wilson intervals now; the small-budget tests of
-    tests/quality/test_metrics_statistical cover that regime) — so this test uses the 405-item
-    world of the other statistical tests."""
-    from reference import impact_overall
-
+    Coverage is judged by worlds.coverage_consistent: a true coverage in 93–97% fails
+    with probability < 1e-4 per metric (~19 metrics: < 0.2% per case); the 3-SE bias
+    check fails a correct estimator with probability 0.27% per metric."""
     world = make_world(seed=1)  # the world of the other statistical tests
     exact = exact_values(world)
-    replications = REPLICATIONS if population == "jaccard" else REPLICATIONS // 2
-    streams = stratum_streams(world, population, seed=9 if population == "jaccard" else 19,
+    replications = REPLICATIONS if population == "mixture" else REPLICATIONS // 2
+    streams = stratum_streams(world, population, seed=9 if population == "mixture" else 19,
                               replications=replications)
     rng = np.random.default_rng(10)
-    strata = [{"name": name, "classes": list(classes), "budget": DRAWS[name],
-               "totals": streams[name][1]} for name, classes in STRATA]
-    impact = impact_overall(world.base, world.exp, world.weight)
-    manifest = {"population": population, "strata": strata, "sample_id": "test",
-                "totals": {}, "weight": sum(world.weight.values()),
-                "metrics": {k: impact[k] for k in ("split_rate", "merge_rate")},
-                "slices": strata_pairweights(world, population)}
+    attributes = {i: {"color": c} for i, c in world.color.items()}
+    manifest = sample_pairs_stratified(world.base, world.exp, world.weight,
+                                       attributes=attributes, slice_by="color",
+                                       population=population, budget=20, seed=0).manifest
     results = []
     for r in range(replications):
         rows = []
         for name, _ in STRATA:
-            arr, _ = streams[name]
+            arr = streams[name]
             n = DRAWS[name]
             counts: dict[tuple[int, int], dict[str, Any]] = {}
             for k in range(r * n, (r + 1) * n):
@@ -202,22 +183,19 @@ def test_stratified_estimates_unbiased_and_covering(population: str) -> None:
                 else:
                     counts[key] = {"pair_id": f"{min(key)}-{max(key)}", "item_i": key[0],
                                    "item_j": key[1], "pair_class": str(arr["pair_class"][k]),
-                                   "label": float(arr["label"][k]), "draw_count": 1,
+                                   "label": float(arr["label"][k]),
+                                   "u_over_w": float(arr["u_over_w"][k]), "draw_count": 1,
                                    "stratum": name, "color": world.color[key[0]]}
             rows.extend(counts.values())
         s = Sample(rows, manifest)
         verdicts = {}
         for pid, (i, j) in s.pairs.by_id.items():
-            if pid in s.pairs.self_ids:
-                continue
             verdicts[pid] = "unknown" if rng.random() < 0.3 else (
                 "equivalent" if world.truth[i] == world.truth[j] else "not_equivalent")
         results.append(estimate_with_verdicts(s, verdicts))
-    keys = ["delta_precision", "good_split_rate", "bad_split_rate", "good_merge_rate",
-            "bad_merge_rate"]
-    if population == "jaccard":
-        keys += ["good_split_distance", "bad_merge_distance", "good_distance",
-                 "bad_distance", "affected_good_index", "affected_bad_index"]
+    keys = [k for k in results[0] if isinstance(results[0][k], dict)
+            and "estimate" in results[0][k] and k not in results[0]["unavailable"]]
+    assert len(keys) == 13
     for doc in results:  # per-slice results under the keys flatten() would give them
         for row in doc["slices"]:
             c = row["slice"]["color"]
@@ -279,33 +257,31 @@ def test_cli_sample_pairs_with_strata_then_estimate(world: Any, tmp_path: Any) -
 
 
 # Base a|b|c|de, Exp abc|de: three merge pairs, and affected cells of one item each, so
-# the stable stratum holds only self pairs (this allocation used to run for minutes).
+# there is no stable pair i ≠ j (the stable stratum used to hold only self pairs).
 TINY_BASE = {"a": 1, "b": 2, "c": 3, "d": 4, "e": 4}
 TINY_EXP = {"a": 1, "b": 1, "c": 1, "d": 4, "e": 4}
 
 
 def test_a_stratum_allocated_more_pairs_than_it_holds_is_refused(tmp_path: Any) -> None:
     """Judgeable pairs per stratum come from the closed-form counts; an allocation that
-    exceeds them is refused before anything is drawn, naming the stratum."""
-    with pytest.raises(InputError, match=r"stratum split_merge has only 3 judgeable pairs"
-                                         r".*stratum stable holds no pair to judge"):
+    exceeds them is refused before anything is drawn, naming the stratum. A stratum
+    without pairs gets no budget: the split+merge stratum takes it all."""
+    with pytest.raises(InputError, match=r"stratum split_merge has only 3 judgeable pairs"):
         sample_pairs_stratified(TINY_BASE, TINY_EXP, population="jaccard", budget=10,
                                 allocation="equal", out=tmp_path / "x")
     assert not (tmp_path / "x" / "manifest.json").exists()
-    with pytest.raises(InputError, match="stratum stable holds no pair to judge"):
-        sample_pairs_stratified(TINY_BASE, TINY_EXP, population="jaccard", budget=2,
-                                allocation="equal")
+    s = sample_pairs_stratified(TINY_BASE, TINY_EXP, budget=2, allocation="equal")
+    budgets = {st["name"]: st["budget"] for st in s.manifest["strata"]}
+    assert budgets == {"split_merge": 2, "stable": 0} and len(s.questions) == 2
 
 
 def test_stratum_pair_counts_match_brute_force(world: Any) -> None:
     """Each stratum's `population_pairs` = the brute-force number of unique unordered
-    non-self pairs of its classes with positive weight; the manifest counts per class."""
-    s = sample_pairs_stratified(world.base, world.exp, world.weight, population="jaccard",
-                                budget=30, seed=2)
-    ref = jaccard_pairs(world.base, world.exp, world.weight)
+    pairs of its classes the design can draw; the manifest counts per class."""
+    s = sample_pairs_stratified(world.base, world.exp, world.weight, budget=30, seed=2)
+    ref = mixture_pairs(world.base, world.exp, world.weight, 0.5)
     for name, classes in STRATA:
-        want = len({frozenset(k) for k, (cls, w, _) in ref.items()
-                    if cls in classes and w > 0 and k[0] != k[1]})
+        want = len({frozenset(k) for k, v in ref.items() if v["class"] in classes})
         st = next(x for x in s.manifest["strata"] if x["name"] == name)
         assert st["population_pairs"] == want
         rows = [r for r in s.draws if r["stratum"] == name]
@@ -325,21 +301,3 @@ def test_stratified_out_directory_is_refused_unless_overwrite(world: Any, tmp_pa
         assert {q["sample_id"] for q in csv.DictReader(f)} == {s.manifest["sample_id"]}
     with pytest.raises(ValueError):
         sample_pairs_stratified(world.base, world.exp, budget=10.5)
-
-
-def test_delta_precision_notes_a_starved_stable_stratum(world: Any, tmp_path: Any) -> None:
-    """With little of the budget in the stable stratum, stratified ΔPrecision intervals
-    were measured ~15% too narrow (benchmarks/RESULTS.md): the estimate says so; an equal
-    allocation carries no such note."""
-    from abcde.quality.estimate import estimate
-
-    def judge(i: Any, j: Any) -> bool:
-        return world.truth[i] == world.truth[j]
-
-    notes = {}
-    for alloc in (0.8, "equal"):
-        s = sample_pairs_stratified(world.base, world.exp, world.weight, population="jaccard",
-                                    budget=100, allocation=alloc, seed=3)
-        notes[alloc] = estimate(s, judge=judge)["delta_precision"].get("note") or ""
-    assert "stable stratum got 20 of 100 pairs" in notes[0.8]
-    assert "stable stratum" not in notes["equal"]

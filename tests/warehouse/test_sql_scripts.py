@@ -26,6 +26,7 @@ from abcde.cli import main
 from abcde.engines import Engine
 from abcde.errors import InputError
 from abcde.impact.run import impact
+from abcde.quality.exact import exact_quality
 from abcde.sql import templates
 from abcde.sql.dialects import DIALECTS, SNOWFLAKE_RESERVED, identifier, to_sql
 from abcde.warehouse.scripts import ScriptSpec, comment, impact_pipeline, quiet_sqlglot
@@ -149,6 +150,7 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
         abcde.sample_pairs(b, e, w, budget=50, seed=3, population="jaccard")
         abcde.sample_pairs_stratified(b, e, w, attributes=a, budget=50, seed=3,
                                       slice_by="provenance")
+        exact_quality(b, e, w, truth=truth)
         for args in ((str(repeated), e, None), (b, e, str(bad_weight)),
                      (b, e, str(text_weight))):
             with pytest.raises(InputError):

@@ -62,8 +62,11 @@ def estimate_cmd(sample_dir: str, judgements: tuple[str, ...], truth: str | None
 @clustering_inputs
 @click.option("--truth", required=True, help="Ground-truth clustering that plays the judge.")
 @input_options
-@click.option("--population", type=click.Choice(["abcde", "jaccard"]), default="jaccard",
-              show_default=True)
+@click.option("--population", type=click.Choice(["mixture", "abcde", "jaccard"]),
+              default="mixture", show_default=True, help="The sampling design, as for "
+              "sample-pairs.")
+@click.option("--alpha", type=float, default=None,
+              help="The mixture's share of the abcde population, in (0, 1) [default: 0.5].")
 @click.option("--budgets", default="100,300,1000,3000", show_default=True,
               help="Comma-separated budgets (unique judgeable pairs).")
 @click.option("--replications", type=int, default=20, show_default=True)
@@ -79,10 +82,12 @@ def estimate_cmd(sample_dir: str, judgements: tuple[str, ...], truth: str | None
 def simulate_cmd(base: str, exp: str, truth: str, weights: str | None, item_col: str,
                  cluster_col: str, weight_col: str, missing_weight: float | None,
                  db: str | None, memory_limit: str | None, threads: int | None,
-                 population: str, budgets: str, replications: int, seed: int,
+                 population: str, alpha: float | None, budgets: str, replications: int,
+                 seed: int,
                  unknown_share: float, strata_allocation: str | None, fmt: str) -> None:
-    """Size the judgement budget: the expected 95% interval half-width of every quality
-    metric per budget, from simulated rounds judged by --truth."""
+    """Size the judgement budget and check the estimates on your data: per quality metric
+    and budget, the 95% interval half-width, the coverage of the exact value and the bias,
+    from simulated rounds judged by --truth (whose exact metrics are computed in SQL)."""
     from abcde.quality.simulation import render_table, simulate
 
     try:
@@ -107,7 +112,11 @@ def simulate_cmd(base: str, exp: str, truth: str, weights: str | None, item_col:
             parse_allocation(strata_allocation)
         except ValueError as err:
             raise click.BadParameter(str(err), param_hint="--strata-allocation") from None
-    doc = simulate(base, exp, weights, truth=truth, population=population, budgets=sizes,
+    if alpha is not None and (population != "mixture" or not 0 < alpha < 1):
+        raise click.BadParameter("a number in (0, 1), with --population mixture",
+                                 param_hint="--alpha")
+    doc = simulate(base, exp, weights, truth=truth, population=population, alpha=alpha,
+                   budgets=sizes,
                    replications=replications, seed=seed, unknown_share=unknown_share,
                    stratify=strata_allocation, item_col=item_col, cluster_col=cluster_col,
                    weight_col=weight_col, missing_weight=missing_weight, db=db,

@@ -143,9 +143,13 @@ def _serve_explore(sample: str, port: int, host: str, open_browser: bool) -> Non
 
 @click.command("sample-pairs")
 @_common
-@click.option("--population", type=click.Choice(["abcde", "jaccard"]), default="abcde",
-              show_default=True, help="abcde: ∝ u_ij (ΔPrecision, rates); jaccard: ∝ w_ij "
-              "(also distances and affected indexes).")
+@click.option("--population", type=click.Choice(["mixture", "abcde", "jaccard"]),
+              default="mixture", show_default=True,
+              help="mixture: ∝ α·u_ij/Σu + (1 − α)·w_ij/Σw, every metric's importance "
+              "weights bounded (docs/method.md §6.9); abcde: ∝ u_ij (α = 1); jaccard: "
+              "∝ w_ij (α = 0).")
+@click.option("--alpha", type=float, default=None,
+              help="The mixture's share of the abcde population, in (0, 1) [default: 0.5].")
 @click.option("--budget", type=click.IntRange(1, 10**9), required=True,
               help="Unique non-self pairs for the judges (at most the population's).")
 @click.option("--seed", type=int, default=0, show_default=True)
@@ -162,8 +166,8 @@ def _serve_explore(sample: str, port: int, host: str, open_browser: bool) -> Non
 def sample_pairs_cmd(base: str, exp: str, weights: str | None, attributes: str | None,
                      item_col: str, cluster_col: str, weight_col: str,
                      missing_weight: float | None, db: str | None, memory_limit: str | None,
-                     threads: int | None, population: str, budget: int, seed: int,
-                     slice_by: tuple[str, ...], out: str,
+                     threads: int | None, population: str, alpha: float | None,
+                     budget: int, seed: int, slice_by: tuple[str, ...], out: str,
                      strata_allocation: str | None = None, overwrite: bool = False,
                      engine_name: str | None = None, dsn: str | None = None,
                      spark_remote: str | None = None, spark_master: str | None = None,
@@ -173,6 +177,9 @@ def sample_pairs_cmd(base: str, exp: str, weights: str | None, attributes: str |
 
     if seed < 0:
         raise click.BadParameter("must be >= 0", param_hint="--seed")
+    if alpha is not None and (population != "mixture" or not 0 < alpha < 1):
+        raise click.BadParameter("a number in (0, 1), with --population mixture (abcde is "
+                                 "alpha 1, jaccard alpha 0)", param_hint="--alpha")
     if strata_allocation is not None:
         from abcde.sampling.stratified import parse_allocation, sample_pairs_stratified
 
@@ -189,7 +196,7 @@ def sample_pairs_cmd(base: str, exp: str, weights: str | None, attributes: str |
     with command_engine(engine_name, dsn, spark_remote, spark_master, spark_conf, db,
                         memory_limit, threads) as engine:
         s = sample_pairs(base, exp, weights, attributes=attributes, population=population,
-                         budget=budget, seed=seed, **extra, item_col=item_col,
+                         alpha=alpha, budget=budget, seed=seed, **extra, item_col=item_col,
                          cluster_col=cluster_col, weight_col=weight_col,
                          missing_weight=missing_weight, out=out, overwrite=overwrite, db=db,
                          memory_limit=memory_limit, threads=threads, engine=engine,

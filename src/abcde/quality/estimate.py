@@ -11,13 +11,17 @@ with verdicts from one of
 - any callable judge (i, j) → verdict, e.g. an ML model or an LLM (ABCDE App. B),
 
 and :func:`estimate_from_draws` turns draws, verdicts and manifest into ΔPrecision, the
-Good/Bad Split/Merge rates, distances and affected indexes with standard errors and
-intervals: the judged sample (:mod:`abcde.quality.sample`), the metric table
-(:mod:`abcde.quality.metrics`), the slices (:mod:`abcde.quality.slices`) and the words
-(:mod:`abcde.quality.wording`). A stratified sample is estimated stratum by stratum — each
-stratum's weighted mean × its own pair-weight total — and the strata combined: a metric
-within one stratum is that stratum's estimate, ΔPrecision is the sum over strata with SEs
-in quadrature (independent samples).
+Good/Bad Split/Merge rates, distances and affected indexes with standard errors,
+intervals and effective sample sizes: the judged sample (:mod:`abcde.quality.sample`), the
+metric table (:mod:`abcde.quality.metrics`), the slices (:mod:`abcde.quality.slices`) and
+the words (:mod:`abcde.quality.wording`). A stratified sample is estimated like an
+unstratified one — every metric part is a per-class ratio times the class's exact total,
+and every class lies in one stratum — except that the design's expected effective sample
+size counts each stratum's draws against its own probability (docs/method.md §8.10).
+
+Samples drawn before the mixture design (their manifest has no ``design``: self pairs
+were sampled from one population) are refused with the reason: their estimates could be
+confidently wrong (docs/method.md §8.1).
 
 References
 ----------
@@ -48,14 +52,14 @@ from abcde.quality.judgements import (
     rows_from_records,
     truth_judge,
 )
-from abcde.quality.metrics import METRIC_KEYS, estimate_all, metric_keys, unavailable
-from abcde.quality.result import Estimate, sum_independent
-from abcde.quality.sample import CLASSES, POPULATIONS, JudgedSample, count_distinct, judged_sample
-from abcde.quality.slices import estimate_slices, stratified_slices
+from abcde.quality.metrics import METRIC_KEYS, Design, estimate_all, unavailable
+from abcde.quality.sample import CLASS_KEYS, JudgedSample, count_distinct, judged_sample
+from abcde.quality.slices import estimate_slices
 from abcde.quality.verdict_log import LOG_NAME, is_verdict_log, logged_verdicts
 from abcde.quality.wording import precision_verdict, sample_warnings
 from abcde.sampling.files import verify_sample_files
 from abcde.sampling.manifest import sample_id, stream_of
+from abcde.sampling.pairs import DESIGN_VERSION, POPULATIONS
 
 __all__ = [
     "IMPACT_KEYS",
@@ -133,6 +137,10 @@ def load_sample(sample: Any) -> Sample:
         raise InputError(f"{path} is not a pair sample: it has no manifest.json",
                          hint="Give the directory written by `abcde sample-pairs --out`.")
     manifest = _read_manifest(manifest_path)
+    try:
+        check_design(manifest)
+    except ValueError as err:
+        raise InputError(f"{path}: {err}", hint=OLD_SAMPLE_HINT) from None
     notes = verify_sample_files(path, manifest)
     draws = _read_draws(path)
     return Sample(draws, manifest, str(path), notes)
@@ -150,7 +158,7 @@ def _read_manifest(path: Path) -> dict[str, Any]:
                          f"{err.colno}): the file is cut short or damaged",
                          hint="Restore the sample directory as `abcde sample-pairs` wrote it "
                               "(the same inputs and seed give the same sample).") from None
-    if not isinstance(manifest, dict) or manifest.get("population") not in ("abcde", "jaccard"):
+    if not isinstance(manifest, dict) or manifest.get("population") not in POPULATIONS:
         raise InputError(f"{path}: not a pair-sample manifest (no population)")
     return manifest
 
@@ -395,15 +403,15 @@ def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,
     docs/method.md §8, §8.10 (stratified samples).
     """
     draws = _draw_columns(s.draws)
-    strata = s.strata
     try:
-        if not strata:
-            out = estimate_from_draws(draws, verdicts, _manifest_for(s.manifest),
-                                      confidence=confidence, se_method=se_method)
-        else:
-            out = _estimate_stratified(s, draws, verdicts, confidence, se_method)
+        out = estimate_from_draws(draws, verdicts, s.manifest, confidence=confidence,
+                                  se_method=se_method)
     except ValueError as err:
-        raise InputError(f"{s.where}: {err}") from None
+        hint = OLD_SAMPLE_HINT if "earlier abcde" in str(err) else None
+        raise InputError(f"{s.where}: {err}", hint=hint) from None
+    if s.strata:
+        out["strata"] = [{**st, "sample": _stratum_sample(s, st["name"], verdicts)}
+                         for st in s.strata]
     metrics = s.manifest.get("metrics") or {}
     out["impact"] = {k: metrics.get(k) for k in IMPACT_KEYS if k in metrics}
     out["sample_id"] = s.id
@@ -428,21 +436,23 @@ def estimate_from_draws(
 ) -> dict[str, Any]:
     """All quality estimates of draw rows, verdicts and a manifest, as a JSON-ready dict.
 
-    The level below :func:`estimate`, without sample files: the draw rows of one
-    (unstratified) sample, its verdicts and the parts of its manifest the estimators read.
+    The level below :func:`estimate`, without sample files: the draw rows of one sample
+    (stratified or not), its verdicts and the parts of its manifest the estimators read.
 
     Parameters
     ----------
     draws : columns, rows, DataFrame, pyarrow table or DuckDB relation
-        One row per unique ordered pair drawn (:func:`~abcde.quality.sample.judged_sample`).
+        One row per unique ordered pair drawn (:func:`~abcde.quality.sample.judged_sample`;
+        a stratified sample's rows carry ``stratum``).
     verdicts : mapping, column mapping or rows
         pair_id → verdict (:func:`~abcde.quality.sample.judged_sample`).
     manifest : mapping
-        ``population`` ("abcde" or "jaccard"); ``totals`` (total, split, merge, stable:
-        the population's pair-weight sums, docs/method.md §6.4); ``metrics`` (the exact
-        impact metrics; on the jaccard population ``split_rate`` and ``merge_rate`` are
-        the rates' multipliers and required for them); ``slices`` and ``weight`` (W) for
-        per-slice ΔPrecision.
+        ``design`` (its ``version``) and ``alpha``; ``totals`` (u, w: Σu and Σw over pairs
+        i ≠ j); ``classes`` (per class key: u, w, q, kish_u, kish_w, u_uncovered,
+        w_uncovered; docs/method.md §6.4, §6.9); ``exact`` (the self parts, §6.8);
+        ``metrics`` (the exact impact metrics, checked against the class totals);
+        ``strata`` of a stratified sample (name, classes, q); ``slices`` and ``weight``
+        (W) for per-slice ΔPrecision.
     confidence : float
         The intervals' level.
     se_method : {"pair_clustered", "kirchner"}
@@ -452,11 +462,10 @@ def estimate_from_draws(
     Returns
     -------
     dict
-        ``population``, ``se_method``; every key of
+        ``population``, ``alpha``, ``se_method``; every key of
         :data:`~abcde.quality.metrics.METRIC_KEYS` — each a dict estimate, se, ci_low,
-        ci_high, confidence, interval, n_eff, pairs, draws, multiplier, note (estimate
-        None + note when the sample cannot tell; on the abcde population the distances
-        and indexes always, with the reason, which ``unavailable`` also lists);
+        ci_high, confidence, interval, n_eff, pairs, draws, multiplier, exact,
+        not_conclusive, note (estimate None + note when the sample cannot tell);
         ``unavailable``; ``slices`` (per-slice ΔPrecision and contribution, when the
         manifest has slices); ``sample`` (draws, pairs, unknowns and reweighting factors
         per class); ``warnings`` (why the intervals may not be trusted) and ``verdict``
@@ -465,44 +474,48 @@ def estimate_from_draws(
     Raises
     ------
     ValueError
-        On an unknown ``se_method`` or population, inconsistent manifest totals, or
-        draws and verdicts :func:`~abcde.quality.sample.judged_sample` refuses.
+        On an unknown ``se_method``, a sample of an earlier design, inconsistent
+        manifest totals, or draws and verdicts
+        :func:`~abcde.quality.sample.judged_sample` refuses.
 
     References
     ----------
-    docs/method.md §8.1–8.9. ABCDE §5.7–5.8, App. B (S. van Staden, A. Grubb. ABCDE:
+    docs/method.md §8.1–8.11. ABCDE §5.7–5.8, App. B (S. van Staden, A. Grubb. ABCDE:
     Application-Based Cluster Diff Evals. Google, 2024, arXiv:2407.21430); Jaccard
     decomposition §6.1, §7–8 (S. van Staden. Decomposing the Jaccard Distance and the
     Jaccard Index in ABCDE. Google Switzerland, 2024).
     """
     if se_method not in SE_METHODS:
         raise ValueError(f"se_method must be one of {SE_METHODS}, got {se_method!r}")
-    population = manifest.get("population")
-    if population not in POPULATIONS:
-        raise ValueError(f"manifest.population must be one of {POPULATIONS}, got {population!r}")
-    totals = _totals(manifest, population)
-    s = judged_sample(draws, verdicts, population)
-    _check_classes_against_totals(s, totals)
-    return _estimate_judged(s, manifest, totals, confidence, se_method)
-
-
-def _estimate_judged(s: JudgedSample, manifest: Mapping[str, Any], totals: Mapping[str, float],
-                     confidence: float, se_method: str) -> dict[str, Any]:
-    """:func:`estimate_from_draws` once the sample is judged and the totals checked."""
+    check_design(manifest)
+    classes, sums = _classes(manifest)
+    alpha = float(manifest["alpha"])
+    s = judged_sample(draws, verdicts, alpha=alpha, kappa=sums["u"] / sums["w"])
+    _check_classes_against_totals(s, classes)
+    design = Design(classes, _exact(manifest), sums, _scale(s, manifest, classes))
     opts: dict[str, Any] = {"confidence": confidence, "se_method": se_method}
-    multipliers = {**totals, **_rate_multipliers(manifest, s.population, totals)}
-    results = estimate_all(s, multipliers, **opts)
-    out: dict[str, Any] = {"population": s.population, "se_method": se_method}
+    results = estimate_all(s, design, **opts)
+    out: dict[str, Any] = {"population": manifest.get("population"), "alpha": alpha,
+                           "se_method": se_method}
     out.update({k: results[k].as_dict() for k in METRIC_KEYS})
-    out["unavailable"] = unavailable(s.population)
+    out["unavailable"] = unavailable(results)
     slices = manifest.get("slices")
     if slices:
         total_weight = _metric(manifest, "weight")
         if total_weight is None:
             raise ValueError("manifest has slices but no total item weight 'weight' (W)")
-        out["slices"] = [e.as_dict() for e in estimate_slices(s, slices, total_weight, **opts)]
+        out["slices"] = [e.as_dict() for e in estimate_slices(s, slices, total_weight, design,
+                                                              **opts)]
+    out["sample"] = _sample_summary(s)
+    out["warnings"] = sample_warnings(out["sample"], results)
+    out["verdict"] = precision_verdict(results["delta_precision"],
+                                       warnings=_unknown_warnings(out["warnings"]))
+    return out
+
+
+def _sample_summary(s: JudgedSample) -> dict[str, Any]:
     known = s.known
-    out["sample"] = {
+    return {
         "rows": s.rows,
         "draws": int(s.draw_count.sum()),
         "pairs": count_distinct(s.pair_key),
@@ -512,9 +525,21 @@ def _estimate_judged(s: JudgedSample, manifest: Mapping[str, Any], totals: Mappi
         "unused_verdicts": s.unused_verdicts,
         "classes": {name: t.as_dict() for name, t in s.tallies.items()},
     }
-    out["warnings"] = sample_warnings(out["sample"], totals)
-    out["verdict"] = precision_verdict(results["delta_precision"], warnings=out["warnings"])
-    return out
+
+
+def _unknown_warnings(warnings: Sequence[str]) -> list[str]:
+    """The sample-wide warnings (not the per-metric ones, which the verdict reads from
+    ΔPrecision's own ``not_conclusive``)."""
+    return [w for w in warnings if w.startswith(UNKNOWN_WARNING_START)]
+
+
+def _stratum_sample(s: Sample, name: str, verdicts: Mapping[str, str]) -> dict[str, Any]:
+    """Draws, pairs and verdicts of one stratum (``strata[].sample``)."""
+    rows = [r for r in s.draws if r.get("stratum") == name]
+    ids = {str(r["pair_id"]) for r in rows}
+    unknown = sum(1 for p in ids if verdicts.get(p, "unknown") == "unknown")
+    return {"rows": len(rows), "draws": sum(int(r["draw_count"]) for r in rows),
+            "pairs": len(ids), "judged_pairs": len(ids) - unknown, "unknown_pairs": unknown}
 
 
 # --------------------------------------------------------------------------- #
@@ -522,6 +547,51 @@ def _estimate_judged(s: JudgedSample, manifest: Mapping[str, Any], totals: Mappi
 # --------------------------------------------------------------------------- #
 
 _TOLERANCE = 1e-6  # relative tolerance for manifest consistency checks
+
+OLD_SAMPLE_HINT = ("Draw the sample again with this abcde (`abcde sample-pairs`); a judgement "
+                   "file keyed by item_1,item_2 gives its verdicts to the pairs the new "
+                   "sample shares with the old one, so only the new pairs need judging.")
+"""What to do with a sample of an earlier design (docs/method.md §8.1)."""
+
+UNKNOWN_WARNING_START = "unknown verdicts:"
+
+
+def check_design(manifest: Mapping[str, Any]) -> None:
+    """Refuse a sample drawn before the mixture design (docs/method.md §8.1).
+
+    Such samples sampled the self pairs and one population only; their importance
+    weights toward the other population are unbounded and the self pairs' share was
+    sampled, so their estimates can be confidently wrong (issue #11). They carry no
+    ``design`` in the manifest, or an older version.
+
+    Parameters
+    ----------
+    manifest : mapping
+        A pair sample's manifest.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    ValueError
+        Naming the reason, for a sample of an earlier design or without ``alpha``.
+
+    References
+    ----------
+    docs/method.md §6.8–6.9, §8.1.
+    """
+    version = (manifest.get("design") or {}).get("version")
+    if version != DESIGN_VERSION:
+        raise ValueError(
+            "this sample was drawn by an earlier abcde (its manifest has no design version "
+            f"{DESIGN_VERSION}): it sampled the self pairs and one pair population, whose "
+            "importance weights toward the other are unbounded, so its estimates can be "
+            "confidently wrong; it is not estimated (docs/method.md §8.1)")
+    alpha = manifest.get("alpha")
+    if alpha is None or not 0 <= float(alpha) <= 1:
+        raise ValueError(f"manifest.alpha must be in [0, 1], got {alpha!r}")
 
 
 def _close(a: float, b: float) -> bool:
@@ -537,63 +607,80 @@ def _metric(manifest: Mapping[str, Any], name: str) -> float | None:
     return None if value is None else float(value)
 
 
-def _totals(manifest: Mapping[str, Any], population: str) -> dict[str, float]:
-    """Class totals of the pair population (docs/method.md §6.4), checked against the
-    impact metrics."""
-    raw = manifest.get("totals")
+CLASS_FIELDS = ("u", "w", "q", "kish_u", "kish_w", "u_uncovered", "w_uncovered")
+
+
+def _classes(manifest: Mapping[str, Any]) -> tuple[dict[str, dict[str, float]], dict[str, float]]:
+    """The manifest's classes (docs/method.md §6.4, §6.9), checked, and Σu, Σw; the
+    totals are checked against the exact impact metrics they equal."""
+    raw = manifest.get("classes")
     if not isinstance(raw, Mapping):
-        raise ValueError("manifest.totals must map total, split, merge, stable to pair-weight sums")
-    missing = [k for k in ("total", "split", "merge", "stable") if raw.get(k) is None]
-    if missing:
-        raise ValueError(f"manifest.totals lacks {missing}")
-    totals = {k: float(raw[k]) for k in ("total", "split", "merge", "stable")}
-    for k, v in totals.items():
-        if not (math.isfinite(v) and v >= 0):
-            raise ValueError(f"manifest.totals.{k} must be finite and ≥ 0, got {v}")
-    parts = totals["split"] + totals["merge"] + totals["stable"]
-    if not _close(totals["total"], parts):
-        raise ValueError(
-            f"manifest.totals: total {totals['total']!r} ≠ split + merge + stable {parts!r}"
-        )
-    expected = (
-        {"split": "split_rate", "merge": "merge_rate"}
-        if population == "abcde"
-        else {
-            "split": "split_distance",
-            "merge": "merge_distance",
-            "stable": "affected_jaccard_index",
-        }
-    )
-    for k, metric in expected.items():
+        raise ValueError("manifest.classes must map the class keys to their totals")
+    classes: dict[str, dict[str, float]] = {}
+    for key in CLASS_KEYS:
+        entry = raw.get(key) or {}
+        missing = [f for f in CLASS_FIELDS if entry.get(f) is None]
+        if missing:
+            raise ValueError(f"manifest.classes.{key} lacks {missing}")
+        classes[key] = {f: float(entry[f]) for f in CLASS_FIELDS}
+        for f, v in classes[key].items():
+            if not (math.isfinite(v) and v >= 0):
+                raise ValueError(f"manifest.classes.{key}.{f} must be finite and ≥ 0, got {v}")
+    sums = {t: sum(c[t] for c in classes.values()) for t in ("u", "w")}
+    totals = manifest.get("totals") or {}
+    for t in ("u", "w"):
+        if totals.get(t) is not None and not _close(float(totals[t]), sums[t]):
+            raise ValueError(f"manifest.totals.{t} = {totals[t]!r} ≠ the classes' sum {sums[t]!r}")
+    # a target of total 0 has no part to estimate (Base = Exp: every metric exact); its
+    # sum only scales importance weights that no part uses
+    sums = {t: v if v > 0 else 1.0 for t, v in sums.items()}
+    exact = manifest.get("exact") or {}
+    stable_w = sum(classes[k]["w"] for k in CLASS_KEYS[2:])
+    for cls, target, metric, extra in (
+            ("split", "u", "split_rate", 0.0), ("merge", "u", "merge_rate", 0.0),
+            ("split", "w", "split_distance", 0.0), ("merge", "w", "merge_distance", 0.0),
+            ("stable", "w", "affected_jaccard_index",
+             float(exact.get("affected_good_index") or 0.0))):
         value = _metric(manifest, metric)
-        if value is not None and not _close(value, totals[k]):
+        have = stable_w + extra if cls == "stable" else classes[cls][target]
+        if value is not None and not _close(value, have):
             raise ValueError(
-                f"manifest: totals.{k} = {totals[k]!r} but {metric} = {value!r}; for the "
-                f"{population} population they are the same sum (is the population right?)"
-            )
-    return totals
+                f"manifest: the {cls} pairs' {target} total is {have!r} but {metric} = "
+                f"{value!r}; they are the same sum (is this the sample's manifest?)")
+    return classes, sums
 
 
-def _check_classes_against_totals(s: JudgedSample, totals: Mapping[str, float]) -> None:
-    for code, name in enumerate(CLASSES):
-        total_key = "stable" if name == "self" else name
-        if totals[total_key] == 0 and (s.pair_class == code).any():
-            raise ValueError(f"draws include {name} pairs but manifest.totals.{total_key} is 0")
+def _exact(manifest: Mapping[str, Any]) -> dict[str, float]:
+    exact = manifest.get("exact")
+    if not isinstance(exact, Mapping):
+        raise ValueError("manifest.exact must give the self pairs' exact parts")
+    return {k: float(exact.get(k) or 0.0) for k in ("delta_precision", "affected_good_index")}
 
 
-def _rate_multipliers(
-    manifest: Mapping[str, Any], population: str, totals: Mapping[str, float]
-) -> dict[str, float | None]:
-    """split_rate and merge_rate (SplitRate(T), MergeRate(T)), the multipliers of the
-    rates (docs/method.md §8.5): the abcde population's split and merge totals, or the
-    manifest's exact impact metrics on the jaccard population (None when the manifest
-    lacks them); 0 for a class with no pairs (e.g. a stratum without it)."""
-    out: dict[str, float | None] = {}
-    for cls in ("split", "merge"):
-        if population == "abcde" or totals[cls] == 0:
-            out[f"{cls}_rate"] = totals[cls]
-        else:
-            out[f"{cls}_rate"] = _metric(manifest, f"{cls}_rate")
+def _check_classes_against_totals(s: JudgedSample, classes: Mapping[str, Mapping[str, float]],
+                                  ) -> None:
+    for code, name in enumerate(CLASS_KEYS):
+        if classes[name]["q"] == 0 and (s.class_key == code).any():
+            raise ValueError(f"draws include {name} pairs but the design gives them "
+                             "probability 0 (manifest.classes)")
+
+
+def _scale(s: JudgedSample, manifest: Mapping[str, Any],
+           classes: Mapping[str, Mapping[str, float]]) -> dict[str, float]:
+    """Per class key the draws per unit of design probability: all draws of an
+    unstratified sample (Σq = 1), a stratum's draws over its probability Q_h."""
+    strata = manifest.get("strata")
+    if not strata:
+        return dict.fromkeys(CLASS_KEYS, float(s.draw_count.sum()))
+    if s.stratum is None:
+        raise ValueError("a stratified sample's draws need their stratum column")
+    out = dict.fromkeys(CLASS_KEYS, 0.0)
+    for st in strata:
+        q = float(st.get("q") or 0.0)
+        draws = float(s.draw_count[s.stratum == st["name"]].sum())
+        for key in CLASS_KEYS:
+            if key.split("_")[0] in st["classes"]:
+                out[key] = draws / q if q > 0 else 0.0
     return out
 
 
@@ -606,107 +693,11 @@ def _draw_columns(draws: Sequence[Mapping[str, Any]]) -> dict[str, list[Any]]:
     """Draw rows as columns, pair ids as text (the verdicts' keys)."""
     if not draws:
         return {k: [] for k in ("pair_id", "item_i", "item_j", "pair_class", "label",
-                                "draw_count")}
+                                "draw_count", "u_over_w")}
     names = list(draws[0])
     cols = {n: [r.get(n) for r in draws] for n in names}
     cols["pair_id"] = [str(p) for p in cols["pair_id"]]
     for drop in ("first_draw", "base_cluster_i", "exp_cluster_i", "base_cluster_j",
-                 "exp_cluster_j", "stratum"):
+                 "exp_cluster_j"):
         cols.pop(drop, None)
     return cols
-
-
-def _manifest_for(manifest: Mapping[str, Any]) -> dict[str, Any]:
-    """The estimators' manifest: population, totals, metrics, slices (W)."""
-    out = {k: manifest[k] for k in ("population", "totals", "metrics", "slices", "weight")
-           if k in manifest}
-    return out
-
-
-def _estimate_stratified(s: Sample, draws: dict[str, list[Any]], verdicts: Mapping[str, str],
-                         confidence: float, se_method: str) -> dict[str, Any]:
-    """Stratum by stratum, then combined (each stratum's mean × its own total; a metric
-    whose pair classes lie in one stratum is that stratum's estimate; ΔPrecision sums
-    the strata, SEs in quadrature; docs/method.md §8.10)."""
-    population = s.manifest["population"]
-    stratum_of = [r["stratum"] for r in s.draws]
-    parts: dict[str, dict[str, Any]] = {}
-    judged: dict[str, JudgedSample] = {}
-    for st in s.strata:
-        rows = [k for k, name in enumerate(stratum_of) if name == st["name"]]
-        sub = {c: [v[k] for k in rows] for c, v in draws.items()}
-        manifest = {"population": population, "totals": st["totals"]}
-        if population == "jaccard":  # the rates' multipliers SplitRate(T), MergeRate(T)
-            metrics = s.manifest.get("metrics") or {}
-            manifest["metrics"] = {k: metrics[k] for k in ("split_rate", "merge_rate")
-                                   if k in metrics}
-        totals = _totals(manifest, population)
-        judged[st["name"]] = js = judged_sample(sub, verdicts, population)
-        _check_classes_against_totals(js, totals)
-        parts[st["name"]] = _estimate_judged(js, manifest, totals, confidence, se_method)
-    out: dict[str, Any] = {"population": population, "se_method": se_method}
-    owner = {"split": "split_merge", "merge": "split_merge", "stable": "stable"}
-    for key in METRIC_KEYS:
-        if key not in metric_keys(population):  # the reason, as unstratified
-            out[key] = next(iter(parts.values()))[key]
-            continue
-        if key == "delta_precision":
-            est = sum_independent([Estimate.from_dict(p[key]) for p in parts.values()],
-                                  confidence)
-            out[key] = est.as_dict()
-            thin = _thin_stable_stratum(s.strata)
-            if thin:
-                out[key]["note"] = "; ".join(x for x in (out[key].get("note"), thin) if x)
-            continue
-        cls = "stable" if "index" in key else "split" if "split" in key else \
-            "merge" if "merge" in key else "split"
-        out[key] = parts[owner[cls]][key]
-    first = next(iter(parts.values()))
-    out["unavailable"] = first["unavailable"]
-    if s.manifest.get("slices"):
-        out["slices"] = [e.as_dict() for e in stratified_slices(
-            judged, s.manifest["slices"], float(s.manifest["weight"]), confidence=confidence,
-            se_method=se_method)]
-    out["strata"] = [{**st, "sample": parts[st["name"]]["sample"],
-                      "delta_precision": parts[st["name"]]["delta_precision"]}
-                     for st in s.strata]
-    out["sample"] = _merge_samples([p["sample"] for p in parts.values()])
-    totals = {c: sum(float(st["totals"].get(c, 0.0)) for st in s.strata)
-              for c in ("split", "merge", "stable")}
-    out["warnings"] = sample_warnings(out["sample"], totals)
-    out["verdict"] = precision_verdict(Estimate.from_dict(out["delta_precision"]),
-                                       warnings=out["warnings"])
-    return out
-
-
-# Below this share of the budget in the stable stratum, stratified ΔPrecision intervals
-# were measured too narrow (0.2: the SE understated the spread by ~15%, benchmarks/
-# RESULTS.md); equal allocation (0.5) was within noise.
-STABLE_SHARE_FOR_DELTA_PRECISION = 1 / 3
-
-
-def _thin_stable_stratum(strata: Sequence[Mapping[str, Any]]) -> str | None:
-    """A note for ΔPrecision when the stable stratum got little of the budget."""
-    budgets = {st["name"]: int(st.get("budget") or 0) for st in strata}
-    total = sum(budgets.values())
-    stable = budgets.get("stable", 0)
-    if not total or stable >= STABLE_SHARE_FOR_DELTA_PRECISION * total:
-        return None
-    return (f"the stable stratum got {stable} of {total} pairs: with so few, this interval "
-            "tends to be too narrow (~91% coverage at 20%); read ΔPrecision from an "
-            "unstratified or equal-allocation sample")
-
-
-def _merge_samples(samples: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
-    out: dict[str, Any] = {}
-    for k in ("rows", "draws", "pairs", "judged_pairs", "unknown_pairs", "missing_verdicts"):
-        out[k] = sum(int(x[k]) for x in samples)
-    classes: dict[str, dict[str, Any]] = {}
-    for x in samples:
-        for name, t in x["classes"].items():
-            if t["sampled_draws"]:
-                classes[name] = t
-            else:
-                classes.setdefault(name, t)
-    out["classes"] = classes
-    return out

@@ -1,27 +1,41 @@
 """The 13 quality metrics as one table of definitions, and the estimator they share
-(docs/method.md §8.2–8.6).
+(docs/method.md §8.2–8.6, §8.11).
 
-Every metric is "a weighted mean over the judged draws of some pair classes × the total
-weight of the pairs it was sampled from" (ABCDE §5.1; Jaccard decomposition §3.1). A
-:class:`Metric` row says which classes, which value is averaged (the indicator: 1(i≡j),
-1(i≢j) or l_ij·1(i≡j)), which total multiplies it, whether the draws are importance
-weighted, on which populations it exists (and why not elsewhere) and the bounds of its
-interval; :data:`METRICS` holds the 13 rows, and :func:`estimate_metric` turns a row and a
-judged sample into an :class:`~abcde.quality.result.Estimate`. The per-metric functions
-(:func:`delta_precision`, :func:`good_split_rate`, …) are generated from the table.
+Every metric is an exact part plus a signed sum of parts, each part "the exact total of
+some pair classes under a target population × the share of those classes' pairs with a
+verdict value" (ABCDE §5.1, §5.7; Jaccard decomposition §3.1, §7):
 
-Decisions where the papers leave room (docs/method.md §8.3–8.6):
+    metric = exact + Σ_parts sign · T_part · p̂_part,
 
-- a class drawn but never judged makes every metric that needs it undefined (estimate
-  None with a note), never 0; a class with population total 0 gives exactly 0 with SE 0;
-- 0/1 indicators get Wilson's interval at an effective sample size, ΔPrecision (values
-  in {−1, 0, +1}·label) the Wald interval (:mod:`abcde.quality.result`);
-- on the jaccard population the (good|bad)(split|merge) *rates* are importance weighted
-  by |l_ij| = u_ij/w_ij as a ratio: SplitRate(T) (exact, from the manifest) × the
-  |l|-weighted share of good (bad) verdicts among the split draws — so Good + Bad =
-  SplitRate(T) exactly, as on the abcde population;
-- the abcde population cannot give the distances or the affected indexes: they are
-  returned with estimate None and the reason.
+- ``exact`` is what needs no verdict: the self pairs (i, i), summed per cell in SQL
+  (ΔPrecision's Σ u_ii·l_ii, AffectedGoodIndex's Σ w_ii; docs/method.md §6.8);
+- ``T_part`` = Σ_{classes} u or w over pairs i ≠ j, exact (the manifest's ``classes``);
+- p̂_part is a ratio (Hájek) estimator over the part's judged draws, each weighted by its
+  importance weight toward the part's target — (u_ij/Σu)/q_ij or (w_ij/Σw)/q_ij, at most
+  1/α resp. 1/(1 − α) under the mixture design (docs/method.md §6.9) — and by the
+  reweighting factor of unknown verdicts (ABCDE §5.8).
+
+A :class:`Metric` row lists its :class:`Part` rows; :data:`METRICS` holds the 13 rows,
+and :func:`estimate_metric` turns a row and a judged sample into an
+:class:`~abcde.quality.result.Estimate`: a (modified) Wilson interval per part at its
+effective sample size — the smaller of the sample's and the design's expected
+(docs/method.md §8.8, §8.11) — combined by MOVER, signs included. The per-metric
+functions (:func:`delta_precision`, :func:`good_split_rate`, …) are generated from the
+table.
+
+Decisions where the papers leave room (docs/method.md §8.3–8.6, §8.11):
+
+- a part whose classes have total 0 adds exactly 0; a metric with no other part is
+  exact (e.g. AffectedGoodIndex when every stable pair is a self pair), the only case
+  labelled "exact";
+- a part of a sum (ΔPrecision, the indexes, GoodDistance, BadDistance: one part per
+  class) whose class was not drawn, or drawn but never judged, is bounded by
+  [0, T_part] (its share is unknown; never 0), and the note says so; a metric of one part
+  (a rate, a distance) is then undefined (ABCDE §5.8: its share cannot be reweighted);
+- a design that never draws some pairs of a part (α = 1: stable pairs with W_b = W_e,
+  Jaccard decomposition §6.1) cannot estimate it: undefined, "not available";
+- a metric whose effective sample size is below :data:`MIN_N_EFF` is ``not_conclusive``
+  (the reason says which part and whether the design's weights are to blame).
 
 References
 ----------
@@ -30,32 +44,39 @@ arXiv:2407.21430, §5.1–5.8.
 
 S. van Staden. Decomposing the Jaccard Distance and the Jaccard Index in ABCDE. Google
 Switzerland, 2024, §3.1, §4, §6–8.
+
+T. C. Hesterberg. Weighted average importance sampling and defensive mixture
+distributions. Technometrics 37(2):185–194, 1995.
+
+L. Kish. Survey Sampling. John Wiley & Sons, New York, 1965.
 """
 
 from __future__ import annotations
 
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
+from typing import Any
 
 import numpy as np
 
-from abcde.quality.intervals import DEFAULT_SE, design_n_eff, reweighted_mean_se
-from abcde.quality.result import (
-    Estimate,
-    exact_zero,
-    proportion_estimate,
-    scaled_estimate,
-    sum_independent,
-    undefined,
+from abcde.quality.intervals import (
+    DEFAULT_SE,
+    design_n_eff,
+    effective_n,
+    interval,
+    mover_limits,
+    reweighted_mean_se,
+    z_value,
 )
+from abcde.quality.result import Estimate, exact_value, undefined
 from abcde.quality.sample import (
-    CLASSES,
-    MERGE,
-    POPULATIONS,
-    SELF,
-    SPLIT,
-    STABLE,
+    CLASS_KEYS,
+    KEY_MERGE,
+    KEY_MINUS,
+    KEY_PLUS,
+    KEY_SPLIT,
+    KEY_ZERO,
     JudgedSample,
     count_distinct,
     equivalent,
@@ -70,44 +91,57 @@ JACCARD = (
     "Google Switzerland, 2024."
 )
 
-INDICATORS = ("equivalent", "not_equivalent", "label")
-"""The value a metric averages: 1(i≡j), 1(i≢j) or l_ij·1(i≡j) (docs/method.md §8.4)."""
-
-MULTIPLIERS = {
-    "total": "the population's total pair weight (Σu; SD + MD + AJI on the jaccard "
-    "population)",
-    "split": "the population's split total (SplitRate(T) or SplitDistance(T))",
-    "merge": "the population's merge total (MergeRate(T) or MergeDistance(T))",
-    "stable": "the population's stable total, self pairs included (AffectedJaccardIndex(T) "
-    "on the jaccard population)",
-    "split_rate": "SplitRate(T)",
-    "merge_rate": "MergeRate(T)",
+INDICATORS = ("equivalent", "not_equivalent")
+"""The verdict value a part averages: 1(i≡j) or 1(i≢j) (docs/method.md §8.4)."""
+TARGETS = {"u": "the ABCDE population u_ij (ABCDE §5.7)",
+           "w": "the Jaccard population w_ij (Jaccard decomposition §7)"}
+"""The population whose pair weights a part sums (docs/method.md §6.2–6.3)."""
+EXACT_PARTS = {
+    "delta_precision": "Σ_i u_ii·l_ii, the self pairs' share of ΔPrecision",
+    "affected_good_index": "Σ_{i affected} w_ii, the self pairs' share of AffectedGoodIndex",
 }
-"""Where a metric's multiplier comes from (docs/method.md §6.4, §8.5): a class total of the
-sampled population, or the exact rate (on the abcde population the split / merge total,
-on the jaccard one the impact metric recorded in the manifest)."""
+"""The parts that need no verdict: the manifest's ``exact`` (docs/method.md §6.8)."""
 
-_NEEDS_JACCARD_DISTANCE = (
-    "needs the jaccard population (Jaccard decomposition §7): abcde draws are "
-    "sampled ∝ u_ij and labelled ±1, so they lack the importance weights "
-    "w_ij/u_ij (= W_b/U for splits, W_e/U for merges) that would convert them"
-)
-_NEEDS_JACCARD_INDEX = (
-    "needs the jaccard population: the abcde population gives u_ij = 0 to stable "
-    "pairs of items whose Base and Exp clusters weigh the same (W_b = W_e), so "
-    "they are never sampled (Jaccard decomposition §6.1)"
-)
-IMPORTANCE_NOTE = (
-    "importance-weighted by |l_ij| = u_ij/w_ij from the jaccard population "
-    "(Jaccard §6.1); large labels widen the interval"
-)
-"""The note of an importance-weighted rate on the jaccard population (docs/method.md §8.5)."""
+MIN_N_EFF = 10.0
+"""Below this effective sample size a metric, or a part that carries at least
+:data:`PART_SHARE` of its Σ T²/n_eff, is ``not_conclusive`` (docs/method.md §8.11: below it
+the ratio estimators' bias became visible in the measurements, benchmarks/RESULTS.md)."""
+PART_SHARE = 0.25
+"""A part with this share of the metric's Σ T²/n_eff decides alone (docs/method.md §8.11)."""
+
+STABLE = (KEY_PLUS, KEY_MINUS, KEY_ZERO)
+
+
+def _per_stable(target: str, indicator: str) -> tuple[Part, ...]:
+    return tuple(Part(1, target, (c,), indicator) for c in STABLE)
+
+
+@dataclass(frozen=True)
+class Part:
+    """One term sign · T · p̂ of a metric (docs/method.md §8.2).
+
+    Attributes
+    ----------
+    sign : int
+        +1 or −1 (ΔPrecision's split pairs and stable pairs with W_b < W_e count
+        negatively: ABCDE eq. 56–58).
+    target : {"u", "w"}
+        The population whose pair weights T sums and toward which the draws are weighted.
+    classes : tuple of int
+        Codes of :data:`~abcde.quality.sample.CLASS_KEYS`.
+    indicator : {"equivalent", "not_equivalent"}
+        The verdict value p̂ averages.
+    """
+
+    sign: int
+    target: str
+    classes: tuple[int, ...]
+    indicator: str
 
 
 @dataclass(frozen=True)
 class Metric:
-    """One quality metric: estimate = multiplier × reweighted mean of ``indicator`` over
-    the judged draws of ``classes`` (docs/method.md §8.2), or the sum of ``parts``.
+    """One quality metric: exact + Σ sign·T·p̂ over its parts (docs/method.md §8.2, §8.4).
 
     Attributes
     ----------
@@ -115,161 +149,129 @@ class Metric:
         JSON key in ``abcde estimate --format json``.
     label : str
         The papers' name, e.g. "GoodSplitRate".
-    populations : tuple of str
-        Populations that can estimate it; on the others, ``unavailable`` says why.
-    classes : tuple of int
-        Pair classes (codes of :data:`~abcde.quality.sample.CLASSES`) averaged over.
-    indicator : str or None
-        One of :data:`INDICATORS`; None for a sum.
-    multiplier : str or None
-        A key of :data:`MULTIPLIERS`; None for a sum (its parts' multipliers add up).
-    importance : bool
-        Weight each draw by |l_ij| = u_ij/w_ij on the jaccard population (a ratio
-        estimator, docs/method.md §8.5).
-    parts : tuple of str
-        A sum of these (independent, disjoint classes) metrics, by MOVER.
-    bounds : tuple of float or None
-        The interval lies within bounds × multiplier; None: a Wald interval, not bounded.
+    parts : tuple of Part
+        The sampled terms.
+    exact : str or None
+        A key of :data:`EXACT_PARTS`: the part that needs no verdict.
     decomposes : str or None
         The exact impact metric this metric is a part of (good + bad = it).
     definition : str
         The formula, in the papers' names.
     references : tuple of str
         Sections and equations, "ABCDE …" or "Jaccard decomposition …".
-    unavailable : mapping of str to str
-        Population → why the metric cannot be estimated from it.
     """
 
     key: str
     label: str
-    populations: tuple[str, ...]
-    classes: tuple[int, ...] = ()
-    indicator: str | None = None
-    multiplier: str | None = None
-    importance: bool = False
-    parts: tuple[str, ...] = ()
-    bounds: tuple[float, float] | None = (0.0, 1.0)
+    parts: tuple[Part, ...]
+    exact: str | None = None
     decomposes: str | None = None
     definition: str = ""
     references: tuple[str, ...] = ()
-    unavailable: Mapping[str, str] = field(default_factory=dict)
-
-    @property
-    def proportion(self) -> bool:
-        """Whether the averaged value is a 0/1 indicator (Wilson interval)."""
-        return self.indicator in ("equivalent", "not_equivalent")
 
 
-_ALL = (SELF, SPLIT, MERGE, STABLE)
-_IMPORTANCE = (
-    "; on the jaccard population each draw is importance-weighted by |l_ij| = u_ij/w_ij: "
-    "the share is Σ f k |l| v / Σ f k |l|"
-)
+def _one(target: str, classes: tuple[int, ...], indicator: str) -> tuple[Part, ...]:
+    return (Part(1, target, classes, indicator),)
+
+
 METRICS: dict[str, Metric] = {
     m.key: m
     for m in (
         Metric(
-            key="delta_precision", label="ΔPrecision", populations=POPULATIONS,
-            classes=_ALL, indicator="label", multiplier="total", bounds=None,
-            definition="ΔPrecision(T) = Σu · mean over all draws of l_ij·1(i≡j); on the "
-            "jaccard population Σu = SplitDistance(T) + AffectedJaccardIndex(T) + "
-            "MergeDistance(T)",
-            references=("ABCDE eq. 26, 39, §5.3, §5.7", "Jaccard decomposition eq. 80, §6–7"),
+            key="delta_precision", label="ΔPrecision", exact="delta_precision",
+            parts=(Part(-1, "u", (KEY_SPLIT,), "equivalent"),
+                   Part(1, "u", (KEY_MERGE,), "equivalent"),
+                   Part(1, "u", (KEY_PLUS,), "equivalent"),
+                   Part(-1, "u", (KEY_MINUS,), "equivalent")),
+            definition="ΔPrecision(T) = Σ_i u_ii·l_ii − BadSplitRate(T) + GoodMergeRate(T) + "
+            "Σ_{stable, W_b > W_e} u_ij 1(i≡j) − Σ_{stable, W_b < W_e} u_ij 1(i≡j)",
+            references=("ABCDE eq. 26, 39, 56–58, §5.3, §5.7–5.8",
+                        "Jaccard decomposition eq. 80, §6.1"),
         ),
         Metric(
-            key="good_split_rate", label="GoodSplitRate", populations=POPULATIONS,
-            classes=(SPLIT,), indicator="not_equivalent", multiplier="split_rate",
-            importance=True, decomposes="split_rate",
-            definition="GoodSplitRate(T) = SplitRate(T) · share of split draws with 1(i≢j)"
-            + _IMPORTANCE,
-            references=("ABCDE eq. 41, 47–49, §5.6.1, §5.7", "Jaccard decomposition §6.1"),
+            key="good_split_rate", label="GoodSplitRate",
+            parts=_one("u", (KEY_SPLIT,), "not_equivalent"), decomposes="split_rate",
+            definition="GoodSplitRate(T) = SplitRate(T) · the u-weighted share of split "
+            "draws with 1(i≢j)",
+            references=("ABCDE eq. 41, 47–49, §5.6.1, §5.7",),
         ),
         Metric(
-            key="bad_split_rate", label="BadSplitRate", populations=POPULATIONS,
-            classes=(SPLIT,), indicator="equivalent", multiplier="split_rate",
-            importance=True, decomposes="split_rate",
-            definition="BadSplitRate(T) = SplitRate(T) · share of split draws with 1(i≡j)"
-            + _IMPORTANCE,
-            references=("ABCDE eq. 42, §5.7", "Jaccard decomposition §6.1"),
+            key="bad_split_rate", label="BadSplitRate",
+            parts=_one("u", (KEY_SPLIT,), "equivalent"), decomposes="split_rate",
+            definition="BadSplitRate(T) = SplitRate(T) · the u-weighted share of split draws "
+            "with 1(i≡j)",
+            references=("ABCDE eq. 42, §5.7",),
         ),
         Metric(
-            key="good_merge_rate", label="GoodMergeRate", populations=POPULATIONS,
-            classes=(MERGE,), indicator="equivalent", multiplier="merge_rate",
-            importance=True, decomposes="merge_rate",
-            definition="GoodMergeRate(T) = MergeRate(T) · share of merge draws with 1(i≡j)"
-            + _IMPORTANCE,
-            references=("ABCDE eq. 43, §5.6.2, §5.7", "Jaccard decomposition §6.1"),
+            key="good_merge_rate", label="GoodMergeRate",
+            parts=_one("u", (KEY_MERGE,), "equivalent"), decomposes="merge_rate",
+            definition="GoodMergeRate(T) = MergeRate(T) · the u-weighted share of merge "
+            "draws with 1(i≡j)",
+            references=("ABCDE eq. 43, §5.6.2, §5.7",),
         ),
         Metric(
-            key="bad_merge_rate", label="BadMergeRate", populations=POPULATIONS,
-            classes=(MERGE,), indicator="not_equivalent", multiplier="merge_rate",
-            importance=True, decomposes="merge_rate",
-            definition="BadMergeRate(T) = MergeRate(T) · share of merge draws with 1(i≢j)"
-            + _IMPORTANCE,
-            references=("ABCDE eq. 44, §5.7", "Jaccard decomposition §6.1"),
+            key="bad_merge_rate", label="BadMergeRate",
+            parts=_one("u", (KEY_MERGE,), "not_equivalent"), decomposes="merge_rate",
+            definition="BadMergeRate(T) = MergeRate(T) · the u-weighted share of merge draws "
+            "with 1(i≢j)",
+            references=("ABCDE eq. 44, §5.7",),
         ),
         Metric(
-            key="good_split_distance", label="GoodSplitDistance", populations=("jaccard",),
-            classes=(SPLIT,), indicator="not_equivalent", multiplier="split",
-            decomposes="split_distance", unavailable={"abcde": _NEEDS_JACCARD_DISTANCE},
-            definition="GoodSplitDistance(T) = SplitDistance(T) · mean over split draws of "
-            "1(i≢j)",
+            key="good_split_distance", label="GoodSplitDistance",
+            parts=_one("w", (KEY_SPLIT,), "not_equivalent"), decomposes="split_distance",
+            definition="GoodSplitDistance(T) = SplitDistance(T) · the w-weighted share of "
+            "split draws with 1(i≢j)",
             references=("Jaccard decomposition eq. 5, 23–30, §4.4",),
         ),
         Metric(
-            key="bad_split_distance", label="BadSplitDistance", populations=("jaccard",),
-            classes=(SPLIT,), indicator="equivalent", multiplier="split",
-            decomposes="split_distance", unavailable={"abcde": _NEEDS_JACCARD_DISTANCE},
-            definition="BadSplitDistance(T) = SplitDistance(T) · mean over split draws of "
-            "1(i≡j)",
+            key="bad_split_distance", label="BadSplitDistance",
+            parts=_one("w", (KEY_SPLIT,), "equivalent"), decomposes="split_distance",
+            definition="BadSplitDistance(T) = SplitDistance(T) · the w-weighted share of "
+            "split draws with 1(i≡j)",
             references=("Jaccard decomposition eq. 6, §4.4",),
         ),
         Metric(
-            key="good_merge_distance", label="GoodMergeDistance", populations=("jaccard",),
-            classes=(MERGE,), indicator="equivalent", multiplier="merge",
-            decomposes="merge_distance", unavailable={"abcde": _NEEDS_JACCARD_DISTANCE},
-            definition="GoodMergeDistance(T) = MergeDistance(T) · mean over merge draws of "
-            "1(i≡j)",
+            key="good_merge_distance", label="GoodMergeDistance",
+            parts=_one("w", (KEY_MERGE,), "equivalent"), decomposes="merge_distance",
+            definition="GoodMergeDistance(T) = MergeDistance(T) · the w-weighted share of "
+            "merge draws with 1(i≡j)",
             references=("Jaccard decomposition eq. 7, §4.3–4.4",),
         ),
         Metric(
-            key="bad_merge_distance", label="BadMergeDistance", populations=("jaccard",),
-            classes=(MERGE,), indicator="not_equivalent", multiplier="merge",
-            decomposes="merge_distance", unavailable={"abcde": _NEEDS_JACCARD_DISTANCE},
-            definition="BadMergeDistance(T) = MergeDistance(T) · mean over merge draws of "
-            "1(i≢j)",
+            key="bad_merge_distance", label="BadMergeDistance",
+            parts=_one("w", (KEY_MERGE,), "not_equivalent"), decomposes="merge_distance",
+            definition="BadMergeDistance(T) = MergeDistance(T) · the w-weighted share of "
+            "merge draws with 1(i≢j)",
             references=("Jaccard decomposition eq. 8, §4.4",),
         ),
         Metric(
-            key="good_distance", label="GoodDistance", populations=("jaccard",),
-            parts=("good_split_distance", "good_merge_distance"),
-            decomposes="jaccard_distance", unavailable={"abcde": _NEEDS_JACCARD_DISTANCE},
-            definition="GoodDistance(T) = GoodSplitDistance(T) + GoodMergeDistance(T); split "
-            "and merge pairs are disjoint, so the SEs add in quadrature",
+            key="good_distance", label="GoodDistance",
+            parts=(Part(1, "w", (KEY_SPLIT,), "not_equivalent"),
+                   Part(1, "w", (KEY_MERGE,), "equivalent")),
+            decomposes="jaccard_distance",
+            definition="GoodDistance(T) = GoodSplitDistance(T) + GoodMergeDistance(T)",
             references=("Jaccard decomposition eq. 11, 21, §4.4, §8",),
         ),
         Metric(
-            key="bad_distance", label="BadDistance", populations=("jaccard",),
-            parts=("bad_split_distance", "bad_merge_distance"),
-            decomposes="jaccard_distance", unavailable={"abcde": _NEEDS_JACCARD_DISTANCE},
+            key="bad_distance", label="BadDistance",
+            parts=(Part(1, "w", (KEY_SPLIT,), "equivalent"),
+                   Part(1, "w", (KEY_MERGE,), "not_equivalent")),
+            decomposes="jaccard_distance",
             definition="BadDistance(T) = BadSplitDistance(T) + BadMergeDistance(T)",
             references=("Jaccard decomposition eq. 12, 22, §4.4, §8",),
         ),
         Metric(
-            key="affected_good_index", label="AffectedGoodIndex", populations=("jaccard",),
-            classes=(SELF, STABLE), indicator="equivalent", multiplier="stable",
-            decomposes="affected_jaccard_index", unavailable={"abcde": _NEEDS_JACCARD_INDEX},
-            definition="AffectedGoodIndex(T) = AffectedJaccardIndex(T) · mean over stable and "
-            "self draws of 1(i≡j); self pairs count as judged equivalent and keep their "
-            "sampled weight against the reweighted stable non-self draws",
+            key="affected_good_index", label="AffectedGoodIndex", exact="affected_good_index",
+            parts=_per_stable("w", "equivalent"), decomposes="affected_jaccard_index",
+            definition="AffectedGoodIndex(T) = Σ_{i affected} w_ii + (AffectedJaccardIndex(T) − "
+            "Σ w_ii) · the w-weighted share of stable draws with 1(i≡j)",
             references=("Jaccard decomposition eq. 41, 56–58, §7–8",),
         ),
         Metric(
-            key="affected_bad_index", label="AffectedBadIndex", populations=("jaccard",),
-            classes=(SELF, STABLE), indicator="not_equivalent", multiplier="stable",
-            decomposes="affected_jaccard_index", unavailable={"abcde": _NEEDS_JACCARD_INDEX},
-            definition="AffectedBadIndex(T) = AffectedJaccardIndex(T) · mean over stable and "
-            "self draws of 1(i≢j)",
+            key="affected_bad_index", label="AffectedBadIndex",
+            parts=_per_stable("w", "not_equivalent"), decomposes="affected_jaccard_index",
+            definition="AffectedBadIndex(T) = (AffectedJaccardIndex(T) − Σ w_ii) · the "
+            "w-weighted share of stable draws with 1(i≢j)",
             references=("Jaccard decomposition eq. 42, 59, §7",),
         ),
     )
@@ -282,236 +284,348 @@ DISTANCE_KEYS = tuple(k for k in METRICS if k.endswith("_distance"))
 INDEX_KEYS = tuple(k for k in METRICS if k.endswith("_index"))
 
 
-def metric_keys(population: str) -> tuple[str, ...]:
-    """Metric keys ``population`` can estimate.
+@dataclass(frozen=True)
+class Design:
+    """What the estimators need of the sample's design and population (the manifest).
 
-    Parameters
+    Attributes
     ----------
-    population : {"abcde", "jaccard"}
-        The pair population.
-
-    Returns
-    -------
-    tuple of str
-        Keys of :data:`METRICS`, in table order (``abcde estimate`` returns every key;
-        the others with estimate None and the reason).
-
-    Raises
-    ------
-    ValueError
-        On an unknown population.
-
-    References
-    ----------
-    docs/method.md §8.4, §8.6.
-
-    Examples
-    --------
-    >>> metric_keys("abcde")
-    ('delta_precision', 'good_split_rate', 'bad_split_rate', 'good_merge_rate', 'bad_merge_rate')
+    classes : mapping of str to mapping
+        Per class key (:data:`~abcde.quality.sample.CLASS_KEYS`): ``u``, ``w`` (the
+        class's exact totals), ``kish_u``, ``kish_w`` (the design's expected Kish
+        effective draws per draw toward each target), ``u_uncovered``, ``w_uncovered``.
+    exact : mapping of str to float
+        The exact parts (:data:`EXACT_PARTS`).
+    sums : mapping of str to float
+        Σu and Σw over pairs i ≠ j.
+    scale : mapping of str to float
+        Per class key, the sample's draws per unit of design probability (all draws of
+        an unstratified sample; a stratum's draws / its probability Q_h), the n of the
+        design's expected effective sample size.
     """
-    if population not in POPULATIONS:
-        raise ValueError(f"population must be one of {POPULATIONS}, got {population!r}")
-    return tuple(k for k, m in METRICS.items() if population in m.populations)
+
+    classes: Mapping[str, Mapping[str, float]]
+    exact: Mapping[str, float]
+    sums: Mapping[str, float]
+    scale: Mapping[str, float]
 
 
-def unavailable(population: str) -> dict[str, str]:
-    """The metrics ``population`` cannot give, and why.
-
-    Parameters
-    ----------
-    population : {"abcde", "jaccard"}
-        The pair population.
-
-    Returns
-    -------
-    dict of str to str
-        Metric key → reason, in table order (``unavailable`` of ``abcde estimate``).
-
-    References
-    ----------
-    docs/method.md §8.6. Jaccard decomposition §6.1, §7 (S. van Staden. Decomposing the
-    Jaccard Distance and the Jaccard Index in ABCDE. Google Switzerland, 2024).
-    """
-    return {k: m.unavailable[population] for k, m in METRICS.items()
-            if population in m.unavailable}
-
-
-def indicator_values(metric: Metric, s: JudgedSample) -> np.ndarray:
-    """The value the metric averages, per draw row (0 for unknown rows).
+def indicator_values(part: Part, s: JudgedSample) -> np.ndarray:
+    """The verdict value a part averages, per draw row (0 for unknown rows).
 
     Parameters
     ----------
-    metric : Metric
-        A row of :data:`METRICS` with an indicator.
+    part : Part
+        A part of a row of :data:`METRICS`.
     s : JudgedSample
         The judged sample.
 
     Returns
     -------
     numpy.ndarray
-        1(i≡j), 1 − 1(i≡j), or l_ij·1(i≡j).
+        1(i≡j) or 1 − 1(i≡j).
 
     References
     ----------
     docs/method.md §8.4.
     """
     v = equivalent(s)
-    if metric.indicator == "equivalent":
-        return v
-    if metric.indicator == "not_equivalent":
-        return 1 - v
-    if metric.indicator == "label":
-        return s.label * v
-    raise ValueError(f"{metric.key}: no indicator (a sum of {metric.parts})")
+    return v if part.indicator == "equivalent" else 1 - v
+
+
+def design_expected_n_eff(part: Part, design: Design) -> float:
+    """The design's expected Kish effective sample size of a part's importance weights.
+
+    With p(s) = t_target(s)/Σt_target and q(s) the design's probability of stratum s,
+    n_eff = n·(Σ_{s∈part} p(s))²/Σ_{s∈part} p(s)²/q(s) (Kish 1965), n the draws per
+    unit of q (:attr:`Design.scale`). It is computed from the population, not from the
+    draws, so it sees pairs the sample did not draw: under a design whose weights toward
+    the part's target are unbounded (α = 0 for u, α = 1 for w) it is small even when
+    the sample looks tame (docs/method.md §8.11).
+
+    Parameters
+    ----------
+    part : Part
+        A part of a row of :data:`METRICS`.
+    design : Design
+        The sample's design.
+
+    Returns
+    -------
+    float
+        0 when the design gives the part's classes no probability.
+
+    References
+    ----------
+    docs/method.md §6.9, §8.11. L. Kish. Survey Sampling. John Wiley & Sons, New York,
+    1965.
+    """
+    total = design.sums[part.target]
+    if total <= 0:
+        return 0.0
+    share = 0.0
+    square = 0.0
+    for code in part.classes:
+        c = design.classes[CLASS_KEYS[code]]
+        p = c[part.target] / total
+        share += p
+        kish = c[f"kish_{part.target}"]
+        if kish > 0:
+            square += p * p / kish
+    scale = min(design.scale[CLASS_KEYS[code]] for code in part.classes)
+    return scale * share * share / square if square > 0 else 0.0
+
+
+@dataclass(frozen=True)
+class PartEstimate:
+    """One part's T, p̂, its interval and effective sample sizes (for the metric)."""
+
+    total: float
+    p: float
+    low: float
+    high: float
+    se: float | None
+    n_eff: float
+    n_design: float
+    pairs: np.ndarray
+    draws: int
+    drawn: bool
 
 
 def estimate_metric(
     metric: Metric,
     s: JudgedSample,
-    multiplier: float,
+    design: Design,
     *,
     confidence: float = 0.95,
     se_method: str = DEFAULT_SE,
     mask: np.ndarray | None = None,
     factors: np.ndarray | None = None,
     what: str | None = None,
+    cache: dict[Any, PartEstimate] | None = None,
 ) -> Estimate:
-    """multiplier × the reweighted mean of the metric's indicator over the judged draws of
-    its classes.
+    """exact + Σ sign · T · p̂ over the metric's parts, with its interval.
 
-    A multiplier of 0 gives an exact 0; a class drawn but never judged, or no draw of
-    the classes, an undefined estimate with the reason. Proportions (0/1 indicators) get
-    Wilson's interval at the effective sample size, weighted by factor × importance;
-    ΔPrecision the Wald interval.
+    Per part: T from the design's class totals; p̂ the ratio of importance- and
+    unknown-weighted verdict values over the part's judged draws
+    (:func:`~abcde.quality.intervals.reweighted_mean_se`, with its linearised SE); its
+    effective sample size the smaller of the sample's
+    (:func:`~abcde.quality.intervals.effective_n`) and the design's expected one
+    (:func:`design_expected_n_eff`, scaled by the judged share of the part's draws); its
+    interval the modified Wilson interval of p̂ at that size. The parts combine by MOVER
+    (a negative part flips its interval). The metric's ``n_eff`` is
+    (Σ T)²/Σ T²/n_eff,part — a part without draws counting as one — and below
+    :data:`MIN_N_EFF` the estimate is ``not_conclusive``.
 
     Parameters
     ----------
     metric : Metric
-        A row of :data:`METRICS` that is not a sum.
+        A row of :data:`METRICS`.
     s : JudgedSample
         The judged sample.
-    multiplier : float
-        The metric's population total (or exact rate), finite and ≥ 0.
+    design : Design
+        The sample's class totals, exact parts and design quantities.
     confidence : float
         The interval's level.
     se_method : {"pair_clustered", "kirchner"}
         See :func:`~abcde.quality.intervals.reweighted_mean_se`.
     mask : numpy.ndarray, optional
-        Restrict to these draw rows (a slice).
+        Restrict to these draw rows (a slice); the design's expected n_eff is then not
+        used (it is a property of the whole population).
     factors : numpy.ndarray, optional
         Reweighting factors recomputed within ``mask``
         (:func:`~abcde.quality.sample.slice_factors`); default the sample's.
     what : str, optional
-        The name in error messages (default the metric's key).
+        The name in messages (default the metric's key).
+    cache : dict, optional
+        Parts already estimated for the same sample, mask and factors (metrics share
+        parts: :func:`estimate_all` passes one).
 
     Returns
     -------
     Estimate
 
-    Raises
-    ------
-    ValueError
-        When the sample's population cannot give the metric, or on a negative or
-        non-finite multiplier.
-
     References
     ----------
-    docs/method.md §8.2–8.8. ABCDE §5.1, §5.7–5.8 (S. van Staden, A. Grubb. ABCDE:
+    docs/method.md §8.2–8.8, §8.11. ABCDE §5.1, §5.7–5.8 (S. van Staden, A. Grubb. ABCDE:
     Application-Based Cluster Diff Evals. Google, 2024, arXiv:2407.21430); Jaccard
     decomposition §3.1, §6.1, §7–8 (S. van Staden. Decomposing the Jaccard Distance and
-    the Jaccard Index in ABCDE. Google Switzerland, 2024).
+    the Jaccard Index in ABCDE. Google Switzerland, 2024). T. C. Hesterberg. Weighted
+    average importance sampling and defensive mixture distributions. Technometrics
+    37(2):185–194, 1995.
     """
     what = what or metric.key
-    why = metric.unavailable.get(s.population)
-    if why is not None:
-        raise ValueError(f"{what}: {why}")
-    if metric.parts:
-        raise ValueError(f"{what} is a sum of {metric.parts}: estimate its parts")
-    if multiplier < 0 or not math.isfinite(multiplier):
-        raise ValueError(f"{what}: the population total must be finite and ≥ 0, got {multiplier}")
-    classes = metric.classes
-    names = ", ".join(CLASSES[c] for c in classes)
-    if multiplier == 0:
-        return exact_zero(multiplier, f"the population has no {names} pairs", confidence)
-    selected = np.zeros(len(CLASSES), dtype=bool)
-    selected[list(classes)] = True
-    in_scope = selected[s.pair_class]
-    if mask is not None:
-        in_scope &= mask
-    if factors is None:
-        factors = s.factor
-        starved = [
-            CLASSES[c]
-            for c in classes
-            if s.tallies[CLASSES[c]].sampled_draws and not s.tallies[CLASSES[c]].judged_draws
-        ]
-    else:
-        starved = [
-            CLASSES[c]
-            for c in classes
-            if (in_scope & (s.pair_class == c)).any()
-            and not (in_scope & (s.pair_class == c) & s.known).any()
-        ]
-    used = in_scope & s.known
-    pairs = count_distinct(s.pair_key[used])
-    draws = int(s.draw_count[used].sum())
-    if starved:
-        note = (
-            f"undefined: {', '.join(starved)} pairs were drawn but none has a verdict, "
-            "so their share cannot be reweighted (ABCDE §5.8)"
-        )
-        return undefined(multiplier, note, confidence, pairs=pairs, draws=draws)
-    if not used.any():
-        note = f"undefined: no {names} pairs were drawn (their total weight is {multiplier:.6g})"
-        return undefined(multiplier, note, confidence, pairs=pairs, draws=draws)
-    importance = np.abs(s.label) if metric.importance and s.population == "jaccard" else None
-    m = None if importance is None else importance[used]
-    values = indicator_values(metric, s)
-    mean, se = reweighted_mean_se(
-        values[used],
-        factors[used],
-        s.draw_count[used],
-        s.pair_key[used],
-        s.pair_class[used],
-        se_method,
-        m,
-    )
-    if not metric.proportion:
-        return scaled_estimate(
-            mean, se, multiplier, pairs=pairs, draws=draws, confidence=confidence
-        )
-    return proportion_estimate(
-        mean,
-        se,
-        design_n_eff(factors[used], s.draw_count[used], s.pair_key[used], se_method, m),
-        multiplier,
-        pairs=pairs,
-        draws=draws,
-        confidence=confidence,
+    exact = float(design.exact.get(metric.exact, 0.0)) if metric.exact else 0.0
+    in_mask = np.ones(s.rows, dtype=bool) if mask is None else mask
+    factors = s.factor if factors is None else factors
+    starved = [CLASS_KEYS[c] for part in metric.parts for c in part.classes
+               if sum(design.classes[CLASS_KEYS[c]][part.target] for c in part.classes) > 0
+               and (in_mask & (s.class_key == c)).any()
+               and not (in_mask & (s.class_key == c) & s.known).any()]
+    if starved and len(metric.parts) == 1:
+        total = sum(design.classes[CLASS_KEYS[c]][metric.parts[0].target]
+                    for c in metric.parts[0].classes)
+        return undefined(total, f"undefined: {', '.join(dict.fromkeys(starved))} pairs were "
+                         "drawn but none has a verdict, so their share cannot be reweighted "
+                         "(ABCDE §5.8)", confidence)
+    parts: list[tuple[Part, PartEstimate]] = []
+    notes: list[str] = []
+    for part in metric.parts:
+        total = sum(design.classes[CLASS_KEYS[c]][part.target] for c in part.classes)
+        if not math.isfinite(total) or total < 0:
+            raise ValueError(f"{what}: class totals must be finite and ≥ 0, got {total}")
+        if total == 0:
+            continue
+        names = ", ".join(CLASS_KEYS[c] for c in part.classes)
+        uncovered = sum(design.classes[CLASS_KEYS[c]][f"{part.target}_uncovered"]
+                        for c in part.classes)
+        if uncovered > 0:
+            return undefined(total, f"not available: the design never draws pairs that carry "
+                             f"{uncovered:.3g} of the {names} pairs' {part.target} weight "
+                             f"{total:.3g} (α = {s.alpha:g}: pairs with u_ij = 0, Jaccard "
+                             "decomposition §6.1); sample with --population mixture",
+                             confidence)
+        result = _part(part, s, design, in_mask, factors, total, se_method, confidence,
+                       design_cap=mask is None, cache=cache)
+        if not result.drawn:
+            if len(metric.parts) == 1:
+                return undefined(total, f"undefined: no {names} pairs were drawn (their total "
+                                 f"weight is {total:.6g})", confidence)
+            why = ("drawn but none has a verdict" if names in starved else "drawn")
+            notes.append(f"no {names} pair {why}: its part is bounded by [0, {total:.3g}]")
+        parts.append((part, result))
+    if not parts:
+        note = ("exact: every pair it needs is a self pair (no verdict needed)" if exact else
+                "exactly 0: the population has none of its pairs")
+        return exact_value(exact, confidence, note)
+    return _combine(metric, exact, parts, notes, confidence)
+
+
+def _part(part: Part, s: JudgedSample, design: Design, in_mask: np.ndarray,
+          factors: np.ndarray, total: float, se_method: str, confidence: float, *,
+          design_cap: bool, cache: dict[Any, PartEstimate] | None = None) -> PartEstimate:
+    """One part's estimate (its classes, if drawn, have judged draws: estimate_metric).
+
+    The value 1(i≢j) is the complement of 1(i≡j) on the same draws and weights: its p̂ is
+    1 − p̂, its SE and effective sample size the same, its (symmetric) interval the
+    mirror; ``cache`` keeps the part of 1(i≡j) for it (and for other metrics)."""
+    key = (part.target, part.classes, "all" if design_cap else id(in_mask), id(factors),
+           se_method, confidence)
+    hit = cache.get(key) if cache is not None else None
+    if hit is None:
+        hit = _equivalent_part(part, s, design, in_mask, factors, total, se_method,
+                               confidence, design_cap=design_cap)
+        if cache is not None:
+            cache[key] = hit
+    if part.indicator == "equivalent" or not hit.drawn:
+        return hit
+    return replace(hit, p=1 - hit.p, low=1 - hit.high, high=1 - hit.low)
+
+
+def _equivalent_part(part: Part, s: JudgedSample, design: Design, in_mask: np.ndarray,
+                     factors: np.ndarray, total: float, se_method: str, confidence: float, *,
+                     design_cap: bool) -> PartEstimate:
+    """The part's estimate for the value 1(i≡j)."""
+    in_part = in_mask & (s.class_key == part.classes[0])
+    for code in part.classes[1:]:
+        in_part |= in_mask & (s.class_key == code)
+    used = in_part & s.known
+    if not used.any():  # not drawn, or drawn but never judged: the share is unknown
+        return PartEstimate(total, 0.5, 0.0, 1.0, None, 0.0, 0.0, np.array([], dtype=np.int64),
+                            0, False)
+    weights = s.importance_u if part.target == "u" else s.importance_w
+    x = equivalent(s)[used]
+    f, k, keys, m = factors[used], s.draw_count[used], s.pair_key[used], weights[used]
+    p, se = reweighted_mean_se(x, f, k, keys, s.class_key[used], se_method, m)
+    se_ok = se is not None and math.isfinite(se)
+    n_sample = effective_n(p, se if se_ok else None, design_n_eff(f, k, keys, se_method, m))
+    n_design = math.inf
+    if design_cap:
+        judged_share = float(k.sum()) / float(s.draw_count[in_part].sum())
+        n_design = design_expected_n_eff(part, design) * judged_share
+    n_eff = min(n_sample, n_design)
+    low, high = interval(p, n_eff, confidence)
+    return PartEstimate(total, p, low, high, se if se_ok else None, n_eff, n_design,
+                        keys, int(k.sum()), True)
+
+
+def _combine(metric: Metric, exact: float, parts: list[tuple[Part, PartEstimate]],
+             notes: list[str], confidence: float) -> Estimate:
+    """exact + Σ sign·T·p̂ with the SE in quadrature and the MOVER interval."""
+    values, lows, highs = [], [], []
+    variance = 0.0
+    z = z_value(confidence)
+    se_bounded = False
+    for part, r in parts:
+        scaled = (r.total * r.p, r.total * r.low, r.total * r.high)
+        if part.sign > 0:
+            values.append(scaled[0]), lows.append(scaled[1]), highs.append(scaled[2])
+        else:
+            values.append(-scaled[0]), lows.append(-scaled[2]), highs.append(-scaled[1])
+        if r.se is None:  # fewer than two draws: the interval's half-width / z
+            se_bounded = se_bounded or r.drawn
+            variance += (r.total * (r.high - r.low) / (2 * z)) ** 2
+        else:
+            variance += (r.total * r.se) ** 2
+    low, high = mover_limits(values, lows, highs)
+    estimate = exact + float(sum(values))
+    total = sum(r.total for _, r in parts)
+    spread = [r.total ** 2 / max(r.n_eff, 1.0 if not r.drawn else 1e-12) for _, r in parts]
+    n_eff = total * total / sum(spread)
+    if se_bounded and len(parts) == 1:
+        notes.append("standard error undefined: fewer than two draws")
+    elif se_bounded:
+        notes.append("a part has fewer than two draws: its SE is its interval's half-width / z")
+    reason = None
+    # the part that weighs most in Σ T²/n_eff; below MIN_N_EFF with at least PART_SHARE of
+    # it, the metric is not conclusive even when the others are many (docs/method.md §8.11)
+    k = int(np.argmax(spread))
+    part, worst = parts[k]
+    if n_eff < MIN_N_EFF or (worst.n_eff < MIN_N_EFF and spread[k] >= PART_SHARE * sum(spread)):
+        names = ", ".join(CLASS_KEYS[c] for c in part.classes)
+        by_design = worst.drawn and worst.n_design < MIN_N_EFF and worst.n_design <= worst.n_eff
+        head = (f"n_eff {n_eff:.1f} < {MIN_N_EFF:g}" if n_eff < MIN_N_EFF else
+                f"its {names} part (sign·T = {part.sign * worst.total:+.3g}) rests on "
+                f"n_eff {worst.n_eff:.1f} < {MIN_N_EFF:g}")
+        reason = head + ": " + (
+            f"the design's importance weights toward {part.target} are heavy-tailed for the "
+            f"{names} pairs (expected n_eff {worst.n_design:.1f} for the sample's draws; "
+            "Kish 1965)" if by_design else
+            f"too few effective draws of the {names} pairs ({worst.n_eff:.1f})")
+    pairs = np.unique(np.concatenate([r.pairs for _, r in parts]))
+    single_draw = se_bounded and len(parts) == 1
+    return Estimate(
+        estimate,
+        None if single_draw else math.sqrt(variance),
+        exact + low,
+        exact + high,
+        count_distinct(pairs),
+        sum(r.draws for _, r in parts),
+        total,
+        confidence,
+        "; ".join(notes) or None,
+        "wilson" if len(parts) == 1 else "mover",
+        n_eff,
+        exact=exact,
+        not_conclusive=reason,
     )
 
 
 def estimate_all(
     s: JudgedSample,
-    multipliers: Mapping[str, float | None],
+    design: Design,
     *,
     confidence: float = 0.95,
     se_method: str = DEFAULT_SE,
 ) -> dict[str, Estimate]:
     """Every metric of :data:`METRICS` for one judged sample, in table order.
 
-    A metric the sample's population cannot give is undefined with "not available: "
-    and the reason; one whose multiplier is unknown (None: the manifest lacks the exact
-    rate) undefined with a note naming it; a sum combines its parts (MOVER); an
-    importance-weighted rate on the jaccard population carries :data:`IMPORTANCE_NOTE`.
-
     Parameters
     ----------
     s : JudgedSample
         The judged sample.
-    multipliers : mapping of str to float or None
-        The value of every key of :data:`MULTIPLIERS`.
+    design : Design
+        The sample's class totals, exact parts and design quantities.
     confidence : float
         The intervals' level.
     se_method : {"pair_clustered", "kirchner"}
@@ -524,40 +638,38 @@ def estimate_all(
 
     References
     ----------
-    docs/method.md §8.4–8.6. ABCDE §5.7 (S. van Staden, A. Grubb. ABCDE: Application-Based
-    Cluster Diff Evals. Google, 2024, arXiv:2407.21430); Jaccard decomposition §6.1, §7
-    (S. van Staden. Decomposing the Jaccard Distance and the Jaccard Index in ABCDE.
-    Google Switzerland, 2024).
+    docs/method.md §8.4–8.6, §8.11. ABCDE §5.7 (S. van Staden, A. Grubb. ABCDE:
+    Application-Based Cluster Diff Evals. Google, 2024, arXiv:2407.21430); Jaccard
+    decomposition §6.1, §7 (S. van Staden. Decomposing the Jaccard Distance and the
+    Jaccard Index in ABCDE. Google Switzerland, 2024).
     """
-    out: dict[str, Estimate] = {}
-    for key, metric in METRICS.items():
-        why = metric.unavailable.get(s.population)
-        if why is not None:
-            out[key] = undefined(0.0, f"not available: {why}", confidence)
-            continue
-        if metric.parts:
-            out[key] = sum_independent([out[p] for p in metric.parts], confidence)
-            continue
-        source = metric.multiplier or ""
-        value = multipliers[source]
-        if value is None:
-            out[key] = undefined(
-                0.0,
-                f"undefined: the manifest lacks metrics.{source} ({MULTIPLIERS[source]}), "
-                "the multiplier of the jaccard population's rate estimates",
-                confidence,
-            )
-            continue
-        est = estimate_metric(metric, s, value, confidence=confidence, se_method=se_method)
-        if (
-            metric.importance
-            and s.population == "jaccard"
-            and est.estimate is not None
-            and est.note is None
-        ):
-            est = replace(est, note=IMPORTANCE_NOTE)
-        out[key] = est
-    return out
+    cache: dict[Any, PartEstimate] = {}
+    return {key: estimate_metric(metric, s, design, confidence=confidence,
+                                 se_method=se_method, cache=cache)
+            for key, metric in METRICS.items()}
+
+
+def unavailable(results: Mapping[str, Estimate]) -> dict[str, str]:
+    """The metrics a sample's design cannot give, and why.
+
+    Parameters
+    ----------
+    results : mapping of str to Estimate
+        :func:`estimate_all`'s result.
+
+    Returns
+    -------
+    dict of str to str
+        Metric key → reason, in table order (``unavailable`` of ``abcde estimate``).
+
+    References
+    ----------
+    docs/method.md §8.6. Jaccard decomposition §6.1 (S. van Staden. Decomposing the
+    Jaccard Distance and the Jaccard Index in ABCDE. Google Switzerland, 2024).
+    """
+    prefix = "not available: "
+    return {k: (e.note or "")[len(prefix):] for k, e in results.items()
+            if e.estimate is None and (e.note or "").startswith(prefix)}
 
 
 # --------------------------------------------------------------------------- #
@@ -576,48 +688,20 @@ def _full_references(metric: Metric) -> str:
 def _estimator(key: str) -> Callable[..., Estimate]:
     """The function that estimates ``METRICS[key]`` from a judged sample."""
     metric = METRICS[key]
-    where = " and ".join(metric.populations)
-    if metric.parts:
 
-        def estimator(
-            s: JudgedSample,
-            *multipliers: float,
-            confidence: float = 0.95,
-            se_method: str = DEFAULT_SE,
-        ) -> Estimate:
-            parts = [
-                estimate_metric(METRICS[p], s, x, confidence=confidence, se_method=se_method)
-                for p, x in zip(metric.parts, multipliers, strict=True)
-            ]
-            return sum_independent(parts, confidence)
+    def estimator(s: JudgedSample, design: Design, *, confidence: float = 0.95,
+                  se_method: str = DEFAULT_SE) -> Estimate:
+        return estimate_metric(metric, s, design, confidence=confidence, se_method=se_method)
 
-        takes = (
-            f"    *multipliers : float\n        The multipliers of {', '.join(metric.parts)} "
-            "(in this order).\n"
-        )
-    else:
-
-        def estimator(
-            s: JudgedSample,
-            multiplier: float,
-            *,
-            confidence: float = 0.95,
-            se_method: str = DEFAULT_SE,
-        ) -> Estimate:
-            return estimate_metric(metric, s, multiplier, confidence=confidence,
-                                   se_method=se_method)
-
-        takes = (
-            f"    multiplier : float\n        {MULTIPLIERS[metric.multiplier or '']}.\n"
-        )
     estimator.__name__ = estimator.__qualname__ = key
     estimator.__doc__ = (
         f"{metric.definition}.\n\n"
-        f"    Generated from ``METRICS[{key!r}]``; populations: {where}.\n\n"
+        f"    Generated from ``METRICS[{key!r}]``.\n\n"
         "    Parameters\n    ----------\n"
         "    s : JudgedSample\n        The judged sample (:func:`~abcde.quality.sample."
         "judged_sample`).\n"
-        f"{takes}"
+        "    design : Design\n        The sample's class totals, exact parts and design "
+        "quantities.\n"
         "    confidence : float\n        The interval's level.\n"
         "    se_method : {\"pair_clustered\", \"kirchner\"}\n        See "
         ":func:`~abcde.quality.intervals.reweighted_mean_se`.\n\n"

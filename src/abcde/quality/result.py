@@ -16,7 +16,8 @@ from typing import Any
 from abcde.quality.intervals import effective_n, interval, mover_limits, z_value
 
 INTERVAL_KINDS = ("wald", "wilson", "mover", "exact")
-"""How an :class:`Estimate`'s interval was made (docs/method.md §8.8)."""
+"""How an :class:`Estimate`'s interval was made (docs/method.md §8.8): "wilson" is the
+modified Wilson interval of :func:`~abcde.quality.intervals.interval`."""
 
 
 @dataclass(frozen=True)
@@ -28,9 +29,11 @@ class Estimate:
     interval can be given. ``interval`` names how the interval was made: "wald"
     (estimate ± z·SE), "wilson" (score interval of a proportion with ``n_eff`` effective
     observations), "mover" (a sum of parts, at least one of them Wilson), "exact" (no
-    sampling error). ``pairs`` counts the distinct judged unordered pairs used (self
-    pairs included), ``draws`` the draws they carry; ``multiplier`` is the population
-    total the weighted mean was multiplied by (docs/method.md §8.2).
+    sampling error). ``pairs`` counts the distinct judged unordered pairs used,
+    ``draws`` the draws they carry; ``multiplier`` is the exact total of the sampled
+    parts (docs/method.md §8.2) and ``exact`` the part added without sampling (the self
+    pairs', §6.8). ``not_conclusive`` is None, or why the interval is not to be trusted
+    (too few effective draws, heavy-tailed weights: docs/method.md §8.11).
     """
 
     estimate: float | None
@@ -44,6 +47,8 @@ class Estimate:
     note: str | None = None
     interval: str = "wald"
     n_eff: float | None = None
+    exact: float = 0.0
+    not_conclusive: str | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON-ready form, as in ``abcde estimate --format json``."""
@@ -58,6 +63,8 @@ class Estimate:
             "pairs": self.pairs,
             "draws": self.draws,
             "multiplier": self.multiplier,
+            "exact": self.exact,
+            "not_conclusive": self.not_conclusive,
             "note": self.note,
         }
 
@@ -239,6 +246,34 @@ def exact_zero(multiplier: float, what: str, confidence: float = 0.95) -> Estima
     return Estimate(
         0.0, 0.0, 0.0, 0.0, 0, 0, multiplier, confidence, f"exactly 0: {what}", "exact"
     )
+
+
+def exact_value(value: float, confidence: float = 0.95, note: str | None = None) -> Estimate:
+    """A metric that needs no verdict: its exact value, no sampling error.
+
+    The only estimates labelled "exact": every pair of the metric is a self pair (added
+    exactly, docs/method.md §6.8) or the population has none of its pairs.
+
+    Parameters
+    ----------
+    value : float
+        The exact value.
+    confidence : float
+        The level the intervals were asked for.
+    note : str, optional
+        Why it is exact.
+
+    Returns
+    -------
+    Estimate
+        SE 0, both limits the value, interval kind "exact", ``exact`` the value.
+
+    References
+    ----------
+    docs/method.md §6.8, §8.8.
+    """
+    return Estimate(value, 0.0, value, value, 0, 0, 0.0, confidence, note, "exact",
+                    exact=value)
 
 
 def sum_independent(parts: Sequence[Estimate], confidence: float = 0.95) -> Estimate:

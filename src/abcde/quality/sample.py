@@ -1,14 +1,21 @@
 """The judged sample: draw rows joined with their verdicts, validated, as arrays, with
-the per-class tallies and the reweighting of unknown verdicts (docs/method.md §8.1–8.3).
+each draw's importance weights, the per-class tallies and the reweighting of unknown
+verdicts (docs/method.md §8.1–8.3).
 
-The SQL side samples ordered item pairs (i, j) with replacement from one of two pair
-populations and returns one row per unique ordered pair drawn, with its ``draw_count``:
-a row drawn k times counts k times. :func:`judged_sample` validates those rows, joins the
-verdicts (one per unordered pair; self pairs are equivalent without a judge) and computes,
-per pair class, the factor that keeps the class at its sampled weight when unknown
-verdicts are dropped (ABCDE §5.8; Jaccard decomposition §8):
+The SQL side samples ordered item pairs (i, j), i ≠ j, with replacement from the design of
+docs/method.md §6.9 — a mixture q = α·u/Σu + (1 − α)·w/Σw of the ABCDE population u and
+the Jaccard population w — and returns one row per unique ordered pair drawn, with its
+``draw_count`` (a row drawn k times counts k times) and its u_ij/w_ij (``u_over_w``).
+:func:`judged_sample` validates those rows, joins the verdicts (one per unordered pair),
+computes each draw's importance weights toward u and w
+(:func:`abcde.sampling.pairs.importance`) and, per class, the factor that keeps the class
+at its sampled weight when unknown verdicts are dropped (ABCDE §5.8; Jaccard
+decomposition §8):
 
     f_class = draws sampled in the class / draws judged in the class.
+
+Self pairs are never drawn (they need no verdict and are added exactly, docs/method.md
+§6.8); a draw row (i, i) is refused, as it can only come from an earlier design.
 
 References
 ----------
@@ -16,11 +23,12 @@ S. van Staden, A. Grubb. ABCDE: Application-Based Cluster Diff Evals. Google, 20
 arXiv:2407.21430, §5.7–5.8.
 
 S. van Staden. Decomposing the Jaccard Distance and the Jaccard Index in ABCDE. Google
-Switzerland, 2024, §7–8.
+Switzerland, 2024, §6.1, §7–8.
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -28,22 +36,31 @@ from typing import Any
 import numpy as np
 
 from abcde.quality.judgements import VERDICTS, id_text, parse_verdict
+from abcde.sampling.pairs import CLASS_KEYS, importance
 
-POPULATIONS = ("abcde", "jaccard")
-"""The pair populations (docs/method.md §6.2–6.3)."""
-CLASSES = ("self", "split", "merge", "stable")
-"""Pair classes of a draw row; 'stable' means stable and not self (i ≠ j)."""
-SELF, SPLIT, MERGE, STABLE = range(4)
+CLASSES = ("split", "merge", "stable")
+"""Pair classes of a draw row (docs/method.md §6.1); 'stable' means stable and not self."""
+SPLIT, MERGE, STABLE = range(3)
 _CLASS_CODE = {name: code for code, name in enumerate(CLASSES)}
+KEY_SPLIT, KEY_MERGE, KEY_PLUS, KEY_MINUS, KEY_ZERO = range(len(CLASS_KEYS))
+"""Codes of the estimation classes :data:`abcde.sampling.pairs.CLASS_KEYS`: split, merge,
+and stable pairs by the sign of W_b − W_e (ΔPrecision's label, ABCDE eq. 58)."""
 _VERDICT_CODE = {"equivalent": 1, "not_equivalent": 0, "unknown": -1}
-REQUIRED_COLUMNS = ("pair_id", "item_i", "item_j", "pair_class", "label", "draw_count")
+REQUIRED_COLUMNS = ("pair_id", "item_i", "item_j", "pair_class", "label", "draw_count",
+                    "u_over_w")
+OPTIONAL_COLUMNS = ("stratum",)
+"""Columns read when present: the stratum of a stratified sample (docs/method.md §7.7)."""
 
 __all__ = [
     "CLASSES",
+    "CLASS_KEYS",
+    "KEY_MERGE",
+    "KEY_MINUS",
+    "KEY_PLUS",
+    "KEY_SPLIT",
+    "KEY_ZERO",
     "MERGE",
-    "POPULATIONS",
     "REQUIRED_COLUMNS",
-    "SELF",
     "SPLIT",
     "STABLE",
     "VERDICTS",
@@ -96,21 +113,29 @@ class JudgedSample:
     ``equivalent`` is 1.0 / 0.0 for judged rows and NaN for unknown ones; ``known`` says
     which; ``factor`` is the per-row reweighting factor of its class (0 when unknown);
     ``pair_key`` a dense integer code of ``pair_id``; ``pair_class`` integer codes of
-    :data:`CLASSES`; ``slice_columns`` the columns beyond :data:`REQUIRED_COLUMNS`.
+    :data:`CLASSES`, ``class_key`` of :data:`CLASS_KEYS`; ``importance_u`` and
+    ``importance_w`` the draws' weights (u_ij/Σu)/q_ij and (w_ij/Σw)/q_ij for the design's
+    ``alpha`` and κ = Σu/Σw (docs/method.md §6.9); ``stratum`` the stratum names of a
+    stratified sample (else None); ``slice_columns`` the other columns.
     """
 
-    population: str
+    alpha: float
     pair_id: np.ndarray
     pair_key: np.ndarray  # dense int code of pair_id
     item_i: np.ndarray
     item_j: np.ndarray
     pair_class: np.ndarray  # int codes, see CLASSES
+    class_key: np.ndarray  # int codes, see CLASS_KEYS
     label: np.ndarray
     draw_count: np.ndarray
+    u_over_w: np.ndarray
+    importance_u: np.ndarray
+    importance_w: np.ndarray
     equivalent: np.ndarray
     known: np.ndarray
     factor: np.ndarray
     tallies: dict[str, ClassTally]
+    stratum: np.ndarray | None
     slice_columns: dict[str, np.ndarray]
     missing_verdicts: int
     unused_verdicts: int
@@ -166,20 +191,20 @@ def count_distinct(keys: np.ndarray) -> int:
 
 
 def class_tallies(
-    pair_class: np.ndarray, draw_count: np.ndarray, known: np.ndarray, pair_key: np.ndarray,
+    class_key: np.ndarray, draw_count: np.ndarray, known: np.ndarray, pair_key: np.ndarray,
     equivalent: np.ndarray | None = None,
 ) -> dict[str, ClassTally]:
     """Sampled and judged draws per class and the reweighting factor.
 
     factor(class) = draws sampled in class / draws judged in class, so the judged draws
     of every class keep the class's sampled weight (e.g. 1000 split draws sampled, 800
-    judged → each judged split draw weighs 1.25). Classes are self, split, merge and
-    stable non-self.
+    judged → each judged split draw weighs 1.25). The classes are those of the
+    estimators, :data:`CLASS_KEYS`.
 
     Parameters
     ----------
-    pair_class : numpy.ndarray
-        Integer codes of :data:`CLASSES` per row.
+    class_key : numpy.ndarray
+        Integer codes of :data:`CLASS_KEYS` per row.
     draw_count : numpy.ndarray
         Draws per row.
     known : numpy.ndarray
@@ -192,7 +217,7 @@ def class_tallies(
     Returns
     -------
     dict of str to ClassTally
-        One entry per class of :data:`CLASSES`.
+        One entry per class of :data:`CLASS_KEYS`.
 
     References
     ----------
@@ -202,8 +227,8 @@ def class_tallies(
     Google Switzerland, 2024).
     """
     tallies: dict[str, ClassTally] = {}
-    for code, name in enumerate(CLASSES):
-        in_class = pair_class == code
+    for code, name in enumerate(CLASS_KEYS):
+        in_class = class_key == code
         judged = in_class & known
         sampled_draws = int(draw_count[in_class].sum())
         judged_draws = int(draw_count[judged].sum())
@@ -241,6 +266,7 @@ def reweighting_factors(
     -------
     dict of str to float or None
         A class that was not sampled is absent, one with no judged draws maps to None.
+        Stable pairs count as one class here (``stable_plus``).
 
     References
     ----------
@@ -256,8 +282,10 @@ def reweighting_factors(
     counts = np.asarray(draw_count, dtype=np.int64)
     known = np.asarray(judged, dtype=bool)
     keys = np.arange(codes.size)
-    tallies = class_tallies(codes, counts, known, keys)
-    return {name: t.factor for name, t in tallies.items() if t.sampled_draws}
+    tallies = class_tallies(np.where(codes == STABLE, KEY_PLUS, codes), counts, known, keys)
+    names = {KEY_SPLIT: "split", KEY_MERGE: "merge", KEY_PLUS: "stable"}
+    return {names[CLASS_KEYS.index(name)]: t.factor for name, t in tallies.items()
+            if t.sampled_draws}
 
 
 def slice_factors(s: JudgedSample, mask: np.ndarray) -> tuple[np.ndarray, list[str]]:
@@ -282,8 +310,8 @@ def slice_factors(s: JudgedSample, mask: np.ndarray) -> tuple[np.ndarray, list[s
     """
     factors = np.zeros(s.rows)
     starved = []
-    for code, name in enumerate(CLASSES):
-        in_class = mask & (s.pair_class == code)
+    for code, name in enumerate(CLASS_KEYS):
+        in_class = mask & (s.class_key == code)
         judged = in_class & s.known
         sampled = s.draw_count[in_class].sum()
         judged_draws = s.draw_count[judged].sum()
@@ -465,71 +493,87 @@ def _check_pair_structure(
         )
 
 
-def _check_labels(population: str, codes: np.ndarray, label: np.ndarray, pair_id: Any) -> None:
-    if not np.all(np.isfinite(label)):
-        raise ValueError(
-            f"draws.label must be finite; pair_ids {_examples(pair_id[~np.isfinite(label)])}"
-        )
-    if population == "abcde":
-        bad = np.abs(label) != 1
-        bad |= (codes == SPLIT) & (label != -1)
-        bad |= (codes == MERGE) & (label != 1)
-        rule = "abcde labels are −1 (split), +1 (merge), sgn(W_b − W_e) = ±1 (stable, self)"
-    else:
-        bad = ((codes == SPLIT) & (label > -1)) | ((codes == MERGE) & (label < 1))
-        rule = "jaccard labels are −b ≤ −1 (split), a ≥ 1 (merge), a − b (stable, self)"
+def _check_labels(codes: np.ndarray, label: np.ndarray, u_over_w: np.ndarray,
+                  pair_id: Any) -> None:
+    """ΔPrecision's sign and u_ij/w_ij as pairs/population.sql writes them."""
+    if not (np.all(np.isfinite(label)) and np.all(np.isfinite(u_over_w))):
+        bad = ~(np.isfinite(label) & np.isfinite(u_over_w))
+        raise ValueError(f"draws.label and draws.u_over_w must be finite; pair_ids "
+                         f"{_examples(pair_id[bad])}")
+    bad = ~np.isin(label, (-1.0, 0.0, 1.0))
+    bad |= (codes == SPLIT) & (label != -1)
+    bad |= (codes == MERGE) & (label != 1)
+    # u_ij/w_ij = U/W_b ≥ 1 (split), U/W_e ≥ 1 (merge), 0 exactly when u_ij = 0 (stable)
+    bad |= (codes != STABLE) & (u_over_w < 1 - 1e-9)
+    bad |= (codes == STABLE) & ((u_over_w < 0) | ((u_over_w == 0) != (label == 0)))
     if bad.any():
-        raise ValueError(f"draws.label: {rule}; offending pair_ids {_examples(pair_id[bad])}")
+        raise ValueError(
+            "draws.label is ΔPrecision's sign (−1 split, +1 merge, sgn(W_b − W_e) stable) "
+            "and draws.u_over_w is u_ij/w_ij (≥ 1 for split and merge, 0 exactly when the "
+            f"label is 0); offending pair_ids {_examples(pair_id[bad])}"
+        )
 
 
-def judged_sample(draws: Any, verdicts: Any, population: str) -> JudgedSample:
-    """Validate the draw rows, join the verdicts and compute per-class reweighting.
+def _class_key_codes(codes: np.ndarray, label: np.ndarray) -> np.ndarray:
+    """:data:`CLASS_KEYS` codes from the pair class and ΔPrecision's sign."""
+    out = np.where(codes == SPLIT, KEY_SPLIT, KEY_MERGE)
+    stable = codes == STABLE
+    out = np.where(stable & (label > 0), KEY_PLUS, out)
+    out = np.where(stable & (label < 0), KEY_MINUS, out)
+    return np.where(stable & (label == 0), KEY_ZERO, out).astype(np.int64)
 
-    Self pairs are always equivalent (a verdict saying otherwise is an error); a
-    non-self pair without a verdict counts as unknown (``missing_verdicts``); verdicts
-    for pairs not drawn are counted (``unused_verdicts``). Pair ids compare as text
+
+def judged_sample(draws: Any, verdicts: Any, *, alpha: float, kappa: float) -> JudgedSample:
+    """Validate the draw rows, join the verdicts, compute the importance weights and the
+    per-class reweighting.
+
+    A pair without a verdict counts as unknown (``missing_verdicts``); verdicts for pairs
+    not drawn are counted (``unused_verdicts``). Pair ids compare as text
     (:func:`abcde.quality.judgements.id_text`: 17, 17.0 and "17" are one id).
 
     Parameters
     ----------
     draws : mapping of columns, list of row mappings, DataFrame, pyarrow table or DuckDB relation
         One row per unique ordered pair drawn, with columns pair_id, item_i (the vantage
-        item), item_j, pair_class ∈ :data:`CLASSES`, label, draw_count ≥ 1, and optional
-        slice columns of the vantage item. Rows sharing a pair_id are (i, j) and (j, i)
-        of one unordered pair.
+        item), item_j ≠ item_i, pair_class ∈ :data:`CLASSES`, label (ΔPrecision's sign),
+        draw_count ≥ 1, u_over_w (u_ij/w_ij), optionally stratum, and slice columns of
+        the vantage item. Rows sharing a pair_id are (i, j) and (j, i) of one unordered
+        pair.
     verdicts : mapping, column mapping or rows
         pair_id → verdict; also a {pair_id: [...], verdict: [...]} column mapping or
         (pair_id, verdict) rows / {pair_id, verdict} row mappings. Verdicts are
         spelled as :func:`abcde.quality.judgements.normalise_verdict` accepts
         (equivalent / not_equivalent / unknown, True/False/None and the synonyms).
-    population : {"abcde", "jaccard"}
-        The pair population the draws come from; it fixes the allowed labels
-        (abcde: ±1; jaccard: −b ≤ −1 for splits, a ≥ 1 for merges).
+    alpha : float
+        The design's share α of the ABCDE population (manifest ``alpha``).
+    kappa : float
+        κ = Σu/Σw over pairs i ≠ j (manifest ``totals``).
 
     Returns
     -------
     JudgedSample
-        The validated rows as arrays, verdicts joined, class tallies and factors.
+        The validated rows as arrays, verdicts joined, importance weights, class tallies
+        and factors.
 
     Raises
     ------
     ValueError
         Naming the offending pair ids: missing columns, an unknown pair class, a
-        draw count that is not an integer ≥ 1, a label the population does not allow,
-        a self pair that is not (i, i), a repeated ordered pair, a pair id naming two
-        pairs, two verdicts for one id, a self pair judged not equivalent, a value that
-        is no verdict.
+        draw count that is not an integer ≥ 1, a label or u_ij/w_ij the design does not
+        write, a self pair (i, i), a repeated ordered pair, a pair id naming two pairs,
+        two verdicts for one id, a value that is no verdict.
 
     References
     ----------
-    docs/method.md §6.1–6.3 (pairs, classes, labels), §8.1 (verdicts), §8.3
-    (reweighting). ABCDE §5.7–5.8 (S. van Staden, A. Grubb. ABCDE: Application-Based
-    Cluster Diff Evals. Google, 2024, arXiv:2407.21430); Jaccard decomposition §7–8
+    docs/method.md §6.1, §6.9 (pairs, classes, importance weights), §8.1 (verdicts),
+    §8.3 (reweighting). ABCDE §5.7–5.8 (S. van Staden, A. Grubb. ABCDE: Application-Based
+    Cluster Diff Evals. Google, 2024, arXiv:2407.21430); Jaccard decomposition §6.1, §7–8
     (S. van Staden. Decomposing the Jaccard Distance and the Jaccard Index in ABCDE.
     Google Switzerland, 2024).
     """
-    if population not in POPULATIONS:
-        raise ValueError(f"population must be one of {POPULATIONS}, got {population!r}")
+    if not (0 <= alpha <= 1 and math.isfinite(kappa) and kappa > 0):
+        raise ValueError(f"the design needs alpha in [0, 1] and kappa > 0, got {alpha!r}, "
+                         f"{kappa!r}")
     cols = _as_columns(draws, "draws")
     missing = [c for c in REQUIRED_COLUMNS if c not in cols]
     if missing:
@@ -539,23 +583,25 @@ def judged_sample(draws: Any, verdicts: Any, population: str) -> JudgedSample:
     codes = _class_codes(cols["pair_class"])
     try:
         label = np.asarray(cols["label"], dtype=float)
+        u_over_w = np.asarray(cols["u_over_w"], dtype=float)
         raw_count = np.asarray(cols["draw_count"], dtype=float)
     except (TypeError, ValueError) as err:
-        raise ValueError(f"draws.label and draws.draw_count must be numeric: {err}") from None
+        raise ValueError(f"draws.label, draws.u_over_w and draws.draw_count must be numeric: "
+                         f"{err}") from None
     bad_count = ~np.isfinite(raw_count) | (raw_count < 1) | (raw_count != np.floor(raw_count))
     if bad_count.any():
         raise ValueError(
             f"draws.draw_count must be an integer ≥ 1; pair_ids {_examples(pair_id[bad_count])}"
         )
     draw_count = raw_count.astype(np.int64)
-    _check_labels(population, codes, label, pair_id)
+    _check_labels(codes, label, u_over_w, pair_id)
     i_code, j_code = _dense_codes(item_i, item_j)
     (pair_key,) = _dense_codes(pair_id)
-    is_self = i_code == j_code
-    if (is_self != (codes == SELF)).any():
+    if (i_code == j_code).any():
         raise ValueError(
-            "draws: pair_class is 'self' exactly when item_i = item_j; offending pair_ids "
-            f"{_examples(pair_id[is_self != (codes == SELF)])}"
+            "draws: a self pair (i, i) was drawn; this design never draws self pairs (they "
+            "are added exactly, docs/method.md §6.8), so the sample comes from an earlier "
+            f"abcde; pair_ids {_examples(pair_id[i_code == j_code])}"
         )
     _check_pair_structure(pair_key, i_code, j_code, codes, pair_id)
 
@@ -564,39 +610,41 @@ def judged_sample(draws: Any, verdicts: Any, population: str) -> JudgedSample:
     first_ids = [id_text(p) for p in _plain(pair_id[first])]
     found = [verdict_of.get(p) for p in first_ids]
     verdict_code = np.array([_VERDICT_CODE.get(v, -2) for v in found], dtype=np.int8)
-    first_self = codes[first] == SELF
-    contradiction = first_self & (verdict_code == 0)
-    if contradiction.any():
-        raise ValueError(
-            "verdicts: self pairs are always equivalent; got 'not_equivalent' for "
-            f"{_examples(pair_id[first][contradiction])}"
-        )
     equivalent_by_key = np.where(verdict_code >= 0, verdict_code, np.nan).astype(float)
-    equivalent_by_key[first_self] = 1.0
-    missing_verdicts = int(((verdict_code == -2) & ~first_self).sum())
+    missing_verdicts = int((verdict_code == -2).sum())
     unused_verdicts = len(verdict_of) - int((verdict_code != -2).sum())
     equivalent = equivalent_by_key[np.searchsorted(unique_keys, pair_key)]
     known = ~np.isnan(equivalent)
-    tallies = class_tallies(codes, draw_count, known, pair_key, equivalent)
+    keys = _class_key_codes(codes, label)
+    tallies = class_tallies(keys, draw_count, known, pair_key, equivalent)
     factor = np.zeros(label.size)
-    for code, name in enumerate(CLASSES):
+    for code, name in enumerate(CLASS_KEYS):
         f = tallies[name].factor
         if f is not None:
-            factor[(codes == code) & known] = f
-    slices = {k: v for k, v in cols.items() if k not in REQUIRED_COLUMNS}
+            factor[(keys == code) & known] = f
+    with np.errstate(divide="ignore", invalid="ignore"):  # q = 0 rows are refused later
+        importance_u, importance_w = importance(u_over_w, alpha, kappa)
+    stratum = cols.get("stratum")
+    slices = {k: v for k, v in cols.items()
+              if k not in REQUIRED_COLUMNS and k not in OPTIONAL_COLUMNS}
     return JudgedSample(
-        population,
+        float(alpha),
         pair_id,
         pair_key,
         item_i,
         item_j,
         codes,
+        keys,
         label,
         draw_count,
+        u_over_w,
+        np.asarray(importance_u, dtype=float),
+        np.asarray(importance_w, dtype=float),
         equivalent,
         known,
         factor,
         tallies,
+        None if stratum is None else np.asarray(stratum, dtype=object),
         slices,
         missing_verdicts,
         unused_verdicts,

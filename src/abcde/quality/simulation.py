@@ -1,6 +1,7 @@
-"""Sizing the judgement budget: the interval each quality metric would have for a
-given budget, by simulating judgement rounds with a ground truth as the judge
-(ABCDE §5.8, App. A; Jaccard decomposition §7–8).
+"""Sizing the judgement budget and checking the estimators on one's own data: simulated
+judgement rounds with a ground truth as the judge, their intervals, and — since the
+truth fixes every metric's exact value — their bias and coverage (ABCDE §5.8, App. A;
+Jaccard decomposition §7–8; docs/method.md §8.12–8.13).
 
 For each replication r (seed + r) the real SQL sampler draws one stream and walks it
 until the largest budget is filled (ABCDE App. A 3.1–3.2); every smaller budget b is
@@ -8,11 +9,13 @@ the prefix of the same stream cut at its b-th unique judgeable pair — exactly 
 sample `sample_pairs(budget=b, seed=seed + r)` would give, since the stream is indexed
 by draw number. Each sample is judged by the truth (same truth cluster ⇒ equivalent,
 an item the truth lacks ⇒ unknown; optionally a further share of pairs made unknown at
-random) and estimated; the report gives, per budget and metric, the mean half-width of
-the 95% intervals over the replications, the spread (sd) of the estimates across them —
-z·sd is the half-width an honest interval needs, so under-coverage shows as a mean
-half-width well below it — and how often the metric was undefined. The half-width
-shrinks ∝ 1/√budget, so the table also tells what a larger budget would buy.
+random) and estimated. The exact value of every metric is computed from the truth in
+SQL (`abcde.quality.exact`, per triple cell), when the truth covers T. The report gives,
+per budget and metric: the mean estimate − exact (the bias, with its standard error
+sd/√R), the share of the intervals that hold the exact value (the coverage; below
+:data:`FLAG_COVERAGE` it is flagged), the mean half-width of the intervals, and how often
+the metric was undefined or not conclusive. When the truth does not cover T, the exact
+values, bias and coverage are unavailable and the report says why.
 
 With ``stratify`` (an allocation: proportional, equal or a fraction) the rounds use
 `abcde.sampling.stratified` instead, one sampling run per budget and replication.
@@ -31,14 +34,24 @@ from abcde.engines import Engine
 from abcde.inputs.session import EngineOptions, open_inputs
 from abcde.inputs.spec import InputSpec
 from abcde.quality.estimate import Sample, estimate_with_verdicts
+from abcde.quality.exact import ExactQuality, exact_quality
 from abcde.quality.intervals import DEFAULT_SE, z_value
 from abcde.quality.judgements import SamplePairs, judge_pairs, read_truth, truth_judge
-from abcde.quality.metrics import metric_keys
+from abcde.quality.metrics import METRIC_KEYS
 from abcde.results import plain_row
 from abcde.sampling.clocks import check_seed
-from abcde.sampling.pairs import _sorted, fill_budget, prepare
+from abcde.sampling.pairs import (
+    _sorted,
+    design_for,
+    fetch_totals,
+    fill_budget,
+    population_entries,
+    prepare,
+)
 
 DEFAULT_BUDGETS = (100, 300, 1000, 3000)
+FLAG_COVERAGE = 0.90
+"""Below this share of intervals holding the exact value, a metric is flagged."""
 
 
 def cut_stream(stream: Sequence[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
@@ -51,14 +64,15 @@ def cut_stream(stream: Sequence[dict[str, Any]], budget: int) -> list[dict[str, 
     Parameters
     ----------
     stream : sequence of mappings
-        Draws in draw order, with item_i, item_j, pair_class and label.
+        Draws in draw order, with item_i, item_j, pair_class, label and u_over_w (every
+        column but the draw number d is carried into the rows).
     budget : int
-        Unique judgeable (non-self, unordered) pairs.
+        Unique judgeable (unordered) pairs.
 
     Returns
     -------
     list of dict
-        Draw rows pair_id, item_i, item_j, pair_class, label, draw_count.
+        Draw rows pair_id, item_i, item_j, pair_class, label, u_over_w, …, draw_count.
 
     Raises
     ------
@@ -92,29 +106,32 @@ def cut_stream(stream: Sequence[dict[str, Any]], budget: int) -> list[dict[str, 
             continue
         unordered = tuple(sorted((str(r["item_i"]), str(r["item_j"]))))
         pid = ids.setdefault(unordered, len(ids) + 1)  # type: ignore[arg-type]
-        rows[ordered] = {"pair_id": pid, "item_i": r["item_i"], "item_j": r["item_j"],
-                         "pair_class": r["pair_class"], "label": r["label"], "draw_count": 1}
+        row = {k: v for k, v in r.items() if k != "d"}
+        rows[ordered] = {**row, "pair_id": pid, "draw_count": 1}
     return list(rows.values())
 
 
 def simulate(base: object, exp: object, weights: object | None = None, *, truth: object,
-             population: str = "jaccard", budgets: Sequence[int] = DEFAULT_BUDGETS,
+             population: str = "mixture", alpha: float | None = None,
+             budgets: Sequence[int] = DEFAULT_BUDGETS,
              replications: int = 20, seed: int = 0, unknown_share: float = 0.0,
              stratify: str | float | None = None, confidence: float = 0.95,
              item_col: str = "item_id", cluster_col: str = "cluster_id",
              weight_col: str = "weight", missing_weight: float | None = None,
              engine: Engine | None = None, db: str | Path | None = None,
              memory_limit: str | None = None, threads: int | None = None) -> dict[str, Any]:
-    """Expected confidence-interval half-width of every quality metric per budget.
+    """Bias, coverage and interval half-width of every quality metric per budget.
 
     Parameters
     ----------
     base, exp, weights : table, file, mapping or DataFrame
         The clusterings and optional item weights, as for ``abcde.sample_pairs``.
     truth : mapping, DataFrame, str or Path
-        The ground truth that plays the judge (:func:`~abcde.quality.judgements.read_truth`).
-    population : {"abcde", "jaccard"}
-        The pair population to sample.
+        The ground truth that plays the judge (:func:`~abcde.quality.judgements.read_truth`)
+        and fixes the exact values (:func:`~abcde.quality.exact.exact_quality`).
+    population, alpha : str, float
+        The sampling design, as for ``abcde.sample_pairs`` (default: the mixture,
+        α = 0.5).
     budgets : sequence of int
         Budgets (unique judgeable pairs) to compare.
     replications : int
@@ -133,12 +150,14 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
     Returns
     -------
     dict
-        ``{"population", "budgets", "replications", "stratify", "metrics": {metric:
-        {budget: {"half_width", "se", "estimate", "estimate_sd", "spread_half_width",
-        "undefined"}}}, "rows": [...]}`` — ``half_width`` the mean (ci_high − ci_low)/2 of
-        the reported intervals, ``spread_half_width`` z × ``estimate_sd`` (the sd of the
-        estimates over the replications); ``rows`` is one flat record per (budget,
-        metric), handy for a DataFrame in a notebook.
+        ``{"population", "alpha", "budgets", "replications", "stratify", "exact":
+        {"available", "values", "reason", …}, "metrics": {metric: {budget: {"exact",
+        "mean", "bias", "bias_se", "coverage", "flagged", "half_width", "estimate_sd",
+        "undefined", "not_conclusive"}}}, "rows": [...]}`` — ``bias`` = mean estimate −
+        exact with ``bias_se`` = sd/√R, ``coverage`` the share of the reported intervals
+        that hold the exact value (None when the truth does not cover T), ``flagged`` when
+        it is below :data:`FLAG_COVERAGE`, ``half_width`` the mean (ci_high − ci_low)/2;
+        ``rows`` is one flat record per (budget, metric), handy for a DataFrame.
 
     Raises
     ------
@@ -147,8 +166,8 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
 
     References
     ----------
-    docs/method.md §7.4–7.5, §8. ABCDE §5.8, App. A (S. van Staden, A. Grubb. ABCDE:
-    Application-Based Cluster Diff Evals. Google, 2024, arXiv:2407.21430); Jaccard
+    docs/method.md §7.4–7.5, §8, §8.12–8.13. ABCDE §5.8, App. A (S. van Staden, A. Grubb.
+    ABCDE: Application-Based Cluster Diff Evals. Google, 2024, arXiv:2407.21430); Jaccard
     decomposition §7–8 (S. van Staden. Decomposing the Jaccard Distance and the Jaccard
     Index in ABCDE. Google Switzerland, 2024).
     """
@@ -157,6 +176,7 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
         raise ValueError("budgets must be >= 1 and replications >= 1")
     if not 0 <= unknown_share < 1:
         raise ValueError("unknown_share must be in [0, 1)")
+    design = design_for(population, alpha)
     seed = check_seed(seed)
     z = z_value(confidence)
     truth_map = read_truth(truth, item_col, cluster_col)
@@ -165,15 +185,18 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
     spec = InputSpec.of(base, exp, weights, item_col=item_col, cluster_col=cluster_col,
                         weight_col=weight_col, missing_weight=missing_weight)
     with EngineOptions(engine, db, memory_limit, threads).open() as eng:
+        exact = exact_quality(base, exp, weights, truth=truth, item_col=item_col,
+                              cluster_col=cluster_col, weight_col=weight_col,
+                              missing_weight=missing_weight, engine=eng)
         if stratify is None:
             inputs = open_inputs(eng, spec)
-            pipeline, _ = prepare(eng, inputs, population, prefix="abcde_sim_")
-            totals = plain_row(pipeline.fetch(eng, "pair_totals")[0])
+            pipeline, _ = prepare(eng, inputs, design, prefix="abcde_sim_")
+            totals = fetch_totals(eng, pipeline)
+            self_parts = plain_row(pipeline.fetch(eng, "pair_self")[0])
             overall = plain_row(pipeline.fetch(eng, "overall")[0])
-            manifest = {"population": population, "metrics": overall,
-                        "weight": overall["weight"], "sample_id": "simulation",
-                        "totals": {k: float(totals[k])
-                                   for k in ("total", "split", "merge", "stable")}}
+            manifest = {"design": design.as_dict(), "population": design.population,
+                        "alpha": design.alpha, "sample_id": "simulation",
+                        **population_entries(totals, self_parts, overall)}
         for r in progress.track(range(replications), "simulated rounds"):
             rng = random.Random(seed * 1_000_003 + r)
             if stratify is None:
@@ -187,7 +210,7 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
                     from abcde.sampling.stratified import sample_pairs_stratified
 
                     ps = sample_pairs_stratified(
-                        base, exp, weights, population=population, budget=b,
+                        base, exp, weights, population=population, alpha=alpha, budget=b,
                         allocation=stratify, seed=seed + r, item_col=item_col,
                         cluster_col=cluster_col, weight_col=weight_col,
                         missing_weight=missing_weight, engine=eng)
@@ -195,7 +218,10 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
                 verdicts = _judge(s.pairs, base_judge, unknown_share, rng)
                 results[b].append(estimate_with_verdicts(s, verdicts, confidence=confidence,
                                                          se_method=DEFAULT_SE))
-    return _summary(results, population, replications, z, stratify)
+    doc = _summary(results, exact, replications, z)
+    doc.update(population=design.population, alpha=design.alpha, stratify=stratify,
+               unknown_share=unknown_share)
+    return doc
 
 
 def _judge(pairs: SamplePairs, judge: Any, unknown_share: float,
@@ -208,33 +234,43 @@ def _judge(pairs: SamplePairs, judge: Any, unknown_share: float,
     return verdicts
 
 
-def _summary(results: dict[int, list[dict[str, Any]]], population: str, replications: int,
-             z: float, stratify: Any) -> dict[str, Any]:
-    """Per (metric, budget): the mean half-width of the intervals actually reported
-    ((ci_high − ci_low)/2: Wilson intervals are asymmetric and never zero-wide, so
-    z·mean(SE) would understate them), the mean SE, and the spread of the estimates
-    over the replications — z·estimate_sd is the half-width an interval needs to
-    cover; a mean half-width well below it means the intervals under-cover."""
+def _summary(results: dict[int, list[dict[str, Any]]], exact: ExactQuality,
+             replications: int, z: float) -> dict[str, Any]:
+    """Per (metric, budget): bias and its SE, coverage, the mean half-width of the
+    intervals actually reported ((ci_high − ci_low)/2: Wilson intervals are asymmetric and
+    never zero-wide, so z·mean(SE) would understate them), the sd of the estimates and
+    z·sd (the half-width an honest interval needs), undefined and not-conclusive counts."""
     metrics: dict[str, dict[int, dict[str, Any]]] = {}
     rows = []
-    for key in metric_keys(population):
+    for key in METRIC_KEYS:
         metrics[key] = {}
+        value = exact.values.get(key) if exact.available else None
         for b, docs in results.items():
-            ses = [d[key]["se"] for d in docs if d[key]["se"] is not None]
             ests = [d[key]["estimate"] for d in docs if d[key]["estimate"] is not None]
-            halves = [(d[key]["ci_high"] - d[key]["ci_low"]) / 2 for d in docs
-                      if d[key]["ci_low"] is not None and d[key]["ci_high"] is not None]
+            with_ci = [d[key] for d in docs
+                       if d[key]["ci_low"] is not None and d[key]["ci_high"] is not None]
+            halves = [(e["ci_high"] - e["ci_low"]) / 2 for e in with_ci]
             sd = _sd(ests)
-            cell = {"half_width": math.fsum(halves) / len(halves) if halves else None,
-                    "se": math.fsum(ses) / len(ses) if ses else None,
-                    "estimate": math.fsum(ests) / len(ests) if ests else None,
-                    "estimate_sd": sd,
-                    "spread_half_width": None if sd is None else z * sd,
-                    "undefined": len(docs) - len(halves)}
+            mean = math.fsum(ests) / len(ests) if ests else None
+            cell: dict[str, Any] = {
+                "exact": value, "mean": mean, "bias": None, "bias_se": None,
+                "coverage": None, "flagged": False,
+                "half_width": math.fsum(halves) / len(halves) if halves else None,
+                "estimate_sd": sd, "spread_half_width": None if sd is None else z * sd,
+                "undefined": len(docs) - len(with_ci),
+                "not_conclusive": sum(bool(d[key].get("not_conclusive")) for d in docs)}
+            if value is not None and mean is not None:
+                cell["bias"] = mean - value
+                cell["bias_se"] = None if sd is None else sd / math.sqrt(len(ests))
+            if value is not None and with_ci:
+                tol = 1e-9 * max(abs(value), 1e-12)
+                held = [e["ci_low"] - tol <= value <= e["ci_high"] + tol for e in with_ci]
+                cell["coverage"] = sum(held) / len(held)
+                cell["flagged"] = cell["coverage"] < FLAG_COVERAGE
             metrics[key][b] = cell
             rows.append({"budget": b, "metric": key, **cell})
-    return {"population": population, "budgets": sorted(results), "replications":
-            replications, "stratify": stratify, "metrics": metrics, "rows": rows}
+    return {"budgets": sorted(results), "replications": replications,
+            "exact": exact.as_dict(), "metrics": metrics, "rows": rows}
 
 
 def _sd(xs: Sequence[float]) -> float | None:
@@ -255,33 +291,53 @@ def render_table(doc: dict[str, Any]) -> str:
     Returns
     -------
     str
-        Metrics × budgets: the mean 95% half-width of the reported intervals and, in
-        brackets, z × the sd of the estimates over the replications (what the half-width
-        should be), in percentage points.
+        Metrics × budgets, each cell: the mean half-width of the reported intervals, the
+        coverage of the exact value, the bias (mean − exact, in standard errors), "!"
+        when the coverage is below :data:`FLAG_COVERAGE`; or why the exact values are
+        unavailable.
 
     References
     ----------
-    docs/method.md §8.8.
+    docs/method.md §8.8, §8.13.
     """
     from abcde.quality.wording import LABELS
     from abcde.text import table
 
     budgets = doc["budgets"]
     rows = []
+    flagged = []
     for key, per in doc["metrics"].items():
         row: dict[str, Any] = {"metric": LABELS.get(key, key)}
         for b in budgets:
             c = per[b]
             cell = "-" if c["half_width"] is None else f"±{100 * c['half_width']:.3f}%"
-            if c["spread_half_width"] is not None:
-                cell += f" (z·sd {100 * c['spread_half_width']:.3f}%)"
+            if c["coverage"] is not None:
+                cell += f" cov {100 * c['coverage']:.0f}%"
+            if c["bias"] is not None:
+                se = c["bias_se"]
+                sig = "" if not se else f" ({c['bias'] / se:+.1f} SE)"
+                cell += f" bias {100 * c['bias']:+.3f}%{sig}"
+            if c["flagged"]:
+                cell += " !"
+                flagged.append(f"{LABELS.get(key, key)} at {b}")
             if c["undefined"]:
                 cell += f" ({c['undefined']} undef.)"
+            if c["not_conclusive"]:
+                cell += f" ({c['not_conclusive']} not concl.)"
             row[str(b)] = cell
         rows.append(row)
-    head = (f"mean 95% CI half-width per budget, and z·sd of the estimates across "
-            f"replications ({doc['population']} population, {doc['replications']} "
-            f"replications{', stratified ' + str(doc['stratify']) if doc['stratify'] else ''})"
-            "\na half-width well below z·sd means the intervals under-cover; with few "
-            "replications z·sd is itself rough")
-    return head + "\n" + table(rows, ["metric", *[str(b) for b in budgets]])
+    design = f"{doc['population']} population, α = {doc['alpha']:g}"
+    head = (f"per budget: mean 95% CI half-width, coverage of the exact value, bias = mean "
+            f"estimate − exact (in SEs of the mean) — {design}, {doc['replications']} "
+            f"replications{', stratified ' + str(doc['stratify']) if doc['stratify'] else ''}")
+    lines = [head]
+    exact = doc["exact"]
+    if not exact["available"]:
+        lines.append(f"exact values unavailable: {exact['reason']}; only the half-widths are "
+                     "shown")
+    lines.append(table(rows, ["metric", *[str(b) for b in budgets]]))
+    if flagged:
+        lines.append(f"! coverage below {100 * FLAG_COVERAGE:.0f}%: {', '.join(flagged)} — "
+                     "these intervals are too narrow for this data; a larger budget, the "
+                     "mixture population or stratification may help (docs/method.md §8.13)")
+    return "\n".join(lines)

@@ -2,14 +2,18 @@
 App. B; docs/method.md §8.9–8.10).
 
 Only the draws whose vantage item i is in the slice I are used, and unknown verdicts are
-reweighted per class *within the slice*:
+reweighted per class *within the slice*. As for ΔPrecision(T) (docs/method.md §8.2), the
+contribution is an exact part plus signed class parts:
 
-    contribution(I) = pairweight(I) × mean over those draws of l_ij·1(i≡j)   (App. B.2)
+    contribution(I) = Σ_{i∈I} u_ii·l_ii + Σ_k sign_k · T_k(I) · p̂_k(I)      (App. B.2)
     ΔPrecision(I)   = (W / weight(I)) × contribution(I)                    (App. B.1)
 
-pairweight(I) is the exact pair-weight sum of the slice's vantage items (docs/method.md
-§6.4), recorded in the sample's manifest. The contributions of a partition of T add up
-to ΔPrecision(T). A stratified sample sums the strata's contributions.
+where T_k(I) = Σ_{i∈I} Σ_{j: (i,j) ∈ k} u_ij is the exact u total of class k over the
+slice's vantage items and p̂_k(I) the importance-weighted share of equivalent verdicts
+among the class's draws with vantage item in I. Both come from the manifest's slice rows
+(pairs/slice_pairweights.sql). The contributions of a partition of T add up to
+ΔPrecision(T). Stratified samples are estimated the same way (every class lies in one
+stratum).
 
 References
 ----------
@@ -19,16 +23,19 @@ arXiv:2407.21430, App. B (eq. 59–67).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
 
 from abcde.quality.intervals import DEFAULT_SE
-from abcde.quality.metrics import METRICS, estimate_metric
-from abcde.quality.result import Estimate, rescaled, sum_independent
-from abcde.quality.sample import JudgedSample, slice_factors
+from abcde.quality.metrics import METRICS, Design, estimate_metric
+from abcde.quality.result import Estimate, rescaled
+from abcde.quality.sample import CLASS_KEYS, JudgedSample, slice_factors
+
+SLICE_CLASSES = ("split", "merge", "stable_plus", "stable_minus")
+"""The classes whose u totals a manifest slice row gives (ΔPrecision's parts)."""
 
 
 @dataclass(frozen=True)
@@ -61,9 +68,9 @@ class SliceEstimate:
 def slice_delta_precision(
     s: JudgedSample,
     in_slice: np.ndarray,
-    slice_weight: float,
-    pairweight: float,
+    row: Mapping[str, Any],
     total_weight: float,
+    design: Design,
     *,
     key: Mapping[str, Any] | None = None,
     confidence: float = 0.95,
@@ -71,10 +78,11 @@ def slice_delta_precision(
 ) -> SliceEstimate:
     """ΔPrecision(I) and its contribution from the draws whose vantage item is in I.
 
-    ΔPrecision(I) = mean_{draws, i∈I} l_ij·1(i≡j) × (W / w(I))·pairweight(I);
-    contribution = w(I)/W·ΔPrecision(I) = mean × pairweight(I). Unknown verdicts are
-    reweighted per class *within the slice*; a class drawn in the slice but never judged
-    there makes both undefined.
+    contribution(I) = self part + Σ sign·T_k(I)·p̂_k(I) (module docstring);
+    ΔPrecision(I) = W/w(I)·contribution(I). Unknown verdicts are reweighted per class
+    *within the slice*; a class drawn in the slice but never judged there makes both
+    undefined. The design's expected effective sample size is a property of the whole
+    population and is not used for a slice.
 
     Parameters
     ----------
@@ -82,12 +90,14 @@ def slice_delta_precision(
         The judged sample.
     in_slice : numpy.ndarray
         Boolean mask over the draw rows: the vantage item is in I.
-    slice_weight : float
-        w(I) > 0.
-    pairweight : float
-        pairweight(I) ≥ 0, the exact pair-weight sum of the slice.
+    row : mapping
+        The manifest's slice row: ``weight`` = w(I) > 0, ``pairweight`` ≥ 0, the u totals
+        of :data:`SLICE_CLASSES` over I and ``self_delta_precision``.
     total_weight : float
         W > 0.
+    design : Design
+        The sample's design (its Σu, Σw and draws scale; the classes are replaced by the
+        slice's).
     key : mapping, optional
         The slice's column → value, carried into the result.
     confidence : float
@@ -102,7 +112,7 @@ def slice_delta_precision(
     Raises
     ------
     ValueError
-        On weights ≤ 0 or a negative pairweight.
+        On weights ≤ 0, a negative total, or a row without the class totals.
 
     References
     ----------
@@ -110,16 +120,26 @@ def slice_delta_precision(
     (S. van Staden, A. Grubb. ABCDE: Application-Based Cluster Diff Evals. Google, 2024,
     arXiv:2407.21430).
     """
+    slice_weight = float(row["weight"])
     if not (slice_weight > 0 and total_weight > 0):
         raise ValueError(f"slice {dict(key or {})}: weights must be > 0")
-    if pairweight < 0:
-        raise ValueError(f"slice {dict(key or {})}: pairweight must be ≥ 0")
+    missing = [c for c in (*SLICE_CLASSES, "self_delta_precision", "pairweight")
+               if row.get(c) is None]
+    if missing:
+        raise ValueError(f"manifest slice {dict(key or {})} lacks {missing} (drawn by an "
+                         "earlier abcde?)")
+    if float(row["pairweight"]) < 0 or any(float(row[c]) < 0 for c in SLICE_CLASSES):
+        raise ValueError(f"slice {dict(key or {})}: totals must be ≥ 0")
+    classes = {k: {**design.classes[k], "u": float(row[k]) if k in SLICE_CLASSES else 0.0,
+                   "u_uncovered": 0.0} for k in CLASS_KEYS}
+    sliced = replace(design, classes=classes,
+                     exact={"delta_precision": float(row["self_delta_precision"])})
     mask = np.asarray(in_slice, dtype=bool)
     factors, _ = slice_factors(s, mask)
     contribution = estimate_metric(
         METRICS["delta_precision"],
         s,
-        pairweight,
+        sliced,
         confidence=confidence,
         se_method=se_method,
         mask=mask,
@@ -129,8 +149,8 @@ def slice_delta_precision(
     dp = rescaled(contribution, total_weight / slice_weight)
     return SliceEstimate(
         dict(key or {}),
-        float(slice_weight),
-        float(pairweight),
+        slice_weight,
+        float(row["pairweight"]),
         int(s.draw_count[mask].sum()),
         dp,
         contribution,
@@ -195,6 +215,7 @@ def estimate_slices(
     s: JudgedSample,
     slices: Any,
     total_weight: float,
+    design: Design,
     *,
     confidence: float = 0.95,
     se_method: str = DEFAULT_SE,
@@ -207,9 +228,11 @@ def estimate_slices(
         The judged sample, with the slice columns.
     slices : Any
         The manifest's slices (:func:`slice_rows`): each row names its slice by column
-        values and gives ``weight`` and ``pairweight``.
+        values and gives ``weight``, ``pairweight``, the class totals and the self part.
     total_weight : float
         W, the total item weight.
+    design : Design
+        The sample's design.
     confidence : float
         The intervals' level.
     se_method : {"pair_clustered", "kirchner"}
@@ -223,18 +246,19 @@ def estimate_slices(
     Raises
     ------
     ValueError
-        On a row without weight, pairweight or slice column, or a column the draws lack.
+        On a row without weight, totals or slice column, or a column the draws lack.
 
     References
     ----------
     docs/method.md §8.9. ABCDE App. B (S. van Staden, A. Grubb. ABCDE: Application-Based
     Cluster Diff Evals. Google, 2024, arXiv:2407.21430).
     """
+    numbers = ("weight", "pairweight", *SLICE_CLASSES, "self_delta_precision")
     out = []
     for row in slice_rows(slices):
         if "weight" not in row or "pairweight" not in row:
             raise ValueError(f"manifest slice {row} needs 'weight' and 'pairweight'")
-        key = {k: v for k, v in row.items() if k not in ("weight", "pairweight")}
+        key = {k: v for k, v in row.items() if k not in numbers}
         if not key:
             raise ValueError(f"manifest slice {row} names no slice column")
         mask = np.ones(s.rows, dtype=bool)
@@ -244,84 +268,7 @@ def estimate_slices(
                     f"manifest slices by {column!r} but draws have no such column "
                     f"(slice columns: {sorted(s.slice_columns)})"
                 )
-            mask &= equal_mask(s.slice_columns[column], value)
-        out.append(
-            slice_delta_precision(
-                s,
-                mask,
-                float(row["weight"]),
-                float(row["pairweight"]),
-                total_weight,
-                key=key,
-                confidence=confidence,
-                se_method=se_method,
-            )
-        )
-    return out
-
-
-def stratified_slices(
-    strata: Mapping[str, JudgedSample],
-    slices: Sequence[Mapping[str, Any]],
-    total_weight: float,
-    *,
-    confidence: float = 0.95,
-    se_method: str = DEFAULT_SE,
-) -> list[SliceEstimate]:
-    """Per-slice ΔPrecision(I) and contribution of a stratified sample.
-
-    contribution(I) = Σ_h pairweight_h(I)·mean_h(I) over the draws of stratum h whose
-    vantage item is in I (unknowns reweighted per class within the slice and stratum),
-    SEs in quadrature and intervals by MOVER (independent strata);
-    ΔPrecision(I) = W/w(I)·contribution(I).
-
-    Parameters
-    ----------
-    strata : mapping of str to JudgedSample
-        Each stratum's judged sample, by stratum name, in the manifest's order.
-    slices : sequence of mappings
-        The manifest's slice rows: column values, ``weight``, ``pairweight`` and
-        ``pairweight_<stratum>`` for every stratum.
-    total_weight : float
-        W, the total item weight.
-    confidence : float
-        The intervals' level.
-    se_method : {"pair_clustered", "kirchner"}
-        See :func:`~abcde.quality.intervals.reweighted_mean_se`.
-
-    Returns
-    -------
-    list of SliceEstimate
-        In the manifest's order.
-
-    Raises
-    ------
-    ValueError
-        When the draws lack a slice column.
-
-    References
-    ----------
-    docs/method.md §8.9–8.10. ABCDE App. B (S. van Staden, A. Grubb. ABCDE:
-    Application-Based Cluster Diff Evals. Google, 2024, arXiv:2407.21430).
-    """
-    out = []
-    for row in slices:
-        key = {k: v for k, v in row.items() if k != "weight" and not k.startswith("pairweight")}
-        parts = []
-        n_draws = 0
-        for name, js in strata.items():
-            mask = np.ones(js.rows, dtype=bool)
-            for column, value in key.items():
-                if column not in js.slice_columns:
-                    raise ValueError(f"manifest slices by {column!r} but draws lack it")
-                mask &= equal_mask(np.asarray(js.slice_columns[column], dtype=object), value)
-            est = slice_delta_precision(js, mask, float(row["weight"]),
-                                        float(row[f"pairweight_{name}"]), total_weight,
-                                        key=key, confidence=confidence, se_method=se_method)
-            parts.append(est.contribution)
-            n_draws += est.draws
-        contribution = sum_independent(parts, confidence)
-        dp = rescaled(contribution, total_weight / float(row["weight"]))
-        out.append(SliceEstimate(key, float(row["weight"]), float(row["pairweight"]), n_draws,
-                                 dp, contribution))
+            mask &= equal_mask(np.asarray(s.slice_columns[column], dtype=object), value)
+        out.append(slice_delta_precision(s, mask, row, total_weight, design, key=key,
+                                         confidence=confidence, se_method=se_method))
     return out

@@ -1,5 +1,6 @@
 """What ``abcde estimate`` says in words: the warnings when a sample cannot be trusted,
-the plain-language verdict on ΔPrecision and the text table (docs/method.md §8.3, §8.8).
+the plain-language verdict on ΔPrecision and the text table (docs/method.md §8.3, §8.8,
+§8.11).
 
 The mathematics is elsewhere (:mod:`abcde.quality.metrics`, :mod:`abcde.quality.slices`);
 this module only reads its results.
@@ -12,14 +13,11 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from abcde.quality.metrics import METRICS
+from abcde.quality.metrics import METRICS, MIN_N_EFF
 from abcde.quality.result import Estimate
-from abcde.quality.sample import CLASSES
 
 MAX_UNKNOWN_SHARE = 0.2
 """Above this share of unknown verdicts (among the pairs that need one) a warning."""
-MIN_JUDGED_PAIRS = 10
-"""Below this many judged pairs in a class (split, merge, stable) a warning."""
 
 LABELS = {key: m.label for key, m in METRICS.items()}
 """Metric key → the papers' name, e.g. good_split_rate → GoodSplitRate."""
@@ -34,26 +32,26 @@ def _percent(value: float | None, digits: int) -> str:
     return f"{100 * value:+.{digits}f}%"
 
 
-def sample_warnings(sample: Mapping[str, Any], totals: Mapping[str, float]) -> list[str]:
+def sample_warnings(sample: Mapping[str, Any], results: Mapping[str, Estimate]) -> list[str]:
     """Why the intervals of a judged sample may not be trusted (empty when fine).
 
-    Two conditions:
+    Two kinds:
 
-    - more than :data:`MAX_UNKNOWN_SHARE` of the judgeable pairs are unknown: the
-      reweighting of unknown verdicts assumes the unknown pairs are missing at random
-      within their class; a partial truth or judges skipping the hard pairs break that,
-      and the intervals do not include the resulting bias;
-    - a class with pairs in the population has fewer than :data:`MIN_JUDGED_PAIRS`
-      judged pairs: its part of ΔPrecision rests on a handful of verdicts and the normal
-      interval is unreliable (the Wilson intervals of the rates stay valid but are wide).
+    - sample-wide, starting "unknown verdicts:": more than :data:`MAX_UNKNOWN_SHARE` of
+      the pairs are unknown. The reweighting of unknown verdicts assumes the unknown
+      pairs are missing at random within their class; a partial truth or judges
+      skipping the hard pairs break that, and the intervals do not include the
+      resulting bias;
+    - per metric: its ``not_conclusive`` reason (an effective sample size below
+      :data:`~abcde.quality.metrics.MIN_N_EFF`: too few effective draws, or importance
+      weights that are heavy-tailed under the sample's design; docs/method.md §8.11).
 
     Parameters
     ----------
     sample : mapping
-        The ``sample`` section of an ``abcde estimate`` result (per-class tallies under
-        ``classes``).
-    totals : mapping of str to float
-        The population's class totals (split, merge, stable).
+        The ``sample`` section of an ``abcde estimate`` result.
+    results : mapping of str to Estimate
+        The metrics' estimates.
 
     Returns
     -------
@@ -62,37 +60,32 @@ def sample_warnings(sample: Mapping[str, Any], totals: Mapping[str, float]) -> l
 
     References
     ----------
-    docs/method.md §8.3. ABCDE §5.8 (S. van Staden, A. Grubb. ABCDE: Application-Based
-    Cluster Diff Evals. Google, 2024, arXiv:2407.21430).
+    docs/method.md §8.3, §8.11. ABCDE §5.8 (S. van Staden, A. Grubb. ABCDE:
+    Application-Based Cluster Diff Evals. Google, 2024, arXiv:2407.21430).
     """
-    classes = sample.get("classes") or {}
     out = []
-    judgeable = sum(int(classes[c]["sampled_pairs"]) for c in CLASSES[1:] if c in classes)
-    judged = sum(int(classes[c]["judged_pairs"]) for c in CLASSES[1:] if c in classes)
-    unknown = judgeable - judged
+    judgeable = int(sample.get("pairs") or 0)
+    unknown = int(sample.get("unknown_pairs") or 0)
     if judgeable and unknown / judgeable > MAX_UNKNOWN_SHARE:
         out.append(
-            f"{unknown:,} of {judgeable:,} judgeable pairs ({100 * unknown / judgeable:.0f}%) "
-            "have no verdict (unknown). The estimates reweight the judged pairs of each "
-            "class (ABCDE §5.8), which assumes the unknown pairs are missing at random "
-            "within their class; the intervals do not cover a bias if they are not (e.g. "
-            "a truth that labels only some items, or judges skipping hard pairs). Judge "
-            "more of the pairs, or use a truth that covers the sampled items."
+            f"unknown verdicts: {unknown:,} of {judgeable:,} pairs "
+            f"({100 * unknown / judgeable:.0f}%) have no verdict. The estimates reweight the "
+            "judged pairs of each class (ABCDE §5.8), which assumes the unknown pairs are "
+            "missing at random within their class; the intervals do not cover a bias if "
+            "they are not (e.g. a truth that labels only some items, or judges skipping "
+            "hard pairs). Judge more of the pairs, or use a truth that covers the sampled "
+            "items."
         )
-    few = []
-    for name in CLASSES[1:]:
-        t = classes.get(name) or {}
-        in_population = float(totals.get(name, 0.0)) > 0
-        if name == "stable":  # stable non-self pairs may not exist (only self pairs)
-            in_population = in_population and int(t.get("sampled_pairs", 0)) > 0
-        if in_population and int(t.get("judged_pairs", 0)) < MIN_JUDGED_PAIRS:
-            few.append(f"{name} {int(t.get('judged_pairs', 0))}")
-    if few:
+    flagged = {LABELS[k]: e.not_conclusive for k, e in results.items() if e.not_conclusive}
+    if flagged:
+        names = ", ".join(flagged)
         out.append(
-            f"few judged pairs in a class ({', '.join(few)}; fewer than {MIN_JUDGED_PAIRS}): "
-            "the metrics of that class and its share of ΔPrecision rest on a handful of "
-            "verdicts, and ΔPrecision's normal interval is unreliable. Increase the budget "
-            "(or stratify: abcde sample-pairs --strata-allocation)."
+            f"not conclusive ({names}): fewer than {MIN_N_EFF:g} effective draws carry "
+            f"{'this metric' if len(flagged) == 1 else 'these metrics'} "
+            f"({'; '.join(f'{k}: {v}' for k, v in flagged.items())}). The intervals are "
+            "widened to the effective sample size but the estimates may be biased "
+            "(docs/method.md §8.11). Increase the budget, sample with --population mixture, "
+            "or stratify (--strata-allocation)."
         )
     return out
 
@@ -109,16 +102,19 @@ def precision_verdict(
     name : str
         How to call it.
     warnings : sequence of str
-        :func:`sample_warnings`; with any, no conclusion is drawn.
+        Sample-wide warnings (:func:`sample_warnings`); with any, no conclusion is
+        drawn — as when the estimate itself is ``not_conclusive``.
 
     Returns
     -------
     str
         "ΔPrecision +0.8% ± 0.3% (95% CI): the Experiment is more precise" when the
         interval lies above 0, "…: the Experiment is less precise" below, "…: no
-        significant difference" when it contains 0, "…: not conclusive — …" with
-        warnings; the reason when there is no estimate or no interval. The half-width
-        gets enough decimals for two significant digits.
+        significant difference" when it contains 0, "…: not conclusive — …" with the
+        reason when the estimate is ``not_conclusive`` or with warnings; "exact" only for
+        an estimate of interval kind "exact" (no pair needed a verdict); the reason when
+        there is no estimate or no interval. The half-width gets enough decimals for two
+        significant digits.
 
     References
     ----------
@@ -136,12 +132,14 @@ def precision_verdict(
     if est.se is None or est.ci_low is None or est.ci_high is None:
         return f"{name} {_percent(est.estimate, 2)} (no confidence interval: {est.note})"
     half = (est.ci_high - est.ci_low) / 2
-    if half == 0:
+    if est.interval == "exact":
         tail = "no difference" if est.estimate == 0 else "no sampling error"
-        return f"{name} {_percent(est.estimate, 2)} ({tail}; {est.note or 'exact'})"
+        return f"{name} {_percent(est.estimate, 2)} ({tail}; exact: {est.note or 'exact'})"
     # enough decimals for two significant digits of the half-width, at least one
-    digits = min(6, max(1, 1 - math.floor(math.log10(100 * half))))
+    digits = min(6, max(1, 1 - math.floor(math.log10(100 * half)))) if half > 0 else 6
     head = f"{name} {_percent(est.estimate, digits)} ± {100 * half:.{digits}f}% ({level})"
+    if est.not_conclusive:
+        return f"{head}: not conclusive — {est.not_conclusive}"
     if warnings:
         return (
             f"{head}: not conclusive — the sample does not support a conclusion "
@@ -186,7 +184,8 @@ def render_table(doc: Mapping[str, Any]) -> str:
 
         lines += [*judging_lines(doc["judging"]), ""]
     smp = doc["sample"]
-    lines.append(f"sample {doc['sample_id']} ({doc['population']} population"
+    lines.append(f"sample {doc['sample_id']} ({doc['population']} population, α = "
+                 f"{doc.get('alpha', 0):g}"
                  f"{', stratified' if doc.get('strata') else ''}): {smp['pairs']:,} pairs, "
                  f"{smp['draws']:,} draws; verdicts: "
                  + ", ".join(f"{v:,} {k}" for k, v in doc["judgements"].items())
@@ -214,12 +213,18 @@ def render_table(doc: Mapping[str, Any]) -> str:
                      "se": _percent(m["se"], 3).lstrip("+"),
                      ci: "-" if m["ci_low"] is None else
                      f"[{_percent(m['ci_low'], 3)}, {_percent(m['ci_high'], 3)}]",
+                     "n_eff": "-" if m.get("n_eff") is None else
+                     f"{m['n_eff']:.0f}{'!' if m.get('not_conclusive') else ''}",
                      "pairs": m["pairs"],
                      "of (exact)": "-" if of is None or impact.get(of) is None else
                      f"{of} {100 * impact[of]:.3f}%",
-                     "note": m.get("note") or ""})
-    lines.append(table(rows, ["metric", "estimate", "se", ci, "pairs", "of (exact)",
+                     "note": _short_note(m.get("note")) or ("exact" if m.get("interval") ==
+                                                            "exact" else "")})
+    lines.append(table(rows, ["metric", "estimate", "se", ci, "n_eff", "pairs", "of (exact)",
                               "note"]))
+    lines.append(f"n_eff: effective draws behind the interval (the sample's and the design's "
+                 f"expected, the smaller); '!' below {MIN_N_EFF:g}: not conclusive "
+                 "(docs/method.md §8.11)")
     by_reason: dict[str, list[str]] = {}
     for key, why in unavailable.items():
         by_reason.setdefault(why, []).append(LABELS.get(key, key))
@@ -228,8 +233,8 @@ def render_table(doc: Mapping[str, Any]) -> str:
     if doc.get("strata"):
         lines.append("")
         lines.append("strata: " + "; ".join(
-            f"{st['name']} ({'+'.join(st['classes'])}): {st['budget']:,} pairs, total "
-            f"{st['totals']['total']:.4g}" for st in doc["strata"]))
+            f"{st['name']} ({'+'.join(st['classes'])}): {st['budget']:,} pairs, design "
+            f"probability {st['q']:.4g}" for st in doc["strata"]))
     if doc.get("slices"):
         lines.append("")
         srows = []

@@ -55,12 +55,14 @@ def inputs_fingerprint(manifest: Mapping[str, Any]) -> str | None:
 
 
 def lineage(manifest: Mapping[str, Any]) -> dict[str, Any]:
-    """What makes samples one stream of draws (docs/method.md §7.10): population, seed,
+    """What makes samples one stream of draws (docs/method.md §7.10): population, α, seed,
     the inputs' fingerprint, the stratification, and the stream version. Two samples
     with the same `stream` differ only in how far the stream was walked (`budget`, or
     `draws`), so the smaller one's pairs are the larger one's first pairs and its
     verdicts carry over."""
-    parts = {"population": manifest.get("population"), "seed": manifest.get("seed"),
+    # α is part of the design (docs/method.md §6.9): samples of two α are two streams
+    parts = {"population": manifest.get("population"), "alpha": manifest.get("alpha"),
+             "seed": manifest.get("seed"),
              "inputs": inputs_fingerprint(manifest), "version": STREAM_VERSION,
              "stratified": bool(manifest.get("stratified")),
              "strata_allocation": manifest.get("strata_allocation")}

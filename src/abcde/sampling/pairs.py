@@ -1,17 +1,24 @@
-"""Pairs of items for human judgement, sampled exactly ∝ u_ij (ABCDE §5.7, eq. 52–58) or
-∝ w_ij (Jaccard decomposition §7), hierarchically per docs/method.md §6 — never by enumerating
-pairs, never by an item-level self-join:
+"""Pairs of items for judgement, drawn exactly from a defensive mixture of the two pair
+populations (docs/method.md §6): q = α·u/Σu + (1 − α)·w/Σw of ABCDE's u_ij (§5.7, eq.
+52–58) and the Jaccard decomposition's w_ij (§7), self pairs excluded — they need no
+verdict and are added exactly (ABCDE §5.8; docs/method.md §6.8). α = 1 is the ABCDE
+population, α = 0 the Jaccard one. Hierarchically, never by enumerating pairs, never by
+an item-level self-join:
 
-1. a stratum (cell c = (b, e), class) ∝ its closed-form total (`pairs/strata.sql`);
-2. the vantage item i in c ∝ weight;
+1. a stratum (cell c = (b, e), class) ∝ its closed-form design total
+   (`pairs/population.sql`, `pairs/strata.sql`);
+2. the vantage item i in c: ∝ w_i for split and merge pairs, ∝ w_i·(w_c − w_i) for
+   stable pairs;
 3. the partner: split → a cell (b, e' ≠ e) ∝ weight, merge → a cell (b' ≠ b, e) ∝
-   weight, stable → c itself; then an item of that cell ∝ weight (for stable it may be
-   i: a self pair, ABCDE §5.8).
+   weight, stable → c itself; then an item of that cell ∝ weight (for stable, any item
+   but i).
 
-P(i, j) = t/Σt · w_i/w_c · w_c'/(W_b − w_c) · w_j/w_c' = u_ij/Σu for a split pair (and
-likewise for the others). Every "pick ∝ weight" is a window as-of join (docs/method.md §6), so
-the cost is a sort of the candidates plus the draws: a Base cluster shattered into 10⁵
-cells costs 10⁵ candidate rows once, not 10⁵ per draw.
+Within a stratum both populations are ∝ w_i·w_j, so P(i, j) = t_s/Σt · w_i w_j/Σ_s w_k w_l
+= q_ij, and every draw carries u_ij/w_ij (a stratum constant), from which its importance
+weights (u_ij/Σu)/q_ij ≤ 1/α and (w_ij/Σw)/q_ij ≤ 1/(1 − α) follow (`importance`).
+Every "pick ∝ weight" is a window as-of join (docs/method.md §6.6), so the cost is a sort
+of the candidates plus the draws: a Base cluster shattered into 10⁵ cells costs 10⁵
+candidate rows once, not 10⁵ per draw.
 
 Draw d = 0, 1, 2, ... of the stream uses the uniforms of (seed, level, d); the stream
 is persisted and walked until the budget of unique judgeable pairs is filled (ABCDE
@@ -54,15 +61,28 @@ from abcde.sql.quoting import literal
 from abcde.sql.templates import render
 from abcde.version import __version__
 
-POPULATIONS = ("abcde", "jaccard")
+POPULATIONS = ("mixture", "abcde", "jaccard")
+"""`mixture` samples q = α·u/Σu + (1 − α)·w/Σw (docs/method.md §6.9); `abcde` is α = 1
+(ABCDE §5.7), `jaccard` α = 0 (Jaccard decomposition §7)."""
+DEFAULT_ALPHA = 0.5
+"""The mixture's share of the ABCDE population: every metric's importance weights are then
+at most 2, so no metric's variance exceeds twice what its own population would give
+(Hesterberg 1995; measured in benchmarks/RESULTS.md, docs/method.md §6.9)."""
+DESIGN_VERSION = 2
+"""Samples of this design exclude self pairs and carry importance weights (manifest
+`design.version`); samples drawn before it (self pairs sampled from one population, no
+`design` in the manifest) are refused by the estimators (docs/method.md §8.1)."""
 DRAW_COLUMNS = ("pair_id", "item_i", "item_j", "pair_class", "label", "draw_count",
-                "first_draw", "base_cluster_i", "exp_cluster_i", "base_cluster_j",
-                "exp_cluster_j")
+                "first_draw", "u_over_w", "base_cluster_i", "exp_cluster_i",
+                "base_cluster_j", "exp_cluster_j")
 QUESTION_COLUMNS = ("pair_id", "item_1", "item_2", "sample_id", "verdict")
 # what the fingerprint hashes of a drawn sample (item ids enter here, not by a pass over
 # every item of the population)
 DIGEST_KEYS = ("pair_id", "item_i", "item_j", "pair_class", "draw_count", "first_draw")
-PAIR_CLASSES = ("split", "merge", "stable", "self")
+PAIR_CLASSES = ("split", "merge", "stable")
+CLASS_KEYS = ("split", "merge", "stable_plus", "stable_minus", "stable_zero")
+"""The classes of the manifest: stable pairs i ≠ j split by the sign of W_b − W_e
+(ΔPrecision's label, ABCDE eq. 58; stable_zero: u_ij = 0)."""
 MAX_DRAWS = 10**9
 # A budget fill stops (an error) when a stream of at least this many draws found no new
 # judgeable pair since the previous stream (at most half as long): the pairs still
@@ -81,6 +101,50 @@ class PairSample:
     manifest: dict[str, Any]
     files: dict[str, str] = field(default_factory=dict)
     stream: list[dict[str, Any]] | None = None  # every draw (d, item_i, item_j, ...)
+
+
+@dataclass(frozen=True)
+class Design:
+    """The sampling design: a population name and the mixture's share α of the ABCDE
+    population (docs/method.md §6.9)."""
+
+    population: str
+    alpha: float
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"version": DESIGN_VERSION, "population": self.population, "alpha": self.alpha}
+
+
+def design_for(population: str = "mixture", alpha: float | None = None) -> Design:
+    """`mixture` with α (default DEFAULT_ALPHA, in (0, 1)); `abcde` is α = 1 and `jaccard`
+    α = 0, which take no α."""
+    if population not in POPULATIONS:
+        raise ValueError(f"population must be one of {POPULATIONS}, got {population!r}")
+    if population != "mixture":
+        if alpha is not None:
+            raise ValueError(f"alpha applies to the mixture population only (the {population} "
+                             f"population is alpha = {1 if population == 'abcde' else 0})")
+        return Design(population, 1.0 if population == "abcde" else 0.0)
+    a = DEFAULT_ALPHA if alpha is None else float(alpha)
+    if not 0 < a < 1:
+        raise ValueError(f"alpha must be in (0, 1), got {alpha!r} (--population abcde is "
+                         "alpha = 1, --population jaccard alpha = 0)")
+    return Design("mixture", a)
+
+
+def importance(u_over_w: Any, alpha: float, kappa: float) -> tuple[Any, Any]:
+    """A draw's importance weights toward the two target populations, (u_ij/Σu)/q_ij and
+    (w_ij/Σw)/q_ij, from its u_ij/w_ij = L (the draw's `u_over_w`), the design's α and
+    κ = Σu/Σw (sums over pairs i ≠ j; manifest `totals`):
+
+        importance_u = L/(α·L + (1 − α)·κ),   importance_w = κ/(α·L + (1 − α)·κ),
+
+    so α·importance_u + (1 − α)·importance_w = 1: each is at most 1/α resp. 1/(1 − α)
+    (docs/method.md §6.9). Works on floats and numpy arrays alike. In a stratum of a
+    stratified sample both are relative to the whole design, not the stratum's: a
+    constant factor per stratum, which the per-class ratio estimators do not see."""
+    denominator = alpha * u_over_w + (1 - alpha) * kappa
+    return u_over_w / denominator, kappa / denominator
 
 
 def attribute_names(inputs: Inputs, reserved: Sequence[str],
@@ -107,7 +171,8 @@ def attribute_names(inputs: Inputs, reserved: Sequence[str],
 
 
 def sample_pairs(base: object, exp: object, weights: object | None = None, *,
-                 attributes: object | None = None, population: str = "abcde",
+                 attributes: object | None = None, population: str = "mixture",
+                 alpha: float | None = None,
                  budget: int | None = None, draws: int | None = None, seed: int = 0,
                  slice_by: str | Sequence[str] | None = None, item_col: str = "item_id",
                  cluster_col: str = "cluster_id", weight_col: str = "weight",
@@ -130,14 +195,16 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
     workspace
         Where the cell tables of a round are kept between calls on the same inputs (a
         DuckDB file, a PostgreSQL schema, a Spark database; `abcde.inputs.workspace`).
-    population
-        'abcde' (∝ u_ij: ΔPrecision and the split/merge rates) or 'jaccard' (∝ w_ij:
-        also the distances and the affected indexes).
+    population, alpha
+        'mixture' (default): pairs ∝ α·u_ij/Σu + (1 − α)·w_ij/Σw, α = `alpha` (default
+        0.5), whose importance weights toward every metric's population are bounded
+        (docs/method.md §6.9); 'abcde' (α = 1: ∝ u_ij, ABCDE §5.7) or 'jaccard' (α = 0:
+        ∝ w_ij, Jaccard decomposition §7), whose weights toward the other population
+        are not. Self pairs are never drawn: they are added exactly (§6.8).
     budget, draws
         Exactly one: `budget` walks the draw stream until that many unique judgeable
-        pairs ((i, j) and (j, i) count once, self pairs count zero but stay; at most the
-        population's number of judgeable pairs); `draws` takes that many independent
-        draws.
+        pairs ((i, j) and (j, i) count once; at most the population's number of
+        judgeable pairs); `draws` takes that many independent draws.
     seed
         Seed of the md5 uniforms: the same seed gives the same stream on every engine.
     slice_by
@@ -164,8 +231,7 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
     ABCDE. Google Switzerland GmbH, §7. Populations and the sampling scheme:
     docs/method.md §6–7.
     """
-    if population not in POPULATIONS:
-        raise ValueError(f"population must be one of {POPULATIONS}, got {population!r}")
+    design = design_for(population, alpha)
     if (budget is None) == (draws is None):
         raise ValueError("give exactly one of budget and draws")
     if budget is not None:
@@ -180,23 +246,28 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
     with sample_output(out_dir, overwrite) as od, \
             opened(spec, EngineOptions(engine, db, memory_limit, threads,
                                        workspace=workspace)) as (eng, inputs):
-        return _run(eng, inputs, population, budget, draws, seed,
+        return _run(eng, inputs, design, budget, draws, seed,
                     [list(s) for s in spec.slicings], od, return_stream)
 
 
-def prepare(engine: Engine, inputs: Inputs, population: str,
+def prepare(engine: Engine, inputs: Inputs, design: Design | str = "mixture",
             slicings: Sequence[Sequence[str]] = (), prefix: str = "abcde_pairs_",
             ) -> tuple[Pipeline, list[str]]:
-    """Validated inputs, cells, cell metrics and the pair strata, materialised."""
+    """Validated inputs, cells (with Σw² per cell), cell metrics, the pair population
+    and the design's strata, materialised; the steps `pair_totals` (per class),
+    `pair_self` (the exact self parts) and `overall` (impact metrics) to fetch."""
+    if isinstance(design, str):
+        design = design_for(design)
     pipeline = Pipeline(prefix=prefix, schema=engine.work_schema)
-    add_item_steps(pipeline, inputs)
+    add_item_steps(pipeline, inputs, squares=True)
     build_cell_rows(engine, pipeline, inputs)
-    slice_steps = add_cell_steps(pipeline, inputs, slicings)
+    slice_steps = add_cell_steps(pipeline, inputs, slicings, squares=True)
     run_cell_steps(engine, pipeline, inputs, "cells", "cell_metrics")
-    pipeline.add("pair_strata", render("pairs/strata.sql", population=population),
-                 materialise=True)
-    pipeline.run(engine, "pair_strata")
+    pipeline.add("pair_population", render("pairs/population.sql"), materialise=True)
+    pipeline.add("pair_strata", strata_query(design), materialise=True)
+    pipeline.run(engine, "pair_population", "pair_strata")
     pipeline.add("pair_totals", render("pairs/totals.sql"))
+    pipeline.add("pair_self", render("pairs/self_pairs.sql"))
     pipeline.add("overall", render("impact/overall.sql", metrics=IMPACT_METRICS))
     # the items of the cells the draws need (pair_needed_cells, added with the draws):
     # a second pass over the inputs, each side restricted to those cells' clusters
@@ -213,6 +284,12 @@ def prepare(engine: Engine, inputs: Inputs, population: str,
         pipeline.add("pair_items", items_query(inputs, attributes=False,
                                                cells="pair_needed_cells"))
     return pipeline, slice_steps
+
+
+def strata_query(design: Design, classes: Sequence[str] = ()) -> Any:
+    """pairs/strata.sql for `design`, restricted to `classes` (all when empty)."""
+    return render("pairs/strata.sql", alpha=f"CAST({float(design.alpha)!r} AS DOUBLE)",
+                  classes=list(classes))
 
 
 def draw_stream(engine: Engine, base: Pipeline, n: int, seed: int) -> Pipeline:
@@ -235,11 +312,30 @@ def draw_stream(engine: Engine, base: Pipeline, n: int, seed: int) -> Pipeline:
     return p
 
 
-def judgeable_pairs(totals: dict[str, Any], classes: Sequence[str] = ("split", "merge",
-                                                                        "stable")) -> int:
-    """Unique unordered non-self pairs of positive probability in `classes`, from the
+TOTAL_COLUMNS = ("u", "w", "q", "u_square", "w_square", "u_uncovered", "w_uncovered",
+                 "judgeable")
+
+
+def fetch_totals(engine: Engine, pipeline: Pipeline) -> dict[str, dict[str, float]]:
+    """`pair_totals` as class key → its columns (`pairs/totals.sql`); a class without
+    pairs has zeros."""
+    out = {k: dict.fromkeys(TOTAL_COLUMNS, 0.0) for k in CLASS_KEYS}
+    for row in pipeline.fetch(engine, "pair_totals"):
+        r = plain_row(row)
+        out[str(r["class_key"])] = {c: float(r[c] or 0.0) for c in TOTAL_COLUMNS}
+    return out
+
+
+def class_keys(classes: Sequence[str]) -> list[str]:
+    """The manifest's class keys of pair classes (stable → its three signs)."""
+    return [k for k in CLASS_KEYS if k.split("_")[0] in classes]
+
+
+def judgeable_pairs(totals: dict[str, dict[str, float]],
+                    classes: Sequence[str] = PAIR_CLASSES) -> int:
+    """Unique unordered pairs i ≠ j of positive probability in `classes`, from the
     closed-form counts of `pairs/totals.sql`: the largest budget a fill can reach."""
-    return round(sum(float(totals[f"judgeable_{c}"] or 0) for c in classes))
+    return round(sum(totals[k]["judgeable"] for k in class_keys(classes)))
 
 
 def check_budget(budget: int, judgeable: int) -> None:
@@ -265,7 +361,7 @@ def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
     the stream further. Without progress the stream grows 8× at a time up to
     STALL_DRAWS, so that the check comes soon."""
     if judgeable is None:
-        judgeable = judgeable_pairs(plain_row(base.fetch(engine, "pair_totals")[0]))
+        judgeable = judgeable_pairs(fetch_totals(engine, base))
     check_budget(budget, judgeable)
     n = min(MAX_DRAWS, start or 2 * budget + 100)
     previous = -1
@@ -291,15 +387,16 @@ def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
         previous = found
 
 
-def _run(engine: Engine, inputs: Inputs, population: str, budget: int | None,
+def _run(engine: Engine, inputs: Inputs, design: Design, budget: int | None,
          draws: int | None, seed: int, slicings: list[list[str]],
          out: OutputDir | None, return_stream: bool = False) -> PairSample:
-    pipeline, slice_steps = prepare(engine, inputs, population, slicings)
-    totals = plain_row(pipeline.fetch(engine, "pair_totals")[0])
+    pipeline, slice_steps = prepare(engine, inputs, design, slicings)
+    totals = fetch_totals(engine, pipeline)
+    self_parts = plain_row(pipeline.fetch(engine, "pair_self")[0])
     overall = plain_row(pipeline.fetch(engine, "overall")[0])
     attrs = attribute_names(inputs, [*DRAW_COLUMNS, *QUESTION_COLUMNS], QUESTION_COLUMNS)
 
-    if totals["total"] <= 0:
+    if sum(t["q"] for t in totals.values()) <= 0:
         p, n, cut = pipeline, 0, -1  # Base = Exp on T: no pair has weight, empty sample
     elif budget is not None:
         p, n, cut = fill_budget(engine, pipeline, budget, seed,
@@ -308,26 +405,18 @@ def _run(engine: Engine, inputs: Inputs, population: str, budget: int | None,
         assert draws is not None
         p, n, cut = draw_stream(engine, pipeline, draws, seed), draws, draws - 1
     rows, questions = collect_sample(engine, p, inputs, attrs, cut) if n > 0 else ([], [])
-
-    slices = []
-    for slicing, step in zip(slicings, slice_steps, strict=True):
-        cols = [inputs.attribute(c) for c in slicing]
-        name = f"pairweights_{step}"
-        p.add(name, render("pairs/slice_pairweights.sql", slice_columns=cols,
-                           slice_cells=step, population=population))
-        renamed = dict(attrs)
-        for r in p.fetch(engine, name):
-            slices.append({renamed.get(k, k): plain_row({k: v})[k] for k, v in r.items()})
-
+    slices = slice_rows(engine, p, inputs, slicings, slice_steps, attrs)
     manifest = {
         "abcde_version": __version__,
-        "population": population,
+        "design": design.as_dict(),
+        "population": design.population,
+        "alpha": design.alpha,
         "seed": seed,
         "budget": budget,
         "stream_draws": n,
         "draws": sum(int(r["draw_count"]) for r in rows),
         "pairs": pair_counts(rows, questions),
-        **population_entries(totals, overall),
+        **population_entries(totals, self_parts, overall),
         "slices": slices,
         "inputs": inputs.description(),
         "fingerprint": fingerprint(engine, p, {"sample": sample_digest(rows, DIGEST_KEYS)}),
@@ -344,6 +433,23 @@ def _run(engine: Engine, inputs: Inputs, population: str, budget: int | None,
                                     final=out.target)
         write_manifest(out.path, manifest, result.files)
     return result
+
+
+def slice_rows(engine: Engine, p: Pipeline, inputs: Inputs, slicings: Sequence[Sequence[str]],
+               slice_steps: Sequence[str], attrs: list[tuple[str, str]]) -> list[dict[str, Any]]:
+    """The manifest's slices (ABCDE App. B): per slice value(s), weight(I), the u totals of
+    each class over the vantage items in I, the exact self part and pairweight(I)
+    (`pairs/slice_pairweights.sql`)."""
+    slices = []
+    renamed = dict(attrs)
+    for slicing, step in zip(slicings, slice_steps, strict=True):
+        cols = [inputs.attribute(c) for c in slicing]
+        name = f"pairweights_{step}"
+        p.add(name, render("pairs/slice_pairweights.sql", slice_columns=cols,
+                           slice_cells=step))
+        for r in p.fetch(engine, name):
+            slices.append({renamed.get(k, k): plain_row({k: v})[k] for k, v in r.items()})
+    return slices
 
 
 def collect_sample(engine: Engine, p: Pipeline, inputs: Inputs, attrs: list[tuple[str, str]],
@@ -374,30 +480,56 @@ def collect_sample(engine: Engine, p: Pipeline, inputs: Inputs, attrs: list[tupl
 
 def pair_counts(rows: Sequence[dict[str, Any]],
                 questions: Sequence[dict[str, Any]]) -> dict[str, Any]:
-    """The manifest's `pairs`: ordered and unordered pairs drawn, questions, self pairs,
-    and per class (split, merge, stable, self) the unique unordered pairs and draws."""
+    """The manifest's `pairs`: ordered and unordered pairs drawn, questions, and per
+    class (split, merge, stable) the unique unordered pairs and draws."""
     by_class = {}
     for cls in PAIR_CLASSES:
         of = [r for r in rows if r["pair_class"] == cls]
         by_class[cls] = {"pairs": len({r["pair_id"] for r in of}),
                          "draws": sum(int(r["draw_count"]) for r in of)}
     return {"ordered": len(rows), "unordered": len({r["pair_id"] for r in rows}),
-            "judgeable": len(questions), "self": sum(r["pair_class"] == "self" for r in rows),
-            "by_class": by_class}
+            "judgeable": len(questions), "by_class": by_class}
 
 
-def population_pairs(totals: dict[str, Any]) -> dict[str, int]:
+def population_pairs(totals: dict[str, dict[str, float]]) -> dict[str, int]:
     """The manifest's `population_pairs`: unique judgeable pairs per class and in all."""
-    out = {c: judgeable_pairs(totals, (c,)) for c in ("split", "merge", "stable")}
+    out = {c: judgeable_pairs(totals, (c,)) for c in PAIR_CLASSES}
     out["judgeable"] = judgeable_pairs(totals)
     return out
 
 
-def population_entries(totals: dict[str, Any], overall: dict[str, Any]) -> dict[str, Any]:
-    """What a pair sample's manifest says of its population: judgeable pairs, class
-    totals (the estimators' multipliers) and the exact impact metrics."""
+def class_entries(totals: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
+    """The manifest's `classes`: per class key its u and w totals (the multipliers), its
+    design probability q, the design's expected Kish effective draws per draw toward
+    each target (`kish_u` = (u_k/Σu)²/Σ_s p_u(s)²/q(s), likewise `kish_w`), the target
+    mass the design never draws (`u_uncovered`, `w_uncovered`) and its judgeable pairs
+    (docs/method.md §6.4, §6.9, §8.11)."""
+    sum_u = sum(t["u"] for t in totals.values())
+    sum_w = sum(t["w"] for t in totals.values())
+    out = {}
+    for key, t in totals.items():
+        entry = {k: t[k] for k in ("u", "w", "q", "u_uncovered", "w_uncovered")}
+        for target, total in (("u", sum_u), ("w", sum_w)):
+            square = t[f"{target}_square"]
+            share = t[target] / total if total > 0 else 0.0
+            entry[f"kish_{target}"] = share * share / square if square > 0 else 0.0
+        entry["judgeable"] = round(t["judgeable"])
+        out[key] = entry
+    return out
+
+
+def population_entries(totals: dict[str, dict[str, float]], self_parts: dict[str, Any],
+                       overall: dict[str, Any]) -> dict[str, Any]:
+    """What a pair sample's manifest says of its population: judgeable pairs, the
+    classes' totals and design quantities, the exact self parts, the sums of u and w
+    over pairs i ≠ j, and the exact impact metrics."""
+    exact = {k: float(self_parts[k] or 0.0)
+             for k in ("delta_precision", "affected_good_index", "u_self")}
     return {"population_pairs": population_pairs(totals),
-            "totals": {k: float(totals[k]) for k in ("total", "split", "merge", "stable")},
+            "classes": class_entries(totals),
+            "exact": exact,
+            "totals": {"u": sum(t["u"] for t in totals.values()),
+                       "w": sum(t["w"] for t in totals.values())},
             "metrics": overall, "weight": overall["weight"]}
 
 

@@ -1,30 +1,25 @@
-"""Stratified pair sampling: split+merge pairs and stable pairs as two strata (the
-Jaccard decomposition paper §7.1 leaves stratification as future work).
+"""Stratified pair sampling: split+merge pairs and stable pairs (i ≠ j) as two strata
+(the Jaccard decomposition paper §7.1 leaves stratification as future work).
 
-Why: the Good/Bad split and merge distances (and rates) are estimated only from split
-and merge draws, the affected indexes only from stable draws (self pairs included).
-An unstratified sample ∝ w_ij spends the budget on the classes in proportion to
-their pair weight — often mostly stable pairs (Jaccard §7.1) — and how many split and
-merge pairs it gets is random. Sampling the strata separately fixes each stratum's
-number of unique judgeable pairs, and the allocation decides where the budget goes.
+Why: the Good/Bad split and merge rates and distances are estimated only from split and
+merge draws, the affected indexes only from stable draws, and ΔPrecision from all. An
+unstratified sample spends the budget on the classes in proportion to their design
+probability — often mostly stable pairs (Jaccard §7.1) — and how many split and merge
+pairs it gets is random. Sampling the strata separately fixes each stratum's number of
+unique judgeable pairs, and the allocation decides where the budget goes.
 
 Stratum h ∈ {split_merge, stable} is sampled exactly like an unstratified sample
-(`abcde.sampling.pairs`: the same SQL; only the pair strata are restricted to the classes of h,
-so a draw picks (cell, class) ∝ its total within h), with its own budget fill and
-seed 2·seed + h (independent uniforms per stratum). Estimation
-(`abcde.quality.estimate`): each stratum's reweighted mean × the stratum's own population
-total T_h; a metric whose classes lie in one stratum is that stratum's estimate
-(the class multiplier is the same), ΔPrecision = Σ_h T_h·mean_h with the strata's SEs
-in quadrature (independent samples).
+(`abcde.sampling.pairs`: the same design and SQL; only the strata of the design are
+restricted to the classes of h, so a draw picks (cell, class) ∝ its design total within
+h), with its own budget fill and seed 2·seed + h (independent uniforms per stratum).
+Each draw's importance weights are relative to its stratum's design. Estimation is the
+unstratified one (docs/method.md §8.10): every metric part is a per-class ratio times the
+class's exact total, and each class lies in one stratum.
 
-Allocation of the budget B (unique judgeable pairs): ``proportional`` — B·T_h/T (the
-unstratified sample's expected shares by pair weight), ``equal`` — B/2 each, or a
-number f in (0, 1) — f·B to split+merge. A stratum with total 0 gets no budget.
-Self pairs are drawn in the stable stratum and cost nothing, as unstratified.
-
-Slices (ABCDE App. B): the manifest's slices carry pairweight_h(I) per stratum
-(`pairs/slice_pairweights_strata.sql`), and contribution(I) = Σ_h pairweight_h(I)·
-mean_h(I) over the stratum's draws with vantage item in I.
+Allocation of the budget B (unique judgeable pairs): ``proportional`` — B·Q_h (the
+unstratified sample's expected shares: Q_h is the design probability of the stratum's
+classes), ``equal`` — B/2 each, or a number f in (0, 1) — f·B to split+merge. A stratum
+without pairs gets no budget.
 """
 
 from __future__ import annotations
@@ -45,20 +40,25 @@ from abcde.sampling.pairs import (
     DRAW_COLUMNS,
     MAX_DRAWS,
     QUESTION_COLUMNS,
+    Design,
     PairSample,
     attribute_names,
+    class_keys,
     collect_sample,
+    design_for,
+    fetch_totals,
     fill_budget,
     judgeable_pairs,
     pair_counts,
     population_entries,
     prepare,
+    slice_rows,
+    strata_query,
     with_sample_id,
     write_manifest,
     write_sample,
 )
 from abcde.sql.pipeline import Pipeline, Step
-from abcde.sql.templates import render
 from abcde.version import __version__
 
 STRATA = (("split_merge", ("split", "merge")), ("stable", ("stable",)))
@@ -78,14 +78,19 @@ def parse_allocation(value: str | float) -> str | float:
     return f
 
 
-def allocate(budget: int, totals: dict[str, float], allocation: str | float) -> dict[str, int]:
-    """Budget per stratum (unique judgeable pairs), summing to `budget`."""
-    t_sm = totals["split"] + totals["merge"]
-    t_st = totals["stable"]
-    if t_sm <= 0 or t_st <= 0:  # one stratum (or none: Base = Exp) holds every pair
-        return {"split_merge": budget if t_sm > 0 else 0, "stable": budget if t_st > 0 else 0}
+def stratum_q(totals: dict[str, dict[str, float]], classes: tuple[str, ...]) -> float:
+    """Q_h: the design probability of a stratum's classes (pairs/totals.sql)."""
+    return sum(totals[k]["q"] for k in class_keys(classes))
+
+
+def allocate(budget: int, q: dict[str, float], allocation: str | float) -> dict[str, int]:
+    """Budget per stratum (unique judgeable pairs), summing to `budget`; `q` maps each
+    stratum to its design probability Q_h."""
+    q_sm, q_st = q["split_merge"], q["stable"]
+    if q_sm <= 0 or q_st <= 0:  # one stratum (or none: Base = Exp) holds every pair
+        return {"split_merge": budget if q_sm > 0 else 0, "stable": budget if q_st > 0 else 0}
     if allocation == "proportional":
-        f = t_sm / (t_sm + t_st)
+        f = q_sm / (q_sm + q_st)
     elif allocation == "equal":
         f = 0.5
     else:
@@ -94,14 +99,12 @@ def allocate(budget: int, totals: dict[str, float], allocation: str | float) -> 
     return {"split_merge": first, "stable": budget - first}
 
 
-def restricted(pipeline: Pipeline, classes: tuple[str, ...], population: str) -> Pipeline:
+def restricted(pipeline: Pipeline, classes: tuple[str, ...], design: Design) -> Pipeline:
     """A copy of `prepare`'s pipeline whose `pair_strata` holds only `classes` (the
-    intervals [lo, lo + t) recomputed over them); run it to re-materialise."""
-    listed = ", ".join(f"'{c}'" for c in classes)  # fixed class names, never user input
-    query = render("pairs/strata.sql", population=population).where(
-        f"pair_class IN ({listed})", dialect="duckdb")
+    intervals [lo, lo + t) and the importance weights recomputed over them); run it to
+    re-materialise."""
     out = pipeline.copy()
-    out.steps["pair_strata"] = Step("pair_strata", query, True)
+    out.steps["pair_strata"] = Step("pair_strata", strata_query(design, classes), True)
     out.tables.pop("pair_strata", None)
     out.provided.discard("pair_strata")
     out.built.discard("pair_strata")
@@ -109,7 +112,8 @@ def restricted(pipeline: Pipeline, classes: tuple[str, ...], population: str) ->
 
 
 def sample_pairs_stratified(base: object, exp: object, weights: object | None = None, *,
-                            attributes: object | None = None, population: str = "jaccard",
+                            attributes: object | None = None, population: str = "mixture",
+                            alpha: float | None = None,
                             budget: int, allocation: str | float = "proportional",
                             seed: int = 0, slice_by: str | list[str] | None = None,
                             item_col: str = "item_id",
@@ -124,24 +128,22 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
 
     Parameters
     ----------
-    base, exp, weights, attributes, population, seed, item_col, cluster_col, weight_col,
-    missing_weight, out, overwrite, engine, db, memory_limit, threads
+    base, exp, weights, attributes, population, alpha, seed, slice_by, item_col,
+    cluster_col, weight_col, missing_weight, out, overwrite, engine, db, memory_limit,
+    threads
         As for `abcde.sampling.pairs.sample_pairs`.
     budget
         Unique judgeable pairs in all strata (at least 2).
     allocation
         'proportional', 'equal', or the fraction of the budget for split+merge.
-    slice_by
-        Attribute column(s); the manifest's slices then carry each stratum's pairweight
-        (`pairweight_split_merge`, `pairweight_stable`) for per-slice ΔPrecision.
 
     Returns
     -------
     PairSample
         Draws carry a `stratum` column, pair ids are unique across strata, and the
-        manifest lists the strata (classes, budget, seed, totals, judgeable pairs,
-        draws, pairs). A stratum allocated more pairs than it holds (e.g. a stable
-        stratum of self pairs only) is refused before anything is drawn.
+        manifest lists the strata (classes, budget, seed, design probability q,
+        judgeable pairs, draws, pairs). A stratum allocated more pairs than it holds is
+        refused before anything is drawn.
 
     References
     ----------
@@ -149,8 +151,7 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
     ABCDE. Google Switzerland GmbH, §7.1 (stratification left as future work there).
     Design and estimation: docs/method.md §7.7, §8.10.
     """
-    if population not in ("abcde", "jaccard"):
-        raise ValueError(f"population must be abcde or jaccard, got {population!r}")
+    design = design_for(population, alpha)
     budget = check_count("budget", budget, minimum=2, maximum=MAX_DRAWS)
     alloc = parse_allocation(allocation)
     seed = check_seed(seed)
@@ -162,33 +163,31 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
     with sample_output(out_dir, overwrite) as od, \
             opened(spec, EngineOptions(engine, db, memory_limit, threads,
                                        workspace=workspace)) as (eng, inputs):
-        pipeline, slice_steps = prepare(eng, inputs, population, slicings)
+        pipeline, slice_steps = prepare(eng, inputs, design, slicings)
         attrs = attribute_names(inputs, [*DRAW_COLUMNS, *QUESTION_COLUMNS, "stratum"],
                                 QUESTION_COLUMNS)
-        slices = _slice_rows(eng, pipeline, inputs, slicings, slice_steps, population, attrs)
-        totals = plain_row(pipeline.fetch(eng, "pair_totals")[0])
+        slices = slice_rows(eng, pipeline, inputs, slicings, slice_steps, attrs)
+        totals = fetch_totals(eng, pipeline)
+        self_parts = plain_row(pipeline.fetch(eng, "pair_self")[0])
         overall = plain_row(pipeline.fetch(eng, "overall")[0])
-        budgets = allocate(budget, {k: float(totals[k]) for k in ("split", "merge", "stable")},
-                           alloc)
+        budgets = allocate(budget, {name: stratum_q(totals, classes)
+                                    for name, classes in STRATA}, alloc)
         check_strata(budgets, totals, budget, alloc)
         rows: list[dict[str, Any]] = []
         questions: list[dict[str, Any]] = []
         strata = []
         offset = 0
         for h, (name, classes) in enumerate(STRATA):
-            t = {c: float(totals[c]) if c in classes else 0.0
-                 for c in ("split", "merge", "stable")}
-            t["total"] = sum(t.values())
             entry: dict[str, Any] = {"name": name, "classes": list(classes),
                                      "budget": budgets[name], "seed": 2 * seed + h,
-                                     "totals": t,
+                                     "q": stratum_q(totals, classes),
                                      "population_pairs": judgeable_pairs(totals, classes),
                                      "stream_draws": 0, "draws": 0,
                                      "pairs": pair_counts([], [])}
             strata.append(entry)
             if budgets[name] == 0:
                 continue
-            p = restricted(pipeline, classes, population)
+            p = restricted(pipeline, classes, design)
             p.run(eng, "pair_strata")
             try:
                 p, n, cut = fill_budget(eng, p, budgets[name], 2 * seed + h,
@@ -211,7 +210,9 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
                                                                         "stratum"))})
         manifest: dict[str, Any] = {
             "abcde_version": __version__,
-            "population": population,
+            "design": design.as_dict(),
+            "population": design.population,
+            "alpha": design.alpha,
             "seed": seed,
             "budget": budget,
             "stratified": True,
@@ -219,7 +220,7 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
             "strata": strata,
             "draws": sum(s["draws"] for s in strata),
             "pairs": pair_counts(rows, questions),
-            **population_entries(totals, overall),
+            **population_entries(totals, self_parts, overall),
             "slices": slices,
             "inputs": inputs.description(),
             "fingerprint": fp,
@@ -234,7 +235,7 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
         return result
 
 
-def check_strata(budgets: dict[str, int], totals: dict[str, Any], budget: int,
+def check_strata(budgets: dict[str, int], totals: dict[str, dict[str, float]], budget: int,
                  allocation: str | float) -> None:
     """Refuse, before drawing, a stratum allocated more unique judgeable pairs than it
     holds (its budget fill could never finish)."""
@@ -243,7 +244,7 @@ def check_strata(budgets: dict[str, int], totals: dict[str, Any], budget: int,
         k = judgeable_pairs(totals, classes)
         if budgets[name] > k:
             problems.append(
-                f"stratum {name} holds no pair to judge (only self pairs)" if k == 0 else
+                f"stratum {name} holds no pair to judge" if k == 0 else
                 f"stratum {name} has only {k:,} judgeable pairs but the allocation gives it "
                 f"{budgets[name]:,}")
     if problems:
@@ -251,22 +252,3 @@ def check_strata(budgets: dict[str, int], totals: dict[str, Any], budget: int,
                          f"{allocation})", hint="Lower --budget, choose a "
                          "--strata-allocation that gives each stratum at most its judgeable "
                          "pairs, or sample without --strata-allocation.")
-
-
-def _slice_rows(engine: Engine, pipeline: Pipeline, inputs: Any, slicings: list[list[str]],
-                slice_steps: list[str], population: str,
-                attrs: list[tuple[str, str]]) -> list[dict[str, Any]]:
-    """Manifest slices: value(s), weight, pairweight and each stratum's pairweight
-    (`pairs/slice_pairweights_strata.sql`)."""
-    renamed = dict(attrs)
-    rows = []
-    for slicing, step in zip(slicings, slice_steps, strict=True):
-        cols = [inputs.attribute(c) for c in slicing]
-        name = f"strata_pairweights_{step}"
-        pipeline.add(name, render("pairs/slice_pairweights_strata.sql", slice_columns=cols,
-                                  slice_cells=step, population=population))
-        for r in pipeline.fetch(engine, name):
-            row = {renamed.get(k, k): plain_row({k: v})[k] for k, v in r.items()}
-            row["pairweight"] = row["pairweight_split_merge"] + row["pairweight_stable"]
-            rows.append(row)
-    return rows
