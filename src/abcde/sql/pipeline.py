@@ -51,6 +51,55 @@ class Pipeline:
     prefix: str = "abcde_"
     schema: str | None = None
     steps: dict[str, Step] = field(default_factory=dict)
+    tables: dict[str, str] = field(default_factory=dict)
+    """Materialised steps placed elsewhere than `schema`.`prefix`step (a workspace):
+    step -> relation in DuckDB SQL, every part quoted."""
+    provided: set[str] = field(default_factory=set)
+    """Steps whose table exists already (`provide`): `run` leaves them alone."""
+    built: set[str] = field(default_factory=set)
+    """Materialised steps whose table `run` made or that were provided: `fetch` reads
+    their table instead of computing them again."""
+
+    def copy(self) -> Pipeline:
+        """A pipeline with the same steps and tables, to extend without changing this
+        one."""
+        return Pipeline(prefix=self.prefix, schema=self.schema, steps=dict(self.steps),
+                        tables=dict(self.tables), provided=set(self.provided),
+                        built=set(self.built))
+
+    def place(self, name: str, relation: str) -> None:
+        """Materialise step `name` as `relation` (DuckDB SQL, quoted) when it runs."""
+        step = self.steps[name]
+        self.steps[name] = Step(name, step.query, True)
+        self.tables[name] = relation
+
+    def provide(self, name: str, relation: str) -> None:
+        """Step `name` is the existing table `relation`: read, never run."""
+        self.place(name, relation)
+        self.provided.add(name)
+        self.built.add(name)
+        log.info("step %s: read from the workspace (%s)", name, relation)
+
+    def digest(self, name: str, replace: dict[str, str] | None = None) -> str:
+        """A hash of what step `name` computes: its own query and those of the steps it
+        reads, recursively (not the physical names of tables); `replace` maps
+        relation texts of the inputs to stable names (a random view name must not
+        change the hash)."""
+        import hashlib
+
+        seen: dict[str, str] = {}
+
+        def visit(step: str) -> str:
+            if step not in seen:
+                query = self.steps[step].query
+                text = query.sql(CANONICAL_DIALECT)
+                for old, new in (replace or {}).items():
+                    text = text.replace(old, new)
+                deps = "".join(visit(d) for d in self._dependencies(query))
+                seen[step] = hashlib.sha256(f"{step}\n{text}\n{deps}".encode()).hexdigest()
+            return seen[step]
+
+        return visit(name)
 
     def add(self, name: str, query: exp.Query, *, materialise: bool = False) -> str:
         if name in self.steps:
@@ -61,6 +110,8 @@ class Pipeline:
     def physical_name(self, name: str) -> str:
         """The table of step `name` as a relation in DuckDB SQL, every part quoted (what
         `Engine.write` and the engines' relation arguments take)."""
+        if name in self.tables:
+            return self.tables[name]
         table = f"{self.prefix}{name}"
         return table_ref(f"{self.schema}.{table}") if self.schema else ident(table)
 
@@ -163,17 +214,22 @@ class Pipeline:
     def run(self, engine: Runner, *names: str) -> None:
         """Materialise steps on an engine."""
         for name in names:
+            if name in self.provided:
+                continue
             start = time.perf_counter()
             with progress.step(name):
                 for sql in self.create_statements(name, engine.dialect):
                     log.debug("%s", sql)
                     engine.execute(sql)
+            self.built.add(name)
             log.info("step %s: %.2f s", name, time.perf_counter() - start)
 
     def fetch(self, engine: Runner, name: str) -> list[dict[str, Any]]:
         """Run step `name` as one query and return its rows."""
         start = time.perf_counter()
-        sql = to_sql(self.query(name), engine.dialect, copy=False)
+        query = (exp.select("*").from_(self.table(name)) if name in self.built
+                 and self.steps[name].materialise else self.query(name))
+        sql = to_sql(query, engine.dialect, copy=False)
         log.debug("%s", sql)
         with progress.step(name):
             rows = engine.fetch(sql)
