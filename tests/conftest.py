@@ -1,8 +1,9 @@
-"""Real engines for the test session: a throwaway PostgreSQL server on 127.0.0.1 and a
-Spark local[2] session (settings and recipe: docs/method.md §11), each started once and
-stopped at the end of the session, and the `engine` fixture that parametrises a test
-over DuckDB, PostgreSQL and Spark; and headless Debian Chromium driven by Selenium
-(`browser_factory`, for the pages of tests/judge and tests/report).
+"""Real engines for the test session: a throwaway PostgreSQL server on 127.0.0.1, a
+Spark local[2] session and a Spark Connect server on 127.0.0.1 (settings and recipe:
+docs/method.md §11), each started once and stopped at the end of the session, and the
+`engine` fixture that parametrises a test over DuckDB, PostgreSQL and Spark; and headless
+Debian Chromium driven by Selenium (`browser_factory`, for the pages of tests/judge and
+tests/report).
 
 When a server's binaries are missing the fixture FAILS in CI (environment variable CI
 set, as `.ci/run` does) and skips locally with the reason: CI must never pass by
@@ -16,9 +17,11 @@ import glob
 import os
 import pwd
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -124,6 +127,73 @@ def spark_session() -> Iterator[object]:
     finally:
         session.stop()
         shutil.rmtree(warehouse, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def spark_connect_url() -> Iterator[str]:
+    """A Spark Connect server (shipped with pyspark 4) on a free port of 127.0.0.1,
+    local[2], started once for the session and stopped at its end; its URL."""
+    try:
+        import pyspark
+        from pyspark.sql.connect.client.retries import DefaultPolicy  # noqa: F401
+    except ImportError:
+        unavailable("the Spark Connect client is not installed (pip install 'abcde[spark]')")
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        unavailable("no Java runtime for Spark; apt-get install openjdk-17-jre-headless")
+    home = Path(pyspark.__file__).resolve().parent
+    work = Path(tempfile.mkdtemp(prefix="abcde_spark_connect_"))
+    port = _free_port()
+    confs = {"spark.connect.grpc.binding.address": "127.0.0.1",
+             "spark.connect.grpc.binding.port": str(port), "spark.ui.enabled": "false",
+             "spark.sql.shuffle.partitions": "4", "spark.driver.memory": "1g",
+             "spark.driver.host": "127.0.0.1", "spark.driver.bindAddress": "127.0.0.1",
+             "spark.sql.session.timeZone": "UTC",
+             "spark.sql.warehouse.dir": str(work / "warehouse")}
+    cmd = [str(home / "bin" / "spark-submit"), "--class",
+           "org.apache.spark.sql.connect.service.SparkConnectServer", "--master", "local[2]",
+           "--driver-java-options", f"-Dderby.system.home={work}"]
+    for key, value in confs.items():
+        cmd += ["--conf", f"{key}={value}"]
+    env = {**os.environ, "SPARK_HOME": str(home), "SPARK_LOCAL_IP": "127.0.0.1"}
+    log = (work / "server.log").open("wb")
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=work, env=env,
+                            start_new_session=True)
+    try:
+        deadline = time.monotonic() + 180
+        while True:
+            if proc.poll() is not None:
+                pytest.fail("the Spark Connect server exited:\n"
+                            + (work / "server.log").read_text(errors="replace")[-3000:])
+            with contextlib.closing(socket.socket()) as s:
+                if s.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            if time.monotonic() > deadline:
+                pytest.fail("the Spark Connect server did not listen within 180 s")
+            time.sleep(0.5)
+        yield f"sc://127.0.0.1:{port}"
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(proc.pid, signal.SIGKILL)
+            proc.wait()
+        log.close()
+        shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def spark_connect_session(spark_connect_url: str) -> Iterator[object]:
+    """One Spark Connect client session of the session's server."""
+    from abcde.engines.spark import remote_session
+
+    session = remote_session(spark_connect_url)
+    try:
+        yield session
+    finally:
+        with contextlib.suppress(Exception):
+            session.stop()
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:

@@ -21,57 +21,88 @@
    NMI = I(C; K)/((H(C) + H(K))/2), scikit-learn's default arithmetic average
    (1 when both entropies are 0, as scikit-learn). #}
 WITH cl_cells AS (
-  SELECT b, e, n AS n_int, CAST(n AS DOUBLE) AS n FROM cells
-),
-cl_int AS (
+  {# N_b and N_e of each cell's clusters come with the cells (cells/cell_metrics.sql):
+     no window or join over all cells here (docs/method.md §11.3) #}
   SELECT
-    x.b,
-    x.e,
-    SUM(x.n_int) OVER (PARTITION BY x.b) - x.n_int AS split_n,
-    SUM(x.n_int) OVER (PARTITION BY x.e) - x.n_int AS merge_n
-  FROM cl_cells AS x
+    b,
+    e,
+    CAST(n AS DOUBLE) AS n,
+    CAST(n_b AS DOUBLE) AS n_b,
+    CAST(n_e AS DOUBLE) AS n_e,
+    CAST(n_b - n AS DOUBLE) AS split_n,
+    CAST(n_e - n AS DOUBLE) AS merge_n,
+    n < n_b AS multi_b,
+    n < n_e AS multi_e
+  FROM cell_metrics
 ),
 cl_total AS (
   SELECT SUM(n) AS n FROM cl_cells
 ),
-cl_by_b AS (
-  SELECT b, SUM(n) AS n_b, MAX(n) AS max_n FROM cl_cells GROUP BY b
-),
-cl_by_e AS (
-  SELECT e, SUM(n) AS n_e, MAX(n) AS max_n FROM cl_cells GROUP BY e
-),
 cl_terms AS (
   SELECT
-    c.b,
-    {{ fdiv('c.n * (c.n - 1)', '2') }} AS pairs,
-    {{ fdiv('c.n * CAST(i.split_n AS DOUBLE)', '2') }} AS split_pairs,
-    {{ fdiv('c.n * CAST(i.merge_n AS DOUBLE)', '2') }} AS merge_pairs,
-    c.n * ({{ ln('bb.n_b') }} - {{ ln('c.n') }}) AS n_ln_b,
-    c.n * ({{ ln('ee.n_e') }} - {{ ln('c.n') }}) AS n_ln_e,
-    {{ fdiv('2 * c.n', 'bb.n_b + ee.n_e') }} AS f
-  FROM cl_cells AS c
-  JOIN cl_by_b AS bb ON c.b = bb.b
-  JOIN cl_by_e AS ee ON c.e = ee.e
-  JOIN cl_int AS i ON c.b = i.b AND c.e = i.e
+    b,
+    e,
+    n,
+    n_b,
+    n_e,
+    multi_b,
+    multi_e,
+    {{ fdiv('n * (n - 1)', '2') }} AS pairs,
+    {{ fdiv('n * split_n', '2') }} AS split_pairs,
+    {{ fdiv('n * merge_n', '2') }} AS merge_pairs,
+    {# C(N_b, 2) = Σ_{c ⊂ b} n_c·(N_b − 1)/2: cluster sums as sums over cells #}
+    {{ fdiv('n * (n_b - 1)', '2') }} AS b_pairs_share,
+    {{ fdiv('n * (n_e - 1)', '2') }} AS e_pairs_share,
+    n * ({{ ln('n_b') }} - {{ ln('n') }}) AS n_ln_b,
+    n * ({{ ln('n_e') }} - {{ ln('n') }}) AS n_ln_e,
+    {{ fdiv('2 * n', 'n_b + n_e') }} AS f
+  FROM cl_cells
 ),
-cl_fung AS (
-  SELECT t.b, MAX(t.f) AS best_f FROM cl_terms AS t GROUP BY t.b
+{# maxima over a cluster's cells: a cluster with one cell is its own maximum, so only
+   clusters split over several cells are grouped (most clusters of a good run have one
+   cell; a GROUP BY over all of them was most of this query's time) #}
+cl_by_b AS (
+  SELECT b, MAX(n_b) AS n_b, MAX(n) AS max_n, MAX(f) AS best_f
+  FROM cl_terms WHERE multi_b GROUP BY b
+),
+cl_by_e AS (
+  SELECT e, MAX(n) AS max_n FROM cl_terms WHERE multi_e GROUP BY e
+),
+cl_cell_sums AS (
+  SELECT
+    SUM(c.pairs) AS tp,
+    SUM(c.merge_pairs) AS fp,
+    SUM(c.split_pairs) AS fn,
+    SUM(c.b_pairs_share) AS s_b,
+    SUM(c.e_pairs_share) AS s_e,
+    SUM(CASE WHEN c.multi_e THEN CAST(0 AS DOUBLE) ELSE c.n END) AS single_e_n,
+    SUM(CASE WHEN c.multi_b THEN CAST(0 AS DOUBLE) ELSE c.n END) AS single_b_n,
+    SUM(CASE WHEN c.multi_b THEN CAST(0 AS DOUBLE) ELSE c.n_b * c.f END) AS single_b_fung,
+    SUM(c.n_ln_e) AS n_h_c_given_k,
+    SUM(c.n_ln_b) AS n_h_k_given_c,
+    {# Σ_b N_b·ln(N/N_b) = Σ_c n_c·ln(N/N_b): every term ≥ 0, no cancellation #}
+    SUM(c.n * ({{ ln('t.n') }} - {{ ln('c.n_b') }})) AS n_h_c,
+    SUM(c.n * ({{ ln('t.n') }} - {{ ln('c.n_e') }})) AS n_h_k
+  FROM cl_terms AS c CROSS JOIN cl_total AS t
 ),
 cl_sums AS (
   SELECT
     (SELECT n FROM cl_total) AS n,
-    (SELECT SUM(pairs) FROM cl_terms) AS tp,
-    (SELECT SUM(merge_pairs) FROM cl_terms) AS fp,
-    (SELECT SUM(split_pairs) FROM cl_terms) AS fn,
-    (SELECT SUM({{ fdiv('n_b * (n_b - 1)', '2') }}) FROM cl_by_b) AS s_b,
-    (SELECT SUM({{ fdiv('n_e * (n_e - 1)', '2') }}) FROM cl_by_e) AS s_e,
-    (SELECT SUM(max_n) FROM cl_by_e) AS purity_n,
-    (SELECT SUM(max_n) FROM cl_by_b) AS inverse_purity_n,
-    (SELECT SUM(bb.n_b * f.best_f) FROM cl_fung AS f JOIN cl_by_b AS bb ON f.b = bb.b) AS fung_n,
-    (SELECT SUM(n_ln_e) FROM cl_terms) AS n_h_c_given_k,
-    (SELECT SUM(n_ln_b) FROM cl_terms) AS n_h_k_given_c,
-    (SELECT SUM(bb.n_b * ({{ ln('t.n') }} - {{ ln('bb.n_b') }})) FROM cl_by_b AS bb CROSS JOIN cl_total AS t) AS n_h_c,
-    (SELECT SUM(ee.n_e * ({{ ln('t.n') }} - {{ ln('ee.n_e') }})) FROM cl_by_e AS ee CROSS JOIN cl_total AS t) AS n_h_k
+    s.tp,
+    s.fp,
+    s.fn,
+    s.s_b,
+    s.s_e,
+    s.single_e_n + COALESCE((SELECT SUM(max_n) FROM cl_by_e), CAST(0 AS DOUBLE)) AS purity_n,
+    s.single_b_n + COALESCE((SELECT SUM(max_n) FROM cl_by_b), CAST(0 AS DOUBLE))
+      AS inverse_purity_n,
+    s.single_b_fung + COALESCE((SELECT SUM(n_b * best_f) FROM cl_by_b), CAST(0 AS DOUBLE))
+      AS fung_n,
+    s.n_h_c_given_k,
+    s.n_h_k_given_c,
+    s.n_h_c,
+    s.n_h_k
+  FROM cl_cell_sums AS s
 ),
 cl_entropies AS (
   SELECT

@@ -7,6 +7,8 @@
 WITH pc_total AS (
   SELECT SUM(w) AS total_w FROM pointwise_cells
 ),
+{# a cluster with one cell is that cell (the same expressions, summed over one row); only
+   clusters over several cells are grouped — most clusters of a good run have one #}
 pc_lifted AS (
   SELECT
     c.{{ side }} AS cluster_id,
@@ -19,7 +21,21 @@ pc_lifted AS (
     MAX(t.total_w) AS total_w
   FROM pointwise_cells AS c
   CROSS JOIN pc_total AS t
+  WHERE c.n < c.n_{{ side }}
   GROUP BY c.{{ side }}
+  UNION ALL
+  SELECT
+    c.{{ side }} AS cluster_id,
+    c.n AS items,
+    c.w AS weight,
+    CAST(1 AS BIGINT) AS cells,
+{% for m in metrics %}
+    {{ fdiv('c.w * c.' ~ m, 'c.w') }} AS {{ m }},
+{% endfor %}
+    t.total_w
+  FROM pointwise_cells AS c
+  CROSS JOIN pc_total AS t
+  WHERE c.n = c.n_{{ side }}
 )
 SELECT
   cluster_id,

@@ -24,44 +24,41 @@ yt_unlabelled AS (
   SELECT e, SUM(item_rows) AS n
   FROM cell_rows
   WHERE NOT common AND one_side_id IS NOT NULL AND e IS NOT NULL
+    {# only clusters that meet the truth: with a small truth and a large run, most
+       rows of cell_rows are the run's own items #}
+    AND e IN (SELECT e FROM cells)
   GROUP BY e
 ),
-yt_marked AS (
-  SELECT e, SUM(CAST(n AS DOUBLE)) AS marked FROM cells GROUP BY e
-),
-yt_clustered AS (
-  SELECT b, SUM(CAST(n AS DOUBLE)) AS n FROM cells GROUP BY b
-),
-yt_themes AS (
-  SELECT
-    COALESCE(c.b, u.b) AS b,
-    COALESCE(c.n, CAST(0 AS DOUBLE)) + COALESCE(CAST(u.n AS DOUBLE), CAST(0 AS DOUBLE)) AS size
-  FROM yt_clustered AS c
-  FULL OUTER JOIN yt_unclustered AS u ON c.b = u.b
-),
+{# marked(c) = N_e, the items of c in T, |g ∩ T| = N_b and whether the theme meets
+   other clusters come with the cells (cells/cell_metrics.sql): no aggregation or join
+   over all cells here. A theme meeting one actual cluster is its own row; only themes
+   meeting several are windowed and grouped (docs/method.md §11.3) #}
 yt_matchings AS (
   SELECT
     x.b,
     x.e,
     CAST(x.n AS DOUBLE) AS common,
-    m.marked + COALESCE(CAST(l.n AS DOUBLE), CAST(0 AS DOUBLE)) AS size,
-    m.marked,
-    t.size AS theme_size
-  FROM cells AS x
-  JOIN yt_marked AS m ON x.e = m.e
-  JOIN yt_themes AS t ON x.b = t.b
+    CAST(x.n_e AS DOUBLE) + COALESCE(CAST(l.n AS DOUBLE), CAST(0 AS DOUBLE)) AS size,
+    CAST(x.n_e AS DOUBLE) AS marked,
+    CAST(x.n_b AS DOUBLE) + COALESCE(CAST(unc.n AS DOUBLE), CAST(0 AS DOUBLE)) AS theme_size,
+    x.n < x.n_b AS multi
+  FROM cell_metrics AS x
+  LEFT JOIN yt_unclustered AS unc ON x.b = unc.b
   LEFT JOIN yt_unlabelled AS l ON x.e = l.e
 ),
 yt_scored AS (
   SELECT
     b,
     e,
+    multi,
     common,
+    theme_size,
     {{ fdiv('common', 'theme_size') }} AS recall,
     {{ fdiv('common', 'size') }} AS p_basic,
     {{ fdiv('common + (size - marked)', 'size') }} AS p_opt
   FROM yt_matchings
 ),
+{# the clusters before each one in its theme's order #}
 yt_ordered AS (
   SELECT
     s.*,
@@ -74,10 +71,12 @@ yt_ordered AS (
       CAST(0 AS DOUBLE)) AS ln_unmatched_before_{{ kind }}{{ ',' if not loop.last }}
 {% endfor %}
   FROM yt_scored AS s
+  WHERE s.multi
 ),
 yt_per_theme AS (
   SELECT
     b,
+    MAX(theme_size) AS size,
     COUNT(*) AS clusters,
     SUM(common) AS clustered,
 {% for kind in ('basic', 'opt') %}
@@ -88,20 +87,47 @@ yt_per_theme AS (
     SUM(common * recall) AS common_recall
   FROM yt_ordered
   GROUP BY b
+  UNION ALL
+  {# one cluster: nothing before it (the product is 1), sums of one term #}
+  SELECT
+    b,
+    theme_size AS size,
+    CAST(1 AS BIGINT) AS clusters,
+    common AS clustered,
+{% for kind in ('basic', 'opt') %}
+    recall * p_{{ kind }} AS ecc_{{ kind }},
+    {{ fdiv('common * p_' ~ kind, 'common') }} AS bcp_{{ kind }},
+{% endfor %}
+    common * recall AS common_recall
+  FROM yt_scored
+  WHERE NOT multi
 ),
 yt_final AS (
   SELECT
-    t.b AS cluster_id,
-    t.size AS items,
-    COALESCE(p.clustered, CAST(0 AS DOUBLE)) AS clustered_items,
-    COALESCE(p.clusters, 0) AS actual_clusters,
+    p.b AS cluster_id,
+    p.size AS items,
+    p.clustered AS clustered_items,
+    p.clusters AS actual_clusters,
 {% for kind, name in (('basic', 'basic'), ('opt', 'optimistic')) %}
-    COALESCE(p.ecc_{{ kind }}, CAST(0 AS DOUBLE)) AS ecc_{{ name }},
+    p.ecc_{{ kind }} AS ecc_{{ name }},
     p.bcp_{{ kind }} AS bcp_{{ name }},
 {% endfor %}
-    COALESCE({{ fdiv('p.common_recall', 't.size') }}, CAST(0 AS DOUBLE)) AS bcr
-  FROM yt_themes AS t
-  LEFT JOIN yt_per_theme AS p ON t.b = p.b
+    COALESCE({{ fdiv('p.common_recall', 'p.size') }}, CAST(0 AS DOUBLE)) AS bcr
+  FROM yt_per_theme AS p
+  UNION ALL
+  {# themes none of whose items the actual clustering holds: recall 0 #}
+  SELECT
+    unc.b AS cluster_id,
+    CAST(unc.n AS DOUBLE) AS items,
+    CAST(0 AS DOUBLE) AS clustered_items,
+    CAST(0 AS BIGINT) AS actual_clusters,
+{% for name in ('basic', 'optimistic') %}
+    CAST(0 AS DOUBLE) AS ecc_{{ name }},
+    CAST(NULL AS DOUBLE) AS bcp_{{ name }},
+{% endfor %}
+    CAST(0 AS DOUBLE) AS bcr
+  FROM yt_unclustered AS unc
+  WHERE NOT EXISTS (SELECT 1 FROM cell_metrics AS x WHERE x.b = unc.b)
 )
 SELECT
   cluster_id,

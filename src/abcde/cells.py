@@ -12,10 +12,21 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from abcde.inputs.checks import check_names, counts_weight_rows, nan_for_missing, row_checks
+from sqlglot import exp
+
+from abcde.engines.base import Engine
+from abcde.inputs.checks import (
+    check_names,
+    counts_weight_rows,
+    nan_for_missing,
+    row_checks,
+    validate,
+)
 from abcde.inputs.session import Inputs
+from abcde.inputs.workspace import run_stored
+from abcde.sql.dialects import to_sql
 from abcde.sql.pipeline import Pipeline
-from abcde.sql.quoting import literal
+from abcde.sql.quoting import CANONICAL_DIALECT, literal
 from abcde.sql.templates import render
 
 IMPACT_METRICS = ("split_rate", "merge_rate", "jaccard_distance", "split_distance",
@@ -73,7 +84,9 @@ def add_item_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool = 
     """The join of all inputs (`items`, not stored) and its one aggregation
     (`cell_rows`, materialised), which abcde.inputs.checks checks next. `with_examples`
     keeps an example id per check in `cell_rows` (for scripts; ~30% slower); `squares`
-    adds Σ w² per group (the pair sampler, docs/method.md §6.8)."""
+    adds Σ w² per group (the pair sampler, docs/method.md §6.8) — always with a
+    workspace, so that every command of a round shares one set of cell tables."""
+    squares = squares or inputs.workspace is not None
     add_input_steps(pipeline, inputs)
     pipeline.add("items", items_query(inputs, with_examples=with_examples))
     pipeline.add("cell_rows", render(
@@ -93,6 +106,7 @@ def add_cell_steps(pipeline: Pipeline, inputs: Inputs,
 
     Returns the names of the slice-cell steps, one per slicing.
     """
+    squares = squares or inputs.workspace is not None  # as in add_item_steps
     pipeline.add("cells", render("cells/cells.sql", group_columns=[],
                                  regroup=bool(inputs.attribute_columns), squares=squares),
                  materialise=True)
@@ -104,3 +118,51 @@ def add_cell_steps(pipeline: Pipeline, inputs: Inputs,
         names.append(pipeline.add(f"slice_cells_{k}", render(
             "cells/cells.sql", group_columns=aliases, regroup=True, squares=squares)))
     return names
+
+
+def build_cell_rows(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[str, Any]:
+    """`cell_rows` materialised and the inputs checked (`abcde.inputs.checks.validate`,
+    whose counts it returns). With a workspace (`inputs.workspace`) both are read from
+    it when it holds them for these inputs; else they are computed and stored, marked
+    only once the checks passed (docs/method.md §2, `abcde.inputs.workspace`)."""
+    ws = inputs.workspace
+    if ws is None:
+        pipeline.run(engine, "cell_rows")
+        return validate(engine, pipeline, inputs)
+    key = ws.key(inputs.sources, pipeline, "cell_rows")
+    found = ws.find(key, "cell_rows")
+    if found is not None and "checked" in found[1]:
+        pipeline.provide("cell_rows", found[0])
+        return dict(found[1]["checked"])
+    target = ws.target(key, "cell_rows")
+    pipeline.place("cell_rows", target)
+    pipeline.run(engine, "cell_rows")
+    try:
+        checked = validate(engine, pipeline, inputs)
+    except BaseException:
+        engine.execute(to_sql(exp.Drop(tables=[exp.to_table(target, dialect=CANONICAL_DIALECT)],
+                                       kind="TABLE", exists=True), engine.dialect))
+        raise
+    ws.mark(key, "cell_rows", {"checked": checked})
+    return checked
+
+
+def run_cell_steps(engine: Engine, pipeline: Pipeline, inputs: Inputs, *steps: str) -> None:
+    """Materialise cell steps (`cells`, `cell_metrics`, `affected_item_rows`), from the
+    workspace when it holds them for these inputs (`abcde.inputs.workspace.run_stored`)."""
+    run_stored(engine, pipeline, inputs, *steps)
+
+
+def add_affected_item_rows(pipeline: Pipeline, inputs: Inputs, *,
+                           materialise: bool = False) -> str:
+    """`affected_item_rows`: the items of T in affected cells (with their clusters and
+    weights, no attributes): a second pass over the inputs, each side restricted to the
+    clusters of affected cells before the join. The samplers draw from these items
+    (ABCDE §4.1.1, §5.7): every item with a positive sampling weight lies in an
+    affected cell. Stored in a workspace, so a round joins them once; `materialise`
+    makes a table of them without one."""
+    pipeline.add("affected_cells", exp.select("b", "e").from_("cell_metrics").where("affected"))
+    joined = items_query(inputs, attributes=False, cells="affected_cells").subquery("i")
+    return pipeline.add("affected_item_rows", exp.select(
+        "item_id", "base_cluster", "exp_cluster", "w", "common").from_(joined),
+        materialise=materialise or inputs.workspace is not None)

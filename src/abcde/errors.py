@@ -66,3 +66,14 @@ class TemplateError(AbcdeError):
 
 class EngineError(AbcdeError):
     """The engine refused a statement or is not available (e.g. an optional extra is missing)."""
+
+
+class EngineUnavailable(EngineError):
+    """The engine cannot be reached or started (an extra or Java missing, a server that
+    does not answer): the user's to fix, so exit code 2, with what to install or check."""
+
+    exit_code = 2
+
+
+class WorkspaceBusy(InputError):
+    """A workspace another process holds for longer than abcde waits (a DuckDB file)."""

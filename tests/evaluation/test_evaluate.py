@@ -206,8 +206,9 @@ def test_pair_counts_in_double_for_a_huge_cell(eng: object) -> None:
     p = Pipeline(prefix="abcde_test_huge_")
     p.add("cells", render_literal_cells([("t", "a", n), ("t", "b", 3), ("u", "b", 2)]),
           materialise=True)
+    p.add("cell_metrics", render("cells/cell_metrics.sql"), materialise=True)
     p.add("classic", render("evaluate/classic.sql"))
-    p.run(eng, "cells")
+    p.run(eng, "cells", "cell_metrics")
     row = p.fetch(eng, "classic")[0]
     tp = n * (n - 1) // 2 + 3 + 1
     assert row["true_positive_pairs"] == pytest.approx(tp, rel=1e-15)
@@ -512,3 +513,31 @@ def test_evaluation_sql_divides_only_doubles(eng: object, dialect: str) -> None:
                 node = side.this if isinstance(side, exp.Nullif) else side
                 assert isinstance(node, exp.Cast) and node.to.this == exp.DataType.Type.DOUBLE, (
                     name, div.sql(dialect))
+
+
+def test_one_run_fetches_nothing_per_cluster() -> None:
+    """Issue 16: nothing proportional to the number of clusters leaves the engine unless
+    asked for — with one run the UIR cases (every truth cluster) are counted and swept in
+    SQL; with two runs, which UIR compares, they are fetched."""
+    from abcde.engines.duckdb import DuckDBEngine
+    from abcde.evaluation.run import evaluate
+
+    ex = Path(__file__).resolve().parents[2] / "examples"
+    truth, base, exp, weights = (str(ex / f"{n}.csv") for n in ("truth", "base", "exp",
+                                                                 "weights"))
+
+    class Counting(DuckDBEngine):
+        largest = 0
+
+        def fetch(self, sql: str) -> list[dict[str, object]]:
+            rows = super().fetch(sql)
+            Counting.largest = max(Counting.largest, len(rows))
+            return rows
+
+    with Counting() as engine:
+        one = evaluate(truth, base, weights, engine=engine)
+        assert one.uir is not None and one.uir["n_cases"] == 181
+        assert Counting.largest <= 10  # the top lists
+        Counting.largest = 0
+        evaluate(truth, [base, exp], weights, engine=engine)
+        assert Counting.largest >= 181

@@ -146,6 +146,15 @@ def test_simulate_numbers(page: Path, docs: dict[str, Path]) -> None:
         assert mean["x"] == [int(b) for b in per_budget] == [40, 80]
         assert mean["y"] == [per_budget[b]["half_width"] for b in per_budget]
         assert need["y"] == [per_budget[b]["spread_half_width"] for b in per_budget]
+        label = METRICS[key].label
+        cov = trace(figs["simulate-coverage"], label)
+        assert cov["y"] == [per_budget[b]["coverage"] for b in per_budget]
+        scored = [b for b in per_budget if per_budget[b]["bias_se"]]
+        if scored:
+            z = trace(figs["simulate-bias"], label)
+            assert z["x"] == [int(b) for b in scored]
+            assert z["y"] == pytest.approx([per_budget[b]["bias"] / per_budget[b]["bias_se"]
+                                            for b in scored], rel=1e-12)
         n += 1
     assert n == 13
 

@@ -158,6 +158,7 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
                                       slicings=(("provenance",),)), [("r", b)])
         abcde.evaluate(truth, [b, e], w, attributes=a, slice_by="provenance",
                        out=tmp / "evaluate")
+        abcde.evaluate(truth, b, w)  # one run: the cases' F_α sweep in SQL
         abcde.sample_items(b, e, w, attributes=a, size=50, seed=3)
         abcde.sample_pairs(b, e, w, attributes=a, budget=50, seed=3, slice_by="provenance")
         abcde.sample_pairs(b, e, w, budget=50, seed=3, population="jaccard")

@@ -8,12 +8,16 @@ import contextlib
 import functools
 import os
 import sys
-from collections.abc import Callable
-from typing import Any, NoReturn
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, NoReturn
 
 import click
 
 from abcde.errors import AbcdeError
+
+if TYPE_CHECKING:
+    from abcde.engines import Engine
 
 
 def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -147,3 +151,62 @@ def clustering_inputs(fn: Callable[..., Any]) -> Callable[..., Any]:
                            "file or --db table with item and cluster ids (or the first "
                            "positional argument).")(wrapper)
     return click.argument("clusterings", nargs=-1, metavar="[BASE EXP]")(wrapper)
+
+
+def engine_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Where the SQL runs, and where a round's cells are kept: options shared by every
+    command that reads clusterings (the command receives engine_name, dsn, spark_remote,
+    spark_master, spark_conf and workspace; `command_engine` opens the engine)."""
+    options = [
+        click.option("--engine", "engine_name", type=click.Choice(ENGINE_NAMES),
+                     default=None, help="Where the SQL runs: in-process DuckDB (default), "
+                     "Spark (abcde[spark]: a local session, --spark-master or "
+                     "--spark-remote) or the PostgreSQL server of --dsn (abcde[postgres])."),
+        click.option("--dsn", default=None, help="PostgreSQL connection string for --engine "
+                     "postgres, e.g. postgresql://user@host:5432/db."),
+        click.option("--spark-remote", default=None, metavar="sc://HOST:PORT",
+                     help="A Spark Connect server to run on (implies --engine spark)."),
+        click.option("--spark-master", default=None, metavar="URL",
+                     help="The cluster manager of a classic Spark session, e.g. "
+                     "spark://HOST:7077, yarn, local[4] (default local[2]; implies "
+                     "--engine spark)."),
+        click.option("--spark-conf", multiple=True, metavar="KEY=VALUE",
+                     help="A Spark setting of the session abcde starts, e.g. "
+                     "spark.driver.memory=4g (repeatable)."),
+        click.option("--workspace", default=None, help="Keep the cell tables of a round "
+                     "here and reuse them while the inputs are unchanged: a DuckDB file, a "
+                     "PostgreSQL schema or a Spark database."),
+    ]
+    for option in reversed(options):
+        fn = option(fn)
+    return fn
+
+
+ENGINE_NAMES = ("duckdb", "spark", "postgres")
+
+
+@contextmanager
+def command_engine(engine_name: str | None, dsn: str | None, spark_remote: str | None,
+                   spark_master: str | None, spark_conf: tuple[str, ...], db: str | None,
+                   memory_limit: str | None, threads: int | None) -> Iterator[Engine | None]:
+    """The engine a command's options name, open for the block: None for DuckDB (the
+    library opens it with --db, --memory-limit and --threads), else the Spark or
+    PostgreSQL engine, closed after the block. Options of another engine, or
+    contradicting ones, exit 2 naming them."""
+    from abcde.inputs.session import EngineOptions, parse_conf
+
+    engine_name = engine_name or ("spark" if spark_remote or spark_master or spark_conf
+                                  else "postgres" if dsn else "duckdb")
+    options = EngineOptions(db=db, memory_limit=memory_limit, threads=threads,
+                            engine_name=engine_name,
+                            dsn=dsn, spark_master=spark_master, spark_remote=spark_remote,
+                            spark_conf=parse_conf(spark_conf))
+    options.check()
+    if engine_name == "duckdb":
+        yield None
+        return
+    engine = options.connect()
+    try:
+        yield engine
+    finally:
+        engine.close()

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from abcde.cli._common import handle_errors, input_options
+from abcde.cli._common import command_engine, engine_options, handle_errors, input_options
 from abcde.text import to_json
 
 #: abcde.evaluation.uir.DEFAULT_REL_TOL, written out: importing abcde.evaluation.uir
@@ -54,6 +54,7 @@ def _split_actual(spec: str) -> tuple[str | None, str]:
 @click.option("--format", "fmt_", type=click.Choice(["table", "json", "html"]),
               default="table", show_default=True, help="What to print on stdout (html: "
               "the page of `abcde report`; needs abcde[report]).")
+@engine_options
 @handle_errors
 def evaluate_cmd(truth: str, actual: tuple[str, ...], weights: str | None,
                  attributes: str | None, slice_by: tuple[str, ...], uir_cases: str,
@@ -61,7 +62,9 @@ def evaluate_cmd(truth: str, actual: tuple[str, ...], weights: str | None,
                  weight_col: str,
                  missing_weight: float | None, db: str | None, memory_limit: str | None,
                  threads: int | None, top: int, out: str | None, out_format: str,
-                 fmt_: str) -> None:
+                 fmt_: str, engine_name: str | None = None, dsn: str | None = None,
+                 spark_remote: str | None = None, spark_master: str | None = None,
+                 spark_conf: tuple[str, ...] = (), workspace: str | None = None) -> None:
     """Evaluate actual clusterings against a ground truth (pointwise metrics, classic
     metrics, Yandex ECC/BCubed) and compare the runs (deltas, UIR)."""
     from abcde.evaluation.run import evaluate
@@ -71,12 +74,16 @@ def evaluate_cmd(truth: str, actual: tuple[str, ...], weights: str | None,
         raise click.BadParameter("must be >= 0", param_hint="--top")
     pairs = [_split_actual(a) for a in actual]
     names = [n for n, _ in pairs]
-    result = evaluate(truth, [p for _, p in pairs], weights, names=names,
-                      attributes=attributes, slice_by=list(slice_by), uir_cases=uir_cases,
-                      uir_metrics=uir_metrics, uir_rel_tol=uir_rel_tol, item_col=item_col,
-                      cluster_col=cluster_col, weight_col=weight_col,
-                      missing_weight=missing_weight, top=top, out=out, out_format=out_format,
-                      db=db, memory_limit=memory_limit, threads=threads)
+    with command_engine(engine_name, dsn, spark_remote, spark_master, spark_conf, db,
+                        memory_limit, threads) as engine:
+        result = evaluate(truth, [p for _, p in pairs], weights, names=names,
+                          attributes=attributes, slice_by=list(slice_by),
+                          uir_cases=uir_cases, uir_metrics=uir_metrics,
+                          uir_rel_tol=uir_rel_tol, item_col=item_col,
+                          cluster_col=cluster_col, weight_col=weight_col,
+                          missing_weight=missing_weight, top=top, out=out,
+                          out_format=out_format, db=db, memory_limit=memory_limit,
+                          threads=threads, engine=engine, workspace=workspace)
     doc = result.to_dict()
     if fmt_ == "html":
         from abcde.report.build import report_html

@@ -4,7 +4,13 @@ from __future__ import annotations
 
 import click
 
-from abcde.cli._common import clustering_inputs, handle_errors, input_options
+from abcde.cli._common import (
+    clustering_inputs,
+    command_engine,
+    engine_options,
+    handle_errors,
+    input_options,
+)
 from abcde.text import to_json
 
 
@@ -23,47 +29,28 @@ from abcde.text import to_json
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]),
               default="table", show_default=True, help="What to print on stdout (html: "
               "the page of `abcde report`; needs abcde[report]).")
-@click.option("--engine", "engine_name", type=click.Choice(["duckdb", "spark", "postgres"]),
-              default="duckdb", show_default=True,
-              help="Where the SQL runs: in-process DuckDB, a local Spark session "
-                   "(abcde[spark]) or the PostgreSQL server of --dsn (abcde[postgres]).")
-@click.option("--dsn", default=None, help="PostgreSQL connection string for --engine "
-              "postgres, e.g. postgresql://user@host:5432/db.")
+@engine_options
 @handle_errors
 def impact_cmd(base: str, exp: str, weights: str | None, attributes: str | None,
                slice_by: tuple[str, ...], item_col: str, cluster_col: str, weight_col: str,
                missing_weight: float | None, db: str | None, memory_limit: str | None,
                threads: int | None, top: int, out: str | None, out_format: str,
-               fmt: str, engine_name: str = "duckdb", dsn: str | None = None) -> None:
+               fmt: str, engine_name: str | None = None, dsn: str | None = None,
+               spark_remote: str | None = None, spark_master: str | None = None,
+               spark_conf: tuple[str, ...] = (), workspace: str | None = None) -> None:
     """Impact metrics: how Exp differs from Base (ABCDE §4), overall, per cluster, per
     slice."""
     from abcde.impact.run import impact
 
     if top < 0:
         raise click.BadParameter("must be >= 0", param_hint="--top")
-    engine = None
-    if engine_name != "duckdb":
-        from abcde.engines import connect
-
-        if db or memory_limit or threads:
-            raise click.UsageError("--db, --memory-limit and --threads are DuckDB options; "
-                                   f"with --engine {engine_name} name tables of its catalog "
-                                   "directly")
-        if engine_name == "postgres":
-            engine = connect("postgres", dsn=dsn)
-        elif dsn:
-            raise click.UsageError("--dsn is for --engine postgres")
-        else:
-            engine = connect("spark")
-    try:
+    with command_engine(engine_name, dsn, spark_remote, spark_master, spark_conf, db,
+                        memory_limit, threads) as engine:
         result = impact(base, exp, weights, attributes=attributes, slice_by=list(slice_by),
                         item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
                         missing_weight=missing_weight, top=top, out=out,
                         out_format=out_format, db=db, memory_limit=memory_limit,
-                        threads=threads, engine=engine)
-    finally:
-        if engine is not None:
-            engine.close()
+                        threads=threads, engine=engine, workspace=workspace)
     doc = result.to_dict()
     from abcde.impact.text import impact_text
 

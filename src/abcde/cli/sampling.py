@@ -9,11 +9,18 @@ from pathlib import Path
 import click
 
 from abcde.cells import IMPACT_METRICS
-from abcde.cli._common import clustering_inputs, handle_errors, input_options
+from abcde.cli._common import (
+    clustering_inputs,
+    command_engine,
+    engine_options,
+    handle_errors,
+    input_options,
+)
 from abcde.text import table, to_json
 
 
 def _common(fn):  # type: ignore[no-untyped-def]
+    fn = engine_options(fn)
     fn = click.option("--attributes", default=None,
                       help="Table of item attributes; every column rides along.")(fn)
     fn = input_options(fn)
@@ -34,7 +41,10 @@ def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str |
                      item_col: str, cluster_col: str, weight_col: str,
                      missing_weight: float | None, db: str | None, memory_limit: str | None,
                      threads: int | None, size: int, seed: int, out: str,
-                     overwrite: bool = False) -> None:
+                     overwrite: bool = False, engine_name: str | None = None,
+                     dsn: str | None = None, spark_remote: str | None = None,
+                     spark_master: str | None = None, spark_conf: tuple[str, ...] = (),
+                     workspace: str | None = None) -> None:
     """Affected items drawn ∝ weight·JaccardDistance with replacement, each with its
     importance weight, impact metrics and attributes (ABCDE §4.1.1)."""
     from abcde.sampling.items import sample_items
@@ -43,10 +53,13 @@ def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str |
         raise click.BadParameter("must be >= 1", param_hint="--size")
     if seed < 0:
         raise click.BadParameter("must be >= 0", param_hint="--seed")
-    s = sample_items(base, exp, weights, attributes=attributes, size=size, seed=seed,
-                     item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
-                     missing_weight=missing_weight, out=out, overwrite=overwrite, db=db,
-                     memory_limit=memory_limit, threads=threads)
+    with command_engine(engine_name, dsn, spark_remote, spark_master, spark_conf, db,
+                        memory_limit, threads) as engine:
+        s = sample_items(base, exp, weights, attributes=attributes, size=size, seed=seed,
+                         item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
+                         missing_weight=missing_weight, out=out, overwrite=overwrite, db=db,
+                         memory_limit=memory_limit, threads=threads, engine=engine,
+                         workspace=workspace)
     m = s.manifest
     if not m["unique_items"]:
         click.echo("no affected items (Base and Exp agree on every item): the sample is "
@@ -166,7 +179,10 @@ def sample_pairs_cmd(base: str, exp: str, weights: str | None, attributes: str |
                      missing_weight: float | None, db: str | None, memory_limit: str | None,
                      threads: int | None, population: str, alpha: float | None,
                      budget: int, seed: int, slice_by: tuple[str, ...], out: str,
-                     strata_allocation: str | None = None, overwrite: bool = False) -> None:
+                     strata_allocation: str | None = None, overwrite: bool = False,
+                     engine_name: str | None = None, dsn: str | None = None,
+                     spark_remote: str | None = None, spark_master: str | None = None,
+                     spark_conf: tuple[str, ...] = (), workspace: str | None = None) -> None:
     """Pairs of items for human judgement (ABCDE §5.7–5.8, App. A; Jaccard §7)."""
     from abcde.sampling.pairs import sample_pairs
 
@@ -188,11 +204,14 @@ def sample_pairs_cmd(base: str, exp: str, weights: str | None, attributes: str |
         extra = {"allocation": alloc, "slice_by": list(slice_by)}
     else:
         extra = {"slice_by": list(slice_by)}
-    s = sample_pairs(base, exp, weights, attributes=attributes, population=population,
-                     alpha=alpha, budget=budget, seed=seed, **extra, item_col=item_col,
-                     cluster_col=cluster_col, weight_col=weight_col,
-                     missing_weight=missing_weight, out=out, overwrite=overwrite, db=db,
-                     memory_limit=memory_limit, threads=threads)
+    with command_engine(engine_name, dsn, spark_remote, spark_master, spark_conf, db,
+                        memory_limit, threads) as engine:
+        s = sample_pairs(base, exp, weights, attributes=attributes, population=population,
+                         alpha=alpha, budget=budget, seed=seed, **extra, item_col=item_col,
+                         cluster_col=cluster_col, weight_col=weight_col,
+                         missing_weight=missing_weight, out=out, overwrite=overwrite, db=db,
+                         memory_limit=memory_limit, threads=threads, engine=engine,
+                         workspace=workspace)
     m = s.manifest
     classes = ", ".join(f"{c} {v['pairs']:,}" for c, v in m["pairs"]["by_class"].items())
     click.echo(f"{m['pairs']['judgeable']:,} pairs to judge, {m['draws']:,} draws "

@@ -87,6 +87,13 @@ class Engine(ABC):
     reads_tables: ClassVar[bool] = False
     """Whether `user_table` reads tables of a database or catalog."""
 
+    keeps_workspace: ClassVar[bool] = False
+    """Whether `attach_workspace` keeps tables across commands (`--workspace`)."""
+
+    row_hash: ClassVar[str | None] = None
+    """An expression of the engine's SQL hashing the text `{key}` to an integer below 2^30
+    (fingerprints of tables: `abcde.inputs.workspace`); None: the engine has none."""
+
     @cached_property
     def file_labels(self) -> dict[str, str]:
         """Input file path (as the engine names it in errors) -> how messages name that
@@ -137,6 +144,19 @@ class Engine(ABC):
     def write(self, relation: str, path: Path, fmt: str, order_by: Sequence[str] = ()) -> None:
         """Write a table to a Parquet or CSV file, rows in `order_by` order if given (the
         same data then gives the same file, whatever the engine's parallelism)."""
+
+    def attach_workspace(self, location: str) -> str:
+        """Open the workspace `location` (a database file, schema or database, as the
+        engine keeps one) and return the schema its tables go to, as a dotted name;
+        only on an engine that `keeps_workspace`."""
+        raise InputError("this engine keeps no workspace (--workspace)")
+
+    def detach_workspace(self) -> None:  # noqa: B027 - optional hook
+        """Close what `attach_workspace` opened."""
+
+    def list_tables(self, schema: str) -> list[str]:
+        """The names of the tables of `schema` (a dotted name from `attach_workspace`)."""
+        raise InputError("this engine cannot list tables")
 
     def table_exists(self, relation: str) -> bool:
         try:

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
 import shutil
 import tempfile
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -14,11 +16,17 @@ import duckdb
 
 from abcde.engines.base import Engine, select_all
 from abcde.engines.files import create_table, csv_problem, file_format, file_source
-from abcde.errors import EngineError, InputError, ResourceError
+from abcde.errors import EngineError, InputError, ResourceError, WorkspaceBusy
 from abcde.sql.dialects import DuckDB
 from abcde.sql.quoting import ident, literal, table_ref
 
 USER_DB = "abcde_user_db"
+WORKSPACE_DB = "abcde_workspace"
+#: How long a command waits for a workspace file another process holds (DuckDB lets one
+#: process at a time write a database file), in seconds.
+WORKSPACE_WAIT = 120.0
+
+log = logging.getLogger("abcde")
 
 
 class DuckDBEngine(Engine):
@@ -28,6 +36,8 @@ class DuckDBEngine(Engine):
     dialect = DuckDB()
     reads_frames = True
     reads_tables = True
+    keeps_workspace = True
+    row_hash = "CAST(HASH({key}) % 1000000007 AS BIGINT)"
 
     def __init__(self, db: str | Path | None = None, memory_limit: str | None = None,
                  threads: int | None = None, temp_dir: str | Path | None = None,
@@ -86,6 +96,51 @@ class DuckDBEngine(Engine):
                 reason = _first_line(err)
             raise InputError(f"cannot open database file {db}: {reason}", hint=hint) from err
         self.user_db = USER_DB
+        self._user_db_path = db.resolve()
+
+    def attach_workspace(self, location: str) -> str:
+        """The DuckDB database file `location` (created if absent), attached read-write.
+        A file another process holds is waited for (up to WORKSPACE_WAIT seconds, then
+        `WorkspaceBusy`)."""
+        path = Path(location)
+        hint = "--workspace takes a DuckDB database file, e.g. round1.duckdb."
+        if path.is_dir():
+            raise InputError(f"--workspace {path} is a directory", hint=hint)
+        if file_format(path) is not None:
+            raise InputError(f"--workspace {path} is a {file_format(path).upper()} file, "
+                             "not a DuckDB database", hint=hint)
+        if self.user_db is not None and self._user_db_path == path.resolve():
+            raise InputError(f"--workspace {path} is the --db file, which abcde never "
+                             "writes to", hint="Name another file.")
+        deadline = time.monotonic() + WORKSPACE_WAIT
+        waiting = False
+        while True:
+            try:
+                self.con.execute(f"ATTACH {literal(str(path))} AS {WORKSPACE_DB}")
+                return f"{WORKSPACE_DB}.main"
+            except duckdb.Error as err:
+                text = str(err)
+                if "lock" not in text.lower():
+                    raise InputError(f"cannot open workspace {path}: {_first_line(err)}",
+                                     hint=hint) from err
+                if time.monotonic() >= deadline:
+                    raise WorkspaceBusy(f"workspace {path} is held by another process "
+                                        f"(waited {WORKSPACE_WAIT:g} s)") from err
+                if not waiting:
+                    log.warning("workspace %s is held by another abcde command; waiting "
+                                "for it", path)
+                    waiting = True
+                time.sleep(0.25)
+
+    def detach_workspace(self) -> None:
+        with contextlib.suppress(duckdb.Error):
+            self.con.execute(f"DETACH {WORKSPACE_DB}")
+
+    def list_tables(self, schema: str) -> list[str]:
+        database, _, name = schema.partition(".")
+        rows = self.fetch("SELECT table_name FROM duckdb_tables() WHERE database_name = "
+                          f"{literal(database)} AND schema_name = {literal(name or 'main')}")
+        return [r["table_name"] for r in rows]
 
     def execute(self, sql: str) -> None:
         try:

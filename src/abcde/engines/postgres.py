@@ -16,15 +16,15 @@ from typing import Any
 
 from abcde.engines.base import Engine, sql_type_of
 from abcde.engines.files import read_file, write_rows
-from abcde.errors import EngineError
+from abcde.errors import EngineError, EngineUnavailable, InputError
 from abcde.sql.dialects import Postgres
 from abcde.sql.quoting import ident, table_ref
 
 try:
     import psycopg
 except ImportError as err:  # pragma: no cover - depends on the installed extras
-    raise EngineError("the PostgreSQL engine needs psycopg: pip install 'abcde[postgres]'"
-                      ) from err
+    raise EngineUnavailable("the PostgreSQL engine needs psycopg: pip install "
+                            "'abcde[postgres]'") from err
 
 # DuckDB type (of a file read by DuckDB, or of sql_type_of) -> PostgreSQL type
 _PG_TYPES = {"BIGINT": "BIGINT", "INTEGER": "BIGINT", "SMALLINT": "BIGINT",
@@ -72,25 +72,41 @@ class PostgresEngine(Engine):
 
     dialect = Postgres()
     reads_tables = True
+    keeps_workspace = True
+    row_hash = "MOD(HASHTEXTEXTENDED({key}, 0), 1000000007)"
 
     def __init__(self, dsn: str | None = None, connection: Any = None,
                  work_schema: str | None = None) -> None:
         own = connection is None
         if connection is None:
             if not dsn:
-                raise EngineError("the PostgreSQL engine needs a connection string: "
-                                  "--dsn 'postgresql://user@host:5432/db'")
+                raise EngineUnavailable("the PostgreSQL engine needs a connection string: "
+                                        "--dsn 'postgresql://user@host:5432/db'")
             try:
                 connection = psycopg.connect(dsn, autocommit=True)
             except psycopg.Error as err:
-                raise EngineError(redact(f"cannot connect to PostgreSQL ({dsn}): {err}",
-                                         dsn)) from None
+                raise EngineUnavailable(redact(
+                    f"cannot connect to PostgreSQL ({dsn}): {err}\nCheck that the server "
+                    "runs and the host, port, user and database of --dsn.", dsn)) from None
         self._own = own
         self.con = connection
         self.work_schema = work_schema or f"abcde_work_{secrets.token_hex(4)}"
         self._search_path = None if own else self.fetch("SHOW search_path")[0]["search_path"]
         self.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(self.work_schema)}")
         self.execute(f"SET search_path TO {ident(self.work_schema)}, public")
+
+    def attach_workspace(self, location: str) -> str:
+        """The schema `location` of the database (created if absent)."""
+        if not location or "." in location:
+            raise InputError(f"--workspace {location!r}: name one schema of the database "
+                             "(no dots), e.g. abcde_round1")
+        self.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(location)}")
+        return location
+
+    def list_tables(self, schema: str) -> list[str]:
+        rows = self.fetch_params("SELECT tablename FROM pg_catalog.pg_tables WHERE "
+                                 "schemaname = %s", (schema,))
+        return [r["tablename"] for r in rows]
 
     def execute(self, sql: str) -> None:
         try:

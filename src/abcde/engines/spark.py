@@ -1,23 +1,34 @@
 """Spark through PySpark (`pip install 'abcde[spark]'`): an existing SparkSession from
-Python, or a local one (`local[2]` by default) from the CLI.
+Python (classic or Spark Connect), else a session abcde starts: a local one
+(`local[2]`), one on a cluster manager (`master`, e.g. `spark://host:7077`), or a Spark
+Connect client (`remote`, `sc://host:15002`).
 
 Work tables go to a private database `abcde_work_<random>` (dropped on close); inputs
-are temporary views. Settings of a local session: docs/method.md §11.
+are temporary views. Settings of a local session: docs/method.md §11.4.
+
+Nothing of Spark's own output reaches the user's terminal: a JVM that abcde starts
+writes its stdout and stderr (log lines, progress bars) to a log file of its own, and
+PySpark's loggers are silenced while abcde's statements run (their errors become
+`EngineError`s).
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import os
 import secrets
 import shutil
+import socket
+import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 from abcde.engines.base import Engine, sql_type_of
 from abcde.engines.files import write_rows
-from abcde.errors import EngineError, InputError
+from abcde.errors import EngineError, EngineUnavailable, InputError
 from abcde.sql.dialects import Spark
 from abcde.sql.quoting import ident, table_ref
 
@@ -26,50 +37,272 @@ try:
     from pyspark.sql import SparkSession
     from pyspark.sql import types as T
 except ImportError as err:  # pragma: no cover - depends on the installed extras
-    raise EngineError("the Spark engine needs PySpark: pip install 'abcde[spark]'") from err
+    raise EngineUnavailable("the Spark engine needs PySpark: pip install 'abcde[spark]'"
+                            ) from err
 
 _SPARK_TYPES = {"BIGINT": T.LongType(), "DOUBLE": T.DoubleType(), "VARCHAR": T.StringType(),
                 "BOOLEAN": T.BooleanType()}
 
+log = logging.getLogger("abcde")
+
+#: PySpark's Python loggers that print a JSON record of every failed query (abcde
+#: reports the error itself).
+_PYSPARK_LOGGERS = ("SQLQueryContextLogger", "DataFrameQueryContextLogger", "py4j",
+                    "py4j.clientserver", "py4j.java_gateway", "pyspark.sql.connect.client",
+                    "pyspark.sql.connect.client.logger")
+
+#: Spark's log4j configuration for a JVM abcde starts: errors only, into the JVM's own
+#: log file (its stderr, see `_jvm_output`), never a progress bar.
+_LOG4J = """\
+rootLogger.level = error
+rootLogger.appenderRef.stderr.ref = console
+appender.console.type = Console
+appender.console.name = console
+appender.console.target = SYSTEM_ERR
+appender.console.layout.type = PatternLayout
+appender.console.layout.pattern = %d{yy/MM/dd HH:mm:ss} %p %c{1}: %m%n%ex
+"""
+
+Conf = Sequence[tuple[str, str]]
+
+
+def is_connect(spark: Any) -> bool:
+    """Whether `spark` is a Spark Connect session (no SparkContext, no JVM in-process)."""
+    return type(spark).__module__.startswith("pyspark.sql.connect")
+
+
+@contextlib.contextmanager
+def quiet_pyspark() -> Iterator[None]:
+    """PySpark's loggers silenced for the block (they print a JSON record with a JVM stack
+    trace for every failed query, which abcde turns into an error of its own)."""
+    from pyspark.logger import PySparkLogger
+
+    loggers = [PySparkLogger.getLogger(n) if "Context" in n else logging.getLogger(n)
+               for n in _PYSPARK_LOGGERS]
+    before = [lg.disabled for lg in loggers]
+    for lg in loggers:
+        lg.disabled = True
+    try:
+        yield
+    finally:
+        for lg, was in zip(loggers, before, strict=True):
+            lg.disabled = was
+
+
+_CONNECT_ENV = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE", "SPARK_LOCAL_REMOTE")
+
+
+@contextlib.contextmanager
+def _connect_env(values: dict[str, str]) -> Iterator[None]:
+    """PySpark's process-wide switches between classic and Connect mode set to `values`
+    for the block and given back after it: PySpark sets them when it opens a Connect
+    session, and a classic session opened later in the same process would then refuse
+    to start (and the other way round)."""
+    saved = {k: os.environ.get(k) for k in _CONNECT_ENV}
+    for k in _CONNECT_ENV:
+        os.environ.pop(k, None)
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
+def java_missing() -> str | None:
+    """Why no Java runtime can start Spark's JVM, or None when one is there."""
+    home = os.environ.get("JAVA_HOME")
+    if home:
+        if (Path(home) / "bin" / "java").exists():
+            return None
+        return f"JAVA_HOME={home} holds no bin/java"
+    if shutil.which("java") is None:
+        return "no Java runtime found (no `java` on PATH and JAVA_HOME is not set)"
+    return None
+
+
+@contextlib.contextmanager
+def _jvm_output(log_file: Path) -> Iterator[None]:
+    """File descriptors 1 and 2 point at `log_file` for the block: a JVM started in it
+    (PySpark's `spark-submit` child inherits them) writes its start-up lines, log lines and
+    progress bars there for its whole life, never on the user's terminal or into
+    abcde's JSON on stdout."""
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(Exception):
+            stream.flush()
+    saved = [os.dup(1), os.dup(2)]
+    fd = os.open(log_file, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o600)
+    try:
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for f in (*saved, fd):
+            os.close(f)
+
+
+def _tail(path: Path, lines: int = 15) -> str:
+    try:
+        text = path.read_text(errors="replace").strip().splitlines()
+    except OSError:
+        return ""
+    return "\n".join(text[-lines:])
+
 
 def local_session(master: str = "local[2]", warehouse: str | Path | None = None,
-                  driver_memory: str = "2g") -> SparkSession:
-    """A local SparkSession with the settings measured for abcde (docs/method.md §11)."""
-    os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+                  driver_memory: str = "2g", conf: Conf = (),
+                  log_dir: str | Path | None = None) -> SparkSession:
+    """A classic SparkSession on `master` (default `local[2]`, with the settings measured
+    for abcde: docs/method.md §11.4; a cluster manager URL such as `spark://host:7077` or
+    `yarn` gets only abcde's quiet settings). `conf`: (key, value) pairs applied last,
+    so they override abcde's. The JVM's output goes to `log_dir`/jvm.log (default: a
+    temporary directory), never to the terminal."""
+    missing = java_missing()
+    if missing:
+        raise EngineUnavailable(
+            f"Spark needs a Java runtime (17 or later): {missing}. Install one (e.g. "
+            "apt-get install openjdk-17-jre-headless) or set JAVA_HOME to it.")
+    local = master.startswith("local")
+    logs = (Path(log_dir) if log_dir is not None
+            else Path(tempfile.mkdtemp(prefix="abcde_spark_log_")))
+    logs.mkdir(parents=True, exist_ok=True)
+    log4j = logs / "log4j2.properties"
+    log4j.write_text(_LOG4J)
+    java_options = f"-Dlog4j2.configurationFile=file:{log4j}"
     builder = (SparkSession.builder.master(master).appName("abcde")
-               .config("spark.ui.enabled", "false")
                # abcde draws its own progress (abcde.progress): no console bars of Spark's
                .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.sql.shuffle.partitions", "4")
-               .config("spark.driver.memory", driver_memory)
-               .config("spark.driver.host", "127.0.0.1")
-               .config("spark.driver.bindAddress", "127.0.0.1")
+               .config("spark.driver.extraJavaOptions", java_options)
                .config("spark.sql.session.timeZone", "UTC"))
+    if local:
+        os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
+        builder = (builder.config("spark.ui.enabled", "false")
+                   .config("spark.sql.shuffle.partitions", "4")
+                   .config("spark.driver.memory", driver_memory)
+                   .config("spark.driver.host", "127.0.0.1")
+                   .config("spark.driver.bindAddress", "127.0.0.1"))
     if warehouse is not None:
         builder = builder.config("spark.sql.warehouse.dir", str(warehouse))
+    for key, value in conf:
+        builder = builder.config(key, value)
+    jvm_log = logs / "jvm.log"
     try:
-        session = builder.getOrCreate()
-    except Exception as err:  # Java missing, port refused, ...
-        raise EngineError(f"cannot start a local Spark session: {err}") from err
+        with _jvm_output(jvm_log), quiet_pyspark(), _connect_env({}):
+            session = builder.getOrCreate()
+    except Exception as err:  # the JVM did not start, a port was refused, ...
+        raise EngineUnavailable(
+            f"cannot start a Spark session on {master}: {err}\nThe JVM's last lines "
+            f"({jvm_log}):\n{_tail(jvm_log)}\nCheck the Java runtime (17 or later), the "
+            "--spark-master URL and the --spark-conf settings.") from None
     session.sparkContext.setLogLevel("ERROR")
+    log.info("Spark %s on %s; the JVM's log: %s", session.version, master, jvm_log)
+    return session
+
+
+def _host_port(url: str) -> tuple[str, int]:
+    """Host and port of a Spark Connect URL (sc://host[:port][/;options]; port 15002 by
+    default)."""
+    rest = url.removeprefix("sc://").split("/", 1)[0].split(";", 1)[0]
+    if rest.startswith("["):  # an IPv6 address
+        host, _, tail = rest[1:].partition("]")
+        port = tail.removeprefix(":")
+    else:
+        host, _, port = rest.partition(":")
+    try:
+        return host, int(port) if port else 15002
+    except ValueError:
+        raise EngineUnavailable(f"--spark-remote {url!r}: {port!r} is not a port number"
+                                ) from None
+
+
+def remote_session(url: str, conf: Conf = (), probe_retries: int = 4) -> SparkSession:
+    """A Spark Connect session on the server at `url` (`sc://host:port`, with the
+    options Spark Connect URLs take, e.g. `sc://host:443/;use_ssl=true;token=...`).
+    `conf`: (key, value) session settings. The server is asked for `SELECT 1` with a
+    few quick retries (not Spark Connect's ten minutes of them): one that does not
+    answer is an `EngineUnavailable` naming the URL."""
+    try:
+        from pyspark.sql.connect.client.retries import DefaultPolicy
+    except ImportError as err:
+        raise EngineUnavailable(f"the Spark Connect client is missing ({err}): pip install "
+                                "'abcde[spark]' (it includes pyspark[connect])") from None
+    # the Connect client's own builder: the generic one refuses a remote session in a
+    # process that already runs a classic one (SESSION_ALREADY_EXIST)
+    from pyspark.sql.connect.session import SparkSession as ConnectSession
+
+    builder = ConnectSession.builder.remote(url)
+    for key, value in conf:
+        builder = builder.config(key, value)
+    shown = url.split(";", 1)[0]  # never print a token
+    check = ("Check that the server runs and listens there (start-connect-server.sh, "
+             "spark.connect.grpc.binding.port), and the host and port of --spark-remote.")
+    host, port = _host_port(url)
+    try:  # a plain TCP connection first: PySpark retries an unreachable server for minutes
+        socket.create_connection((host, port), timeout=10).close()
+    except OSError as err:
+        raise EngineUnavailable(f"cannot reach the Spark Connect server at {shown}: "
+                                f"{err}\n{check}") from None
+    try:
+        with quiet_pyspark(), _connect_env({}):
+            # a session of its own (not getOrCreate's shared one): stopping it when the
+            # command ends leaves other sessions of the process on the server open
+            session = builder.create()
+            client = session.client  # type: ignore[attr-defined]
+            client.set_retry_policies([DefaultPolicy(max_retries=probe_retries,
+                                                     max_backoff=2000)])
+            try:
+                session.sql("SELECT 1").collect()
+            finally:
+                client.set_retry_policies([DefaultPolicy()])
+    except Exception as err:
+        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        raise EngineUnavailable(f"cannot reach the Spark Connect server at {shown}: "
+                                f"{first[:300]}\n{check}") from None
+    log.info("Spark Connect %s at %s", session.version, shown)
     return session
 
 
 class SparkEngine(Engine):
-    """Runs the pipeline's Spark SQL on `spark` (default: a new local session, stopped on
-    close)."""
+    """Runs the pipeline's Spark SQL on `spark` (left open), else on a session it starts
+    and stops on close: Spark Connect at `remote` (`sc://host:port`), else a classic
+    session on `master` (default `local[2]`). `conf`: (key, value) settings of a
+    session it starts."""
 
     dialect = Spark()
     reads_frames = True
     reads_tables = True
+    keeps_workspace = True
+    row_hash = "PMOD(XXHASH64({key}), 1000000007)"
 
-    def __init__(self, spark: SparkSession | None = None, master: str = "local[2]",
-                 work_schema: str | None = None) -> None:
+    def __init__(self, spark: SparkSession | None = None, master: str | None = None,
+                 work_schema: str | None = None, *, remote: str | None = None,
+                 conf: Conf = (), driver_memory: str = "2g") -> None:
+        if spark is not None and (master or remote):
+            raise EngineError("give a SparkSession or master/remote, not both")
+        if master and remote:
+            raise EngineUnavailable("--spark-master and --spark-remote exclude each other: "
+                                    "a classic session runs on a cluster manager, a Spark "
+                                    "Connect session on a server")
         self._own_session = spark is None
-        self._warehouse: Path | None = None
+        self._tmp: Path | None = None
         if spark is None:
-            self._warehouse = Path(tempfile.mkdtemp(prefix="abcde_spark_"))
-            spark = local_session(master, warehouse=self._warehouse)
+            self._tmp = Path(tempfile.mkdtemp(prefix="abcde_spark_"))
+            try:
+                if remote:
+                    spark = remote_session(remote, conf)
+                else:
+                    master = master or "local[2]"
+                    warehouse = self._tmp / "warehouse" if master.startswith("local") else None
+                    spark = local_session(master, warehouse=warehouse, conf=conf,
+                                          driver_memory=driver_memory, log_dir=self._tmp)
+            except BaseException:
+                shutil.rmtree(self._tmp, ignore_errors=True)
+                raise
         self.spark = spark
         self.work_schema = work_schema or f"abcde_work_{secrets.token_hex(4)}"
         self._views: list[str] = []
@@ -79,37 +312,59 @@ class SparkEngine(Engine):
     def _quote(name: str) -> str:
         return "`" + name.replace("`", "``") + "`"
 
+    def attach_workspace(self, location: str) -> str:
+        """The database `location` of the session's catalog (created if absent). It
+        outlives the command only where the catalog does: a Spark Connect server, a
+        cluster's metastore — not the in-memory catalog of a local session abcde starts."""
+        if not location or "." in location:
+            raise InputError(f"--workspace {location!r}: name one database of the Spark "
+                             "catalog (no dots), e.g. abcde_round1")
+        if self._own_session and not is_connect(self.spark):
+            log.warning("--workspace %s on a Spark session abcde started: its catalog lives "
+                        "in memory and ends with this command (use --spark-remote, or a "
+                        "session of your own from Python)", location)
+        self.execute(f"CREATE DATABASE IF NOT EXISTS {self._quote(location)}")
+        return location
+
+    def list_tables(self, schema: str) -> list[str]:
+        rows = self.fetch(f"SHOW TABLES IN {self._quote(schema)}")
+        return [r["tableName"] for r in rows if not r.get("isTemporary")]
+
     def execute(self, sql: str) -> None:
         try:
-            self.spark.sql(sql)
+            with quiet_pyspark():
+                self.spark.sql(sql)
         except PySparkException as err:
             raise EngineError(f"Spark refused a statement: {err}\n{sql}") from err
 
     def fetch(self, sql: str) -> list[dict[str, Any]]:
         try:
-            return [row.asDict() for row in self.spark.sql(sql).collect()]
+            with quiet_pyspark():
+                return [row.asDict() for row in self.spark.sql(sql).collect()]
         except PySparkException as err:
             raise EngineError(f"Spark refused a query: {err}\n{sql}") from err
 
     def register_file(self, name: str, path: Path, fmt: str,
                       string_columns: Sequence[str] = ()) -> None:
-        """A temporary view over the file; CSV types are inferred, except that
-        `string_columns` are read as text (ids such as 007 stay distinct from 7)."""
+        """A temporary view over the file (read by Spark: by the server of a Spark
+        Connect session); CSV types are inferred, except that `string_columns` are read
+        as text (ids such as 007 stay distinct from 7)."""
         try:
-            if fmt == "parquet":
-                df = self.spark.read.parquet(str(path))
-            elif fmt == "csv":
-                reader = self.spark.read.option("header", "true")
-                df = reader.option("inferSchema", "true").csv(str(path))
-                if string_columns:
-                    schema = T.StructType([
-                        T.StructField(f.name, T.StringType() if f.name in string_columns
-                                      else f.dataType, True) for f in df.schema.fields])
-                    df = reader.schema(schema).csv(str(path))
-            else:
-                raise InputError(f"{path}: unsupported file format {fmt!r} (use CSV or "
-                                 "Parquet)")
-            df.createOrReplaceTempView(name)
+            with quiet_pyspark():
+                if fmt == "parquet":
+                    df = self.spark.read.parquet(str(path))
+                elif fmt == "csv":
+                    reader = self.spark.read.option("header", "true")
+                    df = reader.option("inferSchema", "true").csv(str(path))
+                    if string_columns:
+                        schema = T.StructType([
+                            T.StructField(f.name, T.StringType() if f.name in string_columns
+                                          else f.dataType, True) for f in df.schema.fields])
+                        df = reader.schema(schema).csv(str(path))
+                else:
+                    raise InputError(f"{path}: unsupported file format {fmt!r} (use CSV or "
+                                     "Parquet)")
+                df.createOrReplaceTempView(name)
         except PySparkException as err:
             raise EngineError(f"Spark cannot read {path}: {err}") from err
         self._views.append(name)
@@ -119,14 +374,15 @@ class SparkEngine(Engine):
         schema = T.StructType([T.StructField(c, _SPARK_TYPES[t], True)
                                for c, t in zip(columns, types, strict=True)])
         try:
-            self.spark.createDataFrame([tuple(r) for r in rows], schema
-                                       ).createOrReplaceTempView(name)
+            with quiet_pyspark():
+                self.spark.createDataFrame([tuple(r) for r in rows], schema
+                                           ).createOrReplaceTempView(name)
         except PySparkException as err:
             raise EngineError(f"Spark refused the rows of {name}: {err}") from err
         self._views.append(name)
 
     def register_relation(self, name: str, obj: object) -> None:
-        """A Spark DataFrame, as a temporary view."""
+        """A Spark DataFrame (of this session), as a temporary view."""
         if not hasattr(obj, "createOrReplaceTempView"):
             raise InputError(f"cannot read a {type(obj).__name__} on the Spark engine; "
                              "give a Spark DataFrame, a file or a table")
@@ -140,7 +396,9 @@ class SparkEngine(Engine):
         would be read instead. A name Spark cannot resolve is returned as is, for
         `table_exists` to report."""
         try:
-            frame = self.spark.table(".".join(self._quote(p) for p in name.split(".")))
+            with quiet_pyspark():
+                frame = self.spark.table(".".join(self._quote(p) for p in name.split(".")))
+                frame.columns  # noqa: B018 - Spark Connect resolves the name lazily
         except PySparkException:
             return table_ref(name)
         alias = f"abcde_table_{secrets.token_hex(4)}"
@@ -150,29 +408,36 @@ class SparkEngine(Engine):
 
     def columns(self, relation: str) -> list[tuple[str, str]]:
         try:
-            return list(self.spark.sql(self.select_sql(relation)).dtypes)
+            with quiet_pyspark():
+                return list(self.spark.sql(self.select_sql(relation)).dtypes)
         except PySparkException as err:
             raise EngineError(str(err)) from err
 
     def write(self, relation: str, path: Path, fmt: str, order_by: Sequence[str] = ()) -> None:
-        """One file (collected through the driver: results are per cluster or slice)."""
+        """One file (collected through the driver, or to the client of a Spark Connect
+        session: results are per cluster or slice)."""
         try:
-            df = self.spark.sql(self.select_sql(relation, order_by))
-            rows = [tuple(r) for r in df.collect()]
+            with quiet_pyspark():
+                df = self.spark.sql(self.select_sql(relation, order_by))
+                rows = [tuple(r) for r in df.collect()]
+                names = df.columns
         except PySparkException as err:
             raise EngineError(f"Spark refused to read {relation}: {err}") from err
-        write_rows(df.columns, rows, path, fmt)
+        write_rows(names, rows, path, fmt)
 
     def close(self) -> None:
         try:
             self.execute(f"DROP DATABASE IF EXISTS {self._quote(self.work_schema)} CASCADE")
-            for view in self._views:
-                self.spark.catalog.dropTempView(view)
+            with quiet_pyspark():
+                for view in self._views:
+                    self.spark.catalog.dropTempView(view)
         finally:
             if self._own_session:
-                self.spark.stop()
-            if self._warehouse is not None:
-                shutil.rmtree(self._warehouse, ignore_errors=True)
+                with quiet_pyspark(), contextlib.suppress(Exception):
+                    self.spark.stop()
+            if self._tmp is not None:
+                shutil.rmtree(self._tmp, ignore_errors=True)
 
 
-__all__ = ["SparkEngine", "local_session"]
+__all__ = ["SparkEngine", "is_connect", "java_missing", "local_session", "quiet_pyspark",
+           "remote_session"]

@@ -16,7 +16,7 @@ Artificial Intelligence Research* 42 (2011) 689–718. doi:10.1613/jair.3401.
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Sequence
+from collections.abc import Hashable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,6 +32,7 @@ from abcde.evaluation.scores import UirInputError, pivot_scores, read_scores
 from abcde.evaluation.uir import (
     DEFAULT_REL_TOL,
     UIR_ROBUST_THRESHOLD,
+    UirResult,
     UirSummary,
     case_differences,
     f_alpha_metrics,
@@ -76,7 +77,8 @@ def shared_cases(runs: Sequence[RunResult]) -> list[Hashable]:
 
 
 def compare_runs(a: RunResult, b: RunResult, metrics: Sequence[str] | None,
-                 shared: Sequence[Hashable], rel_tol: float) -> dict[str, Any]:
+                 shared: Sequence[Hashable], rel_tol: float,
+                 known: Mapping[tuple[str, str], UirResult] | None = None) -> dict[str, Any]:
     """Run b (the experiment) against run a (the baseline): deltas and UIR.
 
     Parameters
@@ -89,6 +91,9 @@ def compare_runs(a: RunResult, b: RunResult, metrics: Sequence[str] | None,
         The test cases every run has (`shared_cases`).
     rel_tol : float
         Relative tolerance of equal scores (docs/method.md §9.2).
+    known : mapping, optional
+        UIR results already computed over `shared` (`UirSummary.pairs`: (x, y) ->
+        UIR(x, y)); the pair's is taken from there instead of being computed again.
 
     Returns
     -------
@@ -124,7 +129,9 @@ def compare_runs(a: RunResult, b: RunResult, metrics: Sequence[str] | None,
         return doc
     sb = {c: b.cases[c] for c in shared}
     sa = {c: a.cases[c] for c in shared}
-    res = uir(sb, sa, metrics, rel_tol=rel_tol)
+    res = _known_uir(known or {}, b.name, a.name)
+    if res is None:
+        res = uir(sb, sa, metrics, rel_tol=rel_tol)
     every = set(a.cases) | set(b.cases)
     entry: dict[str, Any] = {
         "value": res.uir, "experiment_ge_baseline": res.a_ge_b,
@@ -142,6 +149,18 @@ def compare_runs(a: RunResult, b: RunResult, metrics: Sequence[str] | None,
     return doc
 
 
+def _known_uir(known: Mapping[tuple[str, str], UirResult], x: str, y: str,
+               ) -> UirResult | None:
+    """UIR(x, y) from results computed before: UIR(y, x) with its counts swapped."""
+    if (x, y) in known:
+        return known[(x, y)]
+    r = known.get((y, x))
+    if r is None:
+        return None
+    return UirResult(uir=(r.b_ge_a - r.a_ge_b) / r.n_cases, a_ge_b=r.b_ge_a, b_ge_a=r.a_ge_b,
+                     ties=r.ties, biased=r.biased, n_cases=r.n_cases)
+
+
 def _sweep_doc(summary: UirSummary) -> dict[str, dict[str, float]] | None:
     if summary.f_alpha is None:
         return None
@@ -150,7 +169,9 @@ def _sweep_doc(summary: UirSummary) -> dict[str, dict[str, float]] | None:
 
 def evaluate_uir_summary(runs: Sequence[RunResult], cases_label: str, metrics: Sequence[str],
                          alphas: Sequence[float], shared: Sequence[Hashable],
-                         rel_tol: float) -> dict[str, Any]:
+                         rel_tol: float,
+                         pairs_out: dict[tuple[str, str], UirResult] | None = None,
+                         ) -> dict[str, Any]:
     """The ``uir`` part of `abcde evaluate`'s JSON.
 
     Parameters
@@ -167,6 +188,9 @@ def evaluate_uir_summary(runs: Sequence[RunResult], cases_label: str, metrics: S
         The test cases every run has (`shared_cases`).
     rel_tol : float
         Relative tolerance of equal scores (docs/method.md §9.2).
+    pairs_out : dict, optional
+        Filled with the UIR of every pair of runs ((x, y) -> UIR(x, y)), for
+        `compare_runs` to reuse.
 
     Returns
     -------
@@ -206,6 +230,8 @@ def evaluate_uir_summary(runs: Sequence[RunResult], cases_label: str, metrics: S
         return doc
     table = {r.name: {c: r.cases[c] for c in shared} for r in runs}
     summary = uir_summary(table, metrics, rel_tol=rel_tol, alphas=alphas)
+    if pairs_out is not None:
+        pairs_out.update(summary.pairs)
     if summary.f_alpha_error is not None:
         raise UirInputError(summary.f_alpha_error)
     doc["f_alpha"] = _sweep_doc(summary)

@@ -52,7 +52,7 @@ from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from abcde.cells import add_cell_steps, add_item_steps
+from abcde.cells import add_cell_steps, add_item_steps, build_cell_rows, run_cell_steps
 from abcde.engines import Engine
 from abcde.errors import InputError
 from abcde.evaluation.compare import compare_runs, evaluate_uir_summary, shared_cases
@@ -66,11 +66,12 @@ from abcde.evaluation.results import (
     EvaluateResult,
     RunResult,
 )
-from abcde.evaluation.uir import ALPHA_SWEEP, DEFAULT_REL_TOL
-from abcde.inputs.checks import coverage_report, validate
+from abcde.evaluation.uir import ALPHA_SWEEP, DEFAULT_REL_TOL, f_alpha_metrics
+from abcde.inputs.checks import coverage_report
 from abcde.inputs.session import EngineOptions, Inputs, open_inputs
 from abcde.inputs.sources import file_format, names_a_file
 from abcde.inputs.spec import InputSpec, check_slice_names
+from abcde.inputs.workspace import Workspace
 from abcde.outputs import OutputDir, output_dir
 from abcde.results import OUT_FORMATS, plain_row
 from abcde.sql.helpers import rank_value
@@ -320,11 +321,13 @@ def _as_runs(actual: object) -> list[object]:
 
 def add_evaluation_steps(pipeline: Pipeline, inputs: Inputs,
                          slicings: Sequence[Sequence[str]],
-                         slice_cells: Sequence[str] | None = None) -> list[str]:
+                         slice_cells: Sequence[str] | None = None, *,
+                         tables: bool = True) -> list[str]:
     """Every evaluation step after `cell_rows` (validated) and the cell steps.
 
-    Materialised: the cells, the truth/actual cluster tables and the Yandex per-theme
-    table (each read again).
+    Materialised: the cells and the Yandex per-theme table (each read again), and with
+    `tables` the truth/actual cluster and slice tables (to be written out; without, the
+    queries that read them compute them inline).
 
     Parameters
     ----------
@@ -337,6 +340,8 @@ def add_evaluation_steps(pipeline: Pipeline, inputs: Inputs,
     slice_cells : sequence of str, optional
         The slice-cell steps when the pipeline already has the cell steps
         (`abcde.cells.add_cell_steps`, e.g. a warehouse script's); else they are added.
+    tables : bool
+        Materialise the truth/actual cluster and slice tables (to write them out).
 
     Returns
     -------
@@ -362,13 +367,13 @@ def add_evaluation_steps(pipeline: Pipeline, inputs: Inputs,
                              ("e", "actual_clusters", "precision")):
         pipeline.add(name, render("evaluate/pointwise_clusters.sql", side=side,
                                   metrics=POINTWISE_METRICS, loss_metric=loss),
-                     materialise=True)
+                     materialise=tables)
     slice_steps = []
     for k, (slicing, step) in enumerate(zip(slicings, slice_cells, strict=True)):
         attrs = [inputs.attribute(c) for c in slicing]
         slice_steps.append(pipeline.add(f"slices_{k}", render(
             "evaluate/pointwise_slices.sql", slice_columns=attrs, slice_cells=step,
-            metrics=POINTWISE_METRICS), materialise=True))
+            metrics=POINTWISE_METRICS), materialise=tables))
     pipeline.add("classic", render("evaluate/classic.sql"))
     pipeline.add("yandex_themes", render("evaluate/yandex_themes.sql"), materialise=True)
     pipeline.add("yandex", render("evaluate/yandex.sql"))
@@ -418,7 +423,8 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
              weight_col: str = "weight", missing_weight: float | None = None, top: int = 10,
              out: str | Path | None = None, out_format: str = "parquet",
              engine: Engine | None = None, db: str | Path | None = None,
-             memory_limit: str | None = None, threads: int | None = None) -> EvaluateResult:
+             memory_limit: str | None = None, threads: int | None = None,
+             workspace: str | Path | None = None) -> EvaluateResult:
     """How well each actual clustering matches the truth, and how the runs compare.
 
     Parameters
@@ -461,6 +467,9 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
         An open engine (default: DuckDB, opened with `db`, `memory_limit`, `threads`).
     db, memory_limit, threads
         DuckDB options when no engine is given.
+    workspace : str or Path, optional
+        Where the cells of each run are kept between calls on the same inputs (a DuckDB
+        file, a PostgreSQL schema, a Spark database; `abcde.inputs.workspace`).
 
     Returns
     -------
@@ -507,24 +516,41 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
         raise InputError(f"the UIR relative tolerance must lie in [0, 1), got {uir_rel_tol!r}")
     if out_format not in OUT_FORMATS:
         raise ValueError(f"out_format must be one of {OUT_FORMATS}")
+    # per-case scores leave the engine only when UIR compares runs over them: every
+    # truth cluster is a case, so with one run its count and F_α sweep are computed there
+    fetch_cases = cases is not None and (cases.kind == "slice" or len(runs) > 1)
     # the output directory's temporary place is made before the work (an unwritable --out
     # is refused at once); the runs' files replace the old ones only once all are written
     with (output_dir(out, replaces=[f"{n}/" for n in labels]) if out is not None
           else contextlib.nullcontext()) as od, \
-            EngineOptions(engine, db, memory_limit, threads).open() as eng:
+            EngineOptions(engine, db, memory_limit, threads).open() as eng, \
+            Workspace.opened(eng, workspace) as ws:
         results = []
+        sweeps = []
         input_doc: dict[str, Any] = {}
         for k, (name, source) in enumerate(zip(labels, runs, strict=True)):
             inputs = open_inputs(eng, replace(spec, exp=source))
+            inputs.workspace = ws
             input_doc = {"truth": inputs.base.label, "weights": inputs.weights_description,
                          "attributes": inputs.attributes.label if inputs.attributes else None}
-            results.append(_run_one(eng, inputs, name, k, slicings, top, cases,
-                                    od, name, out_format))
+            result, sweep = _run_one(eng, inputs, name, k, slicings, top, cases,
+                                     od, name, out_format, fetch_cases=fetch_cases,
+                                     sweep=None if fetch_cases or cases is None
+                                     else (f_alpha_metrics(metrics), tuple(alphas)))
+            results.append(result)
+            sweeps.append(sweep)
     input_doc["actual"] = {r.name: r.label for r in results}
     shared = shared_cases(results)
+    pairs: dict[tuple[str, str], Any] = {}
     uir_doc = evaluate_uir_summary(results, cases.label, metrics, alphas, shared,
-                                   uir_rel_tol) if cases else None
-    comparisons = [compare_runs(a, b, metrics if cases else None, shared, uir_rel_tol)
+                                   uir_rel_tol, pairs_out=pairs) if cases else None
+    if uir_doc is not None and not fetch_cases and sweeps[0] is not None:
+        n_cases, f_alpha = sweeps[0]
+        uir_doc["n_cases"] = n_cases
+        if f_alpha is not None and n_cases:
+            uir_doc["f_alpha"] = {results[0].name: f_alpha}
+    comparisons = [compare_runs(a, b, metrics if cases else None, shared, uir_rel_tol,
+                                known=pairs)  # each pair's UIR computed once
                    for a, b in combinations(results, 2)]
     return EvaluateResult(inputs=input_doc, runs=results, comparisons=comparisons,
                           uir=uir_doc)
@@ -532,15 +558,24 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
 
 def _run_one(engine: Engine, inputs: Inputs, name: str, k: int,
              slicings: list[list[str]], top: int, cases: CaseSpec | None,
-             out: OutputDir | None, name_dir: str, out_format: str) -> RunResult:
-    """One run: validate, run the steps, fetch the small results (docs/method.md §4–§5)."""
-    pipeline = Pipeline(prefix=f"abcde_eval{k}_")
+             out: OutputDir | None, name_dir: str, out_format: str, *,
+             fetch_cases: bool = True,
+             sweep: tuple[tuple[str, str] | None, tuple[float, ...]] | None = None,
+             ) -> tuple[RunResult, tuple[int, dict[str, float] | None] | None]:
+    """One run: validate, run the steps, fetch the small results (docs/method.md §4–§5).
+    Per-case scores are fetched only with `fetch_cases`; `sweep` = ((P, R) metrics or
+    None, alphas) asks instead for the number of truth-cluster cases and their F_α
+    sweep, computed in the engine (returned beside the run)."""
+    pipeline = Pipeline(prefix=f"abcde_eval{k}_", schema=engine.work_schema)
     add_item_steps(pipeline, inputs)
-    pipeline.run(engine, "cell_rows")
-    checked = validate(engine, pipeline, inputs)
-    slice_steps = add_evaluation_steps(pipeline, inputs, slicings)
-    pipeline.run(engine, "cells", "cell_metrics", "truth_clusters", "actual_clusters",
-                 "yandex_themes", *slice_steps)
+    checked = build_cell_rows(engine, pipeline, inputs)
+    truth_cases = fetch_cases and cases is not None and cases.kind == "truth_cluster"
+    slice_steps = add_evaluation_steps(pipeline, inputs, slicings, tables=out is not None)
+    if truth_cases:
+        pipeline.steps["truth_clusters"].materialise = True
+    run_cell_steps(engine, pipeline, inputs, "cells", "cell_metrics")
+    pipeline.run(engine, *(s for s in ("truth_clusters", "actual_clusters", *slice_steps)
+                           if pipeline.steps[s].materialise), "yandex_themes")
 
     overall = plain_row(pipeline.fetch(engine, "overall")[0])
     coverage = coverage_report(engine, pipeline, inputs, overall, checked)
@@ -566,7 +601,18 @@ def _run_one(engine: Engine, inputs: Inputs, name: str, k: int,
         slices.append({"slice_by": slicing, "rows": rows})
 
     case_rows: dict[Hashable, dict[str, float]] = {}
-    if cases is not None:
+    swept = None
+    if sweep is not None:
+        pair, alphas = sweep
+        pipeline.add("case_sweep", render(
+            "evaluate/case_sweep.sql", relation="truth_clusters",
+            alphas=[repr(float(a)) for a in alphas],
+            p=pair[0] if pair else "precision", r=pair[1] if pair else "recall"))
+        row = pipeline.fetch(engine, "case_sweep")[0]
+        swept = (int(row["n_cases"]),
+                 {f"{a:g}": float(row[f"f_{j}"]) for j, a in enumerate(alphas)}
+                 if pair else None)
+    if fetch_cases and cases is not None:
         if cases.kind == "truth_cluster":
             rows = pipeline.fetch(engine, "truth_clusters")
             case_rows = {r["cluster_id"]: _case_metrics(r) for r in rows}
@@ -592,7 +638,7 @@ def _run_one(engine: Engine, inputs: Inputs, name: str, k: int,
     if out is not None:
         result.files = _write(engine, pipeline, out, name_dir, out_format, slicings,
                               slice_steps)
-    return result
+    return result, swept
 
 
 def _case_metrics(row: Mapping[str, Any]) -> dict[str, float]:

@@ -11,9 +11,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps
+from abcde.cells import (
+    IMPACT_METRICS,
+    add_cell_steps,
+    add_item_steps,
+    build_cell_rows,
+    run_cell_steps,
+)
 from abcde.engines import Engine
-from abcde.inputs.checks import coverage_report, validate
+from abcde.inputs.checks import coverage_report
 from abcde.inputs.session import EngineOptions, Inputs, opened
 from abcde.inputs.spec import InputSpec, check_slice_names
 from abcde.outputs import OutputDir, output_dir
@@ -60,6 +66,7 @@ def impact(base: object, exp: object, weights: object | None = None, *,
            out: str | Path | None = None, out_format: str = "parquet",
            engine: Engine | None = None, db: str | Path | None = None,
            memory_limit: str | None = None, threads: int | None = None,
+           workspace: str | Path | None = None,
            prefix: str = "abcde_impact_") -> ImpactResult:
     """How Exp differs from Base: overall, per cluster, per slice (ABCDE §4).
 
@@ -80,6 +87,9 @@ def impact(base: object, exp: object, weights: object | None = None, *,
         With `out`, every Base/Exp cluster and slice is written to files there.
     engine, db, memory_limit, threads
         Where the SQL runs (`abcde.inputs.spec.EngineOptions`).
+    workspace
+        Where the cell tables of a round are kept between calls on the same inputs (a
+        DuckDB file, a PostgreSQL schema, a Spark database; `abcde.inputs.workspace`).
     prefix
         Work tables are named `prefix` + step, in the engine's `work_schema`.
 
@@ -96,7 +106,8 @@ def impact(base: object, exp: object, weights: object | None = None, *,
     spec = InputSpec.of(base, exp, weights, attributes=attributes, slice_by=slice_by,
                         item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
                         missing_weight=missing_weight)
-    return run_impact(spec, EngineOptions(engine, db, memory_limit, threads), top=top,
+    return run_impact(spec, EngineOptions(engine, db, memory_limit, threads,
+                                                     workspace=workspace), top=top,
                       out=out, out_format=out_format, prefix=prefix)
 
 
@@ -123,10 +134,9 @@ def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,
          ) -> ImpactResult:
     pipeline = Pipeline(prefix=prefix, schema=engine.work_schema)
     add_item_steps(pipeline, inputs)
-    pipeline.run(engine, "cell_rows")
-    checked = validate(engine, pipeline, inputs)
+    checked = build_cell_rows(engine, pipeline, inputs)
     slice_steps = add_cell_steps(pipeline, inputs, slicings)
-    pipeline.run(engine, "cells", "cell_metrics")
+    run_cell_steps(engine, pipeline, inputs, "cells", "cell_metrics")
 
     pipeline.add("overall", render("impact/overall.sql", metrics=IMPACT_METRICS))
     overall = pipeline.fetch(engine, "overall")[0]

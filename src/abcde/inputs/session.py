@@ -7,12 +7,12 @@ join: `abcde.inputs.checks`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from abcde.engines import Engine, engine_for
+from abcde.engines import Engine
 from abcde.errors import InputError
 from abcde.inputs.sources import (
     Source,
@@ -23,26 +23,110 @@ from abcde.inputs.sources import (
     open_source,
 )
 from abcde.inputs.spec import DEFAULT_WEIGHT_COL, Columns, InputSpec, check_options
+from abcde.inputs.workspace import Workspace
 
 
 @dataclass(frozen=True)
 class EngineOptions:
-    """Where the SQL runs: the caller's engine (left open), else an in-process DuckDB on
-    `db` (a database of input tables, opened read-only) with `memory_limit` and
-    `threads`."""
+    """Where the SQL runs: the caller's engine (left open), else the engine `name`
+    opened for the block — `engine_name`: an in-process DuckDB on `db` (a database of input tables,
+    opened read-only) with `memory_limit` and `threads`; PostgreSQL at `dsn`; Spark, as
+    a Spark Connect client of `spark_remote`, or a classic session on `spark_master`
+    (default local[2]), with the settings `spark_conf`. `workspace`: where the cell
+    tables of a round are kept between commands (`abcde.inputs.workspace`)."""
 
     engine: Engine | None = None
     db: str | Path | None = None
     memory_limit: str | None = None
     threads: int | None = None
+    engine_name: str = "duckdb"
+    dsn: str | None = None
+    spark_master: str | None = None
+    spark_remote: str | None = None
+    spark_conf: tuple[tuple[str, str], ...] = ()
+    workspace: str | Path | None = None
+
+    def check(self) -> None:
+        """Refuse options of another engine, and contradicting ones (exit 2, naming
+        the options)."""
+        from abcde.engines import ENGINES
+
+        engine_name = self.engine_name
+        if self.engine is not None or engine_name == "duckdb":
+            others = [o for o, v in (("--dsn", self.dsn), ("--spark-master", self.spark_master),
+                                     ("--spark-remote", self.spark_remote),
+                                     ("--spark-conf", self.spark_conf)) if v]
+            if others and self.engine is None:
+                raise InputError(f"{', '.join(others)} need --engine "
+                                 f"{'postgres' if others == ['--dsn'] else 'spark'}")
+            return
+        if engine_name not in ENGINES:
+            raise InputError(f"unknown engine {engine_name!r}; choose one of "
+                             f"{', '.join(ENGINES)}")
+        duck = [o for o, v in (("--db", self.db), ("--memory-limit", self.memory_limit),
+                               ("--threads", self.threads)) if v]
+        if duck:
+            raise InputError(f"{', '.join(duck)} are DuckDB options; with --engine "
+                             f"{engine_name} name tables of its catalog directly")
+        if engine_name == "postgres":
+            spark = [o for o, v in (("--spark-master", self.spark_master),
+                                    ("--spark-remote", self.spark_remote),
+                                    ("--spark-conf", self.spark_conf)) if v]
+            if spark:
+                raise InputError(f"{', '.join(spark)} are for --engine spark")
+        if engine_name == "spark":
+            if self.dsn:
+                raise InputError("--dsn is for --engine postgres")
+            if self.spark_master and self.spark_remote:
+                raise InputError("--spark-master and --spark-remote exclude each other",
+                                 hint="--spark-remote sc://HOST:PORT connects to a Spark "
+                                      "Connect server; --spark-master URL starts a session "
+                                      "on a cluster manager (spark://HOST:7077, yarn, "
+                                      "local[4]).")
+            if self.spark_remote and not self.spark_remote.startswith("sc://"):
+                raise InputError(f"--spark-remote {self.spark_remote!r} is not a Spark "
+                                 "Connect URL", hint="Write sc://HOST:PORT (the server's "
+                                                     "port is 15002 by default).")
+
+    def connect(self) -> Engine:
+        """A new engine of these options (closed by the caller)."""
+        from abcde.engines import connect
+
+        self.check()
+        engine_name = self.engine_name
+        if engine_name == "postgres":
+            return connect("postgres", dsn=self.dsn)
+        if engine_name == "spark":
+            return connect("spark", master=self.spark_master, remote=self.spark_remote,
+                           conf=self.spark_conf)
+        return connect("duckdb", db=self.db, memory_limit=self.memory_limit,
+                       threads=self.threads)
 
     @contextmanager
     def open(self) -> Iterator[Engine]:
-        """The caller's engine, left open; else an in-process DuckDB opened for the block
-        and closed after it."""
-        with engine_for(self.engine, db=self.db, memory_limit=self.memory_limit,
-                        threads=self.threads) as engine:
+        """The caller's engine, left open; else the engine of these options, opened for
+        the block and closed after it."""
+        if self.engine is not None:
+            yield self.engine
+            return
+        engine = self.connect()
+        try:
             yield engine
+        finally:
+            engine.close()
+
+
+def parse_conf(pairs: Iterable[str]) -> tuple[tuple[str, str], ...]:
+    """`--spark-conf k=v` values as (key, value) pairs; exit 2 for one without `=`."""
+    out = []
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip():
+            raise InputError(f"--spark-conf {pair!r} is not KEY=VALUE",
+                             hint="e.g. --spark-conf spark.driver.memory=4g (repeat the "
+                                  "option for several settings).")
+        out.append((key.strip(), value.strip()))
+    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -68,6 +152,13 @@ class Inputs:
     exp_weight: bool
     missing_weight: float | None
     attribute_columns: list[Attribute] = field(default_factory=list)
+    workspace: Workspace | None = None
+    """Where cell tables of these inputs are kept between commands (`--workspace`)."""
+
+    @property
+    def sources(self) -> list[Source | None]:
+        """base, exp, weights, attributes (None for those not given)."""
+        return [self.base, self.exp, self.weights, self.attributes]
 
     @property
     def weight_sources(self) -> list[str]:
@@ -162,7 +253,11 @@ def open_inputs(engine: Engine, spec: InputSpec) -> Inputs:
 @contextmanager
 def opened(spec: InputSpec, options: EngineOptions | None = None,
            ) -> Iterator[tuple[Engine, Inputs]]:
-    """The engine of `options` (the caller's, left open; else an in-process DuckDB opened
-    for the block and closed after it) and `spec`'s inputs registered on it."""
-    with (options or EngineOptions()).open() as engine:
-        yield engine, open_inputs(engine, spec)
+    """The engine of `options` (the caller's, left open; else one opened for the block
+    and closed after it) and `spec`'s inputs registered on it, with the workspace of
+    `options` (attached for the block)."""
+    options = options or EngineOptions()
+    with options.open() as engine, Workspace.opened(engine, options.workspace) as ws:
+        inputs = open_inputs(engine, spec)
+        inputs.workspace = ws
+        yield engine, inputs

@@ -506,8 +506,10 @@ def evaluate_section(doc: Mapping[str, Any], source: str = "evaluate") -> Sectio
 # --------------------------------------------------------------------------- #
 
 def simulate_section(doc: Mapping[str, Any], source: str = "simulate") -> Section:
-    """A simulation: each metric's expected interval half-width against the budget, beside
-    the half-width an honest interval needs (z·sd of the estimates across rounds).
+    """A simulation: each metric's interval half-width against the budget, beside the
+    half-width an honest interval needs (z·sd of the estimates across rounds); and, when
+    the truth fixes the exact values, the coverage of the intervals and the bias in
+    standard errors per budget (the numbers `abcde simulate` prints).
 
     Parameters
     ----------
@@ -524,16 +526,30 @@ def simulate_section(doc: Mapping[str, Any], source: str = "simulate") -> Sectio
     ----------
     ABCDE §5.8, App. A; docs/method.md §8.9.
     """
+    from abcde.quality.simulation import FLAG_COVERAGE
+
     go = _plotly()
     _need(doc, ("metrics", "budgets", "replications"), "simulate", source)
     s = Section("simulate", "Sizing a round: interval width against the budget",
                 f"{doc['replications']} simulated rounds per budget on the "
                 f"{doc.get('population')} population, judged by the ground truth.", source)
+    coverage, bias = go.Figure(), go.Figure()
     for key, per_budget in doc["metrics"].items():
+        label = METRICS[key].label if key in METRICS else key
+        measured = [b for b in per_budget if per_budget[b].get("coverage") is not None]
+        if measured:
+            coverage.add_scatter(name=label, x=[int(b) for b in measured],
+                                 y=[per_budget[b]["coverage"] for b in measured],
+                                 mode="lines+markers")
+        scored = [b for b in per_budget if per_budget[b].get("bias") is not None
+                  and per_budget[b].get("bias_se")]
+        if scored:
+            bias.add_scatter(name=label, x=[int(b) for b in scored],
+                             y=[per_budget[b]["bias"] / per_budget[b]["bias_se"]
+                                for b in scored], mode="markers")
         budgets = [b for b in per_budget if per_budget[b].get("half_width") is not None]
         if not budgets:
             continue
-        label = METRICS[key].label if key in METRICS else key
         fig = go.Figure()
         fig.add_scatter(name="mean half-width of the intervals", x=[int(b) for b in budgets],
                         y=[per_budget[b]["half_width"] for b in budgets],
@@ -548,7 +564,29 @@ def simulate_section(doc: Mapping[str, Any], source: str = "simulate") -> Sectio
         s.figures.append(Figure(f"simulate-{key}", label,
                                 "Where the blue line lies well below the red one the "
                                 "intervals cover less than they say.", _json(fig)))
-    s.notes.append("Coverage is read from the two lines: `abcde simulate` reports the "
-                   "spread of the estimates, not the share of intervals that covered the "
-                   "true value.")
+    if coverage.data:
+        coverage.add_hline(y=FLAG_COVERAGE, line_dash="dash", line_color=BAD,
+                           annotation_text=f"flagged below {FLAG_COVERAGE:.0%}")
+        _layout(coverage, height=360, xaxis_title="budget (pairs)",
+                yaxis_title="share of intervals holding the exact value")
+        coverage.update_xaxes(type="log")
+        s.figures.insert(0, Figure("simulate-coverage", "Coverage of the intervals",
+                                   "Per metric and budget, the share of the simulated "
+                                   "rounds whose interval held the exact value.",
+                                   _json(coverage)))
+    if bias.data:
+        for y in (-3, 3):
+            bias.add_hline(y=y, line_dash="dot", line_color=BAD)
+        _layout(bias, height=360, xaxis_title="budget (pairs)",
+                yaxis_title="(mean estimate − exact) / SE")
+        bias.update_xaxes(type="log")
+        s.figures.insert(1 if coverage.data else 0,
+                         Figure("simulate-bias", "Bias in standard errors",
+                                "Mean estimate − exact value over its standard error "
+                                "(sd/√rounds); beyond ±3 the bias is real.", _json(bias)))
+    if not coverage.data:
+        exact = doc.get("exact") or {}
+        s.notes.append("No coverage or bias: " + (exact.get("reason") or "the truth does "
+                       "not fix the exact values") + ". The half-width lines still show "
+                       "whether the intervals are as wide as the estimates' spread.")
     return s

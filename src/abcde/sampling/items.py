@@ -20,10 +20,16 @@ from typing import Any
 
 from sqlglot import exp as sqlexp
 
-from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps, items_query
+from abcde.cells import (
+    IMPACT_METRICS,
+    add_affected_item_rows,
+    add_cell_steps,
+    add_item_steps,
+    build_cell_rows,
+    run_cell_steps,
+)
 from abcde.engines import Engine
 from abcde.errors import InputError
-from abcde.inputs.checks import validate
 from abcde.inputs.session import EngineOptions, Inputs, opened
 from abcde.inputs.spec import InputSpec
 from abcde.results import plain_row
@@ -79,7 +85,7 @@ def sample_items(base: object, exp: object, weights: object | None = None, *,
                  out: str | Path | None = None, overwrite: bool = False,
                  fetch: bool | None = None, engine: Engine | None = None,
                  db: str | Path | None = None, memory_limit: str | None = None,
-                 threads: int | None = None) -> ItemSample:
+                 threads: int | None = None, workspace: str | Path | None = None) -> ItemSample:
     """`size` unique affected items drawn with replacement ∝ weight·JaccardDistance,
     each with its importance weight (ABCDE §4.1.1, eq. 10, 25; App. A).
 
@@ -92,6 +98,9 @@ def sample_items(base: object, exp: object, weights: object | None = None, *,
         Column names, and the weight of items the weights table lacks.
     engine, db, memory_limit, threads
         Where the SQL runs (`abcde.inputs.session.EngineOptions`).
+    workspace
+        Where the cell tables of a round are kept between calls on the same inputs (a
+        DuckDB file, a PostgreSQL schema, a Spark database; `abcde.inputs.workspace`).
     size, seed
         Unique affected items to draw; the seed of the md5 uniforms (docs/method.md §7).
     out, overwrite
@@ -125,7 +134,8 @@ def sample_items(base: object, exp: object, weights: object | None = None, *,
                         missing_weight=missing_weight)
     targets = [out_path, manifest_path(out_path)] if out_path is not None else None
     with file_output(targets, overwrite) as temps, \
-            opened(spec, EngineOptions(engine, db, memory_limit, threads)) as (eng, inputs):
+            opened(spec, EngineOptions(engine, db, memory_limit, threads,
+                                       workspace=workspace)) as (eng, inputs):
         return _sample_items(eng, inputs, size, seed, out_path,
                              out_path is None if fetch is None else fetch, temps)
 
@@ -134,24 +144,31 @@ def prepare_items(engine: Engine, inputs: Inputs, prefix: str = "abcde_items_") 
     """Validated cells and the `affected_items` step (not materialised)."""
     pipeline = Pipeline(prefix=prefix, schema=engine.work_schema)
     add_item_steps(pipeline, inputs)
-    pipeline.run(engine, "cell_rows")
-    validate(engine, pipeline, inputs)
+    build_cell_rows(engine, pipeline, inputs)
     add_cell_steps(pipeline, inputs)
-    pipeline.run(engine, "cells", "cell_metrics")
-    add_affected_items(pipeline, inputs)
+    run_cell_steps(engine, pipeline, inputs, "cells", "cell_metrics")
+    # a table, not a subquery of the clock: at 100M items under --memory-limit 4GB the
+    # clock over the join ran out of memory, the join alone does not
+    add_affected_items(pipeline, inputs, materialise=True)
+    if inputs.workspace is not None:
+        # the inputs' fingerprint (a pass over the cells) is kept with the cells
+        pipeline.add("fingerprint", render("sampling/fingerprint.sql"), materialise=True)
+        run_cell_steps(engine, pipeline, inputs, "affected_item_rows", "fingerprint")
+    else:
+        pipeline.run(engine, "affected_item_rows")
     return pipeline
 
 
-def add_affected_items(pipeline: Pipeline, inputs: Inputs) -> None:
-    """`overall` and `affected_items` (neither materialised) over the cell steps: the
-    items of affected cells, from a second pass over the inputs, each side restricted to
-    those cells' clusters before the join, without the attributes (joined to the
-    sample)."""
+def add_affected_items(pipeline: Pipeline, inputs: Inputs, *,
+                       materialise: bool = False) -> None:
+    """`overall` and `affected_items` over the cell steps, from `affected_item_rows`
+    (`abcde.cells.add_affected_item_rows`: the items of affected cells, a second pass
+    over the inputs, without the attributes, which are joined to the sample; kept in a
+    workspace, a table with `materialise`). The engines and the warehouse scripts draw
+    from the same items: `affected_items` keeps the cells with jaccard_distance > 0
+    (sampling/affected_items.sql), the only items with a positive clock weight."""
     pipeline.add("overall", render("impact/overall.sql", metrics=IMPACT_METRICS))
-    pipeline.add("affected_cells", sqlexp.select("b", "e").from_("cell_metrics")
-                 .where("affected AND jaccard_distance > 0"))
-    pipeline.add("affected_item_rows", items_query(inputs, attributes=False,
-                                                   cells="affected_cells"))
+    add_affected_item_rows(pipeline, inputs, materialise=materialise)
     pipeline.add("affected_items", render("sampling/affected_items.sql",
                                           items="affected_item_rows", metrics=IMPACT_METRICS))
 
@@ -161,6 +178,7 @@ def add_item_sample_steps(pipeline: Pipeline, inputs: Inputs, size: int, seed: i
     """The sample over `add_affected_items`' steps, all in SQL (the engines' path and
     `abcde sql sample-items` alike): `item_clock` (the `size` smallest exponential-clock
     keys, App. A step 1), `item_draws` (dc = 1 + Poisson(w·(M − key)), steps 2–3),
+    `sample_attributes` (the attributes of the sampled items only, read once),
     `item_sample` (rows with importance weights and every attribute), and the one-row
     `item_manifest`. Returns the materialised steps in order."""
     add_clock_step(pipeline, "item_clock", "affected_items",
@@ -171,7 +189,8 @@ def add_item_sample_steps(pipeline: Pipeline, inputs: Inputs, size: int, seed: i
     if attrs:
         pipeline.add("sample_attributes", render(
             "sampling/attributes.sql", relation=inputs.attributes.relation,
-            item_col=inputs.columns.item, item_type=inputs.item_type, columns=attrs))
+            item_col=inputs.columns.item, item_type=inputs.item_type, columns=attrs,
+            items="item_clock"), materialise=True)
     pipeline.add("item_sample", render(
         "sampling/items_sample.sql", metrics=IMPACT_METRICS,
         attributes=[o for _, o in attrs]), materialise=True)
@@ -181,7 +200,8 @@ def add_item_sample_steps(pipeline: Pipeline, inputs: Inputs, size: int, seed: i
         pipeline.add("fingerprint", render("sampling/fingerprint.sql"))
     pipeline.add("item_manifest", render("sampling/items_manifest.sql", version=__version__,
                                          seed=seed, size=size), materialise=True)
-    return ["item_clock", "item_draws", "item_sample", "item_manifest"]
+    return ["item_clock", "item_draws", *(["sample_attributes"] if attrs else []),
+            "item_sample", "item_manifest"]
 
 
 def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Path | None,

@@ -35,11 +35,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from abcde.cells import IMPACT_METRICS, add_cell_steps, add_item_steps, items_query
+from sqlglot import exp
+
+from abcde.cells import (
+    IMPACT_METRICS,
+    add_affected_item_rows,
+    add_cell_steps,
+    add_item_steps,
+    build_cell_rows,
+    items_query,
+    run_cell_steps,
+)
 from abcde.engines import Engine
 from abcde.engines.files import write_rows
 from abcde.errors import InputError
-from abcde.inputs.checks import validate
 from abcde.inputs.session import EngineOptions, Inputs, opened
 from abcde.inputs.spec import InputSpec
 from abcde.outputs import OutputDir
@@ -170,7 +179,8 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
                  missing_weight: float | None = None, out: str | Path | None = None,
                  overwrite: bool = False, engine: Engine | None = None,
                  db: str | Path | None = None, memory_limit: str | None = None,
-                 threads: int | None = None, return_stream: bool = False) -> PairSample:
+                 threads: int | None = None, workspace: str | Path | None = None,
+                 return_stream: bool = False) -> PairSample:
     """Sample item pairs for judgement (ABCDE §5.7–5.8, App. A; Jaccard decomposition §7).
 
     Parameters
@@ -182,6 +192,9 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
         Column names, and the weight of items the weights table lacks.
     engine, db, memory_limit, threads
         Where the SQL runs (`abcde.inputs.session.EngineOptions`).
+    workspace
+        Where the cell tables of a round are kept between calls on the same inputs (a
+        DuckDB file, a PostgreSQL schema, a Spark database; `abcde.inputs.workspace`).
     population, alpha
         'mixture' (default): pairs ∝ α·u_ij/Σu + (1 − α)·w_ij/Σw, α = `alpha` (default
         0.5), whose importance weights toward every metric's population are bounded
@@ -231,7 +244,8 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
                         missing_weight=missing_weight)
     out_dir = Path(out) if out is not None else None
     with sample_output(out_dir, overwrite) as od, \
-            opened(spec, EngineOptions(engine, db, memory_limit, threads)) as (eng, inputs):
+            opened(spec, EngineOptions(engine, db, memory_limit, threads,
+                                       workspace=workspace)) as (eng, inputs):
         return _run(eng, inputs, design, budget, draws, seed,
                     [list(s) for s in spec.slicings], od, return_stream)
 
@@ -246,10 +260,9 @@ def prepare(engine: Engine, inputs: Inputs, design: Design | str = "mixture",
         design = design_for(design)
     pipeline = Pipeline(prefix=prefix, schema=engine.work_schema)
     add_item_steps(pipeline, inputs, squares=True)
-    pipeline.run(engine, "cell_rows")
-    validate(engine, pipeline, inputs)
+    build_cell_rows(engine, pipeline, inputs)
     slice_steps = add_cell_steps(pipeline, inputs, slicings, squares=True)
-    pipeline.run(engine, "cells", "cell_metrics")
+    run_cell_steps(engine, pipeline, inputs, "cells", "cell_metrics")
     pipeline.add("pair_population", render("pairs/population.sql"), materialise=True)
     pipeline.add("pair_strata", strata_query(design), materialise=True)
     pipeline.run(engine, "pair_population", "pair_strata")
@@ -259,8 +272,17 @@ def prepare(engine: Engine, inputs: Inputs, design: Design | str = "mixture",
     # the items of the cells the draws need (pair_needed_cells, added with the draws):
     # a second pass over the inputs, each side restricted to those cells' clusters
     # before the join, and without the attributes
-    pipeline.add("pair_items", items_query(inputs, attributes=False,
-                                           cells="pair_needed_cells"))
+    if inputs.workspace is not None:
+        # the items of every affected cell, joined once per round (a superset of the
+        # needed cells' items: pairs/cell_items.sql keeps the exact cells)
+        add_affected_item_rows(pipeline, inputs)
+        # the inputs' fingerprint (a pass over the cells) is kept with the cells
+        pipeline.add("fingerprint", render("sampling/fingerprint.sql"), materialise=True)
+        run_cell_steps(engine, pipeline, inputs, "affected_item_rows", "fingerprint")
+        pipeline.add("pair_items", exp.select("*").from_("affected_item_rows"))
+    else:
+        pipeline.add("pair_items", items_query(inputs, attributes=False,
+                                               cells="pair_needed_cells"))
     return pipeline, slice_steps
 
 
@@ -273,7 +295,7 @@ def strata_query(design: Design, classes: Sequence[str] = ()) -> Any:
 def draw_stream(engine: Engine, base: Pipeline, n: int, seed: int) -> Pipeline:
     """Materialise the stream of draws 0..n−1 (`pair_stream`) on top of `prepare`'s
     pipeline; returns the extended pipeline (a copy: `base` is reused for retries)."""
-    p = Pipeline(prefix=base.prefix, schema=base.schema, steps=dict(base.steps))
+    p = base.copy()
     s = literal(seed)
     p.add("draw_ids", render("pairs/draw_ids.sql", digits=digits_for(n), n=int(n)))
     p.add("pair_draw_strata", render("pairs/draw_strata.sql", seed=s), materialise=True)
@@ -437,14 +459,19 @@ def collect_sample(engine: Engine, p: Pipeline, inputs: Inputs, attrs: list[tupl
     fetched in (pair_id, first_draw) order."""
     names = [o for _, o in attrs]
     if attrs:
+        p.add("sample_item_ids", exp.union(
+            exp.select("item_i AS item_id").from_("pair_stream").where(f"d <= {int(cut)}"),
+            exp.select("item_j AS item_id").from_("pair_stream").where(f"d <= {int(cut)}"),
+            distinct=True))
         p.add("sample_attributes", render(
             "sampling/attributes.sql", relation=inputs.attributes.relation,
-            item_col=inputs.columns.item, item_type=inputs.item_type, columns=attrs))
+            item_col=inputs.columns.item, item_type=inputs.item_type, columns=attrs,
+            items="sample_item_ids"), materialise=True)
     p.add("pair_sample", render("pairs/sample.sql", cut=cut, attributes=names),
           materialise=True)
     p.add("pair_questions", render("pairs/questions.sql", attributes=names),
           materialise=True)
-    p.run(engine, "pair_sample", "pair_questions")
+    p.run(engine, *(["sample_attributes"] if attrs else []), "pair_sample", "pair_questions")
     p.add("sample_sorted", _sorted("pair_sample", ("pair_id", "first_draw")))
     p.add("questions_sorted", _sorted("pair_questions", ("pair_id",)))
     return ([plain_row(r) for r in p.fetch(engine, "sample_sorted")],

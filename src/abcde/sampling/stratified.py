@@ -103,9 +103,12 @@ def restricted(pipeline: Pipeline, classes: tuple[str, ...], design: Design) -> 
     """A copy of `prepare`'s pipeline whose `pair_strata` holds only `classes` (the
     intervals [lo, lo + t) and the importance weights recomputed over them); run it to
     re-materialise."""
-    steps = dict(pipeline.steps)
-    steps["pair_strata"] = Step("pair_strata", strata_query(design, classes), True)
-    return Pipeline(prefix=pipeline.prefix, schema=pipeline.schema, steps=steps)
+    out = pipeline.copy()
+    out.steps["pair_strata"] = Step("pair_strata", strata_query(design, classes), True)
+    out.tables.pop("pair_strata", None)
+    out.provided.discard("pair_strata")
+    out.built.discard("pair_strata")
+    return out
 
 
 def sample_pairs_stratified(base: object, exp: object, weights: object | None = None, *,
@@ -119,7 +122,8 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
                             out: str | Path | None = None, overwrite: bool = False,
                             engine: Engine | None = None,
                             db: str | Path | None = None, memory_limit: str | None = None,
-                            threads: int | None = None) -> PairSample:
+                            threads: int | None = None,
+                            workspace: str | Path | None = None) -> PairSample:
     """Pairs for judgement, stratified split+merge vs stable (module docstring).
 
     Parameters
@@ -157,7 +161,8 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
     slicings = [list(s) for s in spec.slicings]
     out_dir = Path(out) if out is not None else None
     with sample_output(out_dir, overwrite) as od, \
-            opened(spec, EngineOptions(engine, db, memory_limit, threads)) as (eng, inputs):
+            opened(spec, EngineOptions(engine, db, memory_limit, threads,
+                                       workspace=workspace)) as (eng, inputs):
         pipeline, slice_steps = prepare(eng, inputs, design, slicings)
         attrs = attribute_names(inputs, [*DRAW_COLUMNS, *QUESTION_COLUMNS, "stratum"],
                                 QUESTION_COLUMNS)

@@ -124,6 +124,8 @@ class Dialect:
     """Whether a dbt source of the target can name a database (database.schema.table)."""
     tables_need_schema: ClassVar[bool] = False
     """Whether a table name needs its schema (dataset) to be valid on the target."""
+    column_name_forbidden: ClassVar[frozenset[str]] = frozenset()
+    """Characters a column name cannot hold on the target, even quoted."""
 
     REWRITES: ClassVar[dict[str, Rewrite]] = {
         "ABCDE_FDIV": _fdiv,
@@ -201,6 +203,9 @@ class BigQuery(Dialect):
     md5_hex = "TO_HEX(MD5(K))"
     # a table lives in a dataset; `CREATE TABLE t` without one is refused
     tables_need_schema = True
+    # even a flexible column name: '.' would read as a path into a STRUCT (BigQuery
+    # documentation, "Flexible column names")
+    column_name_forbidden = frozenset('!"$()*,./;?@[\\]^`{}~')
 
 
 # Snowflake's reserved and limited keywords: the table of

@@ -56,12 +56,16 @@ class Pipeline:
     step -> relation in DuckDB SQL, every part quoted."""
     provided: set[str] = field(default_factory=set)
     """Steps whose table exists already (`provide`): `run` leaves them alone."""
+    built: set[str] = field(default_factory=set)
+    """Materialised steps whose table `run` made or that were provided: `fetch` reads
+    their table instead of computing them again."""
 
     def copy(self) -> Pipeline:
         """A pipeline with the same steps and tables, to extend without changing this
         one."""
         return Pipeline(prefix=self.prefix, schema=self.schema, steps=dict(self.steps),
-                        tables=dict(self.tables), provided=set(self.provided))
+                        tables=dict(self.tables), provided=set(self.provided),
+                        built=set(self.built))
 
     def place(self, name: str, relation: str) -> None:
         """Materialise step `name` as `relation` (DuckDB SQL, quoted) when it runs."""
@@ -73,6 +77,7 @@ class Pipeline:
         """Step `name` is the existing table `relation`: read, never run."""
         self.place(name, relation)
         self.provided.add(name)
+        self.built.add(name)
         log.info("step %s: read from the workspace (%s)", name, relation)
 
     def digest(self, name: str, replace: dict[str, str] | None = None) -> str:
@@ -217,12 +222,15 @@ class Pipeline:
                 for sql in self.create_statements(name, engine.dialect):
                     log.debug("%s", sql)
                     engine.execute(sql)
+            self.built.add(name)
             log.info("step %s: %.2f s", name, time.perf_counter() - start)
 
     def fetch(self, engine: Runner, name: str) -> list[dict[str, Any]]:
         """Run step `name` as one query and return its rows."""
         start = time.perf_counter()
-        sql = to_sql(self.query(name), engine.dialect, copy=False)
+        query = (exp.select("*").from_(self.table(name)) if name in self.built
+                 and self.steps[name].materialise else self.query(name))
+        sql = to_sql(query, engine.dialect, copy=False)
         log.debug("%s", sql)
         with progress.step(name):
             rows = engine.fetch(sql)

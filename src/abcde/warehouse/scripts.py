@@ -128,23 +128,20 @@ def _check_names(spec: ScriptSpec) -> None:
                          "(database.schema)")
 
 
-# Characters BigQuery does not allow in a column name, even a flexible one: '.' would
-# read as a path into a STRUCT (BigQuery documentation, "Flexible column names").
-BIGQUERY_COLUMN_CHARS = frozenset('!"$()*,./;?@[\\]^`{}~')
-
-
 def check_dialect_names(spec: ScriptSpec, dialect: str) -> None:
-    """Names a target cannot hold: on BigQuery, column names with a character of
-    BIGQUERY_COLUMN_CHARS (the SQL would name a field of a STRUCT, or not parse)."""
-    if get_dialect(dialect).name != "bigquery":
+    """Names a target cannot hold: column names with a character the dialect forbids
+    (`Dialect.column_name_forbidden`; on BigQuery the SQL would name a field of a
+    STRUCT, or not parse)."""
+    target = get_dialect(dialect)
+    if not target.column_name_forbidden:
         return
     for option, name in spec.names().items():
         if not option.startswith(("--item-col", "--cluster-col", "--weight-col",
                                   "--slice-by")):
             continue
-        bad = sorted({c for c in name if c in BIGQUERY_COLUMN_CHARS})
+        bad = sorted({c for c in name if c in target.column_name_forbidden})
         if bad:
-            raise InputError(f"{option} {name!r}: BigQuery column names cannot hold "
+            raise InputError(f"{option} {name!r}: {target.title} column names cannot hold "
                              f"{' '.join(repr(c) for c in bad)}",
                              hint="Rename the column (letters, digits and underscores are "
                                   "always safe) or select it under another name in a view.")

@@ -1,0 +1,153 @@
+"""Spark Connect (issue 16): the impact, sampling and evaluation pipelines run on a Spark
+Connect server started by the test session on 127.0.0.1 (tests/conftest.py) and give
+the same numbers and samples as DuckDB; the CLI's engine options; no JVM output on the
+terminal; an unreachable server, a missing Java runtime and contradicting options exit
+2 with what to check."""
+
+from __future__ import annotations
+
+import math
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+import abcde
+from abcde.cli import main
+from abcde.engines.duckdb import DuckDBEngine
+from abcde.evaluation.run import evaluate
+from abcde.sampling.items import sample_items
+from abcde.sampling.pairs import sample_pairs
+
+ROOT = Path(__file__).resolve().parents[2]
+EX = ROOT / "examples"
+INPUTS = {"base": str(EX / "base.csv"), "exp": str(EX / "exp.csv"),
+          "weights": str(EX / "weights.csv")}
+ATTRS = str(EX / "attributes.csv")
+
+pytestmark = pytest.mark.spark
+
+
+def same(a: Any, b: Any, path: str = "") -> None:
+    """Equal structures; floats to 1e-12 relative (engines sum in parallel)."""
+    if isinstance(a, dict):
+        assert set(a) == set(b), (path, set(a) ^ set(b))
+        for k in a:
+            same(a[k], b[k], f"{path}.{k}")
+    elif isinstance(a, list | tuple):
+        assert len(a) == len(b), (path, len(a), len(b))
+        for k, (x, y) in enumerate(zip(a, b, strict=True)):
+            same(x, y, f"{path}[{k}]")
+    elif isinstance(a, float) and isinstance(b, float | int):
+        assert math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15), (path, a, b)
+    else:
+        assert a == b, (path, a, b)
+
+
+@pytest.fixture(scope="module")
+def connect_engine(spark_connect_session: Any) -> Any:
+    from abcde.engines.spark import SparkEngine, is_connect
+
+    assert is_connect(spark_connect_session)
+    engine = SparkEngine(spark_connect_session)
+    yield engine
+    engine.close()
+
+
+def test_pipelines_on_spark_connect_agree_with_duckdb(connect_engine: Any,
+                                                      tmp_path: Path) -> None:
+    """impact (with slices and --out), sample-items, sample-pairs and evaluate on a Spark
+    Connect server: the numbers and samples DuckDB gives."""
+    kw = {"attributes": ATTRS}
+    want = abcde.impact(**INPUTS, **kw, slice_by="provenance", out=tmp_path / "duck")
+    got = abcde.impact(**INPUTS, **kw, slice_by="provenance", out=tmp_path / "connect",
+                       engine=connect_engine)
+    same(got.overall, want.overall)
+    same(got.top_clusters, want.top_clusters)
+    same(got.slices[0]["rows"], want.slices[0]["rows"])
+    items = [sample_items(**INPUTS, **kw, size=300, seed=4, engine=e)
+             for e in (None, connect_engine)]
+    same(items[1].rows, items[0].rows)
+    assert items[1].manifest["fingerprint"] == items[0].manifest["fingerprint"]
+    pairs = [sample_pairs(**INPUTS, **kw, budget=200, seed=4, population="jaccard",
+                          engine=e) for e in (None, connect_engine)]
+    same(pairs[1].draws, pairs[0].draws)
+    assert pairs[1].manifest["sample_id"] == pairs[0].manifest["sample_id"]
+    truth = str(EX / "truth.csv")
+    runs = [INPUTS["base"], INPUTS["exp"]]
+    ev = [evaluate(truth, runs, INPUTS["weights"], engine=e).to_dict()
+          for e in (None, connect_engine)]
+    for a, b in zip(ev[1]["runs"], ev[0]["runs"], strict=True):
+        same(a["overall"], b["overall"])
+        same(a["classic"], b["classic"])
+        same(a["yandex"]["basic"], b["yandex"]["basic"])
+    same(ev[1]["uir"]["matrix"], ev[0]["uir"]["matrix"])
+
+
+def test_workspace_on_spark_connect(spark_connect_url: str, tmp_path: Path,
+                                    caplog: pytest.LogCaptureFixture) -> None:
+    """A round on a Spark Connect server with --workspace (a database of its catalog),
+    each command a client session of its own: the second command reads the cells the
+    first stored; the sample is that of a command without the workspace."""
+    runner = CliRunner()
+    common = ["--base", INPUTS["base"], "--exp", INPUTS["exp"], "--weights",
+              INPUTS["weights"], "--attributes", ATTRS, "--spark-remote", spark_connect_url,
+              "--workspace", "abcde_ws_test"]
+    first = runner.invoke(main, ["impact", *common, "--format", "json"])
+    assert first.exit_code == 0, first.output
+    with caplog.at_level("INFO", logger="abcde"):
+        second = runner.invoke(main, ["sample-items", *common, "--size", "200", "--seed",
+                                      "3", "--out", str(tmp_path / "ws.parquet")])
+    assert second.exit_code == 0, second.output
+    assert "step cell_rows: read from the workspace" in caplog.text
+    plain = sample_items(INPUTS["base"], INPUTS["exp"], INPUTS["weights"],
+                         attributes=ATTRS, size=200, seed=3)
+    with DuckDBEngine() as duck:
+        rows = duck.fetch(f"SELECT * FROM '{tmp_path / 'ws.parquet'}' ORDER BY first_draw")
+    assert [r["item_id"] for r in rows] == [r["item_id"] for r in plain.rows]
+    assert [r["draw_count"] for r in rows] == [r["draw_count"] for r in plain.rows]
+
+
+def _cli(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "abcde", *args], capture_output=True,
+                          text=True, env=env, timeout=600, cwd=ROOT)
+
+
+SPARK_LOG_WORDS = ("INFO", "WARN ", "log4j", "SparkContext", "NativeCodeLoader",
+                   "Stage ", "SQLQueryContextLogger", "JVM stacktrace")
+
+
+def test_no_spark_output_on_the_terminal(spark_connect_url: str) -> None:
+    """Neither a local Spark session abcde starts nor a Spark Connect client prints a
+    log line or progress bar: stderr holds nothing but abcde's own output, and stdout is
+    the JSON document."""
+    import json
+
+    args = ["impact", INPUTS["base"], INPUTS["exp"], "--weights", INPUTS["weights"],
+            "--format", "json"]
+    for engine in (["--engine", "spark"], ["--spark-remote", spark_connect_url]):
+        done = _cli(*args, *engine)
+        assert done.returncode == 0, done.stderr
+        assert not any(w in done.stderr for w in SPARK_LOG_WORDS), done.stderr
+        assert done.stderr.strip() == "", done.stderr
+        assert json.loads(done.stdout)["overall"]["items"] == 3700
+
+
+def test_unreachable_server_and_missing_java_exit_2() -> None:
+    """Exit 2 with what to check or install; no traceback, no JVM output."""
+    from conftest import _free_port
+
+    done = _cli("impact", INPUTS["base"], INPUTS["exp"], "--spark-remote",
+                f"sc://127.0.0.1:{_free_port()}")
+    assert done.returncode == 2, done.stderr
+    assert "cannot reach the Spark Connect server" in done.stderr
+    assert "Traceback" not in done.stderr
+    env = {k: v for k, v in os.environ.items() if k != "JAVA_HOME"}
+    env["PATH"] = str(Path(sys.executable).parent)
+    done = _cli("impact", INPUTS["base"], INPUTS["exp"], "--engine", "spark", env=env)
+    assert done.returncode == 2, done.stderr
+    assert "Java runtime" in done.stderr and "openjdk" in done.stderr
