@@ -172,9 +172,12 @@ def sample_pairs_pipeline(spec: ScriptSpec, population: str = "mixture", budget:
                             QUESTION_COLUMNS)
     names = [o for _, o in attrs]
     if attrs:
+        # every item's row, inlined where the draws are joined (the sampled items are
+        # known only after the fill)
         p.add("sample_attributes", render(
             "sampling/attributes.sql", relation=inputs.attributes.relation,
-            item_col=inputs.columns.item, item_type=inputs.item_type, columns=attrs))
+            item_col=inputs.columns.item, item_type=inputs.item_type, columns=attrs,
+            items=None))
     p.add("draw_ids", render("pairs/draw_ids.sql", digits=digits_for(n), n=int(n)))
     if allocation is None:
         _draw_chain(p, inputs, seed, n, str(int(budget)), names)
