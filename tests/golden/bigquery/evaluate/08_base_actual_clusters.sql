@@ -42,8 +42,27 @@ WITH pw_total AS (
     MAX(t.total_w) AS total_w
   FROM pointwise_cells AS c
   CROSS JOIN pc_total AS t
+  WHERE
+    c.n < c.n_e
   GROUP BY
     c.e
+  UNION ALL
+  SELECT
+    c.e AS cluster_id,
+    c.n AS items,
+    c.w AS weight,
+    CAST(1 AS INT64) AS cells,
+    CAST(c.w * c.precision AS FLOAT64) / NULLIF(CAST(c.w AS FLOAT64), CAST(0 AS FLOAT64)) AS precision,
+    CAST(c.w * c.recall AS FLOAT64) / NULLIF(CAST(c.w AS FLOAT64), CAST(0 AS FLOAT64)) AS recall,
+    CAST(c.w * c.f1 AS FLOAT64) / NULLIF(CAST(c.w AS FLOAT64), CAST(0 AS FLOAT64)) AS f1,
+    CAST(c.w * c.accuracy AS FLOAT64) / NULLIF(CAST(c.w AS FLOAT64), CAST(0 AS FLOAT64)) AS accuracy,
+    CAST(c.w * c.jaccard_distance AS FLOAT64) / NULLIF(CAST(c.w AS FLOAT64), CAST(0 AS FLOAT64)) AS jaccard_distance,
+    CAST(c.w * c.jaccard_index AS FLOAT64) / NULLIF(CAST(c.w AS FLOAT64), CAST(0 AS FLOAT64)) AS jaccard_index,
+    t.total_w
+  FROM pointwise_cells AS c
+  CROSS JOIN pc_total AS t
+  WHERE
+    c.n = c.n_e
 )
 SELECT
   t.*,

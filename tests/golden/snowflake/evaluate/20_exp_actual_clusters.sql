@@ -42,8 +42,27 @@ WITH pw_total AS (
     MAX(t.total_w) AS total_w
   FROM pointwise_cells AS c
   CROSS JOIN pc_total AS t
+  WHERE
+    c.n < c.n_e
   GROUP BY
     c.e
+  UNION ALL
+  SELECT
+    c.e AS cluster_id,
+    c.n AS items,
+    c.w AS weight,
+    CAST(1 AS BIGINT) AS cells,
+    CAST(c.w * c.precision AS DOUBLE) / NULLIF(CAST(c.w AS DOUBLE), CAST(0 AS DOUBLE)) AS precision,
+    CAST(c.w * c.recall AS DOUBLE) / NULLIF(CAST(c.w AS DOUBLE), CAST(0 AS DOUBLE)) AS recall,
+    CAST(c.w * c.f1 AS DOUBLE) / NULLIF(CAST(c.w AS DOUBLE), CAST(0 AS DOUBLE)) AS f1,
+    CAST(c.w * c.accuracy AS DOUBLE) / NULLIF(CAST(c.w AS DOUBLE), CAST(0 AS DOUBLE)) AS accuracy,
+    CAST(c.w * c.jaccard_distance AS DOUBLE) / NULLIF(CAST(c.w AS DOUBLE), CAST(0 AS DOUBLE)) AS jaccard_distance,
+    CAST(c.w * c.jaccard_index AS DOUBLE) / NULLIF(CAST(c.w AS DOUBLE), CAST(0 AS DOUBLE)) AS jaccard_index,
+    t.total_w
+  FROM pointwise_cells AS c
+  CROSS JOIN pc_total AS t
+  WHERE
+    c.n = c.n_e
 )
 SELECT
   t.*,

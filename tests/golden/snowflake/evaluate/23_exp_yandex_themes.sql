@@ -16,50 +16,37 @@ WITH yt_unclustered AS (
     SUM(item_rows) AS n
   FROM proj.ds.abcde_exp_cell_rows AS cell_rows
   WHERE
-    NOT common AND NOT one_side_id IS NULL AND NOT e IS NULL
+    NOT common
+    AND NOT one_side_id IS NULL
+    AND NOT e IS NULL
+    AND e IN (
+      SELECT
+        e
+      FROM proj.ds.abcde_exp_cells AS cells
+    )
   GROUP BY
     e
-), yt_marked AS (
-  SELECT
-    e,
-    SUM(CAST(n AS DOUBLE)) AS marked
-  FROM proj.ds.abcde_exp_cells AS cells
-  GROUP BY
-    e
-), yt_clustered AS (
-  SELECT
-    b,
-    SUM(CAST(n AS DOUBLE)) AS n
-  FROM proj.ds.abcde_exp_cells AS cells
-  GROUP BY
-    b
-), yt_themes AS (
-  SELECT
-    COALESCE(c.b, u.b) AS b,
-    COALESCE(c.n, CAST(0 AS DOUBLE)) + COALESCE(CAST(u.n AS DOUBLE), CAST(0 AS DOUBLE)) AS size
-  FROM yt_clustered AS c
-  FULL OUTER JOIN yt_unclustered AS u
-    ON c.b = u.b
 ), yt_matchings AS (
   SELECT
     x.b,
     x.e,
     CAST(x.n AS DOUBLE) AS common,
-    m.marked + COALESCE(CAST(l.n AS DOUBLE), CAST(0 AS DOUBLE)) AS size,
-    m.marked,
-    t.size AS theme_size
-  FROM proj.ds.abcde_exp_cells AS x
-  JOIN yt_marked AS m
-    ON x.e = m.e
-  JOIN yt_themes AS t
-    ON x.b = t.b
+    CAST(x.n_e AS DOUBLE) + COALESCE(CAST(l.n AS DOUBLE), CAST(0 AS DOUBLE)) AS size,
+    CAST(x.n_e AS DOUBLE) AS marked,
+    CAST(x.n_b AS DOUBLE) + COALESCE(CAST(unc.n AS DOUBLE), CAST(0 AS DOUBLE)) AS theme_size,
+    x.n < x.n_b AS multi
+  FROM proj.ds.abcde_exp_cell_metrics AS x
+  LEFT JOIN yt_unclustered AS unc
+    ON x.b = unc.b
   LEFT JOIN yt_unlabelled AS l
     ON x.e = l.e
 ), yt_scored AS (
   SELECT
     b,
     e,
+    multi,
     common,
+    theme_size,
     CAST(common AS DOUBLE) / NULLIF(CAST(theme_size AS DOUBLE), CAST(0 AS DOUBLE)) AS recall,
     CAST(common AS DOUBLE) / NULLIF(CAST(size AS DOUBLE), CAST(0 AS DOUBLE)) AS p_basic,
     CAST(common + (
@@ -102,9 +89,12 @@ WITH yt_unclustered AS (
       CAST(0 AS DOUBLE)
     ) AS ln_unmatched_before_opt
   FROM yt_scored AS s
+  WHERE
+    s.multi
 ), yt_per_theme AS (
   SELECT
     b,
+    MAX(theme_size) AS size,
     COUNT(*) AS clusters,
     SUM(common) AS clustered,
     SUM(
@@ -127,23 +117,55 @@ WITH yt_unclustered AS (
   FROM yt_ordered
   GROUP BY
     b
+  UNION ALL
+  SELECT
+    b,
+    theme_size AS size,
+    CAST(1 AS BIGINT) AS clusters,
+    common AS clustered,
+    recall * p_basic AS ecc_basic,
+    CAST(common * p_basic AS DOUBLE) / NULLIF(CAST(common AS DOUBLE), CAST(0 AS DOUBLE)) AS bcp_basic,
+    recall * p_opt AS ecc_opt,
+    CAST(common * p_opt AS DOUBLE) / NULLIF(CAST(common AS DOUBLE), CAST(0 AS DOUBLE)) AS bcp_opt,
+    common * recall AS common_recall
+  FROM yt_scored
+  WHERE
+    NOT multi
 ), yt_final AS (
   SELECT
-    t.b AS cluster_id,
-    t.size AS items,
-    COALESCE(p.clustered, CAST(0 AS DOUBLE)) AS clustered_items,
-    COALESCE(p.clusters, 0) AS actual_clusters,
-    COALESCE(p.ecc_basic, CAST(0 AS DOUBLE)) AS ecc_basic,
+    p.b AS cluster_id,
+    p.size AS items,
+    p.clustered AS clustered_items,
+    p.clusters AS actual_clusters,
+    p.ecc_basic AS ecc_basic,
     p.bcp_basic AS bcp_basic,
-    COALESCE(p.ecc_opt, CAST(0 AS DOUBLE)) AS ecc_optimistic,
+    p.ecc_opt AS ecc_optimistic,
     p.bcp_opt AS bcp_optimistic,
     COALESCE(
-      CAST(p.common_recall AS DOUBLE) / NULLIF(CAST(t.size AS DOUBLE), CAST(0 AS DOUBLE)),
+      CAST(p.common_recall AS DOUBLE) / NULLIF(CAST(p.size AS DOUBLE), CAST(0 AS DOUBLE)),
       CAST(0 AS DOUBLE)
     ) AS bcr
-  FROM yt_themes AS t
-  LEFT JOIN yt_per_theme AS p
-    ON t.b = p.b
+  FROM yt_per_theme AS p
+  UNION ALL
+  SELECT
+    unc.b AS cluster_id,
+    CAST(unc.n AS DOUBLE) AS items,
+    CAST(0 AS DOUBLE) AS clustered_items,
+    CAST(0 AS BIGINT) AS actual_clusters,
+    CAST(0 AS DOUBLE) AS ecc_basic,
+    CAST(NULL AS DOUBLE) AS bcp_basic,
+    CAST(0 AS DOUBLE) AS ecc_optimistic,
+    CAST(NULL AS DOUBLE) AS bcp_optimistic,
+    CAST(0 AS DOUBLE) AS bcr
+  FROM yt_unclustered AS unc
+  WHERE
+    NOT EXISTS(
+      SELECT
+        1
+      FROM proj.ds.abcde_exp_cell_metrics AS x
+      WHERE
+        x.b = unc.b
+    )
 )
 SELECT
   t.*,

@@ -25,49 +25,57 @@ WITH base_in AS (
     e
   FROM proj.ds.abcde_cell_metrics AS cell_metrics
   WHERE
-    affected AND jaccard_distance > 0
+    affected
 ), affected_item_rows AS (
   SELECT
-    COALESCE(b.item_id, e.item_id) AS item_id,
-    COALESCE(b.in_input, 0) AS in_base,
-    COALESCE(e.in_input, 0) AS in_exp,
-    (
-      NOT b.item_id IS NULL AND NOT e.item_id IS NULL
-    ) AS common,
-    COALESCE(b.in_input, 0) + 2 * COALESCE(e.in_input, 0) AS side,
-    b.cluster_id AS base_cluster,
-    e.cluster_id AS exp_cluster,
-    CAST(NULL AS DOUBLE) AS base_weight,
-    CAST(NULL AS DOUBLE) AS exp_weight,
-    COALESCE(w.in_input, 0) AS in_weights,
-    w.weight AS table_weight,
-    COALESCE(w.weight, CAST('NaN' AS DOUBLE)) AS w,
-    0 AS in_attributes
+    item_id,
+    base_cluster,
+    exp_cluster,
+    w,
+    common
   FROM (
     SELECT
-      *
-    FROM base_in
-    WHERE
-      cluster_id IN (
-        SELECT
-          b
-        FROM affected_cells
-      )
-  ) AS b
-  JOIN (
-    SELECT
-      *
-    FROM exp_in
-    WHERE
-      cluster_id IN (
-        SELECT
-          e
-        FROM affected_cells
-      )
-  ) AS e
-    ON b.item_id = e.item_id
-  LEFT JOIN weights_in AS w
-    ON w.item_id = COALESCE(b.item_id, e.item_id)
+      COALESCE(b.item_id, e.item_id) AS item_id,
+      COALESCE(b.in_input, 0) AS in_base,
+      COALESCE(e.in_input, 0) AS in_exp,
+      (
+        NOT b.item_id IS NULL AND NOT e.item_id IS NULL
+      ) AS common,
+      COALESCE(b.in_input, 0) + 2 * COALESCE(e.in_input, 0) AS side,
+      b.cluster_id AS base_cluster,
+      e.cluster_id AS exp_cluster,
+      CAST(NULL AS DOUBLE) AS base_weight,
+      CAST(NULL AS DOUBLE) AS exp_weight,
+      COALESCE(w.in_input, 0) AS in_weights,
+      w.weight AS table_weight,
+      COALESCE(w.weight, CAST('NaN' AS DOUBLE)) AS w,
+      0 AS in_attributes
+    FROM (
+      SELECT
+        *
+      FROM base_in
+      WHERE
+        cluster_id IN (
+          SELECT
+            b
+          FROM affected_cells
+        )
+    ) AS b
+    JOIN (
+      SELECT
+        *
+      FROM exp_in
+      WHERE
+        cluster_id IN (
+          SELECT
+            e
+          FROM affected_cells
+        )
+    ) AS e
+      ON b.item_id = e.item_id
+    LEFT JOIN weights_in AS w
+      ON w.item_id = COALESCE(b.item_id, e.item_id)
+  ) AS i
 ), affected AS (
   SELECT
     b,

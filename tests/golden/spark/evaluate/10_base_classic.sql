@@ -5,65 +5,86 @@ WITH cl_cells AS (
   SELECT
     b,
     e,
-    n AS n_int,
-    CAST(n AS DOUBLE) AS n
-  FROM `proj`.`ds`.`abcde_base_cells` AS cells
-), cl_int AS (
-  SELECT
-    x.b,
-    x.e,
-    SUM(x.n_int) OVER (PARTITION BY x.b) - x.n_int AS split_n,
-    SUM(x.n_int) OVER (PARTITION BY x.e) - x.n_int AS merge_n
-  FROM cl_cells AS x
+    CAST(n AS DOUBLE) AS n,
+    CAST(n_b AS DOUBLE) AS n_b,
+    CAST(n_e AS DOUBLE) AS n_e,
+    CAST(n_b - n AS DOUBLE) AS split_n,
+    CAST(n_e - n AS DOUBLE) AS merge_n,
+    n < n_b AS multi_b,
+    n < n_e AS multi_e
+  FROM `proj`.`ds`.`abcde_base_cell_metrics` AS cell_metrics
 ), cl_total AS (
   SELECT
     SUM(n) AS n
   FROM cl_cells
+), cl_terms AS (
+  SELECT
+    b,
+    e,
+    n,
+    n_b,
+    n_e,
+    multi_b,
+    multi_e,
+    CAST(n * (
+      n - 1
+    ) AS DOUBLE) / NULLIF(CAST(2 AS DOUBLE), CAST(0 AS DOUBLE)) AS pairs,
+    CAST(n * split_n AS DOUBLE) / NULLIF(CAST(2 AS DOUBLE), CAST(0 AS DOUBLE)) AS split_pairs,
+    CAST(n * merge_n AS DOUBLE) / NULLIF(CAST(2 AS DOUBLE), CAST(0 AS DOUBLE)) AS merge_pairs,
+    CAST(n * (
+      n_b - 1
+    ) AS DOUBLE) / NULLIF(CAST(2 AS DOUBLE), CAST(0 AS DOUBLE)) AS b_pairs_share,
+    CAST(n * (
+      n_e - 1
+    ) AS DOUBLE) / NULLIF(CAST(2 AS DOUBLE), CAST(0 AS DOUBLE)) AS e_pairs_share,
+    n * (
+      LN(CAST(n_b AS DOUBLE)) - LN(CAST(n AS DOUBLE))
+    ) AS n_ln_b,
+    n * (
+      LN(CAST(n_e AS DOUBLE)) - LN(CAST(n AS DOUBLE))
+    ) AS n_ln_e,
+    CAST(2 * n AS DOUBLE) / NULLIF(CAST(n_b + n_e AS DOUBLE), CAST(0 AS DOUBLE)) AS f
+  FROM cl_cells
 ), cl_by_b AS (
   SELECT
     b,
-    SUM(n) AS n_b,
-    MAX(n) AS max_n
-  FROM cl_cells
+    MAX(n_b) AS n_b,
+    MAX(n) AS max_n,
+    MAX(f) AS best_f
+  FROM cl_terms
+  WHERE
+    multi_b
   GROUP BY
     b
 ), cl_by_e AS (
   SELECT
     e,
-    SUM(n) AS n_e,
     MAX(n) AS max_n
-  FROM cl_cells
+  FROM cl_terms
+  WHERE
+    multi_e
   GROUP BY
     e
-), cl_terms AS (
+), cl_cell_sums AS (
   SELECT
-    c.b,
-    CAST(c.n * (
-      c.n - 1
-    ) AS DOUBLE) / NULLIF(CAST(2 AS DOUBLE), CAST(0 AS DOUBLE)) AS pairs,
-    CAST(c.n * CAST(i.split_n AS DOUBLE) AS DOUBLE) / NULLIF(CAST(2 AS DOUBLE), CAST(0 AS DOUBLE)) AS split_pairs,
-    CAST(c.n * CAST(i.merge_n AS DOUBLE) AS DOUBLE) / NULLIF(CAST(2 AS DOUBLE), CAST(0 AS DOUBLE)) AS merge_pairs,
-    c.n * (
-      LN(CAST(bb.n_b AS DOUBLE)) - LN(CAST(c.n AS DOUBLE))
-    ) AS n_ln_b,
-    c.n * (
-      LN(CAST(ee.n_e AS DOUBLE)) - LN(CAST(c.n AS DOUBLE))
-    ) AS n_ln_e,
-    CAST(2 * c.n AS DOUBLE) / NULLIF(CAST(bb.n_b + ee.n_e AS DOUBLE), CAST(0 AS DOUBLE)) AS f
-  FROM cl_cells AS c
-  JOIN cl_by_b AS bb
-    ON c.b = bb.b
-  JOIN cl_by_e AS ee
-    ON c.e = ee.e
-  JOIN cl_int AS i
-    ON c.b = i.b AND c.e = i.e
-), cl_fung AS (
-  SELECT
-    t.b,
-    MAX(t.f) AS best_f
-  FROM cl_terms AS t
-  GROUP BY
-    t.b
+    SUM(c.pairs) AS tp,
+    SUM(c.merge_pairs) AS fp,
+    SUM(c.split_pairs) AS fn,
+    SUM(c.b_pairs_share) AS s_b,
+    SUM(c.e_pairs_share) AS s_e,
+    SUM(CASE WHEN c.multi_e THEN CAST(0 AS DOUBLE) ELSE c.n END) AS single_e_n,
+    SUM(CASE WHEN c.multi_b THEN CAST(0 AS DOUBLE) ELSE c.n END) AS single_b_n,
+    SUM(CASE WHEN c.multi_b THEN CAST(0 AS DOUBLE) ELSE c.n_b * c.f END) AS single_b_fung,
+    SUM(c.n_ln_e) AS n_h_c_given_k,
+    SUM(c.n_ln_b) AS n_h_k_given_c,
+    SUM(c.n * (
+      LN(CAST(t.n AS DOUBLE)) - LN(CAST(c.n_b AS DOUBLE))
+    )) AS n_h_c,
+    SUM(c.n * (
+      LN(CAST(t.n AS DOUBLE)) - LN(CAST(c.n_e AS DOUBLE))
+    )) AS n_h_k
+  FROM cl_terms AS c
+  CROSS JOIN cl_total AS t
 ), cl_sums AS (
   SELECT
     (
@@ -71,82 +92,31 @@ WITH cl_cells AS (
         n
       FROM cl_total
     ) AS n,
-    (
-      SELECT
-        SUM(pairs)
-      FROM cl_terms
-    ) AS tp,
-    (
-      SELECT
-        SUM(merge_pairs)
-      FROM cl_terms
-    ) AS fp,
-    (
-      SELECT
-        SUM(split_pairs)
-      FROM cl_terms
-    ) AS fn,
-    (
-      SELECT
-        SUM(
-          CAST(n_b * (
-            n_b - 1
-          ) AS DOUBLE) / NULLIF(CAST(2 AS DOUBLE), CAST(0 AS DOUBLE))
-        )
-      FROM cl_by_b
-    ) AS s_b,
-    (
-      SELECT
-        SUM(
-          CAST(n_e * (
-            n_e - 1
-          ) AS DOUBLE) / NULLIF(CAST(2 AS DOUBLE), CAST(0 AS DOUBLE))
-        )
-      FROM cl_by_e
-    ) AS s_e,
-    (
+    s.tp,
+    s.fp,
+    s.fn,
+    s.s_b,
+    s.s_e,
+    s.single_e_n + COALESCE((
       SELECT
         SUM(max_n)
       FROM cl_by_e
-    ) AS purity_n,
-    (
+    ), CAST(0 AS DOUBLE)) AS purity_n,
+    s.single_b_n + COALESCE((
       SELECT
         SUM(max_n)
       FROM cl_by_b
-    ) AS inverse_purity_n,
-    (
+    ), CAST(0 AS DOUBLE)) AS inverse_purity_n,
+    s.single_b_fung + COALESCE((
       SELECT
-        SUM(bb.n_b * f.best_f)
-      FROM cl_fung AS f
-      JOIN cl_by_b AS bb
-        ON f.b = bb.b
-    ) AS fung_n,
-    (
-      SELECT
-        SUM(n_ln_e)
-      FROM cl_terms
-    ) AS n_h_c_given_k,
-    (
-      SELECT
-        SUM(n_ln_b)
-      FROM cl_terms
-    ) AS n_h_k_given_c,
-    (
-      SELECT
-        SUM(bb.n_b * (
-          LN(CAST(t.n AS DOUBLE)) - LN(CAST(bb.n_b AS DOUBLE))
-        ))
-      FROM cl_by_b AS bb
-      CROSS JOIN cl_total AS t
-    ) AS n_h_c,
-    (
-      SELECT
-        SUM(ee.n_e * (
-          LN(CAST(t.n AS DOUBLE)) - LN(CAST(ee.n_e AS DOUBLE))
-        ))
-      FROM cl_by_e AS ee
-      CROSS JOIN cl_total AS t
-    ) AS n_h_k
+        SUM(n_b * best_f)
+      FROM cl_by_b
+    ), CAST(0 AS DOUBLE)) AS fung_n,
+    s.n_h_c_given_k,
+    s.n_h_k_given_c,
+    s.n_h_c,
+    s.n_h_k
+  FROM cl_cell_sums AS s
 ), cl_entropies AS (
   SELECT
     s.*,

@@ -1,13 +1,7 @@
 DROP TABLE IF EXISTS `proj`.`ds`.`abcde_item_sample`;
 
 CREATE TABLE `proj`.`ds`.`abcde_item_sample` AS
-WITH sample_attributes AS (
-  SELECT
-    CAST(`item_id` AS STRING) AS item_id,
-    `provenance` AS `provenance`,
-    `size_class` AS `size_class`
-  FROM `proj`.`ds`.`attributes`
-), totals AS (
+WITH totals AS (
   SELECT
     SUM(draw_count) AS total_draws
   FROM `proj`.`ds`.`abcde_item_draws` AS item_draws
@@ -18,14 +12,14 @@ WITH sample_attributes AS (
         WHEN jd_raw > 0
         THEN (
           CAST(FLOOR(
-            CAST(jd_raw AS DOUBLE) * EXP(-FLOOR(LN(CAST(jd_raw AS DOUBLE)) + CAST(0.5 AS DOUBLE))) * CAST(1000000000000 AS DOUBLE) + CAST(0.5 AS DOUBLE)
-          ) AS DOUBLE) / NULLIF(CAST(CAST(1000000000000 AS DOUBLE) AS DOUBLE), CAST(0 AS DOUBLE))
-        ) * EXP(FLOOR(LN(CAST(jd_raw AS DOUBLE)) + CAST(0.5 AS DOUBLE)))
+            CAST(jd_raw AS FLOAT64) * EXP(-FLOOR(LN(CAST(jd_raw AS FLOAT64)) + CAST(0.5 AS FLOAT64))) * CAST(1000000000000 AS FLOAT64) + CAST(0.5 AS FLOAT64)
+          ) AS FLOAT64) / NULLIF(CAST(CAST(1000000000000 AS FLOAT64) AS FLOAT64), CAST(0 AS FLOAT64))
+        ) * EXP(FLOOR(LN(CAST(jd_raw AS FLOAT64)) + CAST(0.5 AS FLOAT64)))
       END
     ) AS jd_total
   FROM (
     SELECT
-      CAST(SUM(w * jaccard_distance) AS DOUBLE) / NULLIF(CAST(SUM(w) AS DOUBLE), CAST(0 AS DOUBLE)) AS jd_raw
+      CAST(SUM(w * jaccard_distance) AS FLOAT64) / NULLIF(CAST(SUM(w) AS FLOAT64), CAST(0 AS FLOAT64)) AS jd_raw
     FROM `proj`.`ds`.`abcde_cell_metrics` AS cell_metrics
   ) AS r
 )
@@ -40,7 +34,7 @@ FROM (
     s.weight,
     c.draw_count,
     s.clock_rank AS first_draw,
-    CAST(c.draw_count * j.jd_total AS DOUBLE) / NULLIF(CAST(t.total_draws * s.jaccard_distance AS DOUBLE), CAST(0 AS DOUBLE)) AS importance_weight,
+    CAST(c.draw_count * j.jd_total AS FLOAT64) / NULLIF(CAST(t.total_draws * s.jaccard_distance AS FLOAT64), CAST(0 AS FLOAT64)) AS importance_weight,
     s.split_rate,
     s.merge_rate,
     s.jaccard_distance,
@@ -54,7 +48,7 @@ FROM (
     ON s.clock_rank = c.clock_rank
   CROSS JOIN totals AS t
   CROSS JOIN jd AS j
-  LEFT JOIN sample_attributes AS a
+  LEFT JOIN `proj`.`ds`.`abcde_sample_attributes` AS a
     ON s.item_id = a.item_id
 ) AS t
 CROSS JOIN `proj`.`ds`.`abcde_item_validation` AS v;

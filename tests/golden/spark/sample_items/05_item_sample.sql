@@ -1,16 +1,10 @@
-DROP TABLE IF EXISTS proj.ds.abcde_item_sample;
+DROP TABLE IF EXISTS `proj`.`ds`.`abcde_item_sample`;
 
-CREATE TABLE proj.ds.abcde_item_sample AS
-WITH sample_attributes AS (
-  SELECT
-    CAST(item_id AS VARCHAR) AS item_id,
-    provenance AS provenance,
-    size_class AS size_class
-  FROM proj.ds.attributes
-), totals AS (
+CREATE TABLE `proj`.`ds`.`abcde_item_sample` AS
+WITH totals AS (
   SELECT
     SUM(draw_count) AS total_draws
-  FROM proj.ds.abcde_item_draws AS item_draws
+  FROM `proj`.`ds`.`abcde_item_draws` AS item_draws
 ), jd AS (
   SELECT
     (
@@ -26,7 +20,7 @@ WITH sample_attributes AS (
   FROM (
     SELECT
       CAST(SUM(w * jaccard_distance) AS DOUBLE) / NULLIF(CAST(SUM(w) AS DOUBLE), CAST(0 AS DOUBLE)) AS jd_raw
-    FROM proj.ds.abcde_cell_metrics AS cell_metrics
+    FROM `proj`.`ds`.`abcde_cell_metrics` AS cell_metrics
   ) AS r
 )
 SELECT
@@ -47,14 +41,14 @@ FROM (
     s.split_distance,
     s.merge_distance,
     s.jaccard_index,
-    a.provenance,
-    a.size_class
-  FROM proj.ds.abcde_item_clock AS s
-  JOIN proj.ds.abcde_item_draws AS c
+    a.`provenance`,
+    a.`size_class`
+  FROM `proj`.`ds`.`abcde_item_clock` AS s
+  JOIN `proj`.`ds`.`abcde_item_draws` AS c
     ON s.clock_rank = c.clock_rank
   CROSS JOIN totals AS t
   CROSS JOIN jd AS j
-  LEFT JOIN sample_attributes AS a
+  LEFT JOIN `proj`.`ds`.`abcde_sample_attributes` AS a
     ON s.item_id = a.item_id
 ) AS t
-CROSS JOIN proj.ds.abcde_item_validation AS v;
+CROSS JOIN `proj`.`ds`.`abcde_item_validation` AS v;

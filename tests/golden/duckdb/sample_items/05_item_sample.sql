@@ -1,13 +1,7 @@
 DROP TABLE IF EXISTS "proj"."ds"."abcde_item_sample";
 
 CREATE TABLE "proj"."ds"."abcde_item_sample" AS
-WITH sample_attributes AS (
-  SELECT
-    CAST("item_id" AS TEXT) AS item_id,
-    "provenance" AS "provenance",
-    "size_class" AS "size_class"
-  FROM "proj"."ds"."attributes"
-), totals AS (
+WITH totals AS (
   SELECT
     SUM(draw_count) AS total_draws
   FROM "proj"."ds"."abcde_item_draws" AS item_draws
@@ -54,7 +48,7 @@ FROM (
     ON s.clock_rank = c.clock_rank
   CROSS JOIN totals AS t
   CROSS JOIN jd AS j
-  LEFT JOIN sample_attributes AS a
+  LEFT JOIN "proj"."ds"."abcde_sample_attributes" AS a
     ON s.item_id = a.item_id
 ) AS t
 CROSS JOIN "proj"."ds"."abcde_item_validation" AS v;
