@@ -121,3 +121,20 @@ def test_impact_is_the_function_after_every_submodule_is_imported() -> None:
         if module != "abcde.__main__" and not module.endswith("cli.__main__"):
             importlib.import_module(module)
     assert callable(abcde.impact) and abcde.impact.__module__ == "abcde.impact.run"
+
+
+def test_nothing_uses_duckdbs_shared_default_connection() -> None:
+    """`duckdb.sql(...)` / `duckdb.execute(...)` run on one connection per process; a result
+    left half-read there makes the next relational call fail (DuckDB 2), in whichever test
+    or library call comes next. The package and the tests open their own connections
+    (tests use tests/duck.py)."""
+    root = PACKAGE.parents[1]
+    shared = {"sql", "execute", "query", "read_csv", "read_parquet", "from_query", "table",
+              "values", "executemany", "fetchall", "fetchone"}
+    found = []
+    for path in [*sorted(PACKAGE.rglob("*.py")), *sorted((root / "tests").rglob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and node.attr in shared \
+                    and isinstance(node.value, ast.Name) and node.value.id == "duckdb":
+                found.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert not found, found

@@ -13,10 +13,10 @@ import subprocess
 import sys
 from pathlib import Path
 
-import duckdb
 import numpy as np
 import pytest
 from click.testing import CliRunner
+from duck import duck
 from reference import impact_overall
 
 from abcde.cli import main
@@ -170,8 +170,8 @@ def test_sample_items_overwrite_that_fails_keeps_the_sample(world, tmp_path: Pat
                 world["attributes"]), "weights")
     assert snapshot(tmp_path) == before
     manifest = json.loads((tmp_path / "items.parquet.manifest.json").read_text())
-    assert manifest["digests"]["items.parquet"]["rows"] == duckdb.execute(
-        f"SELECT COUNT(*) FROM read_parquet('{out}')").fetchone()[0]
+    assert manifest["digests"]["items.parquet"]["rows"] == duck(
+        f"SELECT COUNT(*) FROM read_parquet('{out}')")[0][0]
 
 
 def test_impact_and_evaluate_out_that_fails_keep_earlier_files(world, tmp_path: Path) -> None:
@@ -560,7 +560,7 @@ def test_corrupt_parquet_pages_are_named(tmp_path: Path) -> None:
     """A Parquet file whose footer reads but whose data pages are damaged fails only
     when a query reaches them: exit 2 naming the file, no SQL."""
     good = tmp_path / "good.parquet"
-    duckdb.execute(f"COPY (SELECT 'i' || i AS item_id, 'c' || (i % 50) AS cluster_id FROM "
+    duck(f"COPY (SELECT 'i' || i AS item_id, 'c' || (i % 50) AS cluster_id FROM "
                    f"range(20000) t(i)) TO '{good}' (FORMAT PARQUET)")
     data = bytearray(good.read_bytes())
     for k in range(200, len(data) // 2, 3):
@@ -579,7 +579,7 @@ def test_damaged_parquet_page_header_is_named(tmp_path: Path) -> None:
     (tmp_path / "b.csv").write_text("item_id,cluster_id\ni0,c0\n")
     (tmp_path / "e.csv").write_text("item_id,cluster_id\ni0,c1\n")
     weights = tmp_path / "w.parquet"
-    duckdb.execute(f"COPY (SELECT 'i0' AS item_id, 1.0::DOUBLE AS weight) TO '{weights}' "
+    duck(f"COPY (SELECT 'i0' AS item_id, 1.0::DOUBLE AS weight) TO '{weights}' "
                    "(FORMAT PARQUET)")
     data = bytearray(weights.read_bytes())
     data[len(data) // 8] ^= 1
@@ -591,7 +591,7 @@ def test_damaged_parquet_page_header_is_named(tmp_path: Path) -> None:
 
 def test_out_of_memory_advises_abcde_options(tmp_path: Path) -> None:
     big = tmp_path / "big.parquet"
-    duckdb.execute(f"COPY (SELECT i AS item_id, i // 7 AS cluster_id FROM range(2000000) "
+    duck(f"COPY (SELECT i AS item_id, i // 7 AS cluster_id FROM range(2000000) "
                    f"t(i)) TO '{big}' (FORMAT PARQUET)")
     result = run("impact", big, big, "--memory-limit", "20MB", "--threads", "2")
     refused(result, "out of memory", "--memory-limit", "--threads")
@@ -612,7 +612,7 @@ def test_ctrl_c_during_a_query(tmp_path: Path) -> None:
     """SIGINT while DuckDB runs a query: "interrupted", exit 130, no traceback, and
     nothing of --out."""
     big = tmp_path / "big.parquet"
-    duckdb.execute(f"COPY (SELECT i AS item_id, i // 7 AS cluster_id, i % 11 AS c2 FROM "
+    duck(f"COPY (SELECT i AS item_id, i // 7 AS cluster_id, i % 11 AS c2 FROM "
                    f"range(4000000) t(i)) TO '{big}' (FORMAT PARQUET)")
     proc = abcde_process("-v", "impact", str(big), str(big), "--cluster-col", "c2", "--out",
                          str(tmp_path / "out"))

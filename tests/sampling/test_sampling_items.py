@@ -18,6 +18,7 @@ import math
 
 import numpy as np
 import pytest
+from duck import duck
 from reference import impact_item_metrics
 from scipy import stats
 
@@ -379,8 +380,6 @@ def test_item_sample_files_are_byte_identical_whatever_the_threads(tmp_path) -> 
                          threads=threads)
             got.append(out.read_bytes())
         assert got[0] == got[1], ext
-    import duckdb
-
-    ranks = [r[0] for r in duckdb.sql(f"SELECT first_draw FROM "
-                                      f"read_parquet('{tmp_path / 't1.parquet'}')").fetchall()]
+    ranks = [r[0] for r in duck(f"SELECT first_draw FROM "
+                                f"read_parquet('{tmp_path / 't1.parquet'}')")]
     assert ranks == sorted(ranks)

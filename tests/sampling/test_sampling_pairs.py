@@ -14,6 +14,7 @@ from collections import Counter
 
 import numpy as np
 import pytest
+from duck import duck
 from reference import impact_overall, mixture_pairs, self_pair_sums
 from scipy import stats
 
@@ -313,7 +314,6 @@ def test_totals_and_sample_do_not_depend_on_the_weight_scale(population: str) ->
 def test_same_sample_whether_ids_are_text_or_integers(tmp_path) -> None:
     """CSV ids are read as text, Parquet keeps integers: '10' < '9' but 9 < 10. Candidates
     are ordered by md5 keys of the ids' text, so one seed gives one sample either way."""
-    import duckdb
 
     rng = np.random.default_rng(71)
     n = 40
@@ -327,7 +327,7 @@ def test_same_sample_whether_ids_are_text_or_integers(tmp_path) -> None:
         csv_path = tmp_path / f"{name}.csv"
         _write_csv(csv_path, data, header)
         pq = tmp_path / f"{name}.parquet"
-        duckdb.sql(f"COPY (SELECT * FROM read_csv('{csv_path}')) TO '{pq}' (FORMAT PARQUET)")
+        duck(f"COPY (SELECT * FROM read_csv('{csv_path}')) TO '{pq}' (FORMAT PARQUET)")
         paths[name] = (str(csv_path), str(pq))
     for population in ("mixture", "abcde", "jaccard"):
         a = sample_pairs(*(paths[k][0] for k in "bew"), population=population, budget=25,
@@ -419,10 +419,8 @@ def test_files_are_byte_identical_whatever_the_threads(tmp_path) -> None:
         files[threads] = {p.name: p.read_bytes() for p in out.iterdir()
                           if p.name != "manifest.json"}
     assert len(files[1]) == 4 and files[1] == files[2]
-    import duckdb
-
-    ids = duckdb.sql(f"SELECT pair_id, first_draw FROM "
-                     f"read_parquet('{tmp_path / 't1' / 'draws.parquet'}')").fetchall()
+    ids = duck(f"SELECT pair_id, first_draw FROM "
+               f"read_parquet('{tmp_path / 't1' / 'draws.parquet'}')")
     assert ids == sorted(ids)
 
 
