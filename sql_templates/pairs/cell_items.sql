@@ -10,6 +10,10 @@
    `pair_items` reads only the needed cells' items (one pass over the inputs, each side
    filtered by its needed clusters); the join keeps the exact cells. No item is paired
    with another here. #}
+{# blocks of 32 items: pairs/stream.sql sorts a cell's blocks with the probes and then
+   reads the items of one block per probe (32: blocks and probe × block rows both small
+   beside the items) #}
+{% set block = 32 %}
 WITH keyed AS (
   SELECT
     i.item_id,
@@ -45,5 +49,7 @@ SELECT
   others,
   w * others AS v,
   SUM(w * others) OVER (PARTITION BY b, e ORDER BY item_key, item_id ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - w * others AS lo_v,
-  SUM(w * others) OVER (PARTITION BY b, e) AS v_total
+  SUM(w * others) OVER (PARTITION BY b, e) AS v_total,
+  {# the block of consecutive items the item is in #}
+  CAST(FLOOR(CAST(seq - 1 AS DOUBLE) / CAST({{ block }} AS DOUBLE)) AS BIGINT) AS blk
 FROM laid

@@ -35,31 +35,47 @@ first_probes AS (
   FROM pair_draw_cells
   WHERE pair_class <> 'stable'
 ),
-first_stacked AS (
-  SELECT b, e, 0 AS layout, lo AS pos, 0 AS is_draw, seq, CAST(NULL AS BIGINT) AS d, CAST(NULL AS INTEGER) AS role
-  FROM pair_cell_items
+{# Each probe's item is the last of its cell's layout whose start is at or below the
+   probe's position (MAX(seq) over lo ≤ pos: a window as-of join). Done in two steps so
+   that only the cells' blocks are sorted, not their items: blocks of consecutive
+   items (`blk` of pairs/cell_items.sql) with the smallest start in each; the last block
+   with a start ≤ pos (window over blocks and probes); then that block's items, joined by
+   block. The item found is the same as a window over all items would find. #}
+first_blocks AS (
+  SELECT b, e, 0 AS layout, blk, MIN(lo) AS pos FROM pair_cell_items GROUP BY b, e, blk
   UNION ALL
-  SELECT b, e, 1 AS layout, lo_v AS pos, 0 AS is_draw, seq, CAST(NULL AS BIGINT) AS d, CAST(NULL AS INTEGER) AS role
-  FROM pair_cell_items
-  WHERE items > 1
-  UNION ALL
-  SELECT b, e, layout, pos, 1 AS is_draw, CAST(NULL AS BIGINT) AS seq, d, role FROM first_probes
+  SELECT b, e, 1 AS layout, blk, MIN(lo_v) AS pos FROM pair_cell_items WHERE items > 1 GROUP BY b, e, blk
 ),
-first_chosen AS (
+first_stacked AS (
+  SELECT b, e, layout, pos, 0 AS is_draw, blk, CAST(NULL AS BIGINT) AS d, CAST(NULL AS INTEGER) AS role
+  FROM first_blocks
+  UNION ALL
+  SELECT b, e, layout, pos, 1 AS is_draw, CAST(NULL AS BIGINT) AS blk, d, role FROM first_probes
+),
+first_block AS (
   SELECT
     b,
     e,
+    layout,
+    pos,
     d,
     role,
     is_draw,
-    MAX(seq) OVER (PARTITION BY b, e, layout ORDER BY pos, is_draw ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS seq
+    MAX(blk) OVER (PARTITION BY b, e, layout ORDER BY pos, is_draw ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS blk
   FROM first_stacked
+),
+first_chosen AS (
+  SELECT f.d, f.role, f.b, f.e, MAX(it.seq) AS seq
+  FROM first_block AS f
+  JOIN pair_cell_items AS it ON f.b = it.b AND f.e = it.e AND f.blk = it.blk
+  WHERE f.is_draw = 1
+    AND ((f.layout = 0 AND it.lo <= f.pos) OR (f.layout = 1 AND it.items > 1 AND it.lo_v <= f.pos))
+  GROUP BY f.d, f.role, f.b, f.e
 ),
 first_picked AS (
   SELECT c.d, c.role, it.item_id, it.lo, it.w, it.others, it.seq, it.items
   FROM first_chosen AS c
   JOIN pair_cell_items AS it ON c.b = it.b AND c.e = it.e AND c.seq = it.seq
-  WHERE c.is_draw = 1
 ),
 stable_probes AS (
   SELECT
@@ -85,23 +101,29 @@ stable_probes AS (
   ) AS s
 ),
 stable_stacked AS (
-  SELECT b, e, lo AS pos, 0 AS is_draw, seq, CAST(NULL AS BIGINT) AS d,
-         CAST(NULL AS BIGINT) AS own_seq, CAST(NULL AS BIGINT) AS items
-  FROM pair_cell_items
-  WHERE items > 1
+  SELECT b, e, pos, 0 AS is_draw, blk, CAST(NULL AS BIGINT) AS d
+  FROM first_blocks
+  WHERE layout = 0
   UNION ALL
-  SELECT b, e, pos, 1 AS is_draw, CAST(NULL AS BIGINT) AS seq, d, own_seq, items FROM stable_probes
+  SELECT b, e, pos, 1 AS is_draw, CAST(NULL AS BIGINT) AS blk, d FROM stable_probes
 ),
-stable_chosen AS (
+stable_block AS (
   SELECT
     b,
     e,
+    pos,
     d,
     is_draw,
-    own_seq,
-    items,
-    MAX(seq) OVER (PARTITION BY b, e ORDER BY pos, is_draw ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS seq
+    MAX(blk) OVER (PARTITION BY b, e ORDER BY pos, is_draw ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS blk
   FROM stable_stacked
+),
+stable_chosen AS (
+  SELECT p.d, p.b, p.e, p.own_seq, p.items, MAX(it.seq) AS seq
+  FROM stable_block AS f
+  JOIN stable_probes AS p ON f.d = p.d
+  JOIN pair_cell_items AS it ON f.b = it.b AND f.e = it.e AND f.blk = it.blk
+  WHERE f.is_draw = 1 AND it.lo <= f.pos
+  GROUP BY p.d, p.b, p.e, p.own_seq, p.items
 ),
 stable_fixed AS (
   SELECT
@@ -114,7 +136,6 @@ stable_fixed AS (
       ELSE own_seq - 1
     END AS seq
   FROM stable_chosen
-  WHERE is_draw = 1
 ),
 picked AS (
   SELECT d, role, item_id FROM first_picked

@@ -9,6 +9,7 @@ p < 1e-5, and there are fewer than 10 of them in this file (≤ 1e-4 in all).
 
 from __future__ import annotations
 
+import hashlib
 import math
 from collections import Counter
 
@@ -18,8 +19,11 @@ from duck import duck
 from reference import impact_overall, mixture_pairs, self_pair_sums
 from scipy import stats
 
+from abcde.engines.duckdb import DuckDBEngine
 from abcde.errors import InputError
-from abcde.sampling.pairs import importance, sample_pairs
+from abcde.inputs.session import open_inputs
+from abcde.inputs.spec import InputSpec
+from abcde.sampling.pairs import draw_stream, importance, prepare, sample_pairs
 
 P_REJECT = 1e-5
 
@@ -503,3 +507,60 @@ def test_totals_at_the_ends_of_the_weight_range(population: str) -> None:
     nb = Counter(base.values())
     split = sum(k * (nb[b] - k) / (n * nb[b]) for (b, _), k in cells.items())
     assert unit.manifest["classes"]["split"]["u"] == pytest.approx(split, rel=1e-12)
+
+
+def _u(*keys: object) -> float:
+    """docs/method.md §10's md5 uniform, computed in Python (abcde.sql.helpers.uniform)."""
+    n = int(hashlib.md5(":".join(str(k) for k in keys).encode()).hexdigest()[:13], 16)
+    return (2 * n + 1) / 2.0 ** 53
+
+
+def _last_at_or_below(items: list[dict], key: str, pos: float) -> int | None:
+    """The largest seq whose start `key` is at or below pos: the item a probe falls in,
+    found by scanning every item of the cell (the definition pairs/stream.sql computes by
+    blocks)."""
+    seqs = [it["seq"] for it in items if it[key] <= pos]
+    return max(seqs) if seqs else None
+
+
+def test_stream_picks_the_item_each_probe_falls_in() -> None:
+    """Every draw of the stream picks the items a scan of its cells' layouts picks
+    (pairs/stream.sql: a window over blocks of 32 items, then the block's items). Cells of
+    up to a few hundred items with lognormal weights, so that probes land in many blocks
+    and near block edges; split, merge and stable draws."""
+    rng = np.random.default_rng(404)
+    n = 1500
+    base = {i: int(rng.integers(0, 6)) for i in range(n)}
+    exp = {i: base[i] if rng.random() < 0.7 else int(rng.integers(6, 9)) for i in range(n)}
+    weight = {i: float(np.exp(2 * rng.normal())) for i in range(n)}
+    seed, draws = 13, 3000
+    with DuckDBEngine() as eng:
+        inputs = open_inputs(eng, InputSpec(base, exp, weight))
+        pipeline, _ = prepare(eng, inputs, "mixture")
+        p = draw_stream(eng, pipeline, draws, seed)
+        layout: dict[tuple, list[dict]] = {}
+        for r in p.fetch(eng, "pair_cell_items"):
+            layout.setdefault((r["b"], r["e"]), []).append(r)
+        cells = {r["d"]: r for r in p.fetch(eng, "pair_draw_cells")}
+        stream = {r["d"]: r for r in p.fetch(eng, "pair_stream")}
+    assert max(len(v) for v in layout.values()) > 5 * 32  # many blocks in a cell
+    by_seq = {c: {it["seq"]: it for it in items} for c, items in layout.items()}
+    classes = set()
+    for d, c in cells.items():
+        items, seqs = layout[(c["b"], c["e"])], by_seq[(c["b"], c["e"])]
+        classes.add(c["pair_class"])
+        if c["pair_class"] == "stable":
+            v_total = max(it["v_total"] for it in items)
+            i = seqs[_last_at_or_below(items, "lo_v", _u(seed, "i", d) * v_total)]
+            upos = _u(seed, "j", d) * i["others"]
+            seq = _last_at_or_below(items, "lo", upos + i["w"] if upos >= i["lo"] else upos)
+            if seq == i["seq"]:
+                seq = seq + 1 if seq < i["items"] else seq - 1
+            j = seqs[seq]
+        else:
+            i = seqs[_last_at_or_below(items, "lo", _u(seed, "i", d) * c["w"])]
+            partner = (c["partner_b"], c["partner_e"])
+            j = by_seq[partner][_last_at_or_below(layout[partner], "lo",
+                                                  _u(seed, "j", d) * c["partner_w"])]
+        assert (stream[d]["item_i"], stream[d]["item_j"]) == (i["item_id"], j["item_id"]), d
+    assert classes == {"split", "merge", "stable"} and len(stream) == draws

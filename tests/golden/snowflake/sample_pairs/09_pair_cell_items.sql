@@ -134,5 +134,6 @@ SELECT
     ORDER BY item_key, item_id
     ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
   ) - w * others AS lo_v,
-  SUM(w * others) OVER (PARTITION BY b, e) AS v_total
+  SUM(w * others) OVER (PARTITION BY b, e) AS v_total,
+  CAST(FLOOR(CAST(seq - 1 AS DOUBLE) / CAST(32 AS DOUBLE)) AS BIGINT) AS blk
 FROM laid;

@@ -56,30 +56,43 @@ WITH cell_totals AS (
   FROM `proj`.`ds`.`abcde_pair_draw_cells_stable` AS pair_draw_cells
   WHERE
     pair_class <> 'stable'
-), first_stacked AS (
+), first_blocks AS (
   SELECT
     b,
     e,
     0 AS layout,
-    lo AS pos,
-    0 AS is_draw,
-    seq,
-    CAST(NULL AS BIGINT) AS d,
-    CAST(NULL AS INT) AS role
+    blk,
+    MIN(lo) AS pos
   FROM `proj`.`ds`.`abcde_pair_cell_items_stable` AS pair_cell_items
+  GROUP BY
+    b,
+    e,
+    blk
   UNION ALL
   SELECT
     b,
     e,
     1 AS layout,
-    lo_v AS pos,
-    0 AS is_draw,
-    seq,
-    CAST(NULL AS BIGINT) AS d,
-    CAST(NULL AS INT) AS role
+    blk,
+    MIN(lo_v) AS pos
   FROM `proj`.`ds`.`abcde_pair_cell_items_stable` AS pair_cell_items
   WHERE
     items > 1
+  GROUP BY
+    b,
+    e,
+    blk
+), first_stacked AS (
+  SELECT
+    b,
+    e,
+    layout,
+    pos,
+    0 AS is_draw,
+    blk,
+    CAST(NULL AS BIGINT) AS d,
+    CAST(NULL AS INT) AS role
+  FROM first_blocks
   UNION ALL
   SELECT
     b,
@@ -87,23 +100,50 @@ WITH cell_totals AS (
     layout,
     pos,
     1 AS is_draw,
-    CAST(NULL AS BIGINT) AS seq,
+    CAST(NULL AS BIGINT) AS blk,
     d,
     role
   FROM first_probes
-), first_chosen AS (
+), first_block AS (
   SELECT
     b,
     e,
+    layout,
+    pos,
     d,
     role,
     is_draw,
-    MAX(seq) OVER (
+    MAX(blk) OVER (
       PARTITION BY b, e, layout
       ORDER BY pos NULLS LAST, is_draw NULLS LAST
       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-    ) AS seq
+    ) AS blk
   FROM first_stacked
+), first_chosen AS (
+  SELECT
+    f.d,
+    f.role,
+    f.b,
+    f.e,
+    MAX(it.seq) AS seq
+  FROM first_block AS f
+  JOIN `proj`.`ds`.`abcde_pair_cell_items_stable` AS it
+    ON f.b = it.b AND f.e = it.e AND f.blk = it.blk
+  WHERE
+    f.is_draw = 1
+    AND (
+      (
+        f.layout = 0 AND it.lo <= f.pos
+      )
+      OR (
+        f.layout = 1 AND it.items > 1 AND it.lo_v <= f.pos
+      )
+    )
+  GROUP BY
+    f.d,
+    f.role,
+    f.b,
+    f.e
 ), first_picked AS (
   SELECT
     c.d,
@@ -117,8 +157,6 @@ WITH cell_totals AS (
   FROM first_chosen AS c
   JOIN `proj`.`ds`.`abcde_pair_cell_items_stable` AS it
     ON c.b = it.b AND c.e = it.e AND c.seq = it.seq
-  WHERE
-    c.is_draw = 1
 ), stable_probes AS (
   SELECT
     d,
@@ -159,40 +197,56 @@ WITH cell_totals AS (
   SELECT
     b,
     e,
-    lo AS pos,
+    pos,
     0 AS is_draw,
-    seq,
-    CAST(NULL AS BIGINT) AS d,
-    CAST(NULL AS BIGINT) AS own_seq,
-    CAST(NULL AS BIGINT) AS items
-  FROM `proj`.`ds`.`abcde_pair_cell_items_stable` AS pair_cell_items
+    blk,
+    CAST(NULL AS BIGINT) AS d
+  FROM first_blocks
   WHERE
-    items > 1
+    layout = 0
   UNION ALL
   SELECT
     b,
     e,
     pos,
     1 AS is_draw,
-    CAST(NULL AS BIGINT) AS seq,
-    d,
-    own_seq,
-    items
+    CAST(NULL AS BIGINT) AS blk,
+    d
   FROM stable_probes
-), stable_chosen AS (
+), stable_block AS (
   SELECT
     b,
     e,
+    pos,
     d,
     is_draw,
-    own_seq,
-    items,
-    MAX(seq) OVER (
+    MAX(blk) OVER (
       PARTITION BY b, e
       ORDER BY pos NULLS LAST, is_draw NULLS LAST
       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-    ) AS seq
+    ) AS blk
   FROM stable_stacked
+), stable_chosen AS (
+  SELECT
+    p.d,
+    p.b,
+    p.e,
+    p.own_seq,
+    p.items,
+    MAX(it.seq) AS seq
+  FROM stable_block AS f
+  JOIN stable_probes AS p
+    ON f.d = p.d
+  JOIN `proj`.`ds`.`abcde_pair_cell_items_stable` AS it
+    ON f.b = it.b AND f.e = it.e AND f.blk = it.blk
+  WHERE
+    f.is_draw = 1 AND it.lo <= f.pos
+  GROUP BY
+    p.d,
+    p.b,
+    p.e,
+    p.own_seq,
+    p.items
 ), stable_fixed AS (
   SELECT
     b,
@@ -206,8 +260,6 @@ WITH cell_totals AS (
       ELSE own_seq - 1
     END AS seq
   FROM stable_chosen
-  WHERE
-    is_draw = 1
 ), picked AS (
   SELECT
     d,
