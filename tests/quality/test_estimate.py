@@ -16,7 +16,7 @@ from toy_draws import GOOD, TOY_MANIFEST, draw_rows
 
 from abcde.cli import main
 from abcde.errors import InputError
-from abcde.quality.estimate import estimate, estimate_from_draws
+from abcde.quality.estimate import estimate, estimate_from_draws, verdict_counts
 from abcde.sampling.manifest import sample_id
 from abcde.sampling.pairs import sample_pairs
 
@@ -283,3 +283,27 @@ def test_a_sample_directory_of_an_earlier_design_is_refused(sample_dir: Path,
     res = CliRunner().invoke(main, ["estimate", str(old), "--truth", str(truth)])
     assert res.exit_code == 2
     assert "earlier abcde" in res.output and "item_1,item_2" in res.output
+
+
+def test_verdict_counts_are_per_sample_pair(sample_dir: Path, tmp_path: Path) -> None:
+    """The counts the summary prints are one per unordered pair of the sample: a pair
+    left blank is unknown, however many rows the file has (counted here from the
+    questions file, independently of the estimate)."""
+    rows = _judged(sample_dir, TRUTH)
+    pairs = {r["pair_id"] for r in rows}
+    half = [r for k, r in enumerate(rows) if k % 2 == 0]
+    out = estimate(sample_dir, judgements=_write(tmp_path / "half.csv", half))
+    given = {r["pair_id"]: r["verdict"] for r in half}
+    assert out["judgements"] == {
+        "equivalent": sum(v == "equivalent" for v in given.values()),
+        "not_equivalent": sum(v == "not_equivalent" for v in given.values()),
+        "unknown": len(pairs) - len(given)}
+    assert sum(out["judgements"].values()) == len(pairs) == out["sample"]["pairs"]
+
+
+def test_verdict_counts_ignore_pairs_outside_the_sample() -> None:
+    """A verdict map (e.g. carried over from a longer sample) may hold pairs this sample
+    lacks; ids compare as text."""
+    counts = verdict_counts(["1", "1", "2", 3], {1: "equivalent", "3": "not_equivalent",
+                                                 "9": "equivalent"})
+    assert counts == {"equivalent": 1, "not_equivalent": 1, "unknown": 1}

@@ -44,6 +44,7 @@ from abcde.errors import InputError
 from abcde.quality.intervals import DEFAULT_SE, SE_METHODS
 from abcde.quality.judgements import (
     SamplePairs,
+    id_text,
     judge_pairs,
     match_judgements,
     merge_verdicts,
@@ -70,6 +71,7 @@ __all__ = [
     "estimate_with_verdicts",
     "load_sample",
     "load_tables",
+    "verdict_counts",
     "verdict_log_source",
     "verdicts_for",
 ]
@@ -457,10 +459,7 @@ def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,
     metrics = s.manifest.get("metrics") or {}
     out["impact"] = {k: metrics.get(k) for k in IMPACT_KEYS if k in metrics}
     out["sample_id"] = s.id
-    counts = {v: 0 for v in ("equivalent", "not_equivalent", "unknown")}
-    for v in verdicts.values():
-        counts[v] += 1
-    out["judgements"] = counts
+    out["judgements"] = verdict_counts(draws["pair_id"], verdicts)
     if s.carried:
         out["carried_over"] = [{"sample_id": sid, **v} for sid, v in sorted(s.carried.items())]
     if s.notes:
@@ -729,6 +728,34 @@ def _scale(s: JudgedSample, manifest: Mapping[str, Any],
 # --------------------------------------------------------------------------- #
 # Samples on file, stratified samples
 # --------------------------------------------------------------------------- #
+
+
+def verdict_counts(pair_ids: Sequence[Any], verdicts: Mapping[Any, str]) -> dict[str, int]:
+    """The verdicts of the sample's unordered pairs, as the estimate uses them.
+
+    Parameters
+    ----------
+    pair_ids : sequence
+        The draws' pair ids (a pair drawn in both orders or several times is one pair).
+    verdicts : mapping
+        pair id → verdict; ids compare as text (17, 17.0 and "17" are one id).
+
+    Returns
+    -------
+    dict
+        equivalent / not_equivalent / unknown → number of the sample's pairs: a pair
+        without a verdict counts as unknown, as in the estimate; verdicts of pairs the
+        sample does not hold (a carried-over log may have them) are not counted.
+
+    References
+    ----------
+    docs/method.md §8.1 (verdicts).
+    """
+    given = {id_text(k): v for k, v in verdicts.items()}
+    counts = dict.fromkeys(("equivalent", "not_equivalent", "unknown"), 0)
+    for pid in {id_text(p) for p in pair_ids}:
+        counts[given.get(pid, "unknown")] += 1
+    return counts
 
 
 def _draw_columns(draws: Sequence[Mapping[str, Any]]) -> dict[str, list[Any]]:
