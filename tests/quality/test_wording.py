@@ -66,3 +66,14 @@ def test_warnings_when_most_verdicts_are_unknown_or_a_metric_is_thin() -> None:
     no_merge = manifest({"split": 0.2, "stable_plus": 0.2}, {"split": 0.2, "stable_plus": 0.2})
     assert estimate_from_draws(many_pairs(40, 0, 40), {p: "equivalent" for p in range(1, 81)},
                                no_merge)["warnings"] == []
+
+
+def test_a_lopsided_interval_is_given_by_its_ends() -> None:
+    """A Wilson/MOVER interval is not symmetric about the estimate: the sentence names
+    its ends instead of a "±" that would misplace both (the symmetric case keeps ±)."""
+    est = Estimate(-0.01281, 0.01325, -0.03539, 0.01353, 30, 30, 1.0)
+    assert precision_verdict(est) == ("ΔPrecision -1.3% (95% CI -3.5% to +1.4%): "
+                                      "no significant difference")
+    above = Estimate(0.02, 0.004, 0.0125, 0.0301, 30, 30, 1.0)
+    assert precision_verdict(above) == ("ΔPrecision +2.00% (95% CI +1.25% to +3.01%): "
+                                        "the Experiment is more precise")

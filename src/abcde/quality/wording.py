@@ -109,8 +109,10 @@ def precision_verdict(
     -------
     str
         "ΔPrecision +0.8% ± 0.3% (95% CI): the Experiment is more precise" when the
-        interval lies above 0, "…: the Experiment is less precise" below, "…: no
-        significant difference" when it contains 0, "…: not conclusive — …" with the
+        interval lies above 0 ("ΔPrecision -1.3% (95% CI -3.5% to +1.4%): …" when the
+        interval is not symmetric about the estimate at the digits shown), "…: the
+        Experiment is less precise" below, "…: no significant difference" when it
+        contains 0, "…: not conclusive — …" with the
         reason when the estimate is ``not_conclusive`` or with warnings; "exact" only for
         an estimate of interval kind "exact" (no pair needed a verdict); the reason when
         there is no estimate or no interval. The half-width gets enough decimals for two
@@ -137,7 +139,12 @@ def precision_verdict(
         return f"{name} {_percent(est.estimate, 2)} ({tail}; exact: {est.note or 'exact'})"
     # enough decimals for two significant digits of the half-width, at least one
     digits = min(6, max(1, 1 - math.floor(math.log10(100 * half)))) if half > 0 else 6
-    head = f"{name} {_percent(est.estimate, digits)} ± {100 * half:.{digits}f}% ({level})"
+    below, above = est.estimate - est.ci_low, est.ci_high - est.estimate
+    if round(100 * below, digits) == round(100 * above, digits):
+        head = f"{name} {_percent(est.estimate, digits)} ± {100 * half:.{digits}f}% ({level})"
+    else:  # a Wilson/MOVER interval is lopsided: a "±" would misplace both ends
+        head = (f"{name} {_percent(est.estimate, digits)} ({level} "
+                f"{_percent(est.ci_low, digits)} to {_percent(est.ci_high, digits)})")
     if est.not_conclusive:
         return f"{head}: not conclusive — {est.not_conclusive}"
     if warnings:
