@@ -82,11 +82,16 @@ def sample_id(manifest: Mapping[str, Any]) -> str:
     sample of the same stream is recognised (`parse_sample_id`), and the leading letter
     keeps spreadsheets from reading the id as a number; else a hash of what makes the
     sample (inputs fingerprint, population, seed, budget, stream length, draws, pair
-    counts, strata)."""
+    counts, strata). Floats are left out of the strata (a stratum's q is a sum whose last
+    bits differ between engines and thread counts): the id names the same sample
+    wherever it was drawn."""
     if manifest.get("sample_id"):
         return str(manifest["sample_id"])
     parts = {k: manifest.get(k) for k in ("population", "seed", "budget", "stream_draws",
                                            "draws", "pairs", "strata")}
+    if isinstance(parts["strata"], list):
+        parts["strata"] = [{k: v for k, v in st.items() if not isinstance(v, float)}
+                           if isinstance(st, Mapping) else st for st in parts["strata"]]
     fp = manifest.get("fingerprint")
     parts["fingerprint"] = fp.get("sha256") if isinstance(fp, Mapping) else fp
     text = json.dumps(parts, sort_keys=True, default=str)
