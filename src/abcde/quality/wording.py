@@ -112,11 +112,10 @@ def precision_verdict(
         interval lies above 0 ("ΔPrecision -1.3% (95% CI -3.5% to +1.4%): …" when the
         interval is not symmetric about the estimate at the digits shown), "…: the
         Experiment is less precise" below, "…: no significant difference" when it
-        contains 0, "…: not conclusive — …" with the
-        reason when the estimate is ``not_conclusive`` or with warnings; "exact" only for
-        an estimate of interval kind "exact" (no pair needed a verdict); the reason when
-        there is no estimate or no interval. The half-width gets enough decimals for two
-        significant digits.
+        contains 0, "…: not conclusive — …" with the reason when the estimate is
+        ``not_conclusive`` or with warnings; "exact" only for an estimate of interval
+        kind "exact" (no pair needed a verdict); the reason when there is no estimate or
+        no interval. The half-width gets enough decimals for two significant digits.
 
     References
     ----------
