@@ -14,7 +14,9 @@ with a 4 GB driver (`--spark-conf spark.driver.memory=4g`).
 
 * spark: `impact`, `sample-items --size 100000`, `sample-pairs --budget 10000` on
   DuckDB and on Spark, and the hand-written query of the overall metrics
-  (handwritten.sql on DuckDB, handwritten_spark.sql on Spark local[2]); checks that
+  (handwritten.sql on DuckDB, handwritten_spark.sql on Spark local[2] with 64 shuffle
+  partitions: with abcde's 4, its one plan of sort-merge joins ran out of Java heap at
+  100M, benchmarks/RESULTS.md); checks that
   the overall metrics agree (1e-9 relative) and that both engines draw the same
   samples (item ids and draw counts; pair ids, items and draw counts).
 * round: impact + sample-items + sample-pairs (all with the attributes) without a
@@ -58,7 +60,7 @@ from pyspark.sql import SparkSession
 sql_file, base, exp, weights = sys.argv[1:5]
 spark = (SparkSession.builder.master("local[2]").appName("handwritten")
          .config("spark.driver.memory", "4g").config("spark.ui.enabled", "false")
-         .config("spark.sql.shuffle.partitions", "4")
+         .config("spark.sql.shuffle.partitions", "64")
          .config("spark.ui.showConsoleProgress", "false").getOrCreate())
 spark.sparkContext.setLogLevel("ERROR")
 query = open(sql_file).read().format(base=base, exp=exp, weights=weights)
