@@ -6,7 +6,6 @@ terminal; an unreachable server, a missing Java runtime and contradicting option
 
 from __future__ import annotations
 
-import math
 import os
 import subprocess
 import sys
@@ -15,6 +14,7 @@ from typing import Any
 
 import pytest
 from click.testing import CliRunner
+from structures import same
 
 import abcde
 from abcde.cli import main
@@ -30,22 +30,6 @@ INPUTS = {"base": str(EX / "base.csv"), "exp": str(EX / "exp.csv"),
 ATTRS = str(EX / "attributes.csv")
 
 pytestmark = pytest.mark.spark
-
-
-def same(a: Any, b: Any, path: str = "") -> None:
-    """Equal structures; floats to 1e-12 relative (engines sum in parallel)."""
-    if isinstance(a, dict):
-        assert set(a) == set(b), (path, set(a) ^ set(b))
-        for k in a:
-            same(a[k], b[k], f"{path}.{k}")
-    elif isinstance(a, list | tuple):
-        assert len(a) == len(b), (path, len(a), len(b))
-        for k, (x, y) in enumerate(zip(a, b, strict=True)):
-            same(x, y, f"{path}[{k}]")
-    elif isinstance(a, float) and isinstance(b, float | int):
-        assert math.isclose(a, b, rel_tol=1e-12, abs_tol=1e-15), (path, a, b)
-    else:
-        assert a == b, (path, a, b)
 
 
 @pytest.fixture(scope="module")
