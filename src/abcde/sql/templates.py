@@ -10,12 +10,14 @@ shared by every template (one cache).
 
 from __future__ import annotations
 
+import contextlib
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
 import jinja2
+import jinja2.bccache
 import sqlglot
 from sqlglot import exp
 
@@ -36,10 +38,33 @@ def template_dir() -> Path:
     raise TemplateError(f"SQL templates not found (looked in {packaged} and {checkout})")
 
 
+class _BytecodeCache(jinja2.FileSystemBytecodeCache):
+    """Jinja's cache of compiled templates in a private per-user directory of the system's
+    temporary directory (Jinja checks its owner and mode): compiling the templates is a
+    third of the fixed cost of an `abcde` command. A cache that cannot be written (full or
+    read-only disk) is only a slower start, never an error."""
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError):
+            super().dump_bytecode(bucket)
+
+    def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        with contextlib.suppress(OSError, ValueError, EOFError):
+            super().load_bytecode(bucket)
+
+
+def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    try:
+        return _BytecodeCache()
+    except (OSError, RuntimeError):  # no safe private directory: compile every time
+        return None
+
+
 @cache
 def _environment() -> jinja2.Environment:
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(template_dir())),
+        bytecode_cache=_bytecode_cache(),
         undefined=jinja2.StrictUndefined,
         autoescape=False,
         trim_blocks=True,
