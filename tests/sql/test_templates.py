@@ -43,7 +43,7 @@ def uncached_text() -> str:
 def test_cached_and_fresh_templates_render_the_same(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_environment: None) -> None:
     first = render_in(tmp_path, monkeypatch)  # compiles and stores
-    stored = list(tmp_path.glob("_jinja2-cache-*/*.cache"))
+    stored = list(tmp_path.glob("_jinja2-cache-*/__abcde_*.cache"))
     assert stored, "the compiled template was not stored"
     second = render_in(tmp_path, monkeypatch)  # loads the stored code
     assert first == second == uncached_text()
@@ -53,7 +53,7 @@ def test_cached_and_fresh_templates_render_the_same(
 def test_a_damaged_cache_file_is_compiled_again(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_environment: None) -> None:
     first = render_in(tmp_path, monkeypatch)
-    for path in tmp_path.glob("_jinja2-cache-*/*.cache"):
+    for path in tmp_path.glob("_jinja2-cache-*/__abcde_*.cache"):
         path.write_bytes(b"\x00garbage")
     assert render_in(tmp_path, monkeypatch) == first
 
@@ -77,4 +77,16 @@ def test_a_cache_that_cannot_be_written_still_renders(
 
     monkeypatch.setattr(tempfile, "NamedTemporaryFile", full_disk)
     assert render_in(tmp_path, monkeypatch) == uncached_text()
-    assert not list(tmp_path.glob("_jinja2-cache-*/*.cache"))
+    assert not list(tmp_path.glob("_jinja2-cache-*/__abcde_*.cache"))
+
+
+def test_code_compiled_under_other_options_is_not_loaded(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch, fresh_environment: None) -> None:
+    """Jinja keys its cache by template name and source only; the compiled code depends on
+    the environment's options too (here trim_blocks), which abcde's file names carry."""
+    trimmed = render_in(tmp_path, monkeypatch)
+    monkeypatch.setattr(templates, "_OPTIONS", {**templates._OPTIONS, "trim_blocks": False})
+    untrimmed = render_in(tmp_path, monkeypatch)
+    assert untrimmed != trimmed
+    assert untrimmed == uncached_text()
+    assert len(list(tmp_path.glob("_jinja2-cache-*/__abcde_*.cache"))) == 2

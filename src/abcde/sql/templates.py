@@ -11,6 +11,7 @@ shared by every template (one cache).
 from __future__ import annotations
 
 import contextlib
+import hashlib
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -24,6 +25,7 @@ from sqlglot import exp
 from abcde.errors import TemplateError
 from abcde.sql.helpers import HELPERS
 from abcde.sql.quoting import CANONICAL_DIALECT, ident, literal, table_ref
+from abcde.version import __version__
 
 
 def template_dir() -> Path:
@@ -38,11 +40,19 @@ def template_dir() -> Path:
     raise TemplateError(f"SQL templates not found (looked in {packaged} and {checkout})")
 
 
+#: How templates are compiled; part of the cache's file names (below), so that compiled
+#: code from other options (another abcde version) is never loaded.
+_OPTIONS: dict[str, Any] = {"undefined": jinja2.StrictUndefined, "autoescape": False,
+                            "trim_blocks": True, "lstrip_blocks": True,
+                            "keep_trailing_newline": True}
+
+
 class _BytecodeCache(jinja2.FileSystemBytecodeCache):
-    """Jinja's cache of compiled templates in a private per-user directory of the system's
-    temporary directory (Jinja checks its owner and mode): compiling the templates is a
-    third of the fixed cost of an `abcde` command. A cache that cannot be written (full or
-    read-only disk) is only a slower start, never an error."""
+    """Jinja's cache of compiled templates, in Jinja's private per-user directory of the
+    system's temporary directory (Jinja checks its owner and mode, and a template whose
+    source changed is compiled again): compiling the templates costs every `abcde`
+    command ~0.03 s. A cache that cannot be read or written (full or read-only disk) is
+    only a slower start, never an error."""
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         with contextlib.suppress(OSError):
@@ -54,23 +64,18 @@ class _BytecodeCache(jinja2.FileSystemBytecodeCache):
 
 
 def _bytecode_cache() -> jinja2.BytecodeCache | None:
+    options = ",".join(f"{k}={getattr(v, '__name__', v)}" for k, v in sorted(_OPTIONS.items()))
+    tag = hashlib.sha1(f"{__version__};{jinja2.__version__};{options}".encode()).hexdigest()
     try:
-        return _BytecodeCache()
+        return _BytecodeCache(pattern=f"__abcde_{tag[:12]}_%s.cache")
     except (OSError, RuntimeError):  # no safe private directory: compile every time
         return None
 
 
 @cache
 def _environment() -> jinja2.Environment:
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(template_dir())),
-        bytecode_cache=_bytecode_cache(),
-        undefined=jinja2.StrictUndefined,
-        autoescape=False,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-    )
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(template_dir())),
+                             bytecode_cache=_bytecode_cache(), **_OPTIONS)
     env.globals.update(HELPERS)
     env.filters.update(ident=ident, table_ref=table_ref, literal=literal)
     return env
