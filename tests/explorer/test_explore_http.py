@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 from starlette.testclient import TestClient
+from structures import same
 
 from abcde.explorer.app import explore_app
 from abcde.sampling.explore import explore
@@ -43,7 +44,7 @@ def test_groups_equal_explore(client: TestClient, item_sample: Path) -> None:
     want = explore(item_sample, ["provenance", "size_class"], metric="merge_rate", top=7,
                    examples=2, filters=[("country", "!=", "US"),
                                         ("jaccard_distance", ">=", "0.2")])
-    assert got == want
+    same(got, want)  # two DuckDB runs: floats equal to rounding
     assert 0 < want["filtered_draws"] < want["sample_draws"]
     assert len(want["groups"]) == 7
     where = explore(item_sample, ["provenance", "size_class"], metric="merge_rate", top=7,
