@@ -104,6 +104,39 @@ def _md5_hex(dialect: Dialect, *parts: exp.Expression) -> exp.Expression:
     )
 
 
+_ORDER_FREE_AGGREGATES = (exp.Sum, exp.Count, exp.Min, exp.Max)
+
+
+def _mirror_following_frame(window: exp.Window) -> exp.Window:
+    """`AGG(x) OVER (… ORDER BY k ROWS BETWEEN n FOLLOWING AND UNBOUNDED FOLLOWING)` as
+    its mirror `AGG(x) OVER (… ORDER BY k DESC NULLS FIRST ROWS BETWEEN UNBOUNDED
+    PRECEDING AND n PRECEDING)`: the same rows (every key reversed, NULLs too), in a
+    frame that grows from the partition's start, which every engine computes in one
+    pass. Any other window is returned as it is. Only for aggregates whose value does
+    not depend on the order of the rows (a floating-point SUM may round differently in
+    the last bit, as any change of summation order does). Edits `window` in place, so
+    that a transform goes on into its children."""
+    spec, order = window.args.get("spec"), window.args.get("order")
+    if (spec is None or order is None or not isinstance(window.this, _ORDER_FREE_AGGREGATES)
+            or str(spec.args.get("kind", "")).upper() != "ROWS"
+            or str(spec.args.get("end", "")).upper() != "UNBOUNDED"
+            or str(spec.args.get("end_side", "")).upper() != "FOLLOWING"):
+        return window
+    start, side = spec.args.get("start"), str(spec.args.get("start_side") or "").upper()
+    if isinstance(start, exp.Literal) and side == "FOLLOWING":
+        end, end_side = start.copy(), "PRECEDING"
+    elif str(start).upper() == "CURRENT ROW":
+        end, end_side = "CURRENT ROW", None
+    else:
+        return window
+    for ordered in order.expressions:
+        ordered.set("desc", not ordered.args.get("desc"))
+        ordered.set("nulls_first", not ordered.args.get("nulls_first"))
+    window.set("spec", exp.WindowSpec(kind="ROWS", start="UNBOUNDED", start_side="PRECEDING",
+                                      end=end, end_side=end_side))
+    return window
+
+
 class Dialect:
     """How one target writes abcde's SQL. A dialect holds no state (instances of one
     class are equal): `get_dialect` gives it by name, and an engine holds its own
@@ -126,6 +159,10 @@ class Dialect:
     """Whether a table name needs its schema (dataset) to be valid on the target."""
     column_name_forbidden: ClassVar[frozenset[str]] = frozenset()
     """Characters a column name cannot hold on the target, even quoted."""
+    mirror_following_frames: ClassVar[bool] = False
+    """Whether a window frame that runs to UNBOUNDED FOLLOWING is written as its mirror
+    (`_mirror_following_frame`): Spark and PostgreSQL recompute such a frame for every
+    row, O(n²) in the rows of a partition (docs/method.md §11.1)."""
 
     REWRITES: ClassVar[dict[str, Rewrite]] = {
         "ABCDE_FDIV": _fdiv,
@@ -165,9 +202,16 @@ class Dialect:
                         and isinstance(new, exp.Binary)):
                     new = exp.paren(new, copy=False)
                 node.replace(new)
-        return tree.transform(
-            lambda n: self.write_identifier(n) if isinstance(n, exp.Identifier) else n,
-            copy=False)
+        mirror = self.mirror_following_frames
+
+        def write(n: exp.Expression) -> exp.Expression:
+            if isinstance(n, exp.Identifier):
+                return self.write_identifier(n)
+            if mirror and isinstance(n, exp.Window):
+                return _mirror_following_frame(n)
+            return n
+
+        return tree.transform(write, copy=False)
 
     def sql(self, tree: exp.Expression, *, pretty: bool = False, copy: bool = True) -> str:
         """`tree` rewritten and written in the target's SQL."""
@@ -263,6 +307,7 @@ class Spark(Dialect):
     md5_52_bits = "CAST(CONV(SUBSTRING(MD5(K), 1, 13), 16, 10) AS BIGINT)"
     # dbt-spark sources have a schema but no database
     dbt_source_has_database = False
+    mirror_following_frames = True
 
 
 class Postgres(Dialect):
@@ -271,6 +316,7 @@ class Postgres(Dialect):
     sqlglot_name = "postgres"
     md5_52_bits = ("CAST(CAST('x' || LPAD(SUBSTR(MD5(K), 1, 13), 16, '0') AS BIT(64)) "
                    "AS BIGINT)")
+    mirror_following_frames = True
 
 
 _BY_NAME: dict[str, Dialect] = {d.name: d for d in (DuckDB(), BigQuery(), Snowflake(),

@@ -113,8 +113,8 @@ WITH pair_needed_cells_split_merge AS (
     ) + COALESCE(
       SUM(w) OVER (
         PARTITION BY b, e
-        ORDER BY item_key NULLS LAST, item_id NULLS LAST
-        ROWS BETWEEN 1 FOLLOWING AND UNBOUNDED FOLLOWING
+        ORDER BY item_key DESC NULLS FIRST, item_id DESC NULLS FIRST
+        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
       ),
       CAST(0 AS DOUBLE)
     ) AS others
