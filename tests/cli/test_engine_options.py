@@ -3,6 +3,8 @@ contradicting ones, exit 2 naming them — before any engine starts."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -27,3 +29,25 @@ def test_contradicting_engine_options_exit_2(options: list[str], message: str) -
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2, result.output
     assert message in result.output
+
+
+def test_verbose_prints_abcde_steps_and_other_libraries_warnings_only(tmp_path: Path) -> None:
+    """-v logs abcde's steps; a library's INFO chatter (py4j's "Closing down clientserver
+    connection" as a Spark session ends) stays out, its warnings do not."""
+    base = tmp_path / "base.csv"
+    base.write_text("item_id,cluster_id\n1,a\n2,a\n3,b\n")
+    script = (
+        "import logging, sys\n"
+        "from abcde.cli import main\n"
+        f"main(['-v', 'impact', {str(base)!r}, {str(base)!r}, '--format', 'json'],"
+        " standalone_mode=False)\n"
+        "logging.getLogger('py4j.clientserver').info('Closing down clientserver connection')\n"
+        "logging.getLogger('py4j.java_gateway').warning('a warning of its own')\n"
+        "logging.getLogger('abcde').info('one more step')\n")
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    assert "step cell_rows" in proc.stderr
+    assert "one more step" in proc.stderr
+    assert "a warning of its own" in proc.stderr
+    assert "Closing down" not in proc.stderr

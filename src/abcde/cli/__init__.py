@@ -18,6 +18,13 @@ from abcde.cli._common import interrupted
 from abcde.version import __version__
 
 
+def own_records(record: logging.LogRecord) -> bool:
+    """What -v and --debug print: abcde's own records, and other libraries' warnings and
+    errors — not their chatter (py4j's "Closing down clientserver connection" when a
+    Spark session ends, for one)."""
+    return record.name.partition(".")[0] == "abcde" or record.levelno >= logging.WARNING
+
+
 class Group(click.Group):
     """The `abcde` group: Ctrl-C outside a command's own handler (while options are
     parsed) is "interrupted", exit 130, as inside (abcde.cli._common.handle_errors)."""
@@ -39,8 +46,11 @@ class Group(click.Group):
 def main(debug: bool, verbose: bool, show_progress: bool = True) -> None:
     """abcde: how two clusterings differ, and whether the new one is better."""
     if verbose or debug:
+        before = set(logging.getLogger().handlers)
         logging.basicConfig(level=logging.DEBUG if debug else logging.INFO,
                             format="%(name)s: %(message)s", stream=sys.stderr)
+        for handler in set(logging.getLogger().handlers) - before:
+            handler.addFilter(own_records)
     elif show_progress:
         from abcde import progress
 
