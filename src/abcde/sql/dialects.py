@@ -114,8 +114,9 @@ def _mirror_following_frame(window: exp.Window) -> exp.Window:
     frame that grows from the partition's start, which every engine computes in one
     pass. Any other window is returned as it is. Only for aggregates whose value does
     not depend on the order of the rows (a floating-point SUM may round differently in
-    the last bit, as any change of summation order does). Edits `window` in place, so
-    that a transform goes on into its children."""
+    the last bit, as any change of summation order does). The rows after a row are
+    defined only when the order has no ties: abcde's windows order by unique keys. Edits
+    `window` in place, so that a transform goes on into its children."""
     spec, order = window.args.get("spec"), window.args.get("order")
     if (spec is None or order is None or not isinstance(window.this, _ORDER_FREE_AGGREGATES)
             or str(spec.args.get("kind", "")).upper() != "ROWS"
