@@ -278,3 +278,41 @@ def test_input_tables_named_like_steps_are_read_as_themselves(
             engine.execute(f"DROP TABLE IF EXISTS public.{name}" if engine_name == "postgres"
                            else f"DROP VIEW IF EXISTS {name}")
         gen.close()
+
+
+def test_engine_by_name_from_python_and_anything_else_refused(tmp_path: Path) -> None:
+    """`engine=` of the Python API takes an engine or its name; a SparkSession, a DuckDB
+    connection or a typo is refused with what to pass — not an AttributeError deep in
+    the run (as `abcde.impact(..., engine="spark")` once failed)."""
+    from abcde.errors import InputError
+
+    base = {"a": "x", "b": "x", "c": "y"}
+    exp = {"a": "x", "b": "z", "c": "y"}
+    want = impact_overall(base, exp, dict.fromkeys(base, 1.0))
+    got = impact(base, exp, engine="duckdb").overall
+    for m in ("split_rate", "merge_rate", "jaccard_distance"):
+        assert _close(got[m], want[m]), m
+    with pytest.raises(InputError, match="unknown engine 'sparkk'"):
+        impact(base, exp, engine="sparkk")
+    with duckdb.connect() as con, pytest.raises(InputError) as err:
+        impact(base, exp, engine=con)
+    assert "DuckDBPyConnection" in str(err.value)
+    assert "abcde.connect" in str(err.value.hint)
+
+
+def test_evaluate_and_samplers_take_an_engine_by_name(tmp_path: Path) -> None:
+    """The other public functions with `engine=` take its name too: evaluate against
+    scikit-learn's ARI and V-measure, sample_items giving the default engine's sample."""
+    from sklearn.metrics import adjusted_rand_score, v_measure_score
+
+    import abcde
+
+    truth = {"a": "x", "b": "x", "c": "y", "d": "y", "e": "y"}
+    actual = {"a": "x", "b": "z", "c": "y", "d": "y", "e": "x"}
+    ids = sorted(truth)
+    classic = abcde.evaluate(truth, actual, engine="duckdb").runs[0].classic
+    t, a = [truth[i] for i in ids], [actual[i] for i in ids]
+    assert _close(classic["adjusted_rand_index"], adjusted_rand_score(t, a))
+    assert _close(classic["v_measure"], v_measure_score(t, a))
+    items = abcde.sample_items(truth, actual, size=2, seed=1, engine="duckdb")
+    assert items.rows == abcde.sample_items(truth, actual, size=2, seed=1).rows

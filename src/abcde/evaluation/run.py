@@ -495,11 +495,12 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
     ratio and its application to clustering tasks. JAIR 42 (2011) 689–718.
     docs/method.md §4, §5, §9.
     """
+    options = EngineOptions(engine, db, memory_limit, threads)
     runs = _as_runs(actual)
     if not runs:
         raise InputError("no actual clustering given", hint="Give --actual at least once.")
     labels = run_names(runs, names, database=db is not None
-                       or (engine is not None and engine.user_db is not None))
+                       or (options.engine is not None and options.engine.user_db is not None))
     spec = InputSpec.of(truth, None, weights, attributes=attributes, slice_by=slice_by,
                         item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
                         missing_weight=missing_weight, roles=("truth", "actual"))
@@ -523,7 +524,7 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
     # is refused at once); the runs' files replace the old ones only once all are written
     with (output_dir(out, replaces=[f"{n}/" for n in labels]) if out is not None
           else contextlib.nullcontext()) as od, \
-            EngineOptions(engine, db, memory_limit, threads).open() as eng, \
+            options.open() as eng, \
             Workspace.opened(eng, workspace) as ws:
         results = []
         sweeps = []

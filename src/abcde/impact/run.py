@@ -86,7 +86,7 @@ def impact(base: object, exp: object, weights: object | None = None, *,
     out, out_format
         With `out`, every Base/Exp cluster and slice is written to files there.
     engine, db, memory_limit, threads
-        Where the SQL runs (`abcde.inputs.spec.EngineOptions`).
+        Where the SQL runs (`abcde.inputs.session.EngineOptions`).
     workspace
         Where the cell tables of a round are kept between calls on the same inputs (a
         DuckDB file, a PostgreSQL schema, a Spark database; `abcde.inputs.workspace`).

@@ -33,7 +33,8 @@ class EngineOptions:
     opened read-only) with `memory_limit` and `threads`; PostgreSQL at `dsn`; Spark, as
     a Spark Connect client of `spark_remote`, or a classic session on `spark_master`
     (default local[2]), with the settings `spark_conf`. `workspace`: where the cell
-    tables of a round are kept between commands (`abcde.inputs.workspace`)."""
+    tables of a round are kept between commands (`abcde.inputs.workspace`). From
+    Python, `engine` may also be a name: the engine of that name, opened for the block."""
 
     engine: Engine | None = None
     db: str | Path | None = None
@@ -45,6 +46,23 @@ class EngineOptions:
     spark_remote: str | None = None
     spark_conf: tuple[tuple[str, str], ...] = ()
     workspace: str | Path | None = None
+
+    def __post_init__(self) -> None:
+        """`engine` of the Python API given as a name ('duckdb', 'postgres', 'spark') is
+        the engine of that name opened for the block; anything else that is not an
+        engine is refused with what to pass (a SparkSession or a DuckDB connection is
+        not an engine of abcde's: it would fail later with an AttributeError)."""
+        engine = self.engine
+        if isinstance(engine, str):
+            object.__setattr__(self, "engine_name", engine)
+            object.__setattr__(self, "engine", None)
+        elif engine is not None and not isinstance(engine, Engine):
+            kind = f"{type(engine).__module__}.{type(engine).__qualname__}"
+            raise InputError(
+                f"engine= takes an engine of abcde.connect(...) or its name, not a {kind}",
+                hint="abcde.connect('spark', spark=session) wraps a SparkSession; "
+                     "abcde.connect('postgres', dsn=...) a PostgreSQL database; "
+                     "engine='duckdb' (the default), 'postgres' or 'spark' opens one by name.")
 
     def check(self) -> None:
         """Refuse options of another engine, and contradicting ones (exit 2, naming
