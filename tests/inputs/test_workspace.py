@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 import shutil
 import threading
 from pathlib import Path
@@ -234,3 +235,36 @@ def test_concurrent_rounds_in_one_postgres_schema(inputs: dict[str, str], postgr
     assert "cell_rows" in reads(caplog)
     for got in results:
         assert got["overall"] == pytest.approx(want["overall"], rel=1e-12)
+
+
+@pytest.mark.postgres
+def test_many_commands_create_one_postgres_workspace_schema_at_once(postgres_dsn: str) -> None:
+    """`CREATE SCHEMA IF NOT EXISTS` is not safe against a concurrent creation on
+    PostgreSQL (the loser gets a unique violation on pg_namespace): commands that attach
+    the same new workspace at the same moment must all succeed. Six at once, released
+    by a barrier, eight times over (a fresh schema each round)."""
+    from abcde.engines.postgres import PostgresEngine
+
+    errors: list[BaseException] = []
+    for round_ in range(8):
+        schema = f"abcde_ws_race_{secrets.token_hex(3)}_{round_}"
+        engines = [PostgresEngine(postgres_dsn) for _ in range(6)]
+        barrier = threading.Barrier(len(engines))
+
+        def attach(engine: PostgresEngine, schema: str = schema,
+                   barrier: threading.Barrier = barrier) -> None:
+            try:
+                barrier.wait()
+                assert engine.attach_workspace(schema) == schema
+            except BaseException as err:
+                errors.append(err)
+
+        threads = [threading.Thread(target=attach, args=(e,)) for e in engines]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        for e in engines:
+            e.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+            e.close()
+    assert not errors, errors

@@ -92,7 +92,7 @@ class PostgresEngine(Engine):
         self.con = connection
         self.work_schema = work_schema or f"abcde_work_{secrets.token_hex(4)}"
         self._search_path = None if own else self.fetch("SHOW search_path")[0]["search_path"]
-        self.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(self.work_schema)}")
+        self._create_schema(self.work_schema)
         self.execute(f"SET search_path TO {ident(self.work_schema)}, public")
 
     def attach_workspace(self, location: str) -> str:
@@ -100,8 +100,28 @@ class PostgresEngine(Engine):
         if not location or "." in location:
             raise InputError(f"--workspace {location!r}: name one schema of the database "
                              "(no dots), e.g. abcde_round1")
-        self.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(location)}")
+        self._create_schema(location)
         return location
+
+    def _create_schema(self, name: str) -> None:
+        """CREATE SCHEMA IF NOT EXISTS, safe when another session creates the same schema
+        at the same moment: PostgreSQL checks IF NOT EXISTS before it inserts, so the
+        slower of two gets a unique violation (or "already exists") — the schema is
+        there, which is all that was asked."""
+        try:
+            with self.con.cursor() as cur:
+                cur.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(name)}")
+        except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateSchema) as err:
+            # a caller's connection in a transaction is left to the caller: abcde does
+            # not roll back work of theirs
+            idle = self.con.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
+            if not (idle and self.fetch_params("SELECT 1 FROM pg_catalog.pg_namespace "
+                                               "WHERE nspname = %s", (name,))):
+                raise EngineError(f"PostgreSQL refused a statement: {err}\n"
+                                  f"CREATE SCHEMA IF NOT EXISTS {ident(name)}") from err
+        except psycopg.Error as err:
+            raise EngineError(f"PostgreSQL refused a statement: {err}\n"
+                              f"CREATE SCHEMA IF NOT EXISTS {ident(name)}") from err
 
     def list_tables(self, schema: str) -> list[str]:
         rows = self.fetch_params("SELECT tablename FROM pg_catalog.pg_tables WHERE "
