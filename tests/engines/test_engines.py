@@ -280,7 +280,7 @@ def test_input_tables_named_like_steps_are_read_as_themselves(
         gen.close()
 
 
-def test_engine_by_name_from_python_and_anything_else_refused(tmp_path: Path) -> None:
+def test_engine_by_name_from_python_and_anything_else_refused() -> None:
     """`engine=` of the Python API takes an engine or its name; a SparkSession, a DuckDB
     connection or a typo is refused with what to pass — not an AttributeError deep in
     the run (as `abcde.impact(..., engine="spark")` once failed)."""
@@ -300,7 +300,7 @@ def test_engine_by_name_from_python_and_anything_else_refused(tmp_path: Path) ->
     assert "abcde.connect" in str(err.value.hint)
 
 
-def test_evaluate_and_samplers_take_an_engine_by_name(tmp_path: Path) -> None:
+def test_evaluate_and_samplers_take_an_engine_by_name() -> None:
     """The other public functions with `engine=` take its name too: evaluate against
     scikit-learn's ARI and V-measure, sample_items giving the default engine's sample."""
     from sklearn.metrics import adjusted_rand_score, v_measure_score

@@ -108,20 +108,18 @@ class PostgresEngine(Engine):
         at the same moment: PostgreSQL checks IF NOT EXISTS before it inserts, so the
         slower of two gets a unique violation (or "already exists") — the schema is
         there, which is all that was asked."""
-        sql = f"CREATE SCHEMA IF NOT EXISTS {ident(name)}"
         try:
-            with self.con.cursor() as cur:
-                cur.execute(sql)
-        except psycopg.Error as err:
+            self.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(name)}")
+        except EngineError as err:
             # a caller's connection in a transaction is left to the caller: abcde does
             # not roll back work of theirs
-            raced = (isinstance(err, psycopg.errors.UniqueViolation
+            raced = (isinstance(err.__cause__, psycopg.errors.UniqueViolation
                                 | psycopg.errors.DuplicateSchema)
                      and self.con.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
                      and self.fetch_params("SELECT 1 FROM pg_catalog.pg_namespace "
                                            "WHERE nspname = %s", (name,)))
             if not raced:
-                raise EngineError(f"PostgreSQL refused a statement: {err}\n{sql}") from err
+                raise
 
     def list_tables(self, schema: str) -> list[str]:
         rows = self.fetch_params("SELECT tablename FROM pg_catalog.pg_tables WHERE "
