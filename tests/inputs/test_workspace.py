@@ -10,6 +10,7 @@ import os
 import secrets
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import duckdb
@@ -238,33 +239,47 @@ def test_concurrent_rounds_in_one_postgres_schema(inputs: dict[str, str], postgr
 
 
 @pytest.mark.postgres
-def test_many_commands_create_one_postgres_workspace_schema_at_once(postgres_dsn: str) -> None:
+def test_a_workspace_schema_created_by_another_session_meanwhile(postgres_dsn: str) -> None:
     """`CREATE SCHEMA IF NOT EXISTS` is not safe against a concurrent creation on
-    PostgreSQL (the loser gets a unique violation on pg_namespace): commands that attach
-    the same new workspace at the same moment must all succeed. Six at once, released
-    by a barrier, eight times over (a fresh schema each round)."""
+    PostgreSQL: the session that waits for the other's uncommitted schema gets a unique
+    violation on pg_namespace when it commits. The race made deterministic: another
+    session creates the schema in an open transaction, abcde attaches the same
+    workspace (and waits on the lock), the other session commits — abcde must go on."""
+    import psycopg
+
     from abcde.engines.postgres import PostgresEngine
 
+    schema = f"abcde_ws_race_{secrets.token_hex(4)}"
+    other = psycopg.connect(postgres_dsn)  # not autocommit: a transaction stays open
     errors: list[BaseException] = []
-    for round_ in range(8):
-        schema = f"abcde_ws_race_{secrets.token_hex(3)}_{round_}"
-        engines = [PostgresEngine(postgres_dsn) for _ in range(6)]
-        barrier = threading.Barrier(len(engines))
+    try:
+        other.execute(f'CREATE SCHEMA "{schema}"')
+        with PostgresEngine(postgres_dsn) as engine:
+            pid = engine.fetch("SELECT pg_backend_pid() AS pid")[0]["pid"]
 
-        def attach(engine: PostgresEngine, schema: str = schema,
-                   barrier: threading.Barrier = barrier) -> None:
-            try:
-                barrier.wait()
-                assert engine.attach_workspace(schema) == schema
-            except BaseException as err:
-                errors.append(err)
+            def attach() -> None:
+                try:
+                    assert engine.attach_workspace(schema) == schema
+                except BaseException as err:
+                    errors.append(err)
 
-        threads = [threading.Thread(target=attach, args=(e,)) for e in engines]
-        for t in threads:
-            t.start()
-        for t in threads:
-            t.join()
-        for e in engines:
-            e.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
-            e.close()
+            thread = threading.Thread(target=attach)
+            thread.start()
+            with psycopg.connect(postgres_dsn, autocommit=True) as watcher:
+                for _ in range(500):  # until abcde's session waits on the other's lock
+                    row = watcher.execute("SELECT wait_event_type FROM pg_stat_activity "
+                                          "WHERE pid = %s", (pid,)).fetchone()
+                    if row and row[0] == "Lock":
+                        break
+                    time.sleep(0.01)
+                else:
+                    pytest.fail("abcde's session never waited on the other's schema")
+            other.commit()
+            thread.join(timeout=30)
+            assert not thread.is_alive()
+    finally:
+        other.rollback()
+        other.execute(f'DROP SCHEMA IF EXISTS "{schema}" CASCADE')
+        other.commit()
+        other.close()
     assert not errors, errors
