@@ -64,7 +64,7 @@ def impact(base: object, exp: object, weights: object | None = None, *,
            item_col: str = "item_id", cluster_col: str = "cluster_id",
            weight_col: str = "weight", missing_weight: float | None = None, top: int = 10,
            out: str | Path | None = None, out_format: str = "parquet",
-           engine: Engine | None = None, db: str | Path | None = None,
+           engine: Engine | str | None = None, db: str | Path | None = None,
            memory_limit: str | None = None, threads: int | None = None,
            workspace: str | Path | None = None,
            prefix: str = "abcde_impact_") -> ImpactResult:

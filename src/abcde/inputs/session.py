@@ -36,7 +36,7 @@ class EngineOptions:
     tables of a round are kept between commands (`abcde.inputs.workspace`). From
     Python, `engine` may also be a name: the engine of that name, opened for the block."""
 
-    engine: Engine | None = None
+    engine: Engine | str | None = None
     db: str | Path | None = None
     memory_limit: str | None = None
     threads: int | None = None

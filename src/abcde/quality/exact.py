@@ -147,7 +147,7 @@ def read_exact(engine: Engine, pipeline: Pipeline, checked: Mapping[str, Any]) -
 def exact_quality(base: object, exp: object, weights: object | None = None, *,
                   truth: object, item_col: str = "item_id", cluster_col: str = "cluster_id",
                   weight_col: str = "weight", missing_weight: float | None = None,
-                  engine: Engine | None = None, db: str | Path | None = None,
+                  engine: Engine | str | None = None, db: str | Path | None = None,
                   memory_limit: str | None = None,
                   threads: int | None = None) -> ExactQuality:
     """Exact quality metrics of Exp vs Base with `truth` as the judge (docs/method.md §8.12).

@@ -118,7 +118,7 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
              stratify: str | float | None = None, confidence: float = 0.95,
              item_col: str = "item_id", cluster_col: str = "cluster_id",
              weight_col: str = "weight", missing_weight: float | None = None,
-             engine: Engine | None = None, db: str | Path | None = None,
+             engine: Engine | str | None = None, db: str | Path | None = None,
              memory_limit: str | None = None, threads: int | None = None) -> dict[str, Any]:
     """Bias, coverage and interval half-width of every quality metric per budget.
 

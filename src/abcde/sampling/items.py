@@ -83,7 +83,7 @@ def sample_items(base: object, exp: object, weights: object | None = None, *,
                  item_col: str = "item_id", cluster_col: str = "cluster_id",
                  weight_col: str = "weight", missing_weight: float | None = None,
                  out: str | Path | None = None, overwrite: bool = False,
-                 fetch: bool | None = None, engine: Engine | None = None,
+                 fetch: bool | None = None, engine: Engine | str | None = None,
                  db: str | Path | None = None, memory_limit: str | None = None,
                  threads: int | None = None, workspace: str | Path | None = None) -> ItemSample:
     """`size` unique affected items drawn with replacement ∝ weight·JaccardDistance,

@@ -177,7 +177,7 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
                  slice_by: str | Sequence[str] | None = None, item_col: str = "item_id",
                  cluster_col: str = "cluster_id", weight_col: str = "weight",
                  missing_weight: float | None = None, out: str | Path | None = None,
-                 overwrite: bool = False, engine: Engine | None = None,
+                 overwrite: bool = False, engine: Engine | str | None = None,
                  db: str | Path | None = None, memory_limit: str | None = None,
                  threads: int | None = None, workspace: str | Path | None = None,
                  return_stream: bool = False) -> PairSample:

@@ -120,7 +120,7 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
                             cluster_col: str = "cluster_id", weight_col: str = "weight",
                             missing_weight: float | None = None,
                             out: str | Path | None = None, overwrite: bool = False,
-                            engine: Engine | None = None,
+                            engine: Engine | str | None = None,
                             db: str | Path | None = None, memory_limit: str | None = None,
                             threads: int | None = None,
                             workspace: str | Path | None = None) -> PairSample:
