@@ -63,7 +63,8 @@ def test_steps_are_shown_on_a_terminal_and_stdout_is_the_same_json(piped) -> Non
     out, terminal, code = run_on_pty(IMPACT)
     assert code == 0, terminal
     same(json.loads(out), json.loads(piped.stdout))  # floats: summed in parallel
-    assert b"step 1: cell_rows" in terminal
+    # the inputs' counts first (docs/method.md §2.5), then the one pass
+    assert b"step 1: input_counts" in terminal and b"step 2: cell_rows" in terminal
     assert b"cell_metrics" in terminal and b"overall" in terminal
     assert b"\x1b[" in terminal  # drawn in place
     assert b"step" not in out and b"\x1b" not in out

@@ -11,17 +11,29 @@
    in `items` only when a check fails (the slow path). A SQL script, which cannot go
    back for examples, keeps one example id per check (`with_examples`). With `squares`,
    also Σ w² per group: the pair sampler's self pairs and stable pairs need Σ_{i∈c} w_i²
-   per cell (docs/method.md §6.8). #}
+   per cell (docs/method.md §6.8).
+   With `common_only`, over `common_items` (the inner join of cells/items.sql, every row
+   in T): the same rows with side 3 and no one_side_id, grouped by cell and slice only —
+   a narrower key (docs/method.md §2.5). #}
 {% from 'validation/checks.sql' import condition %}
 SELECT
+{% if common_only %}
+  3 AS side,
+  TRUE AS common,
+{% else %}
   side,
   side = 3 AS common,
+{% endif %}
   base_cluster AS b,
   exp_cluster AS e,
 {% for col in attributes %}
   {{ col.alias }},
 {% endfor %}
+{% if common_only %}
+  CAST(NULL AS {{ item_type }}) AS one_side_id,
+{% else %}
   CASE WHEN side <> 3 THEN item_id END AS one_side_id,
+{% endif %}
   COUNT(*) AS item_rows,
 {% if weight_rows %}
   SUM(in_weights) AS weight_rows,
@@ -41,6 +53,15 @@ SELECT
   , MIN(CASE WHEN {{ condition(name) }} THEN item_id END) AS {{ name }}_example
 {% endfor %}
 {% endif %}
+{% if common_only %}
+FROM common_items
+GROUP BY
+  base_cluster,
+  exp_cluster
+{% for col in attributes %}
+  , {{ col.alias }}
+{% endfor %}
+{% else %}
 FROM items
 GROUP BY
   side,
@@ -50,3 +71,4 @@ GROUP BY
   {{ col.alias }},
 {% endfor %}
   CASE WHEN side <> 3 THEN item_id END
+{% endif %}

@@ -2,7 +2,9 @@
    weights and attributes LEFT JOINed on. One row per (base row, exp row) match, so an id
    repeated in an input multiplies its rows (abcde.validation compares row counts).
    `common` marks T, the items in both clusterings (ABCDE §3). With `cells`, only the
-   items of T in those cells (a relation with columns b, e). #}
+   items of T in those cells (a relation with columns b, e). With `common_only`, an
+   inner join: the same rows when every id of each clustering is in the other and none
+   is NULL (abcde.cells.same_ids), and cheaper to aggregate (cells/cell_rows.sql). #}
 SELECT
   COALESCE(b.item_id, e.item_id) AS item_id,
   COALESCE(b.in_input, 0) AS in_base,
@@ -39,6 +41,9 @@ SELECT
 FROM (SELECT * FROM base_in WHERE cluster_id IN (SELECT b FROM {{ cells }})) AS b
 JOIN (SELECT * FROM exp_in WHERE cluster_id IN (SELECT e FROM {{ cells }})) AS e
   ON b.item_id = e.item_id
+{% elif common_only %}
+FROM base_in AS b
+JOIN exp_in AS e ON b.item_id = e.item_id
 {% else %}
 FROM base_in AS b
 FULL OUTER JOIN exp_in AS e ON b.item_id = e.item_id

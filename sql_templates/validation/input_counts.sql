@@ -3,7 +3,9 @@
    `bad_weights`: rows of an input with a weight column whose weight is not a finite
    number in [WEIGHT_MIN, WEIGHT_MAX] (abcde.templates), counted over the whole input
    (a cheap upper bound: the check itself counts only rows that meet an item, and runs
-   over the join only when this is > 0). #}
+   over the join only when this is > 0). With `id_sums` (engines only), also each
+   clustering's non-NULL ids and the sum of a 64-bit hash of them (`ids`, `id_hash`):
+   the multiset test of abcde.cells.same_ids, which lets the join be an inner one. #}
 {% for input in inputs %}
 {{ 'UNION ALL' if not loop.first }}
 SELECT
@@ -14,6 +16,15 @@ SELECT
   0 AS null_ids,
 {% else %}
   COUNT(*) - COUNT(item_id) AS null_ids,
+{% endif %}
+{% if id_sums %}
+{% if input in ('base', 'exp') %}
+  COUNT(item_id) AS ids,
+  SUM({{ id_hash('item_id') }}) AS id_hash,
+{% else %}
+  COUNT(item_id) AS ids,
+  NULL AS id_hash,
+{% endif %}
 {% endif %}
 {% if input in weighted %}
   SUM(CASE WHEN NOT {{ valid_weight('weight') }} THEN 1 ELSE 0 END) AS bad_weights

@@ -16,6 +16,7 @@ from sqlglot import exp
 
 from abcde.engines.base import Engine
 from abcde.inputs.checks import (
+    add_input_counts,
     check_names,
     counts_weight_rows,
     nan_for_missing,
@@ -64,11 +65,11 @@ def add_input_steps(pipeline: Pipeline, inputs: Inputs) -> None:
 
 
 def items_query(inputs: Inputs, *, with_examples: bool = False, attributes: bool = True,
-                cells: str | None = None) -> Any:
+                cells: str | None = None, common_only: bool = False) -> Any:
     """The join of all inputs (cells/items.sql); without `attributes` the attributes
     table is left out, and with `cells` (a relation of (b, e)) only the items of T in
     those cells are joined — for a later pass that needs the ids, clusters and weights
-    of a few cells."""
+    of a few cells. `common_only`: an inner join of the clusterings (`same_ids`)."""
     nan = nan_for_missing(inputs, with_examples=with_examples)
     with_attributes = attributes and inputs.attributes is not None
     return render(
@@ -76,7 +77,8 @@ def items_query(inputs: Inputs, *, with_examples: bool = False, attributes: bool
         weights_table=inputs.weights is not None, attributes_table=with_attributes,
         weight_sources=inputs.weight_sources,
         default_weight=default_weight_sql(inputs, nan=nan),
-        attributes=inputs.attribute_columns if with_attributes else [], cells=cells)
+        attributes=inputs.attribute_columns if with_attributes else [], cells=cells,
+        common_only=common_only)
 
 
 def add_item_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool = False,
@@ -89,13 +91,57 @@ def add_item_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool = 
     squares = squares or inputs.workspace is not None
     add_input_steps(pipeline, inputs)
     pipeline.add("items", items_query(inputs, with_examples=with_examples))
-    pipeline.add("cell_rows", render(
+    pipeline.add("cell_rows", cell_rows_query(inputs, with_examples=with_examples,
+                                              squares=squares), materialise=True)
+
+
+def cell_rows_query(inputs: Inputs, *, with_examples: bool = False, squares: bool = False,
+                    common_only: bool = False) -> Any:
+    """The aggregation of `items` by cell (cells/cell_rows.sql); `common_only`: of
+    `common_items`, the inner join, when every id is in both clusterings (`same_ids`)."""
+    return render(
         "cells/cell_rows.sql", attributes=inputs.attribute_columns,
         weight_rows=counts_weight_rows(inputs, with_examples=with_examples),
         attributes_table=inputs.attributes is not None,
         row_checks=row_checks(inputs, with_examples=with_examples),
-        checks=check_names(inputs), with_examples=with_examples, squares=squares),
-        materialise=True)
+        checks=check_names(inputs), with_examples=with_examples, squares=squares,
+        common_only=common_only, item_type=inputs.item_type)
+
+
+def same_ids(input_rows: Sequence[dict[str, Any]]) -> bool:
+    """Whether Base and Exp hold the same ids as many times each, none NULL, by the
+    `input_counts` of `add_input_counts(..., id_sums=True)`: equal rows, every row with
+    an id, equal sums of a 64-bit hash of the ids (`abcde.sql.helpers.id_hash`), summed
+    exactly. Then no id is outside T and the FULL JOIN of the clusterings is an inner
+    join (docs/method.md §2). Different ids pass only when their hash sums agree
+    exactly (a chance of about 2^-64). Ids repeated alike on both sides pass: the
+    checks that follow find them, as the join multiplies their rows."""
+    by_input = {r["input"]: r for r in input_rows}
+    base, exp_ = by_input["base"], by_input["exp"]
+    rows = {int(base["input_rows"]), int(exp_["input_rows"]), int(base["ids"]),
+            int(exp_["ids"])}
+    return (len(rows) == 1 and rows != {0} and base["id_hash"] is not None
+            and base["id_hash"] == exp_["id_hash"])
+
+
+def _run_cell_rows(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> list[dict[str, Any]]:
+    """Materialise `cell_rows` — by the inner join when `same_ids` says it gives the same
+    rows (a narrower GROUP BY: benchmarks/RESULTS.md) — and return the rows of
+    `input_counts`, fetched first to decide."""
+    id_sums = engine.dialect.id_hash is not None
+    add_input_counts(pipeline, inputs, id_sums=id_sums)
+    input_rows = pipeline.fetch(engine, "input_counts")
+    step = pipeline.steps["cell_rows"].query
+    fast = (cell_rows_query(inputs, squares="w2" in step.named_selects, common_only=True)
+            if id_sums and same_ids(input_rows) else None)
+    # the same columns or none (a step built otherwise, e.g. with examples): FULL JOIN
+    if fast is None or fast.named_selects != step.named_selects:
+        pipeline.run(engine, "cell_rows")
+        return input_rows
+    if "common_items" not in pipeline.steps:
+        pipeline.add("common_items", items_query(inputs, common_only=True))
+    pipeline.run_as(engine, "cell_rows", fast, "the same ids in both clusterings: inner join")
+    return input_rows
 
 
 def add_cell_steps(pipeline: Pipeline, inputs: Inputs,
@@ -127,8 +173,8 @@ def build_cell_rows(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[
     only once the checks passed (docs/method.md §2, `abcde.inputs.workspace`)."""
     ws = inputs.workspace
     if ws is None:
-        pipeline.run(engine, "cell_rows")
-        return validate(engine, pipeline, inputs)
+        input_rows = _run_cell_rows(engine, pipeline, inputs)
+        return validate(engine, pipeline, inputs, input_rows)
     key = ws.key(inputs.sources, pipeline, "cell_rows")
     found = ws.find(key, "cell_rows")
     if found is not None and "checked" in found[1]:
@@ -136,9 +182,9 @@ def build_cell_rows(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[
         return dict(found[1]["checked"])
     target = ws.target(key, "cell_rows")
     pipeline.place("cell_rows", target)
-    pipeline.run(engine, "cell_rows")
     try:
-        checked = validate(engine, pipeline, inputs)
+        input_rows = _run_cell_rows(engine, pipeline, inputs)
+        checked = validate(engine, pipeline, inputs, input_rows)
     except BaseException:
         engine.execute(to_sql(exp.Drop(tables=[exp.to_table(target, dialect=CANONICAL_DIALECT)],
                                        kind="TABLE", exists=True), engine.dialect))

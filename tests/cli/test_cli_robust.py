@@ -616,8 +616,8 @@ def test_ctrl_c_during_a_query(tmp_path: Path) -> None:
                    f"range(4000000) t(i)) TO '{big}' (FORMAT PARQUET)")
     proc = abcde_process("-v", "impact", str(big), str(big), "--cluster-col", "c2", "--out",
                          str(tmp_path / "out"))
-    first = proc.stderr.readline()  # -v: the first step is done, the next ones run
-    assert first.startswith(b"abcde: step"), first
+    first = proc.stderr.readline()  # -v: the inputs' counts are done, the pass runs
+    assert first.startswith(b"abcde: query input_counts"), first
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == 130, (proc.returncode, err.decode())

@@ -113,9 +113,12 @@ def weighted_inputs(inputs: Inputs) -> list[str]:
     return [side for name, side in GATED.items() if name in check_names(inputs)]
 
 
-def add_count_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool) -> list[str]:
-    """validation_counts and input_counts over the `cell_rows` of
-    cells.add_item_steps(with_examples); returns the names of every input."""
+def add_count_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool,
+                    id_sums: bool = False) -> list[str]:
+    """validation_counts over the `cell_rows` of cells.add_item_steps(with_examples),
+    and input_counts (with `id_sums`, also the ids and id hash sums of the two
+    clusterings: abcde.cells.same_ids) unless the pipeline has it; returns the names of
+    every input."""
     pipeline.add("validation_counts", render(
         "validation/counts.sql", derived=derived_checks(inputs),
         weights_table=inputs.weights is not None,
@@ -123,9 +126,16 @@ def add_count_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool) 
         defaulted=inputs.weights is not None and inputs.missing_weight is not None,
         attributes_table=inputs.attributes is not None,
         row_checks=row_checks(inputs, with_examples=with_examples)))
+    return add_input_counts(pipeline, inputs, id_sums=id_sums)
+
+
+def add_input_counts(pipeline: Pipeline, inputs: Inputs, *, id_sums: bool = False) -> list[str]:
+    """The step input_counts (validation/input_counts.sql), unless the pipeline has it;
+    returns the names of every input."""
     all_inputs = ["base", "exp", *side_inputs(inputs)]
-    pipeline.add("input_counts", render("validation/input_counts.sql", inputs=all_inputs,
-                                        weighted=weighted_inputs(inputs)))
+    if "input_counts" not in pipeline.steps:
+        pipeline.add("input_counts", render("validation/input_counts.sql", inputs=all_inputs,
+                                            weighted=weighted_inputs(inputs), id_sums=id_sums))
     return all_inputs
 
 
@@ -134,16 +144,20 @@ def side_inputs(inputs: Inputs) -> list[str]:
             if s is not None]
 
 
-def validate(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[str, Any]:
+def validate(engine: Engine, pipeline: Pipeline, inputs: Inputs,
+             input_rows: list[dict[str, Any]] | None = None) -> dict[str, Any]:
     """Refuse bad input. Returns counts for the coverage report: `common` (|T|),
     `without_attributes`, `defaulted_weight` (items of T given --missing-weight) and, per
-    side input, `unused_<input>` (rows matching no item)."""
+    side input, `unused_<input>` (rows matching no item). `input_rows`: the rows of
+    input_counts when the caller fetched them already (abcde.cells.build_cell_rows)."""
     labels = {"base": inputs.base.label, "exp": inputs.exp.label,
               "base+exp": f"{inputs.base.label} and {inputs.exp.label}"}
     labels.update({n: getattr(inputs, n).label for n in side_inputs(inputs)})
     all_inputs = add_count_steps(pipeline, inputs, with_examples=False)
     counts = {k: int(v or 0) for k, v in pipeline.fetch(engine, "validation_counts")[0].items()}
-    rows = {r["input"]: r for r in pipeline.fetch(engine, "input_counts")}
+    if input_rows is None:
+        input_rows = pipeline.fetch(engine, "input_counts")
+    rows = {r["input"]: r for r in input_rows}
 
     empty = [InputError("is empty (no rows)", table=labels[name],
                         hint="Check the file or table name.")

@@ -20,7 +20,6 @@ from pathlib import Path
 from typing import Any
 
 from abcde.engines import Engine
-from abcde.inputs.checks import validate
 from abcde.inputs.session import EngineOptions, Inputs, opened
 from abcde.inputs.spec import InputSpec
 from abcde.results import plain_row
@@ -206,12 +205,11 @@ def exact_from_inputs(engine: Engine, inputs: Inputs, column: str,
     ----------
     docs/method.md §8.12.
     """
-    from abcde.cells import add_cell_steps, add_item_steps
+    from abcde.cells import add_cell_steps, add_item_steps, build_cell_rows
 
     pipeline = Pipeline(prefix=prefix, schema=engine.work_schema)
     add_item_steps(pipeline, inputs)
-    pipeline.run(engine, "cell_rows")
-    checked = validate(engine, pipeline, inputs)
+    checked = build_cell_rows(engine, pipeline, inputs)
     (truth_cells,) = add_cell_steps(pipeline, inputs, [[column]])
     pipeline.run(engine, "cells", "cell_metrics")
     add_exact_step(pipeline, truth_cells, inputs.attribute(column).alias)

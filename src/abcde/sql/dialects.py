@@ -104,6 +104,18 @@ def _md5_hex(dialect: Dialect, *parts: exp.Expression) -> exp.Expression:
     )
 
 
+def _id_hash(dialect: Dialect, x: exp.Expression) -> exp.Expression:
+    """The target's `id_hash` of x (`abcde.sql.helpers.id_hash`); a target without one
+    cannot run the SQL that needs it (only the engines do)."""
+    if dialect.id_hash is None:
+        raise TemplateError(f"ABCDE_ID_HASH has no {dialect.title} form (only the engines "
+                            "DuckDB, PostgreSQL and Spark run it)")
+    tree = sqlglot.parse_one(dialect.id_hash, read=dialect.sqlglot_name)
+    return tree.transform(
+        lambda node: x.copy() if isinstance(node, exp.Column) and node.name == "K" else node
+    )
+
+
 _ORDER_FREE_AGGREGATES = (exp.Sum, exp.Count, exp.Min, exp.Max)
 
 
@@ -160,6 +172,9 @@ class Dialect:
     """Whether a table name needs its schema (dataset) to be valid on the target."""
     column_name_forbidden: ClassVar[frozenset[str]] = frozenset()
     """Characters a column name cannot hold on the target, even quoted."""
+    id_hash: ClassVar[str | None] = None
+    """A 64-bit hash of the id K (an integer or a string) as a number the target sums
+    exactly, in the target's SQL; None where no engine of abcde's runs the target."""
     mirror_following_frames: ClassVar[bool] = False
     """Whether a window frame that runs to UNBOUNDED FOLLOWING is written as its mirror
     (`_mirror_following_frame`): Spark and PostgreSQL recompute such a frame for every
@@ -171,6 +186,7 @@ class Dialect:
         "ABCDE_IS_FINITE": _is_finite,
         "ABCDE_UNIFORM": _uniform,
         "ABCDE_MD5_HEX": _md5_hex,
+        "ABCDE_ID_HASH": _id_hash,
     }
 
     def write_identifier(self, node: exp.Identifier) -> exp.Identifier:
@@ -238,6 +254,8 @@ class DuckDB(Dialect):
     title = "DuckDB"
     sqlglot_name = "duckdb"
     md5_52_bits = "CAST('0x' || SUBSTR(MD5(K), 1, 13) AS BIGINT)"
+    # a UBIGINT; its SUM is a HUGEINT
+    id_hash = "HASH(K)"
 
 
 class BigQuery(Dialect):
@@ -309,6 +327,8 @@ class Spark(Dialect):
     # dbt-spark sources have a schema but no database
     dbt_source_has_database = False
     mirror_following_frames = True
+    # a BIGINT, whose SUM overflows (an error under ANSI mode): summed as a decimal
+    id_hash = "CAST(XXHASH64(K) AS DECIMAL(20, 0))"
 
 
 class Postgres(Dialect):
@@ -318,6 +338,8 @@ class Postgres(Dialect):
     md5_52_bits = ("CAST(CAST('x' || LPAD(SUBSTR(MD5(K), 1, 13), 16, '0') AS BIT(64)) "
                    "AS BIGINT)")
     mirror_following_frames = True
+    # a bigint of the id's text (ids of both inputs have one type); its SUM is a numeric
+    id_hash = "HASHTEXTEXTENDED(CAST(K AS TEXT), 0)"
 
 
 _BY_NAME: dict[str, Dialect] = {d.name: d for d in (DuckDB(), BigQuery(), Snowflake(),

@@ -87,6 +87,19 @@ def md5_hex(*parts: str) -> str:
     return f"ABCDE_MD5_HEX({', '.join(parts)})"
 
 
+def id_hash(x: str) -> str:
+    """A 64-bit hash of an id (integer or string), as a number whose SUM the target
+    computes exactly (no overflow, no rounding): the multiset test of
+    `abcde.cells.same_ids`. Per engine, not portable: sums are compared within one run.
+
+    >>> as_sql(id_hash("item_id"))
+    'HASH(item_id)'
+    >>> as_sql(id_hash("item_id"), "spark")
+    'CAST(XXHASH64(item_id) AS DECIMAL(20, 0))'
+    """
+    return f"ABCDE_ID_HASH({x})"
+
+
 def is_finite(x: str) -> str:
     """TRUE when x is a finite number (not NULL, NaN or ±inf): x - x = 0, FALSE when NULL.
 
@@ -173,4 +186,4 @@ def rank_value(x: float | None) -> float:
 HELPERS = {"ident": ident, "table_ref": table_ref, "literal": literal, "fdiv": fdiv,
            "ln": ln, "uniform": uniform, "order_key": order_key, "is_finite": is_finite,
            "rank_key": rank_key, "valid_weight": valid_weight, "md5_hex": md5_hex,
-           "round_relative": round_relative}
+           "round_relative": round_relative, "id_hash": id_hash}

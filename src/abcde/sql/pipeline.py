@@ -196,12 +196,14 @@ class Pipeline:
         return self._inline(name)
 
     def create_statements(self, name: str, dialect: str | Dialect, *,
-                          pretty: bool = False) -> list[str]:
+                          pretty: bool = False, query: exp.Query | None = None) -> list[str]:
         """DROP TABLE IF EXISTS, then CREATE TABLE ... AS, for one step (CREATE OR
-        REPLACE is not portable)."""
+        REPLACE is not portable); from `query` (over step names) instead of the step's
+        own when given (`run_as`)."""
         table = self.table(name)
         drop = exp.Drop(tables=[table.copy()], kind="TABLE", exists=True)
-        create = exp.Create(this=table.copy(), kind="TABLE", expression=self._inline(name))
+        body = self._inline(name) if query is None else self.rewrite_query(query)
+        create = exp.Create(this=table.copy(), kind="TABLE", expression=body)
         return [to_sql(drop, dialect, pretty=pretty),
                 to_sql(create, dialect, pretty=pretty, copy=False)]
 
@@ -215,15 +217,24 @@ class Pipeline:
     def run(self, engine: Runner, *names: str) -> None:
         """Materialise steps on an engine."""
         for name in names:
-            if name in self.provided:
-                continue
-            start = time.perf_counter()
-            with progress.step(name):
-                for sql in self.create_statements(name, engine.dialect):
-                    log.debug("%s", sql)
-                    engine.execute(sql)
-            self.built.add(name)
-            log.info("step %s: %.2f s", name, time.perf_counter() - start)
+            if name not in self.provided:
+                self._materialise(engine, name, None)
+
+    def run_as(self, engine: Runner, name: str, query: exp.Query, why: str) -> None:
+        """Materialise step `name` from `query`, which gives the same rows for the inputs
+        at hand (`why` says why, in the log): the step keeps its own query, so its
+        `digest` (a workspace's key) does not depend on the way it was computed."""
+        self._materialise(engine, name, query, f" ({why})")
+
+    def _materialise(self, engine: Runner, name: str, query: exp.Query | None,
+                     note: str = "") -> None:
+        start = time.perf_counter()
+        with progress.step(name):
+            for sql in self.create_statements(name, engine.dialect, query=query):
+                log.debug("%s", sql)
+                engine.execute(sql)
+        self.built.add(name)
+        log.info("step %s: %.2f s%s", name, time.perf_counter() - start, note)
 
     def fetch(self, engine: Runner, name: str) -> list[dict[str, Any]]:
         """Run step `name` as one query and return its rows."""
