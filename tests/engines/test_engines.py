@@ -316,3 +316,34 @@ def test_evaluate_and_samplers_take_an_engine_by_name() -> None:
     assert _close(classic["v_measure"], v_measure_score(t, a))
     items = abcde.sample_items(truth, actual, size=2, seed=1, engine="duckdb")
     assert items.rows == abcde.sample_items(truth, actual, size=2, seed=1).rows
+
+
+def test_a_dead_spark_driver_is_an_engine_error_not_an_internal_error() -> None:
+    """When Spark's driver dies mid-run (at 100M items a heap too small brought the
+    SparkContext down), PySpark raises a Py4J error, not a PySparkException: abcde says
+    what failed and what to change instead of "internal error"."""
+    from py4j.protocol import Py4JError
+
+    from abcde.engines.spark import SparkEngine
+    from abcde.errors import EngineError
+
+    text = ("An error occurred while calling o43.sql.\n"
+            ": org.apache.spark.SparkException: [INTERNAL_ERROR] Executed command failed.\n"
+            "\tat org.apache.spark.sql.execution.QueryExecution.eagerlyExecuteCommands\n"
+            "Caused by: java.lang.NullPointerException: Cannot invoke \"org.apache.spark."
+            "scheduler.DAGScheduler.cleanupQueryJobs(long)\" because the return value of "
+            "\"org.apache.spark.SparkContext.dagScheduler()\" is null\n")
+
+    class DeadSession:
+        def sql(self, sql: str) -> None:
+            raise Py4JError(text)
+
+    eng = object.__new__(SparkEngine)  # no JVM: only the session's answer matters here
+    eng.spark = DeadSession()
+    for call in (eng.execute, eng.fetch):
+        with pytest.raises(EngineError) as err:
+            call("SELECT 1 AS one")
+        message = str(err.value)
+        assert err.value.exit_code == 1 and 'dagScheduler()" is null' in message
+        assert "spark.driver.memory" in message and "SELECT 1 AS one" in message
+        assert "Caused by" in message.splitlines()[0]

@@ -40,6 +40,11 @@ except ImportError as err:  # pragma: no cover - depends on the installed extras
     raise EngineUnavailable("the Spark engine needs PySpark: pip install 'abcde[spark]'"
                             ) from err
 
+try:  # the classic session's bridge to the JVM; a Spark Connect client has none
+    from py4j.protocol import Py4JError
+except ImportError:  # pragma: no cover - depends on the installed extras
+    Py4JError = PySparkException  # type: ignore[assignment,misc]
+
 _SPARK_TYPES = {"BIGINT": T.LongType(), "DOUBLE": T.DoubleType(), "VARCHAR": T.StringType(),
                 "BOOLEAN": T.BooleanType()}
 
@@ -267,6 +272,22 @@ def remote_session(url: str, conf: Conf = (), probe_retries: int = 4) -> SparkSe
     return session
 
 
+def _driver_failure(err: Exception, sql: str) -> EngineError:
+    """A failure of the JVM under a classic session (not a refusal of the SQL): most
+    often its driver ran out of heap and the SparkContext shut down, which surfaces as
+    a Py4J error (an internal error of Spark's, a NullPointerException of its
+    scheduler) rather than as an error of the query."""
+    lines = [line.strip() for line in str(err).splitlines()]
+    causes = [line for line in lines if line.startswith("Caused by:")]
+    errors = [line.lstrip(": ") for line in lines if line.startswith(": ")]
+    what = (causes[-1:] or errors[:1] or [type(err).__name__])[0]
+    return EngineError(
+        f"Spark failed while running a step: {what[:500]}\nWhen the SparkContext has shut "
+        "down, the usual cause is a driver out of memory: give it more (--spark-conf "
+        "spark.driver.memory=8g) or split the work finer (--spark-conf "
+        f"spark.sql.shuffle.partitions=64).\n{sql}")
+
+
 class SparkEngine(Engine):
     """Runs the pipeline's Spark SQL on `spark` (left open), else on a session it starts
     and stops on close: Spark Connect at `remote` (`sc://host:port`), else a classic
@@ -336,6 +357,8 @@ class SparkEngine(Engine):
                 self.spark.sql(sql)
         except PySparkException as err:
             raise EngineError(f"Spark refused a statement: {err}\n{sql}") from err
+        except Py4JError as err:
+            raise _driver_failure(err, sql) from err
 
     def fetch(self, sql: str) -> list[dict[str, Any]]:
         try:
@@ -343,6 +366,8 @@ class SparkEngine(Engine):
                 return [row.asDict() for row in self.spark.sql(sql).collect()]
         except PySparkException as err:
             raise EngineError(f"Spark refused a query: {err}\n{sql}") from err
+        except Py4JError as err:
+            raise _driver_failure(err, sql) from err
 
     def register_file(self, name: str, path: Path, fmt: str,
                       string_columns: Sequence[str] = ()) -> None:

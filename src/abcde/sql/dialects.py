@@ -327,8 +327,10 @@ class Spark(Dialect):
     # dbt-spark sources have a schema but no database
     dbt_source_has_database = False
     mirror_following_frames = True
-    # a BIGINT, whose SUM overflows (an error under ANSI mode): summed as a decimal
-    id_hash = "CAST(XXHASH64(K) AS DECIMAL(20, 0))"
+    # No id_hash: Spark keeps the FULL JOIN of the one pass (docs/method.md §2.5). With
+    # the inner join, Spark plans the weights' join on the same key into the same stage,
+    # and at 100M items (local[2], 4 shuffle partitions, 4 GB driver) its SparkContext
+    # died, where the FULL JOIN completes (benchmarks/RESULTS.md).
 
 
 class Postgres(Dialect):

@@ -94,8 +94,8 @@ def id_hash(x: str) -> str:
 
     >>> as_sql(id_hash("item_id"))
     'HASH(item_id)'
-    >>> as_sql(id_hash("item_id"), "spark")
-    'CAST(XXHASH64(item_id) AS DECIMAL(20, 0))'
+    >>> as_sql(id_hash("item_id"), "postgres")
+    'HASHTEXTEXTENDED(CAST(item_id AS TEXT), 0)'
     """
     return f"ABCDE_ID_HASH({x})"
 
