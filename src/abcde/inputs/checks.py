@@ -113,12 +113,10 @@ def weighted_inputs(inputs: Inputs) -> list[str]:
     return [side for name, side in GATED.items() if name in check_names(inputs)]
 
 
-def add_count_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool,
-                    id_sums: bool = False) -> list[str]:
+def add_count_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool) -> list[str]:
     """validation_counts over the `cell_rows` of cells.add_item_steps(with_examples),
-    and input_counts (with `id_sums`, also the ids and id hash sums of the two
-    clusterings: abcde.cells.same_ids) unless the pipeline has it; returns the names of
-    every input."""
+    and input_counts unless the pipeline has it (abcde.cells.build_cell_rows adds it
+    first); returns the names of every input."""
     pipeline.add("validation_counts", render(
         "validation/counts.sql", derived=derived_checks(inputs),
         weights_table=inputs.weights is not None,
@@ -126,12 +124,13 @@ def add_count_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool,
         defaulted=inputs.weights is not None and inputs.missing_weight is not None,
         attributes_table=inputs.attributes is not None,
         row_checks=row_checks(inputs, with_examples=with_examples)))
-    return add_input_counts(pipeline, inputs, id_sums=id_sums)
+    return add_input_counts(pipeline, inputs)
 
 
 def add_input_counts(pipeline: Pipeline, inputs: Inputs, *, id_sums: bool = False) -> list[str]:
     """The step input_counts (validation/input_counts.sql), unless the pipeline has it;
-    returns the names of every input."""
+    with `id_sums`, also the ids and id hash sums of the two clusterings
+    (abcde.cells.same_ids). Returns the names of every input."""
     all_inputs = ["base", "exp", *side_inputs(inputs)]
     if "input_counts" not in pipeline.steps:
         pipeline.add("input_counts", render("validation/input_counts.sql", inputs=all_inputs,
