@@ -3,7 +3,7 @@
    `bad_weights`: rows of an input with a weight column whose weight is not a finite
    number in [WEIGHT_MIN, WEIGHT_MAX] (abcde.templates), counted over the whole input
    (a cheap upper bound: the check itself counts only rows that meet an item, and runs
-   over the join only when this is > 0). With `id_sums` (engines only), also each
+   over the join only when this is > 0). With `id_sums` (DuckDB and PostgreSQL), also each
    clustering's non-NULL ids and the sum of a 64-bit hash of them (`ids`, `id_hash`):
    the multiset test of abcde.cells.same_ids, which lets the join be an inner one. #}
 {% for input in inputs %}

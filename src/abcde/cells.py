@@ -113,7 +113,7 @@ def same_ids(input_rows: Sequence[dict[str, Any]]) -> bool:
     `input_counts` of `add_input_counts(..., id_sums=True)`: equal rows, every row with
     an id, equal sums of a 64-bit hash of the ids (`abcde.sql.helpers.id_hash`), summed
     exactly. Then no id is outside T and the FULL JOIN of the clusterings is an inner
-    join (docs/method.md §2). Different ids pass only when their hash sums agree
+    join (docs/method.md §2.5). Different ids pass only when their hash sums agree
     exactly (a chance of about 2^-64). Ids repeated alike on both sides pass: the
     checks that follow find them, as the join multiplies their rows."""
     by_input = {r["input"]: r for r in input_rows}

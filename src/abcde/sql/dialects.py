@@ -106,10 +106,10 @@ def _md5_hex(dialect: Dialect, *parts: exp.Expression) -> exp.Expression:
 
 def _id_hash(dialect: Dialect, x: exp.Expression) -> exp.Expression:
     """The target's `id_hash` of x (`abcde.sql.helpers.id_hash`); a target without one
-    cannot run the SQL that needs it (only the engines do)."""
+    cannot run the SQL that needs it (docs/method.md §2.5)."""
     if dialect.id_hash is None:
-        raise TemplateError(f"ABCDE_ID_HASH has no {dialect.title} form (only the engines "
-                            "DuckDB, PostgreSQL and Spark run it)")
+        raise TemplateError(f"ABCDE_ID_HASH has no {dialect.title} form (only DuckDB and "
+                            "PostgreSQL run it: docs/method.md §2.5)")
     tree = sqlglot.parse_one(dialect.id_hash, read=dialect.sqlglot_name)
     return tree.transform(
         lambda node: x.copy() if isinstance(node, exp.Column) and node.name == "K" else node
@@ -174,7 +174,8 @@ class Dialect:
     """Characters a column name cannot hold on the target, even quoted."""
     id_hash: ClassVar[str | None] = None
     """A 64-bit hash of the id K (an integer or a string) as a number the target sums
-    exactly, in the target's SQL; None where no engine of abcde's runs the target."""
+    exactly, in the target's SQL; None where the one pass keeps its FULL JOIN: the
+    warehouse targets, and Spark (docs/method.md §2.5)."""
     mirror_following_frames: ClassVar[bool] = False
     """Whether a window frame that runs to UNBOUNDED FOLLOWING is written as its mirror
     (`_mirror_following_frame`): Spark and PostgreSQL recompute such a frame for every
