@@ -23,6 +23,10 @@ EX = Path(__file__).resolve().parents[2] / "examples"
     (["--engine", "spark", "--threads", "2"], "are DuckDB options"),
     (["--engine", "postgres", "--dsn", "postgresql://x", "--spark-master", "local"],
      "are for --engine spark"),
+    # with --engine duckdb, each option names the engine it is for
+    (["--engine", "duckdb", "--spark-master", "local[1]"], "--spark-master needs --engine spark"),
+    (["--engine", "duckdb", "--dsn", "postgresql://x", "--spark-conf", "a=b"],
+     "--dsn needs --engine postgres; --spark-conf needs --engine spark"),
 ])
 def test_contradicting_engine_options_exit_2(options: list[str], message: str) -> None:
     args = ["impact", str(EX / "base.csv"), str(EX / "exp.csv"), *options]

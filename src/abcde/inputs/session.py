@@ -75,8 +75,9 @@ class EngineOptions:
                                      ("--spark-remote", self.spark_remote),
                                      ("--spark-conf", self.spark_conf)) if v]
             if others and self.engine is None:
-                raise InputError(f"{', '.join(others)} need --engine "
-                                 f"{'postgres' if others == ['--dsn'] else 'spark'}")
+                raise InputError("; ".join(
+                    f"{o} needs --engine {'postgres' if o == '--dsn' else 'spark'}"
+                    for o in others))
             return
         if engine_name not in ENGINES:
             raise InputError(f"unknown engine {engine_name!r}; choose one of "
