@@ -20,8 +20,10 @@ with a 4 GB driver (`--spark-conf spark.driver.memory=4g`).
   the overall metrics agree (1e-9 relative) and that both engines draw the same
   samples (item ids and draw counts; pair ids, items and draw counts).
 * round: impact + sample-items + sample-pairs (all with the attributes) without a
-  workspace, and with a fresh DuckDB workspace per round; the round's time against
-  `impact` alone; checks that the samples are identical.
+  workspace, with a fresh DuckDB workspace per round, and the three through the Python
+  API in one process with a fresh workspace (what a one-process `round` command could
+  save: imports, process starts); the round's time against `impact` alone; checks that
+  the samples are identical.
 * evaluate: `abcde evaluate --truth base --actual exp` against `abcde impact` on the
   same files and scikit-learn's adjusted_rand_score and
   homogeneity_completeness_v_measure on the joined labels (read with DuckDB); checks
@@ -67,6 +69,17 @@ query = open(sql_file).read().format(base=base, exp=exp, weights=weights)
 row = spark.sql(query).collect()[0].asDict()
 print(json.dumps(row))
 spark.stop()
+"""
+
+ONE_PROCESS_ROUND = """
+import sys
+import abcde
+base, exp, weights, attributes, ws, items_out, pairs_out = sys.argv[1:8]
+kw = dict(weights=weights, attributes=attributes, threads=2, memory_limit="4GB",
+          workspace=ws)
+abcde.impact(base, exp, **kw)
+abcde.sample_items(base, exp, size=100000, seed=7, out=items_out, overwrite=True, **kw)
+abcde.sample_pairs(base, exp, budget=10000, seed=7, out=pairs_out, overwrite=True, **kw)
 """
 
 HANDWRITTEN_DUCKDB = """
@@ -274,9 +287,16 @@ def round_mode(data: Path, args: argparse.Namespace, tmp: Path) -> tuple[str, st
             "sample-pairs (workspace)": [args.abcde, *pairs, "--out", str(tmp / "p1"),
                                          "--workspace", str(ws)],
         }
+        ws2 = tmp / "ws2.duckdb"
+        for p in (ws2, tmp / "ws2.duckdb.wal"):
+            p.unlink(missing_ok=True)
+        python = str(Path(args.abcde).with_name("python"))
+        steps["round (one process, workspace)"] = [
+            python, "-c", ONE_PROCESS_ROUND, f["base"], f["exp"], f["weights"],
+            f["attributes"], str(ws2), str(tmp / "i2.parquet"), str(tmp / "p2")]
         names = list(steps)
         if rnd % 2:  # alternate which round goes first
-            names = names[3:] + names[:3]
+            names = names[3:6] + names[:3] + names[6:]
         for name in names:
             wall, mb, _ = run(steps[name])
             label = "warm-up" if rnd < args.warmup else "run"
@@ -285,19 +305,22 @@ def round_mode(data: Path, args: argparse.Namespace, tmp: Path) -> tuple[str, st
             if rnd >= args.warmup:
                 walls.setdefault(name, []).append(wall)
                 mem.setdefault(name, []).append(mb)
-        same.append(rows_equal(read_rows(tmp / "i0.parquet", "*", "first_draw"),
-                               read_rows(tmp / "i1.parquet", "*", "first_draw"))
-                    and rows_equal(
-                        read_rows(tmp / "p0" / "draws.parquet", "*", "pair_id, first_draw"),
-                        read_rows(tmp / "p1" / "draws.parquet", "*", "pair_id, first_draw")))
+        same.append(all(
+            rows_equal(read_rows(tmp / "i0.parquet", "*", "first_draw"),
+                       read_rows(tmp / f"i{k}.parquet", "*", "first_draw"))
+            and rows_equal(
+                read_rows(tmp / "p0" / "draws.parquet", "*", "pair_id, first_draw"),
+                read_rows(tmp / f"p{k}" / "draws.parquet", "*", "pair_id, first_draw"))
+            for k in (1, 2)))
     for label, parts in (("round", ("impact", "sample-items", "sample-pairs")),
                          ("round (workspace)", ("impact (workspace)",
                                                 "sample-items (workspace)",
                                                 "sample-pairs (workspace)"))):
         walls[label] = [sum(x) for x in zip(*(walls[p] for p in parts), strict=True)]
         mem[label] = [max(x) for x in zip(*(mem[p] for p in parts), strict=True)]
-    notes = (f"- samples with and without the workspace identical (every column of the "
-             f"item sample file and of draws.parquet): {'yes' if all(same) else 'NO'} "
+    notes = (f"- samples with and without the workspace, and in one process, identical "
+             f"(every column of the item sample file and of draws.parquet): "
+             f"{'yes' if all(same) else 'NO'} "
              f"({len(same)} rounds)")
     return table(walls, mem, "impact"), notes + "\n\nratio: to `impact` without a workspace."
 
