@@ -75,16 +75,21 @@ def _is_finite(_: Dialect, x: exp.Expression) -> exp.Expression:
     return exp.Coalesce(this=finite, expressions=[exp.false()])
 
 
+def _recipe(dialect: Dialect, recipe: str, k: exp.Expression) -> exp.Expression:
+    """A dialect's recipe (SQL in the target's dialect over a column K: `md5_52_bits`,
+    `md5_hex`, `id_hash`) with K replaced by the expression k."""
+    tree = sqlglot.parse_one(recipe, read=dialect.sqlglot_name)
+    return tree.transform(
+        lambda node: k.copy() if isinstance(node, exp.Column) and node.name == "K" else node
+    )
+
+
 def _uniform(dialect: Dialect, seed: exp.Expression, *keys: exp.Expression) -> exp.Expression:
     """u = (2n + 1) / 2^53, strictly inside (0, 1), exact in a double; n = the first 13
     hex digits (52 bits) of md5('<seed>:<key>...'), parsed by the target's
     `md5_52_bits` (docs/method.md §10). Never the engine's RANDOM(): Snowflake's is a
     64-bit integer, and no seed is portable (§11)."""
-    n = sqlglot.parse_one(dialect.md5_52_bits, read=dialect.sqlglot_name)
-    key = key_string(seed, *keys)
-    n = n.transform(
-        lambda node: key.copy() if isinstance(node, exp.Column) and node.name == "K" else node
-    )
+    n = _recipe(dialect, dialect.md5_52_bits, key_string(seed, *keys))
     two_n_plus_1 = exp.Add(
         this=exp.Mul(this=exp.paren(n), expression=exp.Literal.number(2)),
         expression=exp.Literal.number(1),
@@ -97,11 +102,7 @@ def _md5_hex(dialect: Dialect, *parts: exp.Expression) -> exp.Expression:
     """The md5 of '<part1>:<part2>...' as 32 lower-case hex digits, by the target's
     `md5_hex`: an id computed in SQL (a sample's id) that is the same on every engine.
     Parts must be integers or strings, as for `_uniform`."""
-    tree = sqlglot.parse_one(dialect.md5_hex, read=dialect.sqlglot_name)
-    key = key_string(*parts)
-    return tree.transform(
-        lambda node: key.copy() if isinstance(node, exp.Column) and node.name == "K" else node
-    )
+    return _recipe(dialect, dialect.md5_hex, key_string(*parts))
 
 
 def _id_hash(dialect: Dialect, x: exp.Expression) -> exp.Expression:
@@ -110,10 +111,7 @@ def _id_hash(dialect: Dialect, x: exp.Expression) -> exp.Expression:
     if dialect.id_hash is None:
         raise TemplateError(f"ABCDE_ID_HASH has no {dialect.title} form (only DuckDB and "
                             "PostgreSQL run it: docs/method.md §2.5)")
-    tree = sqlglot.parse_one(dialect.id_hash, read=dialect.sqlglot_name)
-    return tree.transform(
-        lambda node: x.copy() if isinstance(node, exp.Column) and node.name == "K" else node
-    )
+    return _recipe(dialect, dialect.id_hash, x)
 
 
 _ORDER_FREE_AGGREGATES = (exp.Sum, exp.Count, exp.Min, exp.Max)
