@@ -440,6 +440,19 @@ def test_database_file_problems(tmp_path: Path, good) -> None:
     refused(run("--db", str(tmp_path / "none.duckdb"), *args), "does not exist")
 
 
+def test_workspace_file_problems(tmp_path: Path, good) -> None:
+    """--workspace names a DuckDB file abcde may create: what it cannot be is said plainly."""
+    args = ("--base", good["base"], "--exp", good["exp"], "--workspace")
+    garbage = tmp_path / "garbage.duckdb"
+    garbage.write_bytes(b"\x00not a database" * 400)
+    refused(run(*args, str(garbage)), "cannot open workspace", "not a DuckDB database file")
+    refused(run(*args, good["base"]), "is a CSV file, not a DuckDB database")
+    refused(run(*args, str(tmp_path)), "is a directory")
+    refused(run(*args, str(tmp_path / "none" / "w.duckdb")),
+            f"directory {tmp_path / 'none'} does not exist")
+    assert not (tmp_path / "none").exists()
+
+
 def test_locked_database_file(tmp_path: Path) -> None:
     """Another process writing the database holds DuckDB's lock."""
     db = tmp_path / "locked.duckdb"

@@ -109,6 +109,9 @@ class DuckDBEngine(Engine):
         if file_format(path) is not None:
             raise InputError(f"--workspace {path} is a {file_format(path).upper()} file, "
                              "not a DuckDB database", hint=hint)
+        if not path.parent.is_dir():
+            raise InputError(f"--workspace {path}: directory {path.parent} does not exist",
+                             hint="Create the directory, or name a file in an existing one.")
         if self.user_db is not None and self._user_db_path == path.resolve():
             raise InputError(f"--workspace {path} is the --db file, which abcde never "
                              "writes to", hint="Name another file.")
@@ -121,7 +124,9 @@ class DuckDBEngine(Engine):
             except duckdb.Error as err:
                 text = str(err)
                 if "lock" not in text.lower():
-                    raise InputError(f"cannot open workspace {path}: {_first_line(err)}",
+                    reason = ("it is not a DuckDB database file"
+                              if "not a valid DuckDB database" in text else _first_line(err))
+                    raise InputError(f"cannot open workspace {path}: {reason}",
                                      hint=hint) from err
                 if time.monotonic() >= deadline:
                     raise WorkspaceBusy(f"workspace {path} is held by another process "
