@@ -135,3 +135,28 @@ def test_unreachable_server_and_missing_java_exit_2() -> None:
     done = _cli("impact", INPUTS["base"], INPUTS["exp"], "--engine", "spark", env=env)
     assert done.returncode == 2, done.stderr
     assert "Java runtime" in done.stderr and "openjdk" in done.stderr
+
+
+def test_a_port_that_is_not_spark_connect_exits_2_promptly(tmp_path: Path) -> None:
+    """A port that answers, but not with Spark Connect's gRPC (here an HTTP/1 server):
+    exit 2 with what the connection said, no PySpark warning, and the process ends —
+    the Connect client's exit-time clean-up would otherwise retry the server for ten
+    minutes."""
+    import http.server
+    import threading
+
+    server = http.server.HTTPServer(("127.0.0.1", 0), http.server.BaseHTTPRequestHandler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        done = subprocess.run(
+            [sys.executable, "-m", "abcde", "impact", INPUTS["base"], INPUTS["exp"],
+             "--spark-remote", f"sc://127.0.0.1:{server.server_address[1]}"],
+            capture_output=True, text=True, timeout=90, cwd=ROOT)
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert done.returncode == 2, done.stderr
+    assert "cannot reach the Spark Connect server" in done.stderr
+    assert "HTTP/2" in done.stderr, done.stderr  # gRPC's reason, not a repr
+    assert "Rendezvous" not in done.stderr and "Warning" not in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr

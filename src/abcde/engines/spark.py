@@ -17,11 +17,13 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import secrets
 import shutil
 import socket
 import sys
 import tempfile
+import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -225,6 +227,17 @@ def _host_port(url: str) -> tuple[str, int]:
                                 ) from None
 
 
+def _grpc_reason(err: Exception) -> str:
+    """What a failed gRPC call says (its `details`, e.g. "failed to connect to all
+    addresses; ... Failed parsing HTTP/2" when the port serves something else), rather
+    than the first line of its repr."""
+    text = str(err).strip()
+    found = re.search(r'details = "(.*?)"\n', text)
+    if found:
+        return found[1][:300]
+    return (text.splitlines()[0] if text else type(err).__name__)[:300]
+
+
 def remote_session(url: str, conf: Conf = (), probe_retries: int = 4) -> SparkSession:
     """A Spark Connect session on the server at `url` (`sc://host:port`, with the
     options Spark Connect URLs take, e.g. `sc://host:443/;use_ssl=true;token=...`).
@@ -252,22 +265,28 @@ def remote_session(url: str, conf: Conf = (), probe_retries: int = 4) -> SparkSe
     except OSError as err:
         raise EngineUnavailable(f"cannot reach the Spark Connect server at {shown}: "
                                 f"{err}\n{check}") from None
+    client = None
     try:
-        with quiet_pyspark(), _connect_env({}):
+        with quiet_pyspark(), _connect_env({}), warnings.catch_warnings():
+            # PySpark warns RETRIES_EXCEEDED before raising what abcde reports
+            warnings.simplefilter("ignore", UserWarning)
             # a session of its own (not getOrCreate's shared one): stopping it when the
             # command ends leaves other sessions of the process on the server open
             session = builder.create()
             client = session.client  # type: ignore[attr-defined]
             client.set_retry_policies([DefaultPolicy(max_retries=probe_retries,
                                                      max_backoff=2000)])
-            try:
-                session.sql("SELECT 1").collect()
-            finally:
-                client.set_retry_policies([DefaultPolicy()])
+            session.sql("SELECT 1").collect()
+            client.set_retry_policies([DefaultPolicy()])  # a slow server later is waited for
     except Exception as err:
-        first = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+        if client is not None:
+            # closed, the client skips its exit-time clean-up calls, which would retry
+            # the server that does not answer for ten minutes and keep the process alive
+            with contextlib.suppress(Exception), warnings.catch_warnings():
+                warnings.simplefilter("ignore", UserWarning)
+                client.close()
         raise EngineUnavailable(f"cannot reach the Spark Connect server at {shown}: "
-                                f"{first[:300]}\n{check}") from None
+                                f"{_grpc_reason(err)}\n{check}") from None
     log.info("Spark Connect %s at %s", session.version, shown)
     return session
 
