@@ -173,6 +173,22 @@ def test_evaluate_script_names(option: str) -> None:
         assert result.exit_code == 0 and '"abcde_a_overall"' in result.output
 
 
+def test_evaluate_runs_named_alike_but_for_case_are_refused() -> None:
+    """Run names A and a would write the same tables on DuckDB, Snowflake and Spark (one
+    run's numbers read as the other's): refused, as is a run table that is another run's
+    output."""
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    base = ["sql", "evaluate", "--dialect", "duckdb", "--truth", "t"]
+    result = CliRunner().invoke(main, [*base, "--actual", "A=x", "--actual", "a=y"])
+    assert result.exit_code == 2 and "ignoring case" in result.output, result.output
+    result = CliRunner().invoke(main, [*base, "--actual", "A=x", "--actual",
+                                       "b=abcde_a_overall"])
+    assert result.exit_code == 2 and "destroy the input" in result.output, result.output
+
+
 def _pair_rows(engine: Engine, pipeline: Pipeline) -> list[tuple[Any, ...]]:
     return [(r["pair_id"], r["item_i"], r["item_j"], r["pair_class"], r["draw_count"],
              r["first_draw"], r["label"]) for r in rows(engine, pipeline, "pair_sample",

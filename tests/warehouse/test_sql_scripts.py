@@ -366,6 +366,57 @@ def test_unqualified_input_named_like_a_relation_of_the_script_is_refused(
     assert f"may not be named {name!r}" in result.output and "Qualify" in result.output
 
 
+@pytest.mark.parametrize(("command", "args"), [
+    ("impact", ("--weights", "abcde_overall")),
+    ("impact", ("--exp", "my_validation", "--prefix", "my_")),
+    ("impact", ("--base", "main.abcde_cells")),
+    ("impact", ("--base", "MAIN.Abcde_Coverage")),
+    ("impact", ("--base", "ds.abcde_cells_key", "--schema", "ds")),
+    ("impact", ("--base", "other.abcde_cells", "--schema", "ds")),
+    ("impact", ("--base", "abcde_cells", "--schema", "ds")),
+    ("impact", ("--base", "my_base")),
+    ("sample-items", ("--exp", "abcde_item_sample", "--size", "5")),
+    ("sample-pairs", ("--weights", "p.ds.abcde_pair_stream", "--schema", "ds",
+                      "--budget", "5")),
+])
+def test_a_script_never_drops_its_own_input(command: str, args: tuple[str, ...]) -> None:
+    """Run in DuckDB (schemas `main` and `ds`), a script either is refused (exit 2) or
+    leaves every input table as it was: an input named like one of the tables the
+    script drops and creates must not be overwritten."""
+    import duckdb
+
+    opts = {"--base": "b", "--exp": "e", "--weights": "w"}
+    given = dict(zip(args[::2], args[1::2], strict=True))
+    opts.update({k: v for k, v in given.items() if k in opts})
+    rest = [w for k, v in given.items() if k not in opts for w in (k, v)]
+    result = _invoke("sql", command, "--dialect", "duckdb",
+                     *(w for k, v in opts.items() for w in (k, v)), *rest)
+    if result.exit_code == 2:
+        assert "destroy the input" in result.output, result.output
+        return
+    assert result.exit_code == 0, result.output
+    con = duckdb.connect()
+    con.execute("CREATE SCHEMA ds")
+    con.execute("CREATE SCHEMA other")
+    rows = {"--base": "('a', '1'), ('b', '1'), ('c', '2')",
+            "--exp": "('a', '1'), ('b', '2'), ('c', '2')"}
+    for option, name in opts.items():
+        table = name.split(".")[-2:] if "." in name else [name]
+        if option == "--weights":
+            con.execute(f"CREATE TABLE {'.'.join(table)} AS SELECT * FROM (VALUES "
+                        "('a', 1.0), ('b', 2.0), ('c', 3.0)) t(item_id, weight)")
+        else:
+            con.execute(f"CREATE TABLE {'.'.join(table)} AS SELECT * FROM (VALUES "
+                        f"{rows[option]}) t(item_id, cluster_id)")
+    before = {n: con.execute(f"SELECT * FROM {n.split('.', 1)[-1] if n.count('.') == 2 else n}"
+                             " ORDER BY ALL").fetchall() for n in opts.values()}
+    con.execute(result.output.split("\n", 1)[1] if result.output.startswith("warning")
+                else result.output)
+    for name, want in before.items():
+        table = name.split(".", 1)[-1] if name.count(".") == 2 else name
+        assert con.execute(f"SELECT * FROM {table} ORDER BY ALL").fetchall() == want, name
+
+
 def test_qualified_input_named_like_a_step_is_read_as_the_table() -> None:
     """Base `main.cells` and Exp `main.overall` (DuckDB): the metrics of those tables —
     Base {a, b}, {c}; Exp {a}, {b, c}: three items, every one affected."""

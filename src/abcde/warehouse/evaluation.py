@@ -63,9 +63,12 @@ def evaluate_pipelines(spec: ScriptSpec, actual: Sequence[tuple[str | None, str]
         raise InputError("an evaluation makes its own cells (truth × run): --reuse-cells "
                          "does not apply")
     names = [run_name(n, t) for n, t in actual]
-    dup = sorted({n for n in names if names.count(n) > 1})
+    # engines match table names case-insensitively: runs A and a would share tables
+    folded = [n.lower() for n in names]
+    dup = sorted({n for n in names if folded.count(n.lower()) > 1})
     if dup:
-        raise InputError(f"run names must be unique; repeated: {', '.join(dup)}",
+        raise InputError(f"run names must be unique, ignoring case (they name the runs' "
+                         f"tables); repeated: {', '.join(dup)}",
                          hint="Name the runs: --actual NAME=TABLE.")
     check_slice_names(spec.slicings, {"items", "weight", "cells", "loss", *OVERALL_METRICS})
     out = []
@@ -84,6 +87,8 @@ def evaluate_pipelines(spec: ScriptSpec, actual: Sequence[tuple[str | None, str]
             flag_in_place(cells, step, None,
                           f"Pointwise metrics per value of {', '.join(slicing)}.")
         if relations is None:
-            _check_unshadowed(run_spec, pipeline)
+            _check_unshadowed(run_spec, pipeline, [(f"--actual {n}", t) for j, (n, (_, t))
+                                                    in enumerate(zip(names, actual,
+                                                                     strict=True)) if j != k])
         out.append((name, pipeline, cells.outputs))
     return out

@@ -327,11 +327,33 @@ def impact_pipeline(spec: ScriptSpec, relations: dict[str, str] | None = None,
     return pipeline, inputs, cells.outputs
 
 
-def _check_unshadowed(spec: ScriptSpec, pipeline: Pipeline) -> None:
+def _same_table(a: str, b: str) -> bool:
+    """Whether table names `a` and `b` may name one table: equal parts from the right, as
+    far as both are qualified (an unqualified name is in the default schema, which the
+    script cannot know), case-insensitively."""
+    pa, pb = a.lower().split("."), b.lower().split(".")
+    return all(x == y for x, y in zip(reversed(pa), reversed(pb), strict=False))
+
+
+def _check_unshadowed(spec: ScriptSpec, pipeline: Pipeline,
+                      others: Sequence[tuple[str, str]] = ()) -> None:
     """An unqualified table name equal to a step or CTE of the script would be read as
     that relation (a CTE shadows a table of its name), and so would an output table
-    named like one: both are refused. Engines match case-insensitively (DuckDB,
-    Snowflake, Spark), so the comparison is too."""
+    named like one: both are refused. So is an input that may be one of the tables the
+    script creates, which its DROP TABLE would destroy. Engines match
+    case-insensitively (DuckDB, Snowflake, Spark), so the comparison is too. `others`:
+    further (option, table) inputs of the script (an evaluation's other runs)."""
+    made = [".".join(p.name for p in (pipeline.table(n).parts))
+            for n, st in pipeline.steps.items() if st.materialise and n not in pipeline.provided]
+    for role, name in [*((f"--{r}", t) for r, t in spec.tables().items()), *others]:
+        hit = next((t for t in made if _same_table(name, t)), None)
+        if hit is not None:
+            raise InputError(
+                f"{role} {name!r} may be the table {hit!r} that the script drops and "
+                "creates: running it would destroy the input",
+                table=role.removeprefix("--"),
+                hint="Give another --prefix or --schema for the script's tables, or "
+                     "qualify the input with its own schema.")
     taken = {n.lower() for n in pipeline.relation_names()}
     for role, name in spec.tables().items():
         if "." not in name and name.lower() in taken:
