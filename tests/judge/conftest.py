@@ -82,7 +82,7 @@ def base_sample(image_server: str, tmp_path_factory: pytest.TempPathFactory) -> 
     out = folder / "sample"
     sample_pairs(str(EXAMPLES / "base.csv"), str(EXAMPLES / "exp.csv"),
                  str(EXAMPLES / "weights.csv"), attributes=str(attributes),
-                 population="jaccard", budget=40, seed=5, out=out)
+                 budget=40, seed=5, out=out)  # the default population: mixture
     return out
 
 

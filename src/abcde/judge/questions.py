@@ -20,6 +20,7 @@ from abcde.errors import InputError, Shown
 from abcde.inputs.records import read_records
 from abcde.quality.judgements import id_text
 from abcde.sampling.manifest import sample_id
+from abcde.sampling.pairs import POPULATIONS
 
 SAMPLE_HINT = "Give the directory written by `abcde sample-pairs --out DIR`."
 
@@ -87,8 +88,7 @@ def load_questions(directory: str | Path) -> JudgeSample:
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         raise InputError(f"{manifest_path} is not readable JSON ({err})",
                          hint=SAMPLE_HINT) from None
-    if not isinstance(manifest, dict) or manifest.get("population") not in ("abcde",
-                                                                             "jaccard"):
+    if not isinstance(manifest, dict) or manifest.get("population") not in POPULATIONS:
         raise InputError(f"{manifest_path} is not a pair-sample manifest (no population)",
                          hint=SAMPLE_HINT)
     sid = sample_id(manifest)
