@@ -133,8 +133,33 @@ def test_a_class_drawn_but_never_judged_is_undefined(key: str, alpha: float,
                          "verdict", est["note"]), est["note"]
     else:  # a part of a sum: bounded by [0, T], never 0
         total = manifest["classes"][class_key][target]
-        assert f"no {class_key} pair drawn but none has a verdict" in est["note"]
+        assert f"{class_key} pairs were drawn but none has a verdict" in est["note"]
         assert est["ci_high"] - est["ci_low"] >= total - 1e-12
+
+
+@pytest.mark.parametrize(("key", "alpha"), CASES)
+@PROPERTY
+@given(data=st.data())
+def test_without_any_verdict_the_interval_is_every_value_the_metric_can_take(
+        key: str, alpha: float, data: Any) -> None:
+    """Nothing judged: the metric = exact + Σ sign·T·p over its parts, with every p in
+    [0, 1] possible, so its interval must hold [exact − Σ_{sign<0} T, exact + Σ_{sign>0}
+    T] — not the quadrature-narrowed combination of the parts' ranges — and it is not
+    conclusive."""
+    draws, _, manifest = data.draw(judged_draws(alpha))
+    metric = METRICS[key]
+    silent = data.draw(st.sampled_from(["unknown", None]))
+    verdicts = {p: silent for p in draws["pair_id"]} if silent else {}
+    est = estimate_from_draws(draws, verdicts, manifest)[key]
+    if est["estimate"] is None or est["interval"] == "exact":
+        return  # undefined (one part) or nothing to judge
+    low = high = est["exact"]
+    for part in metric.parts:
+        total = sum(manifest["classes"][CLASS_KEYS[c]][part.target] for c in part.classes)
+        low, high = (low - total, high) if part.sign < 0 else (low, high + total)
+    tol = 1e-12 * max(1.0, high - low)
+    assert est["ci_low"] <= low + tol and est["ci_high"] >= high - tol, (low, high, est)
+    assert est["not_conclusive"], est
 
 
 def test_every_metric_has_a_case() -> None:

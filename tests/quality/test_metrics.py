@@ -208,7 +208,7 @@ def test_class_drawn_but_never_judged_is_undefined_not_zero() -> None:
     for key in ("good_split_rate", "bad_split_rate"):
         assert out[key]["estimate"] is None and "none has a verdict" in out[key]["note"]
     dp = out["delta_precision"]
-    assert "no split pair drawn but none has a verdict: its part is bounded by [0, 0.2]" \
+    assert "split pairs were drawn but none has a verdict: its part is bounded by [0, 0.2]" \
         in dp["note"]
     assert dp["ci_high"] - dp["ci_low"] >= 0.2 and "not conclusive" in out["verdict"]
     # merge pairs exist in the population but none was drawn: a rate is undefined ...
@@ -225,6 +225,8 @@ def test_an_undrawn_part_of_a_sum_is_bounded_by_its_total() -> None:
     assert "no merge pair drawn: its part is bounded by [0, 0.1]" in dp["note"]
     assert dp["estimate"] == pytest.approx(0.05 - 0.2 + 0.1 * 0.5 + 0.2)
     assert dp["ci_high"] - dp["ci_low"] > 0.1
+    # the judged parts' limits bracket their sum: the unknown part's ±0.05 is added whole
+    assert dp["ci_low"] <= dp["estimate"] - 0.05 and dp["ci_high"] >= dp["estimate"] + 0.05
     assert dp["not_conclusive"] and "not conclusive" in out["verdict"]
 
 

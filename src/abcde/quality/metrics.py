@@ -30,7 +30,8 @@ Decisions where the papers leave room (docs/method.md §8.3–8.6, §8.11):
   labelled "exact";
 - a part of a sum (ΔPrecision, the indexes, GoodDistance, BadDistance: one part per
   class) whose class was not drawn, or drawn but never judged, is bounded by
-  [0, T_part] (its share is unknown; never 0), and the note says so; a metric of one part
+  [0, T_part] (its share is unknown; never 0): the whole range is added to the
+  metric's limits, and the note says so; a metric of one part
   (a rate, a distance) is then undefined (ABCDE §5.8: its share cannot be reweighted);
 - a design that never draws some pairs of a part (α = 1: stable pairs with W_b = W_e,
   Jaccard decomposition §6.1) cannot estimate it: undefined, "not available";
@@ -491,8 +492,9 @@ def estimate_metric(
             if len(metric.parts) == 1:
                 return undefined(total, f"undefined: no {names} pairs were drawn (their total "
                                  f"weight is {total:.6g})", confidence)
-            why = ("drawn but none has a verdict" if names in starved else "drawn")
-            notes.append(f"no {names} pair {why}: its part is bounded by [0, {total:.3g}]")
+            why = (f"{names} pairs were drawn but none has a verdict" if names in starved
+                   else f"no {names} pair drawn")
+            notes.append(f"{why}: its part is bounded by [0, {total:.3g}]")
         parts.append((part, result))
     if not parts:
         note = ("exact: every pair it needs is a self pair (no verdict needed)" if exact else
@@ -553,21 +555,29 @@ def _combine(metric: Metric, exact: float, parts: list[tuple[Part, PartEstimate]
              notes: list[str], confidence: float) -> Estimate:
     """exact + Σ sign·T·p̂ with the SE in quadrature and the MOVER interval."""
     values, lows, highs = [], [], []
+    # a part without judged draws: nothing is known of it, so its whole range [0, T]
+    # is added to the limits, never in quadrature (which would narrow it)
+    unknown_low = unknown_high = 0.0
     variance = 0.0
     z = z_value(confidence)
     se_bounded = False
     for part, r in parts:
         scaled = (r.total * r.p, r.total * r.low, r.total * r.high)
-        if part.sign > 0:
-            values.append(scaled[0]), lows.append(scaled[1]), highs.append(scaled[2])
+        signed = ((scaled[0], scaled[1], scaled[2]) if part.sign > 0 else
+                  (-scaled[0], -scaled[2], -scaled[1]))
+        if r.drawn:
+            values.append(signed[0]), lows.append(signed[1]), highs.append(signed[2])
         else:
-            values.append(-scaled[0]), lows.append(-scaled[2]), highs.append(-scaled[1])
+            unknown_low += signed[1] - signed[0]
+            unknown_high += signed[2] - signed[0]
+            values.append(signed[0]), lows.append(signed[0]), highs.append(signed[0])
         if r.se is None:  # fewer than two draws: the interval's half-width / z
             se_bounded = se_bounded or r.drawn
             variance += (r.total * (r.high - r.low) / (2 * z)) ** 2
         else:
             variance += (r.total * r.se) ** 2
     low, high = mover_limits(values, lows, highs)
+    low, high = low + unknown_low, high + unknown_high
     estimate = exact + float(sum(values))
     total = sum(r.total for _, r in parts)
     spread = [r.total ** 2 / max(r.n_eff, 1.0 if not r.drawn else 1e-12) for _, r in parts]
