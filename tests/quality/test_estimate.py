@@ -307,3 +307,27 @@ def test_verdict_counts_ignore_pairs_outside_the_sample() -> None:
     counts = verdict_counts(["1", "1", "2", 3], {1: "equivalent", "3": "not_equivalent",
                                                  "9": "equivalent"})
     assert counts == {"equivalent": 1, "not_equivalent": 1, "unknown": 1}
+
+
+def test_the_slice_table_flags_what_is_not_conclusive(tmp_path: Path) -> None:
+    """A small sliced sample of the example data: every slice row of the table shows the
+    interval of the JSON's per-slice ΔPrecision and '!' exactly when that estimate is not
+    conclusive, and a line names those slices (they printed an SE alone, unmarked)."""
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    sample_pairs(str(examples / "base.csv"), str(examples / "exp.csv"),
+                 str(examples / "weights.csv"), attributes=str(examples / "attributes.csv"),
+                 slice_by="provenance", budget=50, seed=7, out=tmp_path / "s")
+    args = ["estimate", str(tmp_path / "s"), "--truth", str(examples / "ideal.csv")]
+    doc = json.loads(CliRunner().invoke(main, [*args, "--format", "json"]).output)
+    text = CliRunner().invoke(main, args).output
+    weak = []
+    for r in doc["slices"]:
+        name = f"provenance={r['slice']['provenance']}"
+        dp = r["delta_precision"]
+        row = next(line for line in text.splitlines() if line.startswith(name + " "))
+        assert f"[{100 * dp['ci_low']:+.3f}%, {100 * dp['ci_high']:+.3f}%]" in row, row
+        assert (f" {dp['n_eff']:.0f}! " in row) == bool(dp["not_conclusive"]), row
+        if dp["not_conclusive"]:
+            weak.append(name)
+    assert weak, "a budget of 50 over four slices leaves some slice thin"
+    assert f"not conclusive ('!', n_eff below 10): {'; '.join(weak)}" in text

@@ -243,18 +243,27 @@ def render_table(doc: Mapping[str, Any]) -> str:
             f"probability {st['q']:.4g}" for st in doc["strata"]))
     if doc.get("slices"):
         lines.append("")
-        srows = []
+        srows, weak = [], []
         for r in doc["slices"]:
             dp, c = r["delta_precision"], r["contribution"]
-            srows.append({"slice": ", ".join(f"{k}={v}" for k, v in r["slice"].items()),
-                          "weight": r["weight"], "ΔPrecision(I)": _percent(dp["estimate"], 3),
-                          "se": _percent(dp["se"], 3).lstrip("+"),
+            name = ", ".join(f"{k}={v}" for k, v in r["slice"].items())
+            if dp.get("not_conclusive"):
+                weak.append(name)
+            srows.append({"slice": name, "weight": r["weight"],
+                          "ΔPrecision(I)": _percent(dp["estimate"], 3),
+                          ci: "-" if dp.get("ci_low") is None else
+                          f"[{_percent(dp['ci_low'], 3)}, {_percent(dp['ci_high'], 3)}]",
+                          "n_eff": "-" if dp.get("n_eff") is None else
+                          f"{dp['n_eff']:.0f}{'!' if dp.get('not_conclusive') else ''}",
                           "contribution": _percent(c["estimate"], 3),
                           "contribution se": _percent(c["se"], 3).lstrip("+"),
                           "draws": r["draws"], "note": _short_note(dp.get("note"))})
         lines.append("per slice (ABCDE App. B):")
-        lines.append(table(srows, ["slice", "weight", "ΔPrecision(I)", "se", "contribution",
-                                   "contribution se", "draws", "note"]))
+        lines.append(table(srows, ["slice", "weight", "ΔPrecision(I)", ci, "n_eff",
+                                   "contribution", "contribution se", "draws", "note"]))
+        if weak:
+            lines.append(f"not conclusive ('!', n_eff below {MIN_N_EFF:g}): "
+                         f"{'; '.join(weak)} — judge more of their pairs, or stratify")
     return "\n".join(lines)
 
 
