@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import csv
 import json
+import logging
 import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -83,6 +84,8 @@ PAIR_CLASSES = ("split", "merge", "stable")
 CLASS_KEYS = ("split", "merge", "stable_plus", "stable_minus", "stable_zero")
 """The classes of the manifest: stable pairs i ≠ j split by the sign of W_b − W_e
 (ΔPrecision's label, ABCDE eq. 58; stable_zero: u_ij = 0)."""
+log = logging.getLogger("abcde")
+
 MAX_DRAWS = 10**9
 # A budget fill stops (an error) when a stream of at least this many draws found no new
 # judgeable pair since the previous stream (at most half as long): the pairs still
@@ -371,6 +374,8 @@ def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
         p.add(name, render("pairs/budget.sql", budget=int(budget)))
         row = p.fetch(engine, name)[0]
         found = int(row["judgeable"] or 0)
+        log.info("budget: a stream of %s draws holds %s of the %s judgeable pairs", f"{n:,}",
+                 f"{found:,}", f"{judgeable:,}")
         if found >= budget:
             return p, n, int(row["cut"])
         if n >= MAX_DRAWS or (found == previous and n >= STALL_DRAWS):
