@@ -97,6 +97,45 @@ def test_the_working_directory_is_written_in_place(old: Path,
     assert [p.name for p in old.iterdir() if p.name.startswith(".abcde.tmp")] == []
 
 
+@pytest.mark.parametrize("inside", [False, True])
+def test_an_entry_of_the_other_kind_is_never_replaced(old: Path, inside: bool,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file the output writes where the old directory holds a directory of that name
+    (with the user's files in it), or a directory where it holds a file: refused,
+    nothing written — in both ways of committing."""
+    if inside:
+        monkeypatch.chdir(old)
+    (old / "b.csv").mkdir()
+    (old / "b.csv" / "keep.txt").write_text("the user's")
+    before = snapshot(old)
+    for name, make in (("b.csv", lambda p: p.write_text("new")), ("a.txt", Path.mkdir),
+                       ("sub", lambda p: p.write_text("new"))):
+        with pytest.raises(InputError, match=f"{name} is a .* there, where this output "
+                                             "writes"), output_dir(old) as od:
+            make(od.path / name)
+        assert snapshot(old) == before
+        assert leftovers(old.parent) == [] and not list(old.glob(".abcde.tmp*"))
+
+
+def test_a_file_target_is_written_through_a_link_and_never_over_a_pipe(
+        tmp_path: Path) -> None:
+    """`--out link` writes the file the link names (the link stays); a FIFO (like a
+    device) is refused before any work: renaming a file over it would replace it."""
+    (tmp_path / "real").mkdir()
+    (tmp_path / "real" / "r.html").write_text("old")
+    link = tmp_path / "link.html"
+    link.symlink_to(tmp_path / "real" / "r.html")
+    with output_files(link) as (tmp,):
+        tmp.write_text("new")
+    assert link.is_symlink() and (tmp_path / "real" / "r.html").read_text() == "new"
+    assert leftovers(tmp_path) == [] and leftovers(tmp_path / "real") == []
+    fifo = tmp_path / "pipe.html"
+    os.mkfifo(fifo)
+    with pytest.raises(InputError, match="not a regular file"), output_files(fifo):
+        pytest.fail("refused before the work")
+    assert fifo.is_fifo()
+
+
 def test_unwritable_places_are_refused_before_any_work(tmp_path: Path) -> None:
     (tmp_path / "file").write_text("x")
     with pytest.raises(InputError, match="is not a directory"), output_dir(tmp_path / "file"):

@@ -261,7 +261,7 @@ def output_dir(target: str | Path, *, replaces: Iterable[str] = (), option: str 
     out = OutputDir(target, tmp, inside)
     try:
         yield out
-        _commit_dir(out, _matcher(replaces), existed)
+        _commit_dir(out, _matcher(replaces), existed, option)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         _remove_dirs(created)
@@ -272,8 +272,31 @@ def _manifests_last(path: Path) -> tuple[bool, str]:
     return (path.name.endswith("manifest.json"), str(path))
 
 
-def _commit_dir(out: OutputDir, replaced: Callable[[str], bool], existed: bool) -> None:
+def _check_kinds(new: Path, old: Path, option: str, top: Path) -> None:
+    """Refuse an output entry whose name the existing directory holds as the other kind
+    (a file where a directory is, or the reverse): the commit would delete what the
+    user keeps there."""
+    for entry in os.scandir(new):
+        there = old / entry.name
+        if not os.path.lexists(there):
+            continue
+        is_dir = entry.is_dir(follow_symlinks=False)
+        was_dir = there.is_dir() and not there.is_symlink()
+        if is_dir and was_dir:
+            _check_kinds(Path(entry.path), there, option, top)
+        elif is_dir != was_dir:
+            raise InputError(
+                f"{option} {top}: {there.relative_to(top)} is "
+                f"{'a directory' if was_dir else 'a file'} there, where this output writes "
+                f"{'a directory' if is_dir else 'a file'}; nothing was written",
+                hint=f"Move {there} away, or give {option} another directory.")
+
+
+def _commit_dir(out: OutputDir, replaced: Callable[[str], bool], existed: bool,
+                option: str) -> None:
     tmp, target = out.path, out.target
+    if existed and target.exists():
+        _check_kinds(tmp, target, option, target)
     if out.inside:  # file by file, manifests last; then the replaced leftovers go
         files = sorted((p for p in tmp.rglob("*") if not p.is_dir()), key=_manifests_last)
         with deferred_signals():
@@ -325,10 +348,17 @@ def output_files(*targets: str | Path, option: str = "--out", what: str = "a fil
     InputError
         When a target is a directory or its place cannot be written, before any work.
     """
-    paths = [Path(t) for t in targets]
-    for p in paths:
+    # a symbolic link is written through: the file it names gets the new content
+    paths = [Path(os.path.realpath(t)) if Path(t).is_symlink() else Path(t)
+             for t in targets]
+    for given, p in zip(targets, paths, strict=True):
         if p.is_dir():
-            raise InputError(f"{option} {p} is a directory", hint=f"{option} names a file.")
+            raise InputError(f"{option} {given} is a directory", hint=f"{option} names a file.")
+        if p.exists() and not p.is_file():
+            # renaming a new file over a device, pipe or socket would replace it
+            raise InputError(f"{option} {given} is not a regular file (a device, pipe or "
+                             "socket)", hint=f"{option} names a regular file; to see the "
+                             "output without keeping it, leave out --out.")
     temps: list[Path] = []
     created: list[Path] = []
     try:
