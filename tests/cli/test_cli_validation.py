@@ -589,3 +589,12 @@ def test_api_integer_weights_beyond_64_bits() -> None:
     got = abcde.impact(AUDIT_BASE, AUDIT_EXP, weight).overall
     expected = impact_overall(AUDIT_BASE, AUDIT_EXP, dict.fromkeys(AUDIT_BASE, 1.0))
     assert math.isclose(got["jaccard_distance"], expected["jaccard_distance"], rel_tol=1e-12)
+
+
+def test_top_beyond_a_billion_is_refused(good) -> None:
+    """A --top past 64 bits reached the SQL as a literal DuckDB could not convert (exit 1
+    with the query); it is refused as an option (exit 2)."""
+    result = run("--base", good["base"], "--exp", good["exp"], "--top",
+                 "9223372036854775808")
+    assert result.exit_code == 2 and "--top" in result.output, result.output
+    assert "SELECT" not in result.output

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -106,3 +107,28 @@ def test_format_html_on_impact_and_evaluate(docs: dict[str, Path]) -> None:
     page = cli("evaluate", "--truth", str(EXAMPLES / "truth.csv"), "--actual",
                str(EXAMPLES / "exp.csv"), "--format", "html")
     assert "evaluate-runs" in figures(page)
+
+
+@pytest.mark.parametrize("command", ["impact", "evaluate"])
+def test_html_without_plotly_is_refused_before_out_is_written(
+        command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--format html` needs plotly: without it the command stops before any work, and
+    the results of an earlier run in --out stay as they were (they were replaced, then
+    the page failed)."""
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    args = (["impact", str(examples / "base.csv"), str(examples / "exp.csv")]
+            if command == "impact" else
+            ["evaluate", "--truth", str(examples / "truth.csv"), "--actual",
+             str(examples / "exp.csv")])
+    out = tmp_path / "out"
+    done = CliRunner().invoke(main, [*args, "--out", str(out), "--out-format", "csv"])
+    assert done.exit_code == 0, done.output
+    before = {p: p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    monkeypatch.setitem(sys.modules, "plotly", None)
+    monkeypatch.setitem(sys.modules, "plotly.graph_objects", None)
+    other = tmp_path / "other.csv"
+    other.write_text("item_id,cluster_id\n" + "".join(f"x{i},1\n" for i in range(3)))
+    done = CliRunner().invoke(main, [*args[:-1], str(other), "--out", str(out),
+                                     "--out-format", "csv", "--format", "html"])
+    assert done.exit_code == 2 and "needs plotly" in done.output, done.output
+    assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before

@@ -44,7 +44,7 @@ def _split_actual(spec: str) -> tuple[str | None, str]:
 @click.option("--uir-rel-tol", type=float, default=DEFAULT_REL_TOL, show_default=True,
               help="Per-case scores equal to this relative precision tie in UIR (absorbs "
                    "float noise of summed scores; 0 compares exactly).")
-@click.option("--top", type=int, default=10, show_default=True,
+@click.option("--top", type=click.IntRange(0, 10**9), default=10, show_default=True,
               help="How many worst truth/actual clusters and Yandex themes to list, and "
                    "slice rows to print.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
@@ -70,8 +70,10 @@ def evaluate_cmd(truth: str, actual: tuple[str, ...], weights: str | None,
     from abcde.evaluation.run import evaluate
     from abcde.evaluation.text import evaluate_text
 
-    if top < 0:
-        raise click.BadParameter("must be >= 0", param_hint="--top")
+    if fmt_ == "html":  # before any work: --out is never written by a run that fails
+        from abcde.report.figures import require_plotly
+
+        require_plotly()
     pairs = [_split_actual(a) for a in actual]
     names = [n for n, _ in pairs]
     with command_engine(engine_name, dsn, spark_remote, spark_master, spark_conf, db,

@@ -20,7 +20,7 @@ from abcde.text import to_json
 @click.option("--attributes", default=None, help="Table of item attributes for slices.")
 @click.option("--slice-by", multiple=True, help="Attribute column(s) to slice by: "
               "'a,b' slices by the pair; repeat the option for separate slicings.")
-@click.option("--top", type=int, default=10, show_default=True,
+@click.option("--top", type=click.IntRange(0, 10**9), default=10, show_default=True,
               help="How many most affected clusters to list.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,
               help="Directory for every Base/Exp cluster and slice (files).")
@@ -42,8 +42,10 @@ def impact_cmd(base: str, exp: str, weights: str | None, attributes: str | None,
     slice."""
     from abcde.impact.run import impact
 
-    if top < 0:
-        raise click.BadParameter("must be >= 0", param_hint="--top")
+    if fmt == "html":  # before any work: --out is never written by a run that fails
+        from abcde.report.figures import require_plotly
+
+        require_plotly()
     with command_engine(engine_name, dsn, spark_remote, spark_master, spark_conf, db,
                         memory_limit, threads) as engine:
         result = impact(base, exp, weights, attributes=attributes, slice_by=list(slice_by),

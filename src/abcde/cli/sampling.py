@@ -77,7 +77,7 @@ def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str |
 @click.option("--where", default=None, help="SQL condition over the sample's columns.")
 @click.option("--metric", type=click.Choice(IMPACT_METRICS), default="jaccard_distance",
               show_default=True)
-@click.option("--top", type=click.IntRange(min=0), default=20, show_default=True,
+@click.option("--top", type=click.IntRange(0, 10**9), default=20, show_default=True,
               help="Groups to show (0: all).")
 @click.option("--examples", type=click.IntRange(min=0), default=3, show_default=True,
               help="Example items per group.")

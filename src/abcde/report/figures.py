@@ -61,6 +61,12 @@ class Section:
     notes: list[str] = field(default_factory=list)
 
 
+def require_plotly() -> None:
+    """Refuse (InputError) when plotly is missing: commands asked for `--format html`
+    call it before any work, so that they never write `--out` and then fail."""
+    _plotly()
+
+
 def _plotly() -> Any:
     try:
         import plotly.graph_objects as go
