@@ -14,7 +14,7 @@ import sys
 import click
 
 from abcde.cli import evaluate, impact, judge, quality, report, sampling, warehouse
-from abcde.cli._common import interrupted
+from abcde.cli._common import SIGNALLED, Terminated, interrupted
 from abcde.version import __version__
 
 
@@ -25,6 +25,30 @@ def own_records(record: logging.LogRecord) -> bool:
     return record.name.partition(".")[0] == "abcde" or record.levelno >= logging.WARNING
 
 
+def _terminate_like_ctrl_c(ctx: click.Context) -> None:
+    """SIGTERM and SIGHUP (`timeout`, a scheduler, a closed terminal) end a command as
+    Ctrl-C does — an exception, so that the temporary files of its outputs are removed
+    (abcde.outputs) — where they would end the process at once and leave them; exit
+    128 + the signal. Only where Python's default action stands (not under a host that
+    set its own), and given back when the command ends."""
+    import signal
+    import threading
+
+    if threading.current_thread() is not threading.main_thread():
+        return
+    for name in ("SIGTERM", "SIGHUP"):
+        sig = getattr(signal, name, None)
+        if sig is None or signal.getsignal(sig) is not signal.SIG_DFL:
+            continue
+        signal.signal(sig, _raise_terminated)
+        ctx.call_on_close(lambda sig=sig: signal.signal(sig, signal.SIG_DFL))
+
+
+def _raise_terminated(signum: int, frame: object) -> None:
+    SIGNALLED.append(signum)
+    raise Terminated(signum)
+
+
 class Group(click.Group):
     """The `abcde` group: Ctrl-C outside a command's own handler (while options are
     parsed) is "interrupted", exit 130, as inside (abcde.cli._common.handle_errors)."""
@@ -32,8 +56,8 @@ class Group(click.Group):
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
-        except KeyboardInterrupt:
-            interrupted()
+        except KeyboardInterrupt as err:
+            interrupted(err)
 
 
 @click.group(cls=Group, context_settings={"help_option_names": ["-h", "--help"]})
@@ -45,6 +69,7 @@ class Group(click.Group):
               "terminal (never on stdout; off with -v or ABCDE_PROGRESS=0).")
 def main(debug: bool, verbose: bool, show_progress: bool = True) -> None:
     """abcde: how two clusterings differ, and whether the new one is better."""
+    _terminate_like_ctrl_c(click.get_current_context())
     if verbose or debug:
         before = set(logging.getLogger().handlers)
         logging.basicConfig(level=logging.DEBUG if debug else logging.INFO,

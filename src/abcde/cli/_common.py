@@ -38,10 +38,10 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
                 raise
             click.echo(f"error: {err}", err=True)
             sys.exit(err.exit_code)
-        except KeyboardInterrupt:
+        except KeyboardInterrupt as err:
             if debug:
                 raise
-            interrupted()
+            interrupted(err)
         except (click.exceptions.Exit, click.ClickException):
             raise
         except BrokenPipeError:
@@ -65,11 +65,26 @@ def internal_error(err: Exception) -> NoReturn:
     sys.exit(1)
 
 
-def interrupted() -> NoReturn:
-    """Ctrl-C: say so and exit 130 (128 + SIGINT), the shell's convention."""
+SIGNALLED: list[int] = []
+"""SIGTERM or SIGHUP received by the command (abcde.cli.main), last one last."""
+
+
+class Terminated(KeyboardInterrupt):
+    """SIGTERM or SIGHUP, raised like Ctrl-C's KeyboardInterrupt (abcde.cli.main)."""
+
+    def __init__(self, signum: int) -> None:
+        super().__init__(signum)
+        self.signum = signum
+
+
+def interrupted(err: BaseException | None = None) -> NoReturn:
+    """Ctrl-C: say so and exit 130 (128 + SIGINT), the shell's convention; SIGTERM or
+    SIGHUP (`Terminated`): 128 + its number."""
+    # a signal raised inside a DuckDB query comes back as its "Query interrupted"
+    signum = err.signum if isinstance(err, Terminated) else (SIGNALLED or [2])[-1]
     with contextlib.suppress(Exception):
-        click.echo("interrupted", err=True)
-    sys.exit(130)
+        click.echo("interrupted" if signum == 2 else "terminated", err=True)
+    sys.exit(128 + signum)
 
 
 def stdout_closed() -> bool:
