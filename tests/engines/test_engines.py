@@ -230,6 +230,19 @@ def test_postgres_connection_error_hides_the_password(dsn: str) -> None:
     assert err.value.__cause__ is None and err.value.__suppress_context__
 
 
+def test_a_password_with_an_unencoded_at_is_hidden_whole() -> None:
+    """libpq reads `user:TOP@SECRET@host` as password TOP and host SECRET@host, and says
+    so in its message: no piece of the password the user wrote is shown."""
+    pytest.importorskip("psycopg")
+    from abcde.engines.postgres import PostgresEngine
+    from abcde.errors import EngineError
+
+    with pytest.raises(EngineError) as err:
+        PostgresEngine("postgresql://someone:TOP@SECRET@127.0.0.1:1/db")
+    text = str(err.value)
+    assert "TOP" not in text and "SECRET" not in text, text
+
+
 @pytest.mark.postgres
 def test_postgres_engine_restores_the_search_path_of_a_given_connection(
         postgres_dsn: str) -> None:

@@ -50,14 +50,18 @@ def _plain(value: Any) -> Any:
     return value
 
 
-# the password of a URI (scheme://user:PASSWORD@host) and of a key=value DSN
-_URI_PASSWORD = re.compile(r"(://[^/@:]*:)[^@/]*(@)")
+# the password of a URI (scheme://user:PASSWORD@host) and of a key=value DSN; up to the
+# last @ of the authority: a password with an unencoded @ is hidden whole
+_URI_PASSWORD = re.compile(r"(://[^/@:]*:)[^/]*(@)")
 _KV_PASSWORD = re.compile(r"(\bpassword\s*=\s*)('(?:[^'\\]|\\.)*'|\S*)", re.IGNORECASE)
 
 
 def redact(text: str, dsn: str) -> str:
     """`text` without the password of `dsn` (a URI or key=value connection string)."""
     secrets_ = [m.group(0)[len(m.group(1)):-1] for m in _URI_PASSWORD.finditer(dsn)]
+    # libpq splits such a password at its first @ and reads the rest as the host name,
+    # which its messages then show: each piece is a secret too
+    secrets_ += [piece for s in secrets_ for piece in s.split("@")]
     secrets_ += [m.group(2).strip("'") for m in _KV_PASSWORD.finditer(dsn)]
     text = _KV_PASSWORD.sub(r"\1***", _URI_PASSWORD.sub(r"\1***\2", text))
     for secret in secrets_:
