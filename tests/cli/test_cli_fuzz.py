@@ -374,7 +374,9 @@ def judgement_file(draw: Any, questions: list[dict], mutation: str) -> dict:
     else:
         header = [f" {c} " for c in cols] if mutation == "spaced_header" else cols
         buf = io.StringIO()
-        w = csv.writer(buf, delimiter=delimiter, lineterminator="\r\n")
+        # Windows, Unix and old Mac (Excel's "CSV (Macintosh)") line endings
+        ending = draw(st.sampled_from(["\r\n", "\n", "\r"]))
+        w = csv.writer(buf, delimiter=delimiter, lineterminator=ending)
         w.writerow(header)
         w.writerows([r[c] for c in cols] for r in rows)
         text = buf.getvalue()

@@ -12,6 +12,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -146,7 +147,10 @@ def sniff_delimiter(header: str, expected: Sequence[Collection[str]] = (),
     (';', ',')
     """
     for d in DELIMITERS:
-        fields = {f.strip() for f in next(csv.reader([header], delimiter=d), [])}
+        try:
+            fields = {f.strip() for f in next(csv.reader([header], delimiter=d), [])}
+        except csv.Error:  # e.g. a quote never closed: _parse_csv says where
+            continue
         if any(set(want) <= fields for want in expected):
             return d
     best = max(DELIMITERS, key=lambda d: (header.count(d), d == default))
@@ -196,7 +200,7 @@ def read_records(path: str | Path, *, what: str = "file",
     if is_jsonl(p):
         columns, rows = _parse_jsonl(text, what, where)
         return Records(p, columns, rows, jsonl=True, encoding=encoding)
-    first = text.split("\n", 1)[0]
+    first = re.split(r"\r\n?|\n", text, maxsplit=1)[0]  # CR alone ends a line (old Mac CSV)
     delimiter = "\t" if p.suffix.lower() == ".tsv" else sniff_delimiter(first, expected)
     columns, rows = _parse_csv(text, delimiter, what, where)
     return Records(p, columns, rows, jsonl=False, encoding=encoding, delimiter=delimiter)
