@@ -62,6 +62,8 @@ from abcde.sql.quoting import literal
 from abcde.sql.templates import render
 from abcde.version import __version__
 
+log = logging.getLogger("abcde")
+
 POPULATIONS = ("mixture", "abcde", "jaccard")
 """`mixture` samples q = α·u/Σu + (1 − α)·w/Σw (docs/method.md §6.9); `abcde` is α = 1
 (ABCDE §5.7), `jaccard` α = 0 (Jaccard decomposition §7)."""
@@ -84,8 +86,6 @@ PAIR_CLASSES = ("split", "merge", "stable")
 CLASS_KEYS = ("split", "merge", "stable_plus", "stable_minus", "stable_zero")
 """The classes of the manifest: stable pairs i ≠ j split by the sign of W_b − W_e
 (ΔPrecision's label, ABCDE eq. 58; stable_zero: u_ij = 0)."""
-log = logging.getLogger("abcde")
-
 MAX_DRAWS = 10**9
 # A budget fill stops (an error) when a stream of at least this many draws found no new
 # judgeable pair since the previous stream (at most half as long): the pairs still

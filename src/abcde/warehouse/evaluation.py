@@ -87,8 +87,8 @@ def evaluate_pipelines(spec: ScriptSpec, actual: Sequence[tuple[str | None, str]
             flag_in_place(cells, step, None,
                           f"Pointwise metrics per value of {', '.join(slicing)}.")
         if relations is None:
-            _check_unshadowed(run_spec, pipeline, [(f"--actual {n}", t) for j, (n, (_, t))
-                                                    in enumerate(zip(names, actual,
-                                                                     strict=True)) if j != k])
+            others = [(f"--actual {n}", t) for j, (n, (_, t))
+                      in enumerate(zip(names, actual, strict=True)) if j != k]
+            _check_unshadowed(run_spec, pipeline, others)
         out.append((name, pipeline, cells.outputs))
     return out

@@ -343,7 +343,7 @@ def _check_unshadowed(spec: ScriptSpec, pipeline: Pipeline,
     script creates, which its DROP TABLE would destroy. Engines match
     case-insensitively (DuckDB, Snowflake, Spark), so the comparison is too. `others`:
     further (option, table) inputs of the script (an evaluation's other runs)."""
-    made = [".".join(p.name for p in (pipeline.table(n).parts))
+    made = [".".join(p.name for p in pipeline.table(n).parts)
             for n, st in pipeline.steps.items() if st.materialise and n not in pipeline.provided]
     for role, name in [*((f"--{r}", t) for r, t in spec.tables().items()), *others]:
         hit = next((t for t in made if _same_table(name, t)), None)
