@@ -268,3 +268,31 @@ def test_estimates_panel_only_when_asked(sample_dir: Path) -> None:
         c.post(f"/verdict?token={token}", data={"pair_id": pid, "verdict": "equivalent"})
     page = c.get(f"/pair/1?token={token}").text
     assert "ΔPrecision" in page and "GoodSplitRate" in page and "ABCDE §5.8" in page
+
+
+def test_a_replaced_sample_gets_no_verdict_of_the_old_one(sample_dir: Path,
+                                                          tmp_path: Path) -> None:
+    """`sample-pairs --overwrite` renames a new sample into the directory a server is
+    judging: the server's next verdict would go into the new sample's log under the old
+    sample_id (and the new sample's estimate would then be refused). It answers 409 with
+    what to do, and writes nothing."""
+    from abcde.sampling.pairs import sample_pairs
+
+    from .judge_support import EXAMPLES
+
+    c, _, token = make_client(sample_dir)
+    r = c.post(f"/verdict?token={token}", data={"pair_id": "1", "verdict": "equivalent"})
+    assert r.status_code == 303
+    assert len(log_lines(sample_dir)) == 1
+    sample_pairs(str(EXAMPLES / "base.csv"), str(EXAMPLES / "exp.csv"),
+                 str(EXAMPLES / "weights.csv"), budget=30, seed=6, out=sample_dir,
+                 overwrite=True)
+    assert not (sample_dir / "verdicts.jsonl").exists()  # --overwrite replaced the log
+    for method, path, data in [("post", "/verdict", {"pair_id": "1", "verdict": "equivalent"}),
+                               ("post", "/undo", {}), ("get", "/", None),
+                               ("get", "/pair/1", None), ("get", "/api/status", None)]:
+        send = getattr(c, method)
+        r = send(f"{path}?token={token}", **({"data": data} if data is not None else {}))
+        assert r.status_code == 409, (path, r.status_code)
+        assert "no longer holds sample" in r.text and "abcde judge" in r.text
+    assert not (sample_dir / "verdicts.jsonl").exists()

@@ -60,7 +60,8 @@ def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
     options = PageOptions(resolve_columns(sample, image_cols, "--image-col"),
                           resolve_columns(sample, link_cols, "--link-col"), show_estimates)
     check_writable(sample.directory)
-    session = start_session(sample, judge_name or _default_judge(), overlap)
+    session = start_session(sample, _default_judge() if judge_name is None else judge_name,
+                            overlap)
     sock = bind(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
     token = new_token()

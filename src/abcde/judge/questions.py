@@ -46,6 +46,9 @@ class JudgeSample:
     population: str
     questions: dict[str, Question]
     attributes: tuple[str, ...]
+    # manifest.json's identity when it was read: `sample-pairs --overwrite` renames a new
+    # one over it, and a server still judging the old questions must notice.
+    stamp: tuple[int, ...] | None = None
 
     @property
     def pair_ids(self) -> list[str]:
@@ -84,6 +87,7 @@ def load_questions(directory: str | Path) -> JudgeSample:
     if not manifest_path.is_file():
         raise InputError(f"{d} is not a pair sample: it has no manifest.json", hint=SAMPLE_HINT)
     try:
+        stamp = manifest_stamp(manifest_path)
         manifest = json.loads(manifest_path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as err:
         raise InputError(f"{manifest_path} is not readable JSON ({err})",
@@ -122,7 +126,15 @@ def load_questions(directory: str | Path) -> JudgeSample:
                          hint="Keep the questions and the manifest of one sample together.")
     if twice:
         raise InputError(f"{where}: pair ids given twice", column="pair_id", examples=twice)
-    return JudgeSample(d, sid, str(manifest["population"]), questions, tuple(attributes))
+    return JudgeSample(d, sid, str(manifest["population"]), questions, tuple(attributes),
+                       stamp)
+
+
+def manifest_stamp(path: Path) -> tuple[int, ...]:
+    """What tells one manifest.json file from its replacement (outputs are renamed into
+    place, so a new sample is a new inode)."""
+    st = path.stat()
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 
 
 def _read_records(d: Path) -> tuple[list[tuple[int, Mapping[str, Any]]], str]:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from abcde.errors import InputError
 from abcde.judge.assignment import Assignment
-from abcde.judge.questions import JudgeSample
+from abcde.judge.questions import JudgeSample, manifest_stamp
 from abcde.quality.judgements import VERDICTS, id_text
 from abcde.quality.verdict_log import (
     LOG_NAME,
@@ -28,6 +28,11 @@ from abcde.quality.verdict_log import (
     undo_target,
     utc_now,
 )
+
+
+class SampleReplaced(InputError):
+    """The sample directory now holds another sample (``sample-pairs --overwrite``):
+    verdicts on the old questions must not go into the new sample's log."""
 
 
 @dataclass(frozen=True)
@@ -56,9 +61,29 @@ class JudgeSession:
 
     def refresh(self) -> None:
         """Read what was appended since; a line of another sample is refused (exit 2 at
-        start-up; at run time the request fails and the log is left as it is)."""
+        start-up; at run time the request fails and the log is left as it is), and so is
+        a sample replaced since the server started (:class:`SampleReplaced`)."""
+        self.check_same_sample()
         new = self.log.refresh()
         events_for_sample(new, self.sample.sample_id, str(self.log.path))
+
+    def check_same_sample(self) -> None:
+        """Raise :class:`SampleReplaced` when manifest.json is no longer the file the
+        questions were loaded with."""
+        if self.sample.stamp is None:
+            return
+        path = Path(self.sample.directory) / "manifest.json"
+        try:
+            same = manifest_stamp(path) == self.sample.stamp
+        except OSError:
+            same = False
+        if not same:
+            raise SampleReplaced(
+                f"{self.sample.directory} no longer holds sample {self.sample.sample_id} "
+                "(it was replaced or removed, e.g. by `abcde sample-pairs --overwrite`); "
+                "this server judges the old questions, so it records nothing more",
+                hint=f"Stop this server and start `abcde judge {self.sample.directory}` "
+                     "again to judge the new sample.")
 
     def snapshot(self) -> Snapshot:
         with self._lock:
@@ -99,6 +124,7 @@ class JudgeSession:
             self._append_locked(pid, verdict)
 
     def _append_locked(self, pid: str, verdict: str | None) -> None:
+        self.check_same_sample()
         q = self.sample.questions[pid]
         self.log.append(Event(self.judge, pid, self.sample.sample_id, verdict, utc_now(),
                               id_text(q.item_1), id_text(q.item_2)))

@@ -31,7 +31,7 @@ from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import Response
+from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
 Scope = MutableMapping[str, Any]
@@ -189,7 +189,8 @@ class GuardMiddleware:
 
 
 def create_app(routes: Sequence[BaseRoute], guard: Guard,
-               static: Mapping[str, tuple[bytes, str]] | None = None) -> Starlette:
+               static: Mapping[str, tuple[bytes, str]] | None = None,
+               conflicts: tuple[type[Exception], ...] = ()) -> Starlette:
     """A Starlette app behind the guard.
 
     Parameters
@@ -201,6 +202,9 @@ def create_app(routes: Sequence[BaseRoute], guard: Guard,
     static : mapping, optional
         name → (content, media type), served at ``GET /static/{name}``; any other name
         is 404 (no path from a request reaches the file system).
+    conflicts : tuple of exception types, optional
+        Errors that answer 409 Conflict with their message (the state on disk changed
+        under the server), rather than 500.
 
     Returns
     -------
@@ -222,7 +226,11 @@ def create_app(routes: Sequence[BaseRoute], guard: Guard,
             return Response(content, media_type=media_type)
 
         all_routes.append(Route("/static/{name}", static_file, methods=["GET", "HEAD"]))
-    return Starlette(routes=all_routes, middleware=[Middleware(GuardMiddleware, guard=guard)])
+    async def conflict(request: Request, exc: Exception) -> Response:
+        return PlainTextResponse(str(exc), status_code=409)
+
+    return Starlette(routes=all_routes, middleware=[Middleware(GuardMiddleware, guard=guard)],
+                     exception_handlers={kind: conflict for kind in conflicts})
 
 
 MEDIA_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
