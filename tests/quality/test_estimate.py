@@ -175,6 +175,11 @@ def test_cli_table_json_and_exit_code(sample_dir: Path, tmp_path: Path) -> None:
                                "--confidence", "0.9"])
     assert res.exit_code == 0, res.output
     assert "95% CI" not in res.output and res.output.count("90% CI") >= 2, res.output
+    # a level near 1 is not printed as a 100% interval
+    res = runner.invoke(main, ["estimate", str(sample_dir), "--truth", str(truth),
+                               "--confidence", "0.999999999"])
+    assert res.exit_code == 0, res.output
+    assert "100% CI" not in res.output and res.output.count("99.9999999% CI") >= 2, res.output
     res = runner.invoke(main, ["estimate", str(sample_dir), "--truth", str(truth),
                                "--format", "json"])
     doc = json.loads(res.output)
