@@ -7,6 +7,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import shutil
 import signal
 import subprocess
@@ -468,6 +469,34 @@ def test_ids_mangled_by_a_spreadsheet_are_named(judged: Path, tmp_path: Path) ->
             "9.00719925474102E+15", "line 2", "Text")
     path.write_bytes(b"PK\x03\x04" + b"\x00" * 100)
     refused(run(*estimate_args(judged, path)), "workbook", "CSV UTF-8")
+
+
+def test_ids_stripped_of_leading_zeros_are_named(world, tmp_path: Path) -> None:
+    """Zero-padded numeric ids (00017) become numbers in a spreadsheet (17): the rows keep
+    their pair_id and sample_id, so they used to be refused as "belongs to another
+    sample"; the message names the lost zeros and how to keep them."""
+    padded = {}
+    for name in ("base", "exp", "weights"):
+        text = Path(world[name]).read_text()
+        dest = tmp_path / f"{name}.csv"
+        dest.write_text(re.sub(r"^i(\d+),", lambda m: f"{int(m[1]):05d},", text,
+                               flags=re.MULTILINE))
+        padded[name] = str(dest)
+    sample = tmp_path / "sample"
+    assert run(*pairs_args(padded, sample, 40)).exit_code == 0
+    judge_questions(sample)
+    stripped = tmp_path / "stripped.csv"
+    with (sample / "questions.csv").open(newline="") as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        r["item_1"], r["item_2"] = str(int(r["item_1"])), str(int(r["item_2"]))
+    with stripped.open("w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    assert run(*estimate_args(sample, sample / "questions.csv")).exit_code == 0
+    refused(run(*estimate_args(sample, stripped)), "lost their leading zeros", "line 2",
+            f"the sample has {int(rows[0]['item_1']):05d}", "Text")
 
 
 # --------------------------------------------------------------------------- #

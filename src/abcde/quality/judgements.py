@@ -341,6 +341,26 @@ def _spreadsheet_numbers(rows: Sequence[JudgementRow], pairs: SamplePairs,
             "then save it as CSV UTF-8.")
 
 
+def _spreadsheet_zeros(rows: Sequence[JudgementRow], pairs: SamplePairs, where: str) -> None:
+    """Refuse item ids a spreadsheet read as numbers, losing their leading zeros
+    (00123 -> 123), naming them as such (not as pairs of "another sample")."""
+    padded = {x.lstrip("0"): x for key in pairs.by_items for x in key
+              if len(x) > 1 and x.startswith("0") and x.isdigit()}
+    if not padded:
+        return
+    items = {x for key in pairs.by_items for x in key}
+    bad = [Shown(f"line {r.line}: {column} {value} (the sample has {padded[value]})")
+           for r in rows for column, value in (("item_1", r.item_1), ("item_2", r.item_2))
+           if value and value not in items and value in padded]
+    if bad:
+        raise InputError(
+            f"{where}: {len(bad)} item id(s) lost their leading zeros, as when a spreadsheet "
+            "program reads ids as numbers: they no longer name the sample's items",
+            examples=bad, hint="Open questions.csv in Excel through Data > From Text/CSV "
+            "with the id columns as Text (or judge questions.jsonl, or with `abcde judge`), "
+            "then save it as CSV UTF-8.")
+
+
 def _related(sid: str, stream: tuple[str, str, int] | None) -> bool:
     """Whether a sample id names another sample of this sample's stream (same population,
     seed, inputs and stratification: docs/method.md §7.10)."""
@@ -387,9 +407,9 @@ def match_judgements(rows: Sequence[JudgementRow], pairs: SamplePairs, *,
     InputError
         On rows of another sample, rows keyed by pair_id without a sample_id (or of a
         related sample: they need item ids), ids a spreadsheet rewrote in scientific
-        notation, pairs not in the sample, pair ids and item ids that disagree, rows
-        naming no pair, and contradictory verdicts (also a self pair judged not
-        equivalent).
+        notation or stripped of leading zeros, pairs not in the sample, pair ids and
+        item ids that disagree, rows naming no pair, and contradictory verdicts (also a
+        self pair judged not equivalent).
 
     References
     ----------
@@ -397,6 +417,7 @@ def match_judgements(rows: Sequence[JudgementRow], pairs: SamplePairs, *,
     Application-Based Cluster Diff Evals. Google, 2024, arXiv:2407.21430).
     """
     _spreadsheet_numbers(rows, pairs, expected_sample_id, where)
+    _spreadsheet_zeros(rows, pairs, where)
     related: set[str] = set()
     if expected_sample_id is not None:
         ids = {r.sample_id for r in rows if r.sample_id and r.sample_id != expected_sample_id}
