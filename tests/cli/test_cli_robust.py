@@ -504,6 +504,40 @@ def test_ids_stripped_of_leading_zeros_are_named(world, tmp_path: Path) -> None:
 # --------------------------------------------------------------------------- #
 
 
+def test_a_full_disk_is_said_plainly(world, tmp_path: Path,
+                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """No space left (a full disk, a quota): exit 2 naming the file, the earlier output
+    left as it was, no temporary file; it was an "internal error" (exit 1)."""
+    impact = tmp_path / "impact.json"
+    result = run("impact", world["base"], world["exp"], "--format", "json")
+    assert result.exit_code == 0, result.output
+    impact.write_text(result.output)
+    out = tmp_path / "report.html"
+    args = ["report", "--impact", str(impact), "--out", str(out)]
+    assert run(*args).exit_code == 0
+    before = out.read_bytes()
+
+    def full(self: Path, *a: object, **k: object) -> int:
+        raise OSError(28, "No space left on device", str(self))
+
+    with monkeypatch.context() as m:
+        m.setattr(Path, "write_text", full)
+        result = run(*args)
+    refused(result, f"no space left on the device writing {out} (", "Free some space",
+            "earlier outputs were left as they were")
+    assert out.read_bytes() == before
+    no_leftovers(tmp_path)
+    # stdout on a full device (/dev/full): said once, and the interpreter's last flush
+    # does not add "Exception ignored" on top
+    with open("/dev/full", "w") as stdout:
+        proc = subprocess.run([sys.executable, "-m", "abcde", "impact", world["base"],
+                               world["exp"]], stdout=stdout, stderr=subprocess.PIPE,
+                              text=True, timeout=300)
+    assert proc.returncode == 2, proc.stderr
+    assert proc.stderr.startswith("error: no space left on the device"), proc.stderr
+    assert "Exception" not in proc.stderr and "Traceback" not in proc.stderr
+
+
 @pytest.mark.parametrize("command", ["sample-pairs", "sample-items", "evaluate", "sql",
                                      "dbt", "impact"])
 def test_unwritable_out_is_refused_before_the_work(world, command: str) -> None:

@@ -5,8 +5,10 @@ modules import from here; nothing here imports a command."""
 from __future__ import annotations
 
 import contextlib
+import errno
 import functools
 import os
+import re
 import sys
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -53,10 +55,40 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         except Exception as err:
             if debug:
                 raise
+            if no_space(err):
+                disk_full(err)
             if isinstance(err, RuntimeError) and str(err) == "Query interrupted":
                 interrupted()  # Ctrl-C inside a DuckDB query of a connection of its own
             internal_error(err)
     return wrapper
+
+
+def no_space(err: BaseException) -> bool:
+    """A full disk or an exhausted quota: an OSError from Python, or an engine's error
+    whose text carries the system's message (DuckDB's IO Error, PostgreSQL's)."""
+    if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT):
+        return True
+    text = str(err)
+    return "No space left on device" in text or "Disk quota exceeded" in text
+
+
+def disk_full(err: BaseException) -> NoReturn:
+    """Not a bug and not the input: say which file could not be written and that the
+    earlier outputs are as they were (they are replaced only after a complete write,
+    abcde.outputs); exit 2. stdout goes to /dev/null so that the interpreter's last
+    flush does not fail again (stdout itself may be the full device)."""
+    where = getattr(err, "filename", None)
+    # the temporary file an output is written to first (abcde.outputs) stands for it
+    what = f" writing {re.sub(r'[.]tmp-[0-9a-f]{8}$', '', str(where))}" if where else ""
+    with contextlib.suppress(Exception):
+        click.echo(f"error: no space left on the device{what} ({err}).\nFree some space, or "
+                   "send the output (stdout, --out) or the engine's temporary files "
+                   "elsewhere, then run again; earlier outputs were left as they were.",
+                   err=True)
+    with contextlib.suppress(Exception):
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    sys.exit(2)
 
 
 def internal_error(err: Exception) -> NoReturn:
