@@ -285,3 +285,31 @@ def test_evaluate_refuses_run_names_that_escape_out(tmp_path: Path) -> None:
         f"../esc={EXAMPLES / 'base.csv'}", "--out", str(out)])
     assert res.exit_code == 2 and "path separator" in res.output
     assert not (tmp_path / "a" / "esc").exists() and not out.exists()
+
+
+@pytest.mark.parametrize(("args", "needles"), [
+    (["--uir-rel-tol", "-1"], ["'--uir-rel-tol'", "in [0, 1)", "0 to compare"]),
+    (["--uir-rel-tol", "nan"], ["'--uir-rel-tol'", "in [0, 1)"]),
+    (["--actual", f"a={EXAMPLES / 'exp.csv'}"],
+     ["run names must be unique; repeated: a", "--actual NAME=PATH"]),
+])
+def test_evaluate_option_mistakes_say_what_to_do(args: list[str], needles: list[str]) -> None:
+    res = CliRunner().invoke(main, ["evaluate", "--truth", str(EXAMPLES / "truth.csv"),
+                                    "--actual", f"a={EXAMPLES / 'base.csv'}", *args])
+    assert res.exit_code == 2, res.output
+    for needle in needles:
+        assert needle in res.output, res.output
+
+
+@pytest.mark.parametrize(("args", "needle"), [
+    (["--rel-tol", "-1"], "'--rel-tol'"), (["--rel-tol", "1"], "'--rel-tol'"),
+    (["--tol", "-0.1"], "'--tol'"), (["--tol", "inf"], "'--tol'"),
+])
+def test_uir_tolerances_are_refused_as_options(tmp_path: Path, args: list[str],
+                                               needle: str) -> None:
+    """They were refused as a problem of the scores table ("table s.csv: tol must …")."""
+    scores = tmp_path / "s.csv"
+    write_scores(scores, table3_rows())
+    res = CliRunner().invoke(main, ["uir", str(scores), *args])
+    assert res.exit_code == 2, res.output
+    assert needle in res.output and "s.csv" not in res.output, res.output

@@ -4,6 +4,8 @@ scored per test case): options, the library call, printing. The work is in
 
 from __future__ import annotations
 
+import math
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -15,6 +17,19 @@ from abcde.text import to_json
 #: (numpy) would slow every command's start (tests/evaluation/test_cli_evaluate.py checks
 #: that the two agree).
 DEFAULT_REL_TOL = 1e-9
+
+
+def _tolerance(below_one: bool) -> Callable[[click.Context, click.Parameter, float], float]:
+    """A tie tolerance, checked as an option (the library's own check names no option)."""
+    def check(ctx: click.Context, param: click.Parameter, value: float) -> float:
+        if not (math.isfinite(value) and value >= 0 and (value < 1 or not below_one)):
+            span = (f"in [0, 1); give e.g. {DEFAULT_REL_TOL:g} (the default) to absorb "
+                    "float noise" if below_one else "finite and >= 0; give e.g. 0.001 to "
+                    "tie scores that close")
+            raise click.BadParameter(f"{value!r}: a tolerance must be {span}, or 0 to "
+                                     "compare scores exactly")
+        return value
+    return check
 
 
 def _split_actual(spec: str) -> tuple[str | None, str]:
@@ -42,6 +57,7 @@ def _split_actual(spec: str) -> tuple[str | None, str]:
               help="Per-case metrics UIR combines (comma-separated): precision, recall, "
                    "f1, f1_of_overall, accuracy, jaccard_index.")
 @click.option("--uir-rel-tol", type=float, default=DEFAULT_REL_TOL, show_default=True,
+              callback=_tolerance(below_one=True),
               help="Per-case scores equal to this relative precision tie in UIR (absorbs "
                    "float noise of summed scores; 0 compares exactly).")
 @click.option("--top", type=click.IntRange(0, 10**9), default=10, show_default=True,
@@ -103,9 +119,11 @@ def evaluate_cmd(truth: str, actual: tuple[str, ...], weights: str | None,
                    "ignored. With two metrics, F_alpha is swept over them (alpha weighs "
                    "precision, or else the first one).")
 @click.option("--rel-tol", type=float, default=DEFAULT_REL_TOL, show_default=True,
+              callback=_tolerance(below_one=True),
               help="Scores equal to this relative precision count as tied (absorbs float "
                    "noise in computed scores; 0 compares exactly).")
 @click.option("--tol", type=float, default=0.0, show_default=True,
+              callback=_tolerance(below_one=False),
               help="Scores within this absolute difference also count as tied.")
 @click.option("--format", "fmt_", type=click.Choice(["table", "json"]), default="table",
               show_default=True)

@@ -306,7 +306,9 @@ def run_names(actual: Sequence[object], names: Sequence[str | None] | None, *,
         check_run_name(n)
     dup = sorted({n for n in out if out.count(n) > 1})
     if dup:
-        raise InputError(f"run names must be unique; repeated: {', '.join(dup)}")
+        raise InputError(f"run names must be unique; repeated: {', '.join(dup)}",
+                         hint="Name each run apart: --actual NAME=PATH (a run is named "
+                              "after its file otherwise).")
     return out
 
 
