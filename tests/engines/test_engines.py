@@ -243,6 +243,42 @@ def test_a_password_with_an_unencoded_at_is_hidden_whole() -> None:
     assert "TOP" not in text and "SECRET" not in text, text
 
 
+def test_a_malformed_dsn_says_how_to_write_one() -> None:
+    pytest.importorskip("psycopg")
+    from abcde.engines.postgres import PostgresEngine
+    from abcde.errors import EngineError
+
+    with pytest.raises(EngineError) as err:
+        PostgresEngine("garbage password=s3cret-pw")
+    text = str(err.value)
+    assert "is not a PostgreSQL connection string" in text and "postgresql://" in text
+    assert "Check that the server runs" not in text and "s3cret-pw" not in text, text
+
+
+def test_a_server_that_never_answers_times_out(monkeypatch: pytest.MonkeyPatch) -> None:
+    """libpq waits forever by default: a port that accepts and stays silent (a firewall
+    that drops packets behaves alike) hung the command. A default connect_timeout ends it
+    with exit 2 and says how to wait longer; a DSN's own connect_timeout is kept."""
+    pytest.importorskip("psycopg")
+    import socket
+
+    import abcde.engines.postgres as pg
+    from abcde.errors import EngineError
+
+    monkeypatch.delenv("PGCONNECT_TIMEOUT", raising=False)
+    monkeypatch.setattr(pg, "CONNECT_TIMEOUT", 1)
+    with socket.socket() as silent:
+        silent.bind(("127.0.0.1", 0))
+        silent.listen(8)
+        port = silent.getsockname()[1]
+        with pytest.raises(EngineError) as err:
+            pg.PostgresEngine(f"postgresql://someone@127.0.0.1:{port}/db")
+        assert "no answer within 1 s" in str(err.value) and "connect_timeout" in str(err.value)
+        with pytest.raises(EngineError) as err:  # the DSN's value wins
+            pg.PostgresEngine(f"postgresql://someone@127.0.0.1:{port}/db?connect_timeout=2")
+        assert "timeout" in str(err.value) and "no answer within" not in str(err.value)
+
+
 @pytest.mark.postgres
 def test_postgres_engine_restores_the_search_path_of_a_given_connection(
         postgres_dsn: str) -> None:

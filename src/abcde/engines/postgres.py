@@ -7,6 +7,7 @@ temporary tables (the server may not see the caller's files).
 
 from __future__ import annotations
 
+import os
 import re
 import secrets
 from collections.abc import Sequence
@@ -70,6 +71,38 @@ def redact(text: str, dsn: str) -> str:
     return text
 
 
+CONNECT_TIMEOUT = 30
+"""Seconds to wait for a server, unless the DSN or PGCONNECT_TIMEOUT says otherwise:
+libpq waits forever by default, and a host behind a firewall that drops packets would
+hang the command."""
+
+
+def _connect(dsn: str) -> Any:
+    """An autocommit connection, or EngineUnavailable saying whether the DSN is malformed
+    (what to write) or the server did not answer (what to check)."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        given = conninfo_to_dict(dsn)
+    except psycopg.ProgrammingError as err:
+        raise EngineUnavailable(redact(
+            f"--dsn {dsn!r} is not a PostgreSQL connection string: {str(err).strip()}\n"
+            "Write a URI, e.g. postgresql://user@host:5432/db, or key=value pairs, e.g. "
+            "'host=localhost port=5432 dbname=db user=me'.", dsn)) from None
+    extra = ({} if "connect_timeout" in given or os.environ.get("PGCONNECT_TIMEOUT")
+             else {"connect_timeout": CONNECT_TIMEOUT})
+    try:
+        return psycopg.connect(dsn, autocommit=True, **extra)
+    except psycopg.Error as err:
+        waited = (f" (no answer within {extra['connect_timeout']} s; a DSN's "
+                  "connect_timeout=N waits longer)"
+                  if isinstance(err, psycopg.errors.ConnectionTimeout) and extra else "")
+        raise EngineUnavailable(redact(
+            f"cannot connect to PostgreSQL ({dsn}): {str(err).strip()}{waited}\nCheck that "
+            "the server runs and the host, port, user and database of --dsn.",
+            dsn)) from None
+
+
 class PostgresEngine(Engine):
     """One autocommit connection to the server named by `dsn` (a libpq connection string
     or URI), or an existing psycopg connection, whose search_path is restored on close."""
@@ -86,12 +119,7 @@ class PostgresEngine(Engine):
             if not dsn:
                 raise EngineUnavailable("the PostgreSQL engine needs a connection string: "
                                         "--dsn 'postgresql://user@host:5432/db'")
-            try:
-                connection = psycopg.connect(dsn, autocommit=True)
-            except psycopg.Error as err:
-                raise EngineUnavailable(redact(
-                    f"cannot connect to PostgreSQL ({dsn}): {err}\nCheck that the server "
-                    "runs and the host, port, user and database of --dsn.", dsn)) from None
+            connection = _connect(dsn)
         self._own = own
         self.con = connection
         self.work_schema = work_schema or f"abcde_work_{secrets.token_hex(4)}"
