@@ -55,3 +55,45 @@ def test_verbose_prints_abcde_steps_and_other_libraries_warnings_only(tmp_path: 
     assert "one more step" in proc.stderr
     assert "a warning of its own" in proc.stderr
     assert "Closing down" not in proc.stderr
+
+
+def test_an_unreachable_spark_master_is_said_at_once() -> None:
+    """A standalone master nobody listens at: Spark retried it for a minute, then abcde
+    printed Py4J's Java stack trace. Now a TCP probe refuses it before the JVM starts."""
+    import socket
+
+    pytest.importorskip("pyspark")
+    with socket.socket() as s:  # a port nobody listens on
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    for master, message in [(f"spark://127.0.0.1:{port}", "cannot reach the Spark master"),
+                            ("spark://127.0.0.1:x", "is not host:port")]:
+        result = CliRunner().invoke(main, ["impact", str(EX / "base.csv"),
+                                           str(EX / "exp.csv"), "--spark-master", master])
+        assert result.exit_code == 2, result.output
+        assert message in result.output and "java." not in result.output, result.output
+
+
+def test_a_failed_spark_start_is_told_in_a_line_not_a_java_trace(tmp_path: Path) -> None:
+    """What Spark logged as ERROR (or else the Java exception's line) stands for the
+    failure; the stack trace stays in the JVM's log."""
+    pytest.importorskip("pyspark")
+    from abcde.engines.spark import _java_reason
+
+    trace = ("An error occurred while calling None.org.apache.spark.sql.classic."
+             "SparkSession.\n: java.lang.IllegalStateException: Cannot call methods on a "
+             "stopped SparkContext.\nThis stopped SparkContext was created at:\n\n"
+             "org.apache.spark.api.java.JavaSparkContext.<init>(JavaSparkContext.scala:59)\n"
+             "\tat py4j.Gateway.invoke(Gateway.java:238)\n")
+    log = tmp_path / "jvm.log"
+    log.write_text("Setting default log level to \"WARN\".\n26/11/24 22:25:23 ERROR "
+                   "StandaloneSchedulerBackend: Application has been killed. Reason: All "
+                   "masters are unresponsive! Giving up.\n")
+    assert _java_reason(RuntimeError(trace), log) == (
+        "StandaloneSchedulerBackend: Application has been killed. Reason: All masters are "
+        "unresponsive! Giving up.")
+    log.write_text("nothing logged as an error\n")
+    assert _java_reason(RuntimeError(trace), log) == (
+        "java.lang.IllegalStateException: Cannot call methods on a stopped SparkContext.")
+    assert _java_reason(RuntimeError(trace), tmp_path / "missing.log").startswith(
+        "java.lang.IllegalStateException")

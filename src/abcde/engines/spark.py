@@ -161,6 +161,40 @@ def _tail(path: Path, lines: int = 15) -> str:
     return "\n".join(text[-lines:])
 
 
+def _java_reason(err: Exception, jvm_log: Path) -> str:
+    """What went wrong, in a line or two rather than Py4J's Java stack trace: the JVM
+    log's ERROR lines (e.g. "All masters are unresponsive! Giving up."), else the Java
+    exception's own line."""
+    logged = [line.split(" ERROR ", 1)[1].strip()
+              for line in _tail(jvm_log, 200).splitlines() if " ERROR " in line]
+    if logged:
+        return "; ".join(dict.fromkeys(logged[-3:]))[:500]
+    lines = [line.strip() for line in str(err).splitlines()]
+    java = [line.lstrip(": ") for line in lines if line.startswith(": ")]
+    return (java[:1] or lines[:1] or [type(err).__name__])[0][:500]
+
+
+def _probe_masters(master: str, check: str) -> None:
+    """A standalone cluster URL (spark://host:port[,host:port]) whose masters refuse a
+    plain TCP connection is refused at once: Spark would retry it for a minute before
+    giving up."""
+    if not master.startswith("spark://"):
+        return
+    problems = []
+    for address in master.removeprefix("spark://").split(","):
+        host, _, port = address.strip().rpartition(":")
+        try:
+            socket.create_connection((host.strip("[]"), int(port)), timeout=10).close()
+            return
+        except ValueError:
+            raise EngineUnavailable(f"--spark-master {master}: {address!r} is not "
+                                    "host:port (e.g. spark://master:7077)") from None
+        except OSError as err:
+            problems.append(f"{address}: {err.strerror or err}")
+    raise EngineUnavailable(f"cannot reach the Spark master at {master} "
+                            f"({'; '.join(problems)})\n{check}")
+
+
 def local_session(master: str = "local[2]", warehouse: str | Path | None = None,
                   driver_memory: str = "2g", conf: Conf = (),
                   log_dir: str | Path | None = None) -> SparkSession:
@@ -197,15 +231,17 @@ def local_session(master: str = "local[2]", warehouse: str | Path | None = None,
         builder = builder.config("spark.sql.warehouse.dir", str(warehouse))
     for key, value in conf:
         builder = builder.config(key, value)
+    check = ("Check the Java runtime (17 or later), the --spark-master URL and the "
+             "--spark-conf settings.")
+    _probe_masters(master, check)
     jvm_log = logs / "jvm.log"
     try:
         with _jvm_output(jvm_log), quiet_pyspark(), _connect_env({}):
             session = builder.getOrCreate()
     except Exception as err:  # the JVM did not start, a port was refused, ...
         raise EngineUnavailable(
-            f"cannot start a Spark session on {master}: {err}\nThe JVM's last lines "
-            f"({jvm_log}):\n{_tail(jvm_log)}\nCheck the Java runtime (17 or later), the "
-            "--spark-master URL and the --spark-conf settings.") from None
+            f"cannot start a Spark session on {master}: {_java_reason(err, jvm_log)}\n"
+            f"{check} The JVM's log: {jvm_log}") from None
     session.sparkContext.setLogLevel("ERROR")
     log.info("Spark %s on %s; the JVM's log: %s", session.version, master, jvm_log)
     return session
