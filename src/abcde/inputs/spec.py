@@ -68,10 +68,11 @@ class InputSpec:
 
 
 def parse_slicings(slice_by: str | Sequence[str] | Sequence[Sequence[str]] | None,
-                   ) -> list[list[str]]:
+                   option: str = "--slice-by") -> list[list[str]]:
     """'a,b' -> [['a', 'b']] (one slicing by the pair of columns); a list of such
     strings (or of lists) -> one slicing each. An empty name (``--slice-by ""``,
-    ``'a,'``) is refused: it would silently slice by nothing."""
+    ``'a,'``) is refused: it would silently slice by nothing. `option` names the
+    option in the message (explore's --group-by takes one such list)."""
     if slice_by is None:
         return []
     items = [slice_by] if isinstance(slice_by, str) else list(slice_by)
@@ -79,9 +80,11 @@ def parse_slicings(slice_by: str | Sequence[str] | Sequence[Sequence[str]] | Non
     for item in items:
         cols = [c.strip() for c in item.split(",")] if isinstance(item, str) else list(item)
         if not cols or any(not isinstance(c, str) or not c for c in cols):
-            raise InputError(f"--slice-by {item!r} names an empty column",
-                             hint="Give attribute column names, e.g. --slice-by provenance "
-                                  "or --slice-by provenance,country (one slicing by both).")
+            raise InputError(f"{option} {item!r} names an empty column",
+                             hint=f"Give attribute column names, e.g. {option} provenance "
+                                  f"or {option} provenance,country "
+                                  + ("(one slicing by both)." if option == "--slice-by"
+                                     else "(by both)."))
         out.append(cols)
     return out
 
