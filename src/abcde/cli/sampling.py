@@ -107,9 +107,6 @@ def explore_cmd(sample: str, db: str | None, group_by: str, where: str | None, m
                                    "TO 'sample.parquet') and give its path, without --db")
         _serve_explore(sample, port, host, open_browser)
         return
-    if db is None and not Path(sample).is_file():
-        raise click.BadParameter(f"file {sample!r} does not exist (give --db to read a "
-                                 "table)", param_hint="SAMPLE")
     doc = explore(sample, group_by, where=where, metric=metric, top=top, examples=examples,
                   db=db)
     if fmt == "json":

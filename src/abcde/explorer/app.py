@@ -27,7 +27,7 @@ from starlette.routing import Route
 
 from abcde.cells import IMPACT_METRICS
 from abcde.errors import InputError
-from abcde.sampling.explore import FILTER_OPS, explore
+from abcde.sampling.explore import FILTER_OPS, explore, sample_columns
 from abcde.server.app import Guard, create_app, package_files
 
 MAX_FILTERS = 4
@@ -110,23 +110,6 @@ def _templates() -> jinja2.Environment:
     env.filters["num"] = lambda v, d=4: "-" if v is None else (
         f"{v:,}" if isinstance(v, int) else f"{v:.{d}g}" if isinstance(v, float) else str(v))
     return env
-
-
-def sample_columns(sample: Path) -> list[str]:
-    """The columns of an item sample file (refused when it is not one)."""
-    out = explore(sample, (), top=1, examples=0)  # checks the sample's columns
-    del out
-    import duckdb
-
-    from abcde.sql.quoting import literal
-
-    reader = "read_csv" if sample.suffix.lower() == ".csv" else "read_parquet"
-    con = duckdb.connect(":memory:")
-    try:
-        return [r[0] for r in con.execute(
-            f"DESCRIBE SELECT * FROM {reader}({literal(str(sample))})").fetchall()]
-    finally:
-        con.close()
 
 
 def explore_app(sample: str | Path, token: str, hosts: frozenset[str]) -> Starlette:

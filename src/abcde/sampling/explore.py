@@ -4,23 +4,65 @@
 `explore` groups a `sample_items` sample by attribute values (optionally filtered) and
 ranks the groups by estimated contribution Σ_{i ∈ group} w(i)·m(i), with example items.
 Its standard errors treat the Σdc draws as independent draws from q, each contributing
-x = JD(T)·m(i)/JD(i)·1(i ∈ group): SE = sd(x)/√Σdc."""
+x = JD(T)·m(i)/JD(i)·1(i ∈ group): SE = sd(x)/√Σdc.
+
+The sample is read once into a table of an in-memory DuckDB and checked before any
+number is computed (`_open_sample`): a file edited in a spreadsheet (an empty cell, a
+NaN or negative importance weight, a word in a number column, an item twice, an
+importance weight that no longer fits its draw count) is refused naming the file, the
+column and example rows, never summed into a wrong estimate."""
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import duckdb
 import sqlglot
 from sqlglot import exp
 
 from abcde.cells import IMPACT_METRICS
-from abcde.errors import InputError
+from abcde.engines.base import categorise
+from abcde.engines.files import file_format, strict_csv_problem
+from abcde.errors import InputError, Shown
+from abcde.inputs.spec import parse_slicings
 from abcde.results import plain_row
 from abcde.sql.helpers import rank_value
-from abcde.sql.quoting import ident, literal, table_ref
+from abcde.sql.quoting import ident, table_ref
+
+#: The columns of a sample that explore reads as numbers, and every column it needs.
+NUMBER_COLUMNS = ("draw_count", "first_draw", "importance_weight", *IMPACT_METRICS)
+REQUIRED_COLUMNS = ("item_id", *NUMBER_COLUMNS)
+#: Id columns a CSV sample holds as text (007 is not 7).
+ID_COLUMNS = ("item_id", "base_cluster", "exp_cluster")
+#: Fields of a group in explore's output: no group column may have one of these names.
+OUTPUT_FIELDS = ("items", "draws", "weight_share", "se", "contribution", "examples",
+                 *(f"contribution_{m}" for m in IMPACT_METRICS))
+#: The checked sample, a table of explore's own in-memory DuckDB.
+SAMPLE_TABLE = "abcde_sample"
+REDRAW = ("Draw the sample again rather than editing it: `abcde sample-items ... --out "
+          "FILE --overwrite` (the same inputs and seed give the same sample), or run the "
+          "`abcde sql sample-items` script again; to leave items out, use --where.")
+EXAMPLES = 5
+# |importance_weight·jaccard_distance/draw_count − its median| allowed, relative: the
+# weights are double-precision quotients (12 significant digits of JD(T) at least)
+RATIO_TOLERANCE = 1e-6
+# |split_distance + merge_distance − jaccard_distance| and |jaccard_index +
+# jaccard_distance − 1| allowed: each is a quotient of the same cell's weights
+IDENTITY_TOLERANCE = 1e-9
+
+
+@dataclass(frozen=True)
+class OpenedSample:
+    """A sample read into `SAMPLE_TABLE` and checked (`_open_sample`)."""
+
+    label: str  # how messages name it: "sample (items.csv)"
+    columns: dict[str, str]  # name -> DuckDB type, in the sample's order
+    rows: int
 
 
 def _where(where: str | None) -> exp.Expression | None:
@@ -65,6 +107,271 @@ def _filter_sql(filters: Sequence[tuple[str, str, Any]], types: dict[str, str]
     return conds, params
 
 
+def _group_columns(group_by: str | Sequence[str]) -> list[str]:
+    """--group-by's columns: "" (the default) is none; an empty name ("a,", "a,,b") or a
+    name given twice is refused, as --slice-by's are."""
+    if isinstance(group_by, str):
+        groups = parse_slicings(group_by, option="--group-by")[0] if group_by else []
+    else:
+        names = list(group_by)
+        groups = parse_slicings([names], option="--group-by")[0] if names else []
+    twice = sorted({g for g in groups if groups.count(g) > 1})
+    if twice:
+        raise InputError(f"--group-by names {', '.join(map(repr, twice))} twice",
+                         hint="Name each column once.")
+    return groups
+
+
+def _sample_path(sample: str | Path, db: str | Path | None) -> Path | None:
+    """The sample's file, refused with what to do when it is not one; None when, with
+    `db`, the name is a table of that database (a name without a file suffix, as for
+    every input of abcde: abcde.inputs.sources.names_a_file)."""
+    path = Path(sample)
+    fmt = file_format(path)
+    if db is not None and fmt is None:
+        if not str(sample) or not all(str(sample).split(".")):
+            raise InputError(f"{str(sample)!r} is not a table name",
+                             hint="Name the table of --db that holds the sample, e.g. "
+                                  "item_sample or main.item_sample.")
+        return None
+    give = ("Give the file `abcde sample-items --out` wrote (items.parquet or items.csv)"
+            + ("" if db is not None else ", or with --db FILE the name of a table of that "
+               "DuckDB database") + ".")
+    if not path.exists():
+        raise InputError(f"sample file {path} does not exist", hint=give)
+    if path.is_dir():
+        raise InputError(f"sample {path} is a directory, not a sample file", hint=give)
+    if fmt is None:
+        raise InputError(f"sample {path}: cannot tell the format; a sample file is named "
+                         ".parquet or .csv", hint=give)
+    return path
+
+
+def _examples_of(con: duckdb.DuckDBPyConnection, kind: str, cond: str,
+                 shown: Sequence[str], table: str = SAMPLE_TABLE) -> list[Shown]:
+    """The first rows of `table` meeting `cond`, each as "line N: item 'x', column
+    value"."""
+    cols = ", ".join(ident(c) for c in shown)
+    rows = con.execute(f"SELECT rowid, item_id, {cols} FROM {ident(table)} "
+                       f"WHERE {cond} ORDER BY rowid LIMIT {EXAMPLES}").fetchall()
+    return [Shown(_row_name(kind, r[0]) + ("" if r[1] is None else f": item {r[1]!r}")
+                  + "".join(f", {c} {_value(v)}" for c, v in zip(shown, r[2:], strict=True)
+                            if c != "item_id"))
+            for r in rows]
+
+
+def _row_name(kind: str, rowid: int) -> str:
+    # a CSV's header is line 1; a spreadsheet numbers its rows alike
+    return f"line {rowid + 2}" if kind == "csv" else f"row {rowid + 1}"
+
+
+def _value(v: object) -> str:
+    return "(empty)" if v is None else repr(v) if isinstance(v, str) else f"{v}"
+
+
+def _check_values(con: duckdb.DuckDBPyConnection, label: str, kind: str) -> None:
+    """Refuse a sample whose values `abcde sample-items` cannot have written: the first
+    failing check names its column and example rows (docs/method.md §7.3)."""
+    whole = "NOT (isfinite({c}) AND {c} >= 1 AND {c} = floor({c}))"
+    checks: list[tuple[str, str, str, tuple[str, ...]]] = [
+        ("item_id", "item_id IS NULL", "{n} row(s) have no item id", ("item_id",))]
+    checks += [(c, f"{ident(c)} IS NULL", "{n} row(s) have no value (an empty cell)", (c,))
+               for c in NUMBER_COLUMNS]
+    checks += [
+        ("importance_weight", "NOT (isfinite(importance_weight) AND importance_weight > 0)",
+         "{n} value(s) are NaN, infinite, zero or negative; an importance weight is a "
+         "finite number > 0", ("importance_weight",)),
+        ("draw_count", whole.format(c="draw_count"), "{n} value(s) are not whole numbers "
+         ">= 1 (how often the item was drawn)", ("draw_count",)),
+        ("first_draw", whole.format(c="first_draw"), "{n} value(s) are not whole numbers "
+         ">= 1 (the rank of the item's first draw)", ("first_draw",)),
+        ("jaccard_distance", "NOT (jaccard_distance > 0 AND jaccard_distance <= 1)",
+         "{n} value(s) are outside (0, 1]; only affected items (jaccard_distance > 0) are "
+         "drawn", ("jaccard_distance",))]
+    checks += [(m, f"NOT ({ident(m)} >= 0 AND {ident(m)} <= 1)",  # NaN fails both
+                "{n} value(s) are outside [0, 1]", (m,))
+               for m in IMPACT_METRICS if m != "jaccard_distance"]
+    checks += [
+        ("split_distance", "abs(split_distance + merge_distance - jaccard_distance) > "
+         f"{IDENTITY_TOLERANCE}", "{n} row(s) have split_distance + merge_distance other "
+         "than jaccard_distance", ("split_distance", "merge_distance", "jaccard_distance")),
+        ("jaccard_index", f"abs(jaccard_index + jaccard_distance - 1) > {IDENTITY_TOLERANCE}",
+         "{n} row(s) have jaccard_index other than 1 - jaccard_distance",
+         ("jaccard_index", "jaccard_distance"))]
+    counts = con.execute("SELECT " + ", ".join(f"COUNT(*) FILTER (WHERE {cond})"
+                                               for _, cond, _, _ in checks)
+                         + f" FROM {ident(SAMPLE_TABLE)}").fetchone()
+    for (column, cond, message, shown), n in zip(checks, counts, strict=True):
+        if n:
+            raise InputError(message.format(n=f"{n:,}"), table=label, column=column,
+                             examples=_examples_of(con, kind, cond, shown), hint=REDRAW)
+    (n,) = con.execute(f"SELECT COUNT(*) - COUNT(DISTINCT item_id) FROM "
+                       f"{ident(SAMPLE_TABLE)}").fetchone()
+    if n:
+        twice = con.execute(
+            f"SELECT item_id, list(rowid ORDER BY rowid), COUNT(*) OVER () FROM "
+            f"{ident(SAMPLE_TABLE)} GROUP BY item_id HAVING COUNT(*) > 1 ORDER BY min(rowid) "
+            f"LIMIT {EXAMPLES}").fetchall()
+        raise InputError(
+            f"{twice[0][2]:,} item id(s) are on more than one row; a sample holds each "
+            "item once, with how often it was drawn (draw_count)", table=label,
+            column="item_id", hint=REDRAW, examples=[
+                Shown(f"{r[0]!r} ({', '.join(_row_name(kind, k) for k in r[1])})")
+                for r in twice])
+    # w(i) = dc(i)/Σdc · JD(T)/JD(i): w·JD/dc is JD(T)/Σdc on every row (§7.3), so an
+    # edited weight, draw count or distance shows as a row off the others' value
+    ratio = "importance_weight * jaccard_distance / draw_count"
+    (median,) = con.execute(f"SELECT median({ratio}) FROM {ident(SAMPLE_TABLE)}").fetchone()
+    off = f"abs({ratio} - $m) > {RATIO_TOLERANCE} * $m"
+    (n,) = con.execute(f"SELECT COUNT(*) FROM {ident(SAMPLE_TABLE)} WHERE {off}",
+                       {"m": median}).fetchone()
+    if n:
+        rows = con.execute(
+            f"SELECT rowid, item_id, importance_weight, draw_count, jaccard_distance, "
+            f"$m * draw_count / jaccard_distance FROM {ident(SAMPLE_TABLE)} "
+            f"WHERE {off} ORDER BY rowid LIMIT {EXAMPLES}", {"m": median}).fetchall()
+        raise InputError(
+            f"{n:,} importance weight(s) do not fit their row's draw_count and "
+            "jaccard_distance: w(i) = dc(i)/Σdc·JD(T)/JD(i), so importance_weight · "
+            "jaccard_distance / draw_count is the same on every row (docs/method.md §7.3)",
+            table=label, column="importance_weight", hint=REDRAW, examples=[
+                Shown(f"{_row_name(kind, r[0])}: item {r[1]!r}, importance_weight {r[2]:.6g},"
+                      f" draw_count {r[3]:g}, jaccard_distance {r[4]:.6g} (the other rows "
+                      f"give importance_weight {r[5]:.6g})") for r in rows])
+
+
+def _check_manifest(con: duckdb.DuckDBPyConnection, path: Path, label: str,
+                    rows: int) -> None:
+    """A sample file beside its manifest (`<file>.manifest.json`, abcde sample-items)
+    holds the items and draws the manifest records: rows deleted in a spreadsheet leave
+    every row valid, and the estimates silently short of the deleted items' share."""
+    import json
+
+    from abcde.sampling.items import manifest_path
+
+    where = manifest_path(path)
+    try:
+        manifest = json.loads(where.read_text(encoding="utf-8"))
+        items, draws = int(manifest["unique_items"]), float(manifest["draws"])
+    except (OSError, ValueError, TypeError, KeyError):
+        return  # no manifest (an exported table) or not one: nothing to compare
+    (total,) = con.execute(f"SELECT SUM(draw_count) FROM {ident(SAMPLE_TABLE)}").fetchone()
+    if items != rows or not math.isclose(total, draws, rel_tol=1e-12):
+        raise InputError(f"holds {rows:,} items and {total:,.0f} draws, but its manifest "
+                         f"{where} records {items:,} and {draws:,.0f}: rows were removed "
+                         "or added after it was drawn (or the manifest is another "
+                         "sample's)", table=label, hint=REDRAW)
+
+
+def _number_types(con: duckdb.DuckDBPyConnection, columns: dict[str, str], label: str,
+                  kind: str) -> None:
+    """Refuse a number column of the sample that holds other values (a word typed into a
+    CSV makes DuckDB read its column as text); one of text that all reads as numbers
+    (blank cells, padded numbers) is made DOUBLE."""
+    cast = []
+    for c in NUMBER_COLUMNS:
+        category = categorise(columns[c])
+        if category in ("integer", "float", "decimal"):
+            continue
+        if category != "string":
+            raise InputError(f"has type {columns[c]}, not a number", table=label, column=c,
+                             hint=REDRAW)
+        cond = f"{ident(c)} IS NOT NULL AND TRY_CAST({ident(c)} AS DOUBLE) IS NULL"
+        (n,) = con.execute(f"SELECT COUNT(*) FROM {ident(SAMPLE_TABLE)} "
+                           f"WHERE {cond}").fetchone()
+        if n:
+            raise InputError(f"{n:,} value(s) are not numbers", table=label, column=c,
+                             hint=REDRAW, examples=_examples_of(con, kind, cond, (c,)))
+        cast.append(f"CAST({ident(c)} AS DOUBLE) AS {ident(c)}")
+    if cast:  # in the same order: rowid still names the row
+        con.execute(f"CREATE OR REPLACE TEMP TABLE {ident(SAMPLE_TABLE)} AS SELECT * "
+                    f"REPLACE ({', '.join(cast)}) FROM {ident(SAMPLE_TABLE)}")
+        columns.update((r[0], r[1]) for r in con.execute(
+            f"DESCRIBE {ident(SAMPLE_TABLE)}").fetchall())
+
+
+@contextmanager
+def _open_sample(sample: str | Path | Sequence[dict[str, Any]], db: str | Path | None,
+                 engine: Any) -> Iterator[tuple[duckdb.DuckDBPyConnection, OpenedSample]]:
+    """An in-memory DuckDB holding the sample, checked, as the table `SAMPLE_TABLE`
+    (a CSV's ids read as text). Every way the sample cannot be read
+    or is not one is an InputError naming it, with what to do."""
+    from abcde.engines.duckdb import DuckDBEngine
+    from abcde.inputs.sources import open_source
+
+    con = duckdb.connect(":memory:")
+    try:
+        con.execute("SET enable_progress_bar = false")  # no bar beside the table
+        duck = DuckDBEngine(db=db, connection=con)  # --db read-only; its failures worded
+        kind, path = "rows", None
+        if engine is not None:  # a table of a warehouse the engine reaches: the rows, once
+            name = table_ref(str(sample))
+            if not engine.table_exists(name):
+                raise InputError(f"no table {sample}", hint="Name the table the `abcde sql "
+                                 "sample-items` script wrote (<prefix>item_sample).")
+            rows = [plain_row(r) for r in engine.fetch(engine.select_sql(name))]
+            label = f"sample ({sample})"
+        elif isinstance(sample, str | Path):
+            path = _sample_path(sample, db)
+            kind = file_format(path) if path is not None else "table"
+            rows = None
+        else:
+            rows, label = [dict(r) for r in sample], "sample (rows)"
+        if rows is not None:
+            if not rows:
+                yield con, OpenedSample(label, {}, 0)
+                return
+            duck.register_rows("abcde_src_sample", list(rows[0]),
+                               [tuple(r.values()) for r in rows])
+            relation = ident("abcde_src_sample")
+        else:
+            src = open_source(duck, "sample", str(sample) if path is None else path,
+                              string_columns=ID_COLUMNS)
+            relation, label = src.relation, src.label
+        # one read of the file, in its order (rowid + 1 is the row); read errors worded
+        # (a CSV value past the rows DuckDB sniffed that is not of its column's type)
+        duck.execute(f"CREATE TEMP TABLE {ident(SAMPLE_TABLE)} AS SELECT * FROM {relation}")
+        columns = dict(duck.columns(ident(SAMPLE_TABLE)))
+        missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+        if missing and kind == "csv" and path is not None:
+            # a malformed CSV is sniffed as one column per line: say what is wrong
+            problem = strict_csv_problem(path)
+            if problem is not None:
+                raise InputError(problem.message(), table=label, hint=problem.hint)
+        if missing:
+            raise InputError(f"lacks the column(s) {', '.join(missing)} of an item sample; "
+                             f"its columns are {', '.join(columns) or '(none)'}", table=label,
+                             hint=REDRAW)
+        (count,) = con.execute(f"SELECT COUNT(*) FROM {ident(SAMPLE_TABLE)}").fetchone()
+        if not count:  # nothing was affected; an empty CSV's columns would read as text
+            yield con, OpenedSample(label, columns, 0)
+            return
+        _number_types(con, columns, label, kind)
+        if categorise(columns["item_id"]) == "nested":
+            raise InputError(f"has type {columns['item_id']}; an item id is one value",
+                             table=label, column="item_id", hint=REDRAW)
+        if "input_valid" in columns and con.execute(
+                f"SELECT COUNT(*) FROM {ident(SAMPLE_TABLE)} "
+                "WHERE NOT COALESCE(TRY_CAST(input_valid AS BOOLEAN), FALSE)").fetchone()[0]:
+            raise InputError("the sample was drawn from input that failed its checks "
+                             "(input_valid is FALSE)", table=label, hint="Read the script's "
+                             "validation table, fix the input and run the script again.")
+        _check_values(con, label, kind)
+        if path is not None:
+            _check_manifest(con, path, label, count)
+        described = con.execute(f"DESCRIBE {ident(SAMPLE_TABLE)}").fetchall()
+        yield con, OpenedSample(label, {r[0]: r[1] for r in described}, count)
+    finally:
+        con.close()
+
+
+def sample_columns(sample: str | Path, db: str | Path | None = None) -> list[str]:
+    """The columns of an item sample, once it is read and checked as `explore` checks
+    it (refused, with the reason, when it is not a sample)."""
+    with _open_sample(sample, db, None) as (_, opened):
+        return list(opened.columns)
+
+
 def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Sequence[str] = (),
             *, where: str | None = None, metric: str = "jaccard_distance", top: int = 20,
             examples: int = 3, filters: Sequence[tuple[str, str, Any]] = (),
@@ -77,7 +384,8 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
     sample
         The sample file (.parquet or .csv) or its rows — e.g. `abcde sql sample-items`'s
         table `<prefix>item_sample` exported from a warehouse — or, with `db` or
-        `engine`, the name of that table.
+        `engine`, the name of that table (with `db`, a name with a .parquet or .csv
+        suffix is a file).
     group_by
         Attribute column(s) to group by ("a,b" or a list); none: one group.
     where
@@ -102,6 +410,15 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
         metric of the group's affected items, the sampled items and draws, an SE of the
         contribution to `metric`, and the example items.
 
+    Raises
+    ------
+    InputError
+        For a sample that cannot be read or is not one as `abcde sample-items` writes
+        it (a missing column, an empty cell, a value that is not a number or out of its
+        range, an item twice, an importance weight that does not fit its draw count),
+        naming the column and example rows; for a group column or condition the sample
+        cannot take.
+
     References
     ----------
     van Staden, S. and Grubb, A. (2024). ABCDE: Application-Based Cluster Diff Evals.
@@ -112,56 +429,25 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
     for name, value, zero in (("--top", top, "all groups"), ("--examples", examples, "none")):
         if isinstance(value, bool) or not isinstance(value, int) or value < 0:
             raise InputError(f"{name} must be an integer >= 0 (0: {zero}), got {value!r}")
-    groups = [c.strip() for c in group_by.split(",")] if isinstance(group_by, str) \
-        else list(group_by)
-    groups = [g for g in groups if g]
+    groups = _group_columns(group_by)
+    clash = [g for g in groups if g in (*OUTPUT_FIELDS, metric)]
+    if clash:
+        raise InputError(f"--group-by {clash[0]!r}: explore's output has a field of that "
+                         "name (the group's own numbers)", hint="Rank by another --metric, "
+                         "or group by a copy of the column under another name.")
     empty = {"metric": metric, "group_by": groups, "where": where, "sample_draws": 0,
              "filtered_draws": 0, "groups": []}
-    import duckdb
-
-    if engine is not None:  # a table of a warehouse the engine reaches: the rows, once
-        sample = [plain_row(r) for r in engine.fetch(engine.select_sql(table_ref(str(sample))))]
-        if not sample:
+    with _open_sample(sample, db, engine) as (con, opened):
+        if not opened.rows:
             return empty
-    con = duckdb.connect(":memory:")
-    try:
-        if db is not None:
-            if not Path(db).exists():
-                raise InputError(f"--db {db} does not exist")
-            con.execute(f"ATTACH {literal(str(db))} AS sample_db (READ_ONLY)")
-            relation = "sample_db." + table_ref(str(sample))
-        elif isinstance(sample, str | Path):
-            path = Path(sample)
-            if not path.exists():
-                raise InputError(f"sample file {path} does not exist")
-            reader = "read_csv" if path.suffix.lower() == ".csv" else "read_parquet"
-            relation = f"{reader}({literal(str(path))})"
-        else:
-            rows = list(sample)
-            if not rows:
-                return empty
-            from abcde.engines.duckdb import DuckDBEngine
-
-            DuckDBEngine(connection=con).register_rows(
-                "sample_rows", list(rows[0]), [tuple(r.values()) for r in rows])
-            relation = ident("sample_rows")
-        described = con.execute(f"DESCRIBE SELECT * FROM {relation}").fetchall()
-        columns = [r[0] for r in described]
-        conds, params = _filter_sql(filters, {r[0]: r[1] for r in described})
-        for c in [*groups, "importance_weight", "draw_count", *IMPACT_METRICS]:
+        columns = list(opened.columns)
+        conds, params = _filter_sql(filters, opened.columns)
+        for c in groups:
             if c not in columns:
-                raise InputError(f"the sample has no column {c!r}; its columns are "
-                                 f"{', '.join(columns)}")
+                raise InputError(f"the sample has no column {c!r} to group by; its columns "
+                                 f"are {', '.join(columns)}", table=opened.label)
         cond = _where(where)
-        if "input_valid" in columns and con.execute(
-                f"SELECT COUNT(*) FROM {relation} WHERE NOT COALESCE(input_valid, FALSE)"
-        ).fetchone()[0]:
-            raise InputError("the sample was drawn from input that failed its checks "
-                             "(input_valid is FALSE)", hint="Read the script's validation "
-                             "table, fix the input and run the script again.")
-        if not con.execute(f"SELECT COUNT(*) FROM {relation}").fetchone()[0]:
-            return empty  # nothing was affected; an empty CSV's columns would read as text
-        base = exp.select("*").from_(exp.maybe_parse(relation, dialect="duckdb"))
+        base = exp.select("*").from_(exp.maybe_parse(ident(SAMPLE_TABLE), dialect="duckdb"))
         if cond is not None:
             base = base.where(cond)
         filtered = base.sql("duckdb")
@@ -179,18 +465,23 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
             raise InputError(f"{what} cannot be applied to the sample: "
                              f"{str(err).splitlines()[0]}",
                              hint=f"The sample's columns are {', '.join(columns)}.") from None
-        all_draws = con.execute(f"SELECT SUM(draw_count) FROM {relation}").fetchone()[0] or 0
+        all_draws = con.execute(
+            f"SELECT SUM(draw_count) FROM {ident(SAMPLE_TABLE)}").fetchone()[0]
         g = ", ".join(ident(c) for c in groups)
         key = f"{g}, " if groups else ""
         contribs = ", ".join(f"SUM(importance_weight * {m}) AS {ident('contribution_' + m)}"
                              for m in IMPACT_METRICS)
         # x = JD(T)/JD(i)·m(i) per draw = importance_weight·m(i)·Σdc/dc(i)
-        x = f"importance_weight * {metric} * {int(all_draws)} / draw_count"
+        x = f"importance_weight * {metric} * CAST(? AS DOUBLE) / draw_count"
+        # the most drawn items of each group (the first drawn first), in the one query:
+        # no group value is written into SQL (a NaN or a BLOB would not read back)
+        most = (f", arg_max(item_id, {{'d': draw_count, 'f': -first_draw}}, "
+                f"{int(examples)}) AS examples" if examples else "")
         sql = (f"SELECT {key}COUNT(*) AS items, SUM(draw_count) AS draws, "
                f"SUM(importance_weight) AS weight_share, {contribs}, "
-               f"SUM(draw_count * ({x}) * ({x})) AS sum_x2 "
+               f"SUM(draw_count * ({x}) * ({x})) AS sum_x2{most} "
                f"FROM ({filtered}) AS s {'GROUP BY ' + g if groups else ''}")
-        cur = con.execute(sql, params)
+        cur = con.execute(sql, [all_draws, all_draws, *params])
         names = [d[0] for d in cur.description]
         result_rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
         out_rows = []
@@ -205,21 +496,13 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
             share = float(r["weight_share"] or 0.0)
             r[metric] = est / share if share > 0 else None
             r["contribution"] = est
-            out_rows.append(plain_row(r))
+            if examples:
+                r["examples"] = list(r.pop("examples"))
+            out_rows.append(plain_row(r, groups))
         out_rows.sort(key=lambda r: (-rank_value(abs(r["contribution"])),
                                      *(str(r[c]) for c in groups)))
         out_rows = out_rows[:top] if top else out_rows
-        if examples and out_rows:
-            for r in out_rows:
-                conds = [(f"{ident(c)} IS NULL" if r[c] is None
-                          else f"{ident(c)} = {literal(r[c])}") for c in groups]
-                sql = (f"SELECT item_id FROM ({filtered}) AS s "
-                       f"{'WHERE ' + ' AND '.join(conds) if conds else ''} "
-                       f"ORDER BY draw_count DESC, first_draw LIMIT {int(examples)}")
-                r["examples"] = [e[0] for e in con.execute(sql, params).fetchall()]
         return {"metric": metric, "group_by": groups, "where": where,
                 "filters": [list(f) for f in filters],
                 "sample_draws": int(all_draws), "filtered_draws": int(totals[0] or 0),
                 "groups": out_rows}
-    finally:
-        con.close()

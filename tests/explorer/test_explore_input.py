@@ -1,0 +1,265 @@
+"""`abcde explore` on samples a user has damaged (edited in a spreadsheet, cut, typed
+over), on a wrong --db, a directory or a bad --group-by: each is exit 2 naming the file,
+the column, example rows and what to do; never a wrong number or an internal error."""
+
+from __future__ import annotations
+
+import csv
+import shutil
+import subprocess
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import duckdb
+import pytest
+from click.testing import CliRunner
+
+from abcde.cli import main
+from abcde.errors import InputError
+from abcde.sampling.explore import explore
+
+Rows = list[dict[str, str]]
+
+
+@pytest.fixture(scope="module")
+def sample_csv(item_sample: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The session's sample as a CSV, beside a copy of its manifest."""
+    out = tmp_path_factory.mktemp("explore_csv") / "items.csv"
+    con = duckdb.connect()
+    con.execute(f"COPY (SELECT * FROM read_parquet('{item_sample}')) TO '{out}' (HEADER)")
+    con.close()
+    shutil.copy(f"{item_sample}.manifest.json", f"{out}.manifest.json")
+    return out
+
+
+def read_rows(path: Path) -> Rows:
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def write_rows(path: Path, rows: Rows, manifest_from: Path | None = None) -> Path:
+    with path.open("w", newline="") as f:
+        w = csv.DictWriter(f, list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    if manifest_from is not None:
+        shutil.copy(f"{manifest_from}.manifest.json", f"{path}.manifest.json")
+    return path
+
+
+def run(*args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(main, ["explore", *args])
+    return res.exit_code, res.output
+
+
+def set_value(column: str, value: str, row: int = 4) -> Callable[[Rows], Rows]:
+    def edit(rows: Rows) -> Rows:
+        rows[row][column] = value
+        return rows
+    return edit
+
+
+def drop_column(column: str) -> Callable[[Rows], Rows]:
+    return lambda rows: [{k: v for k, v in r.items() if k != column} for r in rows]
+
+
+def repeat_item(rows: Rows) -> Rows:
+    rows[5]["item_id"] = rows[4]["item_id"]
+    return rows
+
+
+# (edit, column named, words of the message); the edited row is data row 5 = line 6
+DAMAGE = {
+    "nan weight": (set_value("importance_weight", "NaN"), "importance_weight", ["NaN"]),
+    "negative weight": (set_value("importance_weight", "-0.5"), "importance_weight",
+                        ["negative"]),
+    "infinite weight": (set_value("importance_weight", "inf"), "importance_weight",
+                        ["infinite"]),
+    "empty weight": (set_value("importance_weight", ""), "importance_weight", ["empty"]),
+    "edited weight": (set_value("importance_weight", "0.0123"), "importance_weight",
+                      ["do not fit", "draw_count"]),
+    "draw_count word": (set_value("draw_count", "abc"), "draw_count", ["not numbers", "'abc'"]),
+    "draw_count zero": (set_value("draw_count", "0"), "draw_count", ["whole numbers >= 1"]),
+    "draw_count fraction": (set_value("draw_count", "1.5"), "draw_count",
+                            ["whole numbers >= 1"]),
+    "edited draw_count": (set_value("draw_count", "40"), "importance_weight", ["do not fit"]),
+    "empty draw_count": (set_value("draw_count", ""), "draw_count", ["empty"]),
+    "first_draw word": (set_value("first_draw", "x"), "first_draw", ["not numbers"]),
+    "metric word": (set_value("merge_rate", "n/a"), "merge_rate", ["not numbers"]),
+    "metric above 1": (set_value("jaccard_distance", "1.7"), "jaccard_distance", ["(0, 1]"]),
+    "metric negative": (set_value("split_rate", "-0.1"), "split_rate", ["[0, 1]"]),
+    "metric empty": (set_value("jaccard_index", ""), "jaccard_index", ["empty"]),
+    "distances disagree": (set_value("split_distance", "0.99"), "split_distance",
+                           ["merge_distance"]),
+    "empty item id": (set_value("item_id", ""), "item_id", ["no item id"]),
+    "item twice": (repeat_item, "item_id", ["more than one row", "line 6, line 7"]),
+}
+
+
+@pytest.mark.parametrize("case", list(DAMAGE))
+def test_a_damaged_sample_is_refused_naming_column_and_row(sample_csv: Path, tmp_path: Path,
+                                                           case: str) -> None:
+    edit, column, words = DAMAGE[case]
+    rows = read_rows(sample_csv)
+    item = rows[4]["item_id"]
+    bad = write_rows(tmp_path / "edited.csv", edit(rows))
+    code, out = run(str(bad), "--group-by", "provenance")
+    assert code == 2, out
+    assert "bug" not in out and "internal" not in out, out
+    assert "edited.csv" in out and f"column {column!r}" in out, out
+    assert "line 6" in out, out  # header = line 1, data row 5
+    if case != "empty item id":
+        assert repr(item) in out, out
+    assert "sample-items" in out, out  # what to do
+    for w in words:
+        assert w in out, (w, out)
+    with pytest.raises(InputError):
+        explore(bad, "provenance")
+
+
+def test_the_undamaged_csv_reads_as_the_parquet_sample(sample_csv: Path,
+                                                       item_sample: Path) -> None:
+    """The checks refuse nothing abcde wrote: a CSV and a Parquet sample, a copy that keeps
+    15 significant digits (a spreadsheet's), and a sample without its manifest."""
+    want = explore(item_sample, "provenance", top=0)
+    got = explore(sample_csv, "provenance", top=0)
+    assert [g["provenance"] for g in got["groups"]] == [g["provenance"] for g in want["groups"]]
+    for g, w in zip(got["groups"], want["groups"], strict=True):
+        assert g["contribution"] == pytest.approx(w["contribution"], rel=1e-12)
+        assert g["examples"] == w["examples"]
+    rows = read_rows(sample_csv)
+    for r in rows:
+        for c in ("importance_weight", "jaccard_distance", "split_distance", "merge_distance"):
+            r[c] = f"{float(r[c]):.15g}"
+    rounded = write_rows(sample_csv.with_name("rounded.csv"), rows, sample_csv)
+    got = explore(rounded, "provenance", top=0)
+    assert got["groups"][0]["contribution"] == pytest.approx(
+        want["groups"][0]["contribution"], rel=1e-9)
+
+
+def test_rows_removed_from_a_sample_are_told_by_its_manifest(sample_csv: Path,
+                                                             tmp_path: Path) -> None:
+    """Deleting rows keeps every row valid but the estimates short of their share: the
+    manifest beside the file records the items and draws."""
+    rows = read_rows(sample_csv)
+    cut = write_rows(tmp_path / "cut.csv", rows[::2], sample_csv)
+    code, out = run(str(cut))
+    assert code == 2 and "manifest" in out and f"records {len(rows):,}" in out, out
+    assert "--where" in out, out
+
+
+@pytest.mark.parametrize("column", ["importance_weight", "first_draw", "item_id"])
+def test_a_sample_without_a_column_is_refused(sample_csv: Path, tmp_path: Path,
+                                              column: str) -> None:
+    bad = write_rows(tmp_path / "lacking.csv", drop_column(column)(read_rows(sample_csv)))
+    code, out = run(str(bad), "--group-by", "provenance")
+    assert code == 2 and "lacks the column" in out and column in out, out
+    assert "sample-items" in out, out
+
+
+def test_a_parquet_sample_with_text_in_a_number_column(item_sample: Path,
+                                                       tmp_path: Path) -> None:
+    bad = tmp_path / "text.parquet"
+    con = duckdb.connect()
+    con.execute(f"COPY (SELECT * REPLACE (CASE WHEN first_draw = 3 THEN 'many' ELSE "
+                f"CAST(draw_count AS VARCHAR) END AS draw_count) FROM "
+                f"read_parquet('{item_sample}')) TO '{bad}'")
+    con.close()
+    code, out = run(str(bad))
+    assert code == 2 and "'draw_count'" in out and "'many'" in out and "row " in out, out
+
+
+@pytest.mark.parametrize(("make", "words"), [
+    (lambda p: p.mkdir(), ["is a directory", "Give the file"]),
+    (lambda p: p.write_text("hello"), ["cannot tell the format", "Give the file"]),
+    (lambda p: None, ["does not exist", "Give the file"]),
+])
+def test_a_sample_that_is_no_file_says_what_to_give(tmp_path: Path, make: Callable[[Path], None],
+                                                    words: list[str]) -> None:
+    target = tmp_path / "adir"
+    make(target)
+    code, out = run(str(target))
+    assert code == 2 and all(w in out for w in words), out
+
+
+@pytest.fixture(scope="module")
+def sample_db(item_sample: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    db = tmp_path_factory.mktemp("explore_db") / "round.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute(f"CREATE TABLE item_sample AS SELECT * FROM read_parquet('{item_sample}')")
+    con.close()
+    return db
+
+
+def test_a_table_of_db_is_explored(sample_db: Path, item_sample: Path) -> None:
+    got = explore("item_sample", "provenance", db=sample_db)
+    want = explore(item_sample, "provenance")
+    assert [g["examples"] for g in got["groups"]] == [g["examples"] for g in want["groups"]]
+
+
+@pytest.mark.parametrize(("sample", "db", "words"), [
+    ("nosuch", None, ["no file or table named 'nosuch'", "--db"]),
+    ("main.", None, ["not a table name", "item_sample"]),
+    ("item_sample", "csv", ["is a CSV file, not a DuckDB database", "--db takes"]),
+    ("item_sample", "text", ["not a DuckDB database file", "--db takes"]),
+])
+def test_db_mistakes_are_exit_2(sample_db: Path, sample_csv: Path, tmp_path: Path,
+                                sample: str, db: str | None, words: list[str]) -> None:
+    path = {None: sample_db, "csv": sample_csv, "text": tmp_path / "notes"}[db]
+    if db == "text":
+        path.write_text("not a database\n")
+    code, out = run(sample, "--db", str(path))
+    assert code == 2 and all(w in out for w in words), out
+    assert "internal" not in out, out
+
+
+def test_a_db_another_process_writes_is_exit_2(sample_db: Path, tmp_path: Path) -> None:
+    locked = tmp_path / "locked.duckdb"
+    shutil.copy(sample_db, locked)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import duckdb, sys, time; c = duckdb.connect(sys.argv[1]); "
+         "print('ready', flush=True); time.sleep(60)", str(locked)],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "ready"
+        time.sleep(0.2)
+        code, out = run("item_sample", "--db", str(locked))
+    finally:
+        holder.kill()
+        holder.wait()
+    assert code == 2 and "another process has it open for writing" in out, out
+    assert "Close the other program" in out, out
+
+
+@pytest.mark.parametrize(("group_by", "words"), [
+    ("provenance,", ["--group-by 'provenance,'", "empty column"]),
+    (",provenance", ["empty column"]),
+    ("provenance,,size_class", ["empty column"]),
+    ("provenance,provenance", ["twice"]),
+    ("items", ["output has a field"]),
+    ("nosuch", ["no column 'nosuch'"]),
+])
+def test_bad_group_by_is_exit_2(item_sample: Path, group_by: str, words: list[str]) -> None:
+    code, out = run(str(item_sample), "--group-by", group_by)
+    assert code == 2 and all(w in out for w in words), out
+
+
+def test_groups_of_nan_values_get_their_examples(item_sample: Path, tmp_path: Path) -> None:
+    """A group value that is NaN (or a BLOB) was written into the examples' SQL, which
+    failed; each group's examples are its most drawn items, counted here apart."""
+    odd = tmp_path / "odd.parquet"
+    con = duckdb.connect()
+    con.execute(f"COPY (SELECT *, CASE WHEN first_draw % 2 = 0 THEN 'NaN'::DOUBLE ELSE 1.5 "
+                f"END AS score, CAST(CAST(first_draw % 2 AS VARCHAR) AS BLOB) AS tag FROM "
+                f"read_parquet('{item_sample}')) TO '{odd}'")
+    rows = con.execute(f"SELECT item_id, draw_count, first_draw FROM read_parquet('{odd}')"
+                       " WHERE first_draw % 2 = 0 ORDER BY draw_count DESC, first_draw "
+                       "LIMIT 2").fetchall()
+    con.close()
+    for column in ("score", "tag"):
+        got = explore(odd, column, examples=2, top=0)
+        assert len(got["groups"]) == 2
+        (nan,) = [g for g in got["groups"] if g[column] in ("NaN", b"0", 0.0)]
+        assert nan["examples"] == [r[0] for r in rows]
