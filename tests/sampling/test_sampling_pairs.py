@@ -277,6 +277,156 @@ def test_a_fill_that_cannot_progress_stops_with_an_error(monkeypatch) -> None:
     assert len(sample_pairs(B4, E4, weight, budget=2, seed=1).questions) == 2
 
 
+# A coupon collector: 8 items of one Base cluster, split into singletons in Exp (28 split
+# pairs). Item 7 weighs 1/100 of the others, so its 7 pairs are drawn ~100× more rarely:
+# the first 21 pairs come within ~100 draws, all 28 take thousands.
+B8 = dict.fromkeys(range(8), "a")
+E8 = {i: f"x{i}" for i in range(8)}
+W8 = {i: 1.0 if i < 7 else 0.01 for i in range(8)}
+
+
+def _stream_sizes(monkeypatch) -> list[int]:
+    """Record the length of every stream the fill draws (its cost)."""
+    import abcde.sampling.pairs
+
+    sizes: list[int] = []
+    drawn = abcde.sampling.pairs.draw_stream
+
+    def recording(engine, base, n, seed):
+        sizes.append(n)
+        return drawn(engine, base, n, seed)
+
+    monkeypatch.setattr(abcde.sampling.pairs, "draw_stream", recording)
+    return sizes
+
+
+def _fitting(order: list[tuple], ceiling) -> int:
+    """By hand from a stream (pairs in draw order): the largest r such that every budget
+    up to r has its r-th unique pair first drawn within ceiling(r) draws."""
+    firsts: dict = {}
+    for d, (i, j) in enumerate(order):
+        firsts.setdefault(frozenset((i, j)), d)
+    fit = 0
+    for rank, first in enumerate(sorted(firsts.values()), start=1):
+        if first >= ceiling(rank):
+            break
+        fit = rank
+    return fit
+
+
+def _order(n: int, seed: int) -> list[tuple]:
+    s = sample_pairs(B8, E8, W8, draws=n, seed=seed, return_stream=True)
+    return [(r["item_i"], r["item_j"]) for r in s.stream]
+
+
+def test_a_budget_near_the_maximum_stops_at_the_cost_ceiling(monkeypatch) -> None:
+    """A budget of all 28 pairs is a coupon collector whose last pairs need thousands of
+    draws. The fill stops at the cost ceiling max(DRAWS_PER_PAIR·budget, CHEAP_DRAWS)
+    (CHEAP_DRAWS lowered here) with exit 2 instead of growing the stream, and names the
+    largest budget a stream within the ceiling fills (counted by hand from the stream);
+    that budget is filled, one more is refused."""
+    import abcde.sampling.pairs
+
+    monkeypatch.setattr(abcde.sampling.pairs, "CHEAP_DRAWS", 1_000)
+    sizes = _stream_sizes(monkeypatch)
+    fit = _fitting(_order(1_000, 4), lambda r: max(10 * r, 1_000))
+    assert 21 <= fit < 28
+    sizes.clear()
+    with pytest.raises(InputError) as err:
+        sample_pairs(B8, E8, W8, budget=28, seed=4)
+    assert max(sizes) == 1_000  # never a longer stream
+    msg = str(err.value)
+    assert "of the population's 28 judgeable pairs" in msg and "1,000 draws" in msg
+    assert f"a budget of up to {fit:,} is filled within the ceiling" in msg
+    assert f"Lower --budget to at most {fit:,}" in msg and "--max-stream-draws" in msg
+    assert len(sample_pairs(B8, E8, W8, budget=fit, seed=4).questions) == fit
+    with pytest.raises(InputError, match=f"up to {fit:,} is filled"):
+        sample_pairs(B8, E8, W8, budget=fit + 1, seed=4)
+
+
+def test_max_stream_draws_sets_the_ceiling_and_keeps_the_sample() -> None:
+    """An explicit ceiling (`max_stream_draws`) bounds every stream; the budgets it fills
+    are exactly the unique pairs of its first draws, and their samples are those of the
+    default ceiling (a ceiling only decides whether a budget is filled, never how)."""
+    fit = _fitting(_order(300, 5), lambda r: 300)
+    assert fit == len({frozenset(p) for p in _order(300, 5)}) < 28
+    with pytest.raises(InputError, match=f"300 draws \\(--max-stream-draws\\).*up to {fit}"):
+        sample_pairs(B8, E8, W8, budget=fit + 1, seed=5, max_stream_draws=300)
+    capped = sample_pairs(B8, E8, W8, budget=fit, seed=5, max_stream_draws=300)
+    assert capped.draws == sample_pairs(B8, E8, W8, budget=fit, seed=5).draws
+    assert capped.manifest["stream_draws"] <= 300
+    # a ceiling far above the coupon collector's needs fills every pair
+    assert len(sample_pairs(B8, E8, W8, budget=28, seed=5,
+                            max_stream_draws=200_000).questions) == 28
+
+
+def test_a_hopeless_budget_is_refused_before_long_streams(monkeypatch) -> None:
+    """When the ceiling is far away (CHEAP_DRAWS lowered, the per-pair factor 20) and the
+    first stream's growth already shows that the ceiling's stream would not hold the
+    budget, the fill stops before it draws a stream longer than CHEAP_DRAWS rather than
+    walking up to the ceiling. The world: 24 items of one Base cluster split into
+    singletons, weights 0.75^i, so pair probabilities span 12 orders of magnitude and
+    all 276 pairs take far more than 20 × 276 draws (in expectation, 276,000 draws still
+    miss ~19). Its suggestion is a budget the stream drawn so far fills (by hand)."""
+    import abcde.sampling.pairs
+
+    monkeypatch.setattr(abcde.sampling.pairs, "CHEAP_DRAWS", 1_000)
+    monkeypatch.setattr(abcde.sampling.pairs, "DRAWS_PER_PAIR", 20)
+    base = dict.fromkeys(range(24), "a")
+    exp = {i: f"x{i}" for i in range(24)}
+    w = {i: 0.75 ** i for i in range(24)}
+    sizes = _stream_sizes(monkeypatch)
+    with pytest.raises(InputError, match="would still miss at least an estimated") as err:
+        sample_pairs(base, exp, w, budget=276, seed=6)
+    assert max(sizes) <= 1_000 < 20 * 276
+    order = [(r["item_i"], r["item_j"]) for r in sample_pairs(
+        base, exp, w, draws=max(sizes), seed=6, return_stream=True).stream]
+    fit = _fitting(order, lambda r: max(20 * r, 1_000))
+    assert f"a budget of up to {fit:,} is filled within the ceiling" in str(err.value)
+    assert "276 judgeable pairs" in str(err.value)
+
+
+def test_a_budget_above_the_population_suggests_one_that_fills(monkeypatch) -> None:
+    """The refusal of a budget above the judgeable pairs does not suggest that maximum
+    when it is beyond the cost ceiling: it names a budget that a stream of 2·28 + 100
+    draws (where a fill of all pairs starts) holds, counted by hand, and that budget
+    fills."""
+    import abcde.sampling.pairs
+
+    monkeypatch.setattr(abcde.sampling.pairs, "CHEAP_DRAWS", 1_000)
+    fit = _fitting(_order(156, 4), lambda r: max(10 * r, 1_000))
+    assert 0 < fit < 28
+    with pytest.raises(InputError) as err:
+        sample_pairs(B8, E8, W8, budget=29, seed=4)
+    msg = str(err.value)
+    assert "only 28 judgeable pairs" in msg and f"up to {fit:,} is filled" in msg
+    assert f"Lower --budget to at most {fit:,}" in msg
+    assert len(sample_pairs(B8, E8, W8, budget=fit, seed=4).questions) == fit
+
+
+def test_cli_budget_beyond_the_cost_ceiling_exits_2(tmp_path, monkeypatch) -> None:
+    """On the command line: exit 2 with the message, nothing written; --max-stream-draws
+    raises the ceiling."""
+    from click.testing import CliRunner
+
+    import abcde.sampling.pairs
+    from abcde.cli import main
+
+    monkeypatch.setattr(abcde.sampling.pairs, "CHEAP_DRAWS", 1_000)
+    b = _write_csv(tmp_path / "b.csv", B8)
+    e = _write_csv(tmp_path / "e.csv", E8)
+    w = _write_csv(tmp_path / "w.csv", W8, "item_id,weight")
+    args = ["sample-pairs", "--base", b, "--exp", e, "--weights", w, "--budget", "28",
+            "--seed", "4", "--out", str(tmp_path / "s")]
+    res = CliRunner().invoke(main, args)
+    assert res.exit_code == 2, res.output
+    assert "cost ceiling" in res.output and "Lower --budget to at most" in res.output
+    assert not (tmp_path / "s").exists()
+    res = CliRunner().invoke(main, [*args, "--max-stream-draws", "200000"])
+    assert res.exit_code == 0, res.output
+    assert res.output.startswith("28 pairs to judge")
+
+
 def _write_csv(path, mapping: dict, header: str = "item_id,cluster_id") -> str:
     path.write_text(header + "\n" + "".join(f"{k},{v}\n" for k, v in mapping.items()))
     return str(path)

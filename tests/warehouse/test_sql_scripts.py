@@ -172,6 +172,8 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
         abcde.sample_items(b, e, w, attributes=a, size=50, seed=3)
         abcde.sample_pairs(b, e, w, attributes=a, budget=50, seed=3, slice_by="provenance")
         abcde.sample_pairs(b, e, w, budget=50, seed=3, population="jaccard")
+        with pytest.raises(InputError, match="cost ceiling"):  # pairs/fits.sql
+            abcde.sample_pairs(b, e, w, budget=200, seed=3, max_stream_draws=199)
         abcde.sample_pairs_stratified(b, e, w, attributes=a, budget=50, seed=3,
                                       slice_by="provenance")
         exact_quality(b, e, w, truth=truth)

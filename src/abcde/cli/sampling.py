@@ -168,6 +168,12 @@ def _serve_explore(sample: str, port: int, host: str, open_browser: bool) -> Non
 @click.option("--strata-allocation", default=None, help="Stratify split+merge vs stable "
               "pairs (abcde.sampling.stratified): proportional, equal or the fraction of the "
               "budget for split+merge, e.g. 0.8.")
+@click.option("--max-stream-draws", type=click.IntRange(1, 10**9), default=None,
+              help="Cost ceiling: the longest stream of draws the budget fill may draw "
+              "(time and memory grow with it) [default: the larger of 10 per budget pair "
+              "and 1,000,000]. A budget near the population's pairs needs ever more draws "
+              "per new pair; one the ceiling does not reach is refused with the largest "
+              "budget it does.")
 @click.option("--overwrite", is_flag=True, help="Replace a sample already in --out (its "
               "questions, draws and manifest; refused otherwise).")
 @handle_errors
@@ -176,7 +182,8 @@ def sample_pairs_cmd(base: str, exp: str, weights: str | None, attributes: str |
                      missing_weight: float | None, db: str | None, memory_limit: str | None,
                      threads: int | None, population: str, alpha: float | None,
                      budget: int, seed: int, slice_by: tuple[str, ...], out: str,
-                     strata_allocation: str | None = None, overwrite: bool = False,
+                     strata_allocation: str | None = None,
+                     max_stream_draws: int | None = None, overwrite: bool = False,
                      engine_name: str | None = None, dsn: str | None = None,
                      spark_remote: str | None = None, spark_master: str | None = None,
                      spark_conf: tuple[str, ...] = (), workspace: str | None = None) -> None:
@@ -204,7 +211,8 @@ def sample_pairs_cmd(base: str, exp: str, weights: str | None, attributes: str |
     with command_engine(engine_name, dsn, spark_remote, spark_master, spark_conf, db,
                         memory_limit, threads) as engine:
         s = sample_pairs(base, exp, weights, attributes=attributes, population=population,
-                         alpha=alpha, budget=budget, seed=seed, **extra, item_col=item_col,
+                         alpha=alpha, budget=budget, seed=seed, **extra,
+                         max_stream_draws=max_stream_draws, item_col=item_col,
                          cluster_col=cluster_col, weight_col=weight_col,
                          missing_weight=missing_weight, out=out, overwrite=overwrite, db=db,
                          memory_limit=memory_limit, threads=threads, engine=engine,

@@ -92,6 +92,43 @@ MAX_DRAWS = 10**9
 # missing then have probabilities of order 1/STALL_DRAWS or less (weights many orders of
 # magnitude apart); such a fill would need millions of draws per new pair.
 STALL_DRAWS = 10**6
+DRAWS_PER_PAIR = 10
+CHEAP_DRAWS = 10**6
+"""The cost ceiling of a budget fill (docs/method.md §7.5): a budget of B unique pairs may
+draw a stream of at most max(DRAWS_PER_PAIR·B, CHEAP_DRAWS) draws (`Ceiling`). Near the
+population's number of judgeable pairs the fill is a coupon collector — the last pairs
+are the rarest, so each new pair costs more draws than the one before — and the stream
+(time and memory ∝ draws) would grow without bound: 56,000 of the examples' 56,637
+pairs took 13.4M draws and 8.5 GB. Ten draws per pair (90% of them repeats) is far
+beyond what a budget well below the population needs (≈ 1 draw per pair) and is what
+the warehouse script's fixed stream allows by default; streams of up to CHEAP_DRAWS
+(seconds, well under a GB on DuckDB) are allowed to every budget, so that small
+populations can be sampled whole."""
+
+
+@dataclass(frozen=True)
+class Ceiling:
+    """The longest stream a budget fill may draw for a budget B: max(per_pair·B, floor),
+    at most MAX_DRAWS. The default is DRAWS_PER_PAIR and CHEAP_DRAWS; `max_stream_draws`
+    (an explicit ceiling) is per_pair 0 and floor the given number of draws."""
+
+    per_pair: int
+    floor: int
+
+    @classmethod
+    def of(cls, max_stream_draws: int | None = None) -> Ceiling:
+        if max_stream_draws is None:
+            return cls(DRAWS_PER_PAIR, CHEAP_DRAWS)
+        return cls(0, check_count("max_stream_draws", max_stream_draws, maximum=MAX_DRAWS))
+
+    def draws(self, budget: int) -> int:
+        return min(MAX_DRAWS, max(self.per_pair * budget, self.floor))
+
+    def describe(self, budget: int) -> str:
+        if self.per_pair == 0:
+            return f"{self.draws(budget):,} draws (--max-stream-draws)"
+        return (f"{self.draws(budget):,} draws (the larger of {self.per_pair:,} per budget pair "
+                f"and {self.floor:,})")
 
 
 @dataclass
@@ -177,6 +214,7 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
                  attributes: object | None = None, population: str = "mixture",
                  alpha: float | None = None,
                  budget: int | None = None, draws: int | None = None, seed: int = 0,
+                 max_stream_draws: int | None = None,
                  slice_by: str | Sequence[str] | None = None, item_col: str = "item_id",
                  cluster_col: str = "cluster_id", weight_col: str = "weight",
                  missing_weight: float | None = None, out: str | Path | None = None,
@@ -208,6 +246,12 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
         Exactly one: `budget` walks the draw stream until that many unique judgeable
         pairs ((i, j) and (j, i) count once; at most the population's number of
         judgeable pairs); `draws` takes that many independent draws.
+    max_stream_draws
+        The cost ceiling of a budget fill: the longest stream of draws it may draw
+        (default: the larger of 10 per budget pair and 10⁶; docs/method.md §7.5). A
+        budget the ceiling's stream does not hold — one near the population's judgeable
+        pairs, whose last pairs take ever more draws — is refused with the largest
+        budget that it does hold.
     seed
         Seed of the md5 uniforms: the same seed gives the same stream on every engine.
     slice_by
@@ -242,6 +286,7 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
     if draws is not None:
         draws = check_count("draws", draws, maximum=MAX_DRAWS)
     seed = check_seed(seed)
+    ceiling = Ceiling.of(max_stream_draws)
     spec = InputSpec.of(base, exp, weights, attributes=attributes, slice_by=slice_by,
                         item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
                         missing_weight=missing_weight)
@@ -250,7 +295,7 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
             opened(spec, EngineOptions(engine, db, memory_limit, threads,
                                        workspace=workspace)) as (eng, inputs):
         return _run(eng, inputs, design, budget, draws, seed,
-                    [list(s) for s in spec.slicings], od, return_stream)
+                    [list(s) for s in spec.slicings], od, return_stream, ceiling)
 
 
 def prepare(engine: Engine, inputs: Inputs, design: Design | str = "mixture",
@@ -341,33 +386,94 @@ def judgeable_pairs(totals: dict[str, dict[str, float]],
     return round(sum(totals[k]["judgeable"] for k in class_keys(classes)))
 
 
-def check_budget(budget: int, judgeable: int) -> None:
-    """A budget fill cannot find more unique judgeable pairs than the population holds."""
-    if budget > judgeable:
-        raise InputError(f"the population has only {judgeable:,} judgeable pairs (unique unordered "
-                         f"pairs of distinct items with positive probability), fewer than "
-                         f"the budget {budget:,}", hint=f"Lower --budget to at most "
-                                                        f"{judgeable:,}.")
+def fits(engine: Engine, p: Pipeline, ceiling: Ceiling) -> int:
+    """The largest budget such that every budget up to it is filled within `ceiling` by
+    the stream of `p` (`pairs/fits.sql`; a lower bound when the stream is shorter than
+    the ceiling)."""
+    p.add("pair_fits", render("pairs/fits.sql", per_pair=int(ceiling.per_pair),
+                              floor=int(ceiling.floor), max_draws=int(MAX_DRAWS)))
+    row = p.fetch(engine, "pair_fits")[0]
+    misfit = row["first_misfit"]
+    return int(row["judgeable"] or 0) if misfit is None else int(misfit) - 1
+
+
+def _lower_to(fit: int) -> str:
+    if fit > 0:
+        return f"Lower --budget to at most {fit:,}, or raise --max-stream-draws (time and " \
+               f"memory grow with the draws)."
+    return "Raise --max-stream-draws (time and memory grow with the draws)."
+
+
+def check_budget(engine: Engine, base: Pipeline, budget: int, judgeable: int, seed: int,
+                 ceiling: Ceiling) -> None:
+    """A budget fill cannot find more unique judgeable pairs than the population holds.
+    The refusal suggests a budget that a fill reaches within `ceiling` (not the maximum
+    itself, the costliest of all budgets): read off one stream of at most the shorter
+    of 2·judgeable + 100 draws (where a fill of every pair would start) and the ceiling."""
+    if budget <= judgeable:
+        return
+    probe = min(2 * judgeable + 100, ceiling.draws(judgeable)) if judgeable > 0 else 0
+    fit = fits(engine, draw_stream(engine, base, probe, seed), ceiling) if probe > 0 else 0
+    more = "" if fit >= judgeable else (
+        f"; a budget near that maximum needs ever more draws per new pair (the last pairs "
+        f"are the rarest), while one of up to {fit:,} is filled within the cost ceiling "
+        f"(a stream of {probe:,} draws holds that many)")
+    raise InputError(f"the population has only {judgeable:,} judgeable pairs (unique "
+                     f"unordered pairs of distinct items with positive probability), fewer "
+                     f"than the budget {budget:,}{more}",
+                     hint=f"Lower --budget to at most {fit:,}." if fit >= judgeable
+                     else _lower_to(fit))
+
+
+def hopeless(n: int, found: int, previous_n: int, previous_found: int, judgeable: int,
+             budget: int, limit: int) -> float | None:
+    """The judgeable pairs a stream of `limit` draws would still miss, extrapolated from
+    the last two streams (n draws holding `found` pairs, previous_n holding
+    previous_found; 0 and 0 before the first), if that is clearly more than the budget
+    leaves out; else None. The expected number of missing pairs, Σ_ij (1 − p_ij)^n, is
+    log-convex in n (a sum of exponentials), so its log falls ever more slowly: the
+    straight line through the last two streams underestimates what is still missing
+    later. The slope is taken from a generous upper bound of the new pairs found
+    between them (k + 2√k + 4 for k found, about a 98% Poisson bound), so that a short
+    stretch without luck (no new pair among a few rare ones) does not count as no
+    progress. A budget whose extrapolated shortfall is more than twice its slack
+    (judgeable − budget, plus one) will not be filled within `limit` draws."""
+    missing, before = judgeable - found, judgeable - previous_found
+    if missing <= 0 or n <= previous_n:
+        return None
+    new = found - previous_found
+    plausible = new + 2 * math.sqrt(new) + 4
+    if plausible >= before:
+        return None  # too few pairs to tell: the ceiling's stream decides
+    rate = math.log(before / (before - plausible)) / (n - previous_n)
+    left = missing * math.exp(-rate * (limit - n))
+    return left if left > 2 * (judgeable - budget) + 1 else None
 
 
 def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
                 start: int | None = None, judgeable: int | None = None,
-                ) -> tuple[Pipeline, int, int]:
+                ceiling: Ceiling | None = None) -> tuple[Pipeline, int, int]:
     """Draw streams of growing length until one holds `budget` unique judgeable pairs
     (draw numbers are keys of the uniforms, so a longer stream extends a shorter one).
     Returns the pipeline, the stream length and the cut (last draw number kept).
 
     A budget above the population's `judgeable` pairs (counted from `base`'s
-    `pair_totals` if not given) is refused up front; a fill that stops progressing —
-    a stream of STALL_DRAWS or more draws with no new pair since the previous stream (at
-    most half as long), or MAX_DRAWS reached — stops with an error instead of growing
-    the stream further. Without progress the stream grows 8× at a time up to
+    `pair_totals` if not given) is refused (`check_budget`). No stream is longer than
+    the cost `ceiling` (default `Ceiling.of()`, docs/method.md §7.5); a budget it does not
+    reach is refused with the largest budget that it does reach. When the last streams'
+    growth shows that the ceiling's stream will not hold the budget either (`hopeless`),
+    the fill goes straight to the ceiling's stream if that is at most CHEAP_DRAWS long,
+    and is refused before it draws a stream longer than CHEAP_DRAWS; it is also refused
+    when a stream of STALL_DRAWS or more draws found no new pair since the previous one
+    (at most half as long). Without progress the stream grows 8× at a time up to
     STALL_DRAWS, so that the check comes soon."""
+    ceiling = ceiling or Ceiling.of()
     if judgeable is None:
         judgeable = judgeable_pairs(fetch_totals(engine, base))
-    check_budget(budget, judgeable)
-    n = min(MAX_DRAWS, start or 2 * budget + 100)
-    previous = -1
+    check_budget(engine, base, budget, judgeable, seed, ceiling)
+    limit = ceiling.draws(budget)
+    n = min(limit, start or 2 * budget + 100)
+    previous_n, previous = 0, -1  # -1: no stream yet (the stall check compares)
     while True:
         p = draw_stream(engine, base, n, seed)
         name = f"budget_{n}"
@@ -378,23 +484,51 @@ def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
                  f"{found:,}", f"{judgeable:,}")
         if found >= budget:
             return p, n, int(row["cut"])
-        if n >= MAX_DRAWS or (found == previous and n >= STALL_DRAWS):
+        held = (f"a stream of {n:,} draws holds {found:,} of the population's {judgeable:,} "
+                f"judgeable pairs, fewer than the budget {budget:,}")
+        if n >= limit:
+            fit = fits(engine, p, ceiling)
+            raise InputError(
+                f"{held}, and the cost ceiling for this budget is a stream of "
+                f"{ceiling.describe(budget)}: the pairs still missing are the rarest, so a "
+                f"budget near the population's pairs needs ever more draws per new pair; "
+                f"a budget of up to {fit:,} is filled within the ceiling",
+                hint=_lower_to(fit))
+        if found == previous and n >= STALL_DRAWS:
+            fit = fits(engine, p, ceiling)
             raise InputError(
                 f"{n:,} draws hold only {found:,} of the population's {judgeable:,} "
                 f"judgeable pairs, fewer than the budget {budget:,}: the pairs still "
                 f"missing are too improbable to be drawn (weights orders of magnitude "
-                f"apart)", hint=f"Lower --budget to at most {found:,}.")
+                f"apart); a budget of up to {fit:,} is filled within the cost ceiling",
+                hint=_lower_to(fit))
         if found == previous:  # no progress: jump ahead to where the stall check decides
-            n = min(STALL_DRAWS, 8 * n) if n < STALL_DRAWS else min(MAX_DRAWS, 8 * n)
+            grown = min(STALL_DRAWS, 8 * n) if n < STALL_DRAWS else 8 * n
         else:
             grow = 1.5 * budget / found if found else 8.0
-            n = min(MAX_DRAWS, max(2 * n, math.ceil(n * grow)))
-        previous = found
+            grown = max(2 * n, math.ceil(n * grow))
+        grown = min(limit, grown)
+        left = hopeless(n, found, previous_n, max(previous, 0), judgeable, budget, limit) \
+            if grown < limit else None
+        if left is not None and limit <= CHEAP_DRAWS:
+            grown = limit  # the ceiling's stream is cheap: the exact answer, in one step
+        elif left is not None and grown > CHEAP_DRAWS:
+            fit = fits(engine, p, ceiling)
+            raise InputError(
+                f"{held}; at the rate new pairs were still being found, a stream at the "
+                f"cost ceiling for this budget, {ceiling.describe(budget)}, would still "
+                f"miss at least an estimated {round(left):,} of them, more than the budget "
+                f"leaves "
+                f"out ({judgeable - budget:,}): the last pairs are the rarest, so a budget "
+                f"near the population's pairs needs ever more draws per new pair; a budget "
+                f"of up to {fit:,} is filled within the ceiling", hint=_lower_to(fit))
+        previous_n, previous, n = n, found, grown
 
 
 def _run(engine: Engine, inputs: Inputs, design: Design, budget: int | None,
          draws: int | None, seed: int, slicings: list[list[str]],
-         out: OutputDir | None, return_stream: bool = False) -> PairSample:
+         out: OutputDir | None, return_stream: bool = False,
+         ceiling: Ceiling | None = None) -> PairSample:
     pipeline, slice_steps = prepare(engine, inputs, design, slicings)
     totals = fetch_totals(engine, pipeline)
     self_parts = plain_row(pipeline.fetch(engine, "pair_self")[0])
@@ -405,7 +539,7 @@ def _run(engine: Engine, inputs: Inputs, design: Design, budget: int | None,
         p, n, cut = pipeline, 0, -1  # Base = Exp on T: no pair has weight, empty sample
     elif budget is not None:
         p, n, cut = fill_budget(engine, pipeline, budget, seed,
-                                judgeable=judgeable_pairs(totals))
+                                judgeable=judgeable_pairs(totals), ceiling=ceiling)
     else:
         assert draws is not None
         p, n, cut = draw_stream(engine, pipeline, draws, seed), draws, draws - 1

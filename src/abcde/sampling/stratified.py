@@ -40,6 +40,7 @@ from abcde.sampling.pairs import (
     DRAW_COLUMNS,
     MAX_DRAWS,
     QUESTION_COLUMNS,
+    Ceiling,
     Design,
     PairSample,
     attribute_names,
@@ -116,6 +117,7 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
                             alpha: float | None = None,
                             budget: int, allocation: str | float = "proportional",
                             seed: int = 0, slice_by: str | list[str] | None = None,
+                            max_stream_draws: int | None = None,
                             item_col: str = "item_id",
                             cluster_col: str = "cluster_id", weight_col: str = "weight",
                             missing_weight: float | None = None,
@@ -130,8 +132,9 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
     ----------
     base, exp, weights, attributes, population, alpha, seed, slice_by, item_col,
     cluster_col, weight_col, missing_weight, out, overwrite, engine, db, memory_limit,
-    threads
-        As for `abcde.sampling.pairs.sample_pairs`.
+    threads, max_stream_draws
+        As for `abcde.sampling.pairs.sample_pairs`; the cost ceiling applies to each
+        stratum's fill, with the stratum's budget.
     budget
         Unique judgeable pairs in all strata (at least 2).
     allocation
@@ -155,6 +158,7 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
     budget = check_count("budget", budget, minimum=2, maximum=MAX_DRAWS)
     alloc = parse_allocation(allocation)
     seed = check_seed(seed)
+    ceiling = Ceiling.of(max_stream_draws)
     spec = InputSpec.of(base, exp, weights, attributes=attributes, slice_by=slice_by,
                         item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
                         missing_weight=missing_weight)
@@ -191,7 +195,8 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
             p.run(eng, "pair_strata")
             try:
                 p, n, cut = fill_budget(eng, p, budgets[name], 2 * seed + h,
-                                        judgeable=entry["population_pairs"])
+                                        judgeable=entry["population_pairs"],
+                                        ceiling=ceiling)
             except InputError as err:
                 raise InputError(f"stratum {name}: {err}", hint="Lower --budget or change "
                                  "--strata-allocation.") from None
