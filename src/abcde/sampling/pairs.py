@@ -102,7 +102,7 @@ are the rarest, so each new pair costs more draws than the one before — and th
 pairs took 13.4M draws and 8.5 GB. Ten draws per pair (90% of them repeats) is far
 beyond what a budget well below the population needs (≈ 1 draw per pair) and is what
 the warehouse script's fixed stream allows by default; streams of up to CHEAP_DRAWS
-(seconds, well under a GB on DuckDB) are allowed to every budget, so that small
+(seconds and under a GB on DuckDB) are allowed to every budget, so that small
 populations can be sampled whole."""
 
 
