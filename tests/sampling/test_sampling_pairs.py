@@ -427,6 +427,26 @@ def test_cli_budget_beyond_the_cost_ceiling_exits_2(tmp_path, monkeypatch) -> No
     assert res.output.startswith("28 pairs to judge")
 
 
+def test_simulate_names_its_own_options_at_the_cost_ceiling(tmp_path, monkeypatch) -> None:
+    """`abcde simulate` fills its largest --budgets through the same fill: the refusal
+    names --budgets, and no --max-stream-draws, which simulate does not have."""
+    from click.testing import CliRunner
+
+    import abcde.sampling.pairs
+    from abcde.cli import main
+
+    monkeypatch.setattr(abcde.sampling.pairs, "CHEAP_DRAWS", 1_000)
+    b = _write_csv(tmp_path / "b.csv", B8)
+    e = _write_csv(tmp_path / "e.csv", E8)
+    w = _write_csv(tmp_path / "w.csv", W8, "item_id,weight")
+    res = CliRunner().invoke(main, ["simulate", b, e, "--weights", w, "--truth", b,
+                                    "--budgets", "5,28", "--replications", "1", "--seed",
+                                    "4"])
+    assert res.exit_code == 2, res.output
+    assert "Lower the largest of --budgets to at most" in res.output, res.output
+    assert "--max-stream-draws" not in res.output and "--budget " not in res.output
+
+
 def _write_csv(path, mapping: dict, header: str = "item_id,cluster_id") -> str:
     path.write_text(header + "\n" + "".join(f"{k},{v}\n" for k, v in mapping.items()))
     return str(path)

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import random
 from collections.abc import Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -41,6 +42,7 @@ from abcde.quality.metrics import METRIC_KEYS
 from abcde.results import plain_row
 from abcde.sampling.clocks import check_seed
 from abcde.sampling.pairs import (
+    Ceiling,
     _sorted,
     design_for,
     fetch_totals,
@@ -52,6 +54,12 @@ from abcde.sampling.pairs import (
 DEFAULT_BUDGETS = (100, 300, 1000, 3000)
 FLAG_COVERAGE = 0.90
 """Below this share of intervals holding the exact value, a metric is flagged."""
+
+
+def simulation_ceiling() -> Ceiling:
+    """The default cost ceiling (docs/method.md §7.5), worded for `abcde simulate`: its
+    largest --budgets is filled, and it has no --max-stream-draws."""
+    return replace(Ceiling.of(), budget_option="the largest of --budgets", draws_option=None)
 
 
 def cut_stream(stream: Sequence[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
@@ -200,7 +208,8 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
         for r in progress.track(range(replications), "simulated rounds"):
             rng = random.Random(seed * 1_000_003 + r)
             if stratify is None:
-                p, _, _ = fill_budget(eng, pipeline, budgets[-1], seed + r)
+                p, _, _ = fill_budget(eng, pipeline, budgets[-1], seed + r,
+                                      ceiling=simulation_ceiling())
                 p.add("sim_stream", _sorted("pair_stream", ("d",)))
                 stream = [plain_row(x) for x in p.fetch(eng, "sim_stream")]
             for b in budgets:

@@ -114,6 +114,10 @@ class Ceiling:
 
     per_pair: int
     floor: int
+    # what the messages call the budget and the ceiling's option (None: the command has
+    # none, e.g. `abcde simulate`, whose largest --budgets is filled)
+    budget_option: str = "--budget"
+    draws_option: str | None = "--max-stream-draws"
 
     @classmethod
     def of(cls, max_stream_draws: int | None = None) -> Ceiling:
@@ -126,7 +130,7 @@ class Ceiling:
 
     def describe(self, budget: int) -> str:
         if self.per_pair == 0:
-            return f"{self.draws(budget):,} draws (--max-stream-draws)"
+            return f"{self.draws(budget):,} draws ({self.draws_option})"
         return (f"{self.draws(budget):,} draws (the larger of {self.per_pair:,} per budget pair "
                 f"and {self.floor:,})")
 
@@ -397,11 +401,13 @@ def fits(engine: Engine, p: Pipeline, ceiling: Ceiling) -> int:
     return int(row["judgeable"] or 0) if misfit is None else int(misfit) - 1
 
 
-def _lower_to(fit: int) -> str:
-    if fit > 0:
-        return f"Lower --budget to at most {fit:,}, or raise --max-stream-draws (time and " \
-               f"memory grow with the draws)."
-    return "Raise --max-stream-draws (time and memory grow with the draws)."
+def _lower_to(fit: int, ceiling: Ceiling) -> str:
+    lower = f"Lower {ceiling.budget_option} to at most {fit:,}"
+    if ceiling.draws_option is None:
+        return f"{lower}." if fit > 0 else "Reweigh or shrink the population: no budget " \
+            "is filled within the cost ceiling."
+    raise_it = f"raise {ceiling.draws_option} (time and memory grow with the draws)."
+    return f"{lower}, or {raise_it}" if fit > 0 else raise_it[0].upper() + raise_it[1:]
 
 
 def check_budget(engine: Engine, base: Pipeline, budget: int, judgeable: int, seed: int,
@@ -421,8 +427,8 @@ def check_budget(engine: Engine, base: Pipeline, budget: int, judgeable: int, se
     raise InputError(f"the population has only {judgeable:,} judgeable pairs (unique "
                      f"unordered pairs of distinct items with positive probability), fewer "
                      f"than the budget {budget:,}{more}",
-                     hint=f"Lower --budget to at most {fit:,}." if fit >= judgeable
-                     else _lower_to(fit))
+                     hint=f"Lower {ceiling.budget_option} to at most {fit:,}."
+                     if fit >= judgeable else _lower_to(fit, ceiling))
 
 
 def hopeless(n: int, found: int, previous_n: int, previous_found: int, judgeable: int,
@@ -493,7 +499,7 @@ def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
                 f"{ceiling.describe(budget)}: the pairs still missing are the rarest, so a "
                 f"budget near the population's pairs needs ever more draws per new pair; "
                 f"a budget of up to {fit:,} is filled within the ceiling",
-                hint=_lower_to(fit))
+                hint=_lower_to(fit, ceiling))
         if found == previous and n >= STALL_DRAWS:
             fit = fits(engine, p, ceiling)
             raise InputError(
@@ -501,7 +507,7 @@ def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
                 f"judgeable pairs, fewer than the budget {budget:,}: the pairs still "
                 f"missing are too improbable to be drawn (weights orders of magnitude "
                 f"apart); a budget of up to {fit:,} is filled within the cost ceiling",
-                hint=_lower_to(fit))
+                hint=_lower_to(fit, ceiling))
         if found == previous:  # no progress: jump ahead to where the stall check decides
             grown = min(STALL_DRAWS, 8 * n) if n < STALL_DRAWS else 8 * n
         else:
@@ -521,7 +527,7 @@ def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
                 f"leaves "
                 f"out ({judgeable - budget:,}): the last pairs are the rarest, so a budget "
                 f"near the population's pairs needs ever more draws per new pair; a budget "
-                f"of up to {fit:,} is filled within the ceiling", hint=_lower_to(fit))
+                f"of up to {fit:,} is filled within the ceiling", hint=_lower_to(fit, ceiling))
         previous_n, previous, n = n, found, grown
 
 
