@@ -90,6 +90,23 @@ def sample_warnings(sample: Mapping[str, Any], results: Mapping[str, Estimate]) 
     return out
 
 
+def level_text(confidence: float) -> str:
+    """"95% CI"; a level near 1 keeps the digits that tell it from 100% (a 100% interval
+    would claim certainty).
+
+    Examples
+    --------
+    >>> level_text(0.95), level_text(0.9999), level_text(0.999999999)
+    ('95% CI', '99.99% CI', '99.9999999% CI')
+    """
+    percent = 100 * confidence
+    for digits in range(6, 18):
+        text = f"{percent:.{digits}g}"
+        if float(text) < 100 or percent >= 100:
+            break
+    return f"{text}% CI"
+
+
 def precision_verdict(
     est: Estimate, name: str = "ΔPrecision", warnings: Sequence[str] = ()
 ) -> str:
@@ -127,7 +144,7 @@ def precision_verdict(
     >>> precision_verdict(scaled_estimate(0.008, 0.0015, 1.0, pairs=9, draws=9))
     'ΔPrecision +0.80% ± 0.29% (95% CI): the Experiment is more precise'
     """
-    level = f"{100 * est.confidence:g}% CI"
+    level = level_text(est.confidence)
     if est.estimate is None:
         return f"{name} could not be estimated: {est.note}"
     if est.se is None or est.ci_low is None or est.ci_high is None:
@@ -209,7 +226,7 @@ def render_table(doc: Mapping[str, Any]) -> str:
     unavailable = doc.get("unavailable") or {}
     levels = {doc[k].get("confidence") for k in LABELS if isinstance(doc.get(k), dict)}
     level = levels.pop() if len(levels) == 1 and None not in levels else 0.95
-    ci = f"{100 * level:g}% CI"
+    ci = level_text(level)
     for key in LABELS:
         if key not in doc or key in unavailable:  # listed below with the reason
             continue
