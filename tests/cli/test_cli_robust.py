@@ -610,6 +610,18 @@ def test_empty_slice_by_is_refused(world, value: str) -> None:
                 "--slice-by", "empty column")
 
 
+@pytest.mark.parametrize("value", ["color,color", "color, color", "a_b,a_b"])
+def test_repeated_slice_column_is_refused(world, value: str, tmp_path: Path) -> None:
+    """A column named twice in one slicing made two output columns of one name."""
+    name = value.split(",")[0]
+    for command in (["impact", world["base"], world["exp"], "--out", tmp_path / "o"],
+                    pairs_args(world, tmp_path / "s", 50),
+                    ["sql", "impact", "--dialect", "duckdb", "--base", "b", "--exp", "e"]):
+        refused(run(*command, "--attributes", world["attributes"], "--slice-by", value),
+                "--slice-by", f"{name!r} more than once")
+    assert not (tmp_path / "o").exists() and not (tmp_path / "s").exists()
+
+
 def test_coverage_examples_are_quoted(tmp_path: Path) -> None:
     """'a' and 'a ' look different in the report."""
     (tmp_path / "b.csv").write_text('item_id,cluster_id\n1,x\n2,x\n"a ",y\n')

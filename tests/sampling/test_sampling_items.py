@@ -330,6 +330,7 @@ def test_explore_reports_user_mistakes_as_input_errors(tmp_path) -> None:
     sample_items(base, exp, weight, attributes=attrs, size=10, seed=1, out=out)
     for args, words in ((["--where", "nosuch > 1"], ["--where", "nosuch"]),
                         (["--where", "color > 1"], ["--where", "color"]),
+                        (["--group-by", "color,color"], ["--group-by", "'color' more than once"]),
                         (["--top", "-1"], ["--top"]),
                         (["--examples", "-1"], ["--examples"])):
         res = CliRunner().invoke(main, ["explore", str(out), "--group-by", "color", *args])

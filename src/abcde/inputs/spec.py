@@ -71,8 +71,9 @@ def parse_slicings(slice_by: str | Sequence[str] | Sequence[Sequence[str]] | Non
                    option: str = "--slice-by") -> list[list[str]]:
     """'a,b' -> [['a', 'b']] (one slicing by the pair of columns); a list of such
     strings (or of lists) -> one slicing each. An empty name (``--slice-by ""``,
-    ``'a,'``) is refused: it would silently slice by nothing. `option` names the
-    option in the message (explore's --group-by takes one such list)."""
+    ``'a,'``) is refused: it would silently slice by nothing; so is a column named twice
+    in one slicing (``'a,a'``). `option` names the option in the message (explore's
+    --group-by takes one such list)."""
     if slice_by is None:
         return []
     items = [slice_by] if isinstance(slice_by, str) else list(slice_by)
@@ -85,6 +86,15 @@ def parse_slicings(slice_by: str | Sequence[str] | Sequence[Sequence[str]] | Non
                                   f"or {option} provenance,country "
                                   + ("(one slicing by both)." if option == "--slice-by"
                                      else "(by both)."))
+        # a column twice would be two output columns of one name (and a slicing by a
+        # pair of equal values): refused like every other malformed option
+        repeated = [c for c in dict.fromkeys(cols) if cols.count(c) > 1]
+        if repeated:
+            raise InputError(f"{option} {item!r} names {', '.join(map(repr, repeated))} "
+                             "more than once",
+                             hint=f"Name each column once in {option} (e.g. {option} a,b"
+                                  + (" slices by the pair; repeat the option for separate "
+                                     "slicings)." if option == "--slice-by" else ")."))
         out.append(cols)
     return out
 
