@@ -65,19 +65,43 @@ class OpenedSample:
     rows: int
 
 
-def _where(where: str | None) -> exp.Expression | None:
+def _where(where: str | None, columns: Sequence[str] = ()) -> exp.Expression | None:
     """A user's filter: one boolean SQL expression over the sample's columns (DuckDB
     syntax), parsed so that nothing but an expression gets through."""
     if not where:
         return None
+    hint = ("Write one condition over the sample's columns in DuckDB SQL, e.g. --where "
+            "\"weight > 1 AND provenance = 'upload'\"; text values go in single quotes."
+            + (f" The sample's columns are {', '.join(columns)}." if columns else ""))
     try:
         cond = sqlglot.parse_one(where, read="duckdb", into=exp.Condition)
-    except sqlglot.errors.ParseError as err:
-        raise InputError(f"--where is not an SQL condition: {err}") from err
+    except sqlglot.errors.SqlglotError as err:
+        raise InputError(f"--where {where!r} is not an SQL condition: {_parse_problem(err)}",
+                         hint=hint) from None
     if cond.find(exp.Query, exp.Command, exp.Create, exp.Drop, exp.Insert, exp.Delete):
         raise InputError("--where must be a condition over the sample's columns, not a "
-                         "query")
+                         "query", hint=hint)
     return cond
+
+
+def _parse_problem(err: Exception) -> str:
+    """Where and why sqlglot could not parse a filter, in words: its messages name its
+    own classes ("Required keyword: 'expression' missing for <class ...GT>")."""
+    found = getattr(err, "errors", None) or [{}]
+    first = found[0]
+    token = first.get("highlight") or ""
+    description = first.get("description") or ""
+    if not token or not first.get("col"):  # a tokenizer error: no position is given
+        return "it cannot be read as SQL (an unclosed quote?)"
+    # sqlglot's col is where the token ends (1-based)
+    at = f"at character {int(first['col']) - len(token) + 1}"
+    if int(first.get("line") or 1) > 1:
+        at = f"on line {first['line']}, {at}"
+    if description.startswith("Required keyword"):
+        return f"{token!r} {at} lacks what should follow it (a value or a column)"
+    if description.startswith("Expecting "):
+        return f"{description.removeprefix('Expecting ')!r} expected {at}, before {token!r}"
+    return f"{token!r} {at} is not expected there"
 
 
 #: Operators of `filters` → their SQL (the only SQL a filter brings; its value is a
@@ -446,7 +470,7 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
             if c not in columns:
                 raise InputError(f"the sample has no column {c!r} to group by; its columns "
                                  f"are {', '.join(columns)}", table=opened.label)
-        cond = _where(where)
+        cond = _where(where, columns)
         base = exp.select("*").from_(exp.maybe_parse(ident(SAMPLE_TABLE), dialect="duckdb"))
         if cond is not None:
             base = base.where(cond)
