@@ -184,7 +184,8 @@ def test_impact_and_evaluate_out_that_fails_keep_earlier_files(world, tmp_path: 
     refused(run(*ok, "--weights", world["attributes"]), "weights")
     assert snapshot(out) == before
     assert run(*ok, "--out-format", "csv").exit_code == 0
-    assert {"base_clusters.csv", "base_clusters.parquet", "mine.txt"} <= set(snapshot(out))
+    # the earlier run's Parquet files are replaced by this run's CSV files; mine.txt stays
+    assert set(snapshot(out)) == {"base_clusters.csv", "exp_clusters.csv", "mine.txt"}
     ev = tmp_path / "eval"
     args = ["evaluate", "--truth", world["base"], "--actual", f"run={world['exp']}",
             "--out", str(ev)]
@@ -192,6 +193,40 @@ def test_impact_and_evaluate_out_that_fails_keep_earlier_files(world, tmp_path: 
     before = snapshot(ev)
     refused(run(*args, "--weights", world["attributes"]), "weights")
     assert snapshot(ev) == before
+    no_leftovers(tmp_path)
+
+
+def test_impact_out_replaces_the_earlier_run_whole(world, tmp_path: Path) -> None:
+    """A second `impact --out DIR` with other slicings: the first run's slices_* files go
+    (the directory held both runs), in the one atomic replace; files abcde would not
+    write by that name stay, and a failed run changes nothing."""
+    out = tmp_path / "impact"
+    attrs = tmp_path / "attrs.csv"  # a second column to slice by
+    rows = Path(world["attributes"]).read_text().splitlines()
+    attrs.write_text("\n".join([rows[0] + ",color2"]
+                               + [f"{r},{r[-1]}" for r in rows[1:]]) + "\n")
+    result = run("impact", world["base"], world["exp"], "--attributes", attrs, "--out", out,
+                 "--slice-by", "color", "--slice-by", "color,color2")
+    assert result.exit_code == 0, result.output
+    assert set(snapshot(out)) == {"base_clusters.parquet", "exp_clusters.parquet",
+                                  "slices_color.parquet", "slices_color_color2.parquet"}
+    mine = {"notes.txt": b"mine", "slices.txt": b"mine", "slices_color.parquet.bak": b"mine",
+            "data.csv": b"a,b\n"}
+    for name, data in mine.items():
+        (out / name).write_bytes(data)
+    (out / "slices_dir.csv").mkdir()  # a directory is never an abcde output file
+    second = ["impact", world["base"], world["exp"], "--attributes", attrs, "--out", out,
+              "--slice-by", "color2", "--out-format", "csv"]
+    before = snapshot(out)
+    refused(run(*second, "--weights", world["attributes"]), "weights")
+    assert snapshot(out) == before
+    result = run(*second)
+    assert result.exit_code == 0, result.output
+    after = snapshot(out)
+    assert set(after) == {"base_clusters.csv", "exp_clusters.csv", "slices_color2.csv",
+                          "slices_dir.csv", *mine}
+    assert all(after[name] == data for name, data in mine.items())
+    assert after["slices_color2.csv"].startswith(b"color2,items,")
     no_leftovers(tmp_path)
 
 

@@ -5,6 +5,7 @@ decomposition §4–5; docs/method.md §3), computed per cell in the engine.
 from __future__ import annotations
 
 import contextlib
+import os
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -84,7 +85,8 @@ def impact(base: object, exp: object, weights: object | None = None, *,
     top
         How many most affected clusters to list.
     out, out_format
-        With `out`, every Base/Exp cluster and slice is written to files there.
+        With `out`, every Base/Exp cluster and slice is written to files there; the
+        files of an earlier run there (`earlier_outputs`) are replaced as a whole.
     engine, db, memory_limit, threads
         Where the SQL runs (`abcde.inputs.session.EngineOptions`).
     workspace
@@ -123,7 +125,8 @@ def run_impact(spec: InputSpec, options: EngineOptions | None = None, *, top: in
         raise ValueError(f"out_format must be one of {OUT_FORMATS}")
     # the output directory's temporary place is made before the work, not after it; the
     # files go there and replace the old ones only once all are written
-    with (output_dir(out) if out is not None else contextlib.nullcontext()) as od, \
+    with (output_dir(out, replaces=earlier_outputs(out)) if out is not None
+          else contextlib.nullcontext()) as od, \
             opened(spec, options) as (engine, inputs):
         return _run(engine, inputs, [list(s) for s in spec.slicings], top, od, out_format,
                     prefix=prefix)
@@ -182,6 +185,23 @@ def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,
         for entry, stem in zip(result.slices, slice_file_stems(slicings), strict=True):
             entry["file"] = result.files[stem]
     return result
+
+
+#: The names of the files `impact --out` writes (`_write`, `slice_file_stems`), in either
+#: format.
+OUT_FILE = re.compile(r"(base_clusters|exp_clusters|slices_[\w.-]+)\.(parquet|csv)")
+
+
+def earlier_outputs(out: str | Path) -> list[str]:
+    """The files of an earlier `impact --out` in `out`, by their names: replaced as a
+    whole by the new run (`abcde.outputs.output_dir`), so that a directory never mixes
+    two runs' slicings or formats. Other files there are the user's and stay."""
+    try:
+        entries = list(os.scandir(out))
+    except OSError:  # missing (created by the run), or not a directory (refused there)
+        return []
+    return sorted(e.name for e in entries
+                  if OUT_FILE.fullmatch(e.name) and not e.is_dir(follow_symlinks=False))
 
 
 def slice_file_stems(slicings: Sequence[Sequence[str]]) -> list[str]:
