@@ -419,13 +419,19 @@ def test_empty_files(tmp_path: Path, good) -> None:
     (b"item_id,cluster_id\n1,a\n2,a,5,6\n3,\"b\n", ("line 3", "more fields than the 2")),
     (b"item_id,cluster_id\n1,a\n2\n3,b\n", ("line 3", "1 field(s) where the header has 2")),
     (b"item_id,cluster_id\n1,a\n\xff\xfe,a\n3,b\n", ("line 3", "not valid UTF-8")),
+    # an unclosed quote among good lines: was read with no quoting, "b an id
+    (b"item_id,cluster_id\na,1\n\"b,1\nc,2\nd,2\n", ("line 3", "never closed")),
+    (b"item_id,cluster_id\na,1\nb,1\n\"c,2\n", ("line 4", "never closed")),
+    (b"item_id,cluster_id\n\"a,x\",1\nb,1\n\"c,2\nd,3\n", ("line 4", "never closed")),
+    (b"item_id,cluster_id\n" + b"".join(b"i%d,c%d\n" % (k, k % 9) for k in range(30000))
+     + b"\"j,1\n" + b"k,2\n" * 10, ("line 30002", "never closed")),  # past the sniffed rows
 ])
 def test_malformed_csv(tmp_path: Path, good, text: bytes, needles: tuple[str, ...]) -> None:
     """A malformed CSV is reported as such, with its line (not as a missing column)."""
     bad = tmp_path / "bad.csv"
     bad.write_bytes(text)
     result = run("--base", str(bad), "--exp", good["exp"])
-    refused(result, "table base (", "cannot parse", *needles)
+    refused(result, "table base (", "cannot parse", str(bad), *needles)
     assert "no column" not in result.output
 
 

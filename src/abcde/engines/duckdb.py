@@ -15,7 +15,13 @@ from typing import Any
 import duckdb
 
 from abcde.engines.base import Engine, select_all
-from abcde.engines.files import create_table, csv_problem, file_format, file_source
+from abcde.engines.files import (
+    create_table,
+    csv_problem,
+    file_format,
+    file_source,
+    strict_csv_problem,
+)
 from abcde.errors import EngineError, InputError, ResourceError, WorkspaceBusy
 from abcde.sql.dialects import DuckDB
 from abcde.sql.quoting import ident, literal, table_ref
@@ -189,6 +195,11 @@ class DuckDBEngine(Engine):
                 hint=f"Free space where they go ({self.temp_dir.parent}, set by TMPDIR), or "
                      "lower --threads.")
         problem = csv_problem(message)
+        sniffed = re.search(r'Error when sniffing file "(.*?)"', message)
+        if problem is None and sniffed is not None and sniffed[1] in self.file_labels:
+            # the sniffer gives up on a file with an unclosed quote in its sample, and
+            # names no line: a strict read finds it
+            problem = strict_csv_problem(Path(sniffed[1]))
         if problem is not None:
             return InputError(problem.message(), table=self.file_labels.get(problem.file or ""),
                               column=problem.column, hint=problem.hint)

@@ -39,7 +39,11 @@ def file_source(path: Path, fmt: str, string_columns: Sequence[str] = ()) -> str
         return f"read_parquet({p})"
     if fmt == "csv":
         types = ", ".join(f"{literal(c)}: 'VARCHAR'" for c in string_columns)
-        return f"read_csv({p}, header = true" + (f", types = {{{types}}})" if types else ")")
+        # The quote is RFC 4180's, not sniffed: on a file whose sample holds no quote, or
+        # an unclosed one, the sniffer settles on no quoting, and `"b,1` became the id
+        # `"b` (a sniff that fails then is located by `strict_csv_problem`).
+        return (f"read_csv({p}, header = true, quote = '\"'"
+                + (f", types = {{{types}}})" if types else ")"))
     raise EngineError(f"{path}: unsupported file format {fmt!r} (use CSV or Parquet)")
 
 

@@ -149,7 +149,10 @@ def _register_file(engine: Engine, name: str, path: Path, fmt: str | None, label
             engine.register_file(name, path, fmt, wanted)
         engine.columns(ident(name))  # reading the schema fails here for an unreadable file
     except EngineError as err:
-        problem = csv_problem(str(err)) if fmt == "csv" else None
+        # DuckDB names the line of a malformed CSV, except when its sniffer gives up on
+        # the file (an unclosed quote in its sample): the strict read finds the line
+        problem = (csv_problem(str(err)) or strict_csv_problem(path)) if fmt == "csv" \
+            else None
         if problem is not None:
             raise InputError(f"cannot parse {path}: line {problem.line}: {problem.reason}",
                              table=label, column=problem.column, hint=problem.hint) from err
