@@ -237,7 +237,7 @@ def test_a_db_another_process_writes_is_exit_2(sample_db: Path, tmp_path: Path) 
     ("provenance,", ["--group-by 'provenance,'", "empty column"]),
     (",provenance", ["empty column"]),
     ("provenance,,size_class", ["empty column"]),
-    ("provenance,provenance", ["twice"]),
+    ("provenance,provenance", ["'provenance' more than once"]),
     ("items", ["output has a field"]),
     ("nosuch", ["no column 'nosuch'"]),
 ])

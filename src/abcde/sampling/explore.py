@@ -139,10 +139,6 @@ def _group_columns(group_by: str | Sequence[str]) -> list[str]:
     else:
         names = list(group_by)
         groups = parse_slicings([names], option="--group-by")[0] if names else []
-    twice = sorted({g for g in groups if groups.count(g) > 1})
-    if twice:
-        raise InputError(f"--group-by names {', '.join(map(repr, twice))} twice",
-                         hint="Name each column once.")
     return groups
 
 
