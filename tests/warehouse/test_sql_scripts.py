@@ -506,6 +506,32 @@ def test_cli_writes_a_script_with_its_header(tmp_path: Path) -> None:
     assert "CREATE OR REPLACE" not in text
 
 
+@pytest.mark.parametrize(("command", "name"), [
+    (["impact"], "impact.sql"), (["sample-items"], "sample_items.sql"),
+    (["sample-pairs", "--budget", "10"], "sample_pairs.sql"),
+    (["evaluate", "--truth", "s.t", "--actual", "s.a"], "evaluate.sql")])
+def test_an_existing_script_is_replaced_only_with_overwrite(command: list[str], name: str,
+                                                             tmp_path: Path) -> None:
+    """As the samplers treat their files: a script already in --out (perhaps edited by
+    hand) is kept, exit 2, unless --overwrite."""
+    args = ["sql", *command, "--dialect", "duckdb", "--out", str(tmp_path)]
+    if command[0] != "evaluate":
+        args += ["--base", "s.b", "--exp", "s.e"]
+    (tmp_path / name).write_text("-- my edits\n")
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 2, result.output
+    assert f"{tmp_path / name} already exists" in result.output
+    assert "--overwrite" in result.output
+    assert (tmp_path / name).read_text() == "-- my edits\n"
+    result = CliRunner().invoke(main, [*args, "--overwrite"])
+    assert result.exit_code == 0, result.output
+    assert (tmp_path / name).read_text().startswith("-- abcde ")
+    # the header's command shows the flag as typed
+    [line] = [x for x in (tmp_path / name).read_text().splitlines()
+              if x.startswith("--   abcde sql")]
+    assert line.endswith("--overwrite")
+
+
 def _close(a: object, b: object) -> bool:
     if isinstance(a, float) or isinstance(b, float):
         return math.isclose(float(a), float(b), rel_tol=1e-12)  # type: ignore[arg-type]

@@ -120,10 +120,11 @@ def sql_group() -> None:
     DuckDB) that compute what abcde computes, inside it."""
 
 
-def _emit(text: str, out: str | None, name: str) -> None:
+def _emit(text: str, out: str | None, name: str, overwrite: bool = False) -> None:
     """Print the script, or write it to OUT/NAME: the temporary file is made first (an
     unwritable --out is refused before anything is replaced) and NAME is replaced only by
-    a complete script."""
+    a complete script. An existing OUT/NAME (perhaps edited, or another round's) is
+    replaced only with --overwrite, as the samplers treat their files."""
     if out is None:
         click.echo(text, nl=False)
         return
@@ -131,28 +132,42 @@ def _emit(text: str, out: str | None, name: str) -> None:
     if Path(out).exists() and not Path(out).is_dir():
         raise InputError(f"--out {out} exists and is not a directory",
                          hint=f"--out names the directory of {name} (created if missing).")
+    if path.is_dir():
+        raise InputError(f"--out {out} holds a directory {name}",
+                         hint="Choose another --out, or remove that directory.")
+    if path.exists() and not overwrite:
+        raise InputError(f"{path} already exists",
+                         hint="Choose another --out, or pass --overwrite to replace it once "
+                              "the new script is complete.")
     with output_files(path, what=f"the directory of {name}") as (tmp,):
         tmp.write_text(text)
     click.echo(f"wrote {path}")
 
 
-OUT_OPTION = click.option("--out", type=click.Path(file_okay=False), default=None,
-                          help="Directory for the script (default: print it).")
+
+
+def out_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--out, and --overwrite to replace a script already there (`_emit`)."""
+    fn = click.option("--overwrite", is_flag=True,
+                      help="Replace the script if --out already holds it (refused "
+                           "otherwise).")(fn)
+    return click.option("--out", type=click.Path(file_okay=False), default=None,
+                        help="Directory for the script (default: print it).")(fn)
 
 
 @sql_group.command("impact")
 @script_options
 @reuse_option
-@OUT_OPTION
+@out_option
 @handle_errors
-def sql_impact(out: str | None, **options: Any) -> None:
+def sql_impact(out: str | None, overwrite: bool, **options: Any) -> None:
     """The impact metrics (ABCDE §4) as one SQL script, runnable as is."""
     from abcde.warehouse.scripts import impact_pipeline, script_text
 
     spec = make_spec(**options)
     pipeline, _, outputs = impact_pipeline(spec)
     _emit(script_text(spec, [(pipeline, outputs)], options["dialect"], command_line()), out,
-          "impact.sql")
+          "impact.sql", overwrite)
 
 
 @sql_group.command("sample-items")
@@ -161,9 +176,10 @@ def sql_impact(out: str | None, **options: Any) -> None:
 @click.option("--size", type=click.IntRange(1, 10**9), default=1_000_000, show_default=True,
               help="Unique affected items to sample.")
 @click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
-@OUT_OPTION
+@out_option
 @handle_errors
-def sql_sample_items(out: str | None, size: int, seed: int, **options: Any) -> None:
+def sql_sample_items(out: str | None, overwrite: bool, size: int, seed: int,
+                     **options: Any) -> None:
     """The item sample of `abcde sample-items` (ABCDE §4.1.1, App. A) as one SQL script:
     the same items, draw counts and order for the same inputs and seed. Attribute
     columns: those of --slice-by."""
@@ -173,7 +189,7 @@ def sql_sample_items(out: str | None, size: int, seed: int, **options: Any) -> N
     spec = make_spec(**options)
     pipeline, _, outputs = sample_items_pipeline(spec, size, seed)
     _emit(script_text(spec, [(pipeline, outputs)], options["dialect"], command_line(),
-                      "sample-items"), out, "sample_items.sql")
+                      "sample-items"), out, "sample_items.sql", overwrite)
 
 
 @sql_group.command("sample-pairs")
@@ -195,10 +211,11 @@ def sql_sample_items(out: str | None, size: int, seed: int, **options: Any) -> N
 @click.option("--strata-allocation", default=None, help="Stratify split+merge vs stable "
               "pairs, as `abcde sample-pairs`: proportional, equal, or the fraction of the "
               "budget for split+merge, e.g. 0.8 (each stratum its own stream and check row).")
-@OUT_OPTION
+@out_option
 @handle_errors
-def sql_sample_pairs(out: str | None, population: str, alpha: float | None, budget: int,
-                     seed: int, stream_draws: int | None, strata_allocation: str | None,
+def sql_sample_pairs(out: str | None, overwrite: bool, population: str,
+                     alpha: float | None, budget: int, seed: int,
+                     stream_draws: int | None, strata_allocation: str | None,
                      **options: Any) -> None:
     """The pair sample of `abcde sample-pairs` (ABCDE §5.7–5.8, App. A) as one SQL script:
     for the same inputs and seed the same pairs, draw counts and order. Tables: the
@@ -212,7 +229,7 @@ def sql_sample_pairs(out: str | None, population: str, alpha: float | None, budg
                                                  stream_draws=stream_draws,
                                                  strata_allocation=strata_allocation)
     _emit(script_text(spec, [(pipeline, outputs)], options["dialect"], command_line(),
-                      "sample-pairs"), out, "sample_pairs.sql")
+                      "sample-pairs"), out, "sample_pairs.sql", overwrite)
 
 
 def _evaluate_options(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -226,9 +243,9 @@ def _evaluate_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 @sql_group.command("evaluate")
 @_evaluate_options
-@OUT_OPTION
+@out_option
 @handle_errors
-def sql_evaluate(out: str | None, truth: str, actual: tuple[str, ...],
+def sql_evaluate(out: str | None, overwrite: bool, truth: str, actual: tuple[str, ...],
                  **options: Any) -> None:
     """The evaluation of `abcde evaluate` — pointwise, classic and Yandex metrics of each
     actual run against the truth (docs/method.md §4–5) — as one SQL script."""
@@ -243,7 +260,7 @@ def sql_evaluate(out: str | None, truth: str, actual: tuple[str, ...],
                        command_line(), "evaluate",
                        roles={"base": "truth", "exp": f"actual {parts[0][0]}"},
                        more_inputs=more)
-    _emit(text, out, "evaluate.sql")
+    _emit(text, out, "evaluate.sql", overwrite)
 
 
 @click.command("dbt")
