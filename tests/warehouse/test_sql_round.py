@@ -173,6 +173,29 @@ def test_evaluate_script_names(option: str) -> None:
         assert result.exit_code == 0 and '"abcde_a_overall"' in result.output
 
 
+@pytest.mark.parametrize("command", ["sql evaluate", "dbt"])
+@pytest.mark.parametrize(("args", "message"), [
+    (["--truth", "s.t", "--actual", "a="], "--actual 'a=' names no table"),
+    (["--truth", "s.t", "--actual", "x=s.b", "--actual", "a=s."],
+     "--actual 's.' is not a table name"),
+    (["--truth", "s.", "--actual", "a=s.b"], "--truth 's.' is not a table name")])
+def test_evaluate_table_problems_name_the_option_given(command: str, args: list[str],
+                                                       message: str, tmp_path: Path) -> None:
+    """The truth and the runs are --truth and --actual, never --base or --exp (the roles
+    they play inside the pipeline)."""
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    extra = ["--base", "s.b", "--exp", "s.e", "--out", str(tmp_path / "p")] \
+        if command == "dbt" else []
+    result = CliRunner().invoke(main, [*command.split(), "--dialect", "duckdb", *extra,
+                                       *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output
+    assert "--exp" not in result.output and "--base" not in result.output
+
+
 def test_evaluate_runs_named_alike_but_for_case_are_refused() -> None:
     """Run names A and a would write the same tables on DuckDB, Snowflake and Spark (one
     run's numbers read as the other's): refused, as is a run table that is another run's

@@ -83,7 +83,8 @@ def make_spec(dialect: str, base: str, exp: str, weights: str | None,
               missing_weight: float | None, attributes: str | None,
               slice_by: tuple[str, ...], item_col: str, cluster_col: str, weight_col: str,
               item_type: str, cluster_type: str, prefix: str, schema: str | None,
-              reuse_cells: bool = False, for_dbt: bool = False) -> ScriptSpec:
+              reuse_cells: bool = False, for_dbt: bool = False,
+              roles: tuple[str, str] = ("base", "exp")) -> ScriptSpec:
     target = get_dialect(dialect)
     if target.tables_need_schema and not schema and not for_dbt:
         raise click.UsageError(f"{target.title} tables live in a dataset: give --schema "
@@ -93,7 +94,21 @@ def make_spec(dialect: str, base: str, exp: str, weights: str | None,
                       columns=Columns(item_col, cluster_col, weight_col),
                       missing_weight=missing_weight, item_type=item_type,
                       cluster_type=cluster_type, prefix=prefix, schema=schema,
-                      reuse_cells=reuse_cells)
+                      reuse_cells=reuse_cells, roles=roles)
+
+
+def parse_runs(actual: Sequence[str]) -> list[tuple[str | None, str]]:
+    """--actual NAME=TABLE or TABLE -> (name or None, table); NAME= without a table is
+    refused here, under the option's own name."""
+    runs: list[tuple[str | None, str]] = []
+    for a in actual:
+        name, table = a.split("=", 1) if "=" in a else (None, a)
+        if not table.strip():
+            raise InputError(f"--actual {a!r} names no table",
+                             hint="Give TABLE or NAME=TABLE, e.g. --actual "
+                                  "run_a=proj.ds.run_a.")
+        runs.append((name, table))
+    return runs
 
 
 def command_line() -> str:
@@ -252,9 +267,9 @@ def sql_evaluate(out: str | None, overwrite: bool, truth: str, actual: tuple[str
     from abcde.warehouse.evaluation import evaluate_pipelines
     from abcde.warehouse.scripts import script_text
 
-    runs = [tuple(a.split("=", 1)) if "=" in a else (None, a) for a in actual]
-    spec = make_spec(base=truth, exp=runs[0][1], **options)
-    parts = evaluate_pipelines(spec, runs)  # type: ignore[arg-type]
+    runs = parse_runs(actual)
+    spec = make_spec(base=truth, exp=runs[0][1], **options, roles=("truth", "actual"))
+    parts = evaluate_pipelines(spec, runs)
     more = [(f"actual {n}", t) for (n, _, _), (_, t) in zip(parts[1:], runs[1:], strict=True)]
     text = script_text(spec, [(p, o) for _, p, o in parts], options["dialect"],
                        command_line(), "evaluate",
@@ -309,9 +324,9 @@ def dbt_cmd(out: str, size: int, seed: int, population: str, alpha: float | None
                                "profiles.yml, or +schema in dbt_project.yml")
     dialects = list(dialect) or list(DIALECTS)
     spec = make_spec(dialect=dialects[0], **options, for_dbt=True)
-    runs = tuple(tuple(a.split("=", 1)) if "=" in a else (None, a) for a in actual)
+    runs = tuple(parse_runs(actual))
     files = dbt_project(spec, dialects, Path(out),
-                        DbtRound(size=size, seed=seed, truth=truth, actual=runs,  # type: ignore[arg-type]
+                        DbtRound(size=size, seed=seed, truth=truth, actual=runs,
                                  population=population, alpha=alpha, budget=budget,
                                  pair_seed=pair_seed, stream_draws=stream_draws),
                         overwrite=overwrite)

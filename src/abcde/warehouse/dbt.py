@@ -151,8 +151,8 @@ def _check_names(spec: ScriptSpec, dialect: str | Dialect) -> None:
     target = get_dialect(dialect)
     for role, name in spec.tables().items():
         if not target.dbt_source_has_database and name.count(".") > 1:
-            raise InputError(f"--{role} {name!r}: dbt-{target.name} sources have a schema but "
-                             "no database", hint=f"Name it schema.table, e.g. "
+            raise InputError(f"{spec.option(role)} {name!r}: dbt-{target.name} sources have "
+                             "a schema but no database", hint=f"Name it schema.table, e.g. "
                              f"{'.'.join(name.split('.')[-2:])}.")
 
 
@@ -304,7 +304,7 @@ def _pipelines(spec: ScriptSpec, round_: DbtRound, relations: dict[str, str],
         stream_draws=round_.stream_draws, relations=base)
     parts.append((pairs, outputs))
     if round_.truth is not None:
-        ev_spec = replace(spec, base=round_.truth, exp="")
+        ev_spec = replace(spec, base=round_.truth, exp="", roles=("truth", "actual"))
         rel = {**base, "base": relations["truth"],
                **{f"actual_{k}": relations[f"actual_{k}"] for k in range(len(round_.actual))}}
         parts += [(p, o) for _, p, o in evaluate_pipelines(ev_spec, list(round_.actual), rel)]

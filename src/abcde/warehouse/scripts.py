@@ -69,9 +69,14 @@ class ScriptSpec(InputSpec):
                  "attributes": self.attributes}
         return {k: v for k, v in named.items() if v}
 
+    def option(self, role: str) -> str:
+        """The option that names the input `role` (an evaluation's base is --truth, its
+        exp --actual: `roles`)."""
+        return "--" + {"base": self.roles[0], "exp": self.roles[1]}.get(role, role)
+
     def names(self) -> dict[str, str]:
         """Every name the SQL will contain, by the option that gave it."""
-        out = {f"--{role}": name for role, name in self.tables().items()}
+        out = {self.option(role): name for role, name in self.tables().items()}
         out |= {"--item-col": self.columns.item, "--cluster-col": self.columns.cluster,
                 "--prefix": self.prefix}
         if self.weights:
@@ -101,12 +106,13 @@ def _check_names(spec: ScriptSpec) -> None:
         if name is None or (role in ("weights", "attributes") and name == ""):
             continue
         parts = name.split(".")
+        option = spec.option(role)
         if not name.strip() or not all(p.strip() for p in parts):
-            raise InputError(f"--{role} {name!r} is not a table name (an empty part)",
+            raise InputError(f"{option} {name!r} is not a table name (an empty part)",
                              hint="Name the table as table, schema.table or "
                                   "database.schema.table.")
         if len(parts) > 3:
-            raise InputError(f"--{role} {name!r} has {len(parts)} parts; a table is named "
+            raise InputError(f"{option} {name!r} has {len(parts)} parts; a table is named "
                              "by at most three (database.schema.table)",
                              hint="A '.' separates the parts: a table whose own name holds "
                                   "one cannot be named here; create a view without it.")
@@ -345,7 +351,7 @@ def _check_unshadowed(spec: ScriptSpec, pipeline: Pipeline,
     further (option, table) inputs of the script (an evaluation's other runs)."""
     made = [".".join(p.name for p in pipeline.table(n).parts)
             for n, st in pipeline.steps.items() if st.materialise and n not in pipeline.provided]
-    for role, name in [*((f"--{r}", t) for r, t in spec.tables().items()), *others]:
+    for role, name in [*((spec.option(r), t) for r, t in spec.tables().items()), *others]:
         hit = next((t for t in made if _same_table(name, t)), None)
         if hit is not None:
             raise InputError(
@@ -357,10 +363,11 @@ def _check_unshadowed(spec: ScriptSpec, pipeline: Pipeline,
     taken = {n.lower() for n in pipeline.relation_names()}
     for role, name in spec.tables().items():
         if "." not in name and name.lower() in taken:
+            option = spec.option(role)
             raise InputError(
-                f"the {role} table may not be named {name!r} without its schema: the "
+                f"the {option[2:]} table may not be named {name!r} without its schema: the "
                 "script names one of its own relations so, and would read that instead",
-                table=role, hint=f"Qualify it, e.g. --{role} my_schema.{name}.")
+                table=option[2:], hint=f"Qualify it, e.g. {option} my_schema.{name}.")
     if spec.schema is None:
         ctes = taken - {n.lower() for n in pipeline.steps}
         for step, s in pipeline.steps.items():
