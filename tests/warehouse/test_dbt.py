@@ -147,6 +147,25 @@ def test_dbt_refuses_jinja_in_names(tmp_path: Path, option: str) -> None:
     assert not (tmp_path / "p").exists()
 
 
+def test_an_edited_integration_profile_is_kept(tmp_path: Path) -> None:
+    """integration_tests/profiles.yml is the user's connection once edited: writing the
+    package again (other options, or --overwrite of a directory abcde did not write)
+    keeps it byte for byte; a fresh package gets the example profile."""
+    profiles = tmp_path / "p" / "integration_tests" / "profiles.yml"
+    assert _dbt(tmp_path, "--dialect", "duckdb").exit_code == 0
+    assert "type: duckdb" in profiles.read_text()
+    mine = b"abcde:\n  target: prod\n  outputs: {prod: {type: snowflake}}  # mine\r\n"
+    profiles.write_bytes(mine)
+    result = _dbt(tmp_path, "--dialect", "snowflake", "--weights", "s.w")
+    assert result.exit_code == 0, result.output
+    assert profiles.read_bytes() == mine
+    assert (tmp_path / "p" / "models" / "abcde_weights_in.sql").exists()  # rewritten
+    (tmp_path / "p" / ".abcde-dbt.json").unlink()  # now a directory abcde did not write
+    result = _dbt(tmp_path, "--dialect", "duckdb", "--overwrite")
+    assert result.exit_code == 0, result.output
+    assert profiles.read_bytes() == mine
+
+
 def test_dbt_spark_sources_have_no_database(tmp_path: Path) -> None:
     result = _dbt(tmp_path, "--dialect", "spark", "--weights", "cat.s.w")
     assert result.exit_code == 2 and "dbt-spark" in result.output and "s.w" in result.output

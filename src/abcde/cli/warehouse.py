@@ -304,7 +304,7 @@ def sql_evaluate(out: str | None, overwrite: bool, truth: str, actual: tuple[str
                    "are kept.")
 @click.option("--overwrite", is_flag=True, help="Write into an existing directory abcde did "
               "not write (its dbt_project.yml, models/, macros/ and integration_tests/ are "
-              "replaced).")
+              "replaced; an integration_tests/profiles.yml is kept).")
 @handle_errors
 def dbt_cmd(out: str, size: int, seed: int, population: str, alpha: float | None,
             budget: int, pair_seed: int, stream_draws: int | None, truth: str | None,

@@ -389,13 +389,16 @@ def dbt_project(spec: ScriptSpec, dialects: str | Sequence[str], out: Path,
     a removed slicing or weights table is left for `dbt build`), other files of the
     directory (profiles.yml, dbt's target/ and logs/) are kept; a directory holding a
     dbt project abcde did not write, or any other non-empty directory without the marker,
-    is refused unless `overwrite`."""
+    is refused unless `overwrite`. integration_tests/profiles.yml is the example profile
+    only when absent: one already there (the user's connection, edited) is kept as is."""
     names = [dialects] if isinstance(dialects, str) else list(dialects)
     for d in names:
         _check_names(spec, d)
     replaces = _replaced(out, overwrite) if out.exists() else []
+    profiles = out / "integration_tests" / "profiles.yml"
+    kept = profiles.read_bytes() if profiles.is_file() else None
     with output_dir(out, replaces=replaces) as od:
-        written = _write_package(spec, names, od.path, round_)
+        written = _write_package(spec, names, od.path, round_, profiles=kept)
         rel = sorted(str(p.relative_to(od.path)) for p in written)
         (od.path / MARKER).write_text(json.dumps(
             {"written_by": f"abcde {__version__} dbt --dialect {' --dialect '.join(names)}",
@@ -404,9 +407,11 @@ def dbt_project(spec: ScriptSpec, dialects: str | Sequence[str], out: Path,
 
 
 def _write_package(spec: ScriptSpec, dialects: str | Sequence[str], out: Path,
-                   round_: DbtRound | None = None) -> list[Path]:
+                   round_: DbtRound | None = None, *, profiles: bytes | None = None,
+                   ) -> list[Path]:
     """Write the dbt package `abcde` into `out` and its integration-test project into
-    `out/integration_tests`; returns the files written.
+    `out/integration_tests` (with `profiles` as its profiles.yml, if given, else the
+    example); returns the files written.
 
     Every materialised or inlined step of every pipeline (impact, the item sample, the
     evaluations) is a model calling a macro dispatched on the adapter
@@ -518,11 +523,12 @@ def _write_package(spec: ScriptSpec, dialects: str | Sequence[str], out: Path,
         written.append(path)
     tests_vars = {k: ("" if k.endswith(("_schema", "_database")) else v)
                   for k, v in variables.items()}
-    written += _integration_tests(out / "integration_tests", header, tests_vars)
+    written += _integration_tests(out / "integration_tests", header, tests_vars, profiles)
     return written
 
 
-def _integration_tests(out: Path, header: str, variables: dict[str, object]) -> list[Path]:
+def _integration_tests(out: Path, header: str, variables: dict[str, object],
+                       profiles: bytes | None = None) -> list[Path]:
     """The project that installs the package (`local: ../`) and builds it on seeds:
     `seeds/<table>.csv` for each input (named as the package's default inputs), loaded
     into the target's schema (the schema and database vars are empty: the target's) by
@@ -544,11 +550,14 @@ def _integration_tests(out: Path, header: str, variables: dict[str, object]) -> 
             "vars": {"abcde": variables},
             "seeds": {"abcde_integration_tests": seeds}}),
         out / "packages.yml": header + _yaml({"packages": [{"local": "../"}]}),
-        out / "profiles.yml": header + PROFILES_EXAMPLE,
     }
     for path, text in files.items():
         path.write_text(text)
-    return list(files)
+    if profiles is None:
+        (out / "profiles.yml").write_text(header + PROFILES_EXAMPLE)
+    else:
+        (out / "profiles.yml").write_bytes(profiles)
+    return [*files, out / "profiles.yml"]
 
 
 def _column_doc(step: str, column: str, spec: ScriptSpec) -> str:
