@@ -532,6 +532,45 @@ def test_an_existing_script_is_replaced_only_with_overwrite(command: list[str], 
     assert line.endswith("--overwrite")
 
 
+INT64_MAX = 2**63 - 1
+
+
+@pytest.mark.parametrize("seed", [2**62, INT64_MAX, 2**64 - 1, 10**40])
+@pytest.mark.parametrize("command", [
+    ["sql", "sample-items", "--dialect", "bigquery", "--schema", "p.d", "--seed"],
+    ["sql", "sample-pairs", "--dialect", "bigquery", "--schema", "p.d", "--budget", "9",
+     "--strata-allocation", "equal", "--seed"],
+    ["dbt", "--out", "{tmp}/p", "--seed"], ["dbt", "--out", "{tmp}/p", "--pair-seed"],
+    ["sample-items", "--out", "{tmp}/s.parquet", "--seed"],
+    ["sample-pairs", "--out", "{tmp}/s", "--budget", "9", "--seed"]])
+def test_seeds_beyond_what_every_warehouse_holds_are_refused(command: list[str], seed: int,
+                                                             tmp_path: Path) -> None:
+    """One bound for the warehouse and the engine commands alike (a seed means the same
+    sample everywhere): a seed the script would write as a literal BigQuery's INT64
+    cannot hold — itself, or 2·seed + 1 of a stratified sample's second stratum — is
+    refused with the range, exit 2, before anything is read or written."""
+    args = [a.replace("{tmp}", str(tmp_path)) for a in command]
+    result = CliRunner().invoke(main, [*args, str(seed), "--base", "s.b", "--exp", "s.e"])
+    assert result.exit_code == 2, result.output
+    assert "4611686018427387903" in result.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_the_largest_seed_is_written_as_literals_int64_holds() -> None:
+    """At the largest seed every integer literal of the stratified BigQuery script (the
+    seed, 2·seed and 2·seed + 1 of the strata) fits in INT64."""
+    result = CliRunner().invoke(main, [
+        "sql", "sample-pairs", "--dialect", "bigquery", "--schema", "p.d", "--base", "s.b",
+        "--exp", "s.e", "--budget", "9", "--strata-allocation", "equal",
+        "--seed", str(2**62 - 1)])
+    assert result.exit_code == 0, result.output
+    numbers = [int(lit.this) for tree in sqlglot.parse(result.output, read="bigquery")
+               if tree is not None for lit in tree.find_all(exp.Literal)
+               if not lit.is_string and lit.this.isdigit()]
+    assert 2**63 - 1 in numbers and 2**63 - 2 in numbers  # the strata's seeds
+    assert max(numbers) <= INT64_MAX
+
+
 def _close(a: object, b: object) -> bool:
     if isinstance(a, float) or isinstance(b, float):
         return math.isclose(float(a), float(b), rel_tol=1e-12)  # type: ignore[arg-type]

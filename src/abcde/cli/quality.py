@@ -6,6 +6,7 @@ from __future__ import annotations
 import click
 
 from abcde.cli._common import clustering_inputs, handle_errors, input_options
+from abcde.sampling import MAX_SEED
 from abcde.text import to_json
 
 
@@ -144,8 +145,10 @@ def simulate_cmd(base: str, exp: str, truth: str, weights: str | None, item_col:
                                  f"got {budgets!r}", param_hint="--budgets")
     if replications < 1:
         raise click.BadParameter("must be >= 1", param_hint="--replications")
-    if seed < 0:
-        raise click.BadParameter("must be >= 0", param_hint="--seed")
+    if not 0 <= seed <= MAX_SEED - (replications - 1):  # replication r draws with seed + r
+        raise click.BadParameter(f"must be between 0 and {MAX_SEED - (replications - 1)} "
+                                 "(2^62 - 1, the largest seed, less the replications "
+                                 "after the first)", param_hint="--seed")
     if not 0 <= unknown_share < 1:  # (False for NaN too)
         raise click.BadParameter(f"must be in [0, 1): the share of pairs judged 'unknown' "
                                  f"(1 would leave nothing to estimate from), got "

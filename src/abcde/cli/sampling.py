@@ -16,6 +16,7 @@ from abcde.cli._common import (
     handle_errors,
     input_options,
 )
+from abcde.sampling import MAX_SEED, SEED_RANGE_TEXT
 from abcde.text import table, to_json
 
 
@@ -51,8 +52,8 @@ def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str |
 
     if size < 1:
         raise click.BadParameter("must be >= 1", param_hint="--size")
-    if seed < 0:
-        raise click.BadParameter("must be >= 0", param_hint="--seed")
+    if not 0 <= seed <= MAX_SEED:
+        raise click.BadParameter(f"must be {SEED_RANGE_TEXT}", param_hint="--seed")
     with command_engine(engine_name, dsn, spark_remote, spark_master, spark_conf, db,
                         memory_limit, threads) as engine:
         s = sample_items(base, exp, weights, attributes=attributes, size=size, seed=seed,
@@ -190,8 +191,8 @@ def sample_pairs_cmd(base: str, exp: str, weights: str | None, attributes: str |
     """Pairs of items for human judgement (ABCDE §5.7–5.8, App. A; Jaccard §7)."""
     from abcde.sampling.pairs import sample_pairs
 
-    if seed < 0:
-        raise click.BadParameter("must be >= 0", param_hint="--seed")
+    if not 0 <= seed <= MAX_SEED:
+        raise click.BadParameter(f"must be {SEED_RANGE_TEXT}", param_hint="--seed")
     if alpha is not None and (population != "mixture" or not 0 < alpha < 1):
         raise click.BadParameter("a number in (0, 1), with --population mixture (abcde is "
                                  "alpha 1, jaccard alpha 0)", param_hint="--alpha")

@@ -15,6 +15,7 @@ from abcde.cli._common import handle_errors
 from abcde.errors import InputError
 from abcde.inputs.spec import Columns, parse_slicings
 from abcde.outputs import output_files
+from abcde.sampling import MAX_SEED
 from abcde.sql.dialects import DIALECTS, get_dialect
 from abcde.warehouse.scripts import ID_KINDS, ScriptSpec
 
@@ -190,7 +191,7 @@ def sql_impact(out: str | None, overwrite: bool, **options: Any) -> None:
 @reuse_option
 @click.option("--size", type=click.IntRange(1, 10**9), default=1_000_000, show_default=True,
               help="Unique affected items to sample.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True)
 @out_option
 @handle_errors
 def sql_sample_items(out: str | None, overwrite: bool, size: int, seed: int,
@@ -218,7 +219,7 @@ def sql_sample_items(out: str | None, overwrite: bool, size: int, seed: int,
               help="The mixture's share of the abcde population, in (0, 1) [default: 0.5].")
 @click.option("--budget", type=click.IntRange(1, 10**9), required=True,
               help="Unique non-self pairs for the judges.")
-@click.option("--seed", type=click.IntRange(min=0), default=0, show_default=True)
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True)
 @click.option("--stream-draws", type=click.IntRange(1, 10**9), default=None,
               help="Draws of the materialised stream [default: 10·budget]; the manifest's "
               "budget_filled says whether it held the budget — if not, run again with more "
@@ -282,7 +283,7 @@ def sql_evaluate(out: str | None, overwrite: bool, truth: str, actual: tuple[str
 @functools.partial(script_options, dialect=DBT_DIALECTS)
 @click.option("--size", type=click.IntRange(1, 10**9), default=1_000_000, show_default=True,
               help="Default of var abcde_size: unique affected items of the item sample.")
-@click.option("--seed", type=click.IntRange(0, 2**63 - 1), default=0, show_default=True,
+@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
               help="Default of var abcde_seed.")
 @click.option("--population", type=click.Choice(["mixture", "abcde", "jaccard"]),
               default="mixture", show_default=True, help="Design of the pair sample models.")
@@ -290,7 +291,7 @@ def sql_evaluate(out: str | None, overwrite: bool, truth: str, actual: tuple[str
               help="The mixture's share of the abcde population, in (0, 1) [default: 0.5].")
 @click.option("--budget", type=click.IntRange(1, 10**9), default=1000, show_default=True,
               help="Unique judgeable pairs of the pair sample models.")
-@click.option("--pair-seed", type=click.IntRange(0, 2**63 - 1), default=0,
+@click.option("--pair-seed", type=click.IntRange(0, MAX_SEED), default=0,
               show_default=True, help="Default of var abcde_pair_seed.")
 @click.option("--stream-draws", type=click.IntRange(1, 10**9), default=None,
               help="Draws of the pair models' stream [default: 10·budget].")

@@ -27,6 +27,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
+from abcde.sampling import MAX_SEED, SEED_RANGE_TEXT
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.quoting import literal
 from abcde.sql.templates import render
@@ -39,9 +40,10 @@ EXACT_COUNT_MAX = 2**53
 
 
 def check_seed(seed: int) -> int:
-    """Seeds are non-negative integers (they become part of the md5 key text)."""
-    if isinstance(seed, bool) or not isinstance(seed, int | np.integer) or seed < 0:
-        raise ValueError(f"seed must be an integer >= 0, got {seed!r}")
+    """Seeds are integers in [0, MAX_SEED] (they become part of the md5 key text)."""
+    if (isinstance(seed, bool) or not isinstance(seed, int | np.integer)
+            or not 0 <= seed <= MAX_SEED):
+        raise ValueError(f"seed must be an integer {SEED_RANGE_TEXT}, got {seed!r}")
     return int(seed)
 
 

@@ -27,6 +27,7 @@ from sqlglot import exp
 from abcde.errors import InputError
 from abcde.inputs.spec import WEIGHT_RANGE_TEXT
 from abcde.outputs import output_dir
+from abcde.sampling import MAX_SEED
 from abcde.sampling.clocks import check_count, check_seed
 from abcde.sql.dialects import SNOWFLAKE_RESERVED, Dialect, get_dialect, identifier, to_sql
 from abcde.sql.pipeline import Pipeline
@@ -222,9 +223,9 @@ SEED_SENTINEL = 918_273_645
 SIZE_SENTINEL = 827_364_519
 PAIR_SEED_SENTINEL = 716_253_849
 INT_VARS = {  # var -> (sentinel rendered in its place, minimum, maximum, what it is)
-    "abcde_seed": (SEED_SENTINEL, 0, 2**63 - 1, "seed of the item sample"),
+    "abcde_seed": (SEED_SENTINEL, 0, MAX_SEED, "seed of the item sample"),
     "abcde_size": (SIZE_SENTINEL, 1, 10**9, "unique affected items of the item sample"),
-    "abcde_pair_seed": (PAIR_SEED_SENTINEL, 0, 2**63 - 1, "seed of the pair sample"),
+    "abcde_pair_seed": (PAIR_SEED_SENTINEL, 0, MAX_SEED, "seed of the pair sample"),
 }
 INT_VAR_SQL = f"""{{# abcde {__version__}: an integer option of the package (a dbt var), checked:
    a value that is not an integer in [minimum, maximum] stops the compilation with its
