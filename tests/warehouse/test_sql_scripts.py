@@ -532,6 +532,41 @@ def test_an_existing_script_is_replaced_only_with_overwrite(command: list[str], 
     assert line.endswith("--overwrite")
 
 
+@pytest.mark.parametrize("options", [
+    ["--slice-by", "split_rate"], ["--slice-by", "provenance,provenance"],
+    ["--slice-by", "provenance", "--slice-by", "country,jaccard_distance"],
+    ["--item-col", "item_id", "--cluster-col", "item_id"],
+    ["--weights", "{weights}", "--weight-col", "cluster_id"],
+    ["--missing-weight", "2"]])
+@pytest.mark.parametrize("command", [["sql", "impact", "--dialect", "duckdb"],
+                                     ["sql", "sample-pairs", "--dialect", "duckdb",
+                                      "--budget", "9"],
+                                     ["dbt", "--dialect", "duckdb", "--out", "{tmp}/p"]])
+def test_scripts_refuse_the_options_impact_refuses(command: list[str], options: list[str],
+                                                   tmp_path: Path) -> None:
+    """A slice column named like a metric or twice in a slicing, two options naming one
+    column, --missing-weight without weights: `abcde impact` refuses them before reading
+    the inputs, and a script gets the same message (not a script that fails in the
+    warehouse, or silently computes every item as its own cluster). (The samplers, on
+    engines and as scripts alike, take any slice column: their tables rename clashes.)"""
+    if "sample-pairs" in command and "--slice-by" in options:
+        pytest.skip("abcde sample-pairs accepts these slice columns")
+    files = {"base": EXAMPLES / "base.csv", "exp": EXAMPLES / "exp.csv",
+             "weights": EXAMPLES / "weights.csv", "attributes": EXAMPLES / "attributes.csv"}
+    slices = "--slice-by" in options
+    opts = [o.replace("{weights}", str(files["weights"])) for o in options]
+    engine = CliRunner().invoke(main, [
+        "impact", "--base", str(files["base"]), "--exp", str(files["exp"]),
+        *(["--attributes", str(files["attributes"])] if slices else []), *opts])
+    assert engine.exit_code == 2, engine.output
+    opts = [o.replace(str(files["weights"]), "s.w") for o in opts]
+    script = CliRunner().invoke(main, [
+        *(c.replace("{tmp}", str(tmp_path)) for c in command), "--base", "s.b", "--exp",
+        "s.e", *(["--attributes", "s.a"] if slices else []), *opts])
+    assert script.exit_code == 2, script.output
+    assert script.output == engine.output
+
+
 INT64_MAX = 2**63 - 1
 
 

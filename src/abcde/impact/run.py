@@ -113,12 +113,17 @@ def impact(base: object, exp: object, weights: object | None = None, *,
                       out=out, out_format=out_format, prefix=prefix)
 
 
+# the metric columns beside a slicing's columns in a slice table: no slice column may
+# be named so (`abcde sql impact` checks the same, abcde.warehouse.scripts)
+SLICE_RESERVED = frozenset({"items", "weight", "affected_items", "affected_weight",
+                            "contribution", *IMPACT_METRICS})
+
+
 def run_impact(spec: InputSpec, options: EngineOptions | None = None, *, top: int = 10,
                out: str | Path | None = None, out_format: str = "parquet",
                prefix: str = "abcde_impact_") -> ImpactResult:
     """`impact` on an input specification (the function behind the public one)."""
-    check_slice_names(spec.slicings, {"items", "weight", "affected_items", "affected_weight",
-                                      "contribution", *IMPACT_METRICS})
+    check_slice_names(spec.slicings, SLICE_RESERVED)
     if top < 0:
         raise ValueError("top must be >= 0")
     if out_format not in OUT_FORMATS:

@@ -27,7 +27,7 @@ from abcde.errors import InputError
 from abcde.inputs.checks import EXAMPLES, add_count_steps, checks, side_inputs
 from abcde.inputs.session import Attribute, Inputs
 from abcde.inputs.sources import ID_TYPES, Source
-from abcde.inputs.spec import WEIGHT_RANGE_TEXT, InputSpec, check_missing_weight
+from abcde.inputs.spec import WEIGHT_RANGE_TEXT, InputSpec, check_options, check_slice_names
 from abcde.sql.dialects import get_dialect, to_sql
 from abcde.sql.pipeline import Pipeline, Step
 from abcde.sql.quoting import CANONICAL_DIALECT, table_ref
@@ -158,7 +158,8 @@ def _inputs(spec: ScriptSpec, relations: dict[str, str] | None = None) -> Inputs
         if value not in ID_KINDS:
             raise InputError(f"{kind} must be one of {', '.join(ID_KINDS)}, not {value!r}")
     _check_names(spec)
-    check_missing_weight(spec.missing_weight)
+    # the option checks of `abcde impact` (abcde.inputs.session.open_inputs), same messages
+    check_options(spec.columns, spec.weights, spec.missing_weight)
     if spec.slicings and not spec.attributes:
         raise InputError("slices need an attributes table", hint="Add --attributes TABLE.")
     cols = spec.columns
@@ -310,6 +311,10 @@ def impact_pipeline(spec: ScriptSpec, relations: dict[str, str] | None = None,
     """The impact pipeline over named tables, with the validation table and flagged
     output tables materialised (ABCDE §4; docs/method.md §1–3). `relations` replaces the quoted
     input table names (role -> SQL relation), e.g. by dbt sources."""
+    from abcde.impact.run import SLICE_RESERVED
+
+    # as `abcde impact` (its messages); input_valid is one more column of a script's table
+    check_slice_names(spec.slicings, SLICE_RESERVED | {"input_valid"})
     cells = build_cells(spec, relations, "impact")
     pipeline, inputs = cells.pipeline, cells.inputs
     flagged = functools.partial(flag, cells)
