@@ -15,6 +15,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -164,6 +165,33 @@ def test_an_edited_integration_profile_is_kept(tmp_path: Path) -> None:
     result = _dbt(tmp_path, "--dialect", "duckdb", "--overwrite")
     assert result.exit_code == 0, result.output
     assert profiles.read_bytes() == mine
+
+
+@pytest.mark.parametrize(("args", "message", "example"), [
+    (["--prefix", "my pre "], "--prefix 'my pre ': dbt names models", "--prefix my_pre_"),
+    (["--prefix", "1x_"], "does not start with a digit", "--prefix p1x_"),
+    (["--prefix", "a-b_"], "ASCII letters, digits and _", "--prefix a_b_"),
+    (["--prefix", "", "--truth", "s.t", "--actual", "2024=s.r"],
+     "run name '2024' starts with a digit", "--actual run_2024=s.r"),
+    (["--prefix", "p" * 50 + "_", "--dialect", "postgres"],
+     "PostgreSQL names are at most 63 bytes", "--prefix pppppppp")])
+def test_dbt_refuses_names_its_macros_and_models_cannot_have(
+        tmp_path: Path, args: list[str], message: str, example: str) -> None:
+    """A model's macro is named <prefix><step>_sql and called from Jinja: 'my pre ' gave
+    `{% macro my pre cells_sql() %}`, which dbt cannot parse; a table model longer
+    than PostgreSQL's 63 bytes would be cut short. Refused, with the rule and a valid
+    example; names dbt takes pass."""
+    result = _dbt(tmp_path, *args)
+    assert result.exit_code == 2, result.output
+    assert message in result.output and example in result.output
+    assert not (tmp_path / "p").exists()
+    for prefix in ("A_", "_x", "run2_", ""):
+        result = _dbt(tmp_path, "--prefix", prefix, "--truth", "s.t", "--actual", "r1=s.r")
+        assert result.exit_code == 0, result.output
+        macros = (tmp_path / "p" / "macros" / "steps").iterdir()
+        for text in (m.read_text() for m in macros):
+            for name in re.findall(r"{% macro (.*?)\(\) %}", text):
+                assert re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", name), name
 
 
 def test_dbt_spark_sources_have_no_database(tmp_path: Path) -> None:

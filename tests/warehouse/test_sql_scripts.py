@@ -567,6 +567,41 @@ def test_scripts_refuse_the_options_impact_refuses(command: list[str], options: 
     assert script.output == engine.output
 
 
+@pytest.mark.parametrize(("dialect", "args", "message", "example"), [
+    ("spark", ["--prefix", "my pre "], "--prefix 'my pre ': Spark table and schema names "
+     "hold only ASCII letters, digits and _", "--prefix my_pre_"),
+    ("spark", ["--schema", "my-db"], "--schema 'my-db': Spark", "--schema my_db"),
+    ("bigquery", ["--schema", "p.my-ds"], "--schema 'p.my-ds': BigQuery dataset names",
+     "--schema p.my_ds"),
+    ("bigquery", ["--schema", "p.ds", "--prefix", "a/b"], "--prefix 'a/b': BigQuery table "
+     "names", "--prefix a_b"),
+    ("postgres", ["--prefix", "x" * 51 + "_"], "makes the table name '" + "x" * 51
+     + "_cell_metrics': PostgreSQL names are at most 63 bytes", "--prefix xxxxxxxx")])
+def test_scripts_refuse_names_the_target_cannot_create(dialect: str, args: list[str],
+                                                       message: str, example: str) -> None:
+    """Names are quoted, but Spark's catalog takes only [A-Za-z0-9_] for tables and
+    schemas (INVALID_SCHEMA_OR_RELATION_NAME, measured on Spark 4), BigQuery datasets
+    likewise and its tables no '/', and PostgreSQL cuts a name past 63 bytes short:
+    refused with the rule and a valid example, exit 2."""
+    result = CliRunner().invoke(main, ["sql", "impact", "--dialect", dialect, "--base", "s.b",
+                                       "--exp", "s.e", *args])
+    assert result.exit_code == 2, result.output
+    assert message in result.output and example in result.output
+
+
+def test_evaluate_run_names_make_table_names_the_target_can_create() -> None:
+    run = "r" * 50
+    result = CliRunner().invoke(main, ["sql", "evaluate", "--dialect", "postgres", "--truth",
+                                       "s.t", "--actual", f"{run}=s.a"])
+    assert result.exit_code == 2, result.output
+    assert f"--prefix 'abcde_' with run name '{run}'" in result.output
+    assert "63 bytes" in result.output
+    for dialect in ("duckdb", "snowflake"):  # 63 bytes is PostgreSQL's limit only
+        result = CliRunner().invoke(main, ["sql", "evaluate", "--dialect", dialect,
+                                           "--truth", "s.t", "--actual", f"{run}=s.a"])
+        assert result.exit_code == 0, result.output
+
+
 INT64_MAX = 2**63 - 1
 
 

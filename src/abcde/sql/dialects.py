@@ -17,6 +17,7 @@ measured on real engines: docs/method.md §11; the md5 recipe of `uniform`: §10
 from __future__ import annotations
 
 import re
+import unicodedata
 from collections.abc import Callable
 from typing import ClassVar
 
@@ -193,6 +194,11 @@ class Dialect:
         default (quoted names stay quoted)."""
         return node
 
+    def name_rule(self, name: str, kind: str) -> str | None:
+        """Why the target cannot create a table (`kind` 'table') or hold a schema
+        ('schema') of this name, even quoted (the rule, in words); None if it can."""
+        return None
+
     def uniform(self, seed: exp.Expression, *keys: exp.Expression) -> exp.Expression:
         """The expression of `ABCDE_UNIFORM(seed, keys...)` on this target."""
         return self.REWRITES["ABCDE_UNIFORM"](self, seed, *keys)
@@ -269,6 +275,22 @@ class BigQuery(Dialect):
     # documentation, "Flexible column names")
     column_name_forbidden = frozenset('!"$()*,./;?@[\\]^`{}~')
 
+    def name_rule(self, name: str, kind: str) -> str | None:
+        """BigQuery's documented rules: a table name of letters, marks, numbers,
+        connectors (_), dashes and spaces, up to 1,024 bytes; a dataset name of letters,
+        digits and _ only."""
+        if kind == "schema":
+            if not _WORD.fullmatch(name):
+                return "BigQuery dataset names hold only ASCII letters, digits and _"
+            return None
+        if any(unicodedata.category(c)[0] not in "LMN"
+               and unicodedata.category(c) not in ("Pc", "Pd", "Zs") for c in name):
+            return ("BigQuery table names hold only letters, marks, digits, _, dashes and "
+                    "spaces")
+        if len(name.encode()) > 1024:
+            return "BigQuery table names are at most 1,024 bytes"
+        return None
+
 
 # Snowflake's reserved and limited keywords: the table of
 # https://docs.snowflake.com/en/sql-reference/reserved-keywords, plus ASC, DESC and OUTER,
@@ -289,6 +311,7 @@ SNOWFLAKE_RESERVED = frozenset({
 
 
 _SIMPLE_NAME = re.compile(r"[a-z_][a-z0-9_]*")
+_WORD = re.compile(r"[A-Za-z0-9_]+")
 
 
 def _snowflake_identifier(node: exp.Identifier) -> exp.Identifier:
@@ -317,6 +340,9 @@ class Snowflake(Dialect):
         """By `_snowflake_identifier`: a lower-case name is its upper-case form."""
         return _snowflake_identifier(node)
 
+    def name_rule(self, name: str, kind: str) -> str | None:
+        return "Snowflake names are at most 255 characters" if len(name) > 255 else None
+
 
 class Spark(Dialect):
     name = "spark"
@@ -326,6 +352,13 @@ class Spark(Dialect):
     # dbt-spark sources have a schema but no database
     dbt_source_has_database = False
     mirror_following_frames = True
+
+    def name_rule(self, name: str, kind: str) -> str | None:
+        """Spark's session catalog refuses any other name, quoted or not
+        (INVALID_SCHEMA_OR_RELATION_NAME)."""
+        if not _WORD.fullmatch(name):
+            return "Spark table and schema names hold only ASCII letters, digits and _"
+        return None
     # No id_hash: Spark keeps the FULL JOIN of the one pass (docs/method.md §2.5). With
     # the inner join, Spark plans the weights' join on the same key into the same stage,
     # and at 100M items (local[2], 4 shuffle partitions, 4 GB driver) its SparkContext
@@ -341,6 +374,13 @@ class Postgres(Dialect):
     mirror_following_frames = True
     # a bigint of the id's text (ids of both inputs have one type); its SUM is a numeric
     id_hash = "HASHTEXTEXTENDED(CAST(K AS TEXT), 0)"
+
+    def name_rule(self, name: str, kind: str) -> str | None:
+        """PostgreSQL cuts a longer name short (NAMEDATALEN), silently but for a notice:
+        two tables could become one."""
+        if len(name.encode()) > 63:
+            return "PostgreSQL names are at most 63 bytes (longer ones are cut short)"
+        return None
 
 
 _BY_NAME: dict[str, Dialect] = {d.name: d for d in (DuckDB(), BigQuery(), Snowflake(),

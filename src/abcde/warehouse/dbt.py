@@ -35,6 +35,7 @@ from abcde.version import __version__
 from abcde.warehouse.scripts import (
     Output,
     ScriptSpec,
+    check_created_names,
     check_dialect_names,
     impact_pipeline,
     quiet_sqlglot,
@@ -138,6 +139,8 @@ def _yaml(value: object, indent: int = 0) -> str:
 
 
 _JINJA = ("{{", "{%", "{#")
+# a Jinja (Python) identifier: what a model's macro `<prefix><step>_sql` must be
+_MACRO_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _check_names(spec: ScriptSpec, dialect: str | Dialect) -> None:
@@ -149,6 +152,14 @@ def _check_names(spec: ScriptSpec, dialect: str | Dialect) -> None:
         if any(j in name for j in _JINJA):
             raise InputError(f"{option} {name!r} holds Jinja syntax, which dbt would run",
                              hint="Rename it, without '{{', '{%' or '{#'.")
+    if spec.prefix and not _MACRO_NAME.fullmatch(spec.prefix):
+        example = re.sub(r"[^A-Za-z0-9_]", "_", spec.prefix)[:20]
+        raise InputError(
+            f"--prefix {spec.prefix!r}: dbt names models, their files and macros "
+            "<prefix><step>, so a prefix holds only ASCII letters, digits and _, and does "
+            "not start with a digit",
+            hint=f"Give a prefix so named, e.g. --prefix "
+                 f"{'p' if example[0].isdigit() else ''}{example}.")
     target = get_dialect(dialect)
     for role, name in spec.tables().items():
         if not target.dbt_source_has_database and name.count(".") > 1:
@@ -435,7 +446,12 @@ def _write_package(spec: ScriptSpec, dialects: str | Sequence[str], out: Path,
 
         tables["truth"] = round_.truth
         for k, (name, table) in enumerate(round_.actual):
-            run_name(name, table)
+            run = run_name(name, table)
+            if not _MACRO_NAME.match(f"{spec.prefix}{run}"):
+                raise InputError(f"run name {run!r} starts with a digit, and so would its "
+                                 "dbt models and macros (<prefix><run>_<step>) without a "
+                                 "--prefix", hint=f"Name the run otherwise, e.g. --actual "
+                                 f"run_{run}={table}, or give a --prefix.")
             tables[f"actual_{k}"] = table
     elif round_.actual:
         raise InputError("--actual needs --truth (the ground truth to evaluate against)")
@@ -455,6 +471,9 @@ def _write_package(spec: ScriptSpec, dialects: str | Sequence[str], out: Path,
             if key in steps and steps[key][0] != step.query:
                 key = f"{pipeline.prefix}{tag}_{name}"
             model[name] = key
+        for d in dialects:  # a table model is a relation of that name on every adapter
+            check_created_names(spec, d, pipeline, [model[n] for n, st in
+                                                    pipeline.steps.items() if st.materialise])
         for name, step in pipeline.steps.items():
             key = model[name]
             if key in steps:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import logging
+import re
 import textwrap
 import unicodedata
 from collections.abc import Iterator, Sequence
@@ -134,11 +135,30 @@ def _check_names(spec: ScriptSpec) -> None:
                          "(database.schema)")
 
 
+def _valid_example(name: str) -> str:
+    """A valid name like `name`, for a message: ASCII letters, digits and _ only."""
+    return re.sub(r"[^A-Za-z0-9_]", "_", name)[:20] or "abcde_"
+
+
 def check_dialect_names(spec: ScriptSpec, dialect: str) -> None:
-    """Names a target cannot hold: column names with a character the dialect forbids
+    """Names a target cannot hold: the schema and prefix of the tables the script
+    creates (`Dialect.name_rule`: Spark's catalog and BigQuery's datasets take letters,
+    digits and _ only), and column names with a character the dialect forbids
     (`Dialect.column_name_forbidden`; on BigQuery the SQL would name a field of a
     STRUCT, or not parse)."""
     target = get_dialect(dialect)
+    if spec.schema:
+        rule = target.name_rule(spec.schema.split(".")[-1], "schema")
+        if rule:
+            parts = spec.schema.split(".")
+            valid = ".".join([*parts[:-1], _valid_example(parts[-1])])
+            raise InputError(f"--schema {spec.schema!r}: {rule}",
+                             hint=f"Give a schema so named, e.g. --schema {valid}.")
+    rule = target.name_rule(spec.prefix, "table") if spec.prefix else None
+    if rule:
+        raise InputError(f"--prefix {spec.prefix!r}: {rule}",
+                         hint=f"Give a prefix so named, e.g. --prefix "
+                              f"{_valid_example(spec.prefix)}.")
     if not target.column_name_forbidden:
         return
     for option, name in spec.names().items():
@@ -151,6 +171,26 @@ def check_dialect_names(spec: ScriptSpec, dialect: str) -> None:
                              f"{' '.join(repr(c) for c in bad)}",
                              hint="Rename the column (letters, digits and underscores are "
                                   "always safe) or select it under another name in a view.")
+
+
+def check_created_names(spec: ScriptSpec, dialect: str, pipeline: Pipeline,
+                        names: Sequence[str] | None = None) -> None:
+    """Every table the pipeline creates (or `names`: dbt's models), prefix and step,
+    must be a name the target can create (`Dialect.name_rule`: e.g. at most 63 bytes on
+    PostgreSQL, which would cut a longer one short); the message names --prefix, and
+    the run name of an evaluation's pipeline."""
+    target = get_dialect(dialect)
+    if names is None:
+        names = [f"{pipeline.prefix}{n}" for n, st in pipeline.steps.items()
+                 if st.materialise and n not in pipeline.provided]
+    run = pipeline.prefix[len(spec.prefix):].rstrip("_")
+    for name in names:
+        rule = target.name_rule(name, "table")
+        if rule:
+            given = f"--prefix {spec.prefix!r}" + (f" with run name {run!r}" if run else "")
+            raise InputError(f"{given} makes the table name {name!r}: {rule}",
+                             hint=f"Give a shorter --prefix{' or run name' if run else ''}"
+                                  f", e.g. --prefix {_valid_example(spec.prefix)[:8]}.")
 
 
 def _inputs(spec: ScriptSpec, relations: dict[str, str] | None = None) -> Inputs:
@@ -492,6 +532,8 @@ def script_text(spec: ScriptSpec, parts: Sequence[tuple[Pipeline, list[Output]]]
     `;`-terminated. Names the dialect cannot hold are refused (`check_dialect_names`)."""
     get_dialect(dialect)
     check_dialect_names(spec, dialect)
+    for pipeline, _ in parts:
+        check_created_names(spec, dialect, pipeline)
     with quiet_sqlglot():
         body = [f"{sql};" for pipeline, _ in parts
                 for _, sql in pipeline.statements(dialect, pretty=True)]
