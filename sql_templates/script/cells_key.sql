@@ -2,7 +2,9 @@
    SQL that made them (`sql_digest`, computed when the script was written: inputs,
    columns, id types, weights and slices) and a fingerprint of each input — its rows and
    the sum of 31 bits of md5 of every row's values (ids and weights as text, as this
-   warehouse writes them) — read by one scan of each input, without the join. A later
+   warehouse writes them) — read by one scan of each input, without the join; and its
+   `shape`, the inputs and checks that fix the columns of these tables
+   (script/cells_guard.sql). A later
    script of the round that reuses the cells computes the same numbers and compares
    them (script/cells_check.sql). #}
 WITH fp AS (
@@ -16,7 +18,8 @@ WITH fp AS (
 {% endfor %}
 )
 SELECT
-  {{ literal(digest) }} AS sql_digest
+  {{ literal(digest) }} AS sql_digest,
+  {{ literal(shape) }} AS shape
 {% for name, columns in inputs %}
   , SUM(CASE WHEN input = {{ literal(name) }} THEN input_rows ELSE 0 END) AS {{ name }}_rows
   , SUM(CASE WHEN input = {{ literal(name) }} THEN COALESCE(row_hash, 0) ELSE 0 END) AS {{ name }}_hash

@@ -173,6 +173,40 @@ def test_evaluate_script_names(option: str) -> None:
         assert result.exit_code == 0 and '"abcde_a_overall"' in result.output
 
 
+@pytest.mark.parametrize(("first", "then"), [
+    ([], ["--weights", "weights"]), ([], ["--attributes", "attributes"]),
+    (["--weights", "weights"], []),
+    (["--weights", "weights"], ["--weights", "weights", "--missing-weight", "1"])])
+def test_reusing_cells_made_with_other_input_options_stops_with_what_to_do(
+        first: list[str], then: list[str]) -> None:
+    """The earlier script's tables lack (or hold more) columns when it had another set
+    of inputs: the reusing script read them and stopped on the engine's Binder Error.
+    Now its first statement stops with abcde's message (DuckDB); the same inputs and
+    options still reuse the cells (cells_match 1)."""
+    import duckdb
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    con = duckdb.connect()
+    for name in ("base", "exp", "weights", "attributes"):
+        con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_csv('{FILES[name]}', "
+                    "all_varchar = true)")
+    common = ["--dialect", "duckdb", "--base", "base", "--exp", "exp"]
+    script = CliRunner().invoke(main, ["sql", "impact", *common, *first]).output
+    con.execute(script)
+    script = CliRunner().invoke(main, ["sql", "sample-items", *common, *then, "--size", "5",
+                                       "--reuse-cells"]).output
+    with pytest.raises(duckdb.Error, match="abcde --reuse-cells: the cell tables under "
+                       "this --prefix/--schema were made by a script with other inputs"):
+        con.execute(script)
+    script = CliRunner().invoke(main, ["sql", "sample-items", *common, *first, "--size", "5",
+                                       "--reuse-cells"]).output
+    con.execute(script)
+    assert con.execute("SELECT cells_match, input_valid FROM abcde_item_validation"
+                       ).fetchall() == [(1, True)]
+
+
 @pytest.mark.parametrize("command", ["sql evaluate", "dbt"])
 @pytest.mark.parametrize(("args", "message"), [
     (["--truth", "s.t", "--actual", "a="], "--actual 'a=' names no table"),

@@ -13,6 +13,7 @@ invalid input without the flag).
 from __future__ import annotations
 
 import functools
+import hashlib
 import logging
 import re
 import textwrap
@@ -286,7 +287,10 @@ def build_cells(spec: ScriptSpec, relations: dict[str, str] | None = None,
         _check_unshadowed(spec, pipeline)
     fingerprinted = [(n, _fingerprint_columns(inputs, n)) for n in all_inputs]
     digest = pipeline.digest("cell_metrics")[:16]
-    key = render("script/cells_key.sql", inputs=fingerprinted, digest=digest)
+    # the inputs and checks that fix the columns of cells_key and validation
+    shape = "+".join(all_inputs) + "/" + hashlib.md5(
+        ",".join(validation_columns).encode()).hexdigest()[:8]
+    key = render("script/cells_key.sql", inputs=fingerprinted, digest=digest, shape=shape)
     pipeline.add("cells_key", key, materialise=True)
     doc = ("Input checks (one row): counts of each problem over the whole input, an example "
            "id per failed row-level check, and input_valid.")
@@ -295,6 +299,12 @@ def build_cells(spec: ScriptSpec, relations: dict[str, str] | None = None,
         return Cells(pipeline, inputs, outputs, "validation", slice_steps)
     pipeline.provided.update(CELL_STEPS)
     pipeline.add("cells_key_now", key)
+    message = ("abcde --reuse-cells: the cell tables under this --prefix/--schema were made "
+               "by a script with other inputs or checks (a weights or attributes table, "
+               "--missing-weight): run that script again with this one's input options, "
+               f"or this one without --reuse-cells (this script: {shape}; the tables: ")
+    pipeline.add(f"{kind}_cells_guard", render("script/cells_guard.sql", shape=shape,
+                                               message=message), materialise=True)
     name = f"{kind}_validation"
     pipeline.add(name, render("script/cells_check.sql", inputs=all_inputs,
                               columns=validation_columns[:-2]), materialise=True)

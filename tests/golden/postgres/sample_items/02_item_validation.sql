@@ -16,7 +16,7 @@ WITH base_in AS (
 ), weights_in AS (
   SELECT
     CAST("item_id" AS TEXT) AS item_id,
-    CAST("weight" AS DOUBLE) AS weight,
+    CAST("weight" AS DOUBLE PRECISION) AS weight,
     1 AS in_input
   FROM "proj"."ds"."weights"
 ), attributes_in AS (
@@ -34,15 +34,15 @@ WITH base_in AS (
       CAST(FLOOR(
         (
           CAST((
-            CAST('0x' || SUBSTRING(
-              MD5(
-                CAST('cells_key' AS TEXT) || ':' || CAST(COALESCE(CAST(item_id AS TEXT), '~') AS TEXT) || ':' || CAST(COALESCE(CAST(cluster_id AS TEXT), '~') AS TEXT)
-              ),
-              1,
-              13
-            ) AS BIGINT)
-          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
-        ) * CAST(2147483648 AS DOUBLE)
+            CAST(CAST('x' || LPAD(
+              SUBSTRING(MD5(
+                CAST('cells_key' AS VARCHAR) || ':' || CAST(COALESCE(CAST(item_id AS TEXT), '~') AS VARCHAR) || ':' || CAST(COALESCE(CAST(cluster_id AS TEXT), '~') AS VARCHAR)
+              ) FROM 1 FOR 13),
+              16,
+              '0'
+            ) AS BIT(64)) AS BIGINT)
+          ) * 2 + 1 AS DOUBLE PRECISION) / CAST(9007199254740992 AS DOUBLE PRECISION)
+        ) * CAST(2147483648 AS DOUBLE PRECISION)
       ) AS BIGINT)
     ) AS row_hash
   FROM base_in
@@ -54,15 +54,15 @@ WITH base_in AS (
       CAST(FLOOR(
         (
           CAST((
-            CAST('0x' || SUBSTRING(
-              MD5(
-                CAST('cells_key' AS TEXT) || ':' || CAST(COALESCE(CAST(item_id AS TEXT), '~') AS TEXT) || ':' || CAST(COALESCE(CAST(cluster_id AS TEXT), '~') AS TEXT)
-              ),
-              1,
-              13
-            ) AS BIGINT)
-          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
-        ) * CAST(2147483648 AS DOUBLE)
+            CAST(CAST('x' || LPAD(
+              SUBSTRING(MD5(
+                CAST('cells_key' AS VARCHAR) || ':' || CAST(COALESCE(CAST(item_id AS TEXT), '~') AS VARCHAR) || ':' || CAST(COALESCE(CAST(cluster_id AS TEXT), '~') AS VARCHAR)
+              ) FROM 1 FOR 13),
+              16,
+              '0'
+            ) AS BIT(64)) AS BIGINT)
+          ) * 2 + 1 AS DOUBLE PRECISION) / CAST(9007199254740992 AS DOUBLE PRECISION)
+        ) * CAST(2147483648 AS DOUBLE PRECISION)
       ) AS BIGINT)
     ) AS row_hash
   FROM exp_in
@@ -74,15 +74,15 @@ WITH base_in AS (
       CAST(FLOOR(
         (
           CAST((
-            CAST('0x' || SUBSTRING(
-              MD5(
-                CAST('cells_key' AS TEXT) || ':' || CAST(COALESCE(CAST(item_id AS TEXT), '~') AS TEXT) || ':' || CAST(COALESCE(CAST(weight AS TEXT), '~') AS TEXT)
-              ),
-              1,
-              13
-            ) AS BIGINT)
-          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
-        ) * CAST(2147483648 AS DOUBLE)
+            CAST(CAST('x' || LPAD(
+              SUBSTRING(MD5(
+                CAST('cells_key' AS VARCHAR) || ':' || CAST(COALESCE(CAST(item_id AS TEXT), '~') AS VARCHAR) || ':' || CAST(COALESCE(CAST(weight AS TEXT), '~') AS VARCHAR)
+              ) FROM 1 FOR 13),
+              16,
+              '0'
+            ) AS BIT(64)) AS BIGINT)
+          ) * 2 + 1 AS DOUBLE PRECISION) / CAST(9007199254740992 AS DOUBLE PRECISION)
+        ) * CAST(2147483648 AS DOUBLE PRECISION)
       ) AS BIGINT)
     ) AS row_hash
   FROM weights_in
@@ -94,21 +94,22 @@ WITH base_in AS (
       CAST(FLOOR(
         (
           CAST((
-            CAST('0x' || SUBSTRING(
-              MD5(
-                CAST('cells_key' AS TEXT) || ':' || CAST(COALESCE(CAST(item_id AS TEXT), '~') AS TEXT) || ':' || CAST(COALESCE(CAST(s_0 AS TEXT), '~') AS TEXT) || ':' || CAST(COALESCE(CAST(s_1 AS TEXT), '~') AS TEXT)
-              ),
-              1,
-              13
-            ) AS BIGINT)
-          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
-        ) * CAST(2147483648 AS DOUBLE)
+            CAST(CAST('x' || LPAD(
+              SUBSTRING(MD5(
+                CAST('cells_key' AS VARCHAR) || ':' || CAST(COALESCE(CAST(item_id AS TEXT), '~') AS VARCHAR) || ':' || CAST(COALESCE(CAST(s_0 AS TEXT), '~') AS VARCHAR) || ':' || CAST(COALESCE(CAST(s_1 AS TEXT), '~') AS VARCHAR)
+              ) FROM 1 FOR 13),
+              16,
+              '0'
+            ) AS BIT(64)) AS BIGINT)
+          ) * 2 + 1 AS DOUBLE PRECISION) / CAST(9007199254740992 AS DOUBLE PRECISION)
+        ) * CAST(2147483648 AS DOUBLE PRECISION)
       ) AS BIGINT)
     ) AS row_hash
   FROM attributes_in
 ), cells_key_now AS (
   SELECT
     '99c90518e854937a' AS sql_digest,
+    'base+exp+weights+attributes/df928ead' AS shape,
     SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
     SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,
     SUM(CASE WHEN input = 'exp' THEN input_rows ELSE 0 END) AS exp_rows,

@@ -1,31 +1,31 @@
-DROP TABLE IF EXISTS `proj`.`ds`.`abcde_item_validation`;
+DROP TABLE IF EXISTS proj.ds.abcde_pair_validation;
 
-CREATE TABLE `proj`.`ds`.`abcde_item_validation` AS
+CREATE TABLE proj.ds.abcde_pair_validation AS
 WITH base_in AS (
   SELECT
-    CAST(`item_id` AS STRING) AS item_id,
-    CAST(`cluster_id` AS STRING) AS cluster_id,
+    CAST(item_id AS VARCHAR) AS item_id,
+    CAST(cluster_id AS VARCHAR) AS cluster_id,
     1 AS in_input
-  FROM `proj`.`ds`.`base`
+  FROM proj.ds.base
 ), exp_in AS (
   SELECT
-    CAST(`item_id` AS STRING) AS item_id,
-    CAST(`cluster_id` AS STRING) AS cluster_id,
+    CAST(item_id AS VARCHAR) AS item_id,
+    CAST(cluster_id AS VARCHAR) AS cluster_id,
     1 AS in_input
-  FROM `proj`.`ds`.`exp`
+  FROM proj.ds.exp
 ), weights_in AS (
   SELECT
-    CAST(`item_id` AS STRING) AS item_id,
-    CAST(`weight` AS FLOAT64) AS weight,
+    CAST(item_id AS VARCHAR) AS item_id,
+    CAST(weight AS DOUBLE) AS weight,
     1 AS in_input
-  FROM `proj`.`ds`.`weights`
+  FROM proj.ds.weights
 ), attributes_in AS (
   SELECT
-    CAST(`item_id` AS STRING) AS item_id,
-    CAST(`provenance` AS STRING) AS s_0,
-    CAST(`size_class` AS STRING) AS s_1,
+    CAST(item_id AS VARCHAR) AS item_id,
+    CAST(provenance AS VARCHAR) AS s_0,
+    CAST(size_class AS VARCHAR) AS s_1,
     1 AS in_input
-  FROM `proj`.`ds`.`attributes`
+  FROM proj.ds.attributes
 ), fp AS (
   SELECT
     'base' AS input,
@@ -34,27 +34,25 @@ WITH base_in AS (
       CAST(FLOOR(
         (
           CAST((
-            CAST(CONCAT(
-              '0x',
-              SUBSTR(
-                TO_HEX(
-                  MD5(
-                    CONCAT(
-                      CAST('cells_key' AS STRING),
-                      ':',
-                      CAST(COALESCE(CAST(item_id AS STRING), '~') AS STRING),
-                      ':',
-                      CAST(COALESCE(CAST(cluster_id AS STRING), '~') AS STRING)
-                    )
+            TO_NUMBER(
+              SUBSTRING(
+                MD5(
+                  CONCAT(
+                    CAST('cells_key' AS VARCHAR),
+                    ':',
+                    CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                    ':',
+                    CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
                   )
                 ),
                 1,
                 13
-              )
-            ) AS INT64)
-          ) * 2 + 1 AS FLOAT64) / CAST(9007199254740992 AS FLOAT64)
-        ) * CAST(2147483648 AS FLOAT64)
-      ) AS INT64)
+              ),
+              'XXXXXXXXXXXXX'
+            )
+          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+        ) * CAST(2147483648 AS DOUBLE)
+      ) AS BIGINT)
     ) AS row_hash
   FROM base_in
   UNION ALL
@@ -65,27 +63,25 @@ WITH base_in AS (
       CAST(FLOOR(
         (
           CAST((
-            CAST(CONCAT(
-              '0x',
-              SUBSTR(
-                TO_HEX(
-                  MD5(
-                    CONCAT(
-                      CAST('cells_key' AS STRING),
-                      ':',
-                      CAST(COALESCE(CAST(item_id AS STRING), '~') AS STRING),
-                      ':',
-                      CAST(COALESCE(CAST(cluster_id AS STRING), '~') AS STRING)
-                    )
+            TO_NUMBER(
+              SUBSTRING(
+                MD5(
+                  CONCAT(
+                    CAST('cells_key' AS VARCHAR),
+                    ':',
+                    CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                    ':',
+                    CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
                   )
                 ),
                 1,
                 13
-              )
-            ) AS INT64)
-          ) * 2 + 1 AS FLOAT64) / CAST(9007199254740992 AS FLOAT64)
-        ) * CAST(2147483648 AS FLOAT64)
-      ) AS INT64)
+              ),
+              'XXXXXXXXXXXXX'
+            )
+          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+        ) * CAST(2147483648 AS DOUBLE)
+      ) AS BIGINT)
     ) AS row_hash
   FROM exp_in
   UNION ALL
@@ -96,27 +92,25 @@ WITH base_in AS (
       CAST(FLOOR(
         (
           CAST((
-            CAST(CONCAT(
-              '0x',
-              SUBSTR(
-                TO_HEX(
-                  MD5(
-                    CONCAT(
-                      CAST('cells_key' AS STRING),
-                      ':',
-                      CAST(COALESCE(CAST(item_id AS STRING), '~') AS STRING),
-                      ':',
-                      CAST(COALESCE(CAST(weight AS STRING), '~') AS STRING)
-                    )
+            TO_NUMBER(
+              SUBSTRING(
+                MD5(
+                  CONCAT(
+                    CAST('cells_key' AS VARCHAR),
+                    ':',
+                    CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                    ':',
+                    CAST(COALESCE(CAST(weight AS VARCHAR), '~') AS VARCHAR)
                   )
                 ),
                 1,
                 13
-              )
-            ) AS INT64)
-          ) * 2 + 1 AS FLOAT64) / CAST(9007199254740992 AS FLOAT64)
-        ) * CAST(2147483648 AS FLOAT64)
-      ) AS INT64)
+              ),
+              'XXXXXXXXXXXXX'
+            )
+          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+        ) * CAST(2147483648 AS DOUBLE)
+      ) AS BIGINT)
     ) AS row_hash
   FROM weights_in
   UNION ALL
@@ -127,34 +121,33 @@ WITH base_in AS (
       CAST(FLOOR(
         (
           CAST((
-            CAST(CONCAT(
-              '0x',
-              SUBSTR(
-                TO_HEX(
-                  MD5(
-                    CONCAT(
-                      CAST('cells_key' AS STRING),
-                      ':',
-                      CAST(COALESCE(CAST(item_id AS STRING), '~') AS STRING),
-                      ':',
-                      CAST(COALESCE(CAST(s_0 AS STRING), '~') AS STRING),
-                      ':',
-                      CAST(COALESCE(CAST(s_1 AS STRING), '~') AS STRING)
-                    )
+            TO_NUMBER(
+              SUBSTRING(
+                MD5(
+                  CONCAT(
+                    CAST('cells_key' AS VARCHAR),
+                    ':',
+                    CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                    ':',
+                    CAST(COALESCE(CAST(s_0 AS VARCHAR), '~') AS VARCHAR),
+                    ':',
+                    CAST(COALESCE(CAST(s_1 AS VARCHAR), '~') AS VARCHAR)
                   )
                 ),
                 1,
                 13
-              )
-            ) AS INT64)
-          ) * 2 + 1 AS FLOAT64) / CAST(9007199254740992 AS FLOAT64)
-        ) * CAST(2147483648 AS FLOAT64)
-      ) AS INT64)
+              ),
+              'XXXXXXXXXXXXX'
+            )
+          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+        ) * CAST(2147483648 AS DOUBLE)
+      ) AS BIGINT)
     ) AS row_hash
   FROM attributes_in
 ), cells_key_now AS (
   SELECT
     '99c90518e854937a' AS sql_digest,
+    'base+exp+weights+attributes/df928ead' AS shape,
     SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
     SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,
     SUM(CASE WHEN input = 'exp' THEN input_rows ELSE 0 END) AS exp_rows,
@@ -167,7 +160,7 @@ WITH base_in AS (
 ), stored AS (
   SELECT
     *
-  FROM `proj`.`ds`.`abcde_cells_key` AS cells_key
+  FROM proj.ds.abcde_cells_key AS cells_key
 ), fresh AS (
   SELECT
     *
@@ -222,5 +215,5 @@ SELECT
   (
     v.input_valid AND m.cells_match = 1
   ) AS input_valid
-FROM `proj`.`ds`.`abcde_validation` AS v
+FROM proj.ds.abcde_validation AS v
 CROSS JOIN matched AS m;

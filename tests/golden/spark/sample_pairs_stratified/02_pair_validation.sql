@@ -16,7 +16,7 @@ WITH base_in AS (
 ), weights_in AS (
   SELECT
     CAST(`item_id` AS STRING) AS item_id,
-    CAST(`weight` AS FLOAT64) AS weight,
+    CAST(`weight` AS DOUBLE) AS weight,
     1 AS in_input
   FROM `proj`.`ds`.`weights`
 ), attributes_in AS (
@@ -34,27 +34,26 @@ WITH base_in AS (
       CAST(FLOOR(
         (
           CAST((
-            CAST(CONCAT(
-              '0x',
-              SUBSTR(
-                TO_HEX(
-                  MD5(
-                    CONCAT(
-                      CAST('cells_key' AS STRING),
-                      ':',
-                      CAST(COALESCE(CAST(item_id AS STRING), '~') AS STRING),
-                      ':',
-                      CAST(COALESCE(CAST(cluster_id AS STRING), '~') AS STRING)
-                    )
+            CAST(CONV(
+              SUBSTRING(
+                MD5(
+                  CONCAT(
+                    CAST('cells_key' AS STRING),
+                    ':',
+                    CAST(COALESCE(CAST(item_id AS STRING), '~') AS STRING),
+                    ':',
+                    CAST(COALESCE(CAST(cluster_id AS STRING), '~') AS STRING)
                   )
                 ),
                 1,
                 13
-              )
-            ) AS INT64)
-          ) * 2 + 1 AS FLOAT64) / CAST(9007199254740992 AS FLOAT64)
-        ) * CAST(2147483648 AS FLOAT64)
-      ) AS INT64)
+              ),
+              16,
+              10
+            ) AS BIGINT)
+          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+        ) * CAST(2147483648 AS DOUBLE)
+      ) AS BIGINT)
     ) AS row_hash
   FROM base_in
   UNION ALL
@@ -65,27 +64,26 @@ WITH base_in AS (
       CAST(FLOOR(
         (
           CAST((
-            CAST(CONCAT(
-              '0x',
-              SUBSTR(
-                TO_HEX(
-                  MD5(
-                    CONCAT(
-                      CAST('cells_key' AS STRING),
-                      ':',
-                      CAST(COALESCE(CAST(item_id AS STRING), '~') AS STRING),
-                      ':',
-                      CAST(COALESCE(CAST(cluster_id AS STRING), '~') AS STRING)
-                    )
+            CAST(CONV(
+              SUBSTRING(
+                MD5(
+                  CONCAT(
+                    CAST('cells_key' AS STRING),
+                    ':',
+                    CAST(COALESCE(CAST(item_id AS STRING), '~') AS STRING),
+                    ':',
+                    CAST(COALESCE(CAST(cluster_id AS STRING), '~') AS STRING)
                   )
                 ),
                 1,
                 13
-              )
-            ) AS INT64)
-          ) * 2 + 1 AS FLOAT64) / CAST(9007199254740992 AS FLOAT64)
-        ) * CAST(2147483648 AS FLOAT64)
-      ) AS INT64)
+              ),
+              16,
+              10
+            ) AS BIGINT)
+          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+        ) * CAST(2147483648 AS DOUBLE)
+      ) AS BIGINT)
     ) AS row_hash
   FROM exp_in
   UNION ALL
@@ -96,27 +94,26 @@ WITH base_in AS (
       CAST(FLOOR(
         (
           CAST((
-            CAST(CONCAT(
-              '0x',
-              SUBSTR(
-                TO_HEX(
-                  MD5(
-                    CONCAT(
-                      CAST('cells_key' AS STRING),
-                      ':',
-                      CAST(COALESCE(CAST(item_id AS STRING), '~') AS STRING),
-                      ':',
-                      CAST(COALESCE(CAST(weight AS STRING), '~') AS STRING)
-                    )
+            CAST(CONV(
+              SUBSTRING(
+                MD5(
+                  CONCAT(
+                    CAST('cells_key' AS STRING),
+                    ':',
+                    CAST(COALESCE(CAST(item_id AS STRING), '~') AS STRING),
+                    ':',
+                    CAST(COALESCE(CAST(weight AS STRING), '~') AS STRING)
                   )
                 ),
                 1,
                 13
-              )
-            ) AS INT64)
-          ) * 2 + 1 AS FLOAT64) / CAST(9007199254740992 AS FLOAT64)
-        ) * CAST(2147483648 AS FLOAT64)
-      ) AS INT64)
+              ),
+              16,
+              10
+            ) AS BIGINT)
+          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+        ) * CAST(2147483648 AS DOUBLE)
+      ) AS BIGINT)
     ) AS row_hash
   FROM weights_in
   UNION ALL
@@ -127,34 +124,34 @@ WITH base_in AS (
       CAST(FLOOR(
         (
           CAST((
-            CAST(CONCAT(
-              '0x',
-              SUBSTR(
-                TO_HEX(
-                  MD5(
-                    CONCAT(
-                      CAST('cells_key' AS STRING),
-                      ':',
-                      CAST(COALESCE(CAST(item_id AS STRING), '~') AS STRING),
-                      ':',
-                      CAST(COALESCE(CAST(s_0 AS STRING), '~') AS STRING),
-                      ':',
-                      CAST(COALESCE(CAST(s_1 AS STRING), '~') AS STRING)
-                    )
+            CAST(CONV(
+              SUBSTRING(
+                MD5(
+                  CONCAT(
+                    CAST('cells_key' AS STRING),
+                    ':',
+                    CAST(COALESCE(CAST(item_id AS STRING), '~') AS STRING),
+                    ':',
+                    CAST(COALESCE(CAST(s_0 AS STRING), '~') AS STRING),
+                    ':',
+                    CAST(COALESCE(CAST(s_1 AS STRING), '~') AS STRING)
                   )
                 ),
                 1,
                 13
-              )
-            ) AS INT64)
-          ) * 2 + 1 AS FLOAT64) / CAST(9007199254740992 AS FLOAT64)
-        ) * CAST(2147483648 AS FLOAT64)
-      ) AS INT64)
+              ),
+              16,
+              10
+            ) AS BIGINT)
+          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+        ) * CAST(2147483648 AS DOUBLE)
+      ) AS BIGINT)
     ) AS row_hash
   FROM attributes_in
 ), cells_key_now AS (
   SELECT
     '99c90518e854937a' AS sql_digest,
+    'base+exp+weights+attributes/df928ead' AS shape,
     SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
     SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,
     SUM(CASE WHEN input = 'exp' THEN input_rows ELSE 0 END) AS exp_rows,
