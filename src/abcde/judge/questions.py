@@ -132,7 +132,22 @@ def load_questions(directory: str | Path) -> JudgeSample:
 
 def manifest_stamp(path: Path) -> tuple[int, ...]:
     """What tells one manifest.json file from its replacement (outputs are renamed into
-    place, so a new sample is a new inode)."""
+    place, so a new sample is a new inode).
+
+    Parameters
+    ----------
+    path : Path
+        The sample's manifest.json.
+
+    Returns
+    -------
+    tuple of int
+        Its device, inode, size and modification time (ns).
+
+    References
+    ----------
+    docs/method.md §12.2.
+    """
     st = path.stat()
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
 

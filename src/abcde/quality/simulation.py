@@ -57,8 +57,22 @@ FLAG_COVERAGE = 0.90
 
 
 def simulation_ceiling() -> Ceiling:
-    """The default cost ceiling (docs/method.md §7.5), worded for `abcde simulate`: its
-    largest --budgets is filled, and it has no --max-stream-draws."""
+    """The default cost ceiling, worded for `abcde simulate`: its largest --budgets is
+    filled, and it has no --max-stream-draws.
+
+    Parameters
+    ----------
+    None
+
+    Returns
+    -------
+    Ceiling
+        ``Ceiling.of()`` with simulate's option names.
+
+    References
+    ----------
+    docs/method.md §7.5.
+    """
     return replace(Ceiling.of(), budget_option="the largest of --budgets", draws_option=None)
 
 

@@ -94,6 +94,20 @@ def level_text(confidence: float) -> str:
     """"95% CI"; a level near 1 keeps the digits that tell it from 100% (a 100% interval
     would claim certainty).
 
+    Parameters
+    ----------
+    confidence : float
+        The level, in (0, 1).
+
+    Returns
+    -------
+    str
+        The shortest ``g`` form with at least 6 significant digits that is below 100.
+
+    References
+    ----------
+    docs/method.md §8.3.
+
     Examples
     --------
     >>> level_text(0.95), level_text(0.9999), level_text(0.999999999)
