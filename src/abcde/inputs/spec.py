@@ -100,20 +100,12 @@ def parse_slicings(slice_by: str | Sequence[str] | Sequence[Sequence[str]] | Non
 
 
 def check_slice_names(slicings: Sequence[Sequence[str]], reserved: Set[str]) -> None:
-    """Slice columns become output columns beside the metrics: no name may clash, with a
-    metric or within its slicing (a column named twice would be two output columns of
-    one name; slicing by (a, a) is slicing by a)."""
+    """Slice columns become output columns beside the metrics: no name may clash with a
+    metric (a column named twice in one slicing is refused by `parse_slicings`)."""
     clash = sorted({c for s in slicings for c in s} & reserved)
     if clash:
         raise InputError(f"slice columns may not be named {', '.join(clash)} (a metric's "
                          "name)", table="attributes", hint="Rename the column.")
-    for s in slicings:
-        twice = sorted({c for c in s if list(s).count(c) > 1})
-        if twice:
-            raise InputError(f"--slice-by {','.join(s)} names {', '.join(map(repr, twice))} "
-                             "more than once", table="attributes",
-                             hint=f"Name each column once, e.g. --slice-by "
-                                  f"{','.join(dict.fromkeys(s))}.")
 
 
 def check_missing_weight(missing_weight: float | None) -> None:
