@@ -657,6 +657,30 @@ def test_repeated_slice_column_is_refused(world, value: str, tmp_path: Path) -> 
     assert not (tmp_path / "o").exists() and not (tmp_path / "s").exists()
 
 
+@pytest.mark.parametrize(("first", "second", "shown"),
+                         [("color", "color", "'color' is given more than once"),
+                          ("color,size", "size, color", "(as 'color,size')")])
+def test_repeated_slicing_is_refused(world, first: str, second: str, shown: str,
+                                     tmp_path: Path) -> None:
+    """The same slicing twice wrote slices_color and slices_color_2, one content under
+    two names; in another column order it is still the same rows."""
+    for command in (["impact", world["base"], world["exp"], "--out", tmp_path / "o"],
+                    pairs_args(world, tmp_path / "s", 50),
+                    ["sql", "impact", "--dialect", "duckdb", "--base", "b", "--exp", "e"]):
+        refused(run(*command, "--attributes", world["attributes"], "--slice-by", first,
+                    "--slice-by", second), "--slice-by", shown, "Give each slicing once")
+    assert not (tmp_path / "o").exists() and not (tmp_path / "s").exists()
+    two = tmp_path / "two.csv"
+    lines = Path(world["attributes"]).read_text().splitlines()
+    two.write_text("\n".join([lines[0] + ",size"] + [f"{x},{k % 2}"
+                                                    for k, x in enumerate(lines[1:])]) + "\n")
+    ok = run("impact", world["base"], world["exp"], "--attributes", two, "--out",
+             tmp_path / "o", "--slice-by", "color", "--slice-by", "color,size")
+    assert ok.exit_code == 0, ok.output
+    assert {p.name for p in (tmp_path / "o").glob("slices_*")} == {
+        "slices_color.parquet", "slices_color_size.parquet"}
+
+
 def test_coverage_examples_are_quoted(tmp_path: Path) -> None:
     """'a' and 'a ' look different in the report."""
     (tmp_path / "b.csv").write_text('item_id,cluster_id\n1,x\n2,x\n"a ",y\n')

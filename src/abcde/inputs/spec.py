@@ -72,7 +72,8 @@ def parse_slicings(slice_by: str | Sequence[str] | Sequence[Sequence[str]] | Non
     """'a,b' -> [['a', 'b']] (one slicing by the pair of columns); a list of such
     strings (or of lists) -> one slicing each. An empty name (``--slice-by ""``,
     ``'a,'``) is refused: it would silently slice by nothing; so is a column named twice
-    in one slicing (``'a,a'``). `option` names the option in the message (explore's
+    in one slicing (``'a,a'``), and a slicing given twice (``--slice-by a --slice-by a``,
+    also as ``b,a`` after ``a,b``). `option` names the option in the message (explore's
     --group-by takes one such list)."""
     if slice_by is None:
         return []
@@ -95,6 +96,14 @@ def parse_slicings(slice_by: str | Sequence[str] | Sequence[Sequence[str]] | Non
                              hint=f"Name each column once in {option} (e.g. {option} a,b"
                                   + (" slices by the pair; repeat the option for separate "
                                      "slicings)." if option == "--slice-by" else ")."))
+        # the same slicing twice (in any column order) is the same rows twice: two
+        # output files or groups of one content under different names
+        again = next((o for o in out if sorted(o) == sorted(cols)), None)
+        if again is not None:
+            raise InputError(f"{option} {','.join(cols)!r} is given more than once"
+                             + ("" if again == cols else f" (as {','.join(again)!r})"),
+                             hint=f"Give each slicing once; {option} a,b slices by the "
+                                  "pair of columns, whatever their order.")
         out.append(cols)
     return out
 
