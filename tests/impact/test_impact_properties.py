@@ -47,7 +47,8 @@ def test_sql_equals_brute_force_definitions(case) -> None:
     with tempfile.TemporaryDirectory() as out:
         columns = sorted({c for row in case.attributes.values() for c in row})
         result = abcde.impact(case.base, case.exp, case.weight, attributes=case.attributes,
-                              slice_by=[",".join(columns), columns[0]], out=out, top=1000)
+                              slice_by=list(dict.fromkeys([",".join(columns), columns[0]])),
+                              out=out, top=1000)
         files = {k: read_rows(v) for k, v in result.files.items()}
 
     expected = impact_overall(case.base, case.exp, case.weight)
