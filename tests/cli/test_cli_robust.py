@@ -185,7 +185,8 @@ def test_impact_and_evaluate_out_that_fails_keep_earlier_files(world, tmp_path: 
     assert snapshot(out) == before
     assert run(*ok, "--out-format", "csv").exit_code == 0
     # the earlier run's Parquet files are replaced by this run's CSV files; mine.txt stays
-    assert set(snapshot(out)) == {"base_clusters.csv", "exp_clusters.csv", "mine.txt"}
+    assert set(snapshot(out)) == {"base_clusters.csv", "exp_clusters.csv", "mine.txt",
+                                  ".abcde-impact-files"}
     ev = tmp_path / "eval"
     args = ["evaluate", "--truth", world["base"], "--actual", f"run={world['exp']}",
             "--out", str(ev)]
@@ -209,9 +210,12 @@ def test_impact_out_replaces_the_earlier_run_whole(world, tmp_path: Path) -> Non
                  "--slice-by", "color", "--slice-by", "color,color2")
     assert result.exit_code == 0, result.output
     assert set(snapshot(out)) == {"base_clusters.parquet", "exp_clusters.parquet",
-                                  "slices_color.parquet", "slices_color_color2.parquet"}
+                                  "slices_color.parquet", "slices_color_color2.parquet",
+                                  ".abcde-impact-files"}
+    # the user's own files, some named like abcde's outputs (slices_mine.csv): abcde
+    # replaces the files its index lists, not every name it could have written
     mine = {"notes.txt": b"mine", "slices.txt": b"mine", "slices_color.parquet.bak": b"mine",
-            "data.csv": b"a,b\n"}
+            "data.csv": b"a,b\n", "slices_mine.csv": b"mine", "exp_clusters.csv": b"mine"}
     for name, data in mine.items():
         (out / name).write_bytes(data)
     (out / "slices_dir.csv").mkdir()  # a directory is never an abcde output file
@@ -224,10 +228,37 @@ def test_impact_out_replaces_the_earlier_run_whole(world, tmp_path: Path) -> Non
     assert result.exit_code == 0, result.output
     after = snapshot(out)
     assert set(after) == {"base_clusters.csv", "exp_clusters.csv", "slices_color2.csv",
-                          "slices_dir.csv", *mine}
-    assert all(after[name] == data for name, data in mine.items())
+                          "slices_dir.csv", ".abcde-impact-files", *mine}
+    # exp_clusters.csv is the new run's now (it wrote that name); every other file stays
+    assert all(after[name] == data for name, data in mine.items() if name != "exp_clusters.csv")
+    assert after["exp_clusters.csv"].startswith(b"cluster_id,")
     assert after["slices_color2.csv"].startswith(b"color2,items,")
+    assert sorted(after[".abcde-impact-files"].decode().split()) == [
+        "base_clusters.csv", "exp_clusters.csv", "slices_color2.csv"]
     no_leftovers(tmp_path)
+
+
+def test_impact_out_without_an_index_replaces_by_name(world, tmp_path: Path) -> None:
+    """A directory an abcde without the index wrote, or whose index is gone: every file
+    named like an output is the earlier run's (the only evidence left). An index naming
+    other files (edited by hand) cannot reach them."""
+    out = tmp_path / "impact"
+    out.mkdir()
+    for name in ("base_clusters.csv", "slices_old.parquet", "notes.txt"):
+        (out / name).write_bytes(b"old")
+    result = run("impact", world["base"], world["exp"], "--out", out)
+    assert result.exit_code == 0, result.output
+    assert set(snapshot(out)) == {"base_clusters.parquet", "exp_clusters.parquet",
+                                  "notes.txt", ".abcde-impact-files"}
+    (out / ".abcde-impact-files").write_text("notes.txt\n../x\nbase_clusters.parquet\n")
+    (tmp_path / "x").write_bytes(b"outside")
+    (out / "slices_keep.csv").write_bytes(b"mine")
+    result = run("impact", world["base"], world["exp"], "--out", out, "--out-format", "csv")
+    assert result.exit_code == 0, result.output
+    assert set(snapshot(out)) == {"base_clusters.csv", "exp_clusters.csv", "notes.txt",
+                                  "exp_clusters.parquet", "slices_keep.csv",
+                                  ".abcde-impact-files"}
+    assert (tmp_path / "x").read_bytes() == b"outside"
 
 
 def test_dbt_project_is_replaced_whole(tmp_path: Path) -> None:

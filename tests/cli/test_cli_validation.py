@@ -507,8 +507,8 @@ def test_out_file_names_are_unique_and_safe(tmp_path: Path, good) -> None:
     paths = [s["file"] for s in doc["slices"]]
     assert len(set(paths)) == 3 and set(paths) <= set(doc["files"].values())
     assert {p.name for p in out.iterdir()} == {
-        "base_clusters.parquet", "exp_clusters.parquet", "slices_a_b.parquet",
-        "slices_a_b_2.parquet", "slices_a_b_3.parquet"}
+        ".abcde-impact-files", "base_clusters.parquet", "exp_clusters.parquet",
+        "slices_a_b.parquet", "slices_a_b_2.parquet", "slices_a_b_3.parquet"}
     for s in doc["slices"]:
         cols = [r[0] for r in duckdb.connect().execute(
             f"DESCRIBE SELECT * FROM read_parquet('{s['file']}')").fetchall()]

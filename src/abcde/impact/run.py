@@ -195,18 +195,30 @@ def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,
 #: The names of the files `impact --out` writes (`_write`, `slice_file_stems`), in either
 #: format.
 OUT_FILE = re.compile(r"(base_clusters|exp_clusters|slices_[\w.-]+)\.(parquet|csv)")
+#: The list of the files a run wrote, kept beside them: the next run replaces exactly
+#: those, so a user's own `slices_x.csv` there is never taken for an earlier output.
+OUT_INDEX = ".abcde-impact-files"
 
 
 def earlier_outputs(out: str | Path) -> list[str]:
-    """The files of an earlier `impact --out` in `out`, by their names: replaced as a
-    whole by the new run (`abcde.outputs.output_dir`), so that a directory never mixes
-    two runs' slicings or formats. Other files there are the user's and stay."""
+    """The files of an earlier `impact --out` in `out`: replaced as a whole by the new
+    run (`abcde.outputs.output_dir`), so that a directory never mixes two runs' slicings
+    or formats. They are the names its `OUT_INDEX` lists (only names abcde writes, so an
+    edited index cannot reach other files); a directory written before the index existed
+    falls back to every name abcde writes. Other files there are the user's and stay."""
     try:
-        entries = list(os.scandir(out))
+        entries = {e.name: e for e in os.scandir(out)}
     except OSError:  # missing (created by the run), or not a directory (refused there)
         return []
-    return sorted(e.name for e in entries
-                  if OUT_FILE.fullmatch(e.name) and not e.is_dir(follow_symlinks=False))
+    try:
+        with open(os.path.join(out, OUT_INDEX), encoding="utf-8") as f:
+            listed = {line.strip() for line in f}
+        names = [OUT_INDEX, *listed]
+    except (OSError, UnicodeDecodeError):
+        names = list(entries)
+    return sorted(n for n in names if n in entries
+                  and (n == OUT_INDEX or OUT_FILE.fullmatch(n))
+                  and not entries[n].is_dir(follow_symlinks=False))
 
 
 def slice_file_stems(slicings: Sequence[Sequence[str]]) -> list[str]:
@@ -249,4 +261,6 @@ def _write(engine: Engine, pipeline: Pipeline, out: OutputDir, fmt: str,
         path = out.path / f"{name}.{suffix}"
         engine.write(pipeline.physical_name(step), path, fmt)
         files[name] = str(out.final(path))
+    (out.path / OUT_INDEX).write_text("".join(f"{Path(f).name}\n" for f in files.values()),
+                                      encoding="utf-8")
     return files
