@@ -237,7 +237,11 @@ class Dialect:
 
     def sql(self, tree: exp.Expression, *, pretty: bool = False, copy: bool = True) -> str:
         """`tree` rewritten and written in the target's SQL."""
-        return self.rewrite(tree, copy=copy).sql(dialect=self.sqlglot_name, pretty=pretty)
+        # the rewritten tree is private (copied here, or the caller's own with
+        # copy=False): sqlglot's generator need not copy it again (a deep copy of
+        # every query, a third of the SQL generation's time)
+        return self.rewrite(tree, copy=copy).sql(dialect=self.sqlglot_name, pretty=pretty,
+                                                 copy=False)
 
     def __str__(self) -> str:
         return self.name
