@@ -12,6 +12,7 @@ GET  /static/{name}   explore.css, favicon.svg
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,7 +28,7 @@ from starlette.routing import Route
 
 from abcde.cells import IMPACT_METRICS
 from abcde.errors import InputError
-from abcde.sampling.explore import FILTER_OPS, explore, sample_columns
+from abcde.sampling.explore import FILTER_OPS, CheckedSample, SampleChanged
 from abcde.server.app import Guard, create_app, package_files
 
 MAX_FILTERS = 4
@@ -133,22 +134,27 @@ def explore_app(sample: str | Path, token: str, hosts: frozenset[str]) -> Starle
     docs/method.md §13.2; ABCDE §4.1.1.
     """
     path = Path(sample)
-    columns = sample_columns(path)
-    attributes = [c for c in columns if c not in SAMPLE_COLUMNS]
+    # read and checked once, here (a bad sample stops the server before it starts);
+    # each request queries the checked rows, re-checked only if the file changes
+    checked = CheckedSample(path)
     env = _templates()
     static = package_files("abcde.explorer", "static", ("explore.css", "favicon.svg"))
 
-    def run(query: Query) -> dict[str, Any]:
-        return explore(path, query.group_by, metric=query.metric, top=query.top,
-                       examples=query.examples, filters=query.filters)
+    def run(params: Mapping[str, Any]) -> tuple[Query, dict[str, Any]]:
+        query = parse_query(params, list(checked.refresh()))
+        return query, checked.explore(query.group_by, metric=query.metric, top=query.top,
+                                      examples=query.examples, filters=query.filters)
 
     async def page(request: Request) -> Response:
-        error, doc, query = None, None, Query()
+        error, doc, query, status = None, None, Query(), 200
         try:
-            query = parse_query(request.query_params, columns)
-            doc = await run_in_threadpool(run, query)
+            query, doc = await run_in_threadpool(run, request.query_params)
         except InputError as err:
-            error = str(err)
+            error, status = str(err), 409 if isinstance(err, SampleChanged) else 400
+            with contextlib.suppress(InputError):  # the form as asked, when it parses
+                query = parse_query(request.query_params, list(checked.columns))
+        columns = list(checked.columns)
+        attributes = [c for c in columns if c not in SAMPLE_COLUMNS]
         rows = doc["groups"] if doc else []
         biggest = max((abs(r["contribution"]) for r in rows), default=0.0) or 1.0
         html = env.get_template("explore.html").render(
@@ -157,14 +163,14 @@ def explore_app(sample: str | Path, token: str, hosts: frozenset[str]) -> Starle
             error=error, biggest=biggest, max_filters=MAX_FILTERS,
             css=f"/static/explore.css?{urlencode({'token': token})}",
             icon=f"/static/favicon.svg?{urlencode({'token': token})}")
-        return HTMLResponse(html, status_code=400 if error else 200)
+        return HTMLResponse(html, status_code=status)
 
     async def groups(request: Request) -> Response:
         try:
-            query = parse_query(request.query_params, columns)
-            return JSONResponse(await run_in_threadpool(run, query))
+            return JSONResponse((await run_in_threadpool(run, request.query_params))[1])
         except InputError as err:
-            return JSONResponse({"error": str(err)}, status_code=400)
+            return JSONResponse({"error": str(err)},
+                                status_code=409 if isinstance(err, SampleChanged) else 400)
 
     routes = [Route("/", page, methods=["GET", "HEAD"]),
               Route("/api/groups", groups, methods=["GET"])]

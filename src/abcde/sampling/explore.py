@@ -15,6 +15,7 @@ column and example rows, never summed into a wrong estimate."""
 from __future__ import annotations
 
 import math
+import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -284,7 +285,7 @@ def _check_manifest(con: duckdb.DuckDBPyConnection, path: Path, label: str,
 
 
 def _number_types(con: duckdb.DuckDBPyConnection, columns: dict[str, str], label: str,
-                  kind: str) -> None:
+                  kind: str, table: str = "TEMP TABLE") -> None:
     """Refuse a number column of the sample that holds other values (a word typed into a
     CSV makes DuckDB read its column as text); one of text that all reads as numbers
     (blank cells, padded numbers) is made DOUBLE."""
@@ -304,7 +305,7 @@ def _number_types(con: duckdb.DuckDBPyConnection, columns: dict[str, str], label
                              hint=REDRAW, examples=_examples_of(con, kind, cond, (c,)))
         cast.append(f"CAST({ident(c)} AS DOUBLE) AS {ident(c)}")
     if cast:  # in the same order: rowid still names the row
-        con.execute(f"CREATE OR REPLACE TEMP TABLE {ident(SAMPLE_TABLE)} AS SELECT * "
+        con.execute(f"CREATE OR REPLACE {table} {ident(SAMPLE_TABLE)} AS SELECT * "
                     f"REPLACE ({', '.join(cast)}) FROM {ident(SAMPLE_TABLE)}")
         columns.update((r[0], r[1]) for r in con.execute(
             f"DESCRIBE {ident(SAMPLE_TABLE)}").fetchall())
@@ -314,75 +315,83 @@ def _number_types(con: duckdb.DuckDBPyConnection, columns: dict[str, str], label
 def _open_sample(sample: str | Path | Sequence[dict[str, Any]], db: str | Path | None,
                  engine: Any) -> Iterator[tuple[duckdb.DuckDBPyConnection, OpenedSample]]:
     """An in-memory DuckDB holding the sample, checked, as the table `SAMPLE_TABLE`
-    (a CSV's ids read as text). Every way the sample cannot be read
-    or is not one is an InputError naming it, with what to do."""
+    (`_load_sample`), closed on leaving."""
+    con = duckdb.connect(":memory:")
+    try:
+        yield con, _load_sample(con, sample, db, engine)
+    finally:
+        con.close()
+
+
+def _load_sample(con: duckdb.DuckDBPyConnection,
+                 sample: str | Path | Sequence[dict[str, Any]], db: str | Path | None,
+                 engine: Any, table: str = "TEMP TABLE") -> OpenedSample:
+    """Read the sample into the table `SAMPLE_TABLE` of `con` (an in-memory DuckDB;
+    a CSV's ids read as text) and check it. Every way the sample cannot be read or is
+    not one is an InputError naming it, with what to do. `table`: "TEMP TABLE", or
+    "TABLE" for one that every cursor of `con` sees (a TEMP table is its connection's
+    own)."""
     from abcde.engines.duckdb import DuckDBEngine
     from abcde.inputs.sources import open_source
 
-    con = duckdb.connect(":memory:")
-    try:
-        con.execute("SET enable_progress_bar = false")  # no bar beside the table
-        duck = DuckDBEngine(db=db, connection=con)  # --db read-only; its failures worded
-        kind, path = "rows", None
-        if engine is not None:  # a table of a warehouse the engine reaches: the rows, once
-            name = table_ref(str(sample))
-            if not engine.table_exists(name):
-                raise InputError(f"no table {sample}", hint="Name the table the `abcde sql "
-                                 "sample-items` script wrote (<prefix>item_sample).")
-            rows = [plain_row(r) for r in engine.fetch(engine.select_sql(name))]
-            label = f"sample ({sample})"
-        elif isinstance(sample, str | Path):
-            path = _sample_path(sample, db)
-            kind = file_format(path) if path is not None else "table"
-            rows = None
-        else:
-            rows, label = [dict(r) for r in sample], "sample (rows)"
-        if rows is not None:
-            if not rows:
-                yield con, OpenedSample(label, {}, 0)
-                return
-            duck.register_rows("abcde_src_sample", list(rows[0]),
-                               [tuple(r.values()) for r in rows])
-            relation = ident("abcde_src_sample")
-        else:
-            src = open_source(duck, "sample", str(sample) if path is None else path,
-                              string_columns=ID_COLUMNS)
-            relation, label = src.relation, src.label
-        # one read of the file, in its order (rowid + 1 is the row); read errors worded
-        # (a CSV value past the rows DuckDB sniffed that is not of its column's type)
-        duck.execute(f"CREATE TEMP TABLE {ident(SAMPLE_TABLE)} AS SELECT * FROM {relation}")
-        columns = dict(duck.columns(ident(SAMPLE_TABLE)))
-        missing = [c for c in REQUIRED_COLUMNS if c not in columns]
-        if missing and kind == "csv" and path is not None:
-            # a malformed CSV is sniffed as one column per line: say what is wrong
-            problem = strict_csv_problem(path)
-            if problem is not None:
-                raise InputError(problem.message(), table=label, hint=problem.hint)
-        if missing:
-            raise InputError(f"lacks the column(s) {', '.join(missing)} of an item sample; "
-                             f"its columns are {', '.join(columns) or '(none)'}", table=label,
-                             hint=REDRAW)
-        (count,) = con.execute(f"SELECT COUNT(*) FROM {ident(SAMPLE_TABLE)}").fetchone()
-        if not count:  # nothing was affected; an empty CSV's columns would read as text
-            yield con, OpenedSample(label, columns, 0)
-            return
-        _number_types(con, columns, label, kind)
-        if categorise(columns["item_id"]) == "nested":
-            raise InputError(f"has type {columns['item_id']}; an item id is one value",
-                             table=label, column="item_id", hint=REDRAW)
-        if "input_valid" in columns and con.execute(
-                f"SELECT COUNT(*) FROM {ident(SAMPLE_TABLE)} "
-                "WHERE NOT COALESCE(TRY_CAST(input_valid AS BOOLEAN), FALSE)").fetchone()[0]:
-            raise InputError("the sample was drawn from input that failed its checks "
-                             "(input_valid is FALSE)", table=label, hint="Read the script's "
-                             "validation table, fix the input and run the script again.")
-        _check_values(con, label, kind)
-        if path is not None:
-            _check_manifest(con, path, label, count)
-        described = con.execute(f"DESCRIBE {ident(SAMPLE_TABLE)}").fetchall()
-        yield con, OpenedSample(label, {r[0]: r[1] for r in described}, count)
-    finally:
-        con.close()
+    con.execute("SET enable_progress_bar = false")  # no bar beside the table
+    duck = DuckDBEngine(db=db, connection=con)  # --db read-only; its failures worded
+    kind, path = "rows", None
+    if engine is not None:  # a table of a warehouse the engine reaches: the rows, once
+        name = table_ref(str(sample))
+        if not engine.table_exists(name):
+            raise InputError(f"no table {sample}", hint="Name the table the `abcde sql "
+                             "sample-items` script wrote (<prefix>item_sample).")
+        rows = [plain_row(r) for r in engine.fetch(engine.select_sql(name))]
+        label = f"sample ({sample})"
+    elif isinstance(sample, str | Path):
+        path = _sample_path(sample, db)
+        kind = file_format(path) if path is not None else "table"
+        rows = None
+    else:
+        rows, label = [dict(r) for r in sample], "sample (rows)"
+    if rows is not None:
+        if not rows:
+            return OpenedSample(label, {}, 0)
+        duck.register_rows("abcde_src_sample", list(rows[0]),
+                           [tuple(r.values()) for r in rows])
+        relation = ident("abcde_src_sample")
+    else:
+        src = open_source(duck, "sample", str(sample) if path is None else path,
+                          string_columns=ID_COLUMNS)
+        relation, label = src.relation, src.label
+    # one read of the file, in its order (rowid + 1 is the row); read errors worded
+    # (a CSV value past the rows DuckDB sniffed that is not of its column's type)
+    duck.execute(f"CREATE {table} {ident(SAMPLE_TABLE)} AS SELECT * FROM {relation}")
+    columns = dict(duck.columns(ident(SAMPLE_TABLE)))
+    missing = [c for c in REQUIRED_COLUMNS if c not in columns]
+    if missing and kind == "csv" and path is not None:
+        # a malformed CSV is sniffed as one column per line: say what is wrong
+        problem = strict_csv_problem(path)
+        if problem is not None:
+            raise InputError(problem.message(), table=label, hint=problem.hint)
+    if missing:
+        raise InputError(f"lacks the column(s) {', '.join(missing)} of an item sample; "
+                         f"its columns are {', '.join(columns) or '(none)'}", table=label,
+                         hint=REDRAW)
+    (count,) = con.execute(f"SELECT COUNT(*) FROM {ident(SAMPLE_TABLE)}").fetchone()
+    if not count:  # nothing was affected; an empty CSV's columns would read as text
+        return OpenedSample(label, columns, 0)
+    _number_types(con, columns, label, kind, table)
+    if categorise(columns["item_id"]) == "nested":
+        raise InputError(f"has type {columns['item_id']}; an item id is one value",
+                         table=label, column="item_id", hint=REDRAW)
+    if "input_valid" in columns and con.execute(
+            f"SELECT COUNT(*) FROM {ident(SAMPLE_TABLE)} "
+            "WHERE NOT COALESCE(TRY_CAST(input_valid AS BOOLEAN), FALSE)").fetchone()[0]:
+        raise InputError("the sample was drawn from input that failed its checks "
+                         "(input_valid is FALSE)", table=label, hint="Read the script's "
+                         "validation table, fix the input and run the script again.")
+    _check_values(con, label, kind)
+    if path is not None:
+        _check_manifest(con, path, label, count)
+    described = con.execute(f"DESCRIBE {ident(SAMPLE_TABLE)}").fetchall()
+    return OpenedSample(label, {r[0]: r[1] for r in described}, count)
 
 
 def sample_columns(sample: str | Path, db: str | Path | None = None) -> list[str]:
@@ -444,6 +453,16 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
     van Staden, S. and Grubb, A. (2024). ABCDE: Application-Based Cluster Diff Evals.
     Google LLC, §4.1.1. Importance weights: docs/method.md §7.3.
     """
+    groups = _query_groups(group_by, metric, top, examples)
+    with _open_sample(sample, db, engine) as (con, opened):
+        return _top_groups(con, opened, groups, where=where, metric=metric, top=top,
+                           examples=examples, filters=filters)
+
+
+def _query_groups(group_by: str | Sequence[str], metric: str, top: int,
+                  examples: int) -> list[str]:
+    """The group columns of a query, once its options are checked (before the sample
+    is read)."""
     if metric not in IMPACT_METRICS:
         raise InputError(f"--metric must be one of {', '.join(IMPACT_METRICS)}")
     for name, value, zero in (("--top", top, "all groups"), ("--examples", examples, "none")):
@@ -455,74 +474,242 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
         raise InputError(f"--group-by {clash[0]!r}: explore's output has a field of that "
                          "name (the group's own numbers)", hint="Rank by another --metric, "
                          "or group by a copy of the column under another name.")
+    return groups
+
+
+def _top_groups(con: duckdb.DuckDBPyConnection, opened: OpenedSample, groups: list[str], *,
+                where: str | None, metric: str, top: int, examples: int,
+                filters: Sequence[tuple[str, str, Any]]) -> dict[str, Any]:
+    """`explore`'s document for a checked sample, the table `SAMPLE_TABLE` that `con`
+    sees, and checked options (`_query_groups`)."""
     empty = {"metric": metric, "group_by": groups, "where": where, "sample_draws": 0,
              "filtered_draws": 0, "groups": []}
-    with _open_sample(sample, db, engine) as (con, opened):
-        if not opened.rows:
-            return empty
-        columns = list(opened.columns)
-        conds, params = _filter_sql(filters, opened.columns)
-        for c in groups:
-            if c not in columns:
-                raise InputError(f"the sample has no column {c!r} to group by; its columns "
-                                 f"are {', '.join(columns)}", table=opened.label)
-        cond = _where(where, columns)
-        base = exp.select("*").from_(exp.maybe_parse(ident(SAMPLE_TABLE), dialect="duckdb"))
-        if cond is not None:
-            base = base.where(cond)
-        filtered = base.sql("duckdb")
-        if conds:
-            filtered = f"SELECT * FROM ({filtered}) AS f WHERE {' AND '.join(conds)}"
-        try:  # the one query that first applies the user's condition to every row
-            totals = con.execute(f"SELECT SUM(draw_count) FROM ({filtered}) AS s",
-                                 params).fetchone()
-        except duckdb.Error as err:
-            if cond is None and not conds:
-                raise
-            what = f"--where {where!r}" if cond is not None else "the filters"
-            if conds and cond is not None:
-                what = f"--where {where!r} or the filters"
-            raise InputError(f"{what} cannot be applied to the sample: "
-                             f"{str(err).splitlines()[0]}",
-                             hint=f"The sample's columns are {', '.join(columns)}.") from None
-        all_draws = con.execute(
-            f"SELECT SUM(draw_count) FROM {ident(SAMPLE_TABLE)}").fetchone()[0]
-        g = ", ".join(ident(c) for c in groups)
-        key = f"{g}, " if groups else ""
-        contribs = ", ".join(f"SUM(importance_weight * {m}) AS {ident('contribution_' + m)}"
-                             for m in IMPACT_METRICS)
-        # x = JD(T)/JD(i)·m(i) per draw = importance_weight·m(i)·Σdc/dc(i)
-        x = f"importance_weight * {metric} * CAST(? AS DOUBLE) / draw_count"
-        # the most drawn items of each group (the first drawn first), in the one query:
-        # no group value is written into SQL (a NaN or a BLOB would not read back)
-        most = (f", arg_max(item_id, {{'d': draw_count, 'f': -first_draw}}, "
-                f"{int(examples)}) AS examples" if examples else "")
-        sql = (f"SELECT {key}COUNT(*) AS items, SUM(draw_count) AS draws, "
-               f"SUM(importance_weight) AS weight_share, {contribs}, "
-               f"SUM(draw_count * ({x}) * ({x})) AS sum_x2{most} "
-               f"FROM ({filtered}) AS s {'GROUP BY ' + g if groups else ''}")
-        cur = con.execute(sql, [all_draws, all_draws, *params])
-        names = [d[0] for d in cur.description]
-        result_rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
-        out_rows = []
-        for r in result_rows:
-            if not r["items"]:  # no group by and nothing passed the filter: no group
-                continue
-            est = float(r[f"contribution_{metric}"] or 0.0)
-            n = max(int(all_draws), 1)
-            mean_x2 = float(r.pop("sum_x2") or 0.0) / n
-            var = max(mean_x2 - est * est, 0.0)
-            r["se"] = math.sqrt(var / (n - 1)) if n > 1 else None
-            share = float(r["weight_share"] or 0.0)
-            r[metric] = est / share if share > 0 else None
-            r["contribution"] = est
-            if examples:
-                r["examples"] = list(r.pop("examples"))
-            out_rows.append(plain_row(r, groups))
-        out_rows.sort(key=lambda r: (-rank_value(abs(r["contribution"])),
-                                     *(str(r[c]) for c in groups)))
-        out_rows = out_rows[:top] if top else out_rows
-        return {"metric": metric, "group_by": groups, "where": where,
-                "filters": [list(f) for f in filters],
-                "sample_draws": int(all_draws), "filtered_draws": int(totals[0] or 0),
-                "groups": out_rows}
+    if not opened.rows:
+        return empty
+    columns = list(opened.columns)
+    conds, params = _filter_sql(filters, opened.columns)
+    for c in groups:
+        if c not in columns:
+            raise InputError(f"the sample has no column {c!r} to group by; its columns "
+                             f"are {', '.join(columns)}", table=opened.label)
+    cond = _where(where, columns)
+    base = exp.select("*").from_(exp.maybe_parse(ident(SAMPLE_TABLE), dialect="duckdb"))
+    if cond is not None:
+        base = base.where(cond)
+    filtered = base.sql("duckdb")
+    if conds:
+        filtered = f"SELECT * FROM ({filtered}) AS f WHERE {' AND '.join(conds)}"
+    try:  # the one query that first applies the user's condition to every row
+        totals = con.execute(f"SELECT SUM(draw_count) FROM ({filtered}) AS s",
+                             params).fetchone()
+    except duckdb.Error as err:
+        if cond is None and not conds:
+            raise
+        what = f"--where {where!r}" if cond is not None else "the filters"
+        if conds and cond is not None:
+            what = f"--where {where!r} or the filters"
+        raise InputError(f"{what} cannot be applied to the sample: "
+                         f"{str(err).splitlines()[0]}",
+                         hint=f"The sample's columns are {', '.join(columns)}.") from None
+    all_draws = con.execute(
+        f"SELECT SUM(draw_count) FROM {ident(SAMPLE_TABLE)}").fetchone()[0]
+    g = ", ".join(ident(c) for c in groups)
+    key = f"{g}, " if groups else ""
+    contribs = ", ".join(f"SUM(importance_weight * {m}) AS {ident('contribution_' + m)}"
+                         for m in IMPACT_METRICS)
+    # x = JD(T)/JD(i)·m(i) per draw = importance_weight·m(i)·Σdc/dc(i)
+    x = f"importance_weight * {metric} * CAST(? AS DOUBLE) / draw_count"
+    # the most drawn items of each group (the first drawn first), in the one query:
+    # no group value is written into SQL (a NaN or a BLOB would not read back)
+    most = (f", arg_max(item_id, {{'d': draw_count, 'f': -first_draw}}, "
+            f"{int(examples)}) AS examples" if examples else "")
+    sql = (f"SELECT {key}COUNT(*) AS items, SUM(draw_count) AS draws, "
+           f"SUM(importance_weight) AS weight_share, {contribs}, "
+           f"SUM(draw_count * ({x}) * ({x})) AS sum_x2{most} "
+           f"FROM ({filtered}) AS s {'GROUP BY ' + g if groups else ''}")
+    cur = con.execute(sql, [all_draws, all_draws, *params])
+    names = [d[0] for d in cur.description]
+    result_rows = [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+    out_rows = []
+    for r in result_rows:
+        if not r["items"]:  # no group by and nothing passed the filter: no group
+            continue
+        est = float(r[f"contribution_{metric}"] or 0.0)
+        n = max(int(all_draws), 1)
+        mean_x2 = float(r.pop("sum_x2") or 0.0) / n
+        var = max(mean_x2 - est * est, 0.0)
+        r["se"] = math.sqrt(var / (n - 1)) if n > 1 else None
+        share = float(r["weight_share"] or 0.0)
+        r[metric] = est / share if share > 0 else None
+        r["contribution"] = est
+        if examples:
+            r["examples"] = list(r.pop("examples"))
+        out_rows.append(plain_row(r, groups))
+    out_rows.sort(key=lambda r: (-rank_value(abs(r["contribution"])),
+                                 *(str(r[c]) for c in groups)))
+    out_rows = out_rows[:top] if top else out_rows
+    return {"metric": metric, "group_by": groups, "where": where,
+            "filters": [list(f) for f in filters],
+            "sample_draws": int(all_draws), "filtered_draws": int(totals[0] or 0),
+            "groups": out_rows}
+
+
+class SampleChanged(InputError):
+    """The sample file changed under a `CheckedSample` and its new content is refused."""
+
+
+@dataclass(frozen=True)
+class _Loaded:
+    """A check of the file whose (size, mtime_ns, inode) and its manifest's are `stamp`:
+    the checked sample and the connection holding it, or the checks' refusal."""
+
+    stamp: tuple[tuple[int, int, int] | None, ...]
+    con: duckdb.DuckDBPyConnection | None
+    opened: OpenedSample | None
+    refused: InputError | None = None
+
+
+class CheckedSample:
+    """An item sample file read and checked once, as `explore` checks it, for many
+    queries from many threads: the exploration server's (docs/method.md §13.2).
+
+    The checked rows stay in a table of an in-memory DuckDB; each query runs on a
+    cursor of its own (a DuckDB connection is not shared across threads). A query
+    first compares the file's and its manifest's (size, mtime_ns, inode) with those
+    it was checked at: a file replaced or rewritten since is read and checked again,
+    and refused with the checks' reason (`SampleChanged`), never answered from the
+    rows of the file it replaced.
+
+    Parameters
+    ----------
+    sample : str or Path
+        The sample file (.parquet or .csv) of `abcde sample-items`.
+
+    Raises
+    ------
+    InputError
+        When the sample cannot be read or fails the checks of `explore`.
+
+    References
+    ----------
+    van Staden, S. and Grubb, A. (2024). ABCDE: Application-Based Cluster Diff Evals.
+    Google LLC, §4.1.1.
+    """
+
+    def __init__(self, sample: str | Path) -> None:
+        self.path = Path(sample)
+        self._lock = threading.Lock()
+        self._loaded = self._load(self._stamp())
+        if self._loaded.refused is not None:
+            raise self._loaded.refused
+        self._good = self._loaded  # the last check passed: its columns fill the form
+
+    @property
+    def columns(self) -> dict[str, str]:
+        """The columns (name -> DuckDB type) of the last content that passed the checks."""
+        assert self._good.opened is not None
+        return dict(self._good.opened.columns)
+
+    def _stamp(self) -> tuple[tuple[int, int, int] | None, ...]:
+        from abcde.sampling.items import manifest_path
+
+        stamps: list[tuple[int, int, int] | None] = []
+        for p in (self.path, manifest_path(self.path)):
+            try:
+                st = p.stat()
+            except OSError:  # gone (a missing sample is then refused by the checks)
+                stamps.append(None)
+            else:
+                stamps.append((st.st_size, st.st_mtime_ns, st.st_ino))
+        return tuple(stamps)
+
+    def _load(self, stamp: tuple[tuple[int, int, int] | None, ...]) -> _Loaded:
+        # the stamp is taken before the read: a file changed during it is read again
+        con = duckdb.connect(":memory:")
+        try:
+            opened = _load_sample(con, self.path, None, None, table="TABLE")
+        except InputError as err:
+            con.close()
+            return _Loaded(stamp, None, None, err)
+        except BaseException:
+            con.close()
+            raise
+        return _Loaded(stamp, con, opened)
+
+    def _current(self) -> _Loaded:
+        """The check of the file as it is now (checked again when it changed); the
+        caller holds the lock."""
+        stamp = self._stamp()
+        if stamp != self._loaded.stamp:
+            # the previous connection closes when no query holds it any more
+            self._loaded = self._load(stamp)
+            if self._loaded.refused is None:
+                self._good = self._loaded
+        if self._loaded.refused is not None:
+            raise SampleChanged(f"the sample file {self.path} changed since the server "
+                                f"started and is refused: {self._loaded.refused}",
+                                hint="Put back a sample that `abcde sample-items` wrote, "
+                                "or restart `abcde explore --serve` on another.")
+        return self._loaded
+
+    def refresh(self) -> dict[str, str]:
+        """The sample's columns (name -> DuckDB type), once the file is read and checked
+        again if it changed since its last check.
+
+        Returns
+        -------
+        dict
+            The columns of the sample as it is now.
+
+        Raises
+        ------
+        SampleChanged
+            When the file changed and its new content fails the checks.
+
+        References
+        ----------
+        docs/method.md §13.2.
+        """
+        with self._lock:  # one thread re-checks a changed file; the others wait for it
+            opened = self._current().opened
+        assert opened is not None
+        return dict(opened.columns)
+
+    def explore(self, group_by: str | Sequence[str] = (), *, where: str | None = None,
+                metric: str = "jaccard_distance", top: int = 20, examples: int = 3,
+                filters: Sequence[tuple[str, str, Any]] = ()) -> dict[str, Any]:
+        """`explore` of the sample for one query, without reading or checking the file
+        again unless it changed.
+
+        Parameters
+        ----------
+        group_by, where, metric, top, examples, filters
+            As for `explore`.
+
+        Returns
+        -------
+        dict
+            The document `explore` returns for the same sample and query.
+
+        Raises
+        ------
+        InputError
+            For a query the sample cannot take; `SampleChanged` when the file changed
+            and its new content fails the checks.
+
+        References
+        ----------
+        van Staden, S. and Grubb, A. (2024). ABCDE: Application-Based Cluster Diff
+        Evals. Google LLC, §4.1.1.
+        """
+        groups = _query_groups(group_by, metric, top, examples)
+        with self._lock:
+            loaded = self._current()
+            assert loaded.con is not None and loaded.opened is not None
+            cur, opened = loaded.con.cursor(), loaded.opened
+        try:
+            cur.execute("SET enable_progress_bar = false")
+            return _top_groups(cur, opened, groups, where=where, metric=metric, top=top,
+                               examples=examples, filters=filters)
+        finally:
+            cur.close()
