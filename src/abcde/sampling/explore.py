@@ -523,7 +523,8 @@ def _top_groups(con: duckdb.DuckDBPyConnection, opened: OpenedSample, groups: li
     # no group value is written into SQL (a NaN or a BLOB would not read back)
     most = (f", arg_max(item_id, {{'d': draw_count, 'f': -first_draw}}, "
             f"{int(examples)}) AS examples" if examples else "")
-    sql = (f"SELECT {key}COUNT(*) AS items, SUM(draw_count) AS draws, "
+    # draw_count is checked whole (a CSV's or a DOUBLE column's too): its sum is a count
+    sql = (f"SELECT {key}COUNT(*) AS items, CAST(SUM(draw_count) AS BIGINT) AS draws, "
            f"SUM(importance_weight) AS weight_share, {contribs}, "
            f"SUM(draw_count * ({x}) * ({x})) AS sum_x2{most} "
            f"FROM ({filtered}) AS s {'GROUP BY ' + g if groups else ''}")
