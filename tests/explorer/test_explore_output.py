@@ -1,11 +1,13 @@
 """What `abcde explore` prints — its text table, its JSON and the exploration page — for
-values a float or a number format would misprint: a group's draws are a count."""
+values a float or a number format would misprint: a group's draws are a count, a BLOB
+value is DuckDB's text of it."""
 
 from __future__ import annotations
 
 import html
 import json
 import re
+import shutil
 from pathlib import Path
 
 import duckdb
@@ -62,3 +64,37 @@ def test_draws_print_as_counts(item_sample: Path) -> None:
     # country, contribution, bar, ± SE, metric, weight share, items, draws, examples
     got = page_rows(client_of(item_sample), group_by="country", top="0")
     assert {r[0]: r[7] for r in got} == {c: f"{n:,}" for c, n in want.items()}
+
+
+def test_blob_values_print_as_duckdb_writes_them(item_sample: Path, tmp_path: Path) -> None:
+    """A BLOB group value (and item id) reads the same in the text table, the JSON and
+    the page: DuckDB's text of it, which a filter's value casts back to — not b'..', nor
+    a number (b'12' was 12.00)."""
+    blob = tmp_path / "blob.parquet"
+    con = duckdb.connect()
+    con.execute(r"""COPY (SELECT * REPLACE (encode(item_id) AS item_id),
+                           CASE country WHEN 'US' THEN '12'::BLOB
+                                        WHEN 'IN' THEN '\xAB\x00z'::BLOB
+                                        ELSE encode(country) END AS code
+                    FROM read_parquet('""" + str(item_sample) + "')) TO '" + str(blob) + "'")
+    shutil.copy(f"{item_sample}.manifest.json", f"{blob}.manifest.json")
+    want = dict(con.execute(f"SELECT CAST(code AS VARCHAR), CAST(SUM(draw_count) AS BIGINT) "
+                            f"FROM read_parquet('{blob}') GROUP BY code").fetchall())
+    ids = {r[0] for r in con.execute(f"SELECT CAST(item_id AS VARCHAR) FROM "
+                                     f"read_parquet('{blob}')").fetchall()}
+    assert {"12", r"\xAB\x00z", "BR"} <= set(want)
+    rows = text_rows(cli(str(blob), "--group-by", "code", "--top", "0"))
+    assert {r[0]: r[2] for r in rows} == {c: f"{n:,}" for c, n in want.items()}
+    assert {e for r in rows for e in r[-1].split(", ")} <= ids
+    doc = json.loads(cli(str(blob), "--group-by", "code", "--top", "0", "--format", "json"))
+    assert {g["code"]: g["draws"] for g in doc["groups"]} == want
+    assert {e for g in doc["groups"] for e in g["examples"]} <= ids
+    client = client_of(blob)
+    got = page_rows(client, group_by="code", top="0")
+    assert {r[0]: r[7] for r in got} == {c: f"{n:,}" for c, n in want.items()}
+    assert {e for r in got for e in r[-1].split(", ")} <= ids
+    # the value shown, typed into the page's filter, finds its group
+    one = client.get("/api/groups", params={"token": TOKEN, "group_by": "code", "col": "code",
+                                            "op": "=", "val": r"\xAB\x00z"}).json()
+    assert [(g["code"], g["draws"]) for g in one["groups"]] == \
+        [(r"\xAB\x00z", want[r"\xAB\x00z"])]

@@ -513,6 +513,14 @@ def _top_groups(con: duckdb.DuckDBPyConnection, opened: OpenedSample, groups: li
                          hint=f"The sample's columns are {', '.join(columns)}.") from None
     all_draws = con.execute(
         f"SELECT SUM(draw_count) FROM {ident(SAMPLE_TABLE)}").fetchone()[0]
+    # a BLOB group value (or item id) is shown as DuckDB's text of it ('\xAB\x00z'):
+    # printable, one text per value, and what a filter's value casts back to; as bytes
+    # it reached the text table as b'..' (or a number: float(b'12') is 12.0)
+    blobs = [c for c in dict.fromkeys([*groups, "item_id"])
+             if opened.columns[c].upper() == "BLOB"]
+    if blobs:
+        texts = ", ".join(f"CAST({ident(c)} AS VARCHAR) AS {ident(c)}" for c in blobs)
+        filtered = f"SELECT * REPLACE ({texts}) FROM ({filtered}) AS b"
     g = ", ".join(ident(c) for c in groups)
     key = f"{g}, " if groups else ""
     contribs = ", ".join(f"SUM(importance_weight * {m}) AS {ident('contribution_' + m)}"
