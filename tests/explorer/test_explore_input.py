@@ -119,6 +119,30 @@ def test_a_damaged_sample_is_refused_naming_column_and_row(sample_csv: Path, tmp
         explore(bad, "provenance")
 
 
+@pytest.mark.parametrize("suffix", [".csv", ".csv.gz", ".csv.zst"])
+def test_an_unclosed_quote_is_told_by_its_line(sample_csv: Path, tmp_path: Path,
+                                               suffix: str) -> None:
+    """A quote opened and never closed (a spreadsheet's edit) makes DuckDB read every line
+    as one value: the file, the line and the reason are told, of a compressed file too
+    (DuckDB decompresses it; the line is the decompressed text's)."""
+    lines = sample_csv.read_text().splitlines(keepends=True)
+    provenance = read_rows(sample_csv)[8]["provenance"]
+    lines[9] = lines[9].replace(f",{provenance},", f',"{provenance},', 1)  # line 10
+    assert lines[9].count('"') == 1
+    text = tmp_path / "quote.csv"
+    text.write_text("".join(lines))
+    bad = tmp_path / f"quote{suffix}"
+    if suffix != ".csv":  # the same bytes compressed, by DuckDB (no zstd command needed)
+        con = duckdb.connect()
+        con.execute(f"COPY (SELECT content FROM read_text('{text}')) TO '{bad}' (FORMAT csv, "
+                    f"HEADER false, QUOTE '', ESCAPE '', COMPRESSION "
+                    f"{'gzip' if suffix.endswith('gz') else 'zstd'})")
+        con.close()
+    code, out = run(str(bad))
+    assert code == 2, out
+    assert f"cannot parse {bad}: line 10: a quoted value is never closed" in out, out
+
+
 def test_the_undamaged_csv_reads_as_the_parquet_sample(sample_csv: Path,
                                                        item_sample: Path) -> None:
     """The checks refuse nothing abcde wrote: a CSV and a Parquet sample, a copy that keeps

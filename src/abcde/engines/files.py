@@ -98,21 +98,37 @@ def csv_problem(text: str) -> CsvProblem | None:
     return CsvProblem(name, n, "malformed line")
 
 
+def _header_line(con: duckdb.DuckDBPyConnection, path: Path) -> str | None:
+    """The first line of a CSV file (.gz and .zst decompressed), None if unreadable."""
+    if path.suffix.lower() != ".zst":
+        try:
+            opener = gzip.open if path.suffix.lower() == ".gz" else open
+            with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as f:
+                return f.readline().rstrip("\r\n")
+        except OSError:
+            return None
+    # Python has no zstd before 3.14: DuckDB decompresses it, the line one value
+    # (a control character as delimiter, no quoting); its error then names the line
+    # in the decompressed text as it does a plain CSV's
+    try:
+        row = con.execute(f"SELECT line FROM read_csv({literal(str(path))}, header = false, "
+                          f"auto_detect = false, delim = {literal(chr(1))}, quote = '', "
+                          "escape = '', columns = {'line': 'VARCHAR'}) LIMIT 1").fetchone()
+    except duckdb.Error:
+        return None
+    return row[0] if row and row[0] is not None else None
+
+
 def strict_csv_problem(path: Path) -> CsvProblem | None:
     """Read a CSV whose header was not understood with the delimiter its header line
     suggests, strictly: the first malformed line, or None when it parses (then the
     header simply lacks a column). DuckDB's sniffer otherwise settles on a dialect in
     which every line is one value, and the file seems to lack its columns."""
-    if path.suffix.lower() == ".zst":
-        return None
-    try:
-        opener = gzip.open if path.suffix.lower() == ".gz" else open
-        with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as f:
-            header = f.readline().rstrip("\r\n")
-    except OSError:
-        return None
     con = duckdb.connect(":memory:")
     try:
+        header = _header_line(con, path)
+        if header is None:
+            return None
         for delim in sorted(",\t;|", key=lambda d: -header.count(d)):
             names = next(csv.reader([header], delimiter=delim))
             if len(names) < 2 or len(set(names)) < len(names):
