@@ -275,6 +275,50 @@ def test_a_stratum_allocated_more_pairs_than_it_holds_is_refused(tmp_path: Any) 
     assert budgets == {"split_merge": 2, "stable": 0} and len(s.questions) == 2
 
 
+# Base 1234|567, Exp 125|34|67: split+merge and stable pairs in both strata, few enough to
+# count by hand (unit weights: every pair fills quickly).
+SMALL_BASE = {1: "A", 2: "A", 3: "A", 4: "A", 5: "B", 6: "B", 7: "B"}
+SMALL_EXP = {1: "X", 2: "X", 5: "X", 3: "Y", 4: "Y", 6: "Z", 7: "Z"}
+
+
+@pytest.mark.parametrize("allocation", [0.5, "equal", 0.8, 0.3, "proportional"])
+def test_an_over_allocated_stratum_is_refused_with_the_largest_budget(allocation: Any) -> None:
+    """The refusal of an allocation that gives a stratum more pairs than it holds names
+    the largest --budget whose allocation every stratum holds, and the stratum that one
+    more pair would over-allocate: counted by brute force over every budget (the pairs
+    of each stratum enumerated, the allocation round(f·B) clamped to [1, B − 1]). That
+    budget is sampled, one more is refused."""
+    pairs = mixture_pairs(SMALL_BASE, SMALL_EXP, dict.fromkeys(SMALL_BASE, 1.0), 0.5)
+    held = {name: len({frozenset(k) for k, v in pairs.items() if v["class"] in classes})
+            for name, classes in STRATA}
+    q = {name: sum(float(v["q"]) for v in pairs.values() if v["class"] in classes)
+         for name, classes in STRATA}
+    f = {"equal": 0.5, "proportional": q["split_merge"] / sum(q.values())}.get(
+        allocation, allocation)
+
+    def brute(b: int) -> dict[str, int]:
+        first = min(b - 1, max(1, round(f * b)))
+        return {"split_merge": first, "stable": b - first}
+
+    fitting = [b for b in range(2, sum(held.values()) + 1)
+               if all(n <= held[h] for h, n in brute(b).items())]
+    most = max(fitting)
+    assert fitting == list(range(2, most + 1))
+    over = next(h for h, n in brute(most + 1).items() if n > held[h])
+    with pytest.raises(InputError) as err:
+        sample_pairs_stratified(SMALL_BASE, SMALL_EXP, budget=40, allocation=allocation)
+    msg = str(err.value)
+    assert (f"the largest --budget the strata can supply with this allocation is {most:,} "
+            in msg), msg
+    assert f"one more would give stratum {over} more than its {held[over]:,})" in msg
+    assert f"Lower --budget to at most {most:,}," in msg
+    s = sample_pairs_stratified(SMALL_BASE, SMALL_EXP, budget=most, allocation=allocation)
+    assert len(s.questions) == most
+    with pytest.raises(InputError, match=f"stratum {over} has only {held[over]} "):
+        sample_pairs_stratified(SMALL_BASE, SMALL_EXP, budget=most + 1,
+                                allocation=allocation)
+
+
 def test_stratum_pair_counts_match_brute_force(world: Any) -> None:
     """Each stratum's `population_pairs` = the brute-force number of unique unordered
     pairs of its classes the design can draw; the manifest counts per class."""

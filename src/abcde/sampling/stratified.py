@@ -146,7 +146,7 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
         Draws carry a `stratum` column, pair ids are unique across strata, and the
         manifest lists the strata (classes, budget, seed, design probability q,
         judgeable pairs, draws, pairs). A stratum allocated more pairs than it holds is
-        refused before anything is drawn.
+        refused before anything is drawn, with the largest budget the strata supply.
 
     References
     ----------
@@ -243,17 +243,56 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
 def check_strata(budgets: dict[str, int], totals: dict[str, dict[str, float]], budget: int,
                  allocation: str | float) -> None:
     """Refuse, before drawing, a stratum allocated more unique judgeable pairs than it
-    holds (its budget fill could never finish)."""
+    holds (its budget fill could never finish), with the largest --budget whose
+    allocation every stratum holds (`largest_budget`)."""
+    held = {name: judgeable_pairs(totals, classes) for name, classes in STRATA}
     problems = []
-    for name, classes in STRATA:
-        k = judgeable_pairs(totals, classes)
+    for name, _ in STRATA:
+        k = held[name]
         if budgets[name] > k:
             problems.append(
                 f"stratum {name} holds no pair to judge" if k == 0 else
                 f"stratum {name} has only {k:,} judgeable pairs but the allocation gives it "
                 f"{budgets[name]:,}")
-    if problems:
-        raise InputError(f"{'; '.join(problems)} (--budget {budget:,}, --strata-allocation "
-                         f"{allocation})", hint="Lower --budget, choose a "
-                         "--strata-allocation that gives each stratum at most its judgeable "
-                         "pairs, or sample without --strata-allocation.")
+    if not problems:
+        return
+    q = {name: stratum_q(totals, classes) for name, classes in STRATA}
+    most = largest_budget(budget, q, allocation, held)
+    if most is None:
+        suggest = ("no --budget of at least 2 gives each stratum at most its judgeable pairs "
+                   "with this allocation")
+        hint = ("Choose a --strata-allocation that gives each stratum at most its judgeable "
+                "pairs, or sample without --strata-allocation.")
+    else:
+        # the stratum that one more pair would over-allocate: the one that limits
+        over = allocate(most + 1, q, allocation)
+        limit = next(name for name, _ in STRATA if over[name] > held[name])
+        split = ", ".join(f"{name} {n:,}" for name, n in allocate(most, q, allocation).items())
+        suggest = (f"the largest --budget the strata can supply with this allocation is "
+                   f"{most:,} ({split}; one more would give stratum {limit} more than its "
+                   f"{held[limit]:,})")
+        hint = (f"Lower --budget to at most {most:,}, choose a --strata-allocation that gives "
+                "each stratum at most its judgeable pairs, or sample without "
+                "--strata-allocation.")
+    raise InputError(f"{'; '.join(problems)} (--budget {budget:,}, --strata-allocation "
+                     f"{allocation}): {suggest}", hint=hint)
+
+
+def largest_budget(budget: int, q: dict[str, float], allocation: str | float,
+                   held: dict[str, int]) -> int | None:
+    """The largest total budget below `budget` (which over-allocates a stratum) whose
+    allocation (`allocate`) gives every stratum at most its judgeable pairs (`held`);
+    None when not even 2 (the least a stratified sample takes) does. Each stratum's allocation is
+    nondecreasing in the budget (round(f·B) clamped to [1, B − 1], and B minus it, both
+    grow by 0 or 1 per pair), so the budgets that fit are 2..B*: a bisection over
+    `allocate` itself finds B* exactly, with its rounding."""
+    def fits(b: int) -> bool:
+        return all(n <= held[name] for name, n in allocate(b, q, allocation).items())
+
+    if not fits(2):
+        return None
+    lo, hi = 2, budget  # fits(lo), not fits(hi)
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        lo, hi = (mid, hi) if fits(mid) else (lo, mid)
+    return lo
