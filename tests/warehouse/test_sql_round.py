@@ -207,6 +207,33 @@ def test_reusing_cells_made_with_other_input_options_stops_with_what_to_do(
                        ).fetchall() == [(1, True)]
 
 
+def test_cells_of_other_inputs_stop_the_reusing_script_on_every_engine(engine: Engine,
+                                                                       ) -> None:
+    """The cells guard stops the reusing script with abcde's message on DuckDB,
+    PostgreSQL and Spark — on Spark also with ANSI mode off (before Spark 4, and where a
+    cluster turns it off), where the guard's cast of the message to an integer was NULL
+    and the script went on to the engine's own error on a missing column."""
+    register(engine, "base", "exp", "weights", "attributes")
+    first, _, _ = impact_pipeline(spec(engine, attributes=None, slicings=()))
+    run(engine, first)
+    reuse, _, _ = sample_items_pipeline(spec(engine, reuse_cells=True), 50, 3)
+    modes = [None]
+    if engine.dialect.name == "spark":
+        modes.append("false")
+    for ansi in modes:
+        previous = None
+        if ansi is not None:
+            previous = engine.spark.conf.get("spark.sql.ansi.enabled")
+            engine.spark.conf.set("spark.sql.ansi.enabled", ansi)
+        try:
+            with pytest.raises(Exception, match="abcde --reuse-cells: the cell tables under "
+                               "this --prefix/--schema were made by a script with other"):
+                run(engine, reuse)
+        finally:
+            if previous is not None:
+                engine.spark.conf.set("spark.sql.ansi.enabled", previous)
+
+
 @pytest.mark.parametrize("command", ["sql evaluate", "dbt"])
 @pytest.mark.parametrize(("args", "message"), [
     (["--truth", "s.t", "--actual", "a="], "--actual 'a=' names no table"),

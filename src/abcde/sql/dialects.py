@@ -115,6 +115,16 @@ def _id_hash(dialect: Dialect, x: exp.Expression) -> exp.Expression:
     return _recipe(dialect, dialect.id_hash, x)
 
 
+def _fail(dialect: Dialect, message: exp.Expression) -> exp.Expression:
+    """An expression that stops the statement with `message` (text) when it is
+    evaluated: the target's `fail` recipe, by default a cast of the message to an
+    integer, which every strict engine refuses with the message in its error. Spark with
+    spark.sql.ansi.enabled=false casts it to NULL instead and goes on: it raises."""
+    if dialect.fail is None:
+        return exp.Cast(this=message, to=exp.DataType.build("INT"))
+    return _recipe(dialect, dialect.fail, message)
+
+
 _ORDER_FREE_AGGREGATES = (exp.Sum, exp.Count, exp.Min, exp.Max)
 
 
@@ -175,6 +185,9 @@ class Dialect:
     """A 64-bit hash of the id K (an integer or a string) as a number the target sums
     exactly, in the target's SQL; None where the one pass keeps its FULL JOIN: the
     warehouse targets, and Spark (docs/method.md §2.5)."""
+    fail: ClassVar[str | None] = None
+    """How the target stops a statement with the message K (`_fail`); None: a cast of K
+    to an integer, an error on every target whose casts are strict."""
     mirror_following_frames: ClassVar[bool] = False
     """Whether a window frame that runs to UNBOUNDED FOLLOWING is written as its mirror
     (`_mirror_following_frame`): Spark and PostgreSQL recompute such a frame for every
@@ -187,6 +200,7 @@ class Dialect:
         "ABCDE_UNIFORM": _uniform,
         "ABCDE_MD5_HEX": _md5_hex,
         "ABCDE_ID_HASH": _id_hash,
+        "ABCDE_FAIL": _fail,
     }
 
     def write_identifier(self, node: exp.Identifier) -> exp.Identifier:
@@ -356,6 +370,9 @@ class Spark(Dialect):
     # dbt-spark sources have a schema but no database
     dbt_source_has_database = False
     mirror_following_frames = True
+    # a cast is strict only under ANSI mode (the default since Spark 4, off before it
+    # and on clusters that turn it off)
+    fail = "RAISE_ERROR(K)"
 
     def name_rule(self, name: str, kind: str) -> str | None:
         """Spark's session catalog refuses any other name, quoted or not

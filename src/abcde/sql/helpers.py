@@ -109,6 +109,19 @@ def is_finite(x: str) -> str:
     return f"ABCDE_IS_FINITE({x})"
 
 
+def fail(message: str) -> str:
+    """Stops the statement with the text `message` when evaluated (e.g. in a CASE branch
+    no valid input reaches): a cast to an integer the engine refuses, or Spark's
+    RAISE_ERROR, which needs no ANSI mode.
+
+    >>> as_sql(fail("'stop'"))
+    "CAST('stop' AS INT)"
+    >>> as_sql(fail("'stop'"), "spark")
+    "RAISE_ERROR('stop')"
+    """
+    return f"ABCDE_FAIL({message})"
+
+
 # The weights abcde accepts (docs/method.md §1). Only ratios of weights matter, so any weights can
 # be rescaled into this range; inside it every sum (of up to 1e10 items), product and
 # ratio the metrics and estimators form is a normal double: no overflow to inf, no
@@ -186,4 +199,4 @@ def rank_value(x: float | None) -> float:
 HELPERS = {"ident": ident, "table_ref": table_ref, "literal": literal, "fdiv": fdiv,
            "ln": ln, "uniform": uniform, "order_key": order_key, "is_finite": is_finite,
            "rank_key": rank_key, "valid_weight": valid_weight, "md5_hex": md5_hex,
-           "round_relative": round_relative, "id_hash": id_hash}
+           "round_relative": round_relative, "id_hash": id_hash, "fail": fail}

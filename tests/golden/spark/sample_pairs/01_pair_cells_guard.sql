@@ -5,10 +5,12 @@ SELECT
   CASE
     WHEN COUNT(*) = 1 AND MIN(shape) = 'base+exp+weights+attributes/df928ead'
     THEN 1
-    ELSE CAST(CONCAT(
-      'abcde --reuse-cells: the cell tables under this --prefix/--schema were made by a script with other inputs or checks (a weights or attributes table, --missing-weight): run that script again with this one\'s input options, or this one without --reuse-cells (this script: base+exp+weights+attributes/df928ead; the tables: ',
-      COALESCE(COALESCE(MIN(shape), 'none'), ''),
-      ')'
-    ) AS INT)
+    ELSE RAISE_ERROR(
+      CONCAT(
+        'abcde --reuse-cells: the cell tables under this --prefix/--schema were made by a script with other inputs or checks (a weights or attributes table, --missing-weight): run that script again with this one\'s input options, or this one without --reuse-cells (this script: base+exp+weights+attributes/df928ead; the tables: ',
+        COALESCE(COALESCE(MIN(shape), 'none'), ''),
+        ')'
+      )
+    )
   END AS shape_match
 FROM `proj`.`ds`.`abcde_cells_key` AS cells_key;
