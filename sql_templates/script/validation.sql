@@ -1,6 +1,8 @@
 {# The input checks of abcde.validation for a standalone script (`abcde sql`, `abcde dbt`):
    one row with every check counted over the whole input, an example id per failed
-   row-level check, and the verdict. `input_problems` counts the failed checks;
+   row-level check, the ids each side input in `repeats` holds on more than one row with
+   the least of them (`repeated_ids_<input>`, `_example`: which table repeats which id,
+   that `repeated_item_ids` alone does not say), and the verdict. `input_problems` counts the failed checks;
    `input_valid` is TRUE only when there are none. Every output table of the script
    carries `input_valid`, so metrics of invalid input are never shown without the flag
    (docs/method.md §1). #}
@@ -8,7 +10,11 @@ WITH ic AS (
   SELECT
 {% for input in inputs %}
     SUM(CASE WHEN input = {{ literal(input) }} THEN input_rows ELSE 0 END) AS {{ input }}_rows,
-    SUM(CASE WHEN input = {{ literal(input) }} THEN null_ids ELSE 0 END) AS {{ input }}_null_ids{{ ',' if not loop.last }}
+    SUM(CASE WHEN input = {{ literal(input) }} THEN null_ids ELSE 0 END) AS {{ input }}_null_ids{{ ',' if not loop.last or repeats }}
+{% endfor %}
+{% for input in repeats %}
+    SUM(CASE WHEN input = {{ literal(input) }} THEN repeated_ids ELSE 0 END) AS repeated_ids_{{ input }},
+    MIN(CASE WHEN input = {{ literal(input) }} THEN repeated_example END) AS repeated_ids_{{ input }}_example{{ ',' if not loop.last }}
 {% endfor %}
   FROM input_counts
 ),
@@ -32,6 +38,10 @@ checked AS (
 {% for name in examples %}
     ex.{{ name }}_example,
 {% endfor %}
+{% for input in repeats %}
+    ic.repeated_ids_{{ input }},
+    ic.repeated_ids_{{ input }}_example,
+{% endfor %}
 {% for name in coverage %}
     COALESCE(v.{{ name }}, 0) AS {{ name }},
 {% endfor %}
@@ -50,6 +60,10 @@ SELECT
 {% endfor %}
 {% for name in examples %}
   {{ name }}_example,
+{% endfor %}
+{% for input in repeats %}
+  repeated_ids_{{ input }},
+  repeated_ids_{{ input }}_example,
 {% endfor %}
 {% for name in coverage %}
   {{ name }},

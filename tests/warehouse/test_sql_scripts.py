@@ -714,6 +714,43 @@ def test_script_flags_invalid_input(tmp_path: Path) -> None:
             assert flags in ([{"input_valid": False}], []), o.step
 
 
+def test_validation_names_the_side_input_and_an_id_it_repeats(engine: Engine) -> None:
+    """A weights table with id 'c' on two rows and an attributes table with 'a' and
+    'z' (in no clustering) on two rows each: the validation row says which table repeats
+    how many ids and names the least of them, on each engine (repeated_item_ids alone
+    only flags the input as invalid). An id on one row of each gives 0 and NULL."""
+    engine.register_rows("rb", ["item_id", "cluster_id"], [("a", "1"), ("c", "1"),
+                                                           ("d", "2")])
+    engine.register_rows("re", ["item_id", "cluster_id"], [("a", "1"), ("c", "2"),
+                                                           ("d", "2")])
+    engine.register_rows("rw", ["item_id", "weight"], [("a", 1.0), ("c", 2.0), ("c", 3.0),
+                                                       ("d", 1.0), ("y", 1.0)])
+    engine.register_rows("ra", ["item_id", "provenance"], [("z", "x"), ("z", "y"),
+                                                           ("d", "x"), ("a", "x"),
+                                                           ("a", "y"), ("c", "x")])
+    spec = ScriptSpec(base="rb", exp="re", weights="rw", attributes="ra",
+                      slicings=(("provenance",),), prefix="rep_", schema=engine.work_schema)
+    pipeline, _, outputs = impact_pipeline(spec)
+    for _, sql in pipeline.statements(engine.dialect):
+        engine.execute(sql)
+    [v] = engine.fetch(f"SELECT * FROM {to_sql(pipeline.table('validation'), engine.dialect)}")
+    assert v["repeated_item_ids"] == 1 and v["input_valid"] is False
+    assert (v["repeated_ids_weights"], v["repeated_ids_weights_example"]) == (1, "c")
+    assert (v["repeated_ids_attributes"], v["repeated_ids_attributes_example"]) == (2, "a")
+    [validation] = [o for o in outputs if o.step == "validation"]
+    assert list(v) == list(validation.columns)
+
+    engine.register_rows("rw1", ["item_id", "weight"], [("a", 1.0), ("c", 2.0), ("d", 1.0)])
+    pipeline, _, _ = impact_pipeline(ScriptSpec(base="rb", exp="re", weights="rw1",
+                                                prefix="one_", schema=engine.work_schema))
+    for _, sql in pipeline.statements(engine.dialect):
+        engine.execute(sql)
+    [v] = engine.fetch(f"SELECT * FROM {to_sql(pipeline.table('validation'), engine.dialect)}")
+    assert v["input_valid"] is True and v["repeated_item_ids"] == 0
+    assert (v["repeated_ids_weights"], v["repeated_ids_weights_example"]) == (0, None)
+    assert "repeated_ids_attributes" not in v
+
+
 def test_spec_from_regenerate_is_the_documented_one() -> None:
     assert SPEC.schema == "proj.ds" and SPEC.slicings[0] == ("provenance",)
     assert isinstance(SPEC, ScriptSpec)

@@ -18,6 +18,7 @@ run, to name the input and the ids.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -116,7 +117,8 @@ def weighted_inputs(inputs: Inputs) -> list[str]:
 def add_count_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool) -> list[str]:
     """validation_counts over the `cell_rows` of cells.add_item_steps(with_examples),
     and input_counts unless the pipeline has it (abcde.cells.build_cell_rows adds it
-    first); returns the names of every input."""
+    first); with `with_examples` (a script), input_counts also counts the ids repeated
+    in each side input, with an example. Returns the names of every input."""
     pipeline.add("validation_counts", render(
         "validation/counts.sql", derived=derived_checks(inputs),
         weights_table=inputs.weights is not None,
@@ -124,17 +126,23 @@ def add_count_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool) 
         defaulted=inputs.weights is not None and inputs.missing_weight is not None,
         attributes_table=inputs.attributes is not None,
         row_checks=row_checks(inputs, with_examples=with_examples)))
-    return add_input_counts(pipeline, inputs)
+    return add_input_counts(pipeline, inputs,
+                            repeats=side_inputs(inputs) if with_examples else ())
 
 
-def add_input_counts(pipeline: Pipeline, inputs: Inputs, *, id_sums: bool = False) -> list[str]:
+def add_input_counts(pipeline: Pipeline, inputs: Inputs, *, id_sums: bool = False,
+                     repeats: Sequence[str] = ()) -> list[str]:
     """The step input_counts (validation/input_counts.sql), unless the pipeline has it;
     with `id_sums`, also the ids and id hash sums of the two clusterings
-    (abcde.cells.same_ids). Returns the names of every input."""
+    (abcde.cells.same_ids); for the inputs in `repeats`, also the ids on more than one
+    row and the least of them (`repeated_ids`, `repeated_example`). Returns the names of
+    every input."""
     all_inputs = ["base", "exp", *side_inputs(inputs)]
     if "input_counts" not in pipeline.steps:
         pipeline.add("input_counts", render("validation/input_counts.sql", inputs=all_inputs,
-                                            weighted=weighted_inputs(inputs), id_sums=id_sums))
+                                            weighted=weighted_inputs(inputs), id_sums=id_sums,
+                                            repeats=list(repeats),
+                                            item_type=inputs.item_type))
     return all_inputs
 
 

@@ -74,6 +74,11 @@ COLUMN_DOCS = {
     "empty_exp": "1 when the Exp table has no rows.",
     "null_item_ids": "Rows with a NULL item id, over all inputs.",
     "repeated_item_ids": "1 when an input repeats an item id.",
+    **{f"repeated_ids_{n}": f"Item ids on more than one row of the {n} table (they fail "
+                            "repeated_item_ids when a clustering holds them)."
+       for n in ("weights", "attributes")},
+    **{f"repeated_ids_{n}_example": f"The least item id on more than one row of the {n} "
+                                    "table (NULL if none)." for n in ("weights", "attributes")},
     "null_cluster_base": "Items of T with a NULL Base cluster id.",
     "null_cluster_exp": "Items of T with a NULL Exp cluster id.",
     "bad_weight_weights": f"Weights that are NULL, NaN, infinite or outside {WEIGHT_RANGE_TEXT}.",

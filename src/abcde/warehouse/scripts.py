@@ -276,11 +276,16 @@ def build_cells(spec: ScriptSpec, relations: dict[str, str] | None = None,
     failures = _failures(inputs)
     examples = [c.name for c in checks(inputs)]
     coverage = ["without_attributes"] if inputs.attributes is not None else []
+    # which side input repeats which id (input_counts counts them): repeated_item_ids
+    # says only that some input does
+    repeats = side_inputs(inputs)
     pipeline.add("validation", render("script/validation.sql", inputs=all_inputs,
                                       failures=failures, examples=examples,
-                                      coverage=coverage), materialise=True)
+                                      repeats=repeats, coverage=coverage), materialise=True)
     validation_columns = ("items_in_both", *(f"{n}_rows" for n in all_inputs),
                           *(n for n, _ in failures), *(f"{n}_example" for n in examples),
+                          *(c for n in repeats
+                            for c in (f"repeated_ids_{n}", f"repeated_ids_{n}_example")),
                           *coverage, "input_problems", "input_valid")
     slice_steps = add_cell_steps(pipeline, inputs, spec.slicings, squares=True)
     if relations is None:  # an input named like a step would make the digest circular

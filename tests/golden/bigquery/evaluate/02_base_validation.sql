@@ -60,39 +60,63 @@ WITH repeated AS (
     'base' AS input,
     COUNT(*) AS input_rows,
     0 AS null_ids,
-    0 AS bad_weights
+    0 AS bad_weights,
+    0 AS repeated_ids,
+    CAST(NULL AS STRING) AS repeated_example
   FROM base_in
   UNION ALL
   SELECT
     'exp' AS input,
     COUNT(*) AS input_rows,
     0 AS null_ids,
-    0 AS bad_weights
+    0 AS bad_weights,
+    0 AS repeated_ids,
+    CAST(NULL AS STRING) AS repeated_example
   FROM exp_in
   UNION ALL
   SELECT
     'weights' AS input,
-    COUNT(*) AS input_rows,
-    COUNT(*) - COUNT(item_id) AS null_ids,
-    SUM(
-      CASE
-        WHEN NOT (
-          COALESCE(CAST(weight AS FLOAT64) - CAST(weight AS FLOAT64) = CAST(0 AS FLOAT64), FALSE)
-          AND weight >= CAST(1e-100 AS FLOAT64)
-          AND weight <= CAST(1e+100 AS FLOAT64)
-        )
-        THEN 1
-        ELSE 0
-      END
-    ) AS bad_weights
-  FROM weights_in
+    COALESCE(SUM(id_rows), 0) AS input_rows,
+    COALESCE(SUM(CASE WHEN item_id IS NULL THEN id_rows ELSE 0 END), 0) AS null_ids,
+    COALESCE(SUM(bad_weights), 0) AS bad_weights,
+    SUM(CASE WHEN NOT item_id IS NULL AND id_rows > 1 THEN 1 ELSE 0 END) AS repeated_ids,
+    MIN(CASE WHEN NOT item_id IS NULL AND id_rows > 1 THEN item_id END) AS repeated_example
+  FROM (
+    SELECT
+      item_id,
+      COUNT(*) AS id_rows,
+      SUM(
+        CASE
+          WHEN NOT (
+            COALESCE(CAST(weight AS FLOAT64) - CAST(weight AS FLOAT64) = CAST(0 AS FLOAT64), FALSE)
+            AND weight >= CAST(1e-100 AS FLOAT64)
+            AND weight <= CAST(1e+100 AS FLOAT64)
+          )
+          THEN 1
+          ELSE 0
+        END
+      ) AS bad_weights
+    FROM weights_in
+    GROUP BY
+      item_id
+  ) AS by_id
   UNION ALL
   SELECT
     'attributes' AS input,
-    COUNT(*) AS input_rows,
-    COUNT(*) - COUNT(item_id) AS null_ids,
-    0 AS bad_weights
-  FROM attributes_in
+    COALESCE(SUM(id_rows), 0) AS input_rows,
+    COALESCE(SUM(CASE WHEN item_id IS NULL THEN id_rows ELSE 0 END), 0) AS null_ids,
+    COALESCE(SUM(bad_weights), 0) AS bad_weights,
+    SUM(CASE WHEN NOT item_id IS NULL AND id_rows > 1 THEN 1 ELSE 0 END) AS repeated_ids,
+    MIN(CASE WHEN NOT item_id IS NULL AND id_rows > 1 THEN item_id END) AS repeated_example
+  FROM (
+    SELECT
+      item_id,
+      COUNT(*) AS id_rows,
+      0 AS bad_weights
+    FROM attributes_in
+    GROUP BY
+      item_id
+  ) AS by_id
 ), ic AS (
   SELECT
     SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
@@ -102,7 +126,11 @@ WITH repeated AS (
     SUM(CASE WHEN input = 'weights' THEN input_rows ELSE 0 END) AS weights_rows,
     SUM(CASE WHEN input = 'weights' THEN null_ids ELSE 0 END) AS weights_null_ids,
     SUM(CASE WHEN input = 'attributes' THEN input_rows ELSE 0 END) AS attributes_rows,
-    SUM(CASE WHEN input = 'attributes' THEN null_ids ELSE 0 END) AS attributes_null_ids
+    SUM(CASE WHEN input = 'attributes' THEN null_ids ELSE 0 END) AS attributes_null_ids,
+    SUM(CASE WHEN input = 'weights' THEN repeated_ids ELSE 0 END) AS repeated_ids_weights,
+    MIN(CASE WHEN input = 'weights' THEN repeated_example END) AS repeated_ids_weights_example,
+    SUM(CASE WHEN input = 'attributes' THEN repeated_ids ELSE 0 END) AS repeated_ids_attributes,
+    MIN(CASE WHEN input = 'attributes' THEN repeated_example END) AS repeated_ids_attributes_example
   FROM input_counts
 ), ex AS (
   SELECT
@@ -138,6 +166,10 @@ WITH repeated AS (
     ex.null_cluster_exp_example,
     ex.bad_weight_weights_example,
     ex.missing_weight_example,
+    ic.repeated_ids_weights,
+    ic.repeated_ids_weights_example,
+    ic.repeated_ids_attributes,
+    ic.repeated_ids_attributes_example,
     COALESCE(v.without_attributes, 0) AS without_attributes,
     ex.cell_row_groups
   FROM validation_counts AS v
@@ -163,6 +195,10 @@ SELECT
   null_cluster_exp_example,
   bad_weight_weights_example,
   missing_weight_example,
+  repeated_ids_weights,
+  repeated_ids_weights_example,
+  repeated_ids_attributes,
+  repeated_ids_attributes_example,
   without_attributes,
   CASE WHEN empty_base > 0 THEN 1 ELSE 0 END + CASE WHEN empty_exp > 0 THEN 1 ELSE 0 END + CASE WHEN null_item_ids > 0 THEN 1 ELSE 0 END + CASE WHEN repeated_item_ids > 0 THEN 1 ELSE 0 END + CASE WHEN null_cluster_base > 0 THEN 1 ELSE 0 END + CASE WHEN null_cluster_exp > 0 THEN 1 ELSE 0 END + CASE WHEN bad_weight_weights > 0 THEN 1 ELSE 0 END + CASE WHEN missing_weight > 0 THEN 1 ELSE 0 END + CASE WHEN no_common_items > 0 THEN 1 ELSE 0 END AS input_problems,
   (

@@ -151,7 +151,7 @@ WITH base_in AS (
 ), cells_key_now AS (
   SELECT
     '99c90518e854937a' AS sql_digest,
-    'base+exp+weights+attributes/df928ead' AS shape,
+    'base+exp+weights+attributes/d3aa0200' AS shape,
     SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
     SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,
     SUM(CASE WHEN input = 'exp' THEN input_rows ELSE 0 END) AS exp_rows,
@@ -213,6 +213,10 @@ SELECT
   v.null_cluster_exp_example,
   v.bad_weight_weights_example,
   v.missing_weight_example,
+  v.repeated_ids_weights,
+  v.repeated_ids_weights_example,
+  v.repeated_ids_attributes,
+  v.repeated_ids_attributes_example,
   v.without_attributes,
   m.cells_match,
   v.input_problems + 1 - m.cells_match AS input_problems,
