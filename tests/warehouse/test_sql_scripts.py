@@ -547,8 +547,8 @@ def test_scripts_refuse_the_options_impact_refuses(command: list[str], options: 
     """A slice column named like a metric or twice in a slicing, two options naming one
     column, --missing-weight without weights: `abcde impact` refuses them before reading
     the inputs, and a script gets the same message (not a script that fails in the
-    warehouse, or silently computes every item as its own cluster). (The samplers, on
-    engines and as scripts alike, take any slice column: their tables rename clashes.)"""
+    warehouse, or silently computes every item as its own cluster). (The pair samplers
+    refuse only the names of their per-slice totals: the test below.)"""
     if "sample-pairs" in command and "--slice-by" in options:
         pytest.skip("abcde sample-pairs accepts these slice columns")
     files = {"base": EXAMPLES / "base.csv", "exp": EXAMPLES / "exp.csv",
@@ -565,6 +565,43 @@ def test_scripts_refuse_the_options_impact_refuses(command: list[str], options: 
         "s.e", *(["--attributes", "s.a"] if slices else []), *opts])
     assert script.exit_code == 2, script.output
     assert script.output == engine.output
+
+
+@pytest.mark.parametrize("name", ["weight", "pairweight", "stable_plus"])
+@pytest.mark.parametrize("strata", [[], ["--strata-allocation", "equal"]])
+def test_pair_samples_refuse_a_slice_named_like_a_slice_total(name: str, strata: list[str],
+                                                              tmp_path: Path) -> None:
+    """A slice column named like a total of the per-slice rows (weight, pairweight, ...)
+    overwrote the slice's value there: in the engines' manifest, so that `abcde estimate`
+    found no slice column, and in a script's pair_slices table, which on DuckDB held the
+    value under the total's name and the total nowhere. `abcde sample-pairs` refuses it,
+    and `abcde sql sample-pairs` and `abcde dbt` with the same message (exit 2)."""
+    attrs = tmp_path / "attributes.csv"
+    attrs.write_text(f"item_id,{name}\nimg_000000,crawl\n")
+    engine = CliRunner().invoke(main, [
+        "sample-pairs", str(EXAMPLES / "base.csv"), str(EXAMPLES / "exp.csv"),
+        "--attributes", str(attrs), "--slice-by", name, "--budget", "9", *strata,
+        "--out", str(tmp_path / "s")])
+    assert engine.exit_code == 2, engine.output
+    assert f"slice columns may not be named {name}" in engine.output
+    assert not (tmp_path / "s").exists()
+    tables = ["--base", "s.b", "--exp", "s.e", "--attributes", "s.a", "--slice-by", name]
+    for command in (["sql", "sample-pairs", "--dialect", "duckdb", "--budget", "9", *strata],
+                    ["dbt", "--dialect", "duckdb", "--out", str(tmp_path / "p")]):
+        script = CliRunner().invoke(main, [*command, *tables])
+        assert script.exit_code == 2, (command, script.output)
+        assert script.output == engine.output, command
+
+
+@pytest.mark.parametrize("name", ["slice_columns", "input_valid"])
+def test_pair_script_refuses_a_slice_named_like_a_column_of_pair_slices(name: str) -> None:
+    """pair_slices also names each row's slicing (slice_columns) and carries
+    input_valid: a slice column so named would be a second column of that name."""
+    result = CliRunner().invoke(main, [
+        "sql", "sample-pairs", "--dialect", "duckdb", "--budget", "9", "--base", "s.b",
+        "--exp", "s.e", "--attributes", "s.a", "--slice-by", f"provenance,{name}"])
+    assert result.exit_code == 2, result.output
+    assert f"slice columns may not be named {name} (a metric's name)" in result.output
 
 
 @pytest.mark.parametrize(("dialect", "args", "message", "example"), [

@@ -51,7 +51,7 @@ from abcde.engines import Engine
 from abcde.engines.files import write_rows
 from abcde.errors import InputError
 from abcde.inputs.session import EngineOptions, Inputs, opened
-from abcde.inputs.spec import InputSpec
+from abcde.inputs.spec import InputSpec, check_slice_names
 from abcde.outputs import OutputDir
 from abcde.results import plain_row
 from abcde.sampling.clocks import check_count, check_seed, digits_for
@@ -86,6 +86,11 @@ PAIR_CLASSES = ("split", "merge", "stable")
 CLASS_KEYS = ("split", "merge", "stable_plus", "stable_minus", "stable_zero")
 """The classes of the manifest: stable pairs i ≠ j split by the sign of W_b − W_e
 (ΔPrecision's label, ABCDE eq. 58; stable_zero: u_ij = 0)."""
+# the totals beside a slicing's columns in a manifest slice (pairs/slice_pairweights.sql):
+# a slice column so named would be overwritten by the total and lose its value, which
+# `abcde estimate` then cannot match to the draws, so none may be (check_slice_names)
+SLICE_TOTALS = ("weight", "split", "merge", "stable_plus", "stable_minus",
+                "self_delta_precision", "pairweight")
 MAX_DRAWS = 10**9
 # A budget fill stops (an error) when a stream of at least this many draws found no new
 # judgeable pair since the previous stream (at most half as long): the pairs still
@@ -294,6 +299,7 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
     spec = InputSpec.of(base, exp, weights, attributes=attributes, slice_by=slice_by,
                         item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
                         missing_weight=missing_weight)
+    check_slice_names(spec.slicings, set(SLICE_TOTALS))
     out_dir = Path(out) if out is not None else None
     with sample_output(out_dir, overwrite) as od, \
             opened(spec, EngineOptions(engine, db, memory_limit, threads,

@@ -13,6 +13,7 @@ from typing import Any
 
 from abcde.errors import InputError
 from abcde.inputs.session import Inputs
+from abcde.inputs.spec import check_slice_names
 from abcde.sampling.clocks import check_count, check_seed
 from abcde.sampling.items import (
     ITEM_COLUMNS,
@@ -20,7 +21,7 @@ from abcde.sampling.items import (
     add_affected_items,
     add_item_sample_steps,
 )
-from abcde.sampling.pairs import attribute_names
+from abcde.sampling.pairs import SLICE_TOTALS, attribute_names
 from abcde.sql.pipeline import Pipeline
 from abcde.warehouse.scripts import (
     Output,
@@ -80,8 +81,6 @@ PAIR_SLICES_DOC = ("Per slice of vantage items (ABCDE App. B): its weight, the u
 PAIR_STRATA_DOC = ("The strata of a stratified sample (one row each): classes, budget, seed, "
                    "design probability q, judgeable pairs, stream length, draws, pairs per "
                    "class, and the stratum's budget_filled and fill_note.")
-SLICE_VALUES = ("weight", "split", "merge", "stable_plus", "stable_minus",
-                "self_delta_precision", "pairweight")
 
 
 def sample_pairs_pipeline(spec: ScriptSpec, population: str = "mixture", budget: int = 1000,
@@ -158,6 +157,9 @@ def sample_pairs_pipeline(spec: ScriptSpec, population: str = "mixture", budget:
     except ValueError as err:
         raise InputError(str(err), hint="A stratified sample needs a budget of 2 or more; "
                          "a stream holds at least the budget's draws.") from None
+    # as `abcde sample-pairs` (its message): pair_slices also has slice_columns and
+    # input_valid, which a slice column so named would duplicate
+    check_slice_names(spec.slicings, {*SLICE_TOTALS, "slice_columns", "input_valid"})
     cells = build_cells(spec, relations, "pair")
     p, inputs = cells.pipeline, cells.inputs
     p.add("pair_population", render("pairs/population.sql"), materialise=True)
@@ -232,7 +234,7 @@ def sample_pairs_pipeline(spec: ScriptSpec, population: str = "mixture", budget:
             steps.append((name, list(slicing)))
         all_columns = list(dict.fromkeys(c for _, cs in steps for c in cs))
         p.add("pair_slices", render("pairs/slices_table.sql", slicings=steps,
-                                    all_columns=all_columns, values=SLICE_VALUES),
+                                    all_columns=all_columns, values=SLICE_TOTALS),
               materialise=True)
         flag_in_place(cells, "pair_slices", None, PAIR_SLICES_DOC)
     if relations is None:
