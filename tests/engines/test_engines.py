@@ -398,23 +398,24 @@ def test_a_dead_spark_driver_is_an_engine_error_not_an_internal_error() -> None:
         assert "Caused by" in message.splitlines()[0]
 
 
-@pytest.mark.parametrize(("text", "line"), [
-    ("item_id,cluster_id\na,1\n\"b,1\nc,2\nd,2\n", 3),
-    ("item_id,cluster_id\na,1\nb,1\nc,2\n\"d,2\n", 5),
+@pytest.mark.parametrize(("text", "line", "reason"), [
+    ("item_id,cluster_id\na,1\n\"b,1\nc,2\nd,2\n", 3, "a quoted value is never closed"),
+    ("item_id,cluster_id\na,1\nb,1\nc,2\n\"d,2\n", 5, "a quoted value is never closed"),
+    ("item_id,cluster_id\n\"a,x\",1\nb,1\n\"c,2\nd,3\n", 4, "a quoted value is never closed"),
+    ("item_id,cluster_id\na,1\nb\nc,2\n", 3, "1 field(s) where the header has 2"),
+    ("item_id,cluster_id\na,1\nb,1,x\nc,2\n", 3, "more fields than the 2 of the header"),
+    # a quoted value followed by more text: DuckDB calls it never closed
+    ("item_id,cluster_id\na,1\n\"b\"x,1\nc,2\n", 3, "a quoted value is never closed"),
 ])
-def test_an_unclosed_quote_in_a_csv_is_refused_with_its_line(
-        engine: Engine, tmp_path: Path, text: str, line: int,
-        request: pytest.FixtureRequest) -> None:
-    """README: a CSV with an unclosed quote is refused, naming the file and the line.
-    DuckDB read it with no quoting (`"b` an id); PostgreSQL reads files through DuckDB.
-    Spark's own reader (PERMISSIVE) takes the rest of the line as one value (`b,1`, a
-    NULL cluster id), and its FAILFAST mode does not see it when a query prunes the
-    columns: not refused there yet."""
+def test_a_malformed_csv_line_is_refused_with_its_line(
+        engine: Engine, tmp_path: Path, text: str, line: int, reason: str) -> None:
+    """README: a CSV with an unclosed quote or a line of more or fewer fields than its
+    header is refused, naming the file and the line, on every engine alike. DuckDB read
+    an unclosed quote with no quoting (`"b` an id); PostgreSQL reads files through
+    DuckDB; Spark's own reader (PERMISSIVE) took the rest of the line as one value
+    (`b,1`, a NULL cluster id), padded a short line with NULL, dropped the extra fields
+    of a long one and read `"b"x` as a value."""
     from abcde.errors import InputError
-
-    if type(engine).__name__ == "SparkEngine":
-        request.applymarker(pytest.mark.xfail(
-            strict=True, reason="Spark's CSV reader takes an unclosed quote as a value"))
 
     bad = tmp_path / "bad.csv"
     bad.write_text(text)
@@ -422,6 +423,84 @@ def test_an_unclosed_quote_in_a_csv_is_refused_with_its_line(
     good.write_text("item_id,cluster_id\na,1\nb,1\nc,2\nd,3\n")
     with pytest.raises(InputError) as caught:
         impact(str(bad), str(good), engine=engine)
+    assert caught.value.exit_code == 2
+    assert str(caught.value).startswith(
+        f"table base ({bad}): cannot parse {bad}: line {line}: {reason}\n"), caught.value
+
+
+def test_a_csv_rewritten_between_two_runs_is_read_again(engine: Engine,
+                                                         tmp_path: Path) -> None:
+    """An engine used twice (the Python API) reads a file as it is at each run: Spark
+    keeps the schema and check of a CSV per file version (size, modification time)."""
+    from abcde.errors import InputError
+
+    path = tmp_path / "base.csv"
+    good = tmp_path / "good.csv"
+    good.write_text("item_id,cluster_id\na,1\nb,1\nc,2\n")
+    path.write_text("item_id,cluster_id\na,1\nb,2\nc,2\n")
+    assert impact(str(path), str(good), engine=engine).overall["items"] == 3
+    path.write_text("item_id,cluster_id\na,1\n\"b,2\nc,2\n")
+    with pytest.raises(InputError, match="line 3: a quoted value is never closed"):
+        impact(str(path), str(good), engine=engine)
+
+
+def test_csv_quotes_are_read_as_rfc_4180_on_every_engine(engine: Engine,
+                                                         tmp_path: Path) -> None:
+    """A quote inside a quoted value is written twice and a backslash is an ordinary
+    character (RFC 4180): every engine reads the ids Python's csv module reads. Spark's
+    default escape is a backslash: it read `"b""q"` as the id `"b""q"` and took
+    `"C:\\"` as a quote never closed."""
+    from abcde.inputs.sources import open_source
+
+    text = 'item_id,cluster_id\na,1\n"b""q",1\n"C:\\",2\n"x, y",2\nb"q,3\n'
+    path = tmp_path / "quotes.csv"
+    path.write_text(text)
+    want = sorted(row[0] for row in list(csv.reader(text.splitlines()))[1:])
+    assert want == ["C:\\", "a", 'b"q', 'b"q', "x, y"]
+    source = open_source(engine, "base", path, string_columns=["item_id"])
+    got = sorted(r["item_id"] for r in engine.fetch(engine.select_sql(source.relation)))
+    assert got == want
+
+
+def test_a_quoted_line_break_in_a_csv(engine: Engine, tmp_path: Path) -> None:
+    """A quoted value holding a line break is RFC 4180: DuckDB and PostgreSQL read it.
+    Spark reads a CSV line by line (multiLine would read each file in one task): it
+    refuses the file, with the line and why, instead of splitting the value into two
+    rows ("b with a NULL cluster, then b" in cluster 1) as it did."""
+    from abcde.errors import InputError
+    from abcde.inputs.sources import open_source
+
+    text = 'item_id,cluster_id\na,1\n"b\nb",1\nc,2\n'
+    path = tmp_path / "breaks.csv"
+    path.write_text(text)
+    if type(engine).__name__ != "SparkEngine":
+        source = open_source(engine, "base", path, string_columns=["item_id"])
+        got = sorted(r["item_id"] for r in engine.fetch(engine.select_sql(source.relation)))
+        assert got == sorted(row[0] for row in list(csv.reader(text.splitlines(True)))[1:])
+        return
+    with pytest.raises(InputError) as caught:
+        open_source(engine, "base", path, string_columns=["item_id"])
     message = str(caught.value)
-    assert str(bad) in message and f"line {line}" in message, message
-    assert "never closed" in message, message
+    assert message.startswith(f"table base ({path}): cannot parse {path}: line 3: a quoted "
+                              "value is never closed\n"), message
+    assert "Spark reads a CSV line by line" in message
+
+
+def test_a_malformed_csv_line_spark_reads_from_a_server_path() -> None:
+    """A file only a Spark Connect server sees cannot be read here for its line number:
+    the message quotes the line Spark found instead, with the same reason."""
+    from abcde.engines.spark import SparkEngine
+
+    eng = object.__new__(SparkEngine)  # no JVM: only the wording is checked
+    path = Path("/server/only/base.csv")
+    eng.file_labels[str(path)] = "base (/server/only/base.csv)"
+    for line, width, reason in (('"b,1', 2, "a quoted value is never closed"),
+                                ("b", 2, "1 field(s) where the header has 2"),
+                                ("b,1,x,y", 3, "more fields than the 3 of the header")):
+        err = eng._malformed_csv(path, line, width)
+        assert str(err).startswith(f"table base ({path}): cannot parse {path}: the line "
+                                   f"{line!r}: {reason}\n"), err
+        assert err.exit_code == 2
+        assert ("line by line" in str(err.hint)) == ("quote" in reason), err.hint
+    err = eng._malformed_csv(path)
+    assert "a quoted value is followed by more text" in str(err)

@@ -72,6 +72,23 @@ def test_pipelines_on_spark_connect_agree_with_duckdb(connect_engine: Any,
     same(ev[1]["uir"]["matrix"], ev[0]["uir"]["matrix"])
 
 
+@pytest.mark.parametrize(("line", "reason"), [
+    ('"b,1', "a quoted value is never closed"),  # found by the check's corrupt records
+    ('"b"x,1', "a quoted value is never closed"),  # by the inference (RAISE_ERROR)
+    ("b,1,x", "more fields than the 2 of the header"),
+])
+def test_a_malformed_csv_on_spark_connect(connect_engine: Any, tmp_path: Path, line: str,
+                                          reason: str) -> None:
+    """A malformed CSV line is refused on a Spark Connect server as on a classic
+    session, with its line (the server's errors reach the client as other classes)."""
+    bad = tmp_path / "bad.csv"
+    bad.write_text(f"item_id,cluster_id\na,1\n{line}\nc,2\n")
+    with pytest.raises(abcde.InputError) as caught:
+        abcde.impact(str(bad), INPUTS["exp"], engine=connect_engine)
+    assert str(caught.value).startswith(
+        f"table base ({bad}): cannot parse {bad}: line 3: {reason}\n"), caught.value
+
+
 def test_workspace_on_spark_connect(spark_connect_url: str, tmp_path: Path,
                                     caplog: pytest.LogCaptureFixture) -> None:
     """A round on a Spark Connect server with --workspace (a database of its catalog),

@@ -63,13 +63,21 @@ class CsvProblem:
 
 _CONVERT = re.compile(r'Error when converting column "(?P<col>.*?)"\. Could not convert string '
                       r'"(?P<value>.*?)" to \'(?P<type>.*?)\'')
+
+
+def _fields_reason(header: int, found: int) -> str:
+    return (f"more fields than the {header} of the header" if found > header
+            else f"{found} field(s) where the header has {header}")
+
+
+_FIELDS_HINT = ("Every line needs as many fields as the header; quote values holding the "
+                "delimiter.")
+UNCLOSED_QUOTE = "a quoted value is never closed"
+_UNCLOSED_HINT = "Close the quote; a quote inside a quoted value is written twice (\"\")."
 _REASONS = (
     (re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)"),
-     lambda m: (f"more fields than the {m[1]} of the header" if int(m[2]) > int(m[1])
-                else f"{m[2]} field(s) where the header has {m[1]}"),
-     "Every line needs as many fields as the header; quote values holding the delimiter."),
-    (re.compile(r"unterminated quote"), lambda m: "a quoted value is never closed",
-     "Close the quote; a quote inside a quoted value is written twice (\"\")."),
+     lambda m: _fields_reason(int(m[1]), int(m[2])), _FIELDS_HINT),
+    (re.compile(r"unterminated quote"), lambda m: UNCLOSED_QUOTE, _UNCLOSED_HINT),
     (re.compile(r"Invalid unicode"), lambda m: "the text is not valid UTF-8",
      "Save the file as UTF-8."),
     (re.compile(r"Maximum line size of (\d+) bytes exceeded"),
@@ -117,6 +125,33 @@ def _header_line(con: duckdb.DuckDBPyConnection, path: Path) -> str | None:
     except duckdb.Error:
         return None
     return row[0] if row and row[0] is not None else None
+
+
+def line_problem(line: str, width: int) -> tuple[str, str]:
+    """Why one line of a CSV whose header has `width` fields is malformed (a line an
+    engine refused without saying why), in `csv_problem`'s words: (reason, hint)."""
+    try:
+        fields = next(csv.reader([line], strict=True), [])
+    except csv.Error:  # "unexpected end of data": a quote open at the line's end
+        return UNCLOSED_QUOTE, _UNCLOSED_HINT
+    return _fields_reason(width, len(fields)), _FIELDS_HINT
+
+
+def line_number(path: Path, line: str) -> int | None:
+    """The number (the header is 1) of the first line of the file that reads `line`
+    (without its line break), or None when there is none or the file cannot be read
+    here (e.g. a path of a Spark Connect server)."""
+    if path.suffix.lower() == ".zst":
+        return None
+    try:
+        opener = gzip.open if path.suffix.lower() == ".gz" else open
+        with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as f:
+            for number, text in enumerate(f, start=1):
+                if text.rstrip("\r\n") == line:
+                    return number
+    except OSError:
+        return None
+    return None
 
 
 def strict_csv_problem(path: Path) -> CsvProblem | None:

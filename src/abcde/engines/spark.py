@@ -29,14 +29,21 @@ from pathlib import Path
 from typing import Any
 
 from abcde.engines.base import Engine, sql_type_of
-from abcde.engines.files import write_rows
+from abcde.engines.files import (
+    UNCLOSED_QUOTE,
+    CsvProblem,
+    line_number,
+    line_problem,
+    strict_csv_problem,
+    write_rows,
+)
 from abcde.errors import EngineError, EngineUnavailable, InputError
 from abcde.sql.dialects import Spark
 from abcde.sql.quoting import ident, table_ref
 
 try:
     from pyspark.errors import PySparkException
-    from pyspark.sql import SparkSession
+    from pyspark.sql import DataFrameReader, SparkSession
     from pyspark.sql import types as T
 except ImportError as err:  # pragma: no cover - depends on the installed extras
     raise EngineUnavailable("the Spark engine needs PySpark: pip install 'abcde[spark]'"
@@ -327,20 +334,35 @@ def remote_session(url: str, conf: Conf = (), probe_retries: int = 4) -> SparkSe
     return session
 
 
+def _java_cause(err: Exception) -> str:
+    """The line of a Py4J error that says what failed: its last "Caused by", else the
+    Java exception's own line (its first line only names the Py4J call)."""
+    lines = [line.strip() for line in str(err).splitlines()]
+    causes = [line for line in lines if line.startswith("Caused by:")]
+    errors = [line.lstrip(": ") for line in lines if line.startswith(": ")]
+    return (causes[-1:] or errors[:1] or [type(err).__name__])[0][:500]
+
+
 def _driver_failure(err: Exception, sql: str) -> EngineError:
     """A failure of the JVM under a classic session (not a refusal of the SQL): most
     often its driver ran out of heap and the SparkContext shut down, which surfaces as
     a Py4J error (an internal error of Spark's, a NullPointerException of its
     scheduler) rather than as an error of the query."""
-    lines = [line.strip() for line in str(err).splitlines()]
-    causes = [line for line in lines if line.startswith("Caused by:")]
-    errors = [line.lstrip(": ") for line in lines if line.startswith(": ")]
-    what = (causes[-1:] or errors[:1] or [type(err).__name__])[0]
+    what = _java_cause(err)
     return EngineError(
-        f"Spark failed while running a step: {what[:500]}\nWhen the SparkContext has shut "
+        f"Spark failed while running a step: {what}\nWhen the SparkContext has shut "
         "down, the usual cause is a driver out of memory: give it more (--spark-conf "
         "spark.driver.memory=8g) or split the work finer (--spark-conf "
         f"spark.sql.shuffle.partitions=64).\n{sql}")
+
+
+def _csv_reader(spark: SparkSession) -> DataFrameReader:
+    """Spark's CSV reader with a header, reading quotes as RFC 4180 and the other engines
+    do: a quote inside a quoted value is written twice (Spark's default escape is a
+    backslash: "a""b" stayed the id "a""b" and "C:\\" never closed), and a quoted value
+    followed by more text ("b"x) is an error, not the value "b"x."""
+    return (spark.read.option("header", "true").option("escape", '"')
+            .option("unescapedQuoteHandling", "RAISE_ERROR"))
 
 
 class SparkEngine(Engine):
@@ -382,6 +404,8 @@ class SparkEngine(Engine):
         self.spark = spark
         self.work_schema = work_schema or f"abcde_work_{secrets.token_hex(4)}"
         self._views: list[str] = []
+        # CSV files read and checked, by (path, size, modification time): `_csv_schema`
+        self._csv_schemas: dict[tuple[str, int, int], T.StructType] = {}
         self.execute(f"CREATE DATABASE IF NOT EXISTS {self._quote(self.work_schema)}")
 
     @staticmethod
@@ -428,26 +452,106 @@ class SparkEngine(Engine):
                       string_columns: Sequence[str] = ()) -> None:
         """A temporary view over the file (read by Spark: by the server of a Spark
         Connect session); CSV types are inferred, except that `string_columns` are read
-        as text (ids such as 007 stay distinct from 7)."""
+        as text (ids such as 007 stay distinct from 7). A CSV with a malformed line is
+        an `InputError` (`_check_csv`)."""
         try:
             with quiet_pyspark():
                 if fmt == "parquet":
                     df = self.spark.read.parquet(str(path))
                 elif fmt == "csv":
-                    reader = self.spark.read.option("header", "true")
-                    df = reader.option("inferSchema", "true").csv(str(path))
+                    schema = self._csv_schema(path)
                     if string_columns:
                         schema = T.StructType([
                             T.StructField(f.name, T.StringType() if f.name in string_columns
-                                          else f.dataType, True) for f in df.schema.fields])
-                        df = reader.schema(schema).csv(str(path))
+                                          else f.dataType, True) for f in schema.fields])
+                    df = _csv_reader(self.spark).schema(schema).csv(str(path))
                 else:
                     raise InputError(f"{path}: unsupported file format {fmt!r} (use CSV or "
                                      "Parquet)")
                 df.createOrReplaceTempView(name)
         except PySparkException as err:
             raise EngineError(f"Spark cannot read {path}: {err}") from err
+        except Py4JError as err:  # a failed job of a classic session (e.g. a corrupt .gz)
+            raise EngineError(f"Spark cannot read {path}: {_java_cause(err)}") from err
         self._views.append(name)
+
+    def _csv_schema(self, path: Path) -> T.StructType:
+        """The schema Spark infers for a CSV file (a pass over the whole file), once the
+        file is known to hold no malformed line (`_check_csv`, another pass). Both are
+        kept for the file as it is now: inputs are registered twice (again with their
+        id columns as text), and a second inference would cost more than the check."""
+        try:
+            stat = path.stat()
+            key: tuple[str, int, int] | None = (str(path), stat.st_size, stat.st_mtime_ns)
+        except OSError:  # a path only the Spark Connect server sees
+            key = None
+        if key is not None and key in self._csv_schemas:
+            return self._csv_schemas[key]
+        try:
+            schema = _csv_reader(self.spark).option("inferSchema", "true").csv(str(path)).schema
+            self._check_csv(path, schema.fieldNames())
+        except (PySparkException, Py4JError) as err:
+            if "Unescaped quote character" not in str(err):
+                raise
+            # unescapedQuoteHandling=RAISE_ERROR: a quoted value followed by more text
+            # ("b"x), which Spark otherwise took as the value "b"x
+            raise self._malformed_csv(path) from err
+        if key is not None:
+            self._csv_schemas[key] = schema
+        return schema
+
+    def _check_csv(self, path: Path, names: Sequence[str]) -> None:
+        """Refuse a CSV with a line of more or fewer fields than its header, as the other
+        engines do; an unclosed quote is one (its value runs to the end of the line).
+        Spark's PERMISSIVE read pads or cuts such a line into a row ("b,1 became the id
+        `b,1` with a NULL cluster), and FAILFAST misses it when a query needs only some
+        columns (Spark then splits only those). The line's text comes in a corrupt-record
+        column, which also makes Spark split every field. The fields are read as text
+        (a fifth cheaper than converting them; the inferred types fit every value)."""
+        raw = "_abcde_malformed_line"
+        while raw in names:
+            raw += "_"
+        text = [T.StructField(n, T.StringType()) for n in [*names, raw]]
+        frame = (_csv_reader(self.spark).schema(T.StructType(text))
+                 .option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", raw)
+                 .csv(str(path)))
+        # One job over every split (LIMIT 1 would scan them in growing rounds), in SQL
+        # text (pyspark.sql.functions of a classic session fail under Spark Connect in
+        # the same process). Every column is used: Spark checks the fields of the columns
+        # a query reads only, and refuses a query of the corrupt-record column alone.
+        fields = ", ".join(self._quote(n) for n in names)
+        found = (frame.where(f"{self._quote(raw)} IS NOT NULL")
+                 .selectExpr(f"first({self._quote(raw)}) AS line", f"max(hash({fields})) AS any")
+                 .first())
+        if found is not None and found["line"] is not None:
+            raise self._malformed_csv(path, found["line"], len(names))
+
+    def _malformed_csv(self, path: Path, line: str | None = None, width: int = 0
+                       ) -> InputError:
+        """The error for a CSV Spark found a malformed `line` in (its text, of a header of
+        `width` fields; None: a quoted value followed by more text). A file abcde can
+        read here is read strictly as the other engines read it, for the same message
+        (the first malformed line, by number); else the line is found by its text."""
+        label = self.file_labels.get(str(path))
+        problem = strict_csv_problem(path)
+        if problem is not None:
+            return InputError(problem.message(), table=label, column=problem.column,
+                              hint=problem.hint)
+        if line is None:
+            return InputError(f"cannot parse {path}: a quoted value is followed by more "
+                              "text before the delimiter", table=label,
+                              hint="Quote the whole value; a quote inside a quoted value is "
+                                   "written twice (\"\").")
+        reason, hint = line_problem(line, width)
+        if reason == UNCLOSED_QUOTE:  # or one the other engines read: across lines
+            hint += (" Spark reads a CSV line by line: a quoted value cannot hold a line "
+                     "break (give such a file as Parquet).")
+        number = line_number(path, line)
+        if number is None:  # not a file of this machine (a Spark Connect server's)
+            return InputError(f"cannot parse {path}: the line {line!r}: {reason}",
+                              table=label, hint=hint)
+        return InputError(CsvProblem(str(path), number, reason).message(), table=label,
+                          hint=hint)
 
     def register_rows(self, name: str, columns: Sequence[str], rows: Sequence[tuple]) -> None:
         types = [sql_type_of(row[k] for row in rows) for k in range(len(columns))]
