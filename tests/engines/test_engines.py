@@ -504,3 +504,103 @@ def test_a_malformed_csv_line_spark_reads_from_a_server_path() -> None:
         assert ("line by line" in str(err.hint)) == ("quote" in reason), err.hint
     err = eng._malformed_csv(path)
     assert "a quoted value is followed by more text" in str(err)
+
+
+def _write_delimited(path: Path, header: tuple[str, ...], rows: list[tuple[Any, ...]],
+                     delimiter: str) -> Path:
+    with path.open("w", newline="") as f:
+        writer = csv.writer(f, delimiter=delimiter, lineterminator="\n")
+        writer.writerow(header)
+        writer.writerows(rows)
+    return path
+
+
+@pytest.mark.parametrize(("suffix", "delimiter"), [
+    (".csv", ","), (".tsv", "\t"), (".csv", "\t"), (".csv", ";"), (".txt", "|")])
+def test_a_csv_is_read_with_the_delimiter_of_its_header(
+        engine: Engine, tmp_path: Path, suffix: str, delimiter: str) -> None:
+    """A tab-, semicolon- or pipe-separated file is read as DuckDB sniffs it, on every
+    engine: the same numbers as the brute-force definitions. Spark always split at
+    commas, so a .tsv was one column `item_id\\tcluster_id` ("no column 'item_id'"), and a
+    ;-file one whose ids held the whole line. An id holding a comma (quoted only in the
+    comma file) stays one id."""
+    case = _random_case(11, n=120)
+    base, exp, weight = case["base"], case["exp"], case["weights"]
+    renamed = {"i0003": "i0003, b", "i0004": "i0004;c"}
+    base = {renamed.get(i, i): c for i, c in base.items()}
+    exp = {renamed.get(i, i): c for i, c in exp.items()}
+    weight = {renamed.get(i, i): w for i, w in weight.items()}
+    files = [_write_delimited(tmp_path / f"{name}{suffix}", header, rows, delimiter)
+             for name, header, rows in (
+                 ("base", ("item_id", "cluster_id"), list(base.items())),
+                 ("exp", ("item_id", "cluster_id"), list(exp.items())),
+                 ("weights", ("item_id", "weight"), [(i, repr(w)) for i, w in weight.items()]))]
+    got = impact(*(str(f) for f in files), engine=engine).to_dict()["overall"]
+    want = impact_overall(base, exp, weight)
+    for m in OVERALL_KEYS:
+        assert _close(got[m], want[m]), (m, got[m], want[m])
+
+
+@pytest.mark.parametrize(("before", "line"), [(1, 3), (5000, 5002)])
+def test_a_csv_that_is_not_utf8_is_refused_with_its_line(
+        engine: Engine, tmp_path: Path, before: int, line: int) -> None:
+    """README: text that is not UTF-8 is refused, naming the file and the line, on every
+    engine (also past the rows DuckDB sniffs). Spark decoded a Latin-1 byte as U+FFFD:
+    the id `bé` became `b\\ufffd`, and two ids differing there became one."""
+    from abcde.errors import InputError
+
+    bad = tmp_path / "latin1.csv"
+    bad.write_bytes(b"item_id,cluster_id\n" + b"".join(b"a%d,1\n" % k for k in range(before))
+                    + "b\xe9,1\nc,2\n".encode("latin-1"))
+    good = tmp_path / "good.csv"
+    good.write_text("item_id,cluster_id\na0,1\nc,2\n")
+    with pytest.raises(InputError) as caught:
+        impact(str(bad), str(good), engine=engine)
+    assert caught.value.exit_code == 2
+    message = str(caught.value)
+    assert message.startswith(f"table base ({bad}): cannot parse {bad}: line {line}: the "
+                              "text is not valid UTF-8\n"), message
+    assert "UTF-8" in str(caught.value.hint)
+
+
+def test_a_utf8_csv_holding_the_replacement_character_is_read(engine: Engine,
+                                                              tmp_path: Path) -> None:
+    """U+FFFD written as UTF-8 is text like any other: Spark, which finds bytes that are
+    not UTF-8 by the U+FFFD it decodes them to, reads such a file as the others do."""
+    from abcde.inputs.sources import open_source
+
+    path = tmp_path / "fffd.csv"
+    path.write_text("item_id,cluster_id\na,1\nb\ufffd,1\nb,2\n", encoding="utf-8")
+    source = open_source(engine, "base", path, string_columns=["item_id"])
+    got = sorted(r["item_id"] for r in engine.fetch(engine.select_sql(source.relation)))
+    assert got == ["a", "b", "b\ufffd"]
+
+
+@pytest.mark.spark
+def test_spark_judges_a_server_only_csv_by_its_header_and_bytes(
+        spark_session: Any, tmp_path: Path) -> None:
+    """A file only a Spark Connect server sees cannot be sniffed here: Spark reads its
+    header line for the delimiter, and its lines as bytes for the first that is not
+    UTF-8 (quoted, as the other server-path messages quote the line)."""
+    from abcde.engines.spark import SparkEngine
+
+    eng = SparkEngine(spark_session)
+    try:
+        for delimiter in ",\t;|":
+            path = tmp_path / "server.csv"
+            _write_delimited(path, ("item_id", "cluster_id"), [("a, b", 1)], delimiter)
+            assert eng._csv_delimiter(path, local=False) == delimiter
+        one = tmp_path / "one.csv"
+        one.write_text("item_id\na\n")
+        assert eng._csv_delimiter(one, local=False) == ","
+        bad = tmp_path / "bad.csv"
+        bad.write_bytes("item_id,cluster_id\na,1\nb\xe9,1\n".encode("latin-1"))
+        err = eng._not_utf8(bad, ",", local=False)
+        assert err is not None and err.exit_code == 2
+        assert str(err).startswith(f"cannot parse {bad}: the line 'b\ufffd,1': the text is "
+                                   "not valid UTF-8\n"), err
+        fffd = tmp_path / "fffd.csv"
+        fffd.write_text("item_id,cluster_id\nb\ufffd,1\n", encoding="utf-8")
+        assert eng._not_utf8(fffd, ",", local=False) is None
+    finally:
+        eng.close()

@@ -89,6 +89,28 @@ def test_a_malformed_csv_on_spark_connect(connect_engine: Any, tmp_path: Path, l
         f"table base ({bad}): cannot parse {bad}: line 3: {reason}\n"), caught.value
 
 
+def test_delimiters_and_encoding_on_spark_connect(connect_engine: Any, tmp_path: Path) -> None:
+    """A tab-separated CSV is read with its delimiter on a Spark Connect session (the
+    same numbers as DuckDB), and text that is not UTF-8 is refused with its line."""
+    tsv = {}
+    for role in ("base", "exp", "weights"):
+        text = Path(INPUTS[role]).read_text()
+        tsv[role] = tmp_path / f"{role}.tsv"
+        tsv[role].write_text(text.replace(",", "\t"))
+    got = abcde.impact(*(str(tsv[r]) for r in ("base", "exp", "weights")),
+                       engine=connect_engine).to_dict()
+    same(got["overall"], abcde.impact(**INPUTS).to_dict()["overall"])
+    assert connect_engine._csv_delimiter(tsv["base"], local=False) == "\t"
+    bad = tmp_path / "latin1.csv"
+    bad.write_bytes("item_id,cluster_id\na,1\nb\xe9,1\n".encode("latin-1"))
+    with pytest.raises(abcde.InputError) as caught:
+        abcde.impact(str(bad), INPUTS["exp"], engine=connect_engine)
+    assert str(caught.value).startswith(
+        f"table base ({bad}): cannot parse {bad}: line 3: the text is not valid UTF-8\n")
+    err = connect_engine._not_utf8(bad, ",", local=False)  # as if only the server saw it
+    assert f"cannot parse {bad}: the line 'b\ufffd,1': the text is not valid" in str(err)
+
+
 def test_workspace_on_spark_connect(spark_connect_url: str, tmp_path: Path,
                                     caplog: pytest.LogCaptureFixture) -> None:
     """A round on a Spark Connect server with --workspace (a database of its catalog),

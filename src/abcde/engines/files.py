@@ -73,13 +73,15 @@ def _fields_reason(header: int, found: int) -> str:
 _FIELDS_HINT = ("Every line needs as many fields as the header; quote values holding the "
                 "delimiter.")
 UNCLOSED_QUOTE = "a quoted value is never closed"
+NOT_UTF8 = "the text is not valid UTF-8"
+NOT_UTF8_HINT = ("Save the file as UTF-8: re-encode it from the encoding it was written in, "
+                 "e.g. iconv -f WINDOWS-1252 -t UTF-8 old.csv > new.csv.")
 _UNCLOSED_HINT = "Close the quote; a quote inside a quoted value is written twice (\"\")."
 _REASONS = (
     (re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)"),
      lambda m: _fields_reason(int(m[1]), int(m[2])), _FIELDS_HINT),
     (re.compile(r"unterminated quote"), lambda m: UNCLOSED_QUOTE, _UNCLOSED_HINT),
-    (re.compile(r"Invalid unicode"), lambda m: "the text is not valid UTF-8",
-     "Save the file as UTF-8."),
+    (re.compile(r"Invalid unicode"), lambda m: NOT_UTF8, NOT_UTF8_HINT),
     (re.compile(r"Maximum line size of (\d+) bytes exceeded"),
      lambda m: f"longer than {m[1]} bytes (an unclosed quote?)", "Fix the line."),
 )
@@ -127,11 +129,12 @@ def _header_line(con: duckdb.DuckDBPyConnection, path: Path) -> str | None:
     return row[0] if row and row[0] is not None else None
 
 
-def line_problem(line: str, width: int) -> tuple[str, str]:
-    """Why one line of a CSV whose header has `width` fields is malformed (a line an
-    engine refused without saying why), in `csv_problem`'s words: (reason, hint)."""
+def line_problem(line: str, width: int, delimiter: str = ",") -> tuple[str, str]:
+    """Why one line of a CSV whose header has `width` fields split at `delimiter` is
+    malformed (a line an engine refused without saying why), in `csv_problem`'s words:
+    (reason, hint)."""
     try:
-        fields = next(csv.reader([line], strict=True), [])
+        fields = next(csv.reader([line], delimiter=delimiter, strict=True), [])
     except csv.Error:  # "unexpected end of data": a quote open at the line's end
         return UNCLOSED_QUOTE, _UNCLOSED_HINT
     return _fields_reason(width, len(fields)), _FIELDS_HINT
@@ -154,20 +157,55 @@ def line_number(path: Path, line: str) -> int | None:
     return None
 
 
-def strict_csv_problem(path: Path) -> CsvProblem | None:
+#: The delimiters DuckDB's sniffer chooses from (its error "Delimiter Candidates").
+DELIMITERS = ",\t;|"
+
+
+def header_delimiter(header: str) -> str | None:
+    """The delimiter a CSV's header line suggests: of `DELIMITERS`, the most frequent in
+    it that splits it into two or more distinct names; None when none does."""
+    for delim in sorted(DELIMITERS, key=lambda d: -header.count(d)):
+        names = next(csv.reader([header], delimiter=delim))
+        if len(names) >= 2 and len(set(names)) == len(names):
+            return delim
+    return None
+
+
+def csv_delimiter(path: Path) -> str | None:
+    """The delimiter DuckDB reads a CSV with (its sniffer, with `file_source`'s quote
+    and header), else the one its header line suggests (the sniffer gives up on a file
+    whose sample has an unclosed quote or a byte that is not UTF-8; the strict read
+    then finds that line); None when the file cannot be read here (e.g. a path of a
+    Spark Connect server) or its header suggests none."""
+    con = duckdb.connect(":memory:")
+    try:
+        row = con.execute("SELECT Delimiter FROM sniff_csv(?, header = true, quote = '\"')",
+                          [str(path)]).fetchone()
+        if row and row[0] in DELIMITERS:
+            return row[0]
+    except duckdb.Error:
+        pass
+    try:
+        header = _header_line(con, path)
+    finally:
+        con.close()
+    return header_delimiter(header) if header is not None else None
+
+
+def strict_csv_problem(path: Path, delimiter: str | None = None) -> CsvProblem | None:
     """Read a CSV whose header was not understood with the delimiter its header line
-    suggests, strictly: the first malformed line, or None when it parses (then the
-    header simply lacks a column). DuckDB's sniffer otherwise settles on a dialect in
-    which every line is one value, and the file seems to lack its columns."""
+    suggests (or `delimiter`, the one an engine read it with), strictly: the first
+    malformed line, or None when it parses (then the header simply lacks a column).
+    DuckDB's sniffer otherwise settles on a dialect in which every line is one value,
+    and the file seems to lack its columns."""
     con = duckdb.connect(":memory:")
     try:
         header = _header_line(con, path)
         if header is None:
             return None
-        for delim in sorted(",\t;|", key=lambda d: -header.count(d)):
+        delim = delimiter or header_delimiter(header)
+        if delim is not None:
             names = next(csv.reader([header], delimiter=delim))
-            if len(names) < 2 or len(set(names)) < len(names):
-                continue
             columns = ", ".join(f"{literal(c)}: 'VARCHAR'" for c in names)
             try:
                 con.execute(f"SELECT COUNT(*) FROM read_csv({literal(str(path))}, header = true, "
@@ -175,7 +213,6 @@ def strict_csv_problem(path: Path) -> CsvProblem | None:
                             f"escape = '\"', columns = {{{columns}}})").fetchall()
             except duckdb.Error as err:
                 return csv_problem(str(err))
-            return None
         return None
     finally:
         con.close()

@@ -30,8 +30,12 @@ from typing import Any
 
 from abcde.engines.base import Engine, sql_type_of
 from abcde.engines.files import (
+    NOT_UTF8,
+    NOT_UTF8_HINT,
     UNCLOSED_QUOTE,
     CsvProblem,
+    csv_delimiter,
+    header_delimiter,
     line_number,
     line_problem,
     strict_csv_problem,
@@ -356,12 +360,13 @@ def _driver_failure(err: Exception, sql: str) -> EngineError:
         f"spark.sql.shuffle.partitions=64).\n{sql}")
 
 
-def _csv_reader(spark: SparkSession) -> DataFrameReader:
-    """Spark's CSV reader with a header, reading quotes as RFC 4180 and the other engines
-    do: a quote inside a quoted value is written twice (Spark's default escape is a
-    backslash: "a""b" stayed the id "a""b" and "C:\\" never closed), and a quoted value
-    followed by more text ("b"x) is an error, not the value "b"x."""
-    return (spark.read.option("header", "true").option("escape", '"')
+def _csv_reader(spark: SparkSession, sep: str) -> DataFrameReader:
+    """Spark's CSV reader with a header and the delimiter `sep`, reading quotes as RFC
+    4180 and the other engines do: a quote inside a quoted value is written twice
+    (Spark's default escape is a backslash: "a""b" stayed the id "a""b" and "C:\\" never
+    closed), and a quoted value followed by more text ("b"x) is an error, not the value
+    "b"x."""
+    return (spark.read.option("header", "true").option("sep", sep).option("escape", '"')
             .option("unescapedQuoteHandling", "RAISE_ERROR"))
 
 
@@ -404,8 +409,8 @@ class SparkEngine(Engine):
         self.spark = spark
         self.work_schema = work_schema or f"abcde_work_{secrets.token_hex(4)}"
         self._views: list[str] = []
-        # CSV files read and checked, by (path, size, modification time): `_csv_schema`
-        self._csv_schemas: dict[tuple[str, int, int], T.StructType] = {}
+        # CSV files read and checked, by (path, size, modification time): `_csv_format`
+        self._csv_formats: dict[tuple[str, int, int], tuple[T.StructType, str]] = {}
         self.execute(f"CREATE DATABASE IF NOT EXISTS {self._quote(self.work_schema)}")
 
     @staticmethod
@@ -459,12 +464,12 @@ class SparkEngine(Engine):
                 if fmt == "parquet":
                     df = self.spark.read.parquet(str(path))
                 elif fmt == "csv":
-                    schema = self._csv_schema(path)
+                    schema, sep = self._csv_format(path)
                     if string_columns:
                         schema = T.StructType([
                             T.StructField(f.name, T.StringType() if f.name in string_columns
                                           else f.dataType, True) for f in schema.fields])
-                    df = _csv_reader(self.spark).schema(schema).csv(str(path))
+                    df = _csv_reader(self.spark, sep).schema(schema).csv(str(path))
                 else:
                     raise InputError(f"{path}: unsupported file format {fmt!r} (use CSV or "
                                      "Parquet)")
@@ -475,44 +480,65 @@ class SparkEngine(Engine):
             raise EngineError(f"Spark cannot read {path}: {_java_cause(err)}") from err
         self._views.append(name)
 
-    def _csv_schema(self, path: Path) -> T.StructType:
-        """The schema Spark infers for a CSV file (a pass over the whole file), once the
-        file is known to hold no malformed line (`_check_csv`, another pass). Both are
-        kept for the file as it is now: inputs are registered twice (again with their
-        id columns as text), and a second inference would cost more than the check."""
+    def _csv_format(self, path: Path) -> tuple[T.StructType, str]:
+        """The schema Spark infers for a CSV file (a pass over the whole file) and the
+        delimiter it is read with (`_csv_delimiter`), once the file is known to hold no
+        malformed line and only UTF-8 (`_check_csv`, another pass). Both are kept for
+        the file as it is now: inputs are registered twice (again with their id columns
+        as text), and a second inference would cost more than the check."""
         try:
             stat = path.stat()
             key: tuple[str, int, int] | None = (str(path), stat.st_size, stat.st_mtime_ns)
         except OSError:  # a path only the Spark Connect server sees
             key = None
-        if key is not None and key in self._csv_schemas:
-            return self._csv_schemas[key]
+        if key is not None and key in self._csv_formats:
+            return self._csv_formats[key]
+        local = key is not None
+        sep = self._csv_delimiter(path, local=local)
         try:
-            schema = _csv_reader(self.spark).option("inferSchema", "true").csv(str(path)).schema
-            self._check_csv(path, schema.fieldNames())
+            schema = (_csv_reader(self.spark, sep).option("inferSchema", "true")
+                      .csv(str(path)).schema)
+            self._check_csv(path, schema.fieldNames(), sep, local=local)
         except (PySparkException, Py4JError) as err:
             if "Unescaped quote character" not in str(err):
                 raise
             # unescapedQuoteHandling=RAISE_ERROR: a quoted value followed by more text
             # ("b"x), which Spark otherwise took as the value "b"x
-            raise self._malformed_csv(path) from err
+            raise self._malformed_csv(path, sep=sep) from err
         if key is not None:
-            self._csv_schemas[key] = schema
-        return schema
+            self._csv_formats[key] = (schema, sep)
+        return schema, sep
 
-    def _check_csv(self, path: Path, names: Sequence[str]) -> None:
+    def _csv_delimiter(self, path: Path, *, local: bool) -> str:
+        """The delimiter DuckDB would read the CSV with (`csv_delimiter`: a .tsv, or a
+        file separated by ; or |, is not one column of whole lines as Spark's default
+        comma made it). A file only a Spark Connect server sees is judged by its header
+        line, read by Spark; a comma when the header suggests no other."""
+        if local:
+            return csv_delimiter(path) or ","
+        try:
+            with quiet_pyspark():
+                first = self.spark.read.text(str(path)).first()
+        except (PySparkException, Py4JError):  # the CSV read that follows says why
+            return ","
+        return (header_delimiter(first[0]) if first is not None and first[0] else None) or ","
+
+    def _check_csv(self, path: Path, names: Sequence[str], sep: str, *, local: bool
+                   ) -> None:
         """Refuse a CSV with a line of more or fewer fields than its header, as the other
         engines do; an unclosed quote is one (its value runs to the end of the line).
         Spark's PERMISSIVE read pads or cuts such a line into a row ("b,1 became the id
         `b,1` with a NULL cluster), and FAILFAST misses it when a query needs only some
         columns (Spark then splits only those). The line's text comes in a corrupt-record
         column, which also makes Spark split every field. The fields are read as text
-        (a fifth cheaper than converting them; the inferred types fit every value)."""
+        (a fifth cheaper than converting them; the inferred types fit every value).
+        Refuse as well text that is not UTF-8 (`_not_utf8`): Spark decodes such a byte as
+        U+FFFD, so `bé` in Latin-1 became the id `b\ufffd` (and two ids one)."""
         raw = "_abcde_malformed_line"
         while raw in names:
             raw += "_"
         text = [T.StructField(n, T.StringType()) for n in [*names, raw]]
-        frame = (_csv_reader(self.spark).schema(T.StructType(text))
+        frame = (_csv_reader(self.spark, sep).schema(T.StructType(text))
                  .option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", raw)
                  .csv(str(path)))
         # One job over every split (LIMIT 1 would scan them in growing rounds), in SQL
@@ -520,20 +546,45 @@ class SparkEngine(Engine):
         # the same process). Every column is used: Spark checks the fields of the columns
         # a query reads only, and refuses a query of the corrupt-record column alone.
         fields = ", ".join(self._quote(n) for n in names)
-        found = (frame.where(f"{self._quote(raw)} IS NOT NULL")
-                 .selectExpr(f"first({self._quote(raw)}) AS line", f"max(hash({fields})) AS any")
+        replaced = " OR ".join(f"instr({self._quote(n)}, '\ufffd') > 0" for n in names)
+        found = (frame.where(f"{self._quote(raw)} IS NOT NULL OR {replaced}")
+                 .selectExpr(f"first({self._quote(raw)}, true) AS line", "count(1) AS lines",
+                             f"max(hash({fields})) AS any")
                  .first())
         if found is not None and found["line"] is not None:
-            raise self._malformed_csv(path, found["line"], len(names))
+            raise self._malformed_csv(path, found["line"], len(names), sep)
+        if (found is not None and found["lines"]) or any("\ufffd" in n for n in names):
+            problem = self._not_utf8(path, sep, local=local)
+            if problem is not None:
+                raise problem
 
-    def _malformed_csv(self, path: Path, line: str | None = None, width: int = 0
-                       ) -> InputError:
-        """The error for a CSV Spark found a malformed `line` in (its text, of a header of
-        `width` fields; None: a quoted value followed by more text). A file abcde can
-        read here is read strictly as the other engines read it, for the same message
-        (the first malformed line, by number); else the line is found by its text."""
+    def _not_utf8(self, path: Path, sep: str, *, local: bool) -> InputError | None:
+        """The error for a CSV in which Spark read a U+FFFD: a byte that is not UTF-8 (the
+        first such line, as the other engines name it), or None when the file holds
+        that character itself. A file only a Spark Connect server sees (not `local`) is
+        read there as lines of bytes (Spark's text source does not decode them)."""
         label = self.file_labels.get(str(path))
-        problem = strict_csv_problem(path)
+        if local:
+            problem = strict_csv_problem(path, sep)
+            return None if problem is None else InputError(
+                problem.message(), table=label, column=problem.column, hint=problem.hint)
+        with quiet_pyspark():
+            found = (self.spark.read.text(str(path)).where("NOT is_valid_utf8(value)")
+                     .selectExpr("make_valid_utf8(value) AS line").first())
+        if found is None:
+            return None
+        return InputError(f"cannot parse {path}: the line {found['line']!r}: {NOT_UTF8}",
+                          table=label, hint=NOT_UTF8_HINT)
+
+    def _malformed_csv(self, path: Path, line: str | None = None, width: int = 0,
+                       sep: str = ",") -> InputError:
+        """The error for a CSV Spark found a malformed `line` in (its text, of a header of
+        `width` fields split at `sep`; None: a quoted value followed by more text). A
+        file abcde can read here is read strictly as the other engines read it, for the
+        same message (the first malformed line, by number); else the line is found by
+        its text."""
+        label = self.file_labels.get(str(path))
+        problem = strict_csv_problem(path, sep)
         if problem is not None:
             return InputError(problem.message(), table=label, column=problem.column,
                               hint=problem.hint)
@@ -542,7 +593,7 @@ class SparkEngine(Engine):
                               "text before the delimiter", table=label,
                               hint="Quote the whole value; a quote inside a quoted value is "
                                    "written twice (\"\").")
-        reason, hint = line_problem(line, width)
+        reason, hint = line_problem(line, width, sep)
         if reason == UNCLOSED_QUOTE:  # or one the other engines read: across lines
             hint += (" Spark reads a CSV line by line: a quoted value cannot hold a line "
                      "break (give such a file as Parquet).")
