@@ -604,3 +604,18 @@ def test_spark_judges_a_server_only_csv_by_its_header_and_bytes(
         assert eng._not_utf8(fffd, ",", local=False) is None
     finally:
         eng.close()
+
+
+def test_a_csv_with_another_delimiter_is_one_column_and_says_which_to_use(
+        engine: Engine, tmp_path: Path) -> None:
+    """A delimiter none of the engines sniffs (`:`) leaves one column on each: the
+    missing-column error says which delimiters a CSV may use."""
+    from abcde.errors import InputError
+
+    path = tmp_path / "colon.csv"
+    path.write_text("item_id:cluster_id\na:1\nb:2\n")
+    with pytest.raises(InputError) as caught:
+        impact(str(path), str(path), engine=engine)
+    assert caught.value.exit_code == 2
+    assert "its columns are 'item_id:cluster_id'" in str(caught.value)
+    assert "separated by a comma, a tab, ; or |" in str(caught.value.hint)

@@ -54,11 +54,16 @@ class Source:
             if problem is not None:
                 raise InputError(problem.message(), table=self.label, hint=problem.hint)
         shown = ", ".join(repr(c) for c in self.columns) or "(none)"
+        hint = f"Name the column with {option}."
+        if self.fmt == "csv" and len(self.columns) == 1:
+            # e.g. `item_id:cluster_id`: a delimiter no engine sniffs
+            hint += (" The file was read as one column: its fields must be separated by a "
+                     "comma, a tab, ; or | (the one its header line holds).")
         raise InputError(
             f"no column {column!r} ({purpose}); its columns are {shown}",
             table=self.label,
             column=column,
-            hint=f"Name the column with {option}.",
+            hint=hint,
         )
 
     def require_scalar(self, column: str) -> None:
