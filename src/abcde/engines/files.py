@@ -10,6 +10,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 import duckdb
 
@@ -108,12 +109,18 @@ def csv_problem(text: str) -> CsvProblem | None:
     return CsvProblem(name, n, "malformed line")
 
 
+def _text_lines(path: Path) -> TextIO:
+    """A plain or .gz CSV file opened as text (undecodable bytes replaced), for reading
+    its lines in Python; not a .zst (Python has no zstd before 3.14)."""
+    opener = gzip.open if path.suffix.lower() == ".gz" else open
+    return opener(path, "rt", encoding="utf-8", errors="replace", newline="")
+
+
 def _header_line(con: duckdb.DuckDBPyConnection, path: Path) -> str | None:
     """The first line of a CSV file (.gz and .zst decompressed), None if unreadable."""
     if path.suffix.lower() != ".zst":
         try:
-            opener = gzip.open if path.suffix.lower() == ".gz" else open
-            with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as f:
+            with _text_lines(path) as f:
                 return f.readline().rstrip("\r\n")
         except OSError:
             return None
@@ -147,8 +154,7 @@ def line_number(path: Path, line: str) -> int | None:
     if path.suffix.lower() == ".zst":
         return None
     try:
-        opener = gzip.open if path.suffix.lower() == ".gz" else open
-        with opener(path, "rt", encoding="utf-8", errors="replace", newline="") as f:
+        with _text_lines(path) as f:
             for number, text in enumerate(f, start=1):
                 if text.rstrip("\r\n") == line:
                     return number
