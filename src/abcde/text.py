@@ -13,6 +13,16 @@ def to_json(doc: dict[str, Any]) -> str:
     return json.dumps(doc, indent=2, default=str, allow_nan=False)
 
 
+# What a NULL slice or group value prints as, in every text table, page and figure (the
+# JSON says null). "-" is a missing number; a missing key is a group of its own.
+NULL_KEY = "(none)"
+
+
+def key_label(value: Any) -> str:
+    """A slice or group value as text: NULL is NULL_KEY, everything else as str()."""
+    return NULL_KEY if value is None else str(value)
+
+
 def fmt(value: Any, kind: str = "auto") -> str:
     if value is None:
         return "-"
@@ -30,10 +40,14 @@ def fmt(value: Any, kind: str = "auto") -> str:
 
 
 def table(rows: Sequence[dict[str, Any]], columns: Sequence[str],
-          headers: Sequence[str] | None = None, pct: Sequence[str] = ()) -> str:
-    """A fixed-width text table; numbers right-aligned."""
+          headers: Sequence[str] | None = None, pct: Sequence[str] = (),
+          keys: Sequence[str] = ()) -> str:
+    """A fixed-width text table; numbers right-aligned; a NULL in a `keys` column (a slice
+    or group value) prints as NULL_KEY, elsewhere as "-"."""
     heads = list(headers or columns)
-    cells = [[fmt(r.get(c), "pct" if c in pct else "auto") for c in columns] for r in rows]
+    cells = [[NULL_KEY if c in keys and r.get(c) is None
+              else fmt(r.get(c), "pct" if c in pct else "auto") for c in columns]
+             for r in rows]
     widths = [max([len(h)] + [len(row[k]) for row in cells]) for k, h in enumerate(heads)]
     numeric = [all(isinstance(r.get(c), int | float) or r.get(c) is None for r in rows)
                for c in columns]

@@ -121,7 +121,7 @@ def explore_cmd(sample: str, db: str | None, group_by: str, where: str | None, m
                f"{', '.join(doc['group_by']) or 'nothing (all)'}"
                f"{' where ' + where if where else ''} "
                f"({doc['filtered_draws']:,} of {doc['sample_draws']:,} draws)")
-    click.echo(table(rows, cols))
+    click.echo(table(rows, cols, keys=doc["group_by"]))
 
 
 def _serve_explore(sample: str, port: int, host: str, open_browser: bool) -> None:

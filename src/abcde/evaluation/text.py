@@ -160,7 +160,7 @@ def evaluate_text(doc: dict[str, Any], top: int = 10) -> str:
             more = f"; {len(rows) - top} more in the JSON" if len(rows) > top else ""
             parts += [f"{r['name']}: slices by {', '.join(cols)} (largest weight first{more})",
                       table(rows[:top], [*cols, "items", "weight", "precision", "recall",
-                                         "f1", "jaccard_distance"]), ""]
+                                         "f1", "jaccard_distance"], keys=cols), ""]
         for key, title in (("worst_truth_clusters", "worst truth clusters (recall loss)"),
                            ("worst_actual_clusters", "worst actual clusters (precision loss)")):
             if r[key]:

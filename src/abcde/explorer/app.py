@@ -30,6 +30,7 @@ from abcde.cells import IMPACT_METRICS
 from abcde.errors import InputError
 from abcde.sampling.explore import FILTER_OPS, CheckedSample, SampleChanged
 from abcde.server.app import Guard, create_app, package_files
+from abcde.text import key_label
 
 MAX_FILTERS = 4
 MAX_TOP = 200
@@ -110,6 +111,7 @@ def _templates() -> jinja2.Environment:
                              trim_blocks=True, lstrip_blocks=True)
     env.filters["num"] = lambda v, d=4: "-" if v is None else (
         f"{v:,}" if isinstance(v, int) else f"{v:.{d}g}" if isinstance(v, float) else str(v))
+    env.filters["key"] = key_label
     return env
 
 

@@ -70,7 +70,8 @@ def impact_text(doc: dict[str, Any], max_slice_rows: int = 20) -> str:
             f" (top {len(shown)} of {len(s['rows'])} by contribution)" if more else ""))
         cols = [*s["slice_by"], "items", "weight", "affected_weight", *IMPACT_METRICS[:3],
                 "contribution"]
-        parts.append(table(shown, cols, pct=[*IMPACT_METRICS, "contribution"]))
+        parts.append(table(shown, cols, pct=[*IMPACT_METRICS, "contribution"],
+                           keys=s["slice_by"]))
     if doc.get("files"):
         parts.append("")
         parts.append("Files written")

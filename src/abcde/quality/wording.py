@@ -209,7 +209,7 @@ def render_table(doc: Mapping[str, Any]) -> str:
     ----------
     docs/method.md §8.4, §8.9–8.10, §12.4.
     """
-    from abcde.text import table
+    from abcde.text import key_label, table
 
     lines = [doc["verdict"], ""]
     for w in doc.get("warnings") or []:
@@ -277,7 +277,7 @@ def render_table(doc: Mapping[str, Any]) -> str:
         srows, weak = [], []
         for r in doc["slices"]:
             dp, c = r["delta_precision"], r["contribution"]
-            name = ", ".join(f"{k}={v}" for k, v in r["slice"].items())
+            name = ", ".join(f"{k}={key_label(v)}" for k, v in r["slice"].items())
             if dp.get("not_conclusive"):
                 weak.append(name)
             srows.append({"slice": name, "weight": r["weight"],

@@ -15,6 +15,7 @@ from typing import Any
 from abcde.errors import InputError
 from abcde.quality.metrics import METRIC_KEYS, METRICS
 from abcde.report.shapes import ESTIMATE_DOC, EVALUATE, IMPACT, SIMULATE, check_document
+from abcde.text import key_label
 
 # Colours: Base grey-blue, Exp orange, good green, bad red, exact impact black.
 BASE, EXP = "#4c78a8", "#f58518"
@@ -199,7 +200,7 @@ def impact_section(doc: Mapping[str, Any], source: str = "impact") -> Section:
     for k, entry in enumerate(doc["slices"]):
         cols = entry["slice_by"]
         rows = entry["rows"]
-        labels = [" · ".join(str(r[c]) for c in cols) for r in rows]
+        labels = [" · ".join(key_label(r[c]) for c in cols) for r in rows]
         fig = go.Figure()
         fig.add_bar(orientation="h", y=labels, x=[r["contribution"] for r in rows],
                     marker_color=EXP, name="contribution",
@@ -335,7 +336,7 @@ def estimate_section(doc: Mapping[str, Any], source: str = "sample") -> Section:
 
     slices = doc.get("slices") or []
     if slices:
-        labels = [" · ".join(f"{v}" for v in e["slice"].values()) for e in slices]
+        labels = [" · ".join(key_label(v) for v in e["slice"].values()) for e in slices]
         for key, title, caption in (
                 ("delta_precision", "ΔPrecision per slice",
                  "ΔPrecision within each slice, with intervals."),
