@@ -4,6 +4,7 @@ work) and its combined estimators, against brute force."""
 from __future__ import annotations
 
 import csv
+import re
 from typing import Any
 
 import numpy as np
@@ -366,3 +367,33 @@ def test_sample_id_does_not_see_the_last_bits_of_a_stratum_total() -> None:
     assert sample_id(manifest) == s.manifest["sample_id"]
     manifest["strata"][0]["budget"] += 1  # what makes the sample still counts
     assert sample_id(manifest) != s.manifest["sample_id"]
+
+
+@pytest.mark.parametrize("max_draws", [300, 450])
+def test_a_stratum_the_ceiling_does_not_fill_names_the_total_budget(world: Any,
+                                                                    max_draws: int) -> None:
+    """A stratum whose budget its cost ceiling does not fill is refused with the largest
+    total --budget whose allocation every stratum's ceiling fills (the strata not drawn
+    yet included) — not the stratum's own budget as if it were --budget (and one hint,
+    not two). That --budget is sampled; one more is refused."""
+    def sample(budget: int) -> Any:
+        return sample_pairs_stratified(world.base, world.exp, world.weight, budget=budget,
+                                       allocation=0.5, seed=3, max_stream_draws=max_draws)
+
+    with pytest.raises(InputError) as err:
+        sample(400)
+    msg = str(err.value)
+    name, fit = re.search(r"^stratum (\w+): .* a budget of up to ([\d,]+) is filled", msg,
+                          re.S).groups()
+    fit = int(fit.replace(",", ""))
+    total = int(re.search(r"the largest --budget whose allocation every stratum fills "
+                          r"within the ceiling is ([\d,]+) \(", msg).group(1).replace(",", ""))
+    assert msg.count("Lower --budget") == 1 and f"Lower --budget to at most {total:,}," in msg
+    assert "of the stratum's " in msg and "population's" not in msg, msg
+    assert re.search(r"; one more would give stratum \w+ more than the [\d,]+ its (pairs|"
+                     r"ceiling fills)\)", msg), msg
+    s = sample(total)
+    st = {x["name"]: x for x in s.manifest["strata"]}
+    assert st[name]["budget"] <= fit and len(s.questions) == total
+    with pytest.raises(InputError, match=r"^stratum \w+: .* is filled within the ceiling"):
+        sample(total + 1)

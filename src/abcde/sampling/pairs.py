@@ -407,6 +407,17 @@ def fits(engine: Engine, p: Pipeline, ceiling: Ceiling) -> int:
     return int(row["judgeable"] or 0) if misfit is None else int(misfit) - 1
 
 
+class BudgetNotFilled(InputError):
+    """`fill_budget`'s refusal of a budget its cost ceiling does not fill: `reason` (the
+    message without the hint) and `fit`, the largest budget filled within the ceiling —
+    so that a stratified sample can restate them for its total --budget."""
+
+    def __init__(self, reason: str, *, fit: int, hint: str) -> None:
+        super().__init__(reason, hint=hint)
+        self.reason = reason
+        self.fit = fit
+
+
 def _lower_to(fit: int, ceiling: Ceiling) -> str:
     lower = f"Lower {ceiling.budget_option} to at most {fit:,}"
     if ceiling.draws_option is None:
@@ -464,7 +475,8 @@ def hopeless(n: int, found: int, previous_n: int, previous_found: int, judgeable
 
 def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
                 start: int | None = None, judgeable: int | None = None,
-                ceiling: Ceiling | None = None) -> tuple[Pipeline, int, int]:
+                ceiling: Ceiling | None = None, scope: str = "population"
+                ) -> tuple[Pipeline, int, int]:
     """Draw streams of growing length until one holds `budget` unique judgeable pairs
     (draw numbers are keys of the uniforms, so a longer stream extends a shorter one).
     Returns the pipeline, the stream length and the cut (last draw number kept).
@@ -478,7 +490,8 @@ def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
     and is refused before it draws a stream longer than CHEAP_DRAWS; it is also refused
     when a stream of STALL_DRAWS or more draws found no new pair since the previous one
     (at most half as long). Without progress the stream grows 8× at a time up to
-    STALL_DRAWS, so that the check comes soon."""
+    STALL_DRAWS, so that the check comes soon. A refusal at the ceiling is
+    `BudgetNotFilled`; its message calls the pairs those of the `scope` (e.g. "stratum")."""
     ceiling = ceiling or Ceiling.of()
     if judgeable is None:
         judgeable = judgeable_pairs(fetch_totals(engine, base))
@@ -496,24 +509,24 @@ def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
                  f"{found:,}", f"{judgeable:,}")
         if found >= budget:
             return p, n, int(row["cut"])
-        held = (f"a stream of {n:,} draws holds {found:,} of the population's {judgeable:,} "
+        held = (f"a stream of {n:,} draws holds {found:,} of the {scope}'s {judgeable:,} "
                 f"judgeable pairs, fewer than the budget {budget:,}")
         if n >= limit:
             fit = fits(engine, p, ceiling)
-            raise InputError(
+            raise BudgetNotFilled(
                 f"{held}, and the cost ceiling for this budget is a stream of "
                 f"{ceiling.describe(budget)}: the pairs still missing are the rarest, so a "
-                f"budget near the population's pairs needs ever more draws per new pair; "
+                f"budget near the {scope}'s pairs needs ever more draws per new pair; "
                 f"a budget of up to {fit:,} is filled within the ceiling",
-                hint=_lower_to(fit, ceiling))
+                fit=fit, hint=_lower_to(fit, ceiling))
         if found == previous and n >= STALL_DRAWS:
             fit = fits(engine, p, ceiling)
-            raise InputError(
-                f"{n:,} draws hold only {found:,} of the population's {judgeable:,} "
+            raise BudgetNotFilled(
+                f"{n:,} draws hold only {found:,} of the {scope}'s {judgeable:,} "
                 f"judgeable pairs, fewer than the budget {budget:,}: the pairs still "
                 f"missing are too improbable to be drawn (weights orders of magnitude "
                 f"apart); a budget of up to {fit:,} is filled within the cost ceiling",
-                hint=_lower_to(fit, ceiling))
+                fit=fit, hint=_lower_to(fit, ceiling))
         if found == previous:  # no progress: jump ahead to where the stall check decides
             grown = min(STALL_DRAWS, 8 * n) if n < STALL_DRAWS else 8 * n
         else:
@@ -526,14 +539,15 @@ def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
             grown = limit  # the ceiling's stream is cheap: the exact answer, in one step
         elif left is not None and grown > CHEAP_DRAWS:
             fit = fits(engine, p, ceiling)
-            raise InputError(
+            raise BudgetNotFilled(
                 f"{held}; at the rate new pairs were still being found, a stream at the "
                 f"cost ceiling for this budget, {ceiling.describe(budget)}, would still "
                 f"miss at least an estimated {round(left):,} of them, more than the budget "
                 f"leaves "
                 f"out ({judgeable - budget:,}): the last pairs are the rarest, so a budget "
-                f"near the population's pairs needs ever more draws per new pair; a budget "
-                f"of up to {fit:,} is filled within the ceiling", hint=_lower_to(fit, ceiling))
+                f"near the {scope}'s pairs needs ever more draws per new pair; a budget "
+                f"of up to {fit:,} is filled within the ceiling", fit=fit,
+                hint=_lower_to(fit, ceiling))
         previous_n, previous, n = n, found, grown
 
 

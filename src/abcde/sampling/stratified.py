@@ -41,6 +41,7 @@ from abcde.sampling.pairs import (
     MAX_DRAWS,
     QUESTION_COLUMNS,
     SLICE_TOTALS,
+    BudgetNotFilled,
     Ceiling,
     Design,
     PairSample,
@@ -48,8 +49,10 @@ from abcde.sampling.pairs import (
     class_keys,
     collect_sample,
     design_for,
+    draw_stream,
     fetch_totals,
     fill_budget,
+    fits,
     judgeable_pairs,
     pair_counts,
     population_entries,
@@ -198,10 +201,20 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
             try:
                 p, n, cut = fill_budget(eng, p, budgets[name], 2 * seed + h,
                                         judgeable=entry["population_pairs"],
-                                        ceiling=ceiling)
-            except InputError as err:
-                raise InputError(f"stratum {name}: {err}", hint="Lower --budget or change "
-                                 "--strata-allocation.") from None
+                                        ceiling=ceiling, scope="stratum")
+            except BudgetNotFilled as err:
+                # the strata not drawn yet may limit the budget too: their ceilings'
+                # streams say what they fill, so that the suggested --budget is one
+                # every stratum fills (the refusal costs at most one more stream)
+                caps = {name: err.fit}
+                for k, (later, later_classes) in enumerate(STRATA[h + 1:], h + 1):
+                    if budgets[later]:
+                        pl = restricted(pipeline, later_classes, design)
+                        pl.run(eng, "pair_strata")
+                        stream = draw_stream(eng, pl, ceiling.draws(budgets[later]),
+                                             2 * seed + k)
+                        caps[later] = fits(eng, stream, ceiling)
+                raise unfilled_stratum(name, err, budget, totals, alloc, caps) from None
             got, qs = collect_sample(eng, p, inputs, attrs, cut)
             for r in got:
                 r["pair_id"] = int(r["pair_id"]) + offset
@@ -278,6 +291,38 @@ def check_strata(budgets: dict[str, int], totals: dict[str, dict[str, float]], b
                 "--strata-allocation.")
     raise InputError(f"{'; '.join(problems)} (--budget {budget:,}, --strata-allocation "
                      f"{allocation}): {suggest}", hint=hint)
+
+
+def unfilled_stratum(name: str, err: BudgetNotFilled, budget: int,
+                     totals: dict[str, dict[str, float]], allocation: str | float,
+                     caps: dict[str, int]) -> InputError:
+    """A stratum's budget fill refused at the cost ceiling (`err`: its budget of up to
+    `err.fit` pairs is filled) restated for the total --budget: the largest one whose
+    allocation gives every stratum at most what its ceiling fills (`caps`: this one's
+    `err.fit` and the strata not drawn yet, the earlier ones filled a larger budget) and
+    at most its pairs (`largest_budget`)."""
+    held = {n: judgeable_pairs(totals, classes) for n, classes in STRATA}
+    q = {n: stratum_q(totals, classes) for n, classes in STRATA}
+    most = largest_budget(budget, q, allocation,
+                          {n: min(k, caps.get(n, k)) for n, k in held.items()})
+    raise_it = "raise --max-stream-draws (time and memory grow with the draws)"
+    if most is None:
+        return InputError(
+            f"stratum {name}: {err.reason}; with --strata-allocation {allocation}, no "
+            f"--budget of at least 2 gives every stratum a budget its ceiling fills",
+            hint=f"{raise_it[0].upper()}{raise_it[1:]}, choose another --strata-allocation, "
+                 "or sample without --strata-allocation.")
+    limits = {n: min(k, caps.get(n, k)) for n, k in held.items()}
+    split = ", ".join(f"{n} {k:,}" for n, k in allocate(most, q, allocation).items())
+    over = allocate(most + 1, q, allocation)
+    limit = next(n for n, _ in STRATA if over[n] > limits[n])
+    return InputError(
+        f"stratum {name}: {err.reason}; with --strata-allocation {allocation}, the largest "
+        f"--budget whose allocation every stratum fills within the ceiling is {most:,} "
+        f"({split}; one more would give stratum {limit} more than the {limits[limit]:,} "
+        f"{'its pairs' if limits[limit] == held[limit] else 'its ceiling fills'})",
+        hint=f"Lower --budget to at most {most:,}, {raise_it}, or change "
+             "--strata-allocation.")
 
 
 def largest_budget(budget: int, q: dict[str, float], allocation: str | float,
