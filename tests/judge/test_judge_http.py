@@ -296,3 +296,30 @@ def test_a_replaced_sample_gets_no_verdict_of_the_old_one(sample_dir: Path,
         assert r.status_code == 409, (path, r.status_code)
         assert "no longer holds sample" in r.text and "abcde judge" in r.text
     assert not (sample_dir / "verdicts.jsonl").exists()
+
+
+def test_a_log_removed_or_edited_while_serving_is_what_the_page_shows(
+        sample_dir: Path) -> None:
+    """A judge removes verdicts.jsonl (to start over) or edits a verdict in it while the
+    server runs: the server went on from its byte offset into the old file, so it still
+    counted the removed verdicts, and a verdict appended to the new, shorter file was on
+    disk but never counted (the page offered that pair again)."""
+    c, session, token = make_client(sample_dir)
+    first, second = session.assignment.order[:2]
+    for pid in (first, second):
+        c.post(f"/verdict?token={token}", data={"pair_id": pid, "verdict": "equivalent"})
+    (sample_dir / "verdicts.jsonl").unlink()
+    status = c.get(f"/api/status?token={token}").json()
+    assert status["progress"]["judged"] == 0 and status["next_pair"] == first
+    r = c.post(f"/verdict?token={token}", data={"pair_id": second, "verdict": "unknown"})
+    assert r.status_code == 303
+    status = c.get(f"/api/status?token={token}").json()
+    assert status["progress"]["judged"] == 1 and status["next_pair"] == first
+    # the judge changes that verdict by hand in an editor (which saves a new file)
+    path = sample_dir / "verdicts.jsonl"
+    line = json.loads(path.read_text())
+    tmp = sample_dir / "verdicts.jsonl.new"
+    tmp.write_text(json.dumps({**line, "verdict": "not_equivalent"}) + "\n")
+    tmp.replace(path)
+    page = c.get(f"/pair/{second}?token={token}").text
+    assert "Your verdict: <strong>not equivalent</strong>" in page

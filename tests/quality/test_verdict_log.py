@@ -81,6 +81,37 @@ def test_incremental_refresh_reads_only_complete_lines(tmp_path: Path) -> None:
     assert [e.pair_id for e in read_log(path).events] == ["1", "3"]
 
 
+def test_a_log_replaced_cut_or_removed_is_read_again_from_its_start(tmp_path: Path
+                                                                     ) -> None:
+    """The reader kept its byte offset into whatever file now has the name: a removed log
+    kept its verdicts in memory, and a log written anew (an editor's save, a shorter
+    file) was read from the middle of a line or not at all."""
+    path = tmp_path / "verdicts.jsonl"
+    log = VerdictLog(path)
+    for pid in ("1", "2", "3"):
+        append_event(path, ev("ana", pid, "equivalent"))
+    assert len(log.refresh()) == 3
+    path.unlink()
+    assert log.refresh() == [] and log.events == []
+    append_event(path, ev("ana", "4", "unknown"))
+    assert [e.pair_id for e in log.refresh()] == ["4"]
+    # an editor saves a new file (another inode) holding a changed line
+    edited = tmp_path / "edited.jsonl"
+    append_event(edited, ev("ana", "4", "not_equivalent"))
+    append_event(edited, ev("ana", "5", "equivalent"))
+    edited.replace(path)
+    assert [(e.pair_id, e.verdict) for e in log.refresh()] == \
+        [("4", "not_equivalent"), ("5", "equivalent")]
+    assert [e.pair_id for e in log.events] == ["4", "5"]
+    # rewritten in place (same inode), longer than before: the old offset is mid-line
+    with path.open("r+b") as f:
+        f.truncate(0)
+        for pid in ("7", "8", "9"):
+            f.write((json.dumps(ev("bo", pid, "unknown").record()) + "\n").encode())
+    assert [e.pair_id for e in log.refresh()] == ["7", "8", "9"]
+    assert log.skipped == [] and [e.judge for e in log.events] == ["bo"] * 3
+
+
 def test_a_hand_edited_bad_record_is_an_error_naming_the_line(tmp_path: Path) -> None:
     path = tmp_path / "verdicts.jsonl"
     append_event(path, ev("ana", "1", "equivalent"))

@@ -21,7 +21,9 @@ newline) is closed by the next writer's newline and then skipped by readers, wit
 warning: its verdict was never acknowledged.
 
 Reading (:class:`VerdictLog`): complete lines only, under a shared lock, incrementally
-(a server re-reads only what other servers appended since).
+(a server re-reads only what other servers appended since). A log that was replaced (an
+editor's save), cut shorter or removed since the last read is read again from its start:
+the file on disk, not what a reader remembers of it, is the state.
 """
 
 from __future__ import annotations
@@ -252,6 +254,13 @@ def _parse_event(obj: Any, line: int, where: str) -> Event:
                  id_text(obj.get("item_1")), id_text(obj.get("item_2")), line)
 
 
+def _line_ends_at(f: Any, offset: int) -> bool:
+    """Whether the byte before ``offset`` is still the newline a read stopped after (a
+    file rewritten in place, not appended to, has other bytes there)."""
+    f.seek(offset - 1)
+    return bool(f.read(1) == b"\n")
+
+
 @dataclass
 class VerdictLog:
     """A replaying reader of one log file; :meth:`refresh` reads what was appended since
@@ -262,15 +271,31 @@ class VerdictLog:
     skipped: list[int] = field(default_factory=list)  # lines that are not JSON (torn)
     _offset: int = 0
     _lines: int = 0
+    _identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the file read so far
 
     def __post_init__(self) -> None:
         self.path = Path(self.path)
 
+    def _restart(self) -> None:
+        self.events, self.skipped = [], []
+        self._offset = self._lines = 0
+        self._identity = None
+
     def refresh(self) -> list[Event]:
-        """Read new complete lines; return the new events."""
-        if not self.path.exists():
+        """Read new complete lines; return the new events (every event, when the file
+        was replaced, cut shorter or removed since the last call and is read anew)."""
+        try:
+            f = self.path.open("rb")
+        except FileNotFoundError:
+            self._restart()  # removed: no verdict stands any more
             return []
-        with self.path.open("rb") as f, _locked(f.fileno(), LOCK_SH):
+        with f, _locked(f.fileno(), LOCK_SH):
+            st = os.fstat(f.fileno())
+            identity = (st.st_dev, st.st_ino)
+            if self._offset and (identity != self._identity or st.st_size < self._offset
+                                 or not _line_ends_at(f, self._offset)):
+                self._restart()  # not the file read so far: read it from the start
+            self._identity = identity
             f.seek(self._offset)
             data = f.read()
         end = data.rfind(b"\n")
