@@ -323,3 +323,35 @@ def test_a_log_removed_or_edited_while_serving_is_what_the_page_shows(
     tmp.replace(path)
     page = c.get(f"/pair/{second}?token={token}").text
     assert "Your verdict: <strong>not equivalent</strong>" in page
+
+
+def test_a_line_edited_into_the_log_while_serving_is_a_409_until_fixed(
+        sample_dir: Path) -> None:
+    """A line that is not an event (or one of another sample) written into the log while
+    the server runs was a 500 with a traceback; the reader had already moved past it, so
+    the next request silently skipped the line, and the good lines read with it were
+    lost from memory (a verdict on disk that the page no longer counted)."""
+    c, session, token = make_client(sample_dir)
+    first, second = session.assignment.order[:2]
+    c.post(f"/verdict?token={token}", data={"pair_id": first, "verdict": "equivalent"})
+    path = sample_dir / "verdicts.jsonl"
+    good = {**log_lines(sample_dir)[0], "pair_id": second, "verdict": "unknown"}
+    q = session.sample.questions[second]
+    good["item_1"], good["item_2"] = str(q.item_1), str(q.item_2)
+    with path.open("a") as f:
+        f.write(json.dumps(good) + "\n" + '{"note": "checked by hand"}\n')
+    before = path.read_bytes()
+    for _ in range(2):  # the second request meets the same line again
+        r = c.get(f"/api/status?token={token}")
+        assert r.status_code == 409
+        assert "verdicts.jsonl: line 3 lacks judge" in r.text
+    r = c.post(f"/verdict?token={token}", data={"pair_id": first, "verdict": "unknown"})
+    assert r.status_code == 409 and path.read_bytes() == before  # nothing recorded
+    path.write_bytes(before[:before.rindex(b'{"note"')])  # the judge removes the line
+    status = c.get(f"/api/status?token={token}").json()
+    assert status["progress"]["judged"] == 2
+    with path.open("a") as f:  # a line of another sample
+        f.write(json.dumps({**good, "sample_id": "s-other"}) + "\n")
+    for _ in range(2):
+        r = c.get(f"/pair/{second}?token={token}")
+        assert r.status_code == 409 and "another sample" in r.text and "line 3" in r.text

@@ -32,9 +32,10 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
+from abcde.errors import InputError
 from abcde.judge.cells import cell, differs
 from abcde.judge.estimates import EstimatesPanel
-from abcde.judge.session import JudgeSession, SampleReplaced, Snapshot
+from abcde.judge.session import JudgeSession, Snapshot
 from abcde.quality.judgements import VERDICTS
 from abcde.server.app import DEFAULT_CSP, Guard, create_app, package_files, read_form
 
@@ -222,4 +223,4 @@ def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
               Route("/api/status", status, methods=["GET"])]
     guard = Guard(token=token, hosts=hosts, csp=judge_csp(options.image_cols))
     return create_app(routes, guard, package_files("abcde.judge", "static", STATIC_FILES),
-                      conflicts=(SampleReplaced,))
+                      conflicts=(InputError,))  # the files changed under the server

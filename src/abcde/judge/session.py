@@ -60,12 +60,14 @@ class JudgeSession:
         return self.log.path
 
     def refresh(self) -> None:
-        """Read what was appended since; a line of another sample is refused (exit 2 at
-        start-up; at run time the request fails and the log is left as it is), and so is
-        a sample replaced since the server started (:class:`SampleReplaced`)."""
+        """Read what was appended since; a line that is not an event or is of another
+        sample is refused (exit 2 at start-up; at run time the request answers 409 with
+        the line, nothing of the new lines is taken in and nothing is recorded until the
+        log is fixed), and so is a sample replaced since the server started
+        (:class:`SampleReplaced`)."""
         self.check_same_sample()
-        new = self.log.refresh()
-        events_for_sample(new, self.sample.sample_id, str(self.log.path))
+        self.log.refresh(check=lambda new: events_for_sample(new, self.sample.sample_id,
+                                                             str(self.log.path)))
 
     def check_same_sample(self) -> None:
         """Raise :class:`SampleReplaced` when manifest.json is no longer the file the
@@ -124,7 +126,7 @@ class JudgeSession:
             self._append_locked(pid, verdict)
 
     def _append_locked(self, pid: str, verdict: str | None) -> None:
-        self.check_same_sample()
+        self.refresh()  # a log that cannot be read (edited by hand) takes no new line
         q = self.sample.questions[pid]
         self.log.append(Event(self.judge, pid, self.sample.sample_id, verdict, utc_now(),
                               id_text(q.item_1), id_text(q.item_2)))

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
@@ -281,9 +281,13 @@ class VerdictLog:
         self._offset = self._lines = 0
         self._identity = None
 
-    def refresh(self) -> list[Event]:
+    def refresh(self, check: Callable[[list[Event]], None] | None = None) -> list[Event]:
         """Read new complete lines; return the new events (every event, when the file
-        was replaced, cut shorter or removed since the last call and is read anew)."""
+        was replaced, cut shorter or removed since the last call and is read anew).
+
+        All or nothing: when a line is not an event (InputError naming it) or ``check``
+        refuses the new events, nothing is taken in, so the next call meets the same
+        lines again and fails the same way until the file is fixed."""
         try:
             f = self.path.open("rb")
         except FileNotFoundError:
@@ -292,28 +296,34 @@ class VerdictLog:
         with f, _locked(f.fileno(), LOCK_SH):
             st = os.fstat(f.fileno())
             identity = (st.st_dev, st.st_ino)
-            if self._offset and (identity != self._identity or st.st_size < self._offset
-                                 or not _line_ends_at(f, self._offset)):
-                self._restart()  # not the file read so far: read it from the start
-            self._identity = identity
-            f.seek(self._offset)
+            same = not self._offset or (identity == self._identity
+                                        and st.st_size >= self._offset
+                                        and _line_ends_at(f, self._offset))
+            offset, lines = (self._offset, self._lines) if same else (0, 0)
+            f.seek(offset)
             data = f.read()
         end = data.rfind(b"\n")
-        if end < 0:
-            return []
-        chunk, self._offset = data[:end + 1], self._offset + end + 1
-        new = []
-        for raw in chunk.split(b"\n")[:-1]:
-            self._lines += 1
+        new: list[Event] = []
+        skipped: list[int] = []
+        for raw in data[:end + 1].split(b"\n")[:-1] if end >= 0 else []:
+            lines += 1
             if not raw.strip():
                 continue
             try:
                 obj = json.loads(raw.decode("utf-8"))
             except (UnicodeDecodeError, json.JSONDecodeError):
-                self.skipped.append(self._lines)
+                skipped.append(lines)
                 continue
-            new.append(_parse_event(obj, self._lines, str(self.path)))
-        self.events.extend(new)
+            new.append(_parse_event(obj, lines, str(self.path)))
+        if check is not None:
+            check(new)
+        if not same:
+            self._restart()  # not the file read so far: it was read from the start
+        self._identity = identity
+        if end >= 0:
+            self._offset, self._lines = offset + end + 1, lines
+        self.skipped += skipped
+        self.events += new
         return new
 
     def append(self, event: Event) -> None:
