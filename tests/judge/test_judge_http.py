@@ -355,3 +355,9 @@ def test_a_line_edited_into_the_log_while_serving_is_a_409_until_fixed(
     for _ in range(2):
         r = c.get(f"/pair/{second}?token={token}")
         assert r.status_code == 409 and "another sample" in r.text and "line 3" in r.text
+
+
+def test_a_sample_with_attributes_has_no_note_about_them(
+        client: tuple[TestClient, JudgeSession, str]) -> None:
+    c, _, token = client
+    assert 'id="no-attributes"' not in c.get(f"/pair/1?token={token}").text

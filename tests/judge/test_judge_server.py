@@ -179,3 +179,25 @@ def test_open_hands_the_tokened_url_to_the_default_browser(
         time.sleep(0.1)
     assert record.read_text() == server.url
     assert raw_get(server, f"/?token={server.token}")[0] == 303
+
+
+def test_a_sample_without_attributes_is_said_on_start_and_on_the_page(
+        tmp_path: Path, servers: list[Server]) -> None:
+    """A sample drawn without --attributes (as `sample-pairs` allows) showed the judge two
+    bare item ids and nothing saying why, nor what to do."""
+    import urllib.request
+
+    from abcde.sampling.pairs import sample_pairs
+
+    from .judge_support import EXAMPLES
+
+    out = tmp_path / "bare"
+    sample_pairs(str(EXAMPLES / "base.csv"), str(EXAMPLES / "exp.csv"),
+                 str(EXAMPLES / "weights.csv"), budget=5, seed=3, out=out)
+    server = start_server(out)
+    servers.append(server)
+    printed = "".join(server.output)
+    assert "carry no attributes" in printed and "--attributes FILE" in printed
+    with urllib.request.urlopen(server.url) as r:
+        page = r.read().decode()
+    assert 'id="no-attributes"' in page and "only the two item ids are shown" in page

@@ -72,6 +72,11 @@ def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
     click.echo(f"abcde judge: sample {sample.sample_id}, judge {session.judge!r}: "
                f"{progress['judged']} of {progress['assigned']} pairs judged "
                f"(verdicts go to {session.log_path})")
+    if not sample.attributes:
+        click.echo(f"warning: the questions of {sample.directory} carry no attributes (the "
+                   "sample was drawn without --attributes): judges see only the two item "
+                   "ids. Draw it with `abcde sample-pairs ... --attributes FILE` to show "
+                   "the items' attributes.", err=True)
     if not is_loopback(bound_host):
         click.echo(f"warning: listening on {bound_host}, reachable from other machines; "
                    "anyone with the URL can judge as you", err=True)
