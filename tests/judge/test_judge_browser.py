@@ -351,3 +351,43 @@ def test_the_page_images_links_highlights_and_estimates_panel(
     assert "ABCDE §5.8" in panel.text
     screenshot(d, "judge-estimates.png")
     assert console_errors(d) == []
+
+
+CONTRAST = """
+function rgb(s) { const m = s.match(/[\\d.]+/g).map(Number); return m.length > 3 ? m : [...m, 1]; }
+function lum(c) {
+  const [r, g, b] = c.slice(0, 3).map(v => { v /= 255;
+    return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); });
+  return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+}
+const el = arguments[0];
+let bg = null;
+for (let e = el; e && !bg; e = e.parentElement) {  // the first background that is painted
+  const c = rgb(getComputedStyle(e).backgroundColor);
+  if (c[3] > 0) { bg = c; }
+}
+const fg = rgb(getComputedStyle(el).color);
+const [a, b] = [lum(fg), lum(bg || [255, 255, 255, 1])].sort((x, y) => y - x);
+return (a + 0.05) / (b + 0.05);
+"""
+
+
+def test_the_chosen_buttons_key_is_readable(sample_dir: Path, servers: list[Server],
+                                            browser_factory: Any) -> None:
+    """Once a verdict is given its button is filled and its text turns white; the key
+    hint inside kept its light grey background, so it was white on light grey (contrast
+    1.1:1, unreadable in the screenshot)."""
+    server = start_server(sample_dir, "--judge", "ana")
+    servers.append(server)
+    d = browser_factory()
+    d.get(server.url)
+    pid = page_pair(d)[0]
+    for key, verdict in (("j", "equivalent"), ("k", "not_equivalent"), ("u", "unknown")):
+        d.get(server.url.replace("/?", f"/pair/{pid}?"))
+        press(d, key)
+        d.get(server.url.replace("/?", f"/pair/{pid}?"))
+        button = d.find_element(By.CSS_SELECTOR, f"button.{verdict}.chosen")
+        for el in (button, button.find_element(By.TAG_NAME, "kbd")):
+            ratio = d.execute_script(CONTRAST, el)
+            assert ratio >= 3, (verdict, el.tag_name, ratio)
+    screenshot(d, "judge-chosen.png")
