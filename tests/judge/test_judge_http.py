@@ -361,3 +361,33 @@ def test_a_sample_with_attributes_has_no_note_about_them(
         client: tuple[TestClient, JudgeSession, str]) -> None:
     c, _, token = client
     assert 'id="no-attributes"' not in c.get(f"/pair/1?token={token}").text
+
+
+def test_a_tab_closed_in_the_middle_of_a_verdict_is_no_traceback(sample_dir: Path) -> None:
+    """The browser goes away after half the form: the verdict never arrived, so nothing
+    is recorded; the server printed a traceback ("Exception in ASGI application",
+    ClientDisconnect) in the judge's terminal."""
+    import asyncio
+
+    c, _, token = make_client(sample_dir)
+    body = b"pair_id=1&verdict=equivalent"
+    incoming = [{"type": "http.request", "body": body[:10], "more_body": True},
+                {"type": "http.disconnect"}]
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return incoming.pop(0) if incoming else {"type": "http.disconnect"}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "POST", "scheme": "http", "path": "/verdict", "raw_path": b"/verdict",
+             "root_path": "", "query_string": f"token={token}".encode(),
+             "server": ("127.0.0.1", PORT), "client": ("127.0.0.1", 50000),
+             "headers": [(b"host", f"127.0.0.1:{PORT}".encode()),
+                         (b"content-type", b"application/x-www-form-urlencoded"),
+                         (b"content-length", str(len(body)).encode())]}
+    asyncio.run(c.app(scope, receive, send))  # raised ClientDisconnect
+    assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 400
+    assert not (sample_dir / "verdicts.jsonl").exists()

@@ -30,7 +30,7 @@ from urllib.parse import parse_qs
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import PlainTextResponse, Response
 from starlette.routing import BaseRoute, Route
 
@@ -287,14 +287,18 @@ async def read_form(request: Request, fields: Sequence[str]) -> dict[str, str]:
     Raises
     ------
     HTTPException
-        415 for another content type, 400 for a malformed body or a repeated field.
+        415 for another content type, 400 for a malformed body, a repeated field or a
+        body cut short by the client going away.
 
     References
     ----------
     docs/method.md §12.1.
     """
     media = request.headers.get("content-type", "").split(";")[0].strip().lower()
-    body = await request.body()
+    try:
+        body = await request.body()
+    except ClientDisconnect:  # a tab closed mid-send: nothing to record, no traceback
+        raise HTTPException(400, "the request was cut short") from None
     if not body and not fields:
         return {}
     if media != "application/x-www-form-urlencoded":
