@@ -452,6 +452,8 @@ def reference_verdicts(spec: dict, questions: list[dict]) -> dict[frozenset, str
             raise Invalid("contradiction")
         if old in (None, "unknown"):
             out[pair] = word
+    if all(v == "unknown" for v in out.values()):
+        raise Invalid("no known verdict: nothing to estimate from")
     return out
 
 

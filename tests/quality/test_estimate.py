@@ -189,6 +189,42 @@ def test_cli_table_json_and_exit_code(sample_dir: Path, tmp_path: Path) -> None:
     assert res.exit_code == 2 and "perhaps" in res.output
 
 
+def test_a_source_without_any_known_verdict_is_refused(sample_dir: Path,
+                                                       tmp_path: Path) -> None:
+    """An unfilled questions.csv, a file of unknowns, a header without rows, a truth
+    keyed by other ids and a judge that never knows used to print every metric's bounds
+    [0, T] as a "95% CI" with exit 0; each is refused (exit 2), naming the source,
+    example pairs and what to do."""
+    questions = sample_dir / "questions.csv"
+    rows = _questions(sample_dir)
+    n = len(rows)
+    unknown = _write(tmp_path / "unknown.csv", [{**r, "verdict": "unknown"} for r in rows])
+    header = tmp_path / "header.csv"
+    header.write_text("pair_id,item_1,item_2,sample_id,verdict\n")
+    runner = CliRunner()
+    for path, why in ((questions, f"{n} marked unknown or left blank, 0 with no row"),
+                      (unknown, f"{n} marked unknown or left blank, 0 with no row"),
+                      (header, f"0 marked unknown or left blank, {n} with no row")):
+        res = runner.invoke(main, ["estimate", str(sample_dir), "--judgements", str(path)])
+        assert res.exit_code == 2, res.output
+        assert f"no known verdict for any of the sample's {n} pairs from {path} ({why})" \
+            in res.output, res.output
+        assert f"pair {rows[0]['pair_id']} (" in res.output, res.output
+        assert "Fill the verdict column" in res.output and "Traceback" not in res.output
+    other_ids = _write(tmp_path / "truth.csv", [{"item_id": f"x{i}", "cluster_id": c}
+                                                for i, c in TRUTH.items()])
+    res = runner.invoke(main, ["estimate", str(sample_dir), "--truth", str(other_ids)])
+    assert res.exit_code == 2 and "holds both items of none of the pairs" in res.output
+    assert "--item-col" in res.output
+    with pytest.raises(InputError, match=r"the judge \(it answered unknown for every pair\)"):
+        estimate(sample_dir, judge=lambda i, j: None)
+    # one known verdict is enough to estimate (its intervals say how little it is)
+    one = [{**r, "verdict": "unknown"} for r in rows]
+    one[0]["verdict"] = "equivalent"
+    assert estimate(sample_dir, judgements=_write(tmp_path / "one.csv", one))[
+        "judgements"]["equivalent"] == 1
+
+
 def test_pair_id_keyed_file_needs_its_sample_id(sample_dir: Path, tmp_path: Path) -> None:
     """Pair ids are numbered per sample, so a file keyed by pair_id alone must carry the
     sample_id of its questions file. Another sample's `pair_id,verdict` file used to be

@@ -40,7 +40,7 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from abcde.errors import InputError
+from abcde.errors import InputError, Shown
 from abcde.quality.intervals import DEFAULT_SE, SE_METHODS
 from abcde.quality.judgements import (
     SamplePairs,
@@ -342,7 +342,9 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
     Raises
     ------
     InputError
-        On a sample, judgement file or truth that cannot be used, with the reason.
+        On a sample, judgement file or truth that cannot be used, with the reason; also
+        when the source gives no known verdict for any pair of the sample (an unfilled
+        questions.csv, a truth keyed by other ids): nothing to estimate from.
 
     References
     ----------
@@ -358,13 +360,59 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
     log = verdict_log_source(s, judgements, truth, judge)
     if log is not None:  # abcde judge's log: judges, agreement, majority
         logged = logged_verdicts(log, s.pairs, s.id)
+        _refuse_no_known_verdict(s, logged.verdicts, f"the verdict log {log}")
         out = estimate_with_verdicts(s, logged.verdicts, confidence=confidence,
                                      se_method=se_method)
         out["judging"] = logged.judging
         return out
     verdicts = verdicts_for(s, judgements, truth, judge, item_col=item_col,
                             cluster_col=cluster_col)
+    _refuse_no_known_verdict(s, verdicts, _source_name(judgements, truth, judge))
     return estimate_with_verdicts(s, verdicts, confidence=confidence, se_method=se_method)
+
+
+def _source_name(judgements: Any, truth: Any, judge: Any) -> str:
+    """The verdicts' source as messages name it."""
+    if judge is not None:
+        return "the judge"
+    if truth is not None:
+        return f"the truth {truth}" if isinstance(truth, str | Path) else "the truth"
+    if isinstance(judgements, str | Path):
+        return str(judgements)
+    if isinstance(judgements, Sequence) and judgements and all(
+            isinstance(j, str | Path) for j in judgements):
+        return ", ".join(map(str, judgements))
+    return "the judgements"
+
+
+def _refuse_no_known_verdict(s: Sample, verdicts: Mapping[str, str], source: str) -> None:
+    """A source that judges none of the sample's pairs leaves nothing to estimate from:
+    every metric would be its classes' bounds [0, T] printed as a "95% CI" (an unfilled
+    questions.csv, a truth keyed by other ids), so it is refused, naming the source."""
+    pids = [p for p in s.pairs.by_id if p not in s.pairs.self_ids]
+    if not pids or any(verdicts.get(p) in ("equivalent", "not_equivalent") for p in pids):
+        return
+    unknown = sum(p in verdicts for p in pids)
+    examples = [Shown(f"pair {p} ({s.pairs.by_id[p][0]}, {s.pairs.by_id[p][1]})")
+                for p in pids[:3]]
+    if source == "the judge":
+        why, hint = "it answered unknown for every pair", ("The judge must answer "
+                                                            "equivalent or not_equivalent.")
+    elif source.startswith("the truth"):
+        why, hint = ("it holds both items of none of the pairs", "Are its item ids those "
+                     "of the clusterings (--item-col)? Use a truth that covers the sampled "
+                     "items.")
+    elif source.startswith("the verdict log"):
+        why, hint = ("every pair is unknown or tied", "Judge the pairs with `abcde judge "
+                     "DIR` (equivalent or not equivalent; unknown only where you cannot tell).")
+    else:
+        why = (f"{unknown:,} marked unknown or left blank, {len(pids) - unknown:,} with no "
+               "row")
+        hint = ("Fill the verdict column of the sample's questions.csv (equivalent or "
+                "not_equivalent; unknown only where you cannot tell) and pass that file.")
+    raise InputError(f"no known verdict for any of the sample's {len(pids):,} pairs from "
+                     f"{source} ({why}): there is nothing to estimate from",
+                     examples=examples, hint=hint)
 
 
 def verdict_log_source(s: Sample, judgements: Any, truth: Any,
