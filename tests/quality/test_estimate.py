@@ -225,6 +225,25 @@ def test_a_source_without_any_known_verdict_is_refused(sample_dir: Path,
         "judgements"]["equivalent"] == 1
 
 
+def test_pairs_without_a_row_in_the_judgement_file_are_reported(sample_dir: Path,
+                                                                 tmp_path: Path) -> None:
+    """A judge who skipped rows (or a file cut short) used to show only as more
+    "unknown" verdicts; the table and the JSON say how many pairs had no row and which."""
+    rows = _judged(sample_dir, TRUTH)
+    kept = [r for k, r in enumerate(rows) if k % 7]  # every seventh row dropped
+    dropped = [r["pair_id"] for k, r in enumerate(rows) if not k % 7]
+    path = _write(tmp_path / "partial.csv", kept)
+    note = (f"{len(dropped)} of the sample's {len(rows)} pairs have no row in {path} and "
+            f"count as unknown (pair ids {', '.join(dropped[:5])}, …)")
+    res = CliRunner().invoke(main, ["estimate", str(sample_dir), "--judgements", str(path)])
+    assert res.exit_code == 0, res.output
+    assert f"note: {note}" in res.output, res.output
+    assert estimate(sample_dir, judgements=path)["notes"] == [note]
+    # every pair has a row (some unknown): nothing to report
+    blank = [{**r, "verdict": "unknown"} if not k % 7 else r for k, r in enumerate(rows)]
+    assert "notes" not in estimate(sample_dir, judgements=_write(tmp_path / "all.csv", blank))
+
+
 def test_pair_id_keyed_file_needs_its_sample_id(sample_dir: Path, tmp_path: Path) -> None:
     """Pair ids are numbered per sample, so a file keyed by pair_id alone must carry the
     sample_id of its questions file. Another sample's `pair_id,verdict` file used to be

@@ -335,7 +335,8 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
         decompose), ``sample_id``, ``strata`` (stratified samples), ``judgements``
         (counts of verdicts), ``carried_over`` (verdicts of other samples of the same
         stream, per sample id: rows, verdicts, unknown, not_in_sample) and ``notes``
-        (e.g. a sample whose manifest has no file digests); from a verdict log also
+        (e.g. a sample whose manifest has no file digests, or the pairs a judgement file
+        has no row for, with example pair ids); from a verdict log also
         ``judging`` (judges, agreement, contested pairs:
         :func:`~abcde.quality.verdict_log.logged_verdicts`).
 
@@ -367,8 +368,17 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
         return out
     verdicts = verdicts_for(s, judgements, truth, judge, item_col=item_col,
                             cluster_col=cluster_col)
-    _refuse_no_known_verdict(s, verdicts, _source_name(judgements, truth, judge))
-    return estimate_with_verdicts(s, verdicts, confidence=confidence, se_method=se_method)
+    source = _source_name(judgements, truth, judge)
+    _refuse_no_known_verdict(s, verdicts, source)
+    out = estimate_with_verdicts(s, verdicts, confidence=confidence, se_method=se_method)
+    if judgements is not None:  # a truth or a judge answers for every pair
+        missing = [p for p in s.pairs.by_id if p not in s.pairs.self_ids and p not in verdicts]
+        if missing:  # a judge skipped rows, a file was cut: say so, not only "unknown"
+            shown = ", ".join(missing[:5]) + (", …" if len(missing) > 5 else "")
+            out.setdefault("notes", []).append(
+                f"{len(missing):,} of the sample's {len(s.pairs.by_id) - len(s.pairs.self_ids):,}"
+                f" pairs have no row in {source} and count as unknown (pair ids {shown})")
+    return out
 
 
 def _source_name(judgements: Any, truth: Any, judge: Any) -> str:
