@@ -244,6 +244,24 @@ def test_pairs_without_a_row_in_the_judgement_file_are_reported(sample_dir: Path
     assert "notes" not in estimate(sample_dir, judgements=_write(tmp_path / "all.csv", blank))
 
 
+def test_ids_written_as_decimals(sample_dir: Path, tmp_path: Path) -> None:
+    """pandas writes an int column holding a blank as floats (17 -> 17.0). Such rows
+    were refused as "the file belongs to another sample"; a pair_id 17.0 is pair 17 (pair
+    ids are integers), and integer item ids written so are named for what they are."""
+    rows = _judged(sample_dir, TRUTH)
+    want = estimate(sample_dir, judgements=_write(tmp_path / "plain.csv", rows))
+    floats = _write(tmp_path / "floats.csv", [{**r, "pair_id": f"{r['pair_id']}.0"}
+                                              for r in rows])
+    assert estimate(sample_dir, judgements=floats)["delta_precision"] == \
+        want["delta_precision"]
+    items = _write(tmp_path / "items.csv", [{**r, "item_1": f"{r['item_1']}.0"}
+                                            for r in rows])
+    msg = _error(sample_dir, items)
+    assert f"{len(rows)} item id(s) are written as decimals" in msg, msg
+    assert f"line 2: item_1 {rows[0]['item_1']}.0 (the sample has {rows[0]['item_1']})" \
+        in msg and "another sample" not in msg, msg
+
+
 def test_pair_id_keyed_file_needs_its_sample_id(sample_dir: Path, tmp_path: Path) -> None:
     """Pair ids are numbered per sample, so a file keyed by pair_id alone must carry the
     sample_id of its questions file. Another sample's `pair_id,verdict` file used to be

@@ -28,7 +28,9 @@ equal this sample's id; without it the file is refused, since another sample's
 that name the two item ids are checked against the sample's pairs and need no
 ``sample_id`` (when present it must still match); rows with both the pair id and the
 item ids must match the sample's pair. Column names are compared without surrounding
-spaces, and a UTF-8 byte-order mark (Excel) is ignored.
+spaces, and a UTF-8 byte-order mark (Excel) is ignored. Pair ids are integers, so a
+``pair_id`` written as a decimal (``17.0``, from a float column) is pair 17; item ids
+written so are refused, naming them.
 
 :func:`normalise_verdict` is abcde's one verdict normaliser: the same spellings are
 accepted in judgement files, from callable judges and by
@@ -183,6 +185,17 @@ def id_text(value: Any) -> str | None:
     return text or None
 
 
+# An integer as pandas writes an int column that holds a blank (it becomes float): 17.0
+_DECIMAL = re.compile(r"^[0-9]+\.0+$")
+
+
+def _pair_id_text(value: Any) -> str | None:
+    """A pair id as text: pair ids are integers, so "17.0" (a CSV written from a float
+    column) is pair 17, as the float 17.0 is (:func:`id_text`)."""
+    text = id_text(value)
+    return text.split(".")[0] if text is not None and _DECIMAL.match(text) else text
+
+
 def read_judgements(path: str | Path) -> list[JudgementRow]:
     """Rows of a CSV or JSONL judgement file, verdicts normalised, with line numbers.
 
@@ -271,7 +284,7 @@ def rows_from_records(records: Iterable[tuple[int, Mapping[str, Any]]], columns:
             bad.append(f"line {line}: {rec.get('verdict')!r}")
             continue
         rows.append(JudgementRow(
-            line, id_text(rec.get("pair_id")),
+            line, _pair_id_text(rec.get("pair_id")),
             id_text(rec.get(items[0])) if items else None,
             id_text(rec.get(items[1])) if items else None,
             word, id_text(rec.get("sample_id"))))
@@ -361,6 +374,23 @@ def _spreadsheet_zeros(rows: Sequence[JudgementRow], pairs: SamplePairs, where: 
             "then save it as CSV UTF-8.")
 
 
+def _spreadsheet_decimals(rows: Sequence[JudgementRow], pairs: SamplePairs,
+                          where: str) -> None:
+    """Refuse integer item ids written as decimals (17 -> 17.0, as pandas writes an int
+    column that holds a blank), naming them as such (not as pairs of "another sample")."""
+    items = {x for key in pairs.by_items for x in key}
+    bad = [Shown(f"line {r.line}: {column} {value} (the sample has {value.split('.')[0]})")
+           for r in rows for column, value in (("item_1", r.item_1), ("item_2", r.item_2))
+           if value and value not in items and _DECIMAL.match(value)
+           and value.split(".")[0] in items]
+    if bad:
+        raise InputError(
+            f"{where}: {len(bad)} item id(s) are written as decimals, as pandas writes an "
+            "integer column that holds a blank: they no longer name the sample's items",
+            examples=bad, hint="Keep the ids as text (pandas: read_csv(..., dtype=str, "
+            "keep_default_na=False)), or judge questions.jsonl, or with `abcde judge`.")
+
+
 def _related(sid: str, stream: tuple[str, str, int] | None) -> bool:
     """Whether a sample id names another sample of this sample's stream (same population,
     seed, inputs and stratification: docs/method.md §7.10)."""
@@ -407,7 +437,8 @@ def match_judgements(rows: Sequence[JudgementRow], pairs: SamplePairs, *,
     InputError
         On rows of another sample, rows keyed by pair_id without a sample_id (or of a
         related sample: they need item ids), ids a spreadsheet rewrote in scientific
-        notation or stripped of leading zeros, pairs not in the sample, pair ids and
+        notation or stripped of leading zeros, integer item ids written as decimals
+        (17.0), pairs not in the sample, pair ids and
         item ids that disagree, rows naming no pair, and contradictory verdicts (also a
         self pair judged not equivalent).
 
@@ -418,6 +449,7 @@ def match_judgements(rows: Sequence[JudgementRow], pairs: SamplePairs, *,
     """
     _spreadsheet_numbers(rows, pairs, expected_sample_id, where)
     _spreadsheet_zeros(rows, pairs, where)
+    _spreadsheet_decimals(rows, pairs, where)
     related: set[str] = set()
     if expected_sample_id is not None:
         ids = {r.sample_id for r in rows if r.sample_id and r.sample_id != expected_sample_id}
