@@ -734,3 +734,25 @@ def test_stream_picks_the_item_each_probe_falls_in() -> None:
                                                   _u(seed, "j", d) * c["partner_w"])]
         assert (stream[d]["item_i"], stream[d]["item_j"]) == (i["item_id"], j["item_id"]), d
     assert classes == {"split", "merge", "stable"} and len(stream) == draws
+
+
+@pytest.mark.parametrize("slice_by", ["item_id", "color,item_id"])
+@pytest.mark.parametrize("stratified", [False, True])
+def test_slicing_by_the_item_id_column_is_refused_before_sampling(
+        tmp_path, slice_by: str, stratified: bool) -> None:
+    """`--slice-by item_id` wrote a sample (and a manifest of one slice per item) that
+    `abcde estimate` then refused ("manifest slices by 'item_id' but draws have no such
+    column"): it is refused before anything is drawn or written."""
+    from abcde.sampling.stratified import sample_pairs_stratified
+
+    base, exp, weight = random_case(np.random.default_rng(5), 12)
+    attrs = {i: {"color": ["red", "blue"][i % 2]} for i in base}
+    out = tmp_path / "sample"
+    with pytest.raises(InputError, match="--slice-by 'item_id' names the item id column"):
+        if stratified:
+            sample_pairs_stratified(base, exp, weight, attributes=attrs, budget=6,
+                                    slice_by=slice_by, out=out)
+        else:
+            sample_pairs(base, exp, weight, attributes=attrs, budget=6, slice_by=slice_by,
+                         out=out)
+    assert not out.exists()

@@ -219,6 +219,21 @@ def attribute_names(inputs: Inputs, reserved: Sequence[str],
     return out
 
 
+def check_pair_slicings(spec: InputSpec) -> None:
+    """Slice columns a pair sample can be estimated by: none named like a manifest slice
+    total (`check_slice_names`), nor the item id column — the draws carry the items'
+    attributes, not the id as one, so `abcde estimate` could not match such a slice to
+    the draws and refused the finished sample."""
+    check_slice_names(spec.slicings, set(SLICE_TOTALS))
+    item = spec.columns.item
+    if any(item in s for s in spec.slicings):
+        raise InputError(f"--slice-by {item!r} names the item id column: a slice is a group "
+                         "of items sharing an attribute value, and per-item ΔPrecision "
+                         "cannot be estimated from a pair sample", table="attributes",
+                         column=item, hint="Slice by an attribute column (e.g. "
+                         "--slice-by provenance).")
+
+
 def sample_pairs(base: object, exp: object, weights: object | None = None, *,
                  attributes: object | None = None, population: str = "mixture",
                  alpha: float | None = None,
@@ -299,7 +314,7 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
     spec = InputSpec.of(base, exp, weights, attributes=attributes, slice_by=slice_by,
                         item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
                         missing_weight=missing_weight)
-    check_slice_names(spec.slicings, set(SLICE_TOTALS))
+    check_pair_slicings(spec)
     out_dir = Path(out) if out is not None else None
     with sample_output(out_dir, overwrite) as od, \
             opened(spec, EngineOptions(engine, db, memory_limit, threads,

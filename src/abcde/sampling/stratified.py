@@ -30,7 +30,7 @@ from typing import Any
 from abcde.engines import Engine
 from abcde.errors import InputError
 from abcde.inputs.session import EngineOptions, opened
-from abcde.inputs.spec import InputSpec, check_slice_names
+from abcde.inputs.spec import InputSpec
 from abcde.results import plain_row
 from abcde.sampling.clocks import check_count, check_seed
 from abcde.sampling.files import sample_output
@@ -40,12 +40,12 @@ from abcde.sampling.pairs import (
     DRAW_COLUMNS,
     MAX_DRAWS,
     QUESTION_COLUMNS,
-    SLICE_TOTALS,
     BudgetNotFilled,
     Ceiling,
     Design,
     PairSample,
     attribute_names,
+    check_pair_slicings,
     class_keys,
     collect_sample,
     design_for,
@@ -166,7 +166,7 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
     spec = InputSpec.of(base, exp, weights, attributes=attributes, slice_by=slice_by,
                         item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
                         missing_weight=missing_weight)
-    check_slice_names(spec.slicings, set(SLICE_TOTALS))
+    check_pair_slicings(spec)
     slicings = [list(s) for s in spec.slicings]
     out_dir = Path(out) if out is not None else None
     with sample_output(out_dir, overwrite) as od, \
