@@ -67,6 +67,7 @@ WORLDS: dict[str, Callable[[], World]] = {
 }
 
 MIXTURE = {"population": "mixture"}
+UNKNOWN_REASON = "have no verdict (more than"  # the not_conclusive of too many unknowns
 # (world, design, budget, seed, metrics expected to be detected as not conclusive)
 CASES: list[tuple[str, dict[str, Any], int, int, set[str]]] = [
     ("split_out", MIXTURE, 300, 1, set()),
@@ -108,7 +109,14 @@ def test_unbiased_and_covering_or_detected(
                        for r in rows), key
             continue
         assert all(r["ci_low"] is not None for r in rows), (key, rows[0])
-        flagged = np.mean([bool(r["not_conclusive"]) for r in rows])
+        # the n_eff rule's flag (§8.11); a sample with more than 20% unknown pairs flags
+        # every metric with that reason instead (checked below), whatever its n_eff
+        flagged = np.mean([bool(r["not_conclusive"]) and UNKNOWN_REASON not in
+                           r["not_conclusive"] for r in rows])
+        for d, r in zip(docs, rows, strict=True):  # flagged exactly when over the share
+            over = d["sample"]["unknown_pairs"] > 0.2 * d["sample"]["pairs"]
+            assert bool(r["not_conclusive"]) if over else \
+                UNKNOWN_REASON not in (r["not_conclusive"] or ""), (key, d["sample"])
         if flagged >= 0.5:
             detected.add(key)
             if flagged < DETECTED_SHARE:

@@ -409,3 +409,38 @@ def test_the_slice_table_flags_what_is_not_conclusive(tmp_path: Path) -> None:
             weak.append(name)
     assert weak, "a budget of 50 over four slices leaves some slice thin"
     assert f"not conclusive ('!', n_eff below 10): {'; '.join(weak)}" in text
+
+
+def test_too_many_unknowns_flag_every_metric_in_the_json(sample_dir: Path,
+                                                         tmp_path: Path) -> None:
+    """More than 20% unknown verdicts: the verdict draws no conclusion, and so does every
+    estimated metric's own `not_conclusive` in the JSON (a reader of one metric used to
+    see null there); at 20% or fewer, only the n_eff rule flags a metric."""
+    from abcde.quality.wording import MAX_UNKNOWN_SHARE
+
+    rows = _judged(sample_dir, TRUTH)
+    n = len(rows)
+
+    def doc_with(unknown: int) -> dict:
+        blank = [{**r, "verdict": "unknown"} if k < unknown else r
+                 for k, r in enumerate(rows)]
+        return estimate(sample_dir, judgements=_write(tmp_path / f"u{unknown}.csv", blank))
+
+    few = int(MAX_UNKNOWN_SHARE * n)  # at most the share: no sample-wide warning
+    many = few + 1
+    base = doc_with(few)
+    assert not any(w.startswith("unknown verdicts:") for w in base["warnings"])
+    doc = doc_with(many)
+    assert any(w.startswith("unknown verdicts:") for w in doc["warnings"])
+    assert "not conclusive" in doc["verdict"]
+    estimated = [k for k, m in doc.items() if isinstance(m, dict) and "not_conclusive" in m
+                 and m["estimate"] is not None and m["interval"] != "exact"]
+    assert "delta_precision" in estimated
+    for k in estimated:
+        why = doc[k]["not_conclusive"]
+        assert why, k
+        if not base[k]["not_conclusive"]:
+            assert why.startswith(f"{many} of {n} pairs have no verdict"), (k, why)
+    for m in base.values():  # without the warning the n_eff rule alone decides
+        if isinstance(m, dict) and m.get("not_conclusive"):
+            assert "have no verdict" not in m["not_conclusive"]

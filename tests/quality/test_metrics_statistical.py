@@ -245,7 +245,10 @@ def wilson_coverage(
                 or r["ci_high"] > (r["exact"] + r["multiplier"]) * (1 + 1e-12) + 1e-15
                 for r in bounded
             ),
-            "not_conclusive": sum(bool(r["not_conclusive"]) for r in rows),
+            # flagged by the n_eff rule (§8.11); a sample with too many unknowns flags
+            # every metric with that reason, which says nothing about this metric
+            "not_conclusive": sum(bool(r["not_conclusive"]) and "have no verdict (more than" not in
+                                  r["not_conclusive"] for r in rows),
             "wald_coverage": float(np.mean(wald)),
         }
     return out

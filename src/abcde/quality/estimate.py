@@ -57,7 +57,12 @@ from abcde.quality.metrics import METRIC_KEYS, Design, estimate_all, unavailable
 from abcde.quality.sample import CLASS_KEYS, JudgedSample, count_distinct, judged_sample
 from abcde.quality.slices import estimate_slices
 from abcde.quality.verdict_log import LOG_NAME, is_verdict_log, logged_verdicts
-from abcde.quality.wording import precision_verdict, sample_warnings
+from abcde.quality.wording import (
+    MAX_UNKNOWN_SHARE,
+    UNKNOWN_START,
+    precision_verdict,
+    sample_warnings,
+)
 from abcde.sampling.exported import is_exported, read_exported, read_tables
 from abcde.sampling.files import verify_sample_files
 from abcde.sampling.manifest import sample_id, stream_of
@@ -607,8 +612,22 @@ def estimate_from_draws(
                                                               **opts)]
     out["sample"] = _sample_summary(s)
     out["warnings"] = sample_warnings(out["sample"], results)
-    out["verdict"] = precision_verdict(results["delta_precision"],
-                                       warnings=_unknown_warnings(out["warnings"]))
+    unknown = _unknown_warnings(out["warnings"])
+    out["verdict"] = precision_verdict(results["delta_precision"], warnings=unknown)
+    if unknown:
+        # the sample-wide reason holds for every estimated metric: a reader of one
+        # metric's JSON must see it as the verdict does (docs/method.md §8.3)
+        smp = out["sample"]
+        why = (f"{smp['unknown_pairs']:,} of {smp['pairs']:,} pairs have no verdict (more "
+               f"than {MAX_UNKNOWN_SHARE:.0%}): the reweighting assumes they are missing "
+               f"at random within their class")
+        entries = [out[k] for k in METRIC_KEYS]
+        entries += [e[k] for e in out.get("slices") or [] for k in ("delta_precision",
+                                                                     "contribution")]
+        for m in entries:
+            if m.get("estimate") is not None and m.get("interval") != "exact" \
+                    and not m.get("not_conclusive"):
+                m["not_conclusive"] = why
     return out
 
 
@@ -629,7 +648,7 @@ def _sample_summary(s: JudgedSample) -> dict[str, Any]:
 def _unknown_warnings(warnings: Sequence[str]) -> list[str]:
     """The sample-wide warnings (not the per-metric ones, which the verdict reads from
     ΔPrecision's own ``not_conclusive``)."""
-    return [w for w in warnings if w.startswith(UNKNOWN_WARNING_START)]
+    return [w for w in warnings if w.startswith(UNKNOWN_START)]
 
 
 def _stratum_sample(s: Sample, name: str, verdicts: Mapping[str, str]) -> dict[str, Any]:
@@ -652,7 +671,7 @@ OLD_SAMPLE_HINT = ("Draw the sample again with this abcde (`abcde sample-pairs`)
                    "sample shares with the old one, so only the new pairs need judging.")
 """What to do with a sample of an earlier design (docs/method.md §8.1)."""
 
-UNKNOWN_WARNING_START = "unknown verdicts:"
+
 
 
 def check_design(manifest: Mapping[str, Any]) -> None:

@@ -17,6 +17,7 @@ from abcde.quality.metrics import METRICS, MIN_N_EFF
 from abcde.quality.result import Estimate
 
 MAX_UNKNOWN_SHARE = 0.2
+UNKNOWN_START = "unknown verdicts:"  # how the sample-wide warning of it starts
 """Above this share of unknown verdicts (among the pairs that need one) a warning."""
 
 LABELS = {key: m.label for key, m in METRICS.items()}
@@ -68,7 +69,7 @@ def sample_warnings(sample: Mapping[str, Any], results: Mapping[str, Estimate]) 
     unknown = int(sample.get("unknown_pairs") or 0)
     if judgeable and unknown / judgeable > MAX_UNKNOWN_SHARE:
         out.append(
-            f"unknown verdicts: {unknown:,} of {judgeable:,} pairs "
+            f"{UNKNOWN_START} {unknown:,} of {judgeable:,} pairs "
             f"({100 * unknown / judgeable:.0f}%) have no verdict. The estimates reweight the "
             "judged pairs of each class (ABCDE §5.8), which assumes the unknown pairs are "
             "missing at random within their class; the intervals do not cover a bias if "
@@ -259,9 +260,11 @@ def render_table(doc: Mapping[str, Any]) -> str:
                                                             "exact" else "")})
     lines.append(table(rows, ["metric", "estimate", "se", ci, "n_eff", "pairs", "of (exact)",
                               "note"]))
-    lines.append(f"n_eff: effective draws behind the interval (the sample's and the design's "
-                 f"expected, the smaller); '!' below {MIN_N_EFF:g}: not conclusive "
-                 "(docs/method.md §8.11)")
+    unknown = any(w.startswith(UNKNOWN_START) for w in doc.get("warnings") or [])
+    lines.append("n_eff: effective draws behind the interval (the sample's and the design's "
+                 "expected, the smaller); '!': not conclusive, "
+                 + ("every estimate here: too many pairs are unknown (WARNING above)"
+                    if unknown else f"n_eff below {MIN_N_EFF:g} (docs/method.md §8.11)"))
     by_reason: dict[str, list[str]] = {}
     for key, why in unavailable.items():
         by_reason.setdefault(why, []).append(LABELS.get(key, key))
@@ -293,7 +296,8 @@ def render_table(doc: Mapping[str, Any]) -> str:
         lines.append(table(srows, ["slice", "weight", "ΔPrecision(I)", ci, "n_eff",
                                    "contribution", "contribution se", "draws", "note"]))
         if weak:
-            lines.append(f"not conclusive ('!', n_eff below {MIN_N_EFF:g}): "
+            lines.append("not conclusive ('!'"
+                         + ("" if unknown else f", n_eff below {MIN_N_EFF:g}") + "): "
                          f"{'; '.join(weak)} — judge more of their pairs, or stratify")
     return "\n".join(lines)
 
