@@ -29,6 +29,7 @@ import contextlib
 import ctypes
 import errno
 import os
+import re
 import secrets
 import shutil
 import signal
@@ -39,7 +40,8 @@ from typing import Any
 
 from abcde.errors import InputError
 
-__all__ = ["OutputDir", "deferred_signals", "output_dir", "output_files"]
+__all__ = ["OutputDir", "deferred_signals", "output_dir", "output_files",
+           "slice_file_stems"]
 
 _DEFERRED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
                   if hasattr(signal, name))
@@ -382,3 +384,21 @@ def output_files(*targets: str | Path, option: str = "--out", what: str = "a fil
             t.unlink(missing_ok=True)
         _remove_dirs(created)
         raise
+
+
+def slice_file_stems(slicings: Sequence[Sequence[str]]) -> list[str]:
+    """One file name (without suffix) per slicing of `impact --out` and `evaluate --out`:
+    slices_<columns>, with characters a file name cannot hold replaced by _, and _2, _3,
+    ... after a name already taken (also by case: file systems that ignore case would
+    merge them). Every other file they write is named without the prefix slices_."""
+    used: set[str] = set()
+    stems = []
+    for slicing in slicings:
+        stem = re.sub(r"[^\w.-]+", "_", "slices_" + "_".join(slicing))[:120]
+        unique, k = stem, 1
+        while unique.lower() in used:
+            k += 1
+            unique = f"{stem}_{k}"
+        used.add(unique.lower())
+        stems.append(unique)
+    return stems

@@ -313,3 +313,35 @@ def test_uir_tolerances_are_refused_as_options(tmp_path: Path, args: list[str],
     res = CliRunner().invoke(main, ["uir", str(scores), *args])
     assert res.exit_code == 2, res.output
     assert needle in res.output and "s.csv" not in res.output, res.output
+
+
+def test_evaluate_out_names_slice_files_apart_and_safely(tmp_path: Path) -> None:
+    """`--out` used to name a slicing's file slices_<columns joined by _> as given: a column
+    `a/b` made a path into a missing directory (exit 1, DuckDB's IO error), and the
+    slicings (a, b) and a_b wrote one file, the second over the first. They are named as
+    `impact --out` names them, and each slicing's JSON entry says its file."""
+    truth = tmp_path / "truth.csv"
+    truth.write_text("item_id,cluster_id\na,1\nb,1\nc,2\nd,2\ne,3\n")
+    actual = tmp_path / "run.csv"
+    actual.write_text("item_id,cluster_id\na,x\nb,y\nc,y\nd,y\ne,z\n")
+    attrs = tmp_path / "attrs.csv"
+    attrs.write_text("item_id,a/b,a,b,a_b\na,x,1,2,u\nb,y,1,2,u\nc,x,2,2,v\nd,y,1,3,v\n"
+                     "e,x,1,2,u\n")
+    out = tmp_path / "out"
+    res = CliRunner().invoke(main, [
+        "evaluate", "--truth", str(truth), "--actual", str(actual), "--attributes",
+        str(attrs), "--slice-by", "a/b", "--slice-by", "a,b", "--slice-by", "a_b",
+        "--uir-cases", "none", "--out", str(out), "--out-format", "csv", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    (run,) = json.loads(res.output)["runs"]
+    files = sorted(p.name for p in (out / "run").iterdir() if p.name.startswith("slices_"))
+    assert files == ["slices_a_b.csv", "slices_a_b_2.csv", "slices_a_b_3.csv"]
+    for entry in run["slices"]:
+        rows = read_csv_rows(Path(entry["file"]))
+        assert [list(r)[:len(entry["slice_by"])] for r in rows[:1]] == [entry["slice_by"]]
+        assert len(rows) == len(entry["rows"])
+
+
+def read_csv_rows(path: Path) -> list[dict[str, str]]:
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))

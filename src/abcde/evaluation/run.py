@@ -72,7 +72,7 @@ from abcde.inputs.session import EngineOptions, Inputs, open_inputs
 from abcde.inputs.sources import file_format, names_a_file
 from abcde.inputs.spec import InputSpec, check_slice_names
 from abcde.inputs.workspace import Workspace
-from abcde.outputs import OutputDir, output_dir
+from abcde.outputs import OutputDir, output_dir, slice_file_stems
 from abcde.results import OUT_FORMATS, plain_row
 from abcde.sql.helpers import rank_value
 from abcde.sql.pipeline import Pipeline
@@ -641,6 +641,8 @@ def _run_one(engine: Engine, inputs: Inputs, name: str, k: int,
     if out is not None:
         result.files = _write(engine, pipeline, out, name_dir, out_format, slicings,
                               slice_steps)
+        for entry, stem in zip(result.slices, slice_file_stems(slicings), strict=True):
+            entry["file"] = result.files[stem]
     return result, swept
 
 
@@ -663,8 +665,8 @@ def _write(engine: Engine, pipeline: Pipeline, out: OutputDir, run: str, fmt: st
     suffix = "parquet" if fmt == "parquet" else "csv"
     files = {}
     named = [(n, n) for n in ("truth_clusters", "actual_clusters", "yandex_themes")]
-    named += [(f"slices_{'_'.join(s)}", step) for s, step in zip(slicings, slice_steps,
-                                                                   strict=True)]
+    # as `impact --out` names them: a column name is no path, two slicings never one file
+    named += list(zip(slice_file_stems(slicings), slice_steps, strict=True))
     for name, step in named:
         path = directory / f"{name}.{suffix}"
         engine.write(pipeline.physical_name(step), path, fmt)

@@ -23,7 +23,7 @@ from abcde.engines import Engine
 from abcde.inputs.checks import coverage_report
 from abcde.inputs.session import EngineOptions, Inputs, opened
 from abcde.inputs.spec import InputSpec, check_slice_names
-from abcde.outputs import OutputDir, output_dir
+from abcde.outputs import OutputDir, output_dir, slice_file_stems
 from abcde.results import OUT_FORMATS, plain_row
 from abcde.sql.helpers import rank_value
 from abcde.sql.pipeline import Pipeline
@@ -219,23 +219,6 @@ def earlier_outputs(out: str | Path) -> list[str]:
     return sorted(n for n in names if n in entries
                   and (n == OUT_INDEX or OUT_FILE.fullmatch(n))
                   and not entries[n].is_dir(follow_symlinks=False))
-
-
-def slice_file_stems(slicings: Sequence[Sequence[str]]) -> list[str]:
-    """One file name (without suffix) per slicing: slices_<columns>, with characters a
-    file name cannot hold replaced by _, and _2, _3, ... after a name already taken (also
-    by case: file systems that ignore case would merge them)."""
-    taken = {"base_clusters", "exp_clusters"}
-    stems = []
-    for slicing in slicings:
-        stem = re.sub(r"[^\w.-]+", "_", "slices_" + "_".join(slicing))[:120]
-        unique, k = stem, 1
-        while unique.lower() in taken:
-            k += 1
-            unique = f"{stem}_{k}"
-        taken.add(unique.lower())
-        stems.append(unique)
-    return stems
 
 
 def interleave(base_rows: list[dict[str, Any]], exp_rows: list[dict[str, Any]],
