@@ -541,3 +541,31 @@ def test_one_run_fetches_nothing_per_cluster() -> None:
         Counting.largest = 0
         evaluate(truth, [base, exp], weights, engine=engine)
         assert Counting.largest >= 181
+
+
+def test_out_is_left_as_it_was_when_the_uir_part_is_interrupted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The runs' files were committed before the comparisons and UIR were computed: with
+    many truth clusters that part takes a while, and Ctrl-C (or SIGTERM, exit 143) there
+    left --out replaced although the command failed (README: outputs left as they were)."""
+    import abcde.evaluation.run as run_module
+
+    truth, out = tmp_path / "truth.csv", tmp_path / "out"
+    truth.write_text("item_id,cluster_id\na,1\nb,1\nc,2\nd,2\ne,3\n")
+    runs = []
+    for k, clusters in enumerate(("xyyyz", "xxxxx")):
+        runs.append(tmp_path / f"r{k}.csv")
+        runs[-1].write_text("item_id,cluster_id\n" + "".join(
+            f"{i},{c}\n" for i, c in zip("abcde", clusters, strict=True)))
+    evaluate(truth, runs, out=out)
+    before = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+
+    def interrupted(*args: object, **kwargs: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(run_module, "compare_runs", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        evaluate(truth, runs, out=out, out_format="csv")
+    after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
+    assert after == before
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "r0.csv", "r1.csv", "truth.csv"]

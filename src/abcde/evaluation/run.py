@@ -542,19 +542,21 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
                                      else (f_alpha_metrics(metrics), tuple(alphas)))
             results.append(result)
             sweeps.append(sweep)
-    input_doc["actual"] = {r.name: r.label for r in results}
-    shared = shared_cases(results)
-    pairs: dict[tuple[str, str], Any] = {}
-    uir_doc = evaluate_uir_summary(results, cases.label, metrics, alphas, shared,
-                                   uir_rel_tol, pairs_out=pairs) if cases else None
-    if uir_doc is not None and not fetch_cases and sweeps[0] is not None:
-        n_cases, f_alpha = sweeps[0]
-        uir_doc["n_cases"] = n_cases
-        if f_alpha is not None and n_cases:
-            uir_doc["f_alpha"] = {results[0].name: f_alpha}
-    comparisons = [compare_runs(a, b, metrics if cases else None, shared, uir_rel_tol,
-                                known=pairs)  # each pair's UIR computed once
-                   for a, b in combinations(results, 2)]
+        # the comparisons and UIR before the with block ends: --out is committed only
+        # when the whole command has succeeded (an interrupt or error leaves it as it was)
+        input_doc["actual"] = {r.name: r.label for r in results}
+        shared = shared_cases(results)
+        pairs: dict[tuple[str, str], Any] = {}
+        uir_doc = evaluate_uir_summary(results, cases.label, metrics, alphas, shared,
+                                       uir_rel_tol, pairs_out=pairs) if cases else None
+        if uir_doc is not None and not fetch_cases and sweeps[0] is not None:
+            n_cases, f_alpha = sweeps[0]
+            uir_doc["n_cases"] = n_cases
+            if f_alpha is not None and n_cases:
+                uir_doc["f_alpha"] = {results[0].name: f_alpha}
+        comparisons = [compare_runs(a, b, metrics if cases else None, shared, uir_rel_tol,
+                                    known=pairs)  # each pair's UIR computed once
+                       for a, b in combinations(results, 2)]
     return EvaluateResult(inputs=input_doc, runs=results, comparisons=comparisons,
                           uir=uir_doc)
 
