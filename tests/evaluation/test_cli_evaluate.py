@@ -345,3 +345,25 @@ def test_evaluate_out_names_slice_files_apart_and_safely(tmp_path: Path) -> None
 def read_csv_rows(path: Path) -> list[dict[str, str]]:
     with path.open(newline="") as f:
         return list(csv.DictReader(f))
+
+
+def test_text_says_why_there_is_no_parametric_uir(tmp_path: Path) -> None:
+    """With one test case there is no covariance to fit: the JSON said why, the table
+    left the parametric UIR out without a word (in both commands)."""
+    scores = tmp_path / "s.csv"
+    write_scores(scores, [("A", 1, "precision", 0.5), ("A", 1, "recall", 0.4),
+                          ("B", 1, "precision", 0.6), ("B", 1, "recall", 0.6)])
+    res = CliRunner().invoke(main, ["uir", str(scores)])
+    assert res.exit_code == 0, res.output
+    assert ("UIR(A, B) = -1.000 over 1 cases, no parametric UIR (need more than 1 test "
+            "case(s) to fit a covariance, got 1): ") in res.output
+    truth = tmp_path / "truth.csv"
+    truth.write_text("item_id,cluster_id\na,1\nb,1\n")
+    (tmp_path / "r1.csv").write_text("item_id,cluster_id\na,x\nb,y\n")
+    (tmp_path / "r2.csv").write_text("item_id,cluster_id\na,x\nb,x\n")
+    res = CliRunner().invoke(main, ["evaluate", "--truth", str(truth), "--actual",
+                                    str(tmp_path / "r1.csv"), "--actual",
+                                    str(tmp_path / "r2.csv")])
+    assert res.exit_code == 0, res.output
+    assert ("UIR(r2, r1) = +1.000 over 1 cases (truth_cluster), no parametric UIR (need "
+            "more than 1 test case(s) to fit a covariance, got 1): ") in res.output

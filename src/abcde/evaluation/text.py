@@ -63,6 +63,14 @@ def _sweep_lines(sweep: dict[str, dict[str, float]] | None, metrics: list[str] |
             table(rows, ["system", *alphas], ["system", *(f"a={a}" for a in alphas)])]
 
 
+def _parametric_text(value: float | None, error: str | None) -> str:
+    """The parametric UIR beside UIR, or why there is none (e.g. one test case: no
+    covariance to fit) rather than leaving it out without a word."""
+    if value is not None:
+        return f", parametric UIR {value:+.3f}"
+    return f", no parametric UIR ({error})" if error else ""
+
+
 def uir_text(doc: dict[str, Any]) -> str:
     """The report of `abcde uir`.
 
@@ -87,9 +95,8 @@ def uir_text(doc: dict[str, Any]) -> str:
     parts = [f"UIR over {', '.join(doc['metrics'])} (robust when >= {thr}; "
              "Amigó et al. 2011 §6.3)", _matrix_text(doc["matrix"]), ""]
     for p in doc["pairs"]:
-        par = p["parametric_uir"]
         parts.append(f"UIR({p['a']}, {p['b']}) = {p['uir']:+.3f} over {p['n_cases']} cases"
-                     + (f", parametric UIR {par:+.3f}" if par is not None else "")
+                     + _parametric_text(p["parametric_uir"], p.get("parametric_error"))
                      + f": {p['reading']}")
     parts += ["", "Reference system of each system (the one improving it most, §6.4):"]
     parts += _reference_lines(doc["reference_systems"], thr)
@@ -182,10 +189,10 @@ def evaluate_text(doc: dict[str, Any], top: int = 10) -> str:
                      + ", ".join(f"Δ{k} {d[k]:+.4f}" for k in ("precision", "recall", "f1")))
         cu = c["uir"]
         if cu and cu.get("value") is not None:
-            par = cu["parametric"]["value"]
+            par = cu["parametric"]
             parts.append(f"  UIR({c['experiment']}, {c['baseline']}) = {cu['value']:+.3f} over "
                          f"{cu['n_cases']} cases ({u['cases'] if u else ''})"
-                         + (f", parametric UIR {par:+.3f}" if par is not None else "")
+                         + _parametric_text(par["value"], par.get("error"))
                          + f": {cu['reading']}")
         elif cu and cu.get("error"):
             parts.append(f"  UIR: {cu['error']}")
