@@ -367,3 +367,29 @@ def test_text_says_why_there_is_no_parametric_uir(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     assert ("UIR(r2, r1) = +1.000 over 1 cases (truth_cluster), no parametric UIR (need "
             "more than 1 test case(s) to fit a covariance, got 1): ") in res.output
+
+
+def test_nan_and_infinite_slice_values_are_cases_of_their_own(tmp_path: Path) -> None:
+    """A NaN or infinite slice value became null, like NULL: the JSON could not tell the
+    slices apart and `--uir-cases slice:f` merged them into one case (here 2 cases
+    instead of 4, UIR 1.0 instead of 0.75). They are 'NaN' and 'Infinity', as in impact."""
+    from duck import duck
+
+    truth, attrs = tmp_path / "truth.csv", tmp_path / "attrs.parquet"
+    truth.write_text("item_id,cluster_id\na,1\nb,1\nc,2\nd,2\ne,3\n")
+    (tmp_path / "r1.csv").write_text("item_id,cluster_id\na,x\nb,y\nc,y\nd,y\ne,z\nf,z\n")
+    (tmp_path / "r2.csv").write_text("item_id,cluster_id\na,x\nb,x\nc,x\nd,x\ne,x\n")
+    duck(f"COPY (SELECT * FROM (VALUES ('a', 'nan'::DOUBLE), ('b', 'nan'::DOUBLE), "
+         f"('c', 1.5), ('d', NULL), ('e', 'inf'::DOUBLE)) t(item_id, f)) TO '{attrs}'")
+    res = CliRunner().invoke(main, [
+        "evaluate", "--truth", str(truth), "--actual", str(tmp_path / "r1.csv"),
+        "--actual", str(tmp_path / "r2.csv"), "--attributes", str(attrs),
+        "--uir-cases", "slice:f", "--format", "json"])
+    assert res.exit_code == 0, res.output
+    doc = json.loads(res.output)
+    values = {r["f"]: r["items"] for r in doc["runs"][0]["slices"][0]["rows"]}
+    assert values == {"NaN": 2, 1.5: 1, None: 1, "Infinity": 1}
+    # per case (P, R), r1 vs r2: {a, b} (2/3, 1/2) vs (2/5, 1) metric-biased; c, d and e
+    # better or equal on both in r1
+    assert (doc["uir"]["n_cases"], doc["uir"]["cases_excluded"]) == (4, 0)
+    assert doc["uir"]["matrix"]["r1"]["r2"] == 0.75

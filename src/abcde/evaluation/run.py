@@ -601,7 +601,9 @@ def _run_one(engine: Engine, inputs: Inputs, name: str, k: int,
 
     slices = []
     for slicing, step in zip(slicings, slice_steps, strict=True):
-        rows = [_finite(plain_row(r)) for r in pipeline.fetch(engine, step)]
+        # a NaN or infinite slice value becomes 'NaN', 'Infinity', '-Infinity' as in
+        # impact: as None (like NULL) such slices merged into one UIR case
+        rows = [_finite(plain_row(r, text=slicing)) for r in pipeline.fetch(engine, step)]
         rows.sort(key=lambda r: (-rank_value(r["weight"]), *(str(r[c]) for c in slicing)))
         slices.append({"slice_by": slicing, "rows": rows})
 
