@@ -292,6 +292,9 @@ def test_evaluate_refuses_run_names_that_escape_out(tmp_path: Path) -> None:
     (["--uir-rel-tol", "nan"], ["'--uir-rel-tol'", "in [0, 1)"]),
     (["--actual", f"a={EXAMPLES / 'exp.csv'}"],
      ["run names must be unique; repeated: a", "--actual NAME=PATH"]),
+    # the hint used to leave out `none`, the third accepted value
+    (["--uir-cases", "bogus"], ["unknown UIR test cases 'bogus'",
+                                "truth_cluster, slice:<column> or none"]),
 ])
 def test_evaluate_option_mistakes_say_what_to_do(args: list[str], needles: list[str]) -> None:
     res = CliRunner().invoke(main, ["evaluate", "--truth", str(EXAMPLES / "truth.csv"),

@@ -150,7 +150,8 @@ def parse_uir_cases(spec: str | None) -> CaseSpec | None:
     if spec.startswith("slice:") and spec[len("slice:"):].strip():
         return CaseSpec("slice", spec[len("slice:"):].strip())
     raise InputError(f"unknown UIR test cases {spec!r}",
-                     hint="Use --uir-cases truth_cluster or --uir-cases slice:<column>.")
+                     hint="Use --uir-cases truth_cluster, slice:<column> or none "
+                          "(no UIR).")
 
 
 def parse_uir_metrics(metrics: str | Sequence[str] | None) -> tuple[str, ...]:
