@@ -68,3 +68,53 @@ def test_filter_group_rank_in_the_browser(item_sample: Path, browser_factory: An
             server.stop(signal.SIGINT)
         if server.proc.poll() is None:
             server.proc.kill()
+
+
+# the left edge, on screen, of where each example starts (its "img_", before its bidi
+# control), in the order of the page's text
+STARTS = """
+const td = arguments[0], starts = arguments[1], out = [];
+const walk = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+const nodes = [];
+let text = "";
+for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+  nodes.push([n, text.length]);
+  text += n.data;
+}
+let from = 0;
+for (const s of starts) {
+  const at = text.indexOf(s, from);
+  from = at + s.length;
+  const [node, base] = nodes.filter(([n, b]) => b <= at).pop();
+  const r = document.createRange();
+  r.setStart(node, at - base);
+  r.setEnd(node, at - base + s.length);
+  out.push(r.getBoundingClientRect().left);
+}
+return out;
+"""
+
+
+def test_an_id_with_a_bidi_control_leaves_the_others_in_order(
+        rlo_sample: Path, browser_factory: Any, tmp_path: Path) -> None:
+    """Every item id holds a RIGHT-TO-LEFT OVERRIDE after its "img_": the examples of a
+    cell still read left to right in their order (each is isolated)."""
+    from starlette.testclient import TestClient
+
+    from abcde.explorer.app import explore_app
+    from abcde.server.app import allowed_hosts
+
+    client = TestClient(explore_app(rlo_sample, "t" * 43, allowed_hosts("127.0.0.1", 8000)),
+                        base_url="http://127.0.0.1:8000")
+    page = tmp_path / "page.html"  # the page as served, opened from a file: no server
+    page.write_text(client.get("/", params={"token": "t" * 43, "group_by": "country",
+                                            "examples": "3"}).text)
+    want = explore(rlo_sample, "country", examples=3)
+    d = browser_factory()
+    d.get(page.as_uri())
+    cells = d.find_elements(By.CSS_SELECTOR, "#groups td.examples")
+    assert len(cells) == len(want["groups"])
+    for cell, g in zip(cells, want["groups"], strict=True):
+        assert len(g["examples"]) == 3
+        lefts = d.execute_script(STARTS, cell, ["img_"] * 3)
+        assert lefts == sorted(lefts) and len(set(lefts)) == 3, (g["examples"], lefts)

@@ -4,6 +4,7 @@ reach the query only as checked column names or bound parameters."""
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -80,3 +81,22 @@ def test_bad_queries_are_400_with_the_reason(client: TestClient, params: dict[st
     assert r.status_code == 400 and message in r.json()["error"]
     page = client.get("/", params=q(**params))
     assert page.status_code == 400 and 'class="error"' in page.text
+
+
+RLO = "\u202e"
+
+
+def test_each_example_and_group_column_is_isolated(rlo_sample: Path) -> None:
+    """An id with a bidi control reorders no other id of its cell: each is a <bdi>."""
+    client = TestClient(explore_app(rlo_sample, TOKEN, allowed_hosts("127.0.0.1", 8000)),
+                        base_url="http://127.0.0.1:8000")
+    want = explore(rlo_sample, ["country", "provenance"], examples=3)
+    page = client.get("/", params=q(group_by=["country", "provenance"], examples="3")).text
+    cells = re.findall(r'<td class="examples">(.*?)</td>', page)
+    assert len(cells) == len(want["groups"]) and all(g["examples"] for g in want["groups"])
+    for cell, g in zip(cells, want["groups"], strict=True):
+        assert RLO in g["examples"][0]
+        assert cell == ", ".join(f"<bdi>{e}</bdi>" for e in g["examples"])
+    assert "by <bdi>country</bdi>, <bdi>provenance</bdi>, ranked" in page
+    assert '<bdi class="muted">items.parquet</bdi>' in page
+    assert "<title>\u2068items.parquet\u2069 · abcde explore</title>" in page

@@ -242,8 +242,8 @@ def test_the_page_is_blind_and_shows_every_attribute(client: tuple[TestClient,
                 assert f">{d[col]}<" not in page
         q = session.sample.questions[pid]
         for name, a, b in q.attributes:
-            assert f'<th scope="row">{name}' in page
-            row = re.search(rf'<tr class="(\w+)">\s*<th scope="row">{name}\b', page)
+            assert f'<th scope="row"><bdi>{name}</bdi>' in page
+            row = re.search(rf'<tr class="(\w+)">\s*<th scope="row"><bdi>{name}\b', page)
             assert row is not None
             text = name not in ("thumb", "page")  # images and links: not highlighted
             assert row.group(1) == ("differs" if text and str(a) != str(b) else "same")
@@ -391,3 +391,32 @@ def test_a_tab_closed_in_the_middle_of_a_verdict_is_no_traceback(sample_dir: Pat
     asyncio.run(c.app(scope, receive, send))  # raised ClientDisconnect
     assert sent[0]["type"] == "http.response.start" and sent[0]["status"] == 400
     assert not (sample_dir / "verdicts.jsonl").exists()
+
+
+def test_each_id_and_value_is_isolated(sample_dir: Path) -> None:
+    """A value holding a RIGHT-TO-LEFT OVERRIDE (U+202E) reorders no other text of the
+    page: every id, attribute name and value is an element of its own (<bdi>), and the
+    pair id in the <title> is between bidi isolates."""
+    path = sample_dir / "questions.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    rlo = "\u202e"
+    rows[0].update(item_1=f"img_{rlo}1", provenance_1=f"crawl{rlo}x", page_2=f"x{rlo}y")
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    c, session, token = make_client(sample_dir, image_cols=("thumb",), link_cols=("page",))
+    pid = str(rows[0]["pair_id"])
+    page = c.get(f"/pair/{pid}?token={token}").text
+    q = session.sample.questions[pid]
+    assert f'<bdi class="value">img_{rlo}1</bdi>' in page
+    assert f'<bdi class="value">{q.item_2}</bdi>' in page
+    for name, a, b in q.attributes:
+        assert f'<th scope="row"><bdi>{name}</bdi>' in page
+        for v in (a, b):
+            if name not in ("thumb", "page") or rlo in str(v):
+                assert f'<bdi class="value">{v}</bdi>' in page, (name, v)
+    assert f'<bdi class="value">crawl{rlo}x</bdi>' in page
+    assert re.search(r'<a href="https://[^"]+" target="_blank" rel="noopener noreferrer">'
+                     r'<bdi>https://[^<]+</bdi></a>', page)
+    assert f"· id <bdi>{pid}</bdi></span>" in page
+    assert f"<title>Pair \u2068{pid}\u2069 · abcde judge</title>" in page
+    assert (f"judge <strong><bdi>ana</bdi></strong> · sample <code><bdi>"
+            f"{session.sample.sample_id}</bdi></code>") in page

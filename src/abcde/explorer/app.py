@@ -29,7 +29,7 @@ from starlette.routing import Route
 from abcde.cells import IMPACT_METRICS
 from abcde.errors import InputError
 from abcde.sampling.explore import FILTER_OPS, CheckedSample, SampleChanged
-from abcde.server.app import Guard, create_app, package_files
+from abcde.server.app import Guard, create_app, isolated, package_files
 from abcde.text import key_label
 
 MAX_FILTERS = 4
@@ -112,6 +112,7 @@ def _templates() -> jinja2.Environment:
     env.filters["num"] = lambda v, d=4: "-" if v is None else (
         f"{v:,}" if isinstance(v, int) else f"{v:.{d}g}" if isinstance(v, float) else str(v))
     env.filters["key"] = key_label
+    env.filters["isolate"] = isolated
     return env
 
 

@@ -37,7 +37,7 @@ from abcde.judge.cells import cell, differs
 from abcde.judge.estimates import EstimatesPanel
 from abcde.judge.session import JudgeSession, Snapshot
 from abcde.quality.judgements import VERDICTS
-from abcde.server.app import DEFAULT_CSP, Guard, create_app, package_files, read_form
+from abcde.server.app import DEFAULT_CSP, Guard, create_app, isolated, package_files, read_form
 
 STATIC_FILES = ("judge.js", "judge.css", "favicon.svg")
 KEYS = (  # (keys as KeyboardEvent.key, lower-cased; what they do) — also in the README
@@ -83,6 +83,7 @@ def templates() -> jinja2.Environment:
     env.filters["shown_keys"] = lambda keys: " / ".join(
         {"arrowleft": "←", "arrowright": "→", "backspace": "Backspace"}.get(k, k.upper())
         for k in keys.split())
+    env.filters["isolate"] = isolated  # ids in the <title>, where no <bdi> can go
     return env
 
 

@@ -233,6 +233,33 @@ def create_app(routes: Sequence[BaseRoute], guard: Guard,
                      exception_handlers={kind: conflict for kind in conflicts})
 
 
+def isolated(text: object) -> str:
+    """Text between FIRST STRONG ISOLATE and POP DIRECTIONAL ISOLATE, for a user's value
+    where no <bdi> element can go (a page's <title>).
+
+    Parameters
+    ----------
+    text : object
+        The value (str() of it).
+
+    Returns
+    -------
+    str
+        The text isolated: a bidi control inside it (U+202E RIGHT-TO-LEFT OVERRIDE)
+        cannot reorder the text around it.
+
+    References
+    ----------
+    Unicode Standard Annex #9, Unicode Bidirectional Algorithm, §2.7 (isolates).
+
+    Examples
+    --------
+    >>> isolated("a\u202eb") == "\u2068a\u202eb\u2069"
+    True
+    """
+    return f"\u2068{text}\u2069"
+
+
 MEDIA_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
                ".svg": "image/svg+xml", ".png": "image/png"}
 
