@@ -4,6 +4,7 @@ reach the query only as checked column names or bound parameters."""
 
 from __future__ import annotations
 
+import html
 import re
 from pathlib import Path
 
@@ -70,7 +71,7 @@ def test_values_are_parameters(client: TestClient, value: str) -> None:
     ({"group_by": "provenance; DROP"}, "no such column"),
     ({"col": "country) OR (1=1", "op": "=", "val": "x"}, "no such column"),
     ({"col": "country", "op": "LIKE", "val": "x"}, "unknown operator"),
-    ({"col": "jaccard_distance", "op": ">", "val": "abc"}, "cannot be applied"),
+    ({"col": "jaccard_distance", "op": ">", "val": "abc"}, "is not a number"),
     ({"metric": "evil"}, "metric"),
     ({"top": "-1"}, "top must be"),
     ({"col": ["country", "country"], "op": "=", "val": "x"}, "needs a column"),
@@ -100,3 +101,25 @@ def test_each_example_and_group_column_is_isolated(rlo_sample: Path) -> None:
     assert "by <bdi>country</bdi>, <bdi>provenance</bdi>, ranked" in page
     assert '<bdi class="muted">items.parquet</bdi>' in page
     assert "<title>\u2068items.parquet\u2069 · abcde explore</title>" in page
+
+
+@pytest.mark.parametrize(("col", "val", "message"), [
+    ("weight", "abc", "the filter value 'abc' is not a number; weight is a DOUBLE column"),
+    ("first_draw", "2.5x", "the filter value '2.5x' is not a number; first_draw is a "
+                           "BIGINT column"),
+    ("first_draw", "9" * 30, f"the filter value '{'9' * 30}' is out of the range of a "
+                             "BIGINT; first_draw is a BIGINT column"),
+])
+def test_a_value_not_of_the_columns_type_is_said_plainly(
+        client: TestClient, col: str, val: str, message: str) -> None:
+    """Not DuckDB's "Conversion Error: Could not convert string ..." followed by the
+    sample's columns, which are beside the point: the page and /api say it in words."""
+    params = q(col=col, op=">", val=val)
+    r = client.get("/api/groups", params=params)
+    assert r.status_code == 400 and r.json() == {"error": message}
+    page = client.get("/", params=params)
+    assert page.status_code == 400
+    shown = html.escape(message, quote=True).replace("&#x27;", "&#39;")
+    assert f'<p class="error" role="alert">{shown}</p>' in page.text
+    assert client.get("/api/groups", params=q(col=col, op="contains", val=val)
+                      ).status_code == 200  # contains compares text: any value

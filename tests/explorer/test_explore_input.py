@@ -288,3 +288,17 @@ def test_groups_of_nan_values_get_their_examples(item_sample: Path, tmp_path: Pa
         # NaN as JSON holds it; the BLOB as DuckDB writes it (it was 0.0: float(b"0"))
         (nan,) = [g for g in got["groups"] if g[column] in ("NaN", "0")]
         assert nan["examples"] == [r[0] for r in rows]
+
+
+@pytest.mark.parametrize(("where", "message"), [
+    ("weight > 'abc'", "the value 'abc' is not a number, and it is compared with a DOUBLE "
+                       "column"),
+    ("first_draw = 'x1' AND weight > 0", "the value 'x1' is not a number, and it is "
+                                         "compared with a BIGINT column"),
+])
+def test_a_where_value_not_of_the_columns_type_is_said_plainly(item_sample: Path, where: str,
+                                                               message: str) -> None:
+    code, out = run(str(item_sample), "--where", where)
+    assert code == 2, out
+    assert f"--where {where!r} cannot be applied to the sample: {message}" in out, out
+    assert "Conversion Error" not in out and "columns are" not in out, out

@@ -15,6 +15,7 @@ column and example rows, never summed into a wrong estimate."""
 from __future__ import annotations
 
 import math
+import re
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -130,6 +131,61 @@ def _filter_sql(filters: Sequence[tuple[str, str, Any]], types: dict[str, str]
             conds.append(f"{ident(column)} {FILTER_OPS[op]} CAST(? AS {types[column]})")
         params.append(value)
     return conds, params
+
+
+_INTEGER_TYPES = ("TINYINT", "SMALLINT", "INTEGER", "BIGINT", "HUGEINT", "UTINYINT",
+                  "USMALLINT", "UINTEGER", "UBIGINT", "UHUGEINT")
+#: DuckDB's physical type names, as its conversion errors give them → the SQL names
+_SQL_TYPES = {"INT8": "TINYINT", "INT16": "SMALLINT", "INT32": "INTEGER", "INT64": "BIGINT",
+              "INT128": "HUGEINT", "UINT8": "UTINYINT", "UINT16": "USMALLINT",
+              "UINT32": "UINTEGER", "UINT64": "UBIGINT", "UINT128": "UHUGEINT"}
+
+
+def _a(kind: str) -> str:
+    """"a DOUBLE", "an INTEGER"."""
+    return f"{'an' if kind[:1] in 'AEIOU' else 'a'} {kind}"
+
+
+def _not_a(value: Any, sql_type: str) -> str:
+    """Why `value` does not convert to a column of `sql_type`, in words: "is not a
+    number", rather than DuckDB's "Conversion Error: Could not convert string ..."."""
+    kind = sql_type.upper()
+    text = str(value).strip()
+    if kind in _INTEGER_TYPES:
+        try:
+            int(text)
+        except ValueError:
+            try:
+                float(text)
+            except ValueError:
+                return "is not a number"
+            return "is not a whole number"
+        return f"is out of the range of {_a(kind)}"
+    if kind in ("DOUBLE", "FLOAT", "REAL") or kind.startswith("DECIMAL"):
+        return "is not a number"
+    if kind == "BOOLEAN":
+        return "is not true or false"
+    if kind == "DATE":
+        return "is not a date (e.g. 2024-01-31)"
+    if kind.startswith("TIMESTAMP"):
+        return "is not a date and time (e.g. 2024-01-31 12:30:00)"
+    return f"cannot be read as {_a(kind)}"
+
+
+def _check_filter_values(con: duckdb.DuckDBPyConnection,
+                         filters: Sequence[tuple[str, str, Any]], types: dict[str, str]
+                         ) -> None:
+    """Refuse a filter value that does not convert to its column's type (a word where a
+    number is compared), naming the value, the column and its type; run before the
+    query, whose error would be DuckDB's. `contains` compares text: any value does."""
+    for column, op, value in filters:
+        if op == "contains" or value is None:
+            continue
+        bad = con.execute(f"SELECT TRY_CAST(? AS {types[column]}) IS NULL",
+                          [value]).fetchone()
+        if bad is not None and bad[0]:
+            raise InputError(f"the filter value {value!r} {_not_a(value, types[column])}; "
+                             f"{column} is {_a(types[column])} column")
 
 
 def _group_columns(group_by: str | Sequence[str]) -> list[str]:
@@ -488,6 +544,7 @@ def _top_groups(con: duckdb.DuckDBPyConnection, opened: OpenedSample, groups: li
         return empty
     columns = list(opened.columns)
     conds, params = _filter_sql(filters, opened.columns)
+    _check_filter_values(con, filters, opened.columns)
     for c in groups:
         if c not in columns:
             raise InputError(f"the sample has no column {c!r} to group by; its columns "
@@ -508,8 +565,17 @@ def _top_groups(con: duckdb.DuckDBPyConnection, opened: OpenedSample, groups: li
         what = f"--where {where!r}" if cond is not None else "the filters"
         if conds and cond is not None:
             what = f"--where {where!r} or the filters"
-        raise InputError(f"{what} cannot be applied to the sample: "
-                         f"{str(err).splitlines()[0]}",
+        first = str(err).splitlines()[0]
+        # a value of --where that does not convert (the filters' values are checked
+        # above): said plainly; the list of columns would be beside the point
+        value = re.match(r"Conversion Error: Could not convert string '(.*)' to (\w+)$",
+                         first)
+        if value is not None:
+            kind = _SQL_TYPES.get(value.group(2), value.group(2))
+            raise InputError(f"{what} cannot be applied to the sample: the value "
+                             f"{value.group(1)!r} {_not_a(value.group(1), kind)}, and it "
+                             f"is compared with {_a(kind)} column") from None
+        raise InputError(f"{what} cannot be applied to the sample: {first}",
                          hint=f"The sample's columns are {', '.join(columns)}.") from None
     all_draws = con.execute(
         f"SELECT SUM(draw_count) FROM {ident(SAMPLE_TABLE)}").fetchone()[0]
