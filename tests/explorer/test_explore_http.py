@@ -123,3 +123,22 @@ def test_a_value_not_of_the_columns_type_is_said_plainly(
     assert f'<p class="error" role="alert">{shown}</p>' in page.text
     assert client.get("/api/groups", params=q(col=col, op="contains", val=val)
                       ).status_code == 200  # contains compares text: any value
+
+
+@pytest.mark.parametrize(("group_by", "message"), [
+    (["country", "country"], "group by names 'country' twice"),
+    (["provenance", "country", "provenance", "provenance"],
+     "group by names 'provenance' three times"),
+    (["jaccard_distance"], "group by 'jaccard_distance': the table of groups has a column "
+                           "of that name (the group's own numbers); rank by another metric, "
+                           "or group by a copy of the column under another name"),
+])
+def test_group_by_mistakes_are_worded_for_the_form(client: TestClient, group_by: list[str],
+                                                   message: str) -> None:
+    """The page and /api word them for the form, not with the CLI's --group-by."""
+    params = q(group_by=group_by)
+    r = client.get("/api/groups", params=params)
+    assert r.status_code == 400 and r.json() == {"error": message}
+    page = client.get("/", params=params)
+    assert page.status_code == 400 and "--group-by" not in page.text
+    assert html.escape(message).replace("&#x27;", "&#39;") in page.text

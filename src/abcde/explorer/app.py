@@ -28,7 +28,7 @@ from starlette.routing import Route
 
 from abcde.cells import IMPACT_METRICS
 from abcde.errors import InputError
-from abcde.sampling.explore import FILTER_OPS, CheckedSample, SampleChanged
+from abcde.sampling.explore import FILTER_OPS, OUTPUT_FIELDS, CheckedSample, SampleChanged
 from abcde.server.app import Guard, create_app, isolated, package_files
 from abcde.text import key_label
 
@@ -80,6 +80,10 @@ def parse_query(params: Mapping[str, Any], columns: Sequence[str]) -> Query:
     for g in group_by:
         if g not in columns:
             raise InputError(f"group by {g!r}: the sample has no such column")
+    # worded for the form here: explore's own checks name the CLI's --group-by
+    for g in dict.fromkeys(group_by):
+        if group_by.count(g) > 1:
+            raise InputError(f"group by names {g!r} {_times(group_by.count(g))}")
     cols, ops, vals = get_all("col"), get_all("op"), get_all("val")
     if not len(cols) == len(ops) == len(vals):
         raise InputError("each filter needs a column, an operator and a value")
@@ -94,6 +98,11 @@ def parse_query(params: Mapping[str, Any], columns: Sequence[str]) -> Query:
     metric = params.get("metric") or "jaccard_distance"
     if metric not in IMPACT_METRICS:
         raise InputError(f"metric {metric!r}: one of {', '.join(IMPACT_METRICS)}")
+    for g in group_by:
+        if g in (*OUTPUT_FIELDS, metric):
+            raise InputError(f"group by {g!r}: the table of groups has a column of that "
+                             "name (the group's own numbers); rank by another metric, or "
+                             "group by a copy of the column under another name")
 
     def count(name: str, default: int, most: int) -> int:
         text = params.get(name) or str(default)
@@ -103,6 +112,10 @@ def parse_query(params: Mapping[str, Any], columns: Sequence[str]) -> Query:
 
     return Query(group_by, filters, metric, count("top", 20, MAX_TOP),
                  count("examples", 3, MAX_EXAMPLES))
+
+
+def _times(n: int) -> str:
+    return {2: "twice", 3: "three times"}.get(n, f"{n} times")
 
 
 def _templates() -> jinja2.Environment:
