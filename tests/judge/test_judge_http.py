@@ -93,7 +93,7 @@ def test_security_headers_on_every_answer(client: tuple[TestClient, JudgeSession
               c.get(f"/static/judge.css?token={token}"), c.get(f"/?token={token}")):
         h = r.headers
         assert h["x-content-type-options"] == "nosniff"
-        assert h["referrer-policy"] == "no-referrer"
+        assert h["referrer-policy"] == "same-origin"  # the token never leaves the site
         assert h["x-frame-options"] == "DENY"
         assert h["cache-control"] == "no-store"
         csp = h["content-security-policy"]
@@ -420,3 +420,51 @@ def test_each_id_and_value_is_isolated(sample_dir: Path) -> None:
     assert f"<title>Pair \u2068{pid}\u2069 · abcde judge</title>" in page
     assert (f"judge <strong><bdi>ana</bdi></strong> · sample <code><bdi>"
             f"{session.sample.sample_id}</bdi></code>") in page
+
+
+@pytest.mark.parametrize(("headers", "status"), [
+    ({}, 303),  # curl, a script: the token alone
+    ({"origin": BASE}, 303),
+    ({"origin": f"http://localhost:{PORT}"}, 303),  # another name of the allowed hosts
+    ({"origin": f"http://[::1]:{PORT}"}, 303),
+    ({"referer": f"{BASE}/pair/1?token=x"}, 303),
+    ({"origin": "http://evil.example"}, 403),
+    ({"origin": f"http://evil.example:{PORT}"}, 403),
+    ({"origin": "null"}, 403),  # a sandboxed frame, a file:
+    ({"origin": "http://127.0.0.1"}, 403),  # port 80: another server of the machine
+    ({"origin": "http://127.0.0.1:9999"}, 403),
+    ({"origin": f"https://127.0.0.1:{PORT}"}, 403),
+    ({"origin": f"http://127.0.0.1:{PORT}@evil.example"}, 403),
+    ({"origin": "http://127.0.0.1:99999"}, 403),
+    ({"referer": "http://evil.example/page"}, 403),
+    ({"origin": "http://evil.example", "referer": f"{BASE}/pair/1"}, 403),
+])
+def test_a_post_from_another_origin_is_refused(sample_dir: Path, headers: dict[str, str],
+                                               status: int) -> None:
+    """A page of another site that learnt the token cannot post a verdict or an undo."""
+    c, session, token = make_client(sample_dir)
+    pid = session.sample.pair_ids[0]
+    r = c.post(f"/verdict?token={token}", data={"pair_id": pid, "verdict": "equivalent"},
+               headers=headers)
+    assert r.status_code == status, r.text
+    assert len(log_lines(sample_dir)) == (status == 303)
+    assert c.post(f"/undo?token={token}", headers=headers).status_code == status
+    assert len(log_lines(sample_dir)) == 2 * (status == 303)
+    if status == 403:
+        assert "another site" in r.text
+
+
+def test_a_server_on_every_interface_takes_posts_from_the_host_it_was_sent_to(
+        sample_dir: Path) -> None:
+    token = new_token()
+    session = JudgeSession(load_questions(sample_dir), "ana", 0.0)
+    app = judge_app(session, token, allowed_hosts("0.0.0.0", PORT))
+    c = TestClient(app, base_url="http://192.0.2.7:8123", follow_redirects=False)
+    pid = session.sample.pair_ids[0]
+    form = {"pair_id": pid, "verdict": "unknown"}
+    url = f"/verdict?token={token}"
+    assert c.post(url, data=form, headers={"origin": "http://192.0.2.7:8123"}
+                  ).status_code == 303
+    assert c.post(url, data=form, headers={"origin": "http://192.0.2.8:8123"}
+                  ).status_code == 403
+    assert c.post(url, data=form, headers={"origin": "http://192.0.2.7"}).status_code == 403

@@ -10,9 +10,14 @@ Starlette app, answers before any route runs:
   loopback, ``localhost``/``127.0.0.1``/``[::1]``): a page of another site that resolves
   its own name to 127.0.0.1 (DNS rebinding) is refused even before the token;
 - 405 for methods other than GET, HEAD and POST; 413 for a body over the limit;
+- 403 for a POST whose ``Origin`` (or, without one, ``Referer``) is present and not the
+  server's own scheme://host:port: a page of another site cannot post even with the
+  token; a POST with neither header (curl, a script) needs the token alone;
 - every answer, refusals included, carries ``Content-Security-Policy``,
-  ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: no-referrer`` (the token is in
-  the URL), ``X-Frame-Options: DENY`` and ``Cache-Control: no-store``.
+  ``X-Content-Type-Options: nosniff``, ``Referrer-Policy: same-origin`` (the token is in
+  the URL: it never goes to another site, while the pages' own POSTs carry their
+  origin — under ``no-referrer`` a browser sends ``Origin: null``), ``X-Frame-Options:
+  DENY`` and ``Cache-Control: no-store``.
 
 Static files are served from a fixed map name → (bytes, media type) built at start-up
 from files inside the package: no path from a request reaches the file system.
@@ -25,7 +30,7 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMappi
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
-from urllib.parse import parse_qs
+from urllib.parse import parse_qs, urlsplit
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -61,7 +66,7 @@ class Guard:
     def headers(self) -> list[tuple[bytes, bytes]]:
         return [(b"content-security-policy", self.csp.encode()),
                 (b"x-content-type-options", b"nosniff"),
-                (b"referrer-policy", b"no-referrer"),
+                (b"referrer-policy", b"same-origin"),
                 (b"x-frame-options", b"DENY"),
                 (b"cross-origin-resource-policy", b"same-origin"),
                 (b"cache-control", b"no-store")]
@@ -149,6 +154,9 @@ class GuardMiddleware:
                          "that `abcde judge` printed")
         if scope["method"] not in ("GET", "HEAD", "POST"):
             return 405, "405 Method Not Allowed"
+        if scope["method"] == "POST" and not self.same_origin(scope, headers):
+            return 403, ("403 Forbidden: a POST from a page of another site (its Origin "
+                         "or Referer is not this server's)")
         length = headers.get("content-length")
         if length is not None:
             if not length.isdigit():
@@ -156,6 +164,33 @@ class GuardMiddleware:
             if int(length) > self.guard.max_body:
                 return 413, "413 Payload Too Large"
         return None
+
+    def same_origin(self, scope: Scope, headers: Mapping[str, str]) -> bool:
+        """Whether a POST comes from one of the server's own pages: its ``Origin`` (or,
+        without one, the origin of its ``Referer``) is the scheme and host:port served
+        (any name of the allowed hosts). A request with neither (curl, a script) passes:
+        the token alone guards it, as before. A browser sends ``Origin`` with every form
+        POST, so a page of another site that has learnt the token cannot post with it."""
+        source = headers.get("origin") or headers.get("referer")
+        if source is None:
+            return True
+        scheme = str(scope.get("scheme", "http")).lower()
+        default = {"http": 80, "https": 443}.get(scheme)
+        try:  # "null" (a sandboxed frame, a file:) has no scheme: refused
+            parts = urlsplit(source.strip())
+            port = parts.port or default
+        except ValueError:
+            return False
+        if parts.scheme.lower() != scheme or not parts.hostname or "@" in parts.netloc:
+            return False
+        shown = f"[{parts.hostname}]" if ":" in parts.hostname else parts.hostname
+        where = f"{shown}:{port}".lower()
+        if "*" in self.guard.hosts:  # bound to every interface: the Host it was sent to
+            host = headers.get("host", "").lower()
+            return where in (host, f"{host}:{default}")
+        # only the names with the port served: "127.0.0.1" alone (a Host header on the
+        # default port) would also let in a page of a server on port 80
+        return where in {h for h in self.guard.hosts if h.rsplit(":", 1)[-1].isdigit()}
 
     def token_ok(self, scope: Scope, headers: Mapping[str, str]) -> bool:
         given: list[str] = []
