@@ -468,3 +468,22 @@ def test_a_server_on_every_interface_takes_posts_from_the_host_it_was_sent_to(
     assert c.post(url, data=form, headers={"origin": "http://192.0.2.8:8123"}
                   ).status_code == 403
     assert c.post(url, data=form, headers={"origin": "http://192.0.2.7"}).status_code == 403
+
+
+def test_a_log_replaced_by_a_symlink_while_serving_is_a_409_writing_nothing(
+        sample_dir: Path, tmp_path: Path) -> None:
+    c, session, token = make_client(sample_dir)
+    pid = session.sample.pair_ids[0]
+    form = {"pair_id": pid, "verdict": "equivalent"}
+    assert c.post(f"/verdict?token={token}", data=form).status_code == 303
+    elsewhere = tmp_path / "elsewhere.jsonl"
+    elsewhere.write_bytes((sample_dir / "verdicts.jsonl").read_bytes())
+    before = elsewhere.read_bytes()
+    (sample_dir / "verdicts.jsonl").unlink()
+    (sample_dir / "verdicts.jsonl").symlink_to(elsewhere)
+    r = c.post(f"/verdict?token={token}", data={**form, "verdict": "unknown"})
+    assert r.status_code == 409
+    assert r.text.startswith(f"{sample_dir / 'verdicts.jsonl'} is a symbolic link (to "
+                             f"{elsewhere}); verdicts are appended only to a regular file")
+    assert c.post(f"/undo?token={token}").status_code == 409
+    assert elsewhere.read_bytes() == before

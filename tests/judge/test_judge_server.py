@@ -149,6 +149,15 @@ def test_bad_input_is_exit_2_with_a_message(sample_dir: Path, tmp_path: Path) ->
     (sample_dir / "verdicts.jsonl").mkdir()  # not writable as a file
     run = run_judge(str(sample_dir))
     assert run.returncode == 2 and "cannot write verdicts to" in run.stderr, run.stderr
+    (sample_dir / "verdicts.jsonl").rmdir()
+    target = tmp_path / "elsewhere.jsonl"
+    (sample_dir / "verdicts.jsonl").symlink_to(target)  # dangling: judging would create it
+    run = run_judge(str(sample_dir))
+    assert run.returncode == 2, run.stderr
+    assert (f"{sample_dir / 'verdicts.jsonl'} is a symbolic link (to {target}); verdicts "
+            "are appended only to a regular file") in run.stderr
+    assert "Replace it with a regular file" in run.stderr and "Traceback" not in run.stderr
+    assert not target.exists()
 
 
 def test_a_log_of_another_sample_is_refused(sample_dir: Path) -> None:

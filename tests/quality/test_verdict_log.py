@@ -16,6 +16,7 @@ from abcde.quality.verdict_log import (
     VerdictLog,
     append_event,
     check_judge_name,
+    check_writable,
     current_verdicts,
     is_verdict_log,
     read_log,
@@ -179,3 +180,33 @@ def test_a_writer_waits_for_the_exclusive_lock(tmp_path: Path) -> None:
     proc.join(30)
     assert proc.exitcode == 0
     assert [e.judge for e in read_log(path).events] == ["ana", "bo"]
+
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_a_symlinked_log_is_refused_and_its_target_untouched(tmp_path: Path,
+                                                              dangling: bool) -> None:
+    """verdicts.jsonl as a link is refused at start, and an append does not follow one
+    planted later: nothing is written where it points (another file, or a new one)."""
+    sample, elsewhere = tmp_path / "round", tmp_path / "elsewhere.jsonl"
+    sample.mkdir()
+    if not dangling:
+        elsewhere.write_bytes(b"keep\n")
+    log = sample / "verdicts.jsonl"
+    log.symlink_to(elsewhere)
+    with pytest.raises(InputError) as err:
+        check_writable(sample)
+    assert str(err.value) == (f"{log} is a symbolic link (to {elsewhere}); verdicts are "
+                              "appended only to a regular file\n  Replace it with a "
+                              "regular file: remove the link, and copy in the log it "
+                              "points to if its verdicts belong to this sample.")
+    with pytest.raises(InputError, match="is a symbolic link"):
+        append_event(log, ev("ana", "1", "equivalent"))
+    with pytest.raises(InputError, match="is a symbolic link"):
+        VerdictLog(log).append(ev("ana", "1", "equivalent"))
+    assert elsewhere.exists() != dangling
+    if not dangling:
+        assert elsewhere.read_bytes() == b"keep\n"
+    log.unlink()
+    check_writable(sample)  # a regular file (or none) is fine
+    append_event(log, ev("ana", "1", "equivalent"))
+    assert [e.verdict for e in read_log(log).events] == ["equivalent"]

@@ -162,13 +162,24 @@ def append_event(path: str | Path, event: Event) -> None:
     None
         The line is on disk when this returns.
 
+    Raises
+    ------
+    InputError
+        When the log is a symbolic link: it is not followed (``O_NOFOLLOW``), nothing
+        is written.
+
     References
     ----------
     docs/method.md §12.2.
     """
     data = _event_line(event)
     created = not os.path.exists(path)
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:  # a symlink planted while the server runs is not followed (check_writable)
+        fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT | NOFOLLOW, 0o644)
+    except OSError:
+        if os.path.islink(path):
+            raise _symlink_refused(Path(path)) from None
+        raise
     try:
         with _locked(fd, LOCK_EX):
             size = os.fstat(fd).st_size
@@ -191,6 +202,24 @@ def append_event(path: str | Path, event: Event) -> None:
             os.close(dir_fd)
 
 
+#: Opening the log for appending does not follow a symbolic link where the platform can
+#: refuse one (os.O_NOFOLLOW; not on Windows, where check_writable alone refuses it).
+NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _symlink_refused(path: Path) -> InputError:
+    """The refusal of a log that is a symbolic link: appending would write to wherever it
+    points (another sample's log, a file of someone else)."""
+    try:
+        target = f" (to {os.readlink(path)})"
+    except OSError:  # removed meanwhile
+        target = ""
+    return InputError(f"{path} is a symbolic link{target}; verdicts are appended only to a "
+                      "regular file",
+                      hint="Replace it with a regular file: remove the link, and copy "
+                           "in the log it points to if its verdicts belong to this sample.")
+
+
 def check_writable(directory: str | Path) -> None:
     """Refuse a directory where the log cannot be appended to, before anyone judges.
 
@@ -207,7 +236,7 @@ def check_writable(directory: str | Path) -> None:
     Raises
     ------
     InputError
-        When that fails (exit 2, naming the file).
+        When that fails, or when the log is a symbolic link (exit 2, naming the file).
 
     References
     ----------
@@ -215,12 +244,13 @@ def check_writable(directory: str | Path) -> None:
     """
     d = Path(directory)
     path = d / LOG_NAME
+    if path.is_symlink():  # dangling too: appending would create its target
+        raise _symlink_refused(path)
     try:
         if path.exists():
             if not path.is_file():
                 raise OSError(f"{path} is not a file")
-            with path.open("ab"):
-                pass
+            os.close(os.open(path, os.O_WRONLY | os.O_APPEND | NOFOLLOW))
         else:
             probe = d / f".{LOG_NAME}.{os.getpid()}.probe"
             with probe.open("wb"):
