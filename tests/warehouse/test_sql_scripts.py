@@ -751,6 +751,30 @@ def test_script_flags_invalid_input(tmp_path: Path) -> None:
             assert flags in ([{"input_valid": False}], []), o.step
 
 
+def test_an_empty_weights_or_attributes_table_fails_validation(engine: Engine) -> None:
+    """`abcde impact` refuses an empty weights or attributes table ("is empty (no
+    rows)"), even with --missing-weight; the script counts it (empty_weights,
+    empty_attributes) and input_valid is FALSE, on each engine, instead of weighing
+    every item --missing-weight or giving every item a NULL slice."""
+    engine.register_rows("eb", ["item_id", "cluster_id"], [("a", "1"), ("c", "1"),
+                                                           ("d", "2")])
+    engine.register_rows("ee", ["item_id", "cluster_id"], [("a", "1"), ("c", "2"),
+                                                           ("d", "2")])
+    engine.register_rows("ew", ["item_id", "weight"], [])
+    engine.register_rows("ea", ["item_id", "provenance"], [])
+    spec = ScriptSpec(base="eb", exp="ee", weights="ew", missing_weight=1.0,
+                      attributes="ea", slicings=(("provenance",),), prefix="empty_",
+                      schema=engine.work_schema)
+    pipeline, _, outputs = impact_pipeline(spec)
+    for _, sql in pipeline.statements(engine.dialect):
+        engine.execute(sql)
+    [v] = engine.fetch(f"SELECT * FROM {to_sql(pipeline.table('validation'), engine.dialect)}")
+    assert (v["empty_weights"], v["empty_attributes"]) == (1, 1)
+    assert v["input_problems"] == 2 and v["input_valid"] is False
+    [validation] = [o for o in outputs if o.step == "validation"]
+    assert list(v) == list(validation.columns)
+
+
 def test_validation_names_the_side_input_and_an_id_it_repeats(engine: Engine) -> None:
     """A weights table with id 'c' on two rows and an attributes table with 'a' and
     'z' (in no clustering) on two rows each: the validation row says which table repeats

@@ -72,6 +72,7 @@ COLUMN_DOCS = {
     "items_in_both": "Rows of items in both clusterings (|T| on valid input).",
     "empty_base": "1 when the Base table has no rows.",
     "empty_exp": "1 when the Exp table has no rows.",
+    **{f"empty_{n}": f"1 when the {n} table has no rows." for n in ("weights", "attributes")},
     "null_item_ids": "Rows with a NULL item id, over all inputs.",
     "repeated_item_ids": "1 when an input repeats an item id.",
     **{f"repeated_ids_{n}": f"Item ids on more than one row of the {n} table (they fail "

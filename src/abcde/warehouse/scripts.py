@@ -230,6 +230,10 @@ def _failures(inputs: Inputs) -> list[tuple[str, str]]:
                            *(f"ic.{n}_null_ids" for n in side_inputs(inputs))])
     out = [("empty_base", "CASE WHEN ic.base_rows = 0 THEN 1 ELSE 0 END"),
            ("empty_exp", "CASE WHEN ic.exp_rows = 0 THEN 1 ELSE 0 END"),
+           # `abcde impact` refuses an empty side table too (even with --missing-weight):
+           # it would weigh every item --missing-weight, or give every item a NULL slice
+           *((f"empty_{n}", f"CASE WHEN ic.{n}_rows = 0 THEN 1 ELSE 0 END")
+             for n in side_inputs(inputs)),
            ("null_item_ids", null_ids),
            ("repeated_item_ids",
             "CASE WHEN COALESCE(v.repeated_one_side, 0) > 0"

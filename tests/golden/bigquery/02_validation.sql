@@ -150,6 +150,8 @@ WITH repeated AS (
     ic.attributes_rows,
     CASE WHEN ic.base_rows = 0 THEN 1 ELSE 0 END AS empty_base,
     CASE WHEN ic.exp_rows = 0 THEN 1 ELSE 0 END AS empty_exp,
+    CASE WHEN ic.weights_rows = 0 THEN 1 ELSE 0 END AS empty_weights,
+    CASE WHEN ic.attributes_rows = 0 THEN 1 ELSE 0 END AS empty_attributes,
     COALESCE(v.null_item_base, 0) + COALESCE(v.null_item_exp, 0) + ic.weights_null_ids + ic.attributes_null_ids AS null_item_ids,
     CASE
       WHEN COALESCE(v.repeated_one_side, 0) > 0
@@ -185,6 +187,8 @@ SELECT
   attributes_rows,
   empty_base,
   empty_exp,
+  empty_weights,
+  empty_attributes,
   null_item_ids,
   repeated_item_ids,
   null_cluster_base,
@@ -201,8 +205,8 @@ SELECT
   repeated_ids_attributes,
   repeated_ids_attributes_example,
   without_attributes,
-  CASE WHEN empty_base > 0 THEN 1 ELSE 0 END + CASE WHEN empty_exp > 0 THEN 1 ELSE 0 END + CASE WHEN null_item_ids > 0 THEN 1 ELSE 0 END + CASE WHEN repeated_item_ids > 0 THEN 1 ELSE 0 END + CASE WHEN null_cluster_base > 0 THEN 1 ELSE 0 END + CASE WHEN null_cluster_exp > 0 THEN 1 ELSE 0 END + CASE WHEN bad_weight_weights > 0 THEN 1 ELSE 0 END + CASE WHEN missing_weight > 0 THEN 1 ELSE 0 END + CASE WHEN no_common_items > 0 THEN 1 ELSE 0 END AS input_problems,
+  CASE WHEN empty_base > 0 THEN 1 ELSE 0 END + CASE WHEN empty_exp > 0 THEN 1 ELSE 0 END + CASE WHEN empty_weights > 0 THEN 1 ELSE 0 END + CASE WHEN empty_attributes > 0 THEN 1 ELSE 0 END + CASE WHEN null_item_ids > 0 THEN 1 ELSE 0 END + CASE WHEN repeated_item_ids > 0 THEN 1 ELSE 0 END + CASE WHEN null_cluster_base > 0 THEN 1 ELSE 0 END + CASE WHEN null_cluster_exp > 0 THEN 1 ELSE 0 END + CASE WHEN bad_weight_weights > 0 THEN 1 ELSE 0 END + CASE WHEN missing_weight > 0 THEN 1 ELSE 0 END + CASE WHEN no_common_items > 0 THEN 1 ELSE 0 END AS input_problems,
   (
-    CASE WHEN empty_base > 0 THEN 1 ELSE 0 END + CASE WHEN empty_exp > 0 THEN 1 ELSE 0 END + CASE WHEN null_item_ids > 0 THEN 1 ELSE 0 END + CASE WHEN repeated_item_ids > 0 THEN 1 ELSE 0 END + CASE WHEN null_cluster_base > 0 THEN 1 ELSE 0 END + CASE WHEN null_cluster_exp > 0 THEN 1 ELSE 0 END + CASE WHEN bad_weight_weights > 0 THEN 1 ELSE 0 END + CASE WHEN missing_weight > 0 THEN 1 ELSE 0 END + CASE WHEN no_common_items > 0 THEN 1 ELSE 0 END
+    CASE WHEN empty_base > 0 THEN 1 ELSE 0 END + CASE WHEN empty_exp > 0 THEN 1 ELSE 0 END + CASE WHEN empty_weights > 0 THEN 1 ELSE 0 END + CASE WHEN empty_attributes > 0 THEN 1 ELSE 0 END + CASE WHEN null_item_ids > 0 THEN 1 ELSE 0 END + CASE WHEN repeated_item_ids > 0 THEN 1 ELSE 0 END + CASE WHEN null_cluster_base > 0 THEN 1 ELSE 0 END + CASE WHEN null_cluster_exp > 0 THEN 1 ELSE 0 END + CASE WHEN bad_weight_weights > 0 THEN 1 ELSE 0 END + CASE WHEN missing_weight > 0 THEN 1 ELSE 0 END + CASE WHEN no_common_items > 0 THEN 1 ELSE 0 END
   ) = 0 AS input_valid
 FROM checked;

@@ -147,7 +147,7 @@ WITH base_in AS (
 ), cells_key_now AS (
   SELECT
     '99c90518e854937a' AS sql_digest,
-    'base+exp+weights+attributes/d3aa0200' AS shape,
+    'base+exp+weights+attributes/0e93e736' AS shape,
     SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
     SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,
     SUM(CASE WHEN input = 'exp' THEN input_rows ELSE 0 END) AS exp_rows,
@@ -198,6 +198,8 @@ SELECT
   v.attributes_rows,
   v.empty_base,
   v.empty_exp,
+  v.empty_weights,
+  v.empty_attributes,
   v.null_item_ids,
   v.repeated_item_ids,
   v.null_cluster_base,
