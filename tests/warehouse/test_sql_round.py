@@ -547,6 +547,26 @@ def test_sql_sample_pairs_refuses_bad_options(args: list[str], message: str) -> 
     assert result.exit_code == 2 and message in result.output, result.output
 
 
+@pytest.mark.parametrize("args, hint", [
+    (["--stream-draws", "50"], "Give --stream-draws of at least --budget (100), or leave it "
+                               "out (10·budget)."),
+    (["--strata-allocation", "equal", "--budget", "1"],
+     "A stratified sample needs a budget of 2 or more (a pair per stratum)."),
+])
+def test_sql_sample_pairs_hint_is_about_the_option_refused(args: list[str], hint: str) -> None:
+    """A --stream-draws below the budget is not told about stratified samples, nor a
+    stratified budget of 1 about streams: each refusal's hint is about its option."""
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    base = ["sql", "sample-pairs", "--dialect", "duckdb", "--base", "s.a", "--exp", "s.b",
+            "--budget", "100"]
+    result = CliRunner().invoke(main, [*base, *args])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines()[-1].strip() == hint, result.output
+
+
 def test_sql_sample_pairs_writes_the_script(tmp_path: Path) -> None:
     from click.testing import CliRunner
 

@@ -148,15 +148,23 @@ def sample_pairs_pipeline(spec: ScriptSpec, population: str = "mixture", budget:
             allocation = parse_allocation(strata_allocation)
         except ValueError as err:
             raise InputError(f"--strata-allocation: {err}") from None
+    # each refusal's hint is about its own option
     try:
         budget = check_count("--budget", budget, minimum=1 if allocation is None else 2,
                              maximum=MAX_DRAWS)
+    except ValueError as err:
+        raise InputError(str(err), hint="A stratified sample needs a budget of 2 or more (a "
+                         "pair per stratum)." if allocation is not None else None) from None
+    try:
         seed = check_seed(seed)
+    except ValueError as err:
+        raise InputError(str(err)) from None
+    try:
         n = check_count("--stream-draws", stream_draws if stream_draws is not None
                         else min(MAX_DRAWS, 10 * budget), minimum=budget, maximum=MAX_DRAWS)
     except ValueError as err:
-        raise InputError(str(err), hint="A stratified sample needs a budget of 2 or more; "
-                         "a stream holds at least the budget's draws.") from None
+        raise InputError(str(err), hint=f"Give --stream-draws of at least --budget "
+                         f"({budget:,}), or leave it out (10·budget).") from None
     # as `abcde sample-pairs` (its message): pair_slices also has slice_columns and
     # input_valid, which a slice column so named would duplicate
     check_slice_names(spec.slicings, {*SLICE_TOTALS, "slice_columns", "input_valid"})
