@@ -355,6 +355,20 @@ def test_header_command_is_the_command_run() -> None:
             "--attributes a --slice-by x --slice-by y,z\n") in result.output
 
 
+def test_header_input_lines_keep_label_and_table_apart() -> None:
+    """A run name long enough to fill the label column (`actual base`) is still followed
+    by a space before its table; an attributes table read without --slice-by (for its
+    checks only) lists its item column alone, with no dangling comma."""
+    result = _invoke("sql", "evaluate", "--dialect", "duckdb", "--truth", "t",
+                     "--actual", "base", "--actual", "a_long_run=x", "--attributes", "a")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    assert '--   actual base "base" (item_id, cluster_id)' in lines
+    assert '--   actual a_long_run "x" (item_id, cluster_id)' in lines
+    assert '--   attributes "a" (item_id)' in lines
+    assert '--   truth      "t" (item_id, cluster_id)' in lines
+
+
 @pytest.mark.parametrize(("option", "name"), [
     ("--base", "cells"), ("--exp", "overall"), ("--base", "repeated"), ("--base", "Cells"),
     ("--weights", "base_in"), ("--attributes", "items")])

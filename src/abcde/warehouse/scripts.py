@@ -471,13 +471,14 @@ def header(spec: ScriptSpec, parts: Sequence[tuple[Pipeline, list[Output]]], dia
                  f"item ids {spec.item_type}, cluster ids {spec.cluster_type}):")
     desc = {"base": f"{cols.item}, {cols.cluster}", "exp": f"{cols.item}, {cols.cluster}",
             "weights": f"{cols.item}, {cols.weight} (in {WEIGHT_RANGE_TEXT})",
-            "attributes": f"{cols.item}, " + ", ".join(
-                dict.fromkeys(c for s in spec.slicings for c in s))}
+            "attributes": ", ".join(
+                dict.fromkeys([cols.item, *(c for s in spec.slicings for c in s)]))}
     for role, name in spec.tables().items():
         shown = (roles or {}).get(role, role)
-        lines.append(f"  {shown:<11}{table(name)} ({desc[role]})")
+        # a label of 10 characters or more (a run's `actual <name>`) still gets its space
+        lines.append(f"  {shown:<10} {table(name)} ({desc[role]})")
         if role == "exp":
-            lines += [f"  {label:<11}{table(name)} ({desc[role]})"
+            lines += [f"  {label:<10} {table(name)} ({desc[role]})"
                       for label, name in more_inputs]
     if not spec.weights:
         lines.append("  weights    none: every item weighs 1")
