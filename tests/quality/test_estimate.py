@@ -444,3 +444,22 @@ def test_too_many_unknowns_flag_every_metric_in_the_json(sample_dir: Path,
     for m in base.values():  # without the warning the n_eff rule alone decides
         if isinstance(m, dict) and m.get("not_conclusive"):
             assert "have no verdict" not in m["not_conclusive"]
+
+
+def test_an_edited_manifest_is_refused_with_what_to_do(sample_dir: Path,
+                                                       tmp_path: Path) -> None:
+    """A class total edited in manifest.json fails the consistency check: exit 2 with the
+    check and what to do (it named the check alone)."""
+    import shutil
+
+    copy = tmp_path / "edited"
+    shutil.copytree(sample_dir, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    key = next(iter(manifest["classes"]))
+    manifest["classes"][key]["u"] = 1.5 * manifest["classes"][key]["u"] + 1e-3
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    judged = _write(tmp_path / "v.csv", _judged(sample_dir, TRUTH))
+    res = CliRunner().invoke(main, ["estimate", str(copy), "--judgements", str(judged)])
+    assert res.exit_code == 2, res.output
+    assert "manifest.totals.u" in res.output and "Put back what `abcde sample-pairs`" \
+        in res.output, res.output

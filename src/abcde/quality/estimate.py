@@ -514,7 +514,10 @@ def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,
         out = estimate_from_draws(draws, verdicts, s.manifest, confidence=confidence,
                                   se_method=se_method)
     except ValueError as err:
-        hint = OLD_SAMPLE_HINT if "earlier abcde" in str(err) else None
+        text = str(err)
+        hint = (OLD_SAMPLE_HINT if "earlier abcde" in text else
+                DAMAGED_HINT if text.startswith(("manifest", "draws", "slice",
+                                                 "a stratified")) else None)
         raise InputError(f"{s.where}: {err}", hint=hint) from None
     if s.strata:
         out["strata"] = [{**st, "sample": _stratum_sample(s, st["name"], verdicts)}
@@ -665,6 +668,12 @@ def _stratum_sample(s: Sample, name: str, verdicts: Mapping[str, str]) -> dict[s
 # --------------------------------------------------------------------------- #
 
 _TOLERANCE = 1e-6  # relative tolerance for manifest consistency checks
+
+DAMAGED_HINT = ("The sample's manifest and draws disagree: one was edited or damaged after "
+                "abcde wrote them. Put back what `abcde sample-pairs` (or the `abcde sql "
+                "sample-pairs` script) wrote — verdicts stay valid for the same sample — or "
+                "draw the sample again.")
+"""What to do with a sample whose manifest or draws fail the consistency checks."""
 
 OLD_SAMPLE_HINT = ("Draw the sample again with this abcde (`abcde sample-pairs`); a judgement "
                    "file keyed by item_1,item_2 gives its verdicts to the pairs the new "
