@@ -463,3 +463,36 @@ def test_an_edited_manifest_is_refused_with_what_to_do(sample_dir: Path,
     assert res.exit_code == 2, res.output
     assert "manifest.totals.u" in res.output and "Put back what `abcde sample-pairs`" \
         in res.output, res.output
+
+
+@pytest.mark.parametrize("edit", [
+    {"alpha": 0.3, "design.alpha": 0.3},                      # the design, not its lineage
+    {"alpha": 0.3, "design.alpha": 0.3, "lineage.alpha": 0.3},  # and the lineage: its stream id
+    {"design.alpha": 0.3},
+    {"seed": 6},
+    {"lineage.inputs": "0" * 16},
+])
+def test_an_edited_design_is_refused(sample_dir: Path, tmp_path: Path, edit: dict) -> None:
+    """The estimators take the manifest's α and design at their word: an edit after the
+    sample was drawn moved every interval without a word. It is refused (exit 2) against
+    the lineage written beside it, whose stream id hashes the design."""
+    import shutil
+
+    copy = tmp_path / "edited"
+    shutil.copytree(sample_dir, copy)
+    manifest = json.loads((copy / "manifest.json").read_text())
+    if manifest["population"] != "mixture" and "alpha" in "".join(edit):
+        edit = {"seed": 6}  # α is fixed by the abcde and jaccard designs (1 and 0)
+    for path, value in edit.items():
+        *up, last = path.split(".")
+        node = manifest
+        for k in up:
+            node = node[k]
+        node[last] = value
+    (copy / "manifest.json").write_text(json.dumps(manifest))
+    judged = _write(tmp_path / "v.csv", _judged(sample_dir, TRUTH))
+    ok = CliRunner().invoke(main, ["estimate", str(sample_dir), "--judgements", str(judged)])
+    assert ok.exit_code == 0, ok.output
+    res = CliRunner().invoke(main, ["estimate", str(copy), "--judgements", str(judged)])
+    assert res.exit_code == 2, res.output
+    assert "manifest." in res.output and "Put back what" in res.output, res.output

@@ -65,7 +65,7 @@ from abcde.quality.wording import (
 )
 from abcde.sampling.exported import is_exported, read_exported, read_tables
 from abcde.sampling.files import verify_sample_files
-from abcde.sampling.manifest import sample_id, stream_of
+from abcde.sampling.manifest import lineage_problem, sample_id, stream_of
 from abcde.sampling.pairs import DESIGN_VERSION, POPULATIONS
 
 __all__ = [
@@ -595,6 +595,9 @@ def estimate_from_draws(
     if se_method not in SE_METHODS:
         raise ValueError(f"se_method must be one of {SE_METHODS}, got {se_method!r}")
     check_design(manifest)
+    edited = lineage_problem(manifest)
+    if edited:
+        raise ValueError(edited)
     classes, sums = _classes(manifest)
     alpha = float(manifest["alpha"])
     s = judged_sample(draws, verdicts, alpha=alpha, kappa=sums["u"] / sums["w"])

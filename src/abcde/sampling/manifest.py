@@ -75,6 +75,38 @@ def lineage(manifest: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+_LINEAGE_KEYS = ("population", "alpha", "seed", "stratified", "strata_allocation")
+
+
+def lineage_problem(manifest: Mapping[str, Any]) -> str | None:
+    """Why a manifest's design disagrees with the lineage written beside it (an edit of
+    `alpha`, `population`, `seed` or the stratification after the sample was drawn, which
+    the estimators would otherwise take at its word), or None. The lineage's `stream` is
+    the hash of its own parts (`lineage`, with its own stream version), so editing a part
+    there too is seen as well. Manifests without a lineage are not checked."""
+    line = manifest.get("lineage")
+    if not isinstance(line, Mapping) or not line.get("stream"):
+        return None
+    top = {k: manifest.get(k) for k in _LINEAGE_KEYS}
+    top["stratified"] = bool(top["stratified"])
+    for k in _LINEAGE_KEYS:
+        if top[k] != line.get(k):
+            return (f"manifest.{k} is {top[k]!r} but the sample was drawn with {line.get(k)!r} "
+                    f"(manifest.lineage.{k})")
+    design = manifest.get("design")
+    if isinstance(design, Mapping):
+        for k in ("population", "alpha"):
+            if k in design and design[k] != top[k]:
+                return f"manifest.design.{k} is {design[k]!r} but manifest.{k} is {top[k]!r}"
+    parts = {**{k: line.get(k) for k in _LINEAGE_KEYS}, "inputs": line.get("inputs"),
+             "version": line.get("version")}
+    key = hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()
+    if key[:16] != line["stream"] or line.get("inputs") != inputs_fingerprint(manifest):
+        return ("manifest.lineage does not match its stream id or the inputs' fingerprint: "
+                "the manifest was edited")
+    return None
+
+
 def sample_id(manifest: Mapping[str, Any]) -> str:
     """A short id of one sample: the manifest's ``sample_id`` if it has one; else, for a
     manifest with a ``lineage``, ``s<stream>-b<budget>-<hash>`` (or ``-d<draws>-``): the
