@@ -560,8 +560,14 @@ def test_coverage_counts_items_given_the_missing_weight(tmp_path: Path, good) ->
                  "--missing-weight", "0.5", "--format", "json")
     assert result.exit_code == 0, result.output
     doc = json.loads(result.output)
-    assert doc["coverage"]["given_missing_weight"] == {"items": 2, "weight": 0.5}
-    assert doc["overall"]["weight"] == 3.0
+    # `weight` is the total of the 2 defaulted items (2 × 0.5), like the other entries'
+    assert doc["coverage"]["given_missing_weight"] == {"items": 2, "weight": 1.0,
+                                                       "missing_weight": 0.5}
+    assert doc["overall"]["weight"] == 2.0 + 2 * 0.5
+    text = run("--base", good["base"], "--exp", good["exp"], "--weights", w,
+               "--missing-weight", "0.5")
+    assert text.exit_code == 0, text.output
+    assert "given --missing-weight 0.5: 2 (weight 1.00)" in text.output
 
 
 @pytest.mark.parametrize(("option", "value"), [("--memory-limit", "abc"),

@@ -396,3 +396,25 @@ def test_nan_and_infinite_slice_values_are_cases_of_their_own(tmp_path: Path) ->
     # better or equal on both in r1
     assert (doc["uir"]["n_cases"], doc["uir"]["cases_excluded"]) == (4, 0)
     assert doc["uir"]["matrix"]["r1"]["r2"] == 0.75
+
+
+def test_evaluate_reports_the_total_weight_given_missing_weight(tmp_path: Path) -> None:
+    """3 of 6 items lack a weights row and get --missing-weight 7: 21 in all, in the JSON
+    and in the table."""
+    truth = tmp_path / "truth.csv"
+    truth.write_text("item_id,cluster_id\na,1\nb,1\nc,2\nd,2\ne,3\nf,3\n")
+    actual = tmp_path / "run1.csv"
+    actual.write_text("item_id,cluster_id\na,1\nb,1\nc,1\nd,2\ne,3\nf,4\n")
+    weights = tmp_path / "w.csv"
+    weights.write_text("item_id,weight\na,1\nb,2\nc,3\n")
+    args = ["evaluate", "--truth", str(truth), "--actual", str(actual), "--weights",
+            str(weights), "--missing-weight", "7"]
+    res = CliRunner().invoke(main, [*args, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    cov = json.loads(res.output)["runs"][0]["coverage"]
+    assert cov["given_missing_weight"] == {"items": 3, "weight": 21.0, "missing_weight": 7.0}
+    assert cov["weight_in_both"] == 1 + 2 + 3 + 21
+    text = CliRunner().invoke(main, args)
+    assert text.exit_code == 0, text.output
+    assert "run1: items without a weights row, given --missing-weight 7: 3 (weight 21.00)" \
+        in text.output

@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from abcde.evaluation.results import CLASSIC_METRICS, OVERALL_METRICS, YANDEX_METRICS
-from abcde.text import table
+from abcde.text import fmt, table
 
 __all__ = ["evaluate_text", "uir_text"]
 
@@ -153,7 +153,14 @@ def evaluate_text(doc: dict[str, Any], top: int = 10) -> str:
                          "truth items missing": c["only_in_truth"]["items"],
                          "actual items not in truth": c["only_in_actual"]["items"]})
     parts += ["Coverage (metrics are on the items in both)",
-              table(cov_rows, list(cov_rows[0])), ""]
+              table(cov_rows, list(cov_rows[0]))]
+    for r in runs:
+        given = r["coverage"].get("given_missing_weight", {})
+        if given.get("items"):
+            parts.append(f"  {r['name']}: items without a weights row, given --missing-weight "
+                         f"{given['missing_weight']:g}: {fmt(given['items'])} "
+                         f"(weight {fmt(given['weight'])})")
+    parts.append("")
     grid("Pointwise metrics (weighted; pointwise paper §3)", OVERALL_METRICS,
          lambda r, k: r["overall"][k])
     grid("Classic metrics (unweighted)", CLASSIC_METRICS, lambda r, k: r["classic"][k])

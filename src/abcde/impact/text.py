@@ -41,7 +41,8 @@ def impact_text(doc: dict[str, Any], max_slice_rows: int = 20) -> str:
     if cov.get("given_missing_weight", {}).get("items"):
         given = cov["given_missing_weight"]
         parts.append(f"  items without a weights row, given --missing-weight "
-                     f"{given['weight']:g}: {fmt(given['items'])}")
+                     f"{given['missing_weight']:g}: {fmt(given['items'])} "
+                     f"(weight {fmt(given['weight'])})")
     share = o["affected_weight"] / o["weight"] if o["weight"] else 0.0
     parts.append(f"Affected: {fmt(o['affected_items'])} items, weight "
                  f"{fmt(o['affected_weight'])} ({fmt(share, 'pct')} of the weight)")

@@ -236,8 +236,12 @@ def coverage_report(engine: Engine, pipeline: Pipeline, inputs: Inputs, overall:
                 entry["items_without_weight"] = int(r["items_without_weight"])
         report[f"only_in_{source.role}"] = entry
     if inputs.weights is not None and inputs.missing_weight is not None:
-        report["given_missing_weight"] = {"items": int(checked["defaulted_weight"]),
-                                          "weight": float(inputs.missing_weight)}
+        # `weight` is a total, like every other coverage entry's; the per-item value
+        # (the option) is `missing_weight`
+        n = int(checked["defaulted_weight"])
+        report["given_missing_weight"] = {"items": n,
+                                          "weight": n * float(inputs.missing_weight),
+                                          "missing_weight": float(inputs.missing_weight)}
     for name in side_inputs(inputs):
         n = int(checked[f"unused_{name}"])
         # rows, not items: a repeated id among rows matching no item is not detected
