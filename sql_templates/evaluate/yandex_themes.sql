@@ -129,10 +129,12 @@ yt_final AS (
   FROM yt_unclustered AS unc
   WHERE NOT EXISTS (SELECT 1 FROM cell_metrics AS x WHERE x.b = unc.b)
 )
+{# the counts are summed in DOUBLE like every count (docs/method.md §11.1) but are whole
+   numbers of items: integers in the table and in the files of --out #}
 SELECT
   cluster_id,
-  items,
-  clustered_items,
+  CAST(items AS BIGINT) AS items,
+  CAST(clustered_items AS BIGINT) AS clustered_items,
   actual_clusters,
 {% for name in ('basic', 'optimistic') %}
   ecc_{{ name }},

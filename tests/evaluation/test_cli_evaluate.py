@@ -7,6 +7,7 @@ import json
 import math
 from pathlib import Path
 
+import duckdb
 import pytest
 from click.testing import CliRunner
 from reference import pointwise_by_group
@@ -418,3 +419,34 @@ def test_evaluate_reports_the_total_weight_given_missing_weight(tmp_path: Path) 
     assert text.exit_code == 0, text.output
     assert "run1: items without a weights row, given --missing-weight 7: 3 (weight 21.00)" \
         in text.output
+
+
+@pytest.mark.parametrize("fmt", ["parquet", "csv"])
+def test_evaluate_out_writes_theme_counts_as_integers(tmp_path: Path, fmt: str) -> None:
+    """yandex_themes' `items` and `clustered_items` are whole numbers of items: integer
+    columns in the file, as in the JSON. Theme g1 = {a, b, c}, of which the run holds a, b;
+    g2 = {d} is held."""
+    truth = tmp_path / "truth.csv"
+    truth.write_text("item_id,cluster_id\na,g1\nb,g1\nc,g1\nd,g2\n")
+    actual = tmp_path / "run1.csv"
+    actual.write_text("item_id,cluster_id\na,1\nb,2\nd,2\nx,2\n")
+    out = tmp_path / "out"
+    res = CliRunner().invoke(main, ["evaluate", "--truth", str(truth), "--actual", str(actual),
+                                    "--out", str(out), "--out-format", fmt, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    path = out / "run1" / f"yandex_themes.{fmt}"
+    con = duckdb.connect()
+    try:
+        read = "read_parquet" if fmt == "parquet" else "read_csv_auto"
+        rel = con.sql(f"SELECT cluster_id, items, clustered_items, actual_clusters "
+                      f"FROM {read}('{path}') ORDER BY cluster_id")
+        types = dict(zip(rel.columns, map(str, rel.types), strict=True))
+        rows = rel.fetchall()
+    finally:
+        con.close()
+    assert {types[c] for c in ("items", "clustered_items", "actual_clusters")} == {"BIGINT"}
+    assert rows == [("g1", 3, 2, 2), ("g2", 1, 1, 1)]
+    if fmt == "csv":
+        with path.open(newline="") as f:
+            raw = [(r["items"], r["clustered_items"]) for r in csv.DictReader(f)]
+        assert sorted(raw) == [("1", "1"), ("3", "2")]

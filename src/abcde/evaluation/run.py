@@ -596,9 +596,6 @@ def _run_one(engine: Engine, inputs: Inputs, name: str, k: int,
         worst[side] = [_finite(plain_row(r)) for r in pipeline.fetch(engine, step)]
     pipeline.add("yandex_worst_themes", render("evaluate/yandex_worst_themes.sql", k=top))
     worst_themes = [_finite(plain_row(r)) for r in pipeline.fetch(engine, "yandex_worst_themes")]
-    for r in worst_themes:  # counts summed in DOUBLE (docs/method.md §5.1)
-        for c in ("items", "clustered_items", "actual_clusters"):
-            r[c] = int(r[c])
 
     slices = []
     for slicing, step in zip(slicings, slice_steps, strict=True):

@@ -173,8 +173,8 @@ SELECT
 FROM (
   SELECT
     cluster_id,
-    items,
-    clustered_items,
+    CAST(items AS INT64) AS items,
+    CAST(clustered_items AS INT64) AS clustered_items,
     actual_clusters,
     ecc_basic,
     bcp_basic,

@@ -173,8 +173,8 @@ SELECT
 FROM (
   SELECT
     cluster_id,
-    items,
-    clustered_items,
+    CAST(items AS BIGINT) AS items,
+    CAST(clustered_items AS BIGINT) AS clustered_items,
     actual_clusters,
     ecc_basic,
     bcp_basic,
