@@ -51,7 +51,9 @@ def test_uir_command_on_table3(tmp_path: Path) -> None:
     assert doc["matrix"]["B"]["A"] == pytest.approx(-0.2)  # antisymmetry
     (pair,) = doc["pairs"]
     assert (pair["a_ge_b"], pair["b_ge_a"], pair["ties"], pair["biased"]) == (6, 4, 2, 2)
-    assert doc["reference_systems"]["B"]["reference"] == "A"
+    # UIR(A, B) = 0.2 < 0.25 ([UIR] §6.3): A is B's reference, not a robust improvement
+    assert doc["reference_systems"]["B"] == {"reference": "A", "uir": pytest.approx(0.2),
+                                             "tied": ["A"], "robust": False}
     assert doc["improves"] == {"A": [], "B": []}  # 0.2 < 0.25: not robust
     assert set(doc["f_alpha"]["A"]) == {f"{i / 10:g}" for i in range(11)}
     text = CliRunner().invoke(main, ["uir", str(scores)])
@@ -68,6 +70,8 @@ def test_uir_command_unanimous_is_one(tmp_path: Path) -> None:
     doc = json.loads(CliRunner().invoke(main, ["uir", str(scores), "--format", "json"]).output)
     assert doc["matrix"]["new"]["old"] == 1.0 and doc["matrix"]["old"]["new"] == -1.0
     assert doc["improves"]["new"] == ["old"]
+    assert doc["reference_systems"]["old"] == {"reference": "new", "uir": 1.0, "tied": ["new"],
+                                               "robust": True}
 
 
 def test_uir_command_refuses_bad_scores(tmp_path: Path) -> None:
@@ -139,9 +143,8 @@ def test_evaluate_and_uir_report_one_matrix_under_one_key(tmp_path: Path) -> Non
     assert reported["matrix"] == evaluated["matrix"]
     assert set(evaluated["matrix"]["exp"]) == set(runs)
     assert reported["improves"] == evaluated["improves"]
-    assert reported["reference_systems"] == {
-        s: {k: v for k, v in ref.items() if k != "robust"}
-        for s, ref in evaluated["reference_systems"].items()}
+    # one shape: `robust` too
+    assert reported["reference_systems"] == evaluated["reference_systems"]
     assert list(reported["f_alpha"]) == list(evaluated["f_alpha"])
     for name, sweep in evaluated["f_alpha"].items():
         assert reported["f_alpha"][name] == pytest.approx(sweep, rel=1e-12)

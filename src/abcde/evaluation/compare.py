@@ -167,6 +167,15 @@ def _sweep_doc(summary: UirSummary) -> dict[str, dict[str, float]] | None:
     return {str(s): {f"{a:g}": v for a, v in per.items()} for s, per in summary.f_alpha.items()}
 
 
+def _references_doc(summary: UirSummary) -> dict[str, dict[str, Any]]:
+    """Each system's reference system, as both `abcde evaluate` and `abcde uir` report it
+    (one shape for both: `reference`, `uir`, `tied`, `robust`)."""
+    return {str(s): {"reference": str(ref.reference), "uir": ref.uir,
+                     "tied": [str(t) for t in ref.tied],
+                     "robust": ref.uir >= UIR_ROBUST_THRESHOLD}
+            for s, ref in (summary.reference_systems or {}).items()}
+
+
 def evaluate_uir_summary(runs: Sequence[RunResult], cases_label: str, metrics: Sequence[str],
                          alphas: Sequence[float], shared: Sequence[Hashable],
                          rel_tol: float,
@@ -237,10 +246,7 @@ def evaluate_uir_summary(runs: Sequence[RunResult], cases_label: str, metrics: S
     doc["f_alpha"] = _sweep_doc(summary)
     if summary.matrix is not None and summary.reference_systems is not None:
         doc["matrix"] = summary.matrix
-        doc["reference_systems"] = {
-            s: {"reference": ref.reference, "uir": ref.uir, "tied": list(ref.tied),
-                "robust": ref.uir >= UIR_ROBUST_THRESHOLD}
-            for s, ref in summary.reference_systems.items()}
+        doc["reference_systems"] = _references_doc(summary)
         doc["improves"] = summary.improves
     return doc
 
@@ -263,8 +269,8 @@ def uir_report(path: str | Path, metrics: Sequence[str], tol: float = 0.0, *,
     dict
         The JSON of `abcde uir`: ``metrics``, ``threshold``, ``rel_tol``, ``tol``,
         ``matrix`` (UIR(row, col)), ``pairs`` (each pair's UIR, counts, reading and
-        parametric UIR), ``reference_systems``, ``improves``, ``f_alpha_metrics``,
-        ``f_alpha`` and ``f_alpha_note``.
+        parametric UIR), ``reference_systems`` (each with ``robust``), ``improves``,
+        ``f_alpha_metrics``, ``f_alpha`` and ``f_alpha_note``.
 
     Raises
     ------
@@ -314,15 +320,12 @@ def uir_report(path: str | Path, metrics: Sequence[str], tol: float = 0.0, *,
     else:
         note = None
     matrix = summary.matrix or {}
-    refs = summary.reference_systems or {}
     return {
         "metrics": metrics, "threshold": UIR_ROBUST_THRESHOLD, "rel_tol": rel_tol,
         "tol": tol,
         "matrix": {str(a): {str(b): v for b, v in row.items()} for a, row in matrix.items()},
         "pairs": pairs,
-        "reference_systems": {str(s): {"reference": str(r.reference), "uir": r.uir,
-                                       "tied": [str(t) for t in r.tied]}
-                              for s, r in refs.items()},
+        "reference_systems": _references_doc(summary),
         "improves": {str(a): [str(b) for b in bs]
                      for a, bs in (summary.improves or {}).items()},
         "f_alpha_metrics": list(summary.f_alpha_metrics) if summary.f_alpha_metrics else None,
