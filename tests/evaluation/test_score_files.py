@@ -112,3 +112,20 @@ def test_read_scores_errors(tmp_path: Path) -> None:
     j.write_text('{"system": "A", "case": 1, "metric": "p", "value": "x"}\n')
     with pytest.raises(UirInputError, match="line 1: column 'value' is not a number"):
         read_scores(j)
+
+
+def test_read_scores_says_a_name_is_text_or_an_integer(tmp_path: Path) -> None:
+    """An integer case is accepted (read as its text), so a fractional or boolean one is
+    refused as what it is not: text or an integer, with its line."""
+    j = tmp_path / "s.jsonl"
+    j.write_text('{"system": "A", "case": 1, "metric": "p", "value": 0.5}\n'
+                 '{"system": "A", "case": 1.5, "metric": "p", "value": 0.5}\n')
+    with pytest.raises(UirInputError) as err:
+        read_scores(j)
+    assert str(err.value) == f"{j}, line 2: column 'case' must be text or an integer, got 1.5"
+    j.write_text('{"system": true, "case": 1, "metric": "p", "value": 0.5}\n')
+    with pytest.raises(UirInputError, match="line 1: column 'system' must be text or an "
+                                            "integer, got True"):
+        read_scores(j)
+    j.write_text('{"system": "A", "case": 7, "metric": "p", "value": 0.5}\n')
+    assert [(r.system, r.case, r.metric) for r in read_scores(j)] == [("A", "7", "p")]

@@ -301,7 +301,9 @@ def _score_rows(read: Records, wanted: set[str] | None) -> list[tuple[ScoreRow, 
         for c in _COLUMNS[:3]:
             if not isinstance(rec[c], str | int) or isinstance(rec[c], bool):
                 raise UirInputError(
-                    f"{path}, line {line}: column {c!r} must be a string, got {rec[c]!r}"
+                    # what is accepted: text or an integer (JSONL `"case": 3` is case '3')
+                    f"{path}, line {line}: column {c!r} must be text or an integer, "
+                    f"got {rec[c]!r}"
                 )
             if not str(rec[c]).strip():
                 raise UirInputError(f"{path}, line {line}: column {c!r} is empty")
