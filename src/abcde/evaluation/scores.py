@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
+from operator import itemgetter
 from pathlib import Path
 from typing import NamedTuple
 
@@ -180,6 +181,95 @@ def pivot_scores(rows: Iterable[Sequence[object]], metrics: Sequence[str]) -> Sc
     docs/method.md §9.1; [UIR] §4.2 (UIR compares systems over the same test cases T).
     """
     metrics = check_metrics(metrics)
+    rows = rows if isinstance(rows, list) else list(rows)
+    fast = _pivot_fast(rows, metrics)
+    # anything the fast path cannot vouch for (a refusal, unusual key types) goes through
+    # the row-by-row loop, which raises the exact message
+    return fast if fast is not None else _pivot_loop(rows, metrics)
+
+
+#: Key types for which equal keys are the same value (1 == 1.0 == True, 0.0 == -0.0 are
+#: not), so that a key's first occurrence anywhere may stand for it in every system
+_PLAIN_KEYS = (str, int, type(None))
+
+
+def _plain(keys: Iterable[object]) -> bool:
+    types = set(map(type, keys))
+    types.discard(type(None))
+    return len(types) <= 1 and types <= set(_PLAIN_KEYS)
+
+
+def _codes(keys: Sequence[Hashable]) -> tuple[list[Hashable], np.ndarray]:
+    """The distinct keys in order of first appearance, and each key's index among them."""
+    lookup = {k: i for i, k in enumerate(dict.fromkeys(keys))}
+    return list(lookup), np.fromiter(map(lookup.__getitem__, keys), dtype=np.int64,
+                                     count=len(keys))
+
+
+def _pivot_fast(rows: list[Sequence[object]], metrics: tuple[str, ...]) -> ScoreTable | None:
+    """`_pivot_loop`'s table in array operations (a large evaluate has 10^6 rows), or
+    None when the rows would be refused or hold keys whose equal values differ."""
+    if not rows or set(map(len, rows)) != {4}:
+        return None
+    systems, cases, names, values = (list(map(itemgetter(k), rows)) for k in range(4))
+    wanted = set(metrics)
+    try:
+        keep = np.fromiter((m in wanted for m in names), dtype=bool, count=len(names))
+    except TypeError:  # an unhashable metric name
+        return None
+    if not keep.all():
+        pick = np.flatnonzero(keep).tolist()
+        if not pick:
+            return None
+        systems, cases, names, values = ([col[i] for i in pick]
+                                         for col in (systems, cases, names, values))
+    if not (_plain(systems) and _plain(cases) and set(map(type, names)) == {str}):
+        return None
+    if any(t is bool or not issubclass(t, (int, float, np.integer, np.floating))
+           for t in set(map(type, values))):
+        return None
+    try:
+        vals = np.array(values, dtype=float)
+    except (OverflowError, ValueError, TypeError):
+        return None
+    if not np.isfinite(vals).all():
+        return None
+    sys_keys, s = _codes(systems)
+    case_keys, c = _codes(cases)
+    met_keys, m = _codes(names)
+    n_s, n_c, n_m = len(sys_keys), len(case_keys), len(met_keys)
+    n = vals.size
+    # every system on every case and metric, each once: n rows, each its own (s, c, m)
+    if n_m != len(metrics) or n != n_s * n_c * n_m:
+        return None
+    if np.bincount((s * n_c + c) * n_m + m, minlength=n).max() != 1:
+        return None
+    # rows grouped by (system, case), each group in row order: its first row is where
+    # that system first has the case; a system's cases go in that order, a case's
+    # metrics in row order (as the loop inserts them)
+    by_pair = np.argsort(s * n_c + c, kind="stable").reshape(n_s, n_c, n_m)
+    case_order = np.argsort(by_pair[:, :, 0], axis=1)
+    grid = np.take_along_axis(by_pair, case_order[:, :, None], axis=1)
+    grid_mets = m[grid]
+    table: ScoreTable = {}
+    if (grid_mets == grid_mets[0, 0]).all():
+        # one metric order throughout (the usual case): a flat list per metric and system
+        labels = [met_keys[j] for j in grid_mets[0, 0].tolist()]
+        for i, name in enumerate(sys_keys):
+            cols = [vals[grid[i, :, j]].tolist() for j in range(n_m)]
+            table[name] = {case_keys[k]: dict(zip(labels, v, strict=True))
+                           for k, v in zip(case_order[i].tolist(), zip(*cols, strict=True),
+                                           strict=True)}
+    else:
+        for i, name in enumerate(sys_keys):
+            table[name] = {case_keys[k]: {met_keys[j]: x for j, x in zip(js, v, strict=True)}
+                           for k, js, v in zip(case_order[i].tolist(), grid_mets[i].tolist(),
+                                               vals[grid[i]].tolist(), strict=True)}
+    return table
+
+
+def _pivot_loop(rows: Iterable[Sequence[object]], metrics: tuple[str, ...]) -> ScoreTable:
+    """`pivot_scores` row by row: the refusals and their messages."""
     wanted = set(metrics)
     table: ScoreTable = {}
     seen: dict[tuple[object, object, object], int] = {}

@@ -1,0 +1,145 @@
+"""`pivot_scores` in array operations against a plain row-by-row loop written here
+(docs/method.md §9.1): the same table, in the same order, with the same key objects, on
+random long tables, valid or not."""
+
+from __future__ import annotations
+
+import math
+import random
+from collections.abc import Sequence
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from abcde.evaluation import scores
+from abcde.evaluation.scores import UirInputError, pivot_scores
+
+
+class Refused(Exception):
+    pass
+
+
+def reference(rows: list, metrics: Sequence[str]) -> dict:
+    """The long table pivoted one row at a time: systems, a system's cases and a case's
+    metrics in order of first appearance; refused on a short row, a repeated (system,
+    case, metric), a value that is no finite number, or a missing score."""
+    wanted = set(metrics)
+    table: dict = {}
+    seen = set()
+    for row in rows:
+        if len(row) != 4:
+            raise Refused
+        system, case, metric, value = row
+        if metric not in wanted:
+            continue
+        if (system, case, metric) in seen:
+            raise Refused
+        seen.add((system, case, metric))
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise Refused
+        if not math.isfinite(float(value)):
+            raise Refused
+        table.setdefault(system, {}).setdefault(case, {})[metric] = float(value)
+    every_case = {c for per in table.values() for c in per}
+    if not table:
+        raise Refused
+    for per in table.values():
+        for case in every_case:
+            if case not in per or any(m not in per[case] for m in metrics):
+                raise Refused
+    return table
+
+
+def shape(table: dict) -> list:
+    """Everything a caller can see of a table: order, key types and reprs, values."""
+    return [(type(s), repr(s), [(type(c), repr(c), [(type(m), m, type(v), repr(v))
+                                                    for m, v in per.items()])
+                                for c, per in cases.items()])
+            for s, cases in table.items()]
+
+
+def outcome(f, rows: list, metrics: Sequence[str]) -> object:
+    try:
+        return shape(f(rows, metrics))
+    except (UirInputError, Refused):
+        return "refused"
+
+
+#: Keys in classes of equal objects (1 == 1.0 == True, 0 == -0.0 == False): a table
+#: may name one system or case by different, equal objects on different rows
+KEY_CLASSES = {"str": [["a"], ["b"], ["1"], ["x"]],
+               "int": [[0], [1], [2], [7], [None]],
+               "mixed": [[1, 1.0, True], [0, 0.0, -0.0, False], [2, 2.0], ["a"], [None]]}
+VALUES = st.one_of(st.floats(allow_nan=True, allow_infinity=True), st.integers(-5, 5),
+                   st.booleans(), st.just("0.5"))
+
+
+@st.composite
+def long_tables(draw: st.DrawFn) -> tuple[list, list[str]]:
+    """Mostly full grids (systems × cases × metrics, rows shuffled, some rows of other
+    metrics), then perhaps spoilt: a row dropped, repeated, overwritten by another,
+    shortened or given a bad value, or a metric asked for that no row has."""
+    metrics = draw(st.lists(st.sampled_from(["p", "r", "q"]), min_size=1, max_size=3,
+                            unique=True))
+
+    def keys(n: int) -> list[list]:
+        classes = KEY_CLASSES[draw(st.sampled_from(list(KEY_CLASSES)))]
+        picked = draw(st.lists(st.sampled_from(range(len(classes))), min_size=1, max_size=n,
+                               unique=True))
+        return [classes[i] for i in picked]
+
+    systems, cases = keys(3), keys(5)
+    rows: list = [(draw(st.sampled_from(s)), draw(st.sampled_from(c)), m,
+                   draw(st.floats(-2, 2) | st.integers(-3, 3)))
+                  for s in systems for c in cases for m in metrics]
+    anything = st.sampled_from([k for cls in KEY_CLASSES.values() for ks in cls for k in ks])
+    rows += [(draw(anything), draw(anything), "other", draw(VALUES))
+             for _ in range(draw(st.integers(0, 3)))]
+    rows = draw(st.permutations(rows))
+    spoil = draw(st.sampled_from(["none", "none", "drop", "repeat", "copy", "short",
+                                  "value", "any", "unscored"]))
+    k = draw(st.integers(0, len(rows) - 1))
+    if spoil == "drop":
+        del rows[k]
+    elif spoil == "repeat":
+        rows.insert(draw(st.integers(0, len(rows))), rows[k])
+    elif spoil == "copy":  # as many rows as the grid, one of them twice
+        rows[k] = rows[draw(st.integers(0, len(rows) - 1))]
+    elif spoil == "short":
+        rows[k] = rows[k][:3]
+    elif spoil == "value":
+        rows[k] = (*rows[k][:3], draw(VALUES))
+    elif spoil == "any":
+        rows[k] = (draw(anything), draw(anything), draw(st.sampled_from(metrics)),
+                   draw(VALUES))
+    elif spoil == "unscored":  # a metric asked for that no row has
+        return rows, [*metrics, "s"]
+    return rows, metrics
+
+
+@settings(max_examples=400, deadline=None)
+@given(long_tables())
+def test_pivot_scores_matches_the_row_loop(case: tuple[list, list[str]]) -> None:
+    rows, metrics = case
+    expected = outcome(reference, rows, metrics)
+    assert outcome(pivot_scores, rows, metrics) == expected
+    fast = scores._pivot_fast(list(rows), tuple(metrics))
+    if fast is not None:  # the array path never accepts what the loop refuses
+        assert shape(fast) == expected
+
+
+def test_array_path_takes_plain_tables_in_any_row_order() -> None:
+    """Seeded: 2 systems × 500 cases × 2 metrics, rows shuffled, metric order varying by
+    case and int case ids: the array path answers (it is not left to the loop) and
+    agrees with the reference."""
+    rng = random.Random(7)
+    rows = []
+    for s in ("run1", "run2"):
+        for c in rng.sample(range(500), 500):
+            ms = ["recall", "precision"] if rng.random() < 0.5 else ["precision", "recall"]
+            rows += [(s, c, m, rng.random()) for m in ms]
+    rng.shuffle(rows)
+    fast = scores._pivot_fast(rows, ("precision", "recall"))
+    assert fast is not None
+    assert shape(fast) == shape(reference(rows, ["precision", "recall"]))
+    assert shape(pivot_scores(iter(rows), ["precision", "recall"])) == shape(fast)
