@@ -143,3 +143,29 @@ def test_array_path_takes_plain_tables_in_any_row_order() -> None:
     assert fast is not None
     assert shape(fast) == shape(reference(rows, ["precision", "recall"]))
     assert shape(pivot_scores(iter(rows), ["precision", "recall"])) == shape(fast)
+
+
+def test_uir_summary_pivots_once(monkeypatch) -> None:
+    """The pairs and the F_α sweep of `uir_summary` reuse its one pivoted table (each
+    pivot of a large evaluate's scores costs seconds), with the results of `uir_pairs`
+    and `f_alpha_sweep` called on their own."""
+    from abcde.evaluation import uir as uir_module
+
+    rng = random.Random(3)
+    table = {s: {c: {"precision": rng.random(), "recall": rng.random(), "f1": rng.random()}
+                 for c in range(50)} for s in ("a", "b", "c")}
+    metrics = ["precision", "recall"]
+    pairs = uir_module.uir_pairs(table, metrics)
+    sweep = uir_module.f_alpha_sweep(table, "precision", "recall")
+    calls = []
+    pivot = uir_module.as_score_table
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return pivot(*args, **kwargs)
+
+    monkeypatch.setattr(uir_module, "as_score_table", counted)
+    summary = uir_module.uir_summary(table, metrics)
+    assert len(calls) == 1
+    assert summary.pairs == pairs
+    assert summary.f_alpha == sweep

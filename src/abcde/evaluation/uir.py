@@ -327,7 +327,12 @@ def uir_pairs(
     689–718, §4.2. docs/method.md §9.3.
     """
     metrics = check_metrics(metrics)
-    table = as_score_table(scores, metrics)
+    return _pairs(as_score_table(scores, metrics), metrics, tol, rel_tol)
+
+
+def _pairs(table: ScoreTable, metrics: tuple[str, ...], tol: float, rel_tol: float,
+           ) -> dict[tuple[System, System], UirResult]:
+    """`uir_pairs` of a table `as_score_table` returned."""
     systems = list(table)
     return {(a, b): uir(table[a], table[b], metrics, tol=tol, rel_tol=rel_tol)
             for i, a in enumerate(systems) for b in systems[i + 1:]}
@@ -475,15 +480,29 @@ def f_alpha_sweep(
     unanimous improvement ratio and its application to clustering tasks. JAIR 42 (2011)
     689–718, §1, §2.1, §3.4, §6.3. docs/method.md §9.4.
     """
+    alphas = _sweep_alphas(precision_metric, recall_metric, alphas)
+    return _sweep(as_score_table(scores, (precision_metric, recall_metric)),
+                  precision_metric, recall_metric, alphas)
+
+
+def _sweep_alphas(precision_metric: str, recall_metric: str, alphas: Sequence[float],
+                  ) -> tuple[float, ...]:
+    """The α values of `f_alpha_sweep`, checked with its two metrics."""
     if precision_metric == recall_metric:
         raise UirInputError("precision_metric and recall_metric must differ")
-    alphas = tuple(float(a) for a in alphas)
-    if not alphas:
+    out = tuple(float(a) for a in alphas)
+    if not out:
         raise UirInputError("alphas is empty")
-    for a in alphas:
+    for a in out:
         if not (math.isfinite(a) and 0.0 <= a <= 1.0):
             raise UirInputError(f"alpha must lie in [0, 1], got {a!r}")
-    table = as_score_table(scores, (precision_metric, recall_metric))
+    return out
+
+
+def _sweep(table: ScoreTable, precision_metric: str, recall_metric: str,
+           alphas: tuple[float, ...]) -> dict[System, dict[float, float]]:
+    """`f_alpha_sweep` of a table `as_score_table` returned; it reads only the two
+    metrics, so a table of more metrics serves as well."""
     for system, per_case in table.items():
         for case, row in per_case.items():
             for m in (precision_metric, recall_metric):
@@ -787,9 +806,11 @@ def uir_summary(
     689–718, §2.1, §4.2, §6.3, §6.4. docs/method.md §9.3–§9.5.
     """
     metrics = check_metrics(metrics)
+    # pivoted and checked once (a large evaluate has 10^6 scores): the pairs and the
+    # sweep work on this table
     table = as_score_table(scores, metrics)
     systems = tuple(table)
-    pairs = uir_pairs(table, metrics, tol=tol, rel_tol=rel_tol)
+    pairs = _pairs(table, metrics, tol, rel_tol)
     matrix = refs = improves = None
     if len(systems) >= 2:
         matrix = _matrix(systems, pairs)
@@ -799,7 +820,7 @@ def uir_summary(
     sweep = error = None
     if pr is not None:
         try:
-            sweep = f_alpha_sweep(table, *pr, alphas=alphas)
+            sweep = _sweep(table, *pr, _sweep_alphas(*pr, alphas))
         except UirInputError as err:
             error = str(err)
     return UirSummary(metrics=metrics, systems=systems, pairs=pairs, matrix=matrix,
