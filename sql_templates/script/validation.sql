@@ -2,10 +2,12 @@
    one row with every check counted over the whole input, an example id per failed
    row-level check, the ids each side input in `repeats` holds on more than one row with
    the least of them (`repeated_ids_<input>`, `_example`: which table repeats which id,
-   that `repeated_item_ids` alone does not say), and the verdict. `input_problems` counts the failed checks;
-   `input_valid` is TRUE only when there are none. Every output table of the script
-   carries `input_valid`, so metrics of invalid input are never shown without the flag
-   (docs/method.md §1). #}
+   that `repeated_item_ids` alone does not say), the counts of `coverage` that are no
+   error (items of T without attributes; `unused_<input>`: rows of a side input matching
+   no item of either clustering, as `abcde impact` reports them), and the verdict.
+   `input_problems` counts the failed checks; `input_valid` is TRUE only when there are
+   none. Every output table of the script carries `input_valid`, so metrics of invalid
+   input are never shown without the flag (docs/method.md §1). #}
 WITH ic AS (
   SELECT
 {% for input in inputs %}
@@ -42,8 +44,8 @@ checked AS (
     ic.repeated_ids_{{ input }},
     ic.repeated_ids_{{ input }}_example,
 {% endfor %}
-{% for name in coverage %}
-    COALESCE(v.{{ name }}, 0) AS {{ name }},
+{% for name, expr in coverage %}
+    {{ expr }} AS {{ name }},
 {% endfor %}
     ex.cell_row_groups
   FROM validation_counts AS v
@@ -65,7 +67,7 @@ SELECT
   repeated_ids_{{ input }},
   repeated_ids_{{ input }}_example,
 {% endfor %}
-{% for name in coverage %}
+{% for name, expr in coverage %}
   {{ name }},
 {% endfor %}
   {% for name, expr in failures %}{{ ' + ' if not loop.first }}CASE WHEN {{ name }} > 0 THEN 1 ELSE 0 END{% endfor %} AS input_problems,

@@ -829,3 +829,69 @@ def test_validation_names_the_side_input_and_an_id_it_repeats(engine: Engine) ->
 def test_spec_from_regenerate_is_the_documented_one() -> None:
     assert SPEC.schema == "proj.ds" and SPEC.slicings[0] == ("provenance",)
     assert isinstance(SPEC, ScriptSpec)
+
+
+def _unused_inputs(engine: Engine) -> None:
+    """Clusterings a, c, d (+ f in Exp only); weights of them all and of x and y (in
+    neither clustering); attributes of a, c, d, f and z (in neither)."""
+    engine.register_rows("ub", ["item_id", "cluster_id"], [("a", "1"), ("c", "1"),
+                                                           ("d", "2")])
+    engine.register_rows("ue", ["item_id", "cluster_id"], [("a", "1"), ("c", "2"),
+                                                           ("d", "2"), ("f", "3")])
+    engine.register_rows("uw", ["item_id", "weight"], [("a", 1.0), ("c", 2.0), ("d", 1.0),
+                                                       ("f", 1.0), ("x", 1.0), ("y", 3.0)])
+    engine.register_rows("ua", ["item_id", "provenance"], [("a", "p"), ("c", "q"),
+                                                           ("d", "p"), ("f", "p"),
+                                                           ("z", "q")])
+
+
+def test_validation_counts_side_rows_matching_no_item(engine: Engine) -> None:
+    """`abcde impact` reports unused_weights and unused_attributes (rows of the side
+    input matching no item of either clustering); the script's validation row counts
+    them too, on each engine — an id in only one clustering (f) is matched, not unused."""
+    _unused_inputs(engine)
+    spec = ScriptSpec(base="ub", exp="ue", weights="uw", attributes="ua",
+                      slicings=(("provenance",),), prefix="unused_", schema=engine.work_schema)
+    pipeline, _, outputs = impact_pipeline(spec)
+    for _, sql in pipeline.statements(engine.dialect):
+        engine.execute(sql)
+    [v] = engine.fetch(f"SELECT * FROM {to_sql(pipeline.table('validation'), engine.dialect)}")
+    assert (v["unused_weights"], v["unused_attributes"]) == (2, 1)
+    assert v["input_valid"] is True and v["without_attributes"] == 0
+    [validation] = [o for o in outputs if o.step == "validation"]
+    assert list(v) == list(validation.columns)
+
+
+def test_unused_rows_equal_impact_on_the_same_duckdb_tables(tmp_path: Path) -> None:
+    """The script run on a DuckDB file gives the unused_weights and unused_attributes rows
+    `abcde impact --db` reports for the same tables (and none without side inputs)."""
+    import json
+
+    import duckdb
+
+    from abcde.engines.duckdb import DuckDBEngine
+
+    db = tmp_path / "in.duckdb"
+    with DuckDBEngine() as eng:
+        _unused_inputs(eng)
+        eng.execute(f"ATTACH '{db}' AS f")
+        for name in ("ub", "ue", "uw", "ua"):
+            eng.execute(f"CREATE TABLE f.{name} AS SELECT * FROM {name}")
+    spec = ScriptSpec(base="ub", exp="ue", weights="uw", attributes="ua",
+                      slicings=(("provenance",),))
+    pipeline, _, _ = impact_pipeline(spec)
+    with duckdb.connect(str(db)) as con:
+        for _, sql in pipeline.statements("duckdb"):
+            con.execute(sql)
+        cur = con.execute(f"SELECT * FROM {pipeline.physical_name('validation')}")
+        v = dict(zip([d[0] for d in cur.description], cur.fetchone(), strict=True))
+    result = _invoke("impact", "--db", str(db), "--base", "ub", "--exp", "ue", "--weights",
+                     "uw", "--attributes", "ua", "--slice-by", "provenance", "--format", "json")
+    assert result.exit_code == 0, result.output
+    coverage = json.loads(result.output)["coverage"]
+    assert coverage["unused_weights"] == {"rows": 2, "examples": ["x", "y"]}
+    assert coverage["unused_attributes"] == {"rows": 1, "examples": ["z"]}
+    assert v["unused_weights"] == coverage["unused_weights"]["rows"]
+    assert v["unused_attributes"] == coverage["unused_attributes"]["rows"]
+    pipeline, _, outputs = impact_pipeline(ScriptSpec(base="ub", exp="ue"))
+    assert not any(c.startswith("unused") for o in outputs for c in o.columns)

@@ -86,6 +86,9 @@ COLUMN_DOCS = {
     "missing_weight": "Items of T the weights table lacks.",
     "no_common_items": "1 when the clusterings have no item id in common.",
     "without_attributes": "Items of T without a row in the attributes table (not an error).",
+    **{f"unused_{n}": f"Rows of the {n} table whose item id is in neither clustering "
+                      f"(not an error; abcde impact reports them as unused_{n})."
+       for n in ("weights", "attributes")},
 }
 # columns of the work models, where they differ from (or are missing in) COLUMN_DOCS
 WORK_DOCS = {

@@ -279,7 +279,15 @@ def build_cells(spec: ScriptSpec, relations: dict[str, str] | None = None,
     all_inputs = add_count_steps(pipeline, inputs, with_examples=True)
     failures = _failures(inputs)
     examples = [c.name for c in checks(inputs)]
-    coverage = ["without_attributes"] if inputs.attributes is not None else []
+    # counts that are no error, as `abcde impact` reports them (abcde.inputs.checks):
+    # items of T without attributes, and rows of a side input matching no item of either
+    # clustering (its rows less NULL ids less the rows the join matched; no example id:
+    # that would take one more join of the side input with both clusterings)
+    coverage = [("without_attributes", "COALESCE(v.without_attributes, 0)")
+                ] if inputs.attributes is not None else []
+    coverage += [(f"unused_{n}", f"ic.{n}_rows - ic.{n}_null_ids"
+                                 f" - COALESCE(v.matched_{n[:-1]}_rows, 0)")
+                 for n in side_inputs(inputs)]
     # which side input repeats which id (input_counts counts them): repeated_item_ids
     # says only that some input does
     repeats = side_inputs(inputs)
@@ -290,7 +298,7 @@ def build_cells(spec: ScriptSpec, relations: dict[str, str] | None = None,
                           *(n for n, _ in failures), *(f"{n}_example" for n in examples),
                           *(c for n in repeats
                             for c in (f"repeated_ids_{n}", f"repeated_ids_{n}_example")),
-                          *coverage, "input_problems", "input_valid")
+                          *(n for n, _ in coverage), "input_problems", "input_valid")
     slice_steps = add_cell_steps(pipeline, inputs, spec.slicings, squares=True)
     if relations is None:  # an input named like a step would make the digest circular
         _check_unshadowed(spec, pipeline)

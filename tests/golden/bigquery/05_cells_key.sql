@@ -155,7 +155,7 @@ WITH base_in AS (
 )
 SELECT
   '99c90518e854937a' AS sql_digest,
-  'base+exp+weights+attributes/0e93e736' AS shape,
+  'base+exp+weights+attributes/31c7c565' AS shape,
   SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
   SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,
   SUM(CASE WHEN input = 'exp' THEN input_rows ELSE 0 END) AS exp_rows,

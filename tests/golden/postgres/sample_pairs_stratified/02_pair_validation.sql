@@ -109,7 +109,7 @@ WITH base_in AS (
 ), cells_key_now AS (
   SELECT
     '99c90518e854937a' AS sql_digest,
-    'base+exp+weights+attributes/0e93e736' AS shape,
+    'base+exp+weights+attributes/31c7c565' AS shape,
     SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
     SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,
     SUM(CASE WHEN input = 'exp' THEN input_rows ELSE 0 END) AS exp_rows,
@@ -178,6 +178,8 @@ SELECT
   v.repeated_ids_attributes,
   v.repeated_ids_attributes_example,
   v.without_attributes,
+  v.unused_weights,
+  v.unused_attributes,
   m.cells_match,
   v.input_problems + 1 - m.cells_match AS input_problems,
   (

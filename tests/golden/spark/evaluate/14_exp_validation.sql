@@ -173,6 +173,8 @@ WITH repeated AS (
     ic.repeated_ids_attributes,
     ic.repeated_ids_attributes_example,
     COALESCE(v.without_attributes, 0) AS without_attributes,
+    ic.weights_rows - ic.weights_null_ids - COALESCE(v.matched_weight_rows, 0) AS unused_weights,
+    ic.attributes_rows - ic.attributes_null_ids - COALESCE(v.matched_attribute_rows, 0) AS unused_attributes,
     ex.cell_row_groups
   FROM validation_counts AS v
   CROSS JOIN ic
@@ -204,6 +206,8 @@ SELECT
   repeated_ids_attributes,
   repeated_ids_attributes_example,
   without_attributes,
+  unused_weights,
+  unused_attributes,
   CASE WHEN empty_base > 0 THEN 1 ELSE 0 END + CASE WHEN empty_exp > 0 THEN 1 ELSE 0 END + CASE WHEN empty_weights > 0 THEN 1 ELSE 0 END + CASE WHEN empty_attributes > 0 THEN 1 ELSE 0 END + CASE WHEN null_item_ids > 0 THEN 1 ELSE 0 END + CASE WHEN repeated_item_ids > 0 THEN 1 ELSE 0 END + CASE WHEN null_cluster_base > 0 THEN 1 ELSE 0 END + CASE WHEN null_cluster_exp > 0 THEN 1 ELSE 0 END + CASE WHEN bad_weight_weights > 0 THEN 1 ELSE 0 END + CASE WHEN missing_weight > 0 THEN 1 ELSE 0 END + CASE WHEN no_common_items > 0 THEN 1 ELSE 0 END AS input_problems,
   (
     CASE WHEN empty_base > 0 THEN 1 ELSE 0 END + CASE WHEN empty_exp > 0 THEN 1 ELSE 0 END + CASE WHEN empty_weights > 0 THEN 1 ELSE 0 END + CASE WHEN empty_attributes > 0 THEN 1 ELSE 0 END + CASE WHEN null_item_ids > 0 THEN 1 ELSE 0 END + CASE WHEN repeated_item_ids > 0 THEN 1 ELSE 0 END + CASE WHEN null_cluster_base > 0 THEN 1 ELSE 0 END + CASE WHEN null_cluster_exp > 0 THEN 1 ELSE 0 END + CASE WHEN bad_weight_weights > 0 THEN 1 ELSE 0 END + CASE WHEN missing_weight > 0 THEN 1 ELSE 0 END + CASE WHEN no_common_items > 0 THEN 1 ELSE 0 END

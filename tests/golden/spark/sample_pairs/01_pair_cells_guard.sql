@@ -3,11 +3,11 @@ DROP TABLE IF EXISTS `proj`.`ds`.`abcde_pair_cells_guard`;
 CREATE TABLE `proj`.`ds`.`abcde_pair_cells_guard` AS
 SELECT
   CASE
-    WHEN COUNT(*) = 1 AND MIN(shape) = 'base+exp+weights+attributes/0e93e736'
+    WHEN COUNT(*) = 1 AND MIN(shape) = 'base+exp+weights+attributes/31c7c565'
     THEN 1
     ELSE RAISE_ERROR(
       CONCAT(
-        'abcde --reuse-cells: the cell tables under this --prefix/--schema were made by a script with other inputs or checks (a weights or attributes table, --missing-weight): run that script again with this one\'s input options, or this one without --reuse-cells (this script: base+exp+weights+attributes/0e93e736; the tables: ',
+        'abcde --reuse-cells: the cell tables under this --prefix/--schema were made by a script with other inputs or checks (a weights or attributes table, --missing-weight): run that script again with this one\'s input options, or this one without --reuse-cells (this script: base+exp+weights+attributes/31c7c565; the tables: ',
         COALESCE(COALESCE(MIN(shape), 'none'), ''),
         ')'
       )
