@@ -597,3 +597,40 @@ def test_header_shows_a_flag_as_its_name() -> None:
     assert result.exit_code == 0, result.output
     [line] = [x for x in result.output.splitlines() if x.startswith("--   abcde sql")]
     assert line.endswith("--exp s.b --reuse-cells")
+
+
+def test_reusing_cells_that_do_not_exist_is_explained_in_header_and_help() -> None:
+    """--reuse-cells under a prefix no script of the round used: the script fails on the
+    warehouse's own error that the cells_key table does not exist (no SQL of every
+    dialect can test whether a table exists), so the header says plainly that the cell
+    tables must exist and what to run first, and lists the very table the error names;
+    so does --help."""
+    import duckdb
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    con = duckdb.connect()
+    for name in ("base", "exp"):
+        con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_csv('{FILES[name]}', "
+                    "all_varchar = true)")
+    for command in (["sample-items", "--size", "5"], ["sample-pairs", "--budget", "10"]):
+        result = CliRunner().invoke(main, ["sql", *command, "--dialect", "duckdb", "--base",
+                                           "base", "--exp", "exp", "--prefix", "nothere_",
+                                           "--reuse-cells"])
+        assert result.exit_code == 0, result.output
+        script = result.output
+        head = " ".join(line.removeprefix("--").strip() for line in script.splitlines()
+                        if line.startswith("--"))
+        assert ("reads the cell tables of an earlier script of the round, which must "
+                "exist: run `abcde sql impact`") in head
+        assert "with the same --prefix/--schema and input options first" in head
+        tables = head.split("Tables read: ")[1].split(" Work tables")[0]
+        assert tables.split(", ") == [f'"nothere_{t}"' for t in
+                                      ("cell_rows", "validation", "cells", "cell_metrics",
+                                       "cells_key")]
+        with pytest.raises(duckdb.Error, match="nothere_cells_key does not exist"):
+            con.execute(script)
+        helped = " ".join(CliRunner().invoke(main, ["sql", command[0], "--help"]).output.split())
+        assert ("must exist: run `abcde sql impact` with the same --prefix/--schema and "
+                "input options first") in helped

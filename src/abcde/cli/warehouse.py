@@ -77,7 +77,11 @@ def reuse_option(fn: Callable[..., Any]) -> Callable[..., Any]:
         "--reuse-cells", is_flag=True,
         help="Read the cell tables an earlier script of the round made under the same "
              "--prefix/--schema (with the same inputs and options) instead of joining the "
-             "inputs again; its validation row refuses cells of other inputs.")(fn)
+             "inputs again; its validation row refuses cells of other inputs. The tables "
+             "(<prefix>cell_rows, validation, cells, cell_metrics, cells_key) must exist: "
+             "run `abcde sql impact` with the same --prefix/--schema and input options "
+             "first, else the script fails with the warehouse's error that "
+             "<prefix>cells_key does not exist.")(fn)
 
 
 def make_spec(dialect: str, base: str, exp: str, weights: str | None,

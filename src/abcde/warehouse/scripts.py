@@ -512,10 +512,16 @@ def header(spec: ScriptSpec, parts: Sequence[tuple[Pipeline, list[Output]]], dia
         reused += [to_sql(pipeline.table(n), dialect) for n in pipeline.steps
                    if n in pipeline.provided]
     if reused:
+        # a script cannot test portably whether a table exists (Spark has no
+        # information_schema): without them the first statement fails with the
+        # warehouse's own "does not exist", so the header says what to run first
         lines += textwrap.wrap(
-            "Reads the cell tables of an earlier script of the round (same prefix and "
-            "schema; made from other inputs, they set cells_match 0 and input_valid "
-            "FALSE): " + ", ".join(reused), 86)
+            "--reuse-cells: reads the cell tables of an earlier script of the round, which "
+            "must exist: run `abcde sql impact` (or the round's first script, without "
+            "--reuse-cells) with the same --prefix/--schema and input options first; "
+            "without them the first statement fails with the warehouse's error that a "
+            "table does not exist. Made from other inputs, they set cells_match 0 and "
+            "input_valid FALSE. Tables read: " + ", ".join(reused), 86)
     if work:
         lines.append("Work tables (also created): " + ", ".join(work))
     return comment(lines)
