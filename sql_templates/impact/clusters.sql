@@ -6,10 +6,10 @@ WITH total AS (
 )
 SELECT
   c.{{ side }} AS cluster_id,
-  SUM(c.n) AS items,
+  CAST(SUM(c.n) AS BIGINT) AS items,
   SUM(c.w) AS weight,
   COUNT(*) AS cells,
-  SUM(CASE WHEN c.affected THEN c.n ELSE 0 END) AS affected_items,
+  CAST(SUM(CASE WHEN c.affected THEN c.n ELSE 0 END) AS BIGINT) AS affected_items,
   SUM(CASE WHEN c.affected THEN c.w ELSE CAST(0 AS DOUBLE) END) AS affected_weight,
 {% for m in metrics %}
   {{ fdiv('SUM(c.w * c.' ~ m ~ ')', 'SUM(c.w)') }} AS {{ m }},

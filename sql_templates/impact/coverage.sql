@@ -16,7 +16,7 @@ SELECT
   side,
   COUNT(*) AS items,
   SUM(CASE WHEN {{ is_finite('w') }} THEN w END) AS weight,
-  SUM(CASE WHEN {{ is_finite('w') }} THEN 0 ELSE 1 END) AS items_without_weight,
+  CAST(SUM(CASE WHEN {{ is_finite('w') }} THEN 0 ELSE 1 END) AS BIGINT) AS items_without_weight,
   {# an id list is built in Python from `example_k`: no portable string_agg is needed #}
 {% for k in range(1, limit + 1) %}
   MIN(CASE WHEN k = {{ k }} THEN item_id END) AS example_{{ k }}{{ ',' if not loop.last }}

@@ -1,9 +1,9 @@
 {# Overall impact metrics: m(T) = Σ_c w_c·m(c) / W (docs/method.md §3; ABCDE eq. 4–6), the
    affected/unaffected split of the JaccardIndex (Jaccard decomposition §5). #}
 SELECT
-  SUM(n) AS items,
+  CAST(SUM(n) AS BIGINT) AS items,
   SUM(w) AS weight,
-  SUM(CASE WHEN affected THEN n ELSE 0 END) AS affected_items,
+  CAST(SUM(CASE WHEN affected THEN n ELSE 0 END) AS BIGINT) AS affected_items,
   SUM(CASE WHEN affected THEN w ELSE CAST(0 AS DOUBLE) END) AS affected_weight,
 {% for m in metrics %}
   {{ fdiv('SUM(w * ' ~ m ~ ')', 'SUM(w)') }} AS {{ m }},

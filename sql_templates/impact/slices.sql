@@ -7,9 +7,9 @@ SELECT
 {% for col in slice_columns %}
   s.{{ col.alias }} AS {{ col.name|ident }},
 {% endfor %}
-  SUM(s.n) AS items,
+  CAST(SUM(s.n) AS BIGINT) AS items,
   SUM(s.w) AS weight,
-  SUM(CASE WHEN m.affected THEN s.n ELSE 0 END) AS affected_items,
+  CAST(SUM(CASE WHEN m.affected THEN s.n ELSE 0 END) AS BIGINT) AS affected_items,
   SUM(CASE WHEN m.affected THEN s.w ELSE CAST(0 AS DOUBLE) END) AS affected_weight,
 {% for metric in metrics %}
   {{ fdiv('SUM(s.w * m.' ~ metric ~ ')', 'SUM(s.w)') }} AS {{ metric }},

@@ -28,24 +28,25 @@ ex AS (
 {% endfor %}
   FROM cell_rows
 ),
+{# every count BIGINT: sums of integers are NUMERIC on PostgreSQL, HUGEINT on DuckDB #}
 checked AS (
   SELECT
-    COALESCE(v.common_rows, 0) AS items_in_both,
+    CAST(COALESCE(v.common_rows, 0) AS BIGINT) AS items_in_both,
 {% for input in inputs %}
-    ic.{{ input }}_rows,
+    CAST(ic.{{ input }}_rows AS BIGINT) AS {{ input }}_rows,
 {% endfor %}
 {% for name, expr in failures %}
-    {{ expr }} AS {{ name }},
+    CAST({{ expr }} AS BIGINT) AS {{ name }},
 {% endfor %}
 {% for name in examples %}
     ex.{{ name }}_example,
 {% endfor %}
 {% for input in repeats %}
-    ic.repeated_ids_{{ input }},
+    CAST(ic.repeated_ids_{{ input }} AS BIGINT) AS repeated_ids_{{ input }},
     ic.repeated_ids_{{ input }}_example,
 {% endfor %}
 {% for name, expr in coverage %}
-    {{ expr }} AS {{ name }},
+    CAST({{ expr }} AS BIGINT) AS {{ name }},
 {% endfor %}
     ex.cell_row_groups
   FROM validation_counts AS v

@@ -895,3 +895,34 @@ def test_unused_rows_equal_impact_on_the_same_duckdb_tables(tmp_path: Path) -> N
     assert v["unused_attributes"] == coverage["unused_attributes"]["rows"]
     pipeline, _, outputs = impact_pipeline(ScriptSpec(base="ub", exp="ue"))
     assert not any(c.startswith("unused") for o in outputs for c in o.columns)
+
+
+INTEGER_TYPES = {"bigint", "integer", "int"}
+
+
+def test_every_count_of_the_script_is_an_integer(engine: Engine) -> None:
+    """Counts are integers on every engine: on PostgreSQL a SUM of integers is NUMERIC
+    (psycopg gives Decimal), on DuckDB a HUGEINT; the script casts them to BIGINT — every
+    count of the validation row, and items, affected_items, cells and
+    items_without_weight of the output tables."""
+    _unused_inputs(engine)
+    spec = ScriptSpec(base="ub", exp="ue", weights="uw", attributes="ua",
+                      slicings=(("provenance",),), prefix="ints_", schema=engine.work_schema)
+    pipeline, _, outputs = impact_pipeline(spec)
+    for _, sql in pipeline.statements(engine.dialect):
+        engine.execute(sql)
+    typeof = "pg_typeof" if engine.dialect.name == "postgres" else "typeof"
+    counts = {"items", "affected_items", "cells", "items_without_weight"}
+    checked = []
+    for o in outputs:
+        names = [c for c in o.columns if c != "input_valid" and not c.endswith("_example")
+                 ] if o.step == "validation" else [c for c in o.columns if c in counts]
+        table = to_sql(pipeline.table(o.step), engine.dialect)
+        for column in names:
+            quoted = to_sql(exp.column(column, quoted=True), engine.dialect)
+            [row] = engine.fetch(f"SELECT {typeof}({quoted}) AS t FROM {table} LIMIT 1")
+            assert str(row["t"]).lower() in INTEGER_TYPES, (o.step, column, row["t"])
+            checked.append((o.step, column))
+    assert ("validation", "unused_weights") in checked and ("slices_0", "items") in checked
+    [v] = engine.fetch(f"SELECT * FROM {to_sql(pipeline.table('validation'), engine.dialect)}")
+    assert all(type(v[c]) is int for s, c in checked if s == "validation")

@@ -8,10 +8,10 @@ WITH total AS (
 ), exp_clusters_unflagged AS (
   SELECT
     c.e AS cluster_id,
-    SUM(c.n) AS items,
+    CAST(SUM(c.n) AS INT64) AS items,
     SUM(c.w) AS weight,
     COUNT(*) AS cells,
-    SUM(CASE WHEN c.affected THEN c.n ELSE 0 END) AS affected_items,
+    CAST(SUM(CASE WHEN c.affected THEN c.n ELSE 0 END) AS INT64) AS affected_items,
     SUM(CASE WHEN c.affected THEN c.w ELSE CAST(0 AS FLOAT64) END) AS affected_weight,
     CAST(SUM(c.w * c.split_rate) AS FLOAT64) / NULLIF(CAST(SUM(c.w) AS FLOAT64), CAST(0 AS FLOAT64)) AS split_rate,
     CAST(SUM(c.w * c.merge_rate) AS FLOAT64) / NULLIF(CAST(SUM(c.w) AS FLOAT64), CAST(0 AS FLOAT64)) AS merge_rate,

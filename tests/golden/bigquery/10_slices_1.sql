@@ -26,9 +26,9 @@ WITH slice_cells_1 AS (
   SELECT
     s.s_0 AS `provenance`,
     s.s_1 AS `size_class`,
-    SUM(s.n) AS items,
+    CAST(SUM(s.n) AS INT64) AS items,
     SUM(s.w) AS weight,
-    SUM(CASE WHEN m.affected THEN s.n ELSE 0 END) AS affected_items,
+    CAST(SUM(CASE WHEN m.affected THEN s.n ELSE 0 END) AS INT64) AS affected_items,
     SUM(CASE WHEN m.affected THEN s.w ELSE CAST(0 AS FLOAT64) END) AS affected_weight,
     CAST(SUM(s.w * m.split_rate) AS FLOAT64) / NULLIF(CAST(SUM(s.w) AS FLOAT64), CAST(0 AS FLOAT64)) AS split_rate,
     CAST(SUM(s.w * m.merge_rate) AS FLOAT64) / NULLIF(CAST(SUM(s.w) AS FLOAT64), CAST(0 AS FLOAT64)) AS merge_rate,

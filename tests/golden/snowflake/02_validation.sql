@@ -143,39 +143,39 @@ WITH repeated AS (
   FROM proj.ds.abcde_cell_rows AS cell_rows
 ), checked AS (
   SELECT
-    COALESCE(v.common_rows, 0) AS items_in_both,
-    ic.base_rows,
-    ic.exp_rows,
-    ic.weights_rows,
-    ic.attributes_rows,
-    CASE WHEN ic.base_rows = 0 THEN 1 ELSE 0 END AS empty_base,
-    CASE WHEN ic.exp_rows = 0 THEN 1 ELSE 0 END AS empty_exp,
-    CASE WHEN ic.weights_rows = 0 THEN 1 ELSE 0 END AS empty_weights,
-    CASE WHEN ic.attributes_rows = 0 THEN 1 ELSE 0 END AS empty_attributes,
-    COALESCE(v.null_item_base, 0) + COALESCE(v.null_item_exp, 0) + ic.weights_null_ids + ic.attributes_null_ids AS null_item_ids,
-    CASE
+    CAST(COALESCE(v.common_rows, 0) AS BIGINT) AS items_in_both,
+    CAST(ic.base_rows AS BIGINT) AS base_rows,
+    CAST(ic.exp_rows AS BIGINT) AS exp_rows,
+    CAST(ic.weights_rows AS BIGINT) AS weights_rows,
+    CAST(ic.attributes_rows AS BIGINT) AS attributes_rows,
+    CAST(CASE WHEN ic.base_rows = 0 THEN 1 ELSE 0 END AS BIGINT) AS empty_base,
+    CAST(CASE WHEN ic.exp_rows = 0 THEN 1 ELSE 0 END AS BIGINT) AS empty_exp,
+    CAST(CASE WHEN ic.weights_rows = 0 THEN 1 ELSE 0 END AS BIGINT) AS empty_weights,
+    CAST(CASE WHEN ic.attributes_rows = 0 THEN 1 ELSE 0 END AS BIGINT) AS empty_attributes,
+    CAST(COALESCE(v.null_item_base, 0) + COALESCE(v.null_item_exp, 0) + ic.weights_null_ids + ic.attributes_null_ids AS BIGINT) AS null_item_ids,
+    CAST(CASE
       WHEN COALESCE(v.repeated_one_side, 0) > 0
       OR COALESCE(v.joined_base_rows, 0) <> ic.base_rows
       OR COALESCE(v.joined_exp_rows, 0) <> ic.exp_rows
       THEN 1
       ELSE 0
-    END AS repeated_item_ids,
-    COALESCE(v.null_cluster_base, 0) AS null_cluster_base,
-    COALESCE(v.null_cluster_exp, 0) AS null_cluster_exp,
-    COALESCE(v.bad_weight_weights, 0) AS bad_weight_weights,
-    COALESCE(v.missing_weight, 0) AS missing_weight,
-    CASE WHEN COALESCE(v.common_rows, 0) = 0 THEN 1 ELSE 0 END AS no_common_items,
+    END AS BIGINT) AS repeated_item_ids,
+    CAST(COALESCE(v.null_cluster_base, 0) AS BIGINT) AS null_cluster_base,
+    CAST(COALESCE(v.null_cluster_exp, 0) AS BIGINT) AS null_cluster_exp,
+    CAST(COALESCE(v.bad_weight_weights, 0) AS BIGINT) AS bad_weight_weights,
+    CAST(COALESCE(v.missing_weight, 0) AS BIGINT) AS missing_weight,
+    CAST(CASE WHEN COALESCE(v.common_rows, 0) = 0 THEN 1 ELSE 0 END AS BIGINT) AS no_common_items,
     ex.null_cluster_base_example,
     ex.null_cluster_exp_example,
     ex.bad_weight_weights_example,
     ex.missing_weight_example,
-    ic.repeated_ids_weights,
+    CAST(ic.repeated_ids_weights AS BIGINT) AS repeated_ids_weights,
     ic.repeated_ids_weights_example,
-    ic.repeated_ids_attributes,
+    CAST(ic.repeated_ids_attributes AS BIGINT) AS repeated_ids_attributes,
     ic.repeated_ids_attributes_example,
-    COALESCE(v.without_attributes, 0) AS without_attributes,
-    ic.weights_rows - ic.weights_null_ids - COALESCE(v.matched_weight_rows, 0) AS unused_weights,
-    ic.attributes_rows - ic.attributes_null_ids - COALESCE(v.matched_attribute_rows, 0) AS unused_attributes,
+    CAST(COALESCE(v.without_attributes, 0) AS BIGINT) AS without_attributes,
+    CAST(ic.weights_rows - ic.weights_null_ids - COALESCE(v.matched_weight_rows, 0) AS BIGINT) AS unused_weights,
+    CAST(ic.attributes_rows - ic.attributes_null_ids - COALESCE(v.matched_attribute_rows, 0) AS BIGINT) AS unused_attributes,
     ex.cell_row_groups
   FROM validation_counts AS v
   CROSS JOIN ic

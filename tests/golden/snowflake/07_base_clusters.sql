@@ -8,10 +8,10 @@ WITH total AS (
 ), base_clusters_unflagged AS (
   SELECT
     c.b AS cluster_id,
-    SUM(c.n) AS items,
+    CAST(SUM(c.n) AS BIGINT) AS items,
     SUM(c.w) AS weight,
     COUNT(*) AS cells,
-    SUM(CASE WHEN c.affected THEN c.n ELSE 0 END) AS affected_items,
+    CAST(SUM(CASE WHEN c.affected THEN c.n ELSE 0 END) AS BIGINT) AS affected_items,
     SUM(CASE WHEN c.affected THEN c.w ELSE CAST(0 AS DOUBLE) END) AS affected_weight,
     CAST(SUM(c.w * c.split_rate) AS DOUBLE) / NULLIF(CAST(SUM(c.w) AS DOUBLE), CAST(0 AS DOUBLE)) AS split_rate,
     CAST(SUM(c.w * c.merge_rate) AS DOUBLE) / NULLIF(CAST(SUM(c.w) AS DOUBLE), CAST(0 AS DOUBLE)) AS merge_rate,

@@ -26,13 +26,13 @@ WITH one_side AS (
         THEN w
       END
     ) AS weight,
-    SUM(
+    CAST(SUM(
       CASE
         WHEN COALESCE(CAST(w AS DOUBLE) - CAST(w AS DOUBLE) = CAST(0 AS DOUBLE), FALSE)
         THEN 0
         ELSE 1
       END
-    ) AS items_without_weight,
+    ) AS BIGINT) AS items_without_weight,
     MIN(CASE WHEN k = 1 THEN item_id END) AS example_1,
     MIN(CASE WHEN k = 2 THEN item_id END) AS example_2,
     MIN(CASE WHEN k = 3 THEN item_id END) AS example_3,

@@ -23,9 +23,9 @@ WITH slice_cells_0 AS (
 ), slices_0_unflagged AS (
   SELECT
     s.s_0 AS `provenance`,
-    SUM(s.n) AS items,
+    CAST(SUM(s.n) AS BIGINT) AS items,
     SUM(s.w) AS weight,
-    SUM(CASE WHEN m.affected THEN s.n ELSE 0 END) AS affected_items,
+    CAST(SUM(CASE WHEN m.affected THEN s.n ELSE 0 END) AS BIGINT) AS affected_items,
     SUM(CASE WHEN m.affected THEN s.w ELSE CAST(0 AS DOUBLE) END) AS affected_weight,
     CAST(SUM(s.w * m.split_rate) AS DOUBLE) / NULLIF(CAST(SUM(s.w) AS DOUBLE), CAST(0 AS DOUBLE)) AS split_rate,
     CAST(SUM(s.w * m.merge_rate) AS DOUBLE) / NULLIF(CAST(SUM(s.w) AS DOUBLE), CAST(0 AS DOUBLE)) AS merge_rate,

@@ -54,9 +54,9 @@ WITH total AS (
   CROSS JOIN total AS t
 ), overall AS (
   SELECT
-    SUM(n) AS items,
+    CAST(SUM(n) AS INT64) AS items,
     SUM(w) AS weight,
-    SUM(CASE WHEN affected THEN n ELSE 0 END) AS affected_items,
+    CAST(SUM(CASE WHEN affected THEN n ELSE 0 END) AS INT64) AS affected_items,
     SUM(CASE WHEN affected THEN w ELSE CAST(0 AS FLOAT64) END) AS affected_weight,
     CAST(SUM(w * split_rate) AS FLOAT64) / NULLIF(CAST(SUM(w) AS FLOAT64), CAST(0 AS FLOAT64)) AS split_rate,
     CAST(SUM(w * merge_rate) AS FLOAT64) / NULLIF(CAST(SUM(w) AS FLOAT64), CAST(0 AS FLOAT64)) AS merge_rate,

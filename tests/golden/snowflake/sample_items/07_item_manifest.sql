@@ -3,9 +3,9 @@ DROP TABLE IF EXISTS proj.ds.abcde_item_manifest;
 CREATE TABLE proj.ds.abcde_item_manifest AS
 WITH overall AS (
   SELECT
-    SUM(n) AS items,
+    CAST(SUM(n) AS BIGINT) AS items,
     SUM(w) AS weight,
-    SUM(CASE WHEN affected THEN n ELSE 0 END) AS affected_items,
+    CAST(SUM(CASE WHEN affected THEN n ELSE 0 END) AS BIGINT) AS affected_items,
     SUM(CASE WHEN affected THEN w ELSE CAST(0 AS DOUBLE) END) AS affected_weight,
     CAST(SUM(w * split_rate) AS DOUBLE) / NULLIF(CAST(SUM(w) AS DOUBLE), CAST(0 AS DOUBLE)) AS split_rate,
     CAST(SUM(w * merge_rate) AS DOUBLE) / NULLIF(CAST(SUM(w) AS DOUBLE), CAST(0 AS DOUBLE)) AS merge_rate,
