@@ -152,6 +152,13 @@ def assert_estimate_equals_file(sample_dir: Path, tmp_path: Path) -> dict[str, A
     from_log = estimate_json(sample_dir)
     from_file = estimate_json(sample_dir, "--judgements", str(path))
     judging = from_log.pop("judging")
+    # the file names the pairs it has no row for (a log's unjudged pairs are its progress)
+    pairs = load_questions(sample_dir).questions
+    missing = sorted(set(pairs) - set(resolved), key=int)
+    notes = from_file.pop("notes", [])
+    assert notes == ([] if not missing else [
+        f"{len(missing)} of the sample's {len(pairs)} pairs have no row in {path} and count "
+        f"as unknown (pair ids {', '.join(missing[:5])}{', …' if len(missing) > 5 else ''})"])
     assert from_log == from_file
     return judging
 
