@@ -118,3 +118,34 @@ def test_an_id_with_a_bidi_control_leaves_the_others_in_order(
         assert len(g["examples"]) == 3
         lefts = d.execute_script(STARTS, cell, ["img_"] * 3)
         assert lefts == sorted(lefts) and len(set(lefts)) == 3, (g["examples"], lefts)
+
+
+def test_a_file_name_with_a_bidi_control_leaves_the_error_in_order(
+        item_sample: Path, browser_factory: Any, tmp_path: Path) -> None:
+    """A sample file whose name holds a RIGHT-TO-LEFT OVERRIDE is replaced under the
+    server: the error names the file, and the words after the name still read left to
+    right (the name is isolated, as everywhere on the page)."""
+    import shutil
+
+    from starlette.testclient import TestClient
+
+    from abcde.explorer.app import explore_app
+    from abcde.server.app import allowed_hosts
+
+    sample = tmp_path / "items\u202eRLO.parquet"
+    shutil.copyfile(item_sample, sample)
+    client = TestClient(explore_app(sample, "t" * 43, allowed_hosts("127.0.0.1", 8000)),
+                        base_url="http://127.0.0.1:8000")
+    sample.write_bytes(b"not a parquet file")
+    answer = client.get("/", params={"token": "t" * 43})
+    assert answer.status_code == 409
+    page = tmp_path / "page.html"  # the page as served, opened from a file: no server
+    page.write_text(answer.text)
+    d = browser_factory()
+    d.get(page.as_uri())
+    error = d.find_element(By.CSS_SELECTOR, "p.error")
+    assert str(sample) in error.get_attribute("textContent")
+    changed, since, server = d.execute_script(STARTS, error, ["changed", "since", "server"])
+    assert changed < since < server, (changed, since, server)
+    ARTIFACTS.mkdir(exist_ok=True)
+    d.save_screenshot(str(ARTIFACTS / "explore-error-rlo-file.png"))

@@ -85,6 +85,7 @@ def test_bad_queries_are_400_with_the_reason(client: TestClient, params: dict[st
 
 
 RLO = "\u202e"
+UNMARK = str.maketrans("", "", "«»")
 
 
 def test_each_example_and_group_column_is_isolated(rlo_sample: Path) -> None:
@@ -103,12 +104,18 @@ def test_each_example_and_group_column_is_isolated(rlo_sample: Path) -> None:
     assert "<title>\u2068items.parquet\u2069 · abcde explore</title>" in page
 
 
+def shown(message: str) -> str:
+    """The message as the page escapes it, user values (marked «…») in <bdi>."""
+    text = html.escape(message, quote=True).replace("&#x27;", "&#39;")
+    return text.replace("«", "<bdi>").replace("»", "</bdi>")
+
+
 @pytest.mark.parametrize(("col", "val", "message"), [
-    ("weight", "abc", "the filter value 'abc' is not a number; weight is a DOUBLE column"),
-    ("first_draw", "2.5x", "the filter value '2.5x' is not a number; first_draw is a "
+    ("weight", "abc", "the filter value «'abc'» is not a number; «weight» is a DOUBLE column"),
+    ("first_draw", "2.5x", "the filter value «'2.5x'» is not a number; «first_draw» is a "
                            "BIGINT column"),
-    ("first_draw", "9" * 30, f"the filter value '{'9' * 30}' is out of the range of a "
-                             "BIGINT; first_draw is a BIGINT column"),
+    ("first_draw", "9" * 30, f"the filter value «'{'9' * 30}'» is out of the range of a "
+                             "BIGINT; «first_draw» is a BIGINT column"),
 ])
 def test_a_value_not_of_the_columns_type_is_said_plainly(
         client: TestClient, col: str, val: str, message: str) -> None:
@@ -116,29 +123,47 @@ def test_a_value_not_of_the_columns_type_is_said_plainly(
     sample's columns, which are beside the point: the page and /api say it in words."""
     params = q(col=col, op=">", val=val)
     r = client.get("/api/groups", params=params)
-    assert r.status_code == 400 and r.json() == {"error": message}
+    assert r.status_code == 400 and r.json() == {"error": message.translate(UNMARK)}
     page = client.get("/", params=params)
     assert page.status_code == 400
-    shown = html.escape(message, quote=True).replace("&#x27;", "&#39;")
-    assert f'<p class="error" role="alert">{shown}</p>' in page.text
+    assert f'<p class="error" role="alert">{shown(message)}</p>' in page.text
     assert client.get("/api/groups", params=q(col=col, op="contains", val=val)
                       ).status_code == 200  # contains compares text: any value
 
 
 @pytest.mark.parametrize(("group_by", "message"), [
-    (["country", "country"], "group by names 'country' twice"),
+    (["country", "country"], "group by names «'country'» twice"),
     (["provenance", "country", "provenance", "provenance"],
-     "group by names 'provenance' three times"),
-    (["jaccard_distance"], "group by 'jaccard_distance': the table of groups has a column "
-                           "of that name (the group's own numbers); rank by another metric, "
-                           "or group by a copy of the column under another name"),
+     "group by names «'provenance'» three times"),
+    (["jaccard_distance"], "group by «'jaccard_distance'»: the table of groups has a "
+                           "column of that name (the group's own numbers); rank by another "
+                           "metric, or group by a copy of the column under another name"),
 ])
 def test_group_by_mistakes_are_worded_for_the_form(client: TestClient, group_by: list[str],
                                                    message: str) -> None:
     """The page and /api word them for the form, not with the CLI's --group-by."""
     params = q(group_by=group_by)
     r = client.get("/api/groups", params=params)
-    assert r.status_code == 400 and r.json() == {"error": message}
+    assert r.status_code == 400 and r.json() == {"error": message.translate(UNMARK)}
     page = client.get("/", params=params)
     assert page.status_code == 400 and "--group-by" not in page.text
-    assert html.escape(message).replace("&#x27;", "&#39;") in page.text
+    assert shown(message) in page.text
+
+
+def test_user_values_in_an_error_are_isolated_and_escaped_once(client: TestClient) -> None:
+    """A column name or a value the page quotes in its error is a <bdi>, as the page's
+    other user values are; its <, & and quotes are escaped once (never &amp;lt;). /api
+    keeps the plain message."""
+    col = "x<b>&amp;'\u202e"
+    params = q(col=col, op="=", val="v")
+    r = client.get("/api/groups", params=params)
+    message = f"filter on {col!r}: the sample has no such column"
+    assert r.status_code == 400 and r.json() == {"error": message}
+    page = client.get("/", params=params).text
+    assert ('<p class="error" role="alert">filter on <bdi>&#34;x&lt;b&gt;&amp;amp;&#39;'
+            '\\u202e&#34;</bdi>: the sample has no such column</p>') in page
+    assert "&amp;lt;" not in page and "<b>" not in page
+    params = q(col="first_draw", op="<", val="\u05e9\u05dc\u05d5\u05dd 7")
+    page = client.get("/", params=params).text
+    assert ("the filter value <bdi>&#39;\u05e9\u05dc\u05d5\u05dd 7&#39;</bdi> is not a "
+            "number; <bdi>first_draw</bdi> is a BIGINT column") in page

@@ -29,7 +29,7 @@ from starlette.routing import Route
 from abcde.cells import IMPACT_METRICS
 from abcde.errors import InputError
 from abcde.sampling.explore import FILTER_OPS, OUTPUT_FIELDS, CheckedSample, SampleChanged
-from abcde.server.app import Guard, create_app, isolated, package_files
+from abcde.server.app import Guard, create_app, isolated, isolated_values, package_files
 from abcde.text import key_label
 
 MAX_FILTERS = 4
@@ -166,7 +166,12 @@ def explore_app(sample: str | Path, token: str, hosts: frozenset[str]) -> Starle
         try:
             query, doc = await run_in_threadpool(run, request.query_params)
         except InputError as err:
-            error, status = str(err), 409 if isinstance(err, SampleChanged) else 400
+            # the user's values inside the message are isolated as everywhere on the page
+            values = [*(v for k, v in request.query_params.multi_items() if k != "token"),
+                      *checked.columns, path, path.name, err.table, err.column,
+                      *err.examples]
+            error = isolated_values(str(err), (v for v in values if v is not None))
+            status = 409 if isinstance(err, SampleChanged) else 400
             with contextlib.suppress(InputError):  # the form as asked, when it parses
                 query = parse_query(request.query_params, list(checked.columns))
         columns = list(checked.columns)

@@ -26,12 +26,14 @@ from files inside the package: no path from a request reaches the file system.
 from __future__ import annotations
 
 import hmac
+import re
 from collections.abc import Awaitable, Callable, Iterable, Mapping, MutableMapping, Sequence
 from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
+from markupsafe import Markup, escape
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
@@ -293,6 +295,65 @@ def isolated(text: object) -> str:
     True
     """
     return f"\u2068{text}\u2069"
+
+
+_WORD = re.compile(r"\w")
+# ASCII digits, signs and spaces: no direction of their own and no control, so they read
+# the same isolated; found as they are, they would be the message's own numbers and signs
+_NO_LETTER = re.compile(r"[\x20-\x40\x5b-\x60\x7b-\x7e]+")
+
+
+def isolated_values(message: str, values: Iterable[object]) -> Markup:
+    """A message (an error, a warning) as HTML in which every one of the user's values it
+    quotes is in a <bdi>, as the page's other user values are.
+
+    Messages are worded for the command line too, so they carry no mark-up: the values
+    are found in the text, each as the message writes it (``repr()`` or as is). The rest
+    of the text is escaped, once.
+
+    Parameters
+    ----------
+    message : str
+        The text.
+    values : iterable of object
+        The user's values the message may hold (str() of each): column names, filter
+        values, file names, ids. A value is matched as its ``repr()`` (quotes included)
+        or as is between non-word characters, so that a short value is not found inside
+        a word (a value of ASCII digits and signs only, e.g. a numeric id, only as its
+        ``repr()``). A word of the message equal to a value is isolated too, which
+        changes nothing on screen: text without a right-to-left character or a bidi
+        control reads the same isolated.
+
+    Returns
+    -------
+    Markup
+        Safe to put in an autoescaped template as is.
+
+    References
+    ----------
+    Unicode Standard Annex #9, Unicode Bidirectional Algorithm, §2.7 (isolates).
+
+    Examples
+    --------
+    >>> print(isolated_values("filter on 'a<b': no such column", ["a<b"]))
+    filter on <bdi>&#39;a&lt;b&#39;</bdi>: no such column
+    """
+    forms = {form for v in values for text in [str(v)] if text
+             for form in (repr(text), *(() if _NO_LETTER.fullmatch(text) else (text,)))
+             if form in message}
+    if not forms:
+        return escape(message)
+    # longest first: a value inside a longer one (or inside its own repr) is not cut out
+    pattern = re.compile("|".join(
+        ("" if f[0] in "'\"" or not _WORD.match(f[0]) else r"(?<!\w)") + re.escape(f)
+        + ("" if f[0] in "'\"" or not _WORD.match(f[-1]) else r"(?!\w)")
+        for f in sorted(forms, key=lambda f: (-len(f), f))))
+    out, at = [], 0
+    for m in pattern.finditer(message):
+        out += [escape(message[at:m.start()]), Markup("<bdi>%s</bdi>") % m.group()]
+        at = m.end()
+    out.append(escape(message[at:]))
+    return Markup("").join(out)
 
 
 MEDIA_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; charset=utf-8",
