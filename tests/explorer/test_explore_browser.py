@@ -11,7 +11,7 @@ import signal
 from pathlib import Path
 from typing import Any
 
-from judge.judge_support import ARTIFACTS, start_command
+from judge.judge_support import ARTIFACTS, STARTS, start_command
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
@@ -68,31 +68,6 @@ def test_filter_group_rank_in_the_browser(item_sample: Path, browser_factory: An
             server.stop(signal.SIGINT)
         if server.proc.poll() is None:
             server.proc.kill()
-
-
-# the left edge, on screen, of where each example starts (its "img_", before its bidi
-# control), in the order of the page's text
-STARTS = """
-const td = arguments[0], starts = arguments[1], out = [];
-const walk = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
-const nodes = [];
-let text = "";
-for (let n = walk.nextNode(); n; n = walk.nextNode()) {
-  nodes.push([n, text.length]);
-  text += n.data;
-}
-let from = 0;
-for (const s of starts) {
-  const at = text.indexOf(s, from);
-  from = at + s.length;
-  const [node, base] = nodes.filter(([n, b]) => b <= at).pop();
-  const r = document.createRange();
-  r.setStart(node, at - base);
-  r.setEnd(node, at - base + s.length);
-  out.push(r.getBoundingClientRect().left);
-}
-return out;
-"""
 
 
 def test_an_id_with_a_bidi_control_leaves_the_others_in_order(

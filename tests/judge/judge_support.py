@@ -105,3 +105,29 @@ def start_command(args: list[str], cwd: Path, *, timeout: float = 180.0,
         proc.wait()
         raise AssertionError(f"abcde {args[0]} did not print its URL: {''.join(lines)}")
     return Server(proc, found[0], lines)
+
+
+# the left edge, on screen, of where each of the given strings starts (e.g. an example's
+# "img_", before its bidi control), in the order of the page's text: for the bidi tests
+# of the explore and judge pages
+STARTS = """
+const td = arguments[0], starts = arguments[1], out = [];
+const walk = document.createTreeWalker(td, NodeFilter.SHOW_TEXT);
+const nodes = [];
+let text = "";
+for (let n = walk.nextNode(); n; n = walk.nextNode()) {
+  nodes.push([n, text.length]);
+  text += n.data;
+}
+let from = 0;
+for (const s of starts) {
+  const at = text.indexOf(s, from);
+  from = at + s.length;
+  const [node, base] = nodes.filter(([n, b]) => b <= at).pop();
+  const r = document.createRange();
+  r.setStart(node, at - base);
+  r.setEnd(node, at - base + s.length);
+  out.push(r.getBoundingClientRect().left);
+}
+return out;
+"""

@@ -24,7 +24,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from abcde.judge.assignment import overlap_pairs
 from abcde.judge.questions import load_questions
 
-from .judge_support import ARTIFACTS, Server, start_server, truth_verdict
+from .judge_support import ARTIFACTS, STARTS, Server, start_server, truth_verdict
 
 KEY = {"equivalent": "j", "not_equivalent": "k", "unknown": "u"}
 DIGIT = {"equivalent": "1", "not_equivalent": "2", "unknown": "3"}
@@ -357,6 +357,28 @@ def test_the_page_images_links_highlights_and_estimates_panel(
     assert "ΔPrecision" in panel.text and "GoodSplitRate" in panel.text
     assert "ABCDE §5.8" in panel.text
     screenshot(d, "judge-estimates.png")
+    assert console_errors(d) == []
+
+
+def test_a_directory_name_with_a_bidi_control_leaves_the_panels_error_in_order(
+        base_sample: Path, tmp_path: Path, servers: list[Server],
+        browser_factory: Any) -> None:
+    """The panel's estimate fails naming the sample's directory, whose name holds a
+    RIGHT-TO-LEFT OVERRIDE: the words after it still read left to right (the name is
+    isolated, as the page's other user values are)."""
+    from .test_judge_http import damaged_rlo_sample
+
+    where = damaged_rlo_sample(base_sample, tmp_path)
+    server = start_server(where, "--judge", "ana", "--show-estimates")
+    servers.append(server)
+    d = browser_factory()
+    d.get(server.url)
+    judge_by_truth(d, where, 2)
+    error = d.find_element(By.CSS_SELECTOR, "#estimates p.muted")
+    assert error.get_attribute("textContent").startswith(f"{where}: manifest slices by")
+    lefts = d.execute_script(STARTS, error, ["manifest", "slices", "by"])
+    assert lefts == sorted(lefts) and len(set(lefts)) == 3, lefts
+    screenshot(d, "judge-estimates-error-rlo.png")
     assert console_errors(d) == []
 
 

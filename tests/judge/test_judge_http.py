@@ -487,3 +487,31 @@ def test_a_log_replaced_by_a_symlink_while_serving_is_a_409_writing_nothing(
                              f"{elsewhere}); verdicts are appended only to a regular file")
     assert c.post(f"/undo?token={token}").status_code == 409
     assert elsewhere.read_bytes() == before
+
+
+def damaged_rlo_sample(base_sample: Path, tmp_path: Path) -> Path:
+    """A copy of the sample in a directory whose name holds a RIGHT-TO-LEFT OVERRIDE,
+    its manifest given a slice by a column the draws lack (named with a Hebrew letter,
+    an RLO and an &): the panel's estimate fails naming both. The directory."""
+    import shutil
+
+    where = Path(shutil.copytree(base_sample, tmp_path / "round\u202eRLO"))
+    manifest = json.loads((where / "manifest.json").read_text())
+    column = "\u05d0\u202ea&b"
+    manifest["slices"] = [{column: "x", "weight": 1.0, "pairweight": 1.0}]
+    (where / "manifest.json").write_text(json.dumps(manifest))
+    return where
+
+
+def test_user_values_in_the_panels_messages_are_isolated(base_sample: Path,
+                                                         tmp_path: Path) -> None:
+    """The sample's directory and the slice column the panel's error names are each a
+    <bdi> (as the page's other user values are), escaped once."""
+    where = damaged_rlo_sample(base_sample, tmp_path)
+    c, session, token = make_client(where, show_estimates=True)
+    for pid in session.assignment.order[:5]:
+        c.post(f"/verdict?token={token}", data={"pair_id": pid, "verdict": "equivalent"})
+    page = c.get(f"/pair/1?token={token}").text
+    assert (f'<p class="muted"><bdi>{where}</bdi>: manifest slices by <bdi>&#39;\u05d0'
+            "\\u202ea&amp;b&#39;</bdi> but draws have no such column") in page
+    assert "&amp;amp;" not in page and "&amp;#39;" not in page

@@ -15,6 +15,8 @@ from typing import Any
 
 from abcde.errors import AbcdeError
 from abcde.quality.agreement import JUDGE_UNCERTAINTY_NOTE, agreement, by_pair, resolve
+from abcde.quality.slices import slice_rows
+from abcde.server.app import isolated_values
 
 PANEL_METRICS = (("delta_precision", "ΔPrecision"),
                  ("good_split_rate", "GoodSplitRate"), ("bad_split_rate", "BadSplitRate"),
@@ -36,6 +38,13 @@ class EstimatesPanel:
 
         self.sample = load_sample(directory)
         self._cache: tuple[Any, dict[str, Any]] | None = None
+        # the user's values a warning or an error may quote, isolated on the page as its
+        # other user values are: the sample's directory, slice columns and values, pair
+        # and item ids (the messages are also the CLI's, so they carry no mark-up)
+        where = str(self.sample.where)
+        slices = [x for row in _slices(self.sample.manifest) for kv in row.items() for x in kv]
+        pairs = [x for pid, items in self.sample.pairs.by_id.items() for x in (pid, *items)]
+        self._values = [where, Path(where).name, *slices, *pairs]
 
     def compute(self, answered: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
         key = tuple(sorted((j, tuple(sorted(v.items()))) for j, v in answered.items()))
@@ -58,7 +67,7 @@ class EstimatesPanel:
         try:
             doc = estimate_with_verdicts(self.sample, resolution.verdicts)
         except (AbcdeError, ValueError) as err:
-            panel["error"] = str(err)
+            panel["error"] = isolated_values(str(err), self._values)
             return panel
         for key, label in PANEL_METRICS:
             m = doc.get(key) or {}
@@ -70,7 +79,7 @@ class EstimatesPanel:
                 f"{_pct(m['ci_high'], key == 'delta_precision')}]",
                 "pairs": m.get("pairs", 0)})
         panel["verdict"] = doc.get("verdict")
-        panel["warnings"] = list(doc.get("warnings") or [])
+        panel["warnings"] = [isolated_values(w, self._values) for w in doc.get("warnings") or []]
         agree = agreement(pairs)
         if agree["pairs"]:
             panel["agreement"] = {"pairs": agree["pairs"],
@@ -80,3 +89,11 @@ class EstimatesPanel:
                                   "kind": agree["kappa_kind"],
                                   "contested": len(resolution.contested)}
         return panel
+
+
+def _slices(manifest: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The manifest's slice rows; none when they cannot be read (the estimate says why)."""
+    try:
+        return slice_rows(manifest.get("slices"))
+    except (TypeError, ValueError, AttributeError):
+        return []
