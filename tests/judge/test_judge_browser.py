@@ -382,6 +382,58 @@ def test_a_directory_name_with_a_bidi_control_leaves_the_panels_error_in_order(
     assert console_errors(d) == []
 
 
+def test_a_long_value_leaves_the_verdict_buttons_on_screen(
+        tmp_path: Path, servers: list[Server], browser_factory: Any) -> None:
+    """A 3000-character attribute value (words, and one unbroken run) scrolls in its own
+    bounded box: in a 1280×800 window the three verdict buttons are on screen without
+    scrolling the page, and the value is whole (not cut)."""
+    from abcde.sampling.pairs import sample_pairs
+
+    from .judge_support import EXAMPLES
+
+    long_words, long_run = ("word " * 600).strip() + "!", "x" * 3000
+    attributes = tmp_path / "attributes.csv"
+    with (EXAMPLES / "attributes.csv").open(newline="") as src, \
+            attributes.open("w", newline="") as dst:
+        reader = csv.DictReader(src)
+        writer = csv.DictWriter(dst, [*(reader.fieldnames or []), "note", "blob"])
+        writer.writeheader()
+        for row in reader:
+            writer.writerow({**row, "note": long_words, "blob": long_run})
+    where = tmp_path / "long"
+    sample_pairs(str(EXAMPLES / "base.csv"), str(EXAMPLES / "exp.csv"),
+                 str(EXAMPLES / "weights.csv"), attributes=str(attributes), budget=10,
+                 seed=5, out=where)
+    server = start_server(where, "--judge", "ana")
+    servers.append(server)
+    d = browser_factory()
+    d.set_window_size(1280, 800)
+    d.get(server.url)
+    WebDriverWait(d, 60).until(lambda drv: drv.find_elements(By.CSS_SELECTOR,
+                                                             "button.verdict"))
+    width, height = d.execute_script("return [innerWidth, innerHeight]")
+    assert width <= 1280 and height <= 800
+    assert d.execute_script("return scrollY") == 0
+    buttons = d.find_elements(By.CSS_SELECTOR, "button.verdict")
+    assert len(buttons) == 3
+    for b in buttons:
+        box = d.execute_script("const r = arguments[0].getBoundingClientRect();"
+                               "return [r.left, r.top, r.right, r.bottom]", b)
+        assert 0 <= box[0] < box[2] <= width and 0 <= box[1] < box[3] <= height, box
+    values = [v for v in d.find_elements(By.CSS_SELECTOR, "table.items bdi.value")
+              if len(v.get_attribute("textContent")) == 3000]
+    assert len(values) == 4  # note and blob of both items, whole
+    for v in values:  # each in a box shorter than its text, which scrolls
+        assert d.execute_script("return arguments[0].scrollHeight > "
+                                "arguments[0].clientHeight + 100", v)
+    ARTIFACTS.mkdir(exist_ok=True)
+    d.save_screenshot(str(ARTIFACTS / "judge-long-value.png"))  # the window, as seen
+    first = page_pair(d)
+    press(d, "j")  # the keys still work
+    assert page_pair(d) != first and log(where)[-1]["verdict"] == "equivalent"
+    assert console_errors(d) == []
+
+
 CONTRAST = """
 function rgb(s) { const m = s.match(/[\\d.]+/g).map(Number); return m.length > 3 ? m : [...m, 1]; }
 function lum(c) {
