@@ -199,3 +199,31 @@ def test_sampling_again_into_a_judged_directory_is_refused(sample_dir: Path) -> 
     with sample_output(sample_dir, overwrite=True) as od:
         (od.path / "manifest.json").write_text("{}")
     assert not log_path.exists()
+
+
+@pytest.mark.parametrize("dangling", [False, True])
+def test_a_symlinked_log_is_not_read(sample_dir: Path, tmp_path: Path,
+                                     dangling: bool) -> None:
+    """DIR/verdicts.jsonl as a link (to a log of this very sample, or to nothing) is
+    refused as `abcde judge` refuses it at start: the team's record is the sample's own
+    file, and a link can point anywhere. Exit 2, the link and what to do named; also
+    when --judgements names it."""
+    write_log(sample_dir, {"ana": dict(list(truth(sample_dir).items())[:20])})
+    log, elsewhere = sample_dir / "verdicts.jsonl", tmp_path / "elsewhere.jsonl"
+    if dangling:
+        log.unlink()
+    else:
+        log.rename(elsewhere)
+    log.symlink_to(elsewhere)
+    for args in ((), ("--judgements", str(log))):
+        run = run_estimate(sample_dir, *args)
+        assert run.returncode == 2, (args, run.stderr)
+        assert (f"{log} is a symbolic link (to {elsewhere}); verdicts are read only from "
+                "a regular file") in run.stderr, (args, run.stderr)
+        assert "Replace it with a regular file" in run.stderr and "Traceback" not in run.stderr
+        if dangling:
+            break  # a dangling --judgements file is no log: it does not exist
+    log.unlink()
+    if not dangling:
+        elsewhere.rename(log)
+        assert run_estimate(sample_dir).returncode == 0

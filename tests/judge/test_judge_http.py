@@ -483,9 +483,11 @@ def test_a_log_replaced_by_a_symlink_while_serving_is_a_409_writing_nothing(
     (sample_dir / "verdicts.jsonl").symlink_to(elsewhere)
     r = c.post(f"/verdict?token={token}", data={**form, "verdict": "unknown"})
     assert r.status_code == 409
+    # the server reads the log (what others appended) before it writes: the read refuses
     assert r.text.startswith(f"{sample_dir / 'verdicts.jsonl'} is a symbolic link (to "
-                             f"{elsewhere}); verdicts are appended only to a regular file")
+                             f"{elsewhere}); verdicts are read only from a regular file")
     assert c.post(f"/undo?token={token}").status_code == 409
+    assert c.get(f"/pair/{pid}?token={token}").status_code == 409
     assert elsewhere.read_bytes() == before
 
 

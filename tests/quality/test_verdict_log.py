@@ -206,6 +206,12 @@ def test_a_symlinked_log_is_refused_and_its_target_untouched(tmp_path: Path,
     assert elsewhere.exists() != dangling
     if not dangling:
         assert elsewhere.read_bytes() == b"keep\n"
+    with pytest.raises(InputError) as err:  # nor read: it would be another file's record
+        read_log(log)
+    assert str(err.value) == (f"{log} is a symbolic link (to {elsewhere}); verdicts are "
+                              "read only from a regular file\n  Replace it with a "
+                              "regular file: remove the link, and copy in the log it "
+                              "points to if its verdicts belong to this sample.")
     log.unlink()
     check_writable(sample)  # a regular file (or none) is fine
     append_event(log, ev("ana", "1", "equivalent"))

@@ -470,8 +470,8 @@ def verdict_log_source(s: Sample, judgements: Any, truth: Any,
     if judgements is not None or truth is not None or judge is not None:
         return None
     path = Path(s.where) / LOG_NAME
-    if s.where != "sample" and path.is_file():
-        return path
+    if s.where != "sample" and (path.is_file() or path.is_symlink()):
+        return path  # a link (dangling too) is refused when read, not taken for no log
     raise InputError(f"no verdicts for {s.where}: give judgements, truth or judge"
                      + ("" if s.where == "sample" else f" ({path} does not exist)"),
                      hint="Judge the pairs in the browser with `abcde judge DIR`, or fill "

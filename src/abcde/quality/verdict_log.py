@@ -207,14 +207,16 @@ def append_event(path: str | Path, event: Event) -> None:
 NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
 
 
-def _symlink_refused(path: Path) -> InputError:
+def _symlink_refused(path: Path, *, reading: bool = False) -> InputError:
     """The refusal of a log that is a symbolic link: appending would write to wherever it
-    points (another sample's log, a file of someone else)."""
+    points (another sample's log, a file of someone else), and reading would take that
+    file's verdicts as this sample's record."""
     try:
         target = f" (to {os.readlink(path)})"
     except OSError:  # removed meanwhile
         target = ""
-    return InputError(f"{path} is a symbolic link{target}; verdicts are appended only to a "
+    doing = "read only from" if reading else "appended only to"
+    return InputError(f"{path} is a symbolic link{target}; verdicts are {doing} a "
                       "regular file",
                       hint="Replace it with a regular file: remove the link, and copy "
                            "in the log it points to if its verdicts belong to this sample.")
@@ -317,12 +319,22 @@ class VerdictLog:
 
         All or nothing: when a line is not an event (InputError naming it) or ``check``
         refuses the new events, nothing is taken in, so the next call meets the same
-        lines again and fails the same way until the file is fixed."""
+        lines again and fails the same way until the file is fixed.
+
+        A log that is a symbolic link is refused (InputError), as for writing: the
+        team's record is the sample's own file, not wherever a link points."""
+        if self.path.is_symlink():  # dangling too (where O_NOFOLLOW is missing: Windows)
+            raise _symlink_refused(self.path, reading=True)
         try:
-            f = self.path.open("rb")
+            fd = os.open(self.path, os.O_RDONLY | NOFOLLOW)
         except FileNotFoundError:
             self._restart()  # removed: no verdict stands any more
             return []
+        except OSError:
+            if os.path.islink(self.path):  # made a link since the check above
+                raise _symlink_refused(self.path, reading=True) from None
+            raise
+        f = os.fdopen(fd, "rb")
         with f, _locked(f.fileno(), LOCK_SH):
             st = os.fstat(f.fileno())
             identity = (st.st_dev, st.st_ino)
@@ -384,7 +396,8 @@ def read_log(path: str | Path) -> VerdictLog:
     Raises
     ------
     InputError
-        On a JSON line that is not an event (naming the line).
+        On a JSON line that is not an event (naming the line), or a log that is a
+        symbolic link (it is not followed).
 
     References
     ----------
