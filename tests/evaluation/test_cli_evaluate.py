@@ -453,3 +453,24 @@ def test_evaluate_out_writes_theme_counts_as_integers(tmp_path: Path, fmt: str) 
         with path.open(newline="") as f:
             raw = [(r["items"], r["clustered_items"]) for r in csv.DictReader(f)]
         assert sorted(raw) == [("1", "1"), ("3", "2")]
+
+
+def test_uir_names_the_systems_case_and_metric_of_scores_whose_difference_overflows(
+        tmp_path: Path) -> None:
+    """Scores within a float's range whose difference is not (A 1e308, B -1e308 on case
+    7's precision): UIR itself is fine, the parametric UIR says which systems, case and
+    metric and what to do (not array indexes)."""
+    rows = [r if (r[0], r[1], r[2]) != ("A", 7, "precision") else ("A", 7, "precision", 1e308)
+            for r in table3_rows()]
+    rows = [r if (r[0], r[1], r[2]) != ("B", 7, "precision") else ("B", 7, "precision", -1e308)
+            for r in rows]
+    scores = tmp_path / "scores.csv"
+    write_scores(scores, rows)
+    res = CliRunner().invoke(main, ["uir", str(scores), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    (pair,) = json.loads(res.output)["pairs"]
+    assert pair["parametric_uir"] is None
+    assert pair["parametric_error"] == (
+        "systems A and B, case '7', metric 'precision': the difference of their scores "
+        "1e+308 and -1e+308 is beyond a float's range (±1.8e+308), which the parametric "
+        "UIR fits; rescale the metric's scores")

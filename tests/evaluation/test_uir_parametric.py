@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -126,3 +127,19 @@ def test_parametric_uir_input_errors() -> None:
         parametric_uir([0.1, 0.2])
     with pytest.raises(UirInputError, match="non-finite"):
         parametric_uir([[0.1, 0.2], [math.nan, 0.0]])
+
+
+def test_differences_beyond_a_float_name_the_metric_not_an_index() -> None:
+    """Differences whose variance overflows (|Δ| 2e200 > √1.8e308) are refused naming
+    the metric, without numpy's overflow warning and without a result fitted to inf."""
+    d = [[2e200, 0.1], [-1.0, 0.5], [0.5, -0.2]]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(UirInputError) as err:
+            parametric_uir(d, metrics=["precision", "recall"])
+    assert str(err.value) == (
+        "metric 'precision': the differences (up to 2e+200) are too large for their mean "
+        "and variance to be floats (beyond about ±1.3e+154), which the parametric UIR "
+        "fits; rescale the metric's scores")
+    with pytest.raises(UirInputError, match="non-finite difference at case 1, metric 'r'"):
+        parametric_uir([[0.1, 0.2], [0.3, math.inf]], metrics=["p", "r"])

@@ -140,7 +140,8 @@ def compare_runs(a: RunResult, b: RunResult, metrics: Sequence[str] | None,
         "cases_excluded": len(every) - len(shared),
         "reading": interpret_uir(res, names=(b.name, a.name))}
     try:
-        p = parametric_uir(case_differences(sb, sa, metrics, rel_tol=rel_tol))
+        p = parametric_uir(case_differences(sb, sa, metrics, rel_tol=rel_tol,
+                                            names=(b.name, a.name)), metrics=metrics)
         entry["parametric"] = {"value": p.uir, "p_experiment_ge_baseline": p.p_a_ge_b,
                                "p_baseline_ge_experiment": p.p_b_ge_a, "method": p.method}
     except UirInputError as err:
@@ -302,8 +303,8 @@ def uir_report(path: str | Path, metrics: Sequence[str], tol: float = 0.0, *,
                 "reading": interpret_uir(res, names=(str(a), str(b)))}
             try:
                 diffs = case_differences(table[a], table[b], metrics, tol=tol,
-                                         rel_tol=rel_tol)
-                entry["parametric_uir"] = parametric_uir(diffs).uir
+                                         rel_tol=rel_tol, names=(str(a), str(b)))
+                entry["parametric_uir"] = parametric_uir(diffs, metrics=metrics).uir
             except UirInputError as err:
                 entry["parametric_uir"] = None
                 entry["parametric_error"] = str(err)

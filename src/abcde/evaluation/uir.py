@@ -43,6 +43,7 @@ Artificial Intelligence Research* 42 (2011) 689–718. doi:10.1613/jair.3401.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
@@ -245,6 +246,7 @@ def case_differences(
     *,
     tol: float = 0.0,
     rel_tol: float = DEFAULT_REL_TOL,
+    names: tuple[str, str] = ("a", "b"),
 ) -> np.ndarray:
     """Per-case differences a − b, the input of the parametric UIR.
 
@@ -260,6 +262,8 @@ def case_differences(
         One column per metric, in this order.
     tol, rel_tol : float
         The equality of scores, as in `uir`.
+    names : (str, str)
+        How messages name systems a and b (their names in the score table).
 
     Returns
     -------
@@ -269,7 +273,9 @@ def case_differences(
     Raises
     ------
     UirInputError
-        Different cases, a missing or non-finite score, bad tolerances.
+        Different cases, a missing or non-finite score, bad tolerances; a difference
+        beyond a float's range (scores near ±1.8e308 of opposite signs), naming the
+        systems, the case and the metric.
 
     References
     ----------
@@ -279,18 +285,28 @@ def case_differences(
     """
     metrics = check_metrics(metrics)
     _check_tolerances(tol, rel_tol)
-    a = _validated_case_table(scores_a, metrics, "a")
-    b = _validated_case_table(scores_b, metrics, "b")
+    a = _validated_case_table(scores_a, metrics, names[0])
+    b = _validated_case_table(scores_b, metrics, names[1])
     if set(a) != set(b):
         diff = [c for c in a if c not in b] + [c for c in b if c not in a]
-        raise UirInputError(f"a and b have different cases, e.g. {examples_text(diff)}")
-    return np.array(
+        raise UirInputError(f"{names[0]} and {names[1]} have different cases, e.g. "
+                            f"{examples_text(diff)}")
+    out = np.array(
         [
             [0.0 if _equal(a[c][m], b[c][m], tol, rel_tol) else a[c][m] - b[c][m] for m in metrics]
             for c in a
         ],
         dtype=float,
     )
+    over = np.argwhere(~np.isfinite(out))
+    if len(over):  # finite scores, but their difference is beyond a float's range
+        c, m = list(a)[over[0][0]], metrics[over[0][1]]
+        raise UirInputError(
+            f"systems {names[0]} and {names[1]}, case {c!r}, metric {m!r}: the difference "
+            f"of their scores {a[c][m]!r} and {b[c][m]!r} is beyond a float's range "
+            f"(±{sys.float_info.max:.3g}), which the parametric UIR fits; rescale the "
+            "metric's scores")
+    return out
 
 
 # ------------------------------------------------------------------ the matrix

@@ -142,6 +142,7 @@ def parametric_uir(
     n_samples: int = DEFAULT_MC_SAMPLES,
     seed: int = 0,
     ddof: int = 1,
+    metrics: Sequence[str] | None = None,
 ) -> ParametricUirResult:
     """Parametric UIR ([UIR] §8): fit N(μ, Σ) to the per-case differences Δ = a − b.
 
@@ -170,6 +171,8 @@ def parametric_uir(
         Seed of the Monte Carlo draws.
     ddof : int
         Delta degrees of freedom of the covariance.
+    metrics : sequence of str, optional
+        The columns' metric names, for messages (else their indexes).
 
     Returns
     -------
@@ -181,7 +184,8 @@ def parametric_uir(
     ------
     UirInputError
         `diffs` not 2-D, no metric, too few cases, a non-finite difference,
-        ``n_samples < 1``.
+        differences too large for their variance to be a float (beyond about
+        ±1.3e154), ``n_samples < 1``.
 
     References
     ----------
@@ -199,14 +203,28 @@ def parametric_uir(
         raise UirInputError("diffs has no metric column")
     if n <= ddof:
         raise UirInputError(f"need more than {ddof} test case(s) to fit a covariance, got {n}")
+    if metrics is not None and len(metrics) != k:
+        raise UirInputError(f"{len(metrics)} metric name(s) for {k} column(s) of diffs")
+
+    def metric(j: int) -> str:
+        return f"metric {metrics[j]!r}" if metrics is not None else f"metric {j}"
+
     if not np.all(np.isfinite(d)):
         bad = np.argwhere(~np.isfinite(d))[0]
-        raise UirInputError(f"non-finite difference at case {bad[0]}, metric {bad[1]}")
+        raise UirInputError(f"non-finite difference at case {bad[0]}, {metric(bad[1])}")
     if n_samples < 1:
         raise UirInputError(f"n_samples must be >= 1, got {n_samples}")
 
-    mean = d.mean(axis=0)
-    cov = np.atleast_2d(np.cov(d, rowvar=False, ddof=ddof))
+    with np.errstate(over="ignore", invalid="ignore"):  # refused below, by metric
+        mean = d.mean(axis=0)
+        cov = np.atleast_2d(np.cov(d, rowvar=False, ddof=ddof))
+    if not (np.all(np.isfinite(mean)) and np.all(np.isfinite(cov))):
+        j = next(j for j in range(k) if not (np.isfinite(mean[j]) and np.isfinite(cov[j, j])))
+        raise UirInputError(
+            f"{metric(j)}: the differences (up to {np.abs(d[:, j]).max():.3g}) are too "
+            f"large for their mean and variance to be floats (beyond about "
+            f"±{math.sqrt(np.finfo(float).max):.2g}), which the parametric UIR fits; "
+            "rescale the metric's scores")
     const = [j for j in range(k) if np.all(d[:, j] == d[0, j])]
     free = [j for j in range(k) if j not in const]
     # Constant columns: a point mass at that value (exact, not the float mean).
