@@ -156,3 +156,63 @@ def test_example_ideal_clustering_holds_the_truth() -> None:
     ideal_sets = {frozenset(c) for c in ideal.values()}
     truth = clusters("truth")
     assert len(truth) > 100 and all(frozenset(c) in ideal_sets for c in truth.values())
+
+
+QUOTE_HINT = ("The file seems to quote values with ' (single quotes): abcde reads CSV quoted "
+              "with \" (RFC 4180), so a ' is part of the value and a delimiter inside '...' "
+              "splits it. Quote with \" (export the file again with double quotes), or give "
+              "the input as Parquet.")
+
+
+@pytest.mark.parametrize(("text", "first"), [
+    # quoted with ' throughout: a cluster id holding the delimiter splits in two
+    ("'item_id','cluster_id'\n'a','c1'\n'b','c, 2'\n'c','c1'\n",
+     "cannot parse {bad}: line 3: more fields than the 2 of the header"),
+    # only the value that needs quoting, quoted with '
+    ("item_id,cluster_id\na,c1\nb,'c, 2'\nc,c1\n",
+     "cannot parse {bad}: line 3: more fields than the 2 of the header"),
+    # nothing splits, but the header's names keep their quotes
+    ("'item_id','cluster_id'\n'a','c1'\n'b','c2'\n'c','c1'\n",
+     "no column 'item_id' (item ids); its columns are \"'item_id'\", \"'cluster_id'\""),
+])
+def test_a_csv_quoted_with_single_quotes_says_so(tmp_path: Path, text: str,
+                                                 first: str) -> None:
+    bad = tmp_path / "base.csv"
+    bad.write_text(text)
+    result = CliRunner().invoke(main, ["impact", str(bad), str(EXAMPLES / "exp.csv")])
+    assert result.exit_code == 2, result.output
+    assert first.format(bad=bad) in result.output
+    assert result.output.rstrip().endswith(QUOTE_HINT), result.output
+    assert "Traceback" not in result.output
+
+
+def test_a_line_of_more_fields_without_single_quotes_keeps_the_general_hint(
+        tmp_path: Path) -> None:
+    """An apostrophe inside a value (O'Brien) is not a field opening with ': no word of
+    single quotes."""
+    bad = tmp_path / "base.csv"
+    bad.write_text("item_id,cluster_id\na,c1\nb,O'Brien, Pat\nc,c1\n")
+    result = CliRunner().invoke(main, ["impact", str(bad), str(EXAMPLES / "exp.csv")])
+    assert result.exit_code == 2
+    assert "line 3: more fields than the 2 of the header" in result.output
+    assert "Every line needs as many fields as the header" in result.output
+    assert "single quotes" not in result.output
+
+
+def test_a_judgement_file_quoted_with_single_quotes_says_so(tmp_path: Path) -> None:
+    """The judgement and score files are read by Python's csv (abcde.inputs.records):
+    the same words."""
+    from abcde.errors import InputError
+    from abcde.inputs.records import read_records
+
+    path = tmp_path / "j.csv"
+    path.write_text("'pair_id','verdict'\n'1','equivalent'\n'2','not, sure'\n")
+    with pytest.raises(InputError) as err:
+        read_records(path, what="judgement file")
+    assert str(err.value) == (
+        f"judgement file {path}, line 3: 3 fields, but the header has 2 (extra value(s) "
+        f"\" sure'\"); quote values that contain the delimiter ','\n  {QUOTE_HINT}")
+    path.write_text("pair_id,verdict\n1,equivalent\n2,O'Brien, Pat\n")
+    with pytest.raises(InputError) as err:
+        read_records(path, what="judgement file")
+    assert err.value.hint is None

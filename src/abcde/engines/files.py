@@ -23,6 +23,9 @@ FILE_FORMATS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".parquet": "parque
 # compressions DuckDB reads a CSV through, told by the last suffix (x.csv.gz)
 CSV_COMPRESSIONS = (".gz", ".zst")
 
+#: The delimiters DuckDB's sniffer chooses from (its error "Delimiter Candidates").
+DELIMITERS = ",\t;|"
+
 
 def file_format(path: Path) -> str | None:
     """'csv' or 'parquet' by the file name's suffix (x.csv.gz is a CSV); None if unknown."""
@@ -78,8 +81,9 @@ NOT_UTF8 = "the text is not valid UTF-8"
 NOT_UTF8_HINT = ("Save the file as UTF-8: re-encode it from the encoding it was written in, "
                  "e.g. iconv -f WINDOWS-1252 -t UTF-8 old.csv > new.csv.")
 _UNCLOSED_HINT = "Close the quote; a quote inside a quoted value is written twice (\"\")."
+_FIELDS = re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)")
 _REASONS = (
-    (re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)"),
+    (_FIELDS,
      lambda m: _fields_reason(int(m[1]), int(m[2])), _FIELDS_HINT),
     (re.compile(r"unterminated quote"), lambda m: UNCLOSED_QUOTE, _UNCLOSED_HINT),
     (re.compile(r"Invalid unicode"), lambda m: NOT_UTF8, NOT_UTF8_HINT),
@@ -88,8 +92,55 @@ _REASONS = (
 )
 
 
+SINGLE_QUOTE_HINT = (
+    "The file seems to quote values with ' (single quotes): abcde reads CSV quoted with "
+    "\" (RFC 4180), so a ' is part of the value and a delimiter inside '...' splits it. "
+    "Quote with \" (export the file again with double quotes), or give the input as "
+    "Parquet.")
+# a ' opening a field: at the start of the line or after a delimiter (spaces between)
+_SINGLE_QUOTED_FIELD = re.compile(rf"(?:^|[{re.escape(DELIMITERS)}])[ ]*'")
+
+
+def single_quote_hint(*lines: str | None) -> str | None:
+    """:data:`SINGLE_QUOTE_HINT` when a field of one of the lines (the header, the line
+    that failed) opens with ``'``: a file quoted with ' is the likely cause of a line
+    with more fields than the header (a delimiter inside '...'); else None.
+
+    Examples
+    --------
+    >>> single_quote_hint("'item_id','cluster_id'", None) == SINGLE_QUOTE_HINT
+    True
+    >>> single_quote_hint("item_id,name", "7,O'Brien, Pat") is None
+    True
+    """
+    if any(line is not None and _SINGLE_QUOTED_FIELD.search(line) for line in lines):
+        return SINGLE_QUOTE_HINT
+    return None
+
+
+def _header_and_line(path: Path, number: int) -> tuple[str | None, str | None]:
+    """The header and line `number` (the header is 1) of a local plain or .gz CSV, as
+    text; None for what cannot be read here."""
+    header = line = None
+    if path.suffix.lower() == ".zst":
+        return None, None
+    try:
+        with _text_lines(path) as f:
+            for n, text in enumerate(f, start=1):
+                if n == 1:
+                    header = text.rstrip("\r\n")
+                if n == number:
+                    line = text.rstrip("\r\n")
+                    break
+    except OSError:
+        pass
+    return header, line
+
+
 def csv_problem(text: str) -> CsvProblem | None:
-    """A DuckDB 'CSV Error on Line: N' message, parsed; None for any other error."""
+    """A DuckDB 'CSV Error on Line: N' message, parsed; None for any other error. A line
+    with more fields than the header in a file that seems quoted with ' says so
+    (:func:`single_quote_hint`)."""
     line = re.search(r"CSV Error on Line: (\d+)", text)
     if line is None:
         return None
@@ -105,6 +156,8 @@ def csv_problem(text: str) -> CsvProblem | None:
                  "intended type.")
     for pattern, reason, hint in _REASONS:
         if (m := pattern.search(text)) is not None:
+            if pattern is _FIELDS and name is not None:
+                hint = single_quote_hint(*_header_and_line(Path(name), n)) or hint
             return CsvProblem(name, n, reason(m), hint=hint)
     return CsvProblem(name, n, "malformed line")
 
@@ -144,7 +197,8 @@ def line_problem(line: str, width: int, delimiter: str = ",") -> tuple[str, str]
         fields = next(csv.reader([line], delimiter=delimiter, strict=True), [])
     except csv.Error:  # "unexpected end of data": a quote open at the line's end
         return UNCLOSED_QUOTE, _UNCLOSED_HINT
-    return _fields_reason(width, len(fields)), _FIELDS_HINT
+    hint = single_quote_hint(line) if len(fields) > width else None
+    return _fields_reason(width, len(fields)), hint or _FIELDS_HINT
 
 
 def line_number(path: Path, line: str) -> int | None:
@@ -161,10 +215,6 @@ def line_number(path: Path, line: str) -> int | None:
     except OSError:
         return None
     return None
-
-
-#: The delimiters DuckDB's sniffer chooses from (its error "Delimiter Candidates").
-DELIMITERS = ",\t;|"
 
 
 def header_delimiter(header: str) -> str | None:

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from abcde.engines.files import single_quote_hint
 from abcde.errors import InputError
 
 JSONL_SUFFIXES = (".jsonl", ".ndjson", ".json")
@@ -228,8 +229,12 @@ def _parse_csv(text: str, delimiter: str, what: str, where: str
                 detail = (f" (extra value(s) {', '.join(repr(v) for v in extra[:3])}); quote "
                           f"values that contain the delimiter {delimiter!r}" if extra else "")
                 count = f"{len(fields)} fields" if extra else f"{len(fields)} field(s)"
+                # the header's or this line's fields opening with ': quoted with ' (the
+                # line's raw text is not kept by csv.reader: its fields, joined, stand in)
+                hint = single_quote_hint(delimiter.join(header), delimiter.join(fields)) \
+                    if extra else None
                 raise InputError(f"{what} {where}, line {line}: {count}, but the header has "
-                                 f"{len(columns)}{detail}")
+                                 f"{len(columns)}{detail}", hint=hint)
             rows.append((line, dict(zip(columns, fields, strict=True))))
     except csv.Error as err:
         raise InputError(f"{what} {where}, line {reader.line_num}: not valid CSV ({err})",

@@ -13,7 +13,12 @@ from pathlib import Path
 from typing import Any
 
 from abcde.engines.base import Engine, TypeCategory, categorise
-from abcde.engines.files import csv_problem, file_format, strict_csv_problem
+from abcde.engines.files import (
+    SINGLE_QUOTE_HINT,
+    csv_problem,
+    file_format,
+    strict_csv_problem,
+)
 from abcde.errors import EngineError, InputError, Shown
 from abcde.inputs.spec import Columns
 from abcde.sql.quoting import ident
@@ -59,6 +64,8 @@ class Source:
             # e.g. `item_id:cluster_id`: a delimiter no engine sniffs
             hint += (" The file was read as one column: its fields must be separated by a "
                      "comma, a tab, ; or | (the one its header line holds).")
+        if self.fmt == "csv" and f"'{column}'" in self.columns:  # quoted with ', read as is
+            hint = SINGLE_QUOTE_HINT
         raise InputError(
             f"no column {column!r} ({purpose}); its columns are {shown}",
             table=self.label,
