@@ -42,10 +42,12 @@ def fmt(value: Any, kind: str = "auto") -> str:
 def table(rows: Sequence[dict[str, Any]], columns: Sequence[str],
           headers: Sequence[str] | None = None, pct: Sequence[str] = (),
           keys: Sequence[str] = ()) -> str:
-    """A fixed-width text table; numbers right-aligned; a NULL in a `keys` column (a slice
-    or group value) prints as NULL_KEY, elsewhere as "-"."""
+    """A fixed-width text table; numbers right-aligned; a value of a `keys` column (a
+    slice or group value) prints as `key_label` does (NULL as NULL_KEY, elsewhere "-"):
+    exactly, as the page shows it and a filter takes it back, since two groups -1.337
+    and -1.342 both rounded to -1.34 and a year 2024 read 2,024."""
     heads = list(headers or columns)
-    cells = [[NULL_KEY if c in keys and r.get(c) is None
+    cells = [[key_label(r.get(c)) if c in keys
               else fmt(r.get(c), "pct" if c in pct else "auto") for c in columns]
              for r in rows]
     widths = [max([len(h)] + [len(row[k]) for row in cells]) for k, h in enumerate(heads)]

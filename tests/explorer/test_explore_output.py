@@ -99,3 +99,28 @@ def test_blob_values_print_as_duckdb_writes_them(item_sample: Path, tmp_path: Pa
                                             "op": "=", "val": r"\xAB\x00z"}).json()
     assert [(g["code"], g["draws"]) for g in one["groups"]] == \
         [(r"\xAB\x00z", want[r"\xAB\x00z"])]
+
+
+def test_number_group_values_print_exactly(item_sample: Path, tmp_path: Path) -> None:
+    """A number group value reads the same in the text table as on the page and in the
+    JSON, and typed into the page's filter finds its group: -1.3371 and -1.3374 are two
+    groups (both printed -1.34 before), the year 2024 is 2024 (not 2,024), 0.0 is 0.0 (not
+    0.00)."""
+    num = tmp_path / "num.parquet"
+    con = duckdb.connect()
+    con.execute(f"""COPY (SELECT *, CASE country WHEN 'US' THEN -1.3371 WHEN 'IN' THEN -1.3374
+                                                 ELSE 0.0 END::DOUBLE AS score,
+                                 CASE country WHEN 'US' THEN 2024 ELSE 1999 END AS year
+                          FROM read_parquet('{item_sample}')) TO '{num}'""")
+    shutil.copy(f"{item_sample}.manifest.json", f"{num}.manifest.json")
+    for col, want in (("score", {"-1.3371", "-1.3374", "0.0"}), ("year", {"2024", "1999"})):
+        rows = text_rows(cli(str(num), "--group-by", col, "--top", "0"))
+        assert {r[0] for r in rows} == want
+        doc = json.loads(cli(str(num), "--group-by", col, "--top", "0", "--format", "json"))
+        assert {str(g[col]) for g in doc["groups"]} == want
+        client = client_of(num)
+        assert {r[0] for r in page_rows(client, group_by=col, top="0")} == want
+        for value in want:
+            one = client.get("/api/groups", params={"token": TOKEN, "group_by": col,
+                                                    "col": col, "op": "=", "val": value})
+            assert [str(g[col]) for g in one.json()["groups"]] == [value]
