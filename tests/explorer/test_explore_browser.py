@@ -124,3 +124,53 @@ def test_a_file_name_with_a_bidi_control_leaves_the_error_in_order(
     assert changed < since < server, (changed, since, server)
     ARTIFACTS.mkdir(exist_ok=True)
     d.save_screenshot(str(ARTIFACTS / "explore-error-rlo-file.png"))
+
+
+def test_a_long_group_value_leaves_the_numbers_on_screen(
+        item_sample: Path, browser_factory: Any, tmp_path: Path) -> None:
+    """A group value of 400 characters without a space (a URL, a hash list) wraps in its
+    cell: every group's contribution, SE and examples stay in the 1280-pixel window, and
+    the value is shown whole, and no number breaks over two lines (an SE 2.8e-05 did,
+    once the value took its room). It ran on one line and pushed every number off the
+    page."""
+    import shutil
+
+    import duckdb
+
+    long = tmp_path / "long.parquet"
+    value = "x" * 400
+    duckdb.connect().execute(
+        f"COPY (SELECT *, CASE country WHEN 'US' THEN '{value}' ELSE country END AS label "
+        f"FROM read_parquet('{item_sample}')) TO '{long}'")
+    shutil.copy(f"{item_sample}.manifest.json", f"{long}.manifest.json")
+    server = start_command(["explore", str(long), "--serve"], tmp_path)
+    try:
+        d = browser_factory()
+        d.get(server.url + "&group_by=label&top=5")
+        WebDriverWait(d, 60).until(lambda drv: drv.find_elements(By.ID, "groups"))
+        width = d.execute_script("return document.documentElement.clientWidth")
+        rows = d.find_elements(By.CSS_SELECTOR, "#groups tbody tr")
+        assert len(rows) == 5
+        assert value in [r.find_element(By.CSS_SELECTOR, "td.key").text.replace("\n", "")
+                         for r in rows]
+        for row in rows:
+            for cell in ("contribution", "se", "examples"):
+                right = d.execute_script("return arguments[0].getBoundingClientRect().right",
+                                         row.find_element(By.CSS_SELECTOR, f"td.{cell}"))
+                assert right <= width, (cell, right, width)
+            for cell in row.find_elements(By.CSS_SELECTOR, "td.num"):  # one line: 2.8e-05
+                lines = d.execute_script("const r = document.createRange(); "
+                                         "r.selectNodeContents(arguments[0]); "
+                                         "return r.getClientRects().length", cell)
+                assert lines == 1, cell.text
+        ARTIFACTS.mkdir(exist_ok=True)
+        height = d.execute_script("return document.documentElement.scrollHeight")
+        shot = d.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": 1280, "height": height, "scale": 1}})
+        (ARTIFACTS / "explore_long_value.png").write_bytes(base64.b64decode(shot["data"]))
+    finally:
+        with contextlib.suppress(Exception):
+            server.stop(signal.SIGINT)
+        if server.proc.poll() is None:
+            server.proc.kill()
