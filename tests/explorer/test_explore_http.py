@@ -167,3 +167,29 @@ def test_user_values_in_an_error_are_isolated_and_escaped_once(client: TestClien
     page = client.get("/", params=params).text
     assert ("the filter value <bdi>&#39;\u05e9\u05dc\u05d5\u05dd 7&#39;</bdi> is not a "
             "number; <bdi>first_draw</bdi> is a BIGINT column") in page
+
+
+def test_not_equal_keeps_the_none_group(item_sample: Path, tmp_path: Path) -> None:
+    """`provenance != crawl` leaves out crawl only: the items without a provenance (the
+    group "(none)" the page shows) stay, as every other group does. SQL's `<>` dropped
+    them with crawl."""
+    import shutil
+
+    import duckdb
+
+    holes = tmp_path / "holes.parquet"
+    con = duckdb.connect()
+    con.execute(f"COPY (SELECT * REPLACE (CASE WHEN country = 'US' THEN NULL "
+                f"ELSE provenance END AS provenance) FROM read_parquet('{item_sample}')) "
+                f"TO '{holes}'")
+    shutil.copy(f"{item_sample}.manifest.json", f"{holes}.manifest.json")
+    client = TestClient(explore_app(holes, TOKEN, allowed_hosts("127.0.0.1", 8000)),
+                        base_url="http://127.0.0.1:8000")
+    every = {g["provenance"]: g["draws"] for g in client.get(
+        "/api/groups", params=q(group_by="provenance", top="0")).json()["groups"]}
+    assert None in every and "crawl" in every
+    got = client.get("/api/groups", params=q(group_by="provenance", top="0",
+                                             col="provenance", op="!=", val="crawl")).json()
+    assert {g["provenance"]: g["draws"] for g in got["groups"]} == \
+        {k: v for k, v in every.items() if k != "crawl"}
+    assert got["filtered_draws"] == sum(every.values()) - every["crawl"]

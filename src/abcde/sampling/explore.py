@@ -107,9 +107,11 @@ def _parse_problem(err: Exception) -> str:
 
 
 #: Operators of `filters` → their SQL (the only SQL a filter brings; its value is a
-#: bound parameter and its column one of the sample's, quoted).
-FILTER_OPS = {"=": "=", "!=": "<>", "<": "<", "<=": "<=", ">": ">", ">=": ">=",
-              "contains": "contains"}
+#: bound parameter and its column one of the sample's, quoted). `!=` keeps the rows whose
+#: value is NULL: the page shows them as a group of their own, "(none)", which `<>`
+#: dropped unseen ("provenance != crawl" lost the (none) group with crawl).
+FILTER_OPS = {"=": "=", "!=": "IS DISTINCT FROM", "<": "<", "<=": "<=", ">": ">",
+              ">=": ">=", "contains": "contains"}
 
 
 def _filter_sql(filters: Sequence[tuple[str, str, Any]], types: dict[str, str]
