@@ -302,3 +302,21 @@ def test_a_where_value_not_of_the_columns_type_is_said_plainly(item_sample: Path
     assert code == 2, out
     assert f"--where {where!r} cannot be applied to the sample: {message}" in out, out
     assert "Conversion Error" not in out and "columns are" not in out, out
+
+
+def test_a_pair_sample_is_told_as_one(tmp_path: Path) -> None:
+    """The directory of `abcde sample-pairs`, or one of its files, is called a pair
+    sample and pointed at the item sample, judge and estimate: it was refused as an
+    edited item sample ("Draw the sample again rather than editing it")."""
+    from abcde.sampling.pairs import sample_pairs
+
+    examples = Path(__file__).resolve().parents[2] / "examples"
+    out = tmp_path / "round1"
+    sample_pairs(str(examples / "base.csv"), str(examples / "exp.csv"),
+                 str(examples / "weights.csv"), budget=20, seed=1, out=str(out))
+    for given in (out, out / "draws.parquet", out / "draws.csv", out / "questions.csv"):
+        code, said = run(str(given))
+        assert code == 2, said
+        assert "pair sample of `abcde sample-pairs`" in said, said
+        assert "abcde sample-items --out FILE" in said and "abcde estimate DIR" in said
+        assert "editing" not in said, said

@@ -49,6 +49,9 @@ SAMPLE_TABLE = "abcde_sample"
 REDRAW = ("Draw the sample again rather than editing it: `abcde sample-items ... --out "
           "FILE --overwrite` (the same inputs and seed give the same sample), or run the "
           "`abcde sql sample-items` script again; to leave items out, use --where.")
+PAIRS_GIVEN = ("explore reads the item sample of `abcde sample-items --out FILE` (affected "
+               "items with importance weights); a pair sample is judged (`abcde judge DIR`) "
+               "and estimated (`abcde estimate DIR`).")
 EXAMPLES = 5
 # |importance_weight·jaccard_distance/draw_count − its median| allowed, relative: the
 # weights are double-precision quotients (12 significant digits of JD(T) at least)
@@ -219,6 +222,9 @@ def _sample_path(sample: str | Path, db: str | Path | None) -> Path | None:
     if not path.exists():
         raise InputError(f"sample file {path} does not exist", hint=give)
     if path.is_dir():
+        if (path / "draws.parquet").exists() or (path / "questions.csv").exists():
+            raise InputError(f"sample {path} is the directory of a pair sample of `abcde "
+                             "sample-pairs`, not an item sample file", hint=PAIRS_GIVEN)
         raise InputError(f"sample {path} is a directory, not a sample file", hint=give)
     if fmt is None:
         raise InputError(f"sample {path}: cannot tell the format; a sample file is named "
@@ -428,6 +434,14 @@ def _load_sample(con: duckdb.DuckDBPyConnection,
         problem = strict_csv_problem(path)
         if problem is not None:
             raise InputError(problem.message(), table=label, hint=problem.hint)
+    if missing and "pair_id" in columns and ({"item_i", "item_j"} <= set(columns)
+                                             or {"item_1", "item_2"} <= set(columns)):
+        # the files of `abcde sample-pairs` (draws: item_i/item_j, questions:
+        # item_1/item_2) were refused as an edited item sample ("Draw the sample again
+        # rather than editing it"), for a file nobody edited
+        raise InputError("is a pair sample of `abcde sample-pairs` (its columns are "
+                         f"{', '.join(columns)}), not an item sample", table=label,
+                         hint=PAIRS_GIVEN)
     if missing:
         raise InputError(f"lacks the column(s) {', '.join(missing)} of an item sample; "
                          f"its columns are {', '.join(columns) or '(none)'}", table=label,
