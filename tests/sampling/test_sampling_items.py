@@ -410,3 +410,33 @@ def test_item_sample_files_are_byte_identical_whatever_the_threads(tmp_path) -> 
     ranks = [r[0] for r in duck(f"SELECT first_draw FROM "
                                 f"read_parquet('{tmp_path / 't1.parquet'}')")]
     assert ranks == sorted(ranks)
+
+
+def test_sample_items_says_which_attributes_it_renamed(tmp_path) -> None:
+    """Attribute columns `weight` and `draw_count` are `attr_weight`, `attr_draw_count`
+    in the sample (the sample has columns of those names) and sample-items says so: it
+    renamed them silently, and `explore --group-by weight` grouped by the item weight."""
+    import duckdb
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    rng = np.random.default_rng(9)
+    base, exp, _, attrs = random_case(rng, 30)
+    b = _write_csv(tmp_path / "b.csv", "item_id,cluster_id", base.items())
+    e = _write_csv(tmp_path / "e.csv", "item_id,cluster_id", exp.items())
+    a = _write_csv(tmp_path / "a.csv", "item_id,color,weight,draw_count",
+                   ((i, v["color"], "heavy", 7) for i, v in attrs.items()))
+    out = tmp_path / "items.parquet"
+    res = CliRunner().invoke(main, ["sample-items", b, e, "--attributes", a, "--size", "5",
+                                    "--out", str(out)])
+    assert res.exit_code == 0, res.output
+    assert "weight -> attr_weight, draw_count -> attr_draw_count" in res.output, res.output
+    described = duckdb.connect().execute(f"DESCRIBE SELECT * FROM '{out}'").fetchall()
+    cols = [r[0] for r in described]
+    assert {"color", "attr_weight", "attr_draw_count"} <= set(cols) and "attr_color" not in cols
+    plain = _write_csv(tmp_path / "p.csv", "item_id,color",
+                       ((i, v["color"]) for i, v in attrs.items()))
+    res = CliRunner().invoke(main, ["sample-items", b, e, "--attributes", plain, "--size",
+                                    "5", "--out", str(tmp_path / "plain.parquet")])
+    assert res.exit_code == 0 and "renamed" not in res.output, res.output

@@ -67,6 +67,11 @@ def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str |
                    "empty")
     click.echo(f"sampled {m['unique_items']:,} unique affected items ({m['draws']:,} draws) "
                f"-> {out}\nmanifest -> {s.files['manifest']}")
+    if s.renamed:
+        # else `explore --group-by weight` silently groups by the item's weight
+        click.echo("attribute column(s) named like a column of the sample are renamed in "
+                   "it: " + ", ".join(f"{a} -> {o}" for a, o in s.renamed.items())
+                   + " (group and filter by the new names)")
 
 
 @click.command("explore")

@@ -67,6 +67,8 @@ class ItemSample:
     rows: list[dict[str, Any]]
     manifest: dict[str, Any]
     files: dict[str, str] = field(default_factory=dict)
+    #: attribute columns named like a column of the sample → their name in it (attr_…)
+    renamed: dict[str, str] = field(default_factory=dict)
 
 
 def _sample_digest(engine: Engine, pipeline: Pipeline) -> dict[str, dict[str, int]]:
@@ -243,7 +245,7 @@ def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Pat
         manifest["files"] = files
         manifest["digests"] = {out.name: digest(sample_tmp, int(row["unique_items"]))}
         manifest_tmp.write_text(json.dumps(manifest, indent=2, default=str) + "\n")
-    return ItemSample(rows, manifest, files)
+    return ItemSample(rows, manifest, files, {a: o for a, o in attrs if a != o})
 
 
 def _counted(row: dict[str, Any]) -> dict[str, Any]:
