@@ -129,3 +129,21 @@ def test_coverage_below_90_percent_is_flagged() -> None:
     assert cell["coverage"] == pytest.approx(0.2) and cell["flagged"]
     out.update(population="mixture", alpha=0.5, stratify=None)
     assert "! coverage below 90%" in render_table(out)
+
+
+@pytest.mark.parametrize("extra", [[], ["--strata-allocation", "equal"]])
+def test_identical_clusterings_have_no_pair_to_simulate(tmp_path, extra: list[str]) -> None:  # type: ignore[no-untyped-def]
+    """Base = Exp: no pair to judge, said as such (exit 2). It said "lower the largest of
+    --budgets to at most 0" (budgets are >= 1) and, stratified, that the sample's draws
+    had been edited."""
+    paths = {}
+    for name, data in (("base", BASE), ("truth", TRUTH)):
+        paths[name] = tmp_path / f"{name}.csv"
+        paths[name].write_text("item_id,cluster_id\n" + "".join(
+            f"{k},{v}\n" for k, v in data.items()))
+    res = CliRunner().invoke(main, ["simulate", str(paths["base"]), str(paths["base"]),
+                                    "--truth", str(paths["truth"]), "--budgets", "10",
+                                    "--replications", "2", *extra])
+    assert res.exit_code == 2, res.output
+    assert "no pair to judge: Base and Exp agree on every item" in res.output, res.output
+    assert "at most 0" not in res.output and "edited" not in res.output, res.output

@@ -237,6 +237,11 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
                         allocation=stratify, seed=seed + r, item_col=item_col,
                         cluster_col=cluster_col, weight_col=weight_col,
                         missing_weight=missing_weight, engine=eng)
+                    if not ps.manifest["pairs"]["judgeable"]:
+                        # its empty draws were refused as an edited sample
+                        from abcde.sampling.pairs import nothing_to_judge
+
+                        raise nothing_to_judge()
                     s = Sample(ps.draws, ps.manifest, "simulation")
                 verdicts = _judge(s.pairs, base_judge, unknown_share, rng)
                 results[b].append(estimate_with_verdicts(s, verdicts, confidence=confidence,

@@ -442,6 +442,14 @@ def _lower_to(fit: int, ceiling: Ceiling) -> str:
     return f"{lower}, or {raise_it}" if fit > 0 else raise_it[0].upper() + raise_it[1:]
 
 
+def nothing_to_judge() -> InputError:
+    """The refusal of a budget to fill when Base and Exp agree on every item."""
+    return InputError("there is no pair to judge: Base and Exp agree on every item, so the "
+                      "population of pairs is empty and no budget can be filled",
+                      hint="Compare clusterings that differ (`abcde impact` shows where "
+                           "they do).")
+
+
 def check_budget(engine: Engine, base: Pipeline, budget: int, judgeable: int, seed: int,
                  ceiling: Ceiling) -> None:
     """A budget fill cannot find more unique judgeable pairs than the population holds.
@@ -510,6 +518,9 @@ def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
     ceiling = ceiling or Ceiling.of()
     if judgeable is None:
         judgeable = judgeable_pairs(fetch_totals(engine, base))
+    if judgeable == 0 and scope == "population":
+        # check_budget's "lower the budget to at most 0" asked for the impossible
+        raise nothing_to_judge()
     check_budget(engine, base, budget, judgeable, seed, ceiling)
     limit = ceiling.draws(budget)
     n = min(limit, start or 2 * budget + 100)
