@@ -80,7 +80,8 @@ def test_estimate_numbers(page: Path, docs: dict[str, Path]) -> None:
         points = trace(fig, "estimate")
         k = points["y"].index(metric.label)
         assert points["x"][k] == e["estimate"]
-        assert points["customdata"][k] == [e["ci_low"], e["ci_high"], e["se"]]
+        # the interval and SE, then the full label for the hover
+        assert points["customdata"][k] == [e["ci_low"], e["ci_high"], e["se"], metric.label]
         lines = trace(fig, "interval")
         j = lines["y"].index(metric.label)
         assert lines["x"][j:j + 2] == [e["ci_low"], e["ci_high"]]

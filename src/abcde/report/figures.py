@@ -111,6 +111,32 @@ def num(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
+#: The longest category label a bar or forest plot shows: a longer one (a URL, a long
+#: attribute value) would take the plot's whole width for its axis and squash the bars.
+LABEL_CHARS = 40
+
+
+def axis_labels(labels: Sequence[str], width: int = LABEL_CHARS) -> list[str]:
+    """Category labels for a plot's axis, in the order given: each at most `width`
+    characters, a longer one kept as its start and end around "…" (values often differ
+    at the end: ids, numbered names), and all distinct — plotly draws the bars of two
+    equal categories on one another, so a repeated label (two values that shorten alike,
+    or a value shown like NULL) gets " (2)", " (3)"… The full text goes in the hover."""
+    out: list[str] = []
+    seen: set[str] = set()
+    for label in labels:
+        if len(label) > width:
+            head = (width - 1) // 2
+            label = f"{label[:head]}…{label[len(label) - (width - 1 - head):]}"
+        shown, k = label, 1
+        while shown in seen:
+            k += 1
+            shown = f"{label} ({k})"
+        seen.add(shown)
+        out.append(shown)
+    return out
+
+
 def _need(doc: Mapping[str, Any], keys: Sequence[str], what: str, source: str) -> None:
     missing = [k for k in keys if k not in doc]
     if missing:
@@ -175,24 +201,26 @@ def impact_section(doc: Mapping[str, Any], source: str = "impact") -> Section:
 
     top = doc["top_clusters"]
     if top:
-        labels = [f"{r.get('side', '')} {r['cluster_id']}" for r in top]
+        full = [f"{r.get('side', '')} {r['cluster_id']}" for r in top]
+        labels = axis_labels(full)
         fig = go.Figure()
         for side, colour in (("base", BASE), ("exp", EXP)):
-            rows = [(lab, r) for lab, r in zip(labels, top, strict=True)
+            rows = [(lab, name, r) for lab, name, r in zip(labels, full, top, strict=True)
                     if r.get("side") == side]
             if not rows:
                 continue
             fig.add_bar(name=side.capitalize(), orientation="h",
-                        y=[lab for lab, _ in rows], x=[r["contribution"] for _, r in rows],
-                        marker_color=colour,
+                        y=[lab for lab, _, _ in rows],
+                        x=[r["contribution"] for _, _, r in rows], marker_color=colour,
                         customdata=[[r["items"], r["jaccard_distance"], r["split_distance"],
-                                     r["merge_distance"]] for _, r in rows],
-                        hovertemplate="%{y}: contribution %{x:.4g}<br>items %{customdata[0]}"
+                                     r["merge_distance"], name] for _, name, r in rows],
+                        hovertemplate="%{customdata[4]}: contribution %{x:.4g}<br>items "
+                        "%{customdata[0]}"
                         "<br>JaccardDistance %{customdata[1]:.4g} (split %{customdata[2]:.4g}"
                         ", merge %{customdata[3]:.4g})<extra></extra>")
         _layout(fig, height=120 + 24 * len(top), xaxis_title="contribution to "
                 "JaccardDistance(T)")
-        fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1])
+        fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1], type="category")
         s.figures.append(Figure("impact-top-clusters", "Most affected clusters",
                                 "Base and Exp clusters ranked by their contribution "
                                 "weight(C)·JaccardDistance(C)/W (ABCDE §4.1).", _json(fig)))
@@ -200,16 +228,19 @@ def impact_section(doc: Mapping[str, Any], source: str = "impact") -> Section:
     for k, entry in enumerate(doc["slices"]):
         cols = entry["slice_by"]
         rows = entry["rows"]
-        labels = [" · ".join(key_label(r[c]) for c in cols) for r in rows]
+        full = [" · ".join(key_label(r[c]) for c in cols) for r in rows]
+        labels = axis_labels(full)
         fig = go.Figure()
         fig.add_bar(orientation="h", y=labels, x=[r["contribution"] for r in rows],
                     marker_color=EXP, name="contribution",
-                    customdata=[[r["items"], r["jaccard_distance"]] for r in rows],
-                    hovertemplate="%{y}: contribution %{x:.4g}<br>items %{customdata[0]}"
+                    customdata=[[r["items"], r["jaccard_distance"], name]
+                                for r, name in zip(rows, full, strict=True)],
+                    hovertemplate="%{customdata[2]}: contribution %{x:.4g}<br>items "
+                    "%{customdata[0]}"
                     "<br>JaccardDistance %{customdata[1]:.4g}<extra></extra>")
         _layout(fig, height=120 + 24 * len(rows), xaxis_title="contribution to "
                 "JaccardDistance(T)", showlegend=False)
-        fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1])
+        fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1], type="category")
         s.figures.append(Figure(f"impact-slices-{k}", f"Contribution by {', '.join(cols)}",
                                 "Slices sorted by contribution to the overall "
                                 "JaccardDistance (ABCDE §4.1.1).", _json(fig)))
@@ -245,11 +276,13 @@ def _forest(go: Any, rows: Sequence[tuple[str, Mapping[str, Any] | None, float |
     """A forest plot: per row an estimate with its interval and, where given, the exact
     impact metric it decomposes (a black diamond)."""
     fig = go.Figure()
-    labels = [r[0] for r in rows]
-    known = [(lab, e) for lab, e, _ in rows if e is not None and e.get("estimate") is not None]
+    full = [r[0] for r in rows]
+    labels = axis_labels(full)
+    known = [(lab, name, e) for lab, name, (_, e, _) in zip(labels, full, rows, strict=True)
+             if e is not None and e.get("estimate") is not None]
     xs: list[float | None] = []
     ys: list[str | None] = []
-    for lab, e in known:
+    for lab, _, e in known:
         xs += [e["ci_low"], e["ci_high"], None]
         ys += [lab, lab, None]
     # end ticks as markers: the axis's autorange then leaves room around them
@@ -257,20 +290,23 @@ def _forest(go: Any, rows: Sequence[tuple[str, Mapping[str, Any] | None, float |
                     line={"color": BASE, "width": 3}, hoverinfo="skip",
                     marker={"symbol": "line-ns", "size": 12, "color": BASE,
                             "line": {"width": 2, "color": BASE}})
-    fig.add_scatter(name="estimate", x=[e["estimate"] for _, e in known],
-                    y=[lab for lab, _ in known], mode="markers",
+    fig.add_scatter(name="estimate", x=[e["estimate"] for _, _, e in known],
+                    y=[lab for lab, _, _ in known], mode="markers",
                     marker={"color": BASE, "size": 9},
-                    customdata=[[e["ci_low"], e["ci_high"], e["se"]] for _, e in known],
-                    hovertemplate="%{y}: %{x:.4g} [%{customdata[0]:.4g}, "
+                    customdata=[[e["ci_low"], e["ci_high"], e["se"], name]
+                                for _, name, e in known],
+                    hovertemplate="%{customdata[3]}: %{x:.4g} [%{customdata[0]:.4g}, "
                     "%{customdata[1]:.4g}], SE %{customdata[2]:.3g}<extra></extra>")
-    exact = [(lab, v) for lab, _, v in rows if v is not None]
+    exact = [(lab, name, v) for lab, name, (_, _, v) in zip(labels, full, rows, strict=True)
+             if v is not None]
     if exact:
-        fig.add_scatter(name="exact impact metric", x=[v for _, v in exact],
-                        y=[lab for lab, _ in exact], mode="markers",
+        fig.add_scatter(name="exact impact metric", x=[v for _, _, v in exact],
+                        y=[lab for lab, _, _ in exact], mode="markers",
                         marker={"color": EXACT, "symbol": "diamond", "size": 10},
-                        hovertemplate="%{y}: %{x:.4g} (exact)<extra></extra>")
+                        customdata=[[name] for _, name, _ in exact],
+                        hovertemplate="%{customdata[0]}: %{x:.4g} (exact)<extra></extra>")
     _layout(fig, height=110 + 30 * len(rows))
-    fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1])
+    fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1], type="category")
     if zero:
         fig.add_vline(x=0, line={"color": "#888", "dash": "dot"})
     return fig
@@ -462,12 +498,15 @@ def evaluate_section(doc: Mapping[str, Any], source: str = "evaluate") -> Sectio
             rows = run.get(key) or []
             if not rows:
                 continue
-            labels = [str(r["cluster_id"]) for r in rows]
+            full = [str(r["cluster_id"]) for r in rows]
+            labels = axis_labels(full)
             fig = go.Figure()
             fig.add_bar(orientation="h", y=labels, x=[r["loss"] for r in rows],
                         marker_color=BAD, name="loss",
-                        customdata=[[r["items"], r["precision"], r["recall"]] for r in rows],
-                        hovertemplate="cluster %{y}: loss %{x:.4g}<br>items %{customdata[0]}"
+                        customdata=[[r["items"], r["precision"], r["recall"], name]
+                                    for r, name in zip(rows, full, strict=True)],
+                        hovertemplate="cluster %{customdata[3]}: loss %{x:.4g}<br>items "
+                        "%{customdata[0]}"
                         "<br>precision %{customdata[1]:.3f}, recall %{customdata[2]:.3f}"
                         "<extra></extra>")
             _layout(fig, height=120 + 22 * len(rows), showlegend=False,

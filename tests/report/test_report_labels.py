@@ -1,0 +1,64 @@
+"""`abcde report` on a data engineer's own values: long slice values and cluster ids,
+values that print alike (a text '(none)' beside NULL). Each bar keeps its own category:
+plotly draws the bars of two equal labels on one another, and a 200-character label
+takes the plot's whole width (docs/method.md §13)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from abcde import impact
+from abcde.report.build import report_html
+from abcde.text import NULL_KEY
+
+from .report_support import figures
+
+pytest.importorskip("plotly")
+
+#: the longest label shown: 40 characters, and " (2)" when two shorten alike
+SHORT = 44
+LONG = "https://example.com/catalogue/" + "a-very-long-path-segment/" * 8
+
+
+def _doc() -> dict[str, Any]:
+    """Six items in two Base clusters, split apart in Exp; the attribute `source` holds
+    two long values that differ only at their end, the text '(none)' and NULL."""
+    base = {k: f"{LONG}cluster-{k // 3}" for k in range(6)}
+    exp = {k: f"{LONG}cluster-{k}" for k in range(6)}
+    source = [f"{LONG}1", f"{LONG}2", NULL_KEY, None, NULL_KEY, None]
+    attributes = {k: {"source": v} for k, v in enumerate(source)}
+    return impact(base, exp, attributes=attributes, slice_by="source").to_dict()
+
+
+def _bars(fig: dict[str, Any]) -> list[tuple[str, Any, str]]:
+    """(category, x, full text of the hover) of every bar of every trace."""
+    return [(y, x, data[-1]) for t in fig["data"]
+            for y, x, data in zip(t["y"], t["x"], t["customdata"], strict=True)]
+
+
+def test_long_and_alike_values_get_short_distinct_labels_and_full_hover() -> None:
+    doc = _doc()
+    figs = figures(report_html(impact=doc))
+
+    slices = figs["impact-slices-0"]
+    bars = _bars(slices)
+    rows = doc["slices"][0]["rows"]
+    assert len(rows) == 4
+    assert [x for _, x, _ in bars] == [r["contribution"] for r in rows]
+    assert [full for _, _, full in bars] == [
+        NULL_KEY if r["source"] is None else r["source"] for r in rows]
+    labels = [y for y, _, _ in bars]
+    assert len(set(labels)) == len(labels) == 4, labels
+    assert all(len(y) <= SHORT for y in labels), labels
+    assert {y[-1] for y in labels if y.startswith("https")} == {"1", "2"}  # their ends
+    assert slices["layout"]["yaxis"]["categoryarray"] == labels[::-1]
+
+    top = figs["impact-top-clusters"]
+    shown = _bars(top)
+    assert sorted(full for _, _, full in shown) == sorted(
+        f"{r['side']} {r['cluster_id']}" for r in doc["top_clusters"])
+    labels = [y for y, _, _ in shown]
+    assert len(set(labels)) == len(labels) == len(doc["top_clusters"])
+    assert all(len(y) <= SHORT for y in labels), labels
