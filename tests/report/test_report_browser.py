@@ -96,3 +96,28 @@ def test_a_request_would_be_refused_and_seen(docs: dict[str, Path], tmp_path: Pa
     WebDriverWait(d, 30).until(lambda drv: seen.extend(drv.get_log("browser")) or seen)
     assert "Content Security Policy" in " ".join(e["message"] for e in seen)
 
+
+
+def test_every_tick_of_a_log_axis_reads_as_its_value(docs: dict[str, Path], tmp_path: Path,
+                                                     browser_factory: Any) -> None:
+    """On the log axes (cluster sizes, budgets, half-widths) each tick's label, as the
+    page draws it, is the value at its place: plotly's default labels the ticks between
+    powers of ten with one digit ("4" where the axis is at 40, "8" at 0.8)."""
+    out = tmp_path / "report.html"
+    cli("report", "--impact", str(docs["impact"]), "--simulate", str(docs["simulate"]),
+        "--out", str(out))
+    d = browser_factory()
+    open_report(d, out)
+    ticks = d.execute_script(
+        "const out = {};"
+        "for (const el of document.querySelectorAll('.js-plotly-plot'))"
+        "  for (const [k, ax] of Object.entries(el._fullLayout))"
+        "    if (/^[xy]axis/.test(k) && ax.type === 'log')"
+        "      out[el.id + '.' + k] = ax._vals.map(t => [t.x, t.text]);"
+        "return out;")
+    assert "impact-sizes.yaxis" in ticks and "simulate-coverage.xaxis" in ticks, list(ticks)
+    for axis, shown in ticks.items():
+        assert shown, axis
+        for exponent, text in shown:
+            value = float(text.replace("\u2212", "-"))
+            assert value == pytest.approx(10 ** exponent, rel=1e-6), (axis, text, exponent)

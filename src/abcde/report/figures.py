@@ -97,6 +97,21 @@ def _layout(fig: Any, *, height: int = 360, **kwargs: Any) -> None:
     fig.update_xaxes(automargin=True)
 
 
+def _log_axes(fig: Any, x: bool = True, y: bool = True) -> None:
+    """Logarithmic axes whose every tick reads as its value. By default plotly labels
+    the ticks between powers of ten with their first digit only, in small type ("4" for
+    40 clusters, "8" for 0.8), which reads as the wrong number; written in full, all
+    nine ticks of a decade run into one another, so an axis spanning a decade or more
+    gets 1, 2, 5, 10, 20, 50… (a narrower one keeps plotly's own ticks)."""
+    for on, axis, update in ((x, "x", fig.update_xaxes), (y, "y", fig.update_yaxes)):
+        if not on:
+            continue
+        values = [v for t in fig.data for v in (getattr(t, axis) or ())
+                  if isinstance(v, int | float) and v > 0]
+        wide = bool(values) and max(values) >= 10 * min(values)
+        update(type="log", tickformat="~g", **({"dtick": "D2"} if wide else {}))
+
+
 def num(value: Any, digits: int = 4) -> str:
     """A number for a table: integers with separators, floats to `digits` significant
     digits, None as '-'."""
@@ -256,8 +271,7 @@ def impact_section(doc: Mapping[str, Any], source: str = "impact") -> Section:
                             hovertemplate="size %{x}: %{y} clusters<extra>" + side
                             + "</extra>")
         _layout(fig, xaxis_title="cluster size (items)", yaxis_title="clusters")
-        fig.update_xaxes(type="log")
-        fig.update_yaxes(type="log")
+        _log_axes(fig)
         s.figures.append(Figure("impact-sizes", "Cluster sizes, Base vs Exp",
                                 "How many clusters have each size (log–log), over the items "
                                 "in both clusterings.", _json(fig)))
@@ -611,8 +625,7 @@ def simulate_section(doc: Mapping[str, Any], source: str = "simulate") -> Sectio
                         y=[per_budget[b]["spread_half_width"] for b in budgets],
                         mode="lines+markers", marker_color=BAD, line={"dash": "dash"})
         _layout(fig, height=280, xaxis_title="budget (pairs)", yaxis_title="half-width")
-        fig.update_xaxes(type="log")
-        fig.update_yaxes(type="log")
+        _log_axes(fig)
         s.figures.append(Figure(f"simulate-{key}", label,
                                 "Where the blue line lies well below the red one the "
                                 "intervals cover less than they say.", _json(fig)))
@@ -621,7 +634,7 @@ def simulate_section(doc: Mapping[str, Any], source: str = "simulate") -> Sectio
                            annotation_text=f"flagged below {FLAG_COVERAGE:.0%}")
         _layout(coverage, height=360, xaxis_title="budget (pairs)",
                 yaxis_title="share of intervals holding the exact value")
-        coverage.update_xaxes(type="log")
+        _log_axes(coverage, y=False)
         s.figures.insert(0, Figure("simulate-coverage", "Coverage of the intervals",
                                    "Per metric and budget, the share of the simulated "
                                    "rounds whose interval held the exact value.",
@@ -631,7 +644,7 @@ def simulate_section(doc: Mapping[str, Any], source: str = "simulate") -> Sectio
             bias.add_hline(y=y, line_dash="dot", line_color=BAD)
         _layout(bias, height=360, xaxis_title="budget (pairs)",
                 yaxis_title="(mean estimate − exact) / SE")
-        bias.update_xaxes(type="log")
+        _log_axes(bias, y=False)
         s.figures.insert(1 if coverage.data else 0,
                          Figure("simulate-bias", "Bias in standard errors",
                                 "Mean estimate − exact value over its standard error "
