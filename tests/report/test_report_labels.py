@@ -62,3 +62,28 @@ def test_long_and_alike_values_get_short_distinct_labels_and_full_hover() -> Non
     labels = [y for y, _, _ in shown]
     assert len(set(labels)) == len(labels) == len(doc["top_clusters"])
     assert all(len(y) <= SHORT for y in labels), labels
+
+
+def test_a_slicing_of_many_values_plots_its_largest_contributions() -> None:
+    """A slicing by a column of 120 values (and --top 200) draws the 40 largest bars,
+    the JSON's numbers, and says that the others are left out; a plot of every one was
+    tens of thousands of pixels tall."""
+    base = {k: k // 4 for k in range(480)}
+    exp = {k: (k + 1) // 3 for k in range(480)}
+    attributes = {k: {"shop": f"shop {k % 120}"} for k in range(480)}
+    doc = impact(base, exp, attributes=attributes, slice_by="shop", top=200).to_dict()
+    rows = doc["slices"][0]["rows"]
+    assert len(rows) == 120 and len(doc["top_clusters"]) == 200
+    html = report_html(impact=doc)
+    figs = figures(html)
+
+    bars = _bars(figs["impact-slices-0"])
+    largest = sorted(rows, key=lambda r: -r["contribution"])[:40]
+    assert [(full, x) for _, x, full in bars] == [(r["shop"], r["contribution"])
+                                                  for r in largest]
+    assert "The 40 largest of 120 slices are shown" in html
+
+    shown = _bars(figs["impact-top-clusters"])
+    assert sorted(x for _, x, _ in shown) == sorted(
+        r["contribution"] for r in doc["top_clusters"][:40])
+    assert "The 40 largest of 200 clusters are shown" in html

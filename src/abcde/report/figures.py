@@ -131,6 +131,19 @@ def num(value: Any, digits: int = 4) -> str:
 LABEL_CHARS = 40
 
 
+#: The most bars a ranking plot draws (the largest first): a slicing by a column of
+#: thousands of values, or `--top 1000`, made one plot tens of thousands of pixels tall.
+MAX_BARS = 40
+
+
+def _shown(rows: Sequence[Any], what: str) -> tuple[list[Any], str]:
+    """The first MAX_BARS rows, and a sentence saying so when some are left out."""
+    if len(rows) <= MAX_BARS:
+        return list(rows), ""
+    return list(rows[:MAX_BARS]), (f" The {MAX_BARS} largest of {len(rows):,} {what} are "
+                                   "shown; the JSON holds them all.")
+
+
 def axis_labels(labels: Sequence[str], width: int = LABEL_CHARS) -> list[str]:
     """Category labels for a plot's axis, in the order given: each at most `width`
     characters, a longer one kept as its start and end around "…" (values often differ
@@ -214,7 +227,7 @@ def impact_section(doc: Mapping[str, Any], source: str = "impact") -> Section:
                             "The overall JaccardDistance (the tick) and its split and merge "
                             "parts (Jaccard decomposition §4).", _json(fig), wide=True))
 
-    top = doc["top_clusters"]
+    top, more = _shown(doc["top_clusters"], "clusters")
     if top:
         full = [f"{r.get('side', '')} {r['cluster_id']}" for r in top]
         labels = axis_labels(full)
@@ -238,11 +251,13 @@ def impact_section(doc: Mapping[str, Any], source: str = "impact") -> Section:
         fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1], type="category")
         s.figures.append(Figure("impact-top-clusters", "Most affected clusters",
                                 "Base and Exp clusters ranked by their contribution "
-                                "weight(C)·JaccardDistance(C)/W (ABCDE §4.1).", _json(fig)))
+                                "weight(C)·JaccardDistance(C)/W (ABCDE §4.1)." + more,
+                                _json(fig)))
 
     for k, entry in enumerate(doc["slices"]):
         cols = entry["slice_by"]
-        rows = entry["rows"]
+        rows, more = _shown(sorted(entry["rows"], key=lambda r: -r["contribution"]),
+                            "slices")
         full = [" · ".join(key_label(r[c]) for c in cols) for r in rows]
         labels = axis_labels(full)
         fig = go.Figure()
@@ -258,7 +273,7 @@ def impact_section(doc: Mapping[str, Any], source: str = "impact") -> Section:
         fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1], type="category")
         s.figures.append(Figure(f"impact-slices-{k}", f"Contribution by {', '.join(cols)}",
                                 "Slices sorted by contribution to the overall "
-                                "JaccardDistance (ABCDE §4.1.1).", _json(fig)))
+                                "JaccardDistance (ABCDE §4.1.1)." + more, _json(fig)))
 
     sizes = doc.get("size_distribution") or {}
     if sizes:
@@ -509,7 +524,7 @@ def evaluate_section(doc: Mapping[str, Any], source: str = "evaluate") -> Sectio
     for run in runs:
         for key, what in (("worst_truth_clusters", "truth"), ("worst_actual_clusters",
                                                               "actual")):
-            rows = run.get(key) or []
+            rows, more = _shown(run.get(key) or [], "clusters")
             if not rows:
                 continue
             full = [str(r["cluster_id"]) for r in rows]
@@ -528,8 +543,8 @@ def evaluate_section(doc: Mapping[str, Any], source: str = "evaluate") -> Sectio
             fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1], type="category")
             s.figures.append(Figure(f"evaluate-{run['name']}-{key}",
                                     f"{run['name']}: worst {what} clusters",
-                                    f"The {what} clusters that cost {run['name']} most.",
-                                    _json(fig)))
+                                    f"The {what} clusters that cost {run['name']} most."
+                                    + more, _json(fig)))
 
     uir = doc.get("uir") or {}
     matrix = uir.get("matrix") or {}
