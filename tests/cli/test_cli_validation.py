@@ -242,7 +242,8 @@ def test_several_problems_are_reported_together(tmp_path: Path) -> None:
     b = csv(tmp_path / "b.csv", "item_id,cluster_id\n1,a\n2,a\n3,\n")
     w = csv(tmp_path / "w.csv", "item_id,weight\n1,0\n2,1\n3,1\n")
     refused(run("--base", b, "--exp", b, "--weights", w), "problems with the input",
-            "1 item(s) have a NULL cluster id", "1 weight(s) are NULL, NaN, infinite")
+            "1 item(s) have a NULL cluster id",
+            "1 item(s) have a weight that is NULL, NaN, infinite")
 
 
 def test_attributes_without_slices_report_true_coverage(tmp_path: Path, good) -> None:
@@ -610,3 +611,15 @@ def test_top_beyond_a_billion_is_refused(good) -> None:
                  "9223372036854775808")
     assert result.exit_code == 2 and "--top" in result.output, result.output
     assert "SELECT" not in result.output
+
+
+def test_bad_weights_name_items_not_weights(tmp_path: Path) -> None:
+    """Numeric item ids with bad weights: the examples are the items, and the message
+    says so (after "weight(s) are ... zero", '0' and '10' read as the weights)."""
+    b = csv(tmp_path / "b.csv", "item_id,cluster_id\n0,a\n5,a\n10,b\n")
+    w = csv(tmp_path / "w.csv", "item_id,weight\n0,0\n5,1\n10,-2\n")
+    result = run("--base", b, "--exp", b, "--weights", w)
+    assert result.exit_code == 2
+    assert (f"table weights ({w}), column 'weight': 2 item(s) have a weight that is NULL, "
+            "NaN, infinite, zero, negative or outside [1e-100, 1e100]\n"
+            "  examples: '0', '10'\n") in result.output, result.output

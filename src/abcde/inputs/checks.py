@@ -31,8 +31,10 @@ from abcde.sql.templates import render
 
 EXAMPLES = 10
 WEIGHT_HINT = "Weights must be finite numbers > 0. " + WEIGHT_SCALE_HINT
-BAD_WEIGHT = ("{n} weight(s) are NULL, NaN, infinite, zero, negative or outside "
-              + WEIGHT_RANGE_TEXT)
+# worded by item: the examples that follow are item ids, which read as weights after
+# "weight(s) are ... zero" when the ids are numbers ("examples: '0', '10'")
+BAD_WEIGHT = ("{n} item(s) have a weight that is NULL, NaN, infinite, zero, negative or "
+              "outside " + WEIGHT_RANGE_TEXT)
 
 
 @dataclass(frozen=True)
