@@ -623,3 +623,24 @@ def test_bad_weights_name_items_not_weights(tmp_path: Path) -> None:
     assert (f"table weights ({w}), column 'weight': 2 item(s) have a weight that is NULL, "
             "NaN, infinite, zero, negative or outside [1e-100, 1e100]\n"
             "  examples: '0', '10'\n") in result.output, result.output
+
+
+def test_an_id_column_named_otherwise_in_one_input_is_to_be_renamed(tmp_path: Path) -> None:
+    """--item-col names the id column of every input: when the clusterings have it and
+    the weights table calls it otherwise, the hint is to rename that table's column (a
+    different --item-col would lose the clusterings' one)."""
+    b = csv(tmp_path / "b.csv", "Item ID,cluster_id\n1,a\n2,a\n")
+    w = csv(tmp_path / "w.csv", "item_id,weight\n1,1\n2,1\n")
+    result = run("--base", b, "--exp", b, "--weights", w, "--item-col", "Item ID")
+    assert result.exit_code == 2
+    assert result.output == (
+        f"error: table weights ({w}), column 'Item ID': no column 'Item ID' (item ids); "
+        "its columns are 'item_id', 'weight'\n"
+        f"  --item-col names it in every input at once, and base ({b}) and exp ({b}) have "
+        f"'Item ID': rename the column of weights ({w}) to 'Item ID' too.\n")
+    e = csv(tmp_path / "e.csv", "item_id,cluster_id\n1,a\n2,a\n")
+    result = run("--base", e, "--exp", b)  # exp alone names it otherwise
+    assert result.exit_code == 2
+    assert result.output.endswith("  --item-col names it in every input at once, and base "
+                                  f"({e}) has 'item_id': rename the column of exp ({b}) to "
+                                  "'item_id' too.\n"), result.output

@@ -231,13 +231,13 @@ def open_inputs(engine: Engine, spec: InputSpec) -> Inputs:
     a = (open_source(engine, "attributes", attributes, string_columns=(cols.item,),
                      mapping_columns=(cols.item, "value"))
          if attributes is not None else None)
-    for s in (b, e):
-        s.require(cols.item, "--item-col", "item ids")
-        s.require(cols.cluster, "--cluster-col", "cluster ids")
+    for s, other in ((b, e), (e, b)):
+        s.require(cols.item, "--item-col", "item ids", shared_by=[other])
+        s.require(cols.cluster, "--cluster-col", "cluster ids", shared_by=[other])
         s.require_scalar(cols.item)
         s.require_scalar(cols.cluster)
     if w is not None:
-        w.require(cols.item, "--item-col", "item ids")
+        w.require(cols.item, "--item-col", "item ids", shared_by=[b, e])
         w.require(cols.weight, "--weight-col", "weights")
         w.require_scalar(cols.item)
         check_weight_column(engine, w, cols)
@@ -251,7 +251,7 @@ def open_inputs(engine: Engine, spec: InputSpec) -> Inputs:
     if attribute_names and a is None:
         raise InputError("slices need an attributes table", hint="Add --attributes FILE.")
     if a is not None:
-        a.require(cols.item, "--item-col", "item ids")
+        a.require(cols.item, "--item-col", "item ids", shared_by=[b, e])
         a.require_scalar(cols.item)
         for name in attribute_names:
             a.require(name, "--slice-by", "a slice column")

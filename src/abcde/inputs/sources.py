@@ -50,7 +50,11 @@ class Source:
     def has(self, column: str) -> bool:
         return column in self.columns
 
-    def require(self, column: str, option: str, purpose: str) -> None:
+    def require(self, column: str, option: str, purpose: str,
+                shared_by: Sequence[Source] = ()) -> None:
+        """Refuse a missing column, naming the columns there are. `shared_by`: the other
+        inputs the option names a column of; those that have it make the hint say to
+        rename this one's, since changing the option would lose theirs."""
         if column in self.columns:
             return
         if self.fmt == "csv" and self.path is not None:
@@ -59,7 +63,11 @@ class Source:
             if problem is not None:
                 raise InputError(problem.message(), table=self.label, hint=problem.hint)
         shown = ", ".join(repr(c) for c in self.columns) or "(none)"
-        hint = f"Name the column with {option}."
+        having = [o.label for o in shared_by if o.has(column)]
+        hint = (f"Name the column with {option}." if not having else
+                f"{option} names it in every input at once, and {' and '.join(having)} "
+                f"{'has' if len(having) == 1 else 'have'} {column!r}: rename the column of "
+                f"{self.label} to {column!r} too.")
         if self.fmt == "csv" and len(self.columns) == 1:
             # e.g. `item_id:cluster_id`: a delimiter no engine sniffs
             hint += (" The file was read as one column: its fields must be separated by a "
