@@ -87,3 +87,14 @@ def test_a_slicing_of_many_values_plots_its_largest_contributions() -> None:
     assert sorted(x for _, x, _ in shown) == sorted(
         r["contribution"] for r in doc["top_clusters"][:40])
     assert "The 40 largest of 200 clusters are shown" in html
+
+
+def test_a_log_axis_of_one_value_ticks_1_2_5() -> None:
+    """Every cluster of one size, in both clusterings: plotly widens a log axis of one
+    value by a decade each side, and its nine ticks a decade, written in full, ran into
+    one another (0.40.50.60.70.80.91); such an axis ticks 1, 2, 5, 10…"""
+    same = {k: k // 3 for k in range(6)}
+    layout = figures(report_html(impact=impact(same, same).to_dict()))["impact-sizes"]["layout"]
+    for axis in ("xaxis", "yaxis"):
+        assert (layout[axis]["type"], layout[axis]["tickformat"],
+                layout[axis].get("dtick")) == ("log", "~g", "D2")

@@ -102,13 +102,14 @@ def _log_axes(fig: Any, x: bool = True, y: bool = True) -> None:
     the ticks between powers of ten with their first digit only, in small type ("4" for
     40 clusters, "8" for 0.8), which reads as the wrong number; written in full, all
     nine ticks of a decade run into one another, so an axis spanning a decade or more
-    gets 1, 2, 5, 10, 20, 50… (a narrower one keeps plotly's own ticks)."""
+    gets 1, 2, 5, 10, 20, 50… So does an axis of one value, which plotly widens by a
+    decade each side; a narrower span keeps plotly's own ticks (5, 5.5, 6…)."""
     for on, axis, update in ((x, "x", fig.update_xaxes), (y, "y", fig.update_yaxes)):
         if not on:
             continue
         values = [v for t in fig.data for v in (getattr(t, axis) or ())
                   if isinstance(v, int | float) and v > 0]
-        wide = bool(values) and max(values) >= 10 * min(values)
+        wide = bool(values) and (max(values) >= 10 * min(values) or len(set(values)) == 1)
         update(type="log", tickformat="~g", **({"dtick": "D2"} if wide else {}))
 
 
