@@ -644,3 +644,20 @@ def test_an_id_column_named_otherwise_in_one_input_is_to_be_renamed(tmp_path: Pa
     assert result.output.endswith("  --item-col names it in every input at once, and base "
                                   f"({e}) has 'item_id': rename the column of exp ({b}) to "
                                   "'item_id' too.\n"), result.output
+
+
+@pytest.mark.parametrize("out", [False, True])
+def test_a_slice_column_named_like_a_metric_in_another_case_is_refused(
+        tmp_path: Path, out: bool) -> None:
+    """SQL names ignore case (DuckDB, Spark): a slice column `Contribution` beside the
+    metric `contribution` in the stored slice table of --out was an internal error
+    (KeyError: 'contribution'); it is refused like `contribution` itself."""
+    b = csv(tmp_path / "b.csv", "item_id,cluster_id\n1,a\n2,a\n3,b\n")
+    a = csv(tmp_path / "a.csv", "item_id,Contribution\n1,x\n2,y\n3,x\n")
+    args = ["--base", b, "--exp", b, "--attributes", a, "--slice-by", "Contribution"]
+    result = run(*args, *(["--out", str(tmp_path / "o")] if out else []))
+    assert result.exit_code == 2, result.output
+    assert result.output == (
+        "error: table attributes: slice columns may not be named Contribution (a metric's "
+        "name); SQL names ignore case: Contribution is contribution\n  Rename the column.\n")
+    assert not (tmp_path / "o").exists()

@@ -110,11 +110,17 @@ def parse_slicings(slice_by: str | Sequence[str] | Sequence[Sequence[str]] | Non
 
 def check_slice_names(slicings: Sequence[Sequence[str]], reserved: Set[str]) -> None:
     """Slice columns become output columns beside the metrics: no name may clash with a
-    metric (a column named twice in one slicing is refused by `parse_slicings`)."""
-    clash = sorted({c for s in slicings for c in s} & reserved)
+    metric (a column named twice in one slicing is refused by `parse_slicings`). Names
+    compare ignoring case, as DuckDB and Spark do: a slice column `Contribution` beside
+    the metric `contribution` in one table is a clash there."""
+    lowered = {r.lower(): r for r in reserved}
+    clash = sorted({c for s in slicings for c in s if c.lower() in lowered})
     if clash:
+        cased = [f"{c} is {lowered[c.lower()]}" for c in clash if c not in reserved]
         raise InputError(f"slice columns may not be named {', '.join(clash)} (a metric's "
-                         "name)", table="attributes", hint="Rename the column.")
+                         "name)" + (f"; SQL names ignore case: {', '.join(cased)}"
+                                    if cased else ""),
+                         table="attributes", hint="Rename the column.")
 
 
 def check_missing_weight(missing_weight: float | None) -> None:
