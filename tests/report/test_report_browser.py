@@ -6,6 +6,7 @@ go to test-artifacts/ (docs/method.md §13)."""
 from __future__ import annotations
 
 import base64
+import json
 from pathlib import Path
 from typing import Any
 
@@ -121,3 +122,29 @@ def test_every_tick_of_a_log_axis_reads_as_its_value(docs: dict[str, Path], tmp_
         for exponent, text in shown:
             value = float(text.replace("\u2212", "-"))
             assert value == pytest.approx(10 ** exponent, rel=1e-6), (axis, text, exponent)
+
+
+def test_values_that_look_like_html_are_drawn_as_they_are(tmp_path: Path,
+                                                          browser_factory: Any) -> None:
+    """Plotly reads labels as a little HTML: a slice value "<i>" was drawn as nothing,
+    "a&amp;b" as "a&b", "<b>x</b>" in bold and an <a href> value as a link out of the
+    page. Each tick and hover shows the value as the JSON holds it."""
+    from abcde import impact
+
+    values = ["<i>", "a&amp;b", "<b>x</b>", "a<br>b", '<a href="http://example.com/">go</a>']
+    same = {k: k // 2 for k in range(10)}
+    moved = {k: (k + 1) // 2 for k in range(10)}
+    doc = impact(same, moved, attributes={k: {"src": values[k % 5]} for k in range(10)},
+                 slice_by="src").to_dict()
+    page = tmp_path / "doc.json"
+    page.write_text(json.dumps(doc))
+    out = tmp_path / "report.html"
+    cli("report", "--impact", str(page), "--out", str(out))
+    d = browser_factory()
+    open_report(d, out)
+    shown = d.execute_script(
+        "const el = document.getElementById('impact-slices-0');"
+        "return {ticks: [...el.querySelectorAll('.ytick text')].map(t => t.textContent),"
+        " links: el.querySelectorAll('a').length};")
+    assert sorted(shown["ticks"]) == sorted(values), shown
+    assert shown["links"] == 0

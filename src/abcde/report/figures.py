@@ -145,12 +145,20 @@ def _shown(rows: Sequence[Any], what: str) -> tuple[list[Any], str]:
                                    "shown; the JSON holds them all.")
 
 
+def plain(text: str) -> str:
+    """Text for a plot label or hover, shown as it is: plotly reads its labels as a
+    little HTML (<b>, <i>, <br>, <a href>, entities), so a value "<i>" vanished,
+    "a&amp;b" showed as "a&b" and "<a href=…>" became a link out of the page."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def axis_labels(labels: Sequence[str], width: int = LABEL_CHARS) -> list[str]:
     """Category labels for a plot's axis, in the order given: each at most `width`
     characters, a longer one kept as its start and end around "…" (values often differ
     at the end: ids, numbered names), and all distinct — plotly draws the bars of two
     equal categories on one another, so a repeated label (two values that shorten alike,
-    or a value shown like NULL) gets " (2)", " (3)"… The full text goes in the hover."""
+    or a value shown like NULL) gets " (2)", " (3)"… The full text goes in the hover;
+    both are `plain`."""
     out: list[str] = []
     seen: set[str] = set()
     for label in labels:
@@ -162,7 +170,7 @@ def axis_labels(labels: Sequence[str], width: int = LABEL_CHARS) -> list[str]:
             k += 1
             shown = f"{label} ({k})"
         seen.add(shown)
-        out.append(shown)
+        out.append(plain(shown))
     return out
 
 
@@ -242,7 +250,7 @@ def impact_section(doc: Mapping[str, Any], source: str = "impact") -> Section:
                         y=[lab for lab, _, _ in rows],
                         x=[r["contribution"] for _, _, r in rows], marker_color=colour,
                         customdata=[[r["items"], r["jaccard_distance"], r["split_distance"],
-                                     r["merge_distance"], name] for _, name, r in rows],
+                                     r["merge_distance"], plain(name)] for _, name, r in rows],
                         hovertemplate="%{customdata[4]}: contribution %{x:.4g}<br>items "
                         "%{customdata[0]}"
                         "<br>JaccardDistance %{customdata[1]:.4g} (split %{customdata[2]:.4g}"
@@ -264,7 +272,7 @@ def impact_section(doc: Mapping[str, Any], source: str = "impact") -> Section:
         fig = go.Figure()
         fig.add_bar(orientation="h", y=labels, x=[r["contribution"] for r in rows],
                     marker_color=EXP, name="contribution",
-                    customdata=[[r["items"], r["jaccard_distance"], name]
+                    customdata=[[r["items"], r["jaccard_distance"], plain(name)]
                                 for r, name in zip(rows, full, strict=True)],
                     hovertemplate="%{customdata[2]}: contribution %{x:.4g}<br>items "
                     "%{customdata[0]}"
@@ -323,7 +331,7 @@ def _forest(go: Any, rows: Sequence[tuple[str, Mapping[str, Any] | None, float |
     fig.add_scatter(name="estimate", x=[e["estimate"] for _, _, e in known],
                     y=[lab for lab, _, _ in known], mode="markers",
                     marker={"color": BASE, "size": 9},
-                    customdata=[[e["ci_low"], e["ci_high"], e["se"], name]
+                    customdata=[[e["ci_low"], e["ci_high"], e["se"], plain(name)]
                                 for _, name, e in known],
                     hovertemplate="%{customdata[3]}: %{x:.4g} [%{customdata[0]:.4g}, "
                     "%{customdata[1]:.4g}], SE %{customdata[2]:.3g}<extra></extra>")
@@ -333,7 +341,7 @@ def _forest(go: Any, rows: Sequence[tuple[str, Mapping[str, Any] | None, float |
         fig.add_scatter(name="exact impact metric", x=[v for _, _, v in exact],
                         y=[lab for lab, _, _ in exact], mode="markers",
                         marker={"color": EXACT, "symbol": "diamond", "size": 10},
-                        customdata=[[name] for _, name, _ in exact],
+                        customdata=[[plain(name)] for _, name, _ in exact],
                         hovertemplate="%{customdata[0]}: %{x:.4g} (exact)<extra></extra>")
     _layout(fig, height=110 + 30 * len(rows))
     fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1], type="category")
@@ -533,7 +541,7 @@ def evaluate_section(doc: Mapping[str, Any], source: str = "evaluate") -> Sectio
             fig = go.Figure()
             fig.add_bar(orientation="h", y=labels, x=[r["loss"] for r in rows],
                         marker_color=BAD, name="loss",
-                        customdata=[[r["items"], r["precision"], r["recall"], name]
+                        customdata=[[r["items"], r["precision"], r["recall"], plain(name)]
                                     for r, name in zip(rows, full, strict=True)],
                         hovertemplate="cluster %{customdata[3]}: loss %{x:.4g}<br>items "
                         "%{customdata[0]}"
