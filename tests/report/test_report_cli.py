@@ -14,6 +14,8 @@ from structures import same
 
 from abcde.cli import main
 
+from .report_support import figures
+
 pytest.importorskip("plotly")
 
 
@@ -97,7 +99,6 @@ def test_one_plotly_bundle_and_nothing_loaded_from_outside(docs: dict[str, Path]
 def test_format_html_on_impact_and_evaluate(docs: dict[str, Path]) -> None:
     """`--format html` prints the page of `abcde report` for the command's own result."""
     from .conftest import EXAMPLES, INPUTS, cli
-    from .report_support import figures
 
     page = cli("impact", *INPUTS, "--format", "html")
     assert page.startswith("<!DOCTYPE html>")
@@ -132,3 +133,15 @@ def test_html_without_plotly_is_refused_before_out_is_written(
                                      "--out-format", "csv", "--format", "html"])
     assert done.exit_code == 2 and "needs plotly" in done.output, done.output
     assert {p: p.read_bytes() for p in out.rglob("*") if p.is_file()} == before
+
+
+def test_out_dash_prints_the_page_and_writes_no_file(docs: dict[str, Path], tmp_path: Path,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """`--out -` is stdout, as for every shell tool: it wrote a file named '-'."""
+    monkeypatch.chdir(tmp_path)
+    code, out = run("--impact", str(docs["impact"]), "--out", "-")
+    assert code == 0, out
+    assert list(tmp_path.iterdir()) == []
+    assert out.startswith("<!DOCTYPE html>") and out.rstrip().endswith("</html>")
+    assert figures(out)["impact-slices-0"]["data"][0]["x"] == [
+        r["contribution"] for r in json.loads(docs["impact"].read_text())["slices"][0]["rows"]]

@@ -28,7 +28,7 @@ _FILE = click.Path(dir_okay=False)
               help="JSON of `abcde simulate --format json`.")
 @click.option("--title", default="abcde report", show_default=True)
 @click.option("--out", required=True, type=_FILE, help="The HTML file to write (replaced "
-              "whole: written beside it, then renamed).")
+              "whole: written beside it, then renamed); '-' prints the page on stdout.")
 @handle_errors
 def report_cmd(impact: str | None, sample: str | None, judgements: str | None,
                truth: str | None, estimate: str | None, evaluate: str | None,
@@ -38,6 +38,11 @@ def report_cmd(impact: str | None, sample: str | None, judgements: str | None,
     from abcde.outputs import output_files
     from abcde.report.build import report_html
 
+    if out == "-":  # the shell's name for stdout, not a file named "-"
+        click.echo(report_html(impact=impact, sample=sample, judgements=judgements,
+                               truth=truth, estimate=estimate, evaluate=evaluate,
+                               simulate=simulate, title=title), nl=False)
+        return
     # The target is checked before the work; the page is renamed over it only when whole.
     with output_files(out, what="the HTML report") as (tmp,):
         html = report_html(impact=impact, sample=sample, judgements=judgements,
