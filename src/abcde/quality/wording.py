@@ -264,7 +264,8 @@ def render_table(doc: Mapping[str, Any]) -> str:
     lines.append("n_eff: effective draws behind the interval (the sample's and the design's "
                  "expected, the smaller); '!': not conclusive, "
                  + ("every estimate here: too many pairs are unknown (WARNING above)"
-                    if unknown else f"n_eff below {MIN_N_EFF:g} (docs/method.md §8.11)"))
+                    if unknown else f"n_eff below {MIN_N_EFF:g}, the metric's or that of the part "
+                    "weighing most in it (docs/method.md §8.11)"))
     by_reason: dict[str, list[str]] = {}
     for key, why in unavailable.items():
         by_reason.setdefault(why, []).append(LABELS.get(key, key))
@@ -282,7 +283,7 @@ def render_table(doc: Mapping[str, Any]) -> str:
             dp, c = r["delta_precision"], r["contribution"]
             name = ", ".join(f"{k}={key_label(v)}" for k, v in r["slice"].items())
             if dp.get("not_conclusive"):
-                weak.append(name)
+                weak.append((name, str(dp["not_conclusive"])))
             srows.append({"slice": name, "weight": r["weight"],
                           "ΔPrecision(I)": _percent(dp["estimate"], 3),
                           ci: "-" if dp.get("ci_low") is None else
@@ -295,10 +296,14 @@ def render_table(doc: Mapping[str, Any]) -> str:
         lines.append("per slice (ABCDE App. B):")
         lines.append(table(srows, ["slice", "weight", "ΔPrecision(I)", ci, "n_eff",
                                    "contribution", "contribution se", "draws", "note"]))
-        if weak:
-            lines.append("not conclusive ('!'"
-                         + ("" if unknown else f", n_eff below {MIN_N_EFF:g}") + "): "
-                         f"{'; '.join(weak)} — judge more of their pairs, or stratify")
+        if weak and unknown:  # one reason for all, stated in the WARNING above
+            lines.append(f"not conclusive ('!'): {'; '.join(n for n, _ in weak)} — judge "
+                         "more of their pairs, or stratify")
+        elif weak:
+            # Each slice's own reason: its n_eff may be well above 10 when the part that
+            # weighs most in it rests on a few draws, and no warning repeats slices.
+            lines.append("not conclusive ('!') — judge more of their pairs, or stratify:")
+            lines.extend(f"  {n}: {why}" for n, why in weak)
     return "\n".join(lines)
 
 
