@@ -1,0 +1,75 @@
+"""README.md's tutorial, run as a new user runs it on examples/: the command it shows
+prints the lines it quotes, its reading quotes those numbers, and its Python snippet
+runs. (The quoted output went stale when the text tables changed their digits.)"""
+
+from __future__ import annotations
+
+import re
+import shlex
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from abcde.cli import main
+
+ROOT = Path(__file__).resolve().parents[1]
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+TUTORIAL = README.split("## Tutorial", 1)[1].split("\n## ", 1)[0]
+
+
+def indented_blocks(text: str) -> list[list[str]]:
+    """The indented (4 spaces) code blocks of a Markdown text, each as its lines."""
+    blocks: list[list[str]] = []
+    current: list[str] = []
+    for line in text.splitlines():
+        if line.startswith("    "):
+            current.append(line[4:])
+        elif line.strip() == "" and current:
+            current.append("")
+        elif current:
+            blocks.append(current)
+            current = []
+    if current:
+        blocks.append(current)
+    return [[line for line in b if line] for b in blocks]
+
+
+def squeezed(line: str) -> str:
+    return " ".join(line.split())
+
+
+@pytest.fixture(scope="module")
+def tutorial_output() -> str:
+    command = indented_blocks(TUTORIAL)[0]
+    argv = shlex.split(" ".join(line.rstrip("\\") for line in command))
+    assert argv[0] == ".venv/bin/abcde", argv
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(ROOT)  # the README's paths are relative to the repository
+        result = CliRunner().invoke(main, argv[1:])
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def test_the_tutorial_prints_the_lines_it_quotes(tutorial_output: str) -> None:
+    quoted = indented_blocks(TUTORIAL.split("prints (abridged):", 1)[1])[0]
+    printed = {squeezed(line) for line in tutorial_output.splitlines()}
+    missing = [line for line in quoted if line.strip() not in ("", "...")
+               and squeezed(line) not in printed]
+    assert not missing, f"README's tutorial output is stale: {missing}\n{tutorial_output}"
+
+
+def test_the_reading_quotes_the_printed_numbers(tutorial_output: str) -> None:
+    quoted = re.findall(r"\*\*(SplitRate|MergeRate|JaccardDistance) ([\d.]+%)\*\*", TUTORIAL)
+    assert len(quoted) == 3, quoted
+    for metric, value in quoted:
+        assert re.search(rf"^{metric}\s+{re.escape(value)}$", tutorial_output, re.M), metric
+
+
+def test_the_python_snippet_runs(monkeypatch: pytest.MonkeyPatch) -> None:
+    snippet = TUTORIAL.split("```python\n", 1)[1].split("```", 1)[0]
+    monkeypatch.chdir(ROOT)
+    scope: dict[str, object] = {}
+    exec(compile(snippet, "README.md", "exec"), scope)  # the README's own code
+    result = scope["result"]
+    assert round(100 * result.overall["jaccard_distance"], 2) == 7.03  # type: ignore[attr-defined]
