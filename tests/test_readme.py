@@ -73,3 +73,40 @@ def test_the_python_snippet_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     exec(compile(snippet, "README.md", "exec"), scope)  # the README's own code
     result = scope["result"]
     assert round(100 * result.overall["jaccard_distance"], 2) == 7.03  # type: ignore[attr-defined]
+
+
+DOCS = {name: (ROOT / name).read_text(encoding="utf-8")
+        for name in ("README.md", "docs/data_engineers.md", "docs/method.md")}
+
+
+def test_every_python_name_the_docs_use_exists() -> None:
+    """Every `from abcde… import …` line and every `abcde.<name>(` call of the docs
+    resolves (README showed `from abcde.impact import impact`, an ImportError: the
+    package abcde.impact does not export the function, and `abcde.pairs`, no module)."""
+    import importlib
+
+    import abcde
+
+    wrong = []
+    for doc, text in DOCS.items():
+        for module, names in re.findall(r"^\s*from (abcde[\w.]*) import ([\w, ]+)$", text,
+                                        re.M):
+            for name in names.split(","):
+                if not hasattr(importlib.import_module(module), name.strip()):
+                    wrong.append(f"{doc}: from {module} import {name.strip()}")
+        for dotted in set(re.findall(r"\babcde((?:\.\w+)+)\(", text)):
+            obj: object = abcde
+            for i, part in enumerate(dotted.strip(".").split(".")):
+                if not hasattr(obj, part):  # a submodule not imported yet
+                    prefix = "abcde." + ".".join(dotted.strip(".").split(".")[: i + 1])
+                    try:
+                        obj = importlib.import_module(prefix)
+                    except ImportError:
+                        wrong.append(f"{doc}: abcde{dotted}(")
+                        break
+                else:
+                    obj = getattr(obj, part)
+            else:
+                if not callable(obj):
+                    wrong.append(f"{doc}: abcde{dotted}( is not callable")
+    assert not wrong, wrong
