@@ -110,3 +110,23 @@ def test_every_python_name_the_docs_use_exists() -> None:
                 if not callable(obj):
                     wrong.append(f"{doc}: abcde{dotted}( is not callable")
     assert not wrong, wrong
+
+
+def test_every_repository_path_the_docs_name_exists() -> None:
+    """Paths of the repository the docs point to (`src/…`, `tests/…`, `sql_templates/…`,
+    templates as `pairs/fill.sql`) exist: docs/data_engineers.md sent readers to
+    `src/abcde/dialects.py`, which moved to src/abcde/sql/."""
+    missing = []
+    for doc, text in {**DOCS, "examples/README.md":
+                      (ROOT / "examples" / "README.md").read_text(encoding="utf-8")}.items():
+        rooted = re.findall(r"(?<![\w/])((?:src|tests|sql_templates|benchmarks|docs|examples)"
+                            r"/[\w./-]*\w)", text)
+        templates = re.findall(r"`([\w-]+/[\w/.-]*\.sql)`", text)
+        for path in set(rooted):
+            if not (ROOT / path).exists():
+                missing.append(f"{doc}: {path}")
+        for path in set(templates):
+            if not ((ROOT / "sql_templates" / path).exists() or (ROOT / path).exists()
+                    or path.startswith("dir/")):  # `--out dir` writes dir/impact.sql
+                missing.append(f"{doc}: {path}")
+    assert not missing, missing
