@@ -130,3 +130,29 @@ def test_every_repository_path_the_docs_name_exists() -> None:
                     or path.startswith("dir/")):  # `--out dir` writes dir/impact.sql
                 missing.append(f"{doc}: {path}")
     assert not missing, missing
+
+
+def test_the_rehearsal_runs_and_the_human_truth_judges_the_share_quoted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README's rehearsal (sample-pairs, then estimate --truth examples/ideal.csv) runs
+    and the oracle leaves no pair unknown; the human-made examples/truth.csv judges
+    about the share of that sample's pairs the README quotes (it said 9%, then 6.5%)."""
+    import json
+
+    block = next(b for b in indented_blocks(README) if "--out rehearsal/" in " ".join(b))
+    commands = " ".join(line.rstrip("\\") for line in block).split("abcde ")[1:]
+    monkeypatch.chdir(ROOT)
+    runner = CliRunner()
+    for command in commands:
+        argv = [str(tmp_path / "r") if a == "rehearsal/" else a for a in shlex.split(command)]
+        result = runner.invoke(main, [*argv, "--format", "json"] if argv[0] == "estimate"
+                               else argv)
+        assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["sample"]["unknown_pairs"] == 0
+    judged, unknown = map(int, re.search(
+        r"about (\d+)% of a sample's pairs; the other (\d+)% are unknown", README).groups())
+    assert judged + unknown == 100
+    doc = json.loads(runner.invoke(main, ["estimate", str(tmp_path / "r"), "--truth",
+                                          "examples/truth.csv", "--format", "json"]).output)
+    share = doc["sample"]["judged_pairs"] / doc["sample"]["pairs"]
+    assert abs(100 * share - judged) < 1, share
