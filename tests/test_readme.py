@@ -156,3 +156,27 @@ def test_the_rehearsal_runs_and_the_human_truth_judges_the_share_quoted(
                                           "examples/truth.csv", "--format", "json"]).output)
     share = doc["sample"]["judged_pairs"] / doc["sample"]["pairs"]
     assert abs(100 * share - judged) < 1, share
+
+
+def test_the_json_keys_the_readme_lists_are_the_ones_written(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """README's list of `abcde impact` JSON keys and of `abcde simulate`'s rows names every
+    key the commands write (`coverage.weight_in_both` and `spread_half_width` were
+    missing), and `overall` exactly."""
+    import abcde
+
+    monkeypatch.chdir(ROOT)
+    doc = abcde.impact("examples/base.csv", "examples/exp.csv", "examples/weights.csv",
+                       attributes="examples/attributes.csv", slice_by="provenance").to_dict()
+    listed = README.split("JSON keys: `inputs`", 1)[1].split("\n\n", 1)[0]
+    overall = re.search(r"`overall` \(`([^`]+)`\)", listed)
+    assert overall and [k.strip() for k in overall.group(1).split(",")] == list(doc["overall"])
+    named = set(re.findall(r"\w+", listed)) | {"inputs"}
+    assert set(doc) <= named, set(doc) - named
+    assert set(doc["coverage"]) <= named, set(doc["coverage"]) - named
+
+    rows = abcde.simulate("examples/base.csv", "examples/exp.csv", "examples/weights.csv",
+                          truth="examples/ideal.csv", budgets=[100], replications=2)["rows"]
+    sim = README.split("runs simulated rounds", 1)[1].split("\n\n", 1)[0]
+    keys = set(rows[0]) - {"budget", "metric"}
+    assert keys <= set(re.findall(r"`(\w+)`", sim)), keys - set(re.findall(r"`(\w+)`", sim))
