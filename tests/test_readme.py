@@ -180,3 +180,22 @@ def test_the_json_keys_the_readme_lists_are_the_ones_written(
     sim = README.split("runs simulated rounds", 1)[1].split("\n\n", 1)[0]
     keys = set(rows[0]) - {"budget", "metric"}
     assert keys <= set(re.findall(r"`(\w+)`", sim)), keys - set(re.findall(r"`(\w+)`", sim))
+
+
+def test_a_budget_above_the_population_gets_the_budget_quoted(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """README: a budget above the examples' judgeable pairs is refused with the budget a
+    stream of 2 × pairs + 100 draws fills (not the largest within the ceiling, which the
+    text seemed to promise), the number it quotes."""
+    quoted = re.search(r"not the largest \(([\d,]+) on\s+the examples\)", README)
+    pairs = re.search(r"on the examples, [\d,]+ of the\s+([\d,]+) pairs", README)
+    assert quoted and pairs
+    monkeypatch.chdir(ROOT)
+    budget = int(pairs.group(1).replace(",", "")) + 1
+    result = CliRunner().invoke(main, [
+        "sample-pairs", "--base", "examples/base.csv", "--exp", "examples/exp.csv",
+        "--weights", "examples/weights.csv", "--budget", str(budget),
+        "--out", str(tmp_path / "s")])
+    assert result.exit_code == 2
+    assert f"only {pairs.group(1)} judgeable pairs" in result.output, result.output
+    assert f"Lower --budget to at most {quoted.group(1)}," in result.output, result.output
