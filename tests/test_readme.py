@@ -199,3 +199,30 @@ def test_a_budget_above_the_population_gets_the_budget_quoted(
     assert result.exit_code == 2
     assert f"only {pairs.group(1)} judgeable pairs" in result.output, result.output
     assert f"Lower --budget to at most {quoted.group(1)}," in result.output, result.output
+
+
+def test_the_evaluation_numbers_quoted_are_those_of_the_examples(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    """README's reading of `abcde evaluate` on the examples: recall, precision and ECC of
+    base → exp to three decimals (ECC 0.93548 was quoted as 0.936), UIR and its counts."""
+    import abcde
+
+    text = " ".join(README.split("On the example data the Experiment", 1)[1]
+                    .split("\n\n", 1)[0].split())
+    quoted = dict(re.findall(r"(recall|precision|ECC) ([\d.]+ → [\d.]+)", text))
+    uir = re.search(r"UIR\(exp, base\) over the (\d+) truth clusters is only ([\d.]+): (\d+) "
+                    r"clusters are handled identically.*?the (\d+) that differ", text)
+    assert len(quoted) == 3 and uir, text
+    monkeypatch.chdir(ROOT)
+    doc = abcde.evaluate("examples/truth.csv", ["examples/base.csv", "examples/exp.csv"],
+                         "examples/weights.csv").to_dict()
+    base, exp = (r for r in doc["runs"])
+    for name, get in (("recall", lambda r: r["overall"]["recall"]),
+                      ("precision", lambda r: r["overall"]["precision"]),
+                      ("ECC", lambda r: r["yandex"]["basic"]["ecc"])):
+        assert quoted[name] == f"{get(base):.3f} → {get(exp):.3f}", name
+    pair = doc["comparisons"][0]["uir"]
+    assert (pair["n_cases"], f"{pair['value']:.3f}", pair["ties"],
+            pair["experiment_ge_baseline"] - pair["ties"]) == (
+        int(uir.group(1)), uir.group(2), int(uir.group(3)), int(uir.group(4)))
+    assert pair["biased"] == 0 and pair["baseline_ge_experiment"] == pair["ties"]
