@@ -179,6 +179,7 @@ def main() -> None:
 
     items = sorted(base)
     out = args.out
+    out.mkdir(parents=True, exist_ok=True)  # `--out DIR` may name a new directory
     write_csv(out / "base.csv", ["item_id", "cluster_id"], ((i, base[i]) for i in items))
     write_csv(out / "exp.csv", ["item_id", "cluster_id"], ((i, exp[i]) for i in items))
     write_csv(out / "weights.csv", ["item_id", "weight"],
