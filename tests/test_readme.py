@@ -226,3 +226,18 @@ def test_the_evaluation_numbers_quoted_are_those_of_the_examples(
             pair["experiment_ge_baseline"] - pair["ties"]) == (
         int(uir.group(1)), uir.group(2), int(uir.group(3)), int(uir.group(4)))
     assert pair["biased"] == 0 and pair["baseline_ge_experiment"] == pair["ties"]
+
+
+def test_the_estimate_json_keys_the_readme_lists(monkeypatch: pytest.MonkeyPatch,
+                                                tmp_path: Path) -> None:
+    """README lists the keys of every metric of `abcde estimate --format json` (the
+    `confidence` key was missing)."""
+    import abcde
+
+    monkeypatch.chdir(ROOT)
+    abcde.sample_pairs("examples/base.csv", "examples/exp.csv", "examples/weights.csv",
+                       budget=100, seed=7, out=tmp_path / "s")
+    doc = abcde.estimate(str(tmp_path / "s"), truth="examples/ideal.csv")
+    listed = re.search(r"every metric key, each with `([^`]+)`", README)
+    assert listed
+    assert [k.strip() for k in listed.group(1).split(",")] == list(doc["delta_precision"])
