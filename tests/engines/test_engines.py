@@ -619,3 +619,28 @@ def test_a_csv_with_another_delimiter_is_one_column_and_says_which_to_use(
     assert caught.value.exit_code == 2
     assert "its columns are 'item_id:cluster_id'" in str(caught.value)
     assert "separated by a comma, a tab, ; or |" in str(caught.value.hint)
+
+
+def test_result_files_keep_dates_timestamps_and_decimals_on_every_engine(
+        engine: Engine, tmp_path: Path) -> None:
+    """A file an engine writes (a sample's attributes, --out) holds a date attribute as a
+    DATE, a timestamp as a TIMESTAMP and a decimal as its DECIMAL, with the values of the
+    input, as DuckDB writes them: PostgreSQL and Spark wrote them as text (their Python
+    values typed the column), and PostgreSQL read a timestamp as text."""
+    from abcde.inputs.sources import open_source
+
+    source = tmp_path / "attributes.parquet"
+    con = duckdb.connect()
+    con.execute(
+        "COPY (SELECT * FROM (VALUES ('a', DATE '2024-02-29', TIMESTAMP '2024-01-01 01:30:00',"
+        " TIMESTAMPTZ '2024-01-01 01:30:00+00', CAST(1.25 AS DECIMAL(10,2))), ('b', NULL, NULL,"
+        " NULL, NULL)) t(item_id, d, ts, tstz, dec)) "
+        f"TO '{source}' (FORMAT PARQUET)")
+    relation = open_source(engine, "attributes", source).relation
+    out = tmp_path / "written.parquet"
+    engine.write(relation, out, "parquet", order_by=("item_id",))
+    want = con.execute(f"DESCRIBE SELECT * FROM '{source}'").fetchall()
+    got = con.execute(f"DESCRIBE SELECT * FROM '{out}'").fetchall()
+    assert [(r[0], r[1]) for r in got] == [(r[0], r[1]) for r in want]
+    assert (con.execute(f"SELECT * FROM '{out}' ORDER BY item_id").fetchall()
+            == con.execute(f"SELECT * FROM '{source}' ORDER BY item_id").fetchall())

@@ -291,17 +291,23 @@ def read_file(path: Path, fmt: str, string_columns: Sequence[str] = (),
 
 
 def create_table(con: duckdb.DuckDBPyConnection, name: str, columns: Sequence[str],
-                 rows: Sequence[Sequence[object]], *, temp: bool = False) -> None:
-    """CREATE [TEMP] TABLE `name` from Python rows, each column of the SQL type of its
-    values (`sql_type_of`), rows in the given order. The rows are scanned as numpy
-    arrays: DuckDB's executemany takes seconds per thousand rows."""
+                 rows: Sequence[Sequence[object]], *, temp: bool = False,
+                 types: Sequence[str | None] | None = None) -> None:
+    """CREATE [TEMP] TABLE `name` from Python rows, each column of its DuckDB type in
+    `types`, else (None) of the SQL type of its values (`sql_type_of`), rows in the given
+    order. The rows are scanned as numpy arrays: DuckDB's executemany takes seconds per
+    thousand rows."""
     import numpy as np  # here: `abcde impact` on files never needs it
 
-    types = [sql_type_of(row[k] for row in rows) for k in range(len(columns))]
+    given = list(types) if types is not None else [None] * len(columns)
+    inferred = [sql_type_of(row[k] for row in rows) if given[k] is None else None
+                for k in range(len(columns))]
+    types = [g or t for g, t in zip(given, inferred, strict=True)]
     convert = {"VARCHAR": str, "DOUBLE": float}
     arrays = {}
     for k, t in enumerate(types):
-        conv = convert.get(t)
+        # a given type casts DuckDB's own reading of the values (dates, decimals, ...)
+        conv = convert.get(t) if inferred[k] else None
         values = [None if r[k] is None else conv(r[k]) if conv else r[k] for r in rows]
         arrays[f"c{k}"] = np.array(values, dtype=object)
     scan = f"abcde_rows_{secrets.token_hex(6)}"
@@ -315,11 +321,14 @@ def create_table(con: duckdb.DuckDBPyConnection, name: str, columns: Sequence[st
         con.unregister(scan)
 
 
-def write_rows(columns: Sequence[str], rows: Sequence[tuple], path: Path, fmt: str) -> None:
-    """Write rows to one Parquet or CSV file, in the given order."""
+def write_rows(columns: Sequence[str], rows: Sequence[tuple], path: Path, fmt: str,
+               types: Sequence[str | None] | None = None) -> None:
+    """Write rows to one Parquet or CSV file, in the given order; `types`: the DuckDB
+    type of each column where the engine's type says more than the Python values do
+    (`create_table`): a date stays a DATE, as the DuckDB engine writes it, not text."""
     con = duckdb.connect(":memory:")
     try:
-        create_table(con, "t", columns, rows)
+        create_table(con, "t", columns, rows, types=types)
         option = "FORMAT PARQUET" if fmt == "parquet" else "FORMAT CSV, HEADER"
         con.execute(f"COPY t TO {literal(str(path))} ({option})")
     finally:

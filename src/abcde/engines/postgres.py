@@ -32,7 +32,25 @@ _PG_TYPES = {"BIGINT": "BIGINT", "INTEGER": "BIGINT", "SMALLINT": "BIGINT",
              "TINYINT": "BIGINT", "HUGEINT": "NUMERIC", "UBIGINT": "NUMERIC",
              "UINTEGER": "BIGINT", "USMALLINT": "BIGINT", "UTINYINT": "BIGINT",
              "DOUBLE": "DOUBLE PRECISION", "FLOAT": "DOUBLE PRECISION",
-             "VARCHAR": "TEXT", "BOOLEAN": "BOOLEAN", "DATE": "DATE"}
+             "VARCHAR": "TEXT", "BOOLEAN": "BOOLEAN", "DATE": "DATE",
+             "TIMESTAMP": "TIMESTAMP", "TIMESTAMP_S": "TIMESTAMP", "TIMESTAMP_MS": "TIMESTAMP",
+             "TIMESTAMP_NS": "TIMESTAMP", "TIMESTAMP WITH TIME ZONE": "TIMESTAMPTZ",
+             "UUID": "UUID"}
+
+# PostgreSQL type -> the DuckDB type of a result file's column, for the types whose
+# Python values do not tell it (a date would be written as text); integers and floats
+# are typed by their values, as from every engine (`abcde.engines.files.write_rows`)
+_FILE_TYPES = {"date": "DATE", "timestamp": "TIMESTAMP", "timestamptz": "TIMESTAMPTZ",
+               "uuid": "UUID"}
+
+
+def _file_type(name: str, precision: int | None, scale: int | None) -> str | None:
+    """The DuckDB type a result column of PostgreSQL type `name` is written with; None:
+    by its values. A NUMERIC without precision (a SUM) is a number of its values."""
+    if name == "numeric":
+        return (f"DECIMAL({precision},{scale or 0})"
+                if precision is not None and precision <= 38 else None)
+    return _FILE_TYPES.get(name)
 
 
 def _pg_type(duckdb_type: str) -> str:
@@ -233,10 +251,15 @@ class PostgresEngine(Engine):
             with self.con.cursor() as cur:
                 cur.execute(self.select_sql(relation, order_by))
                 names = [d.name for d in cur.description]
-                rows = [tuple(_plain(v) for v in row) for row in cur.fetchall()]
+                types = []
+                for d in cur.description:
+                    info = self.con.adapters.types.get(d.type_code)
+                    types.append(_file_type(info.name if info else "", d.precision, d.scale))
+                rows = [tuple(v if t else _plain(v) for v, t in zip(row, types, strict=True))
+                        for row in cur.fetchall()]
         except psycopg.Error as err:
             raise EngineError(f"PostgreSQL refused to read {relation}: {err}") from err
-        write_rows(names, rows, path, fmt)
+        write_rows(names, rows, path, fmt, types)
 
     def close(self) -> None:
         if self.con.closed:

@@ -360,6 +360,23 @@ def _driver_failure(err: Exception, sql: str) -> EngineError:
         f"spark.sql.shuffle.partitions=64).\n{sql}")
 
 
+def _file_type(spark_type: T.DataType) -> str | None:
+    """The DuckDB type a result column of `spark_type` is written with, for the types
+    whose Python values do not tell it (a date would be written as text); None: by its
+    values, as integers and floats are from every engine (`write_rows`). Spark hands a
+    TIMESTAMP (with local time zone) to Python as a local time, which DuckDB reads in
+    the same zone."""
+    if isinstance(spark_type, T.DateType):
+        return "DATE"
+    if isinstance(spark_type, T.TimestampNTZType):
+        return "TIMESTAMP"
+    if isinstance(spark_type, T.TimestampType):
+        return "TIMESTAMPTZ"
+    if isinstance(spark_type, T.DecimalType):
+        return f"DECIMAL({spark_type.precision},{spark_type.scale})"
+    return None
+
+
 def _csv_reader(spark: SparkSession, sep: str) -> DataFrameReader:
     """Spark's CSV reader with a header and the delimiter `sep`, reading quotes as RFC
     4180 and the other engines do: a quote inside a quoted value is written twice
@@ -656,9 +673,10 @@ class SparkEngine(Engine):
                 df = self.spark.sql(self.select_sql(relation, order_by))
                 rows = [tuple(r) for r in df.collect()]
                 names = df.columns
+                types = [_file_type(f.dataType) for f in df.schema.fields]
         except PySparkException as err:
             raise EngineError(f"Spark refused to read {relation}: {err}") from err
-        write_rows(names, rows, path, fmt)
+        write_rows(names, rows, path, fmt, types)
 
     def close(self) -> None:
         try:
