@@ -3,6 +3,7 @@ contradicting ones, exit 2 naming them — before any engine starts."""
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -97,3 +98,41 @@ def test_a_failed_spark_start_is_told_in_a_line_not_a_java_trace(tmp_path: Path)
         "java.lang.IllegalStateException: Cannot call methods on a stopped SparkContext.")
     assert _java_reason(RuntimeError(trace), tmp_path / "missing.log").startswith(
         "java.lang.IllegalStateException")
+
+
+def _abcde(*args: str) -> subprocess.CompletedProcess[str]:
+    """The command in a process of its own, as a user runs it: in this one, Spark's
+    getOrCreate would hand back the test session's Spark session."""
+    return subprocess.run([sys.executable, "-m", "abcde", *args], capture_output=True,
+                          text=True, timeout=300)
+
+
+def test_a_jvm_that_exits_at_start_is_told_by_its_log_which_is_kept() -> None:
+    """A JVM that ends before PySpark can talk to it (a bad spark.driver.memory, an
+    unknown master) was told as PySpark's "Java gateway process exited" only, and the
+    message named a JVM log abcde had already deleted: now the JVM's own line stands
+    for it, and the log is there to read."""
+    import re
+
+    pytest.importorskip("pyspark")
+    result = _abcde("impact", str(EX / "base.csv"), str(EX / "exp.csv"),
+                    "--spark-conf", "spark.driver.memory=lots")
+    assert result.returncode == 2, result.stderr
+    assert "Invalid maximum heap size: -Xmxlots" in result.stderr, result.stderr
+    log = re.search(r"The JVM's log: (\S+)", result.stderr)
+    assert log is not None and Path(log[1]).is_file(), result.stderr
+    shutil.rmtree(Path(log[1]).parent)
+
+
+def test_a_bad_spark_sql_setting_exits_2_naming_it() -> None:
+    """A --spark-conf value Spark refuses (spark.sql.shuffle.partitions=abc) surfaced at
+    the first statement as exit 1 with a JVM stack trace; now the session is checked
+    as it starts: exit 2 with Spark's reason, which names the setting."""
+    pytest.importorskip("pyspark")
+    result = _abcde("impact", str(EX / "base.csv"), str(EX / "exp.csv"),
+                    "--spark-conf", "spark.sql.shuffle.partitions=abc")
+    assert result.returncode == 2, result.stderr
+    assert ("Spark refused a setting of the session: [INVALID_CONF_VALUE.TYPE_MISMATCH] "
+            "The value 'abc' in the config \"spark.sql.shuffle.partitions\" is invalid"
+            in result.stderr), result.stderr
+    assert "java." not in result.stderr and "JVM stacktrace" not in result.stderr

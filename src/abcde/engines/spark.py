@@ -176,10 +176,18 @@ def _java_reason(err: Exception, jvm_log: Path) -> str:
     """What went wrong, in a line or two rather than Py4J's Java stack trace: the JVM
     log's ERROR lines (e.g. "All masters are unresponsive! Giving up."), else the Java
     exception's own line."""
-    logged = [line.split(" ERROR ", 1)[1].strip()
-              for line in _tail(jvm_log, 200).splitlines() if " ERROR " in line]
+    tail = _tail(jvm_log, 200).splitlines()
+    logged = [line.split(" ERROR ", 1)[1].strip() for line in tail if " ERROR " in line]
     if logged:
         return "; ".join(dict.fromkeys(logged[-3:]))[:500]
+    # a JVM that ended before PySpark could talk to it (JAVA_GATEWAY_EXITED): what
+    # spark-submit or the JVM printed, e.g. "Invalid maximum heap size: -Xmxlots" or
+    # "Master must either be yarn or start with spark, k8s, or local"
+    died = [re.sub(r"^Exception in thread \S+ [\w.$]+: ", "", line.strip()) for line in tail
+            if line.startswith(("Exception in thread", "Invalid ", "Error occurred",
+                                "Unrecognized option", "Error: Could not create"))]
+    if died and "JAVA_GATEWAY_EXITED" in str(err):
+        return "; ".join(dict.fromkeys(died[:2]))[:500]
     lines = [line.strip() for line in str(err).splitlines()]
     java = [line.lstrip(": ") for line in lines if line.startswith(": ")]
     return (java[:1] or lines[:1] or [type(err).__name__])[0][:500]
@@ -246,6 +254,11 @@ def local_session(master: str = "local[2]", warehouse: str | Path | None = None,
              "--spark-conf settings.")
     _probe_masters(master, check)
     jvm_log = logs / "jvm.log"
+    from pyspark import SparkContext
+
+    # getOrCreate hands back a session the process already runs, which is not abcde's
+    # to stop when its settings fail
+    running = SparkContext._active_spark_context is not None
     try:
         with _jvm_output(jvm_log), quiet_pyspark(), _connect_env({}):
             session = builder.getOrCreate()
@@ -253,9 +266,37 @@ def local_session(master: str = "local[2]", warehouse: str | Path | None = None,
         raise EngineUnavailable(
             f"cannot start a Spark session on {master}: {_java_reason(err, jvm_log)}\n"
             f"{check} The JVM's log: {jvm_log}") from None
+    try:  # Spark reads the SQL settings (spark.sql.*) only when the first query comes
+        with quiet_pyspark():
+            session.sql("SELECT 1")
+    except Exception as err:
+        if not running:
+            with quiet_pyspark(), contextlib.suppress(Exception):
+                session.stop()
+        raise EngineUnavailable(f"Spark refused a setting of the session: "
+                                f"{_setting_reason(err)}\nFix or drop that --spark-conf."
+                                ) from None
     session.sparkContext.setLogLevel("ERROR")
     log.info("Spark %s on %s; the JVM's log: %s", session.version, master, jvm_log)
     return session
+
+
+def _setting_reason(err: Exception) -> str:
+    """Spark's reason for refusing a setting (its error's last cause, e.g. "[INVALID_CONF_
+    VALUE.TYPE_MISMATCH] The value 'abc' in the config "spark.sql.shuffle.partitions" is
+    invalid. ..."), without the Java class names or the stack trace."""
+    origin = getattr(err, "_origin", None)  # the Java exception of a classic session
+    try:
+        while origin is not None and origin.getCause() is not None:
+            origin = origin.getCause()
+        root = origin.getMessage() if origin is not None else None
+    except Exception:  # the JVM has gone
+        root = None
+    text = str(err).strip()
+    reason = (root or (_java_cause(err) if "Caused by:" in text
+                       else (text.splitlines() or [type(err).__name__])[0]))[:500]
+    reason = re.sub(r"^Caused by: [\w.$]+: ", "", reason)
+    return re.sub(r"\s*SQLSTATE: \w+\.?$", "", reason)
 
 
 def _host_port(url: str) -> tuple[str, int]:
@@ -420,8 +461,10 @@ class SparkEngine(Engine):
                     warehouse = self._tmp / "warehouse" if master.startswith("local") else None
                     spark = local_session(master, warehouse=warehouse, conf=conf,
                                           driver_memory=driver_memory, log_dir=self._tmp)
-            except BaseException:
-                shutil.rmtree(self._tmp, ignore_errors=True)
+            except BaseException as err:
+                # the message of a session that did not start names the JVM's log here
+                if not (isinstance(err, EngineUnavailable) and str(self._tmp) in str(err)):
+                    shutil.rmtree(self._tmp, ignore_errors=True)
                 raise
         self.spark = spark
         self.work_schema = work_schema or f"abcde_work_{secrets.token_hex(4)}"
