@@ -199,3 +199,31 @@ def test_a_port_that_is_not_spark_connect_exits_2_promptly(tmp_path: Path) -> No
     assert "HTTP/2" in done.stderr, done.stderr  # gRPC's reason, not a repr
     assert "Rendezvous" not in done.stderr and "Warning" not in done.stderr, done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_spark_conf_on_spark_connect_is_set_or_refused_by_name(spark_connect_url: str
+                                                                ) -> None:
+    """--spark-conf on a Spark Connect session: a valid setting is set; one the server
+    refuses (a value of the wrong type, a setting of the server's own start) exits 2
+    naming it. PySpark's builder set them silently: a refused one was dropped and the
+    command ran without it."""
+    from abcde.engines.spark import remote_session
+    from abcde.errors import EngineUnavailable
+
+    session = remote_session(spark_connect_url, conf=[("spark.sql.shuffle.partitions", "3")])
+    try:
+        assert session.conf.get("spark.sql.shuffle.partitions") == "3"
+    finally:
+        session.stop()
+    with pytest.raises(EngineUnavailable) as caught:
+        remote_session(spark_connect_url, conf=[("spark.sql.shuffle.partitions", "abc")])
+    assert caught.value.exit_code == 2
+    assert str(caught.value) == (
+        "the Spark Connect server refused --spark-conf spark.sql.shuffle.partitions=abc: "
+        "[INVALID_CONF_VALUE.TYPE_MISMATCH] The value 'abc' in the config "
+        "\"spark.sql.shuffle.partitions\" is invalid. It should be a/an 'int' value.\n"
+        "Fix or drop that --spark-conf.")
+    with pytest.raises(EngineUnavailable, match=r"(?s)refused --spark-conf spark.driver."
+                       r"memory=8g: \[CANNOT_MODIFY_CONFIG\].*set it where the Spark Connect "
+                       r"server starts"):
+        remote_session(spark_connect_url, conf=[("spark.driver.memory", "8g")])

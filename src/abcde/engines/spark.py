@@ -341,9 +341,9 @@ def remote_session(url: str, conf: Conf = (), probe_retries: int = 4) -> SparkSe
     # process that already runs a classic one (SESSION_ALREADY_EXIST)
     from pyspark.sql.connect.session import SparkSession as ConnectSession
 
+    # the settings are set after the probe, one by one (`_set_remote_conf`): the
+    # builder's own config() sets them silently, dropping any the server refuses
     builder = ConnectSession.builder.remote(url)
-    for key, value in conf:
-        builder = builder.config(key, value)
     shown = url.split(";", 1)[0]  # never print a token
     check = ("Check that the server runs and listens there (start-connect-server.sh, "
              "spark.connect.grpc.binding.port), and the host and port of --spark-remote.")
@@ -375,8 +375,30 @@ def remote_session(url: str, conf: Conf = (), probe_retries: int = 4) -> SparkSe
                 client.close()
         raise EngineUnavailable(f"cannot reach the Spark Connect server at {shown}: "
                                 f"{_grpc_reason(err)}\n{check}") from None
+    _set_remote_conf(session, conf)
     log.info("Spark Connect %s at %s", session.version, shown)
     return session
+
+
+def _set_remote_conf(session: SparkSession, conf: Conf) -> None:
+    """Set `conf` on a Spark Connect session; a setting the server refuses (a value of
+    the wrong type, a setting of the server's own start such as spark.driver.memory)
+    stops the session and is an `EngineUnavailable` naming it."""
+    for key, value in conf:
+        try:
+            with quiet_pyspark():
+                session.conf.set(key, value)
+        except Exception as err:
+            with quiet_pyspark(), contextlib.suppress(Exception):
+                session.stop()
+            text = str(err).strip()
+            reason = re.sub(r"\s*SQLSTATE: \w+\.?$", "",
+                            (text.splitlines() or [type(err).__name__])[0])[:500]
+            hint = ("It is a setting of the server itself: set it where the Spark Connect "
+                    "server starts (--conf of start-connect-server.sh, spark-defaults.conf)."
+                    if "CANNOT_MODIFY" in text else "Fix or drop that --spark-conf.")
+            raise EngineUnavailable(f"the Spark Connect server refused --spark-conf "
+                                    f"{key}={value}: {reason}\n{hint}") from None
 
 
 def _java_cause(err: Exception) -> str:
