@@ -227,3 +227,22 @@ def test_spark_conf_on_spark_connect_is_set_or_refused_by_name(spark_connect_url
                        r"memory=8g: \[CANNOT_MODIFY_CONFIG\].*set it where the Spark Connect "
                        r"server starts"):
         remote_session(spark_connect_url, conf=[("spark.driver.memory", "8g")])
+
+
+def test_relative_paths_on_spark_connect(connect_engine: Any, tmp_path: Path,
+                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    """Files named relative to the client's working directory (`abcde impact base.csv
+    exp.csv`) are read on Spark Connect: the server resolved them against its own
+    working directory ("Path does not exist"), though abcde had found them here. A
+    malformed CSV given so is still named by its label and line."""
+    for role in ("base", "exp", "weights"):
+        (tmp_path / f"{role}.csv").write_text(Path(INPUTS[role]).read_text())
+    (tmp_path / "bad.csv").write_text("item_id,cluster_id\na,1\nb,1,x\n")
+    monkeypatch.chdir(tmp_path)
+    got = abcde.impact("base.csv", "exp.csv", "weights.csv", engine=connect_engine)
+    same(got.to_dict()["overall"], abcde.impact(**INPUTS).to_dict()["overall"])
+    with pytest.raises(abcde.InputError) as caught:
+        abcde.impact("bad.csv", "exp.csv", engine=connect_engine)
+    assert str(caught.value).startswith(
+        f"table base (bad.csv): cannot parse {tmp_path / 'bad.csv'}: line 3: more fields "
+        "than the 2 of the header\n"), caught.value

@@ -540,7 +540,15 @@ class SparkEngine(Engine):
         """A temporary view over the file (read by Spark: by the server of a Spark
         Connect session); CSV types are inferred, except that `string_columns` are read
         as text (ids such as 007 stay distinct from 7). A CSV with a malformed line is
-        an `InputError` (`_check_csv`)."""
+        an `InputError` (`_check_csv`). A relative path is made absolute for a Spark
+        Connect server, which would resolve it against its own working directory (a
+        file the client sees there, as abcde checked, is then the same file where the
+        two share the file system)."""
+        if is_connect(self.spark) and not path.is_absolute() and path.exists():
+            label = self.file_labels.get(str(path))
+            path = path.absolute()
+            if label is not None:
+                self.file_labels.setdefault(str(path), label)
         try:
             with quiet_pyspark():
                 if fmt == "parquet":
