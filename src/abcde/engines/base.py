@@ -22,9 +22,10 @@ from abcde.sql.quoting import CANONICAL_DIALECT, ident
 
 TypeCategory = Literal["integer", "string", "float", "decimal", "boolean", "nested", "other"]
 
-# Type names of values holding several values (DuckDB's, Spark's and PostgreSQL's): a
+# Type names of values holding several values (DuckDB's, Spark's and PostgreSQL's, whose
+# engine holds the lists, structs and maps of a file as JSONB): a
 # column of these is never an id, a weight or a slice value.
-_NESTED = ("STRUCT", "MAP", "LIST", "ARRAY", "UNION", "ROW")
+_NESTED = ("STRUCT", "MAP", "LIST", "ARRAY", "UNION", "ROW", "JSONB")
 
 
 def categorise(type_name: str) -> TypeCategory:

@@ -15,7 +15,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from abcde.engines.base import Engine, sql_type_of
+from abcde.engines.base import Engine, categorise, sql_type_of
 from abcde.engines.files import read_file, write_rows
 from abcde.errors import EngineError, EngineUnavailable, InputError
 from abcde.sql.dialects import Postgres
@@ -23,6 +23,7 @@ from abcde.sql.quoting import ident, table_ref
 
 try:
     import psycopg
+    from psycopg.types.json import Jsonb
 except ImportError as err:  # pragma: no cover - depends on the installed extras
     raise EngineUnavailable("the PostgreSQL engine needs psycopg: pip install "
                             "'abcde[postgres]'") from err
@@ -55,6 +56,8 @@ def _file_type(name: str, precision: int | None, scale: int | None) -> str | Non
 
 def _pg_type(duckdb_type: str) -> str:
     t = duckdb_type.upper()
+    if categorise(t) == "nested":  # a list, struct or map of a file: JSON (never an id)
+        return "JSONB"
     if t.startswith("DECIMAL"):
         return t.replace("DECIMAL", "NUMERIC")
     return _PG_TYPES.get(t, "TEXT")
@@ -203,6 +206,10 @@ class PostgresEngine(Engine):
         self.execute(f"DROP TABLE IF EXISTS {ident(name)}")
         self.execute(f"CREATE TEMPORARY TABLE {ident(name)} ({cols})")
         names = ", ".join(ident(c) for c, _ in columns)
+        json = [k for k, (_, t) in enumerate(columns) if t == "JSONB"]
+        if json:  # psycopg adapts a dict or list only when told it is JSON
+            rows = [tuple(Jsonb(v) if k in json and v is not None else v
+                          for k, v in enumerate(row)) for row in rows]
         try:
             with self.con.cursor() as cur, cur.copy(
                     f"COPY {ident(name)} ({names}) FROM STDIN") as copy:
