@@ -246,3 +246,17 @@ def test_relative_paths_on_spark_connect(connect_engine: Any, tmp_path: Path,
     assert str(caught.value).startswith(
         f"table base (bad.csv): cannot parse {tmp_path / 'bad.csv'}: line 3: more fields "
         "than the 2 of the header\n"), caught.value
+
+
+def test_tls_to_a_server_without_it_exits_2_without_grpc_log_lines(
+        spark_connect_url: str) -> None:
+    """`;use_ssl=true` with a server that speaks no TLS: exit 2 saying so. gRPC's C core
+    printed a "Handshake failed" log line per retry on the terminal."""
+    done = _cli("impact", INPUTS["base"], INPUTS["exp"], "--spark-remote",
+                f"{spark_connect_url}/;use_ssl=true")
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith(
+        f"error: cannot reach the Spark Connect server at {spark_connect_url}/: "), done.stderr
+    assert "does not speak TLS as the URL asks (use_ssl=true)" in done.stderr, done.stderr
+    assert "ssl_transport_security" not in done.stderr and "I1" not in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 2, done.stderr

@@ -332,6 +332,10 @@ def remote_session(url: str, conf: Conf = (), probe_retries: int = 4) -> SparkSe
     `conf`: (key, value) session settings. The server is asked for `SELECT 1` with a
     few quick retries (not Spark Connect's ten minutes of them): one that does not
     answer is an `EngineUnavailable` naming the URL."""
+    # gRPC's C core logs to the terminal (a failed TLS handshake of ;use_ssl=true with a
+    # server that has none, once per retry); abcde reports the failure itself. Read
+    # when gRPC starts, so set before the first channel.
+    os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     try:
         from pyspark.sql.connect.client.retries import DefaultPolicy
     except ImportError as err:
@@ -373,8 +377,12 @@ def remote_session(url: str, conf: Conf = (), probe_retries: int = 4) -> SparkSe
             with contextlib.suppress(Exception), warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)
                 client.close()
+        reason = _grpc_reason(err)
+        if "handshake failed" in reason.lower():
+            check = ("The server does not speak TLS as the URL asks (use_ssl=true): drop "
+                     "that option, or give the server a certificate.")
         raise EngineUnavailable(f"cannot reach the Spark Connect server at {shown}: "
-                                f"{_grpc_reason(err)}\n{check}") from None
+                                f"{reason}\n{check}") from None
     _set_remote_conf(session, conf)
     log.info("Spark Connect %s at %s", session.version, shown)
     return session
