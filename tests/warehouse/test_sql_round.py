@@ -600,11 +600,11 @@ def test_header_shows_a_flag_as_its_name() -> None:
 
 
 def test_reusing_cells_that_do_not_exist_is_explained_in_header_and_help() -> None:
-    """--reuse-cells under a prefix no script of the round used: the script fails on the
-    warehouse's own error that the cells_key table does not exist (no SQL of every
-    dialect can test whether a table exists), so the header says plainly that the cell
-    tables must exist and what to run first, and lists the very table the error names;
-    so does --help."""
+    """--reuse-cells under a prefix no script of the round used: the header says plainly
+    that the cell tables must exist and what to run first, and lists the very tables
+    read; so does --help. On DuckDB the first statement stops with abcde's message
+    naming them (script/cells_exist.sql); Spark, which has no information_schema to look
+    them up in, keeps the warehouse's own error and says so in its header."""
     import duckdb
     from click.testing import CliRunner
 
@@ -625,12 +625,59 @@ def test_reusing_cells_that_do_not_exist_is_explained_in_header_and_help() -> No
         assert ("reads the cell tables of an earlier script of the round, which must "
                 "exist: run `abcde sql impact`") in head
         assert "with the same --prefix/--schema and input options first" in head
+        assert "the first statement stops with abcde's message naming the missing" in head
         tables = head.split("Tables read: ")[1].split(" Work tables")[0]
         assert tables.split(", ") == [f'"nothere_{t}"' for t in
                                       ("cell_rows", "validation", "cells", "cell_metrics",
                                        "cells_key")]
-        with pytest.raises(duckdb.Error, match="nothere_cells_key does not exist"):
+        with pytest.raises(duckdb.Error, match="abcde --reuse-cells: the cell tables of the "
+                           "round do not exist under --prefix nothere_; missing: "
+                           "nothere_cell_rows, nothere_validation"):
             con.execute(script)
         helped = " ".join(CliRunner().invoke(main, ["sql", command[0], "--help"]).output.split())
         assert ("must exist: run `abcde sql impact` with the same --prefix/--schema and "
                 "input options first") in helped
+    spark = CliRunner().invoke(main, ["sql", "sample-items", "--dialect", "spark", "--base",
+                                      "s.base", "--exp", "s.exp", "--reuse-cells"]).output
+    assert "cells_exist" not in spark
+    assert ("the first statement fails with the warehouse's error that a table does not "
+            "exist") in " ".join(line.removeprefix("--").strip()
+                                 for line in spark.splitlines() if line.startswith("--"))
+
+
+@pytest.mark.parametrize("engine_name", [
+    "duckdb", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_reusing_cells_that_do_not_exist_stops_with_abcdes_message(
+        request: pytest.FixtureRequest, engine_name: str) -> None:
+    """The first statement of a script with --reuse-cells looks the round's cell tables
+    up in information_schema (DuckDB unqualified, PostgreSQL in the engine's schema) and
+    stops with abcde's message naming exactly the missing ones and the command, with
+    this --prefix/--schema, that makes them — not the warehouse's "does not exist" at the
+    first table it reads; with the tables there it passes."""
+    engines = make_engine(request, engine_name)
+    engine = next(engines)
+    try:
+        register(engine, "base", "exp")
+        s = spec(engine, weights=None, attributes=None, slicings=())
+        where = "--prefix r_" + (f" --schema {s.schema}" if s.schema else "")
+        shown = (f"{s.schema}." if s.schema else "") + "r_"
+        reuse, _, _ = sample_items_pipeline(replace(s, reuse_cells=True), 5, 3)
+        assert next(iter(reuse.statements(engine.dialect)))[0] == "item_cells_exist"
+        with pytest.raises(Exception) as err:
+            run(engine, reuse)
+        missing = ", ".join(f"{shown}{t}" for t in ("cell_rows", "validation", "cells",
+                                                      "cell_metrics", "cells_key"))
+        assert (f"abcde --reuse-cells: the cell tables of the round do not exist under "
+                f"{where}; missing: {missing}. Make them first: run `abcde sql impact` "
+                f"with {where} and this script") in str(err.value)
+        first, _, _ = impact_pipeline(s)
+        run(engine, first)
+        engine.execute(f"DROP TABLE {to_sql(first.table('cells'), engine.dialect)}")
+        with pytest.raises(Exception, match=f"missing: {shown}cells[.] Make them first"):
+            run(engine, reuse)
+        run(engine, first)
+        run(engine, reuse)
+        [v] = rows(engine, reuse, "item_validation")
+        assert v["cells_match"] == 1 and v["input_valid"] is True
+    finally:
+        engines.close()

@@ -80,8 +80,9 @@ def reuse_option(fn: Callable[..., Any]) -> Callable[..., Any]:
              "inputs again; its validation row refuses cells of other inputs. The tables "
              "(<prefix>cell_rows, validation, cells, cell_metrics, cells_key) must exist: "
              "run `abcde sql impact` with the same --prefix/--schema and input options "
-             "first, else the script fails with the warehouse's error that "
-             "<prefix>cells_key does not exist.")(fn)
+             "first, else the script stops at its first statement, naming the tables "
+             "missing (on Spark: the warehouse's error that <prefix>cells_key does not "
+             "exist).")(fn)
 
 
 def make_spec(dialect: str, base: str, exp: str, weights: str | None,

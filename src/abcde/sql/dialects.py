@@ -125,6 +125,27 @@ def _fail(dialect: Dialect, message: exp.Expression) -> exp.Expression:
     return _recipe(dialect, dialect.fail, message)
 
 
+def _table_exists(dialect: Dialect, catalog: exp.Expression, schema: exp.Expression,
+                  table: exp.Expression) -> exp.Expression:
+    """TRUE when the table `catalog`.`schema`.`table` exists (string literals, '' for a
+    part not given: the current database or schema), by the target's information_schema
+    (`Dialect.table_exists`); a target without one (Spark) cannot write it."""
+    parts = [p.name if isinstance(p, exp.Literal) and p.is_string else None
+             for p in (catalog, schema, table)]
+    if parts[2] is None or any(p is None for p in parts):
+        raise TemplateError("ABCDE_TABLE_EXISTS takes three string literals")
+    sql = dialect.table_exists(parts[0] or None, parts[1] or None, parts[2])
+    if sql is None:
+        raise TemplateError(f"ABCDE_TABLE_EXISTS has no {dialect.title} form (no "
+                            "information_schema)")
+    return exp.paren(sqlglot.parse_one(sql, read=dialect.sqlglot_name))
+
+
+def _text(value: str, dialect: Dialect) -> str:
+    """A string literal of the target's SQL."""
+    return exp.Literal.string(value).sql(dialect=dialect.sqlglot_name)
+
+
 _ORDER_FREE_AGGREGATES = (exp.Sum, exp.Count, exp.Min, exp.Max)
 
 
@@ -201,6 +222,7 @@ class Dialect:
         "ABCDE_MD5_HEX": _md5_hex,
         "ABCDE_ID_HASH": _id_hash,
         "ABCDE_FAIL": _fail,
+        "ABCDE_TABLE_EXISTS": _table_exists,
     }
 
     def write_identifier(self, node: exp.Identifier) -> exp.Identifier:
@@ -211,6 +233,12 @@ class Dialect:
     def name_rule(self, name: str, kind: str) -> str | None:
         """Why the target cannot create a table (`kind` 'table') or hold a schema
         ('schema') of this name, even quoted (the rule, in words); None if it can."""
+        return None
+
+    def table_exists(self, catalog: str | None, schema: str | None, table: str) -> str | None:
+        """A boolean of the target's SQL: whether table `table` exists in `schema` (None:
+        the current schema) of `catalog` (None: the current database), by its
+        information_schema; None where the target has none (Spark)."""
         return None
 
     def uniform(self, seed: exp.Expression, *keys: exp.Expression) -> exp.Expression:
@@ -280,6 +308,17 @@ class DuckDB(Dialect):
     # a UBIGINT; its SUM is a HUGEINT
     id_hash = "HASH(K)"
 
+    def table_exists(self, catalog: str | None, schema: str | None, table: str) -> str | None:
+        """DuckDB matches names case-insensitively; information_schema.tables lists the
+        tables of every attached database."""
+        in_schema = _text(schema, self) if schema else "CURRENT_SCHEMA()"
+        where = [f"LOWER(table_name) = LOWER({_text(table, self)})",
+                 f"LOWER(table_schema) = LOWER({in_schema})"]
+        if catalog or not schema:
+            where.append(f"LOWER(table_catalog) = LOWER("
+                         f"{_text(catalog, self) if catalog else 'CURRENT_DATABASE()'})")
+        return f"(SELECT COUNT(*) FROM information_schema.tables WHERE {' AND '.join(where)}) > 0"
+
 
 class BigQuery(Dialect):
     name = "bigquery"
@@ -292,6 +331,16 @@ class BigQuery(Dialect):
     # even a flexible column name: '.' would read as a path into a STRUCT (BigQuery
     # documentation, "Flexible column names")
     column_name_forbidden = frozenset('!"$()*,./;?@[\\]^`{}~')
+
+    def table_exists(self, catalog: str | None, schema: str | None, table: str) -> str | None:
+        """A dataset's own INFORMATION_SCHEMA.TABLES. BigQuery has no current dataset
+        (`abcde sql` requires --schema there); a pipeline without one looks nothing up:
+        TRUE, and a missing table is the warehouse's own error."""
+        if schema is None:
+            return "TRUE"
+        where = ".".join(f"`{p}`" for p in (catalog, schema) if p)
+        return (f"(SELECT COUNT(*) FROM {where}.INFORMATION_SCHEMA.TABLES "
+                f"WHERE table_name = {_text(table, self)}) > 0")
 
     def name_rule(self, name: str, kind: str) -> str | None:
         """BigQuery's documented rules: a table name of letters, marks, numbers,
@@ -358,6 +407,22 @@ class Snowflake(Dialect):
         """By `_snowflake_identifier`: a lower-case name is its upper-case form."""
         return _snowflake_identifier(node)
 
+    def table_exists(self, catalog: str | None, schema: str | None, table: str) -> str | None:
+        """INFORMATION_SCHEMA.TABLES of the database, which holds names as stored (a
+        lower-case name written unquoted is stored in upper case: `write_identifier`)."""
+
+        def stored(name: str) -> str:
+            node = self.write_identifier(exp.to_identifier(name, quoted=True))
+            return node.this if node.quoted else node.this.upper()
+
+        source = "INFORMATION_SCHEMA.TABLES"
+        if catalog:
+            source = (self.write_identifier(exp.to_identifier(catalog, quoted=True))
+                      .sql(dialect="snowflake") + "." + source)
+        where = _text(stored(schema), self) if schema else "CURRENT_SCHEMA()"
+        return (f"(SELECT COUNT(*) FROM {source} WHERE TABLE_NAME = "
+                f"{_text(stored(table), self)} AND TABLE_SCHEMA = {where}) > 0")
+
     def name_rule(self, name: str, kind: str) -> str | None:
         return "Snowflake names are at most 255 characters" if len(name) > 255 else None
 
@@ -395,6 +460,15 @@ class Postgres(Dialect):
     mirror_following_frames = True
     # a bigint of the id's text (ids of both inputs have one type); its SUM is a numeric
     id_hash = "HASHTEXTEXTENDED(CAST(K AS TEXT), 0)"
+
+    def table_exists(self, catalog: str | None, schema: str | None, table: str) -> str | None:
+        """Quoted names are matched exactly; an unqualified table is created in
+        CURRENT_SCHEMA."""
+        where = [f"table_name = {_text(table, self)}",
+                 f"table_schema = {_text(schema, self) if schema else 'CURRENT_SCHEMA'}"]
+        if catalog:
+            where.append(f"table_catalog = {_text(catalog, self)}")
+        return f"(SELECT COUNT(*) FROM information_schema.tables WHERE {' AND '.join(where)}) > 0"
 
     def name_rule(self, name: str, kind: str) -> str | None:
         """PostgreSQL cuts a longer name short (NAMEDATALEN), silently but for a notice:

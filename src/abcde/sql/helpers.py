@@ -122,6 +122,18 @@ def fail(message: str) -> str:
     return f"ABCDE_FAIL({message})"
 
 
+def table_exists(catalog: str, schema: str, table: str) -> str:
+    """TRUE when the table exists, by the target's information_schema (string literals;
+    '' for the current database or schema). Spark has none: a step using it runs only
+    where `Dialect.table_exists` has a form (`Pipeline.add(..., dialects=...)`).
+
+    >>> print(as_sql(table_exists("''", "'s'", "'t'")))  # doctest: +NORMALIZE_WHITESPACE
+    ((SELECT COUNT(*) FROM information_schema.tables WHERE LOWER(table_name) = LOWER('t')
+      AND LOWER(table_schema) = LOWER('s')) > 0)
+    """
+    return f"ABCDE_TABLE_EXISTS({catalog}, {schema}, {table})"
+
+
 # The weights abcde accepts (docs/method.md §1). Only ratios of weights matter, so any weights can
 # be rescaled into this range; inside it every sum (of up to 1e10 items), product and
 # ratio the metrics and estimators form is a normal double: no overflow to inf, no
@@ -199,4 +211,5 @@ def rank_value(x: float | None) -> float:
 HELPERS = {"ident": ident, "table_ref": table_ref, "literal": literal, "fdiv": fdiv,
            "ln": ln, "uniform": uniform, "order_key": order_key, "is_finite": is_finite,
            "rank_key": rank_key, "valid_weight": valid_weight, "md5_hex": md5_hex,
-           "round_relative": round_relative, "id_hash": id_hash, "fail": fail}
+           "round_relative": round_relative, "id_hash": id_hash, "fail": fail,
+           "table_exists": table_exists}

@@ -40,6 +40,14 @@ class Step:
     name: str
     query: exp.Query
     materialise: bool = False
+    dialects: frozenset[str] | None = None
+    """The targets (`Dialect.name`) that run the step; None: every one. A check that
+    some target cannot write (no information_schema on Spark) is left out there."""
+
+    def runs_on(self, dialect: str | Dialect) -> bool:
+        """Whether `dialect` runs the step."""
+        name = dialect if isinstance(dialect, str) else dialect.name
+        return self.dialects is None or name in self.dialects
 
 
 @dataclass
@@ -101,10 +109,11 @@ class Pipeline:
 
         return visit(name)
 
-    def add(self, name: str, query: exp.Query, *, materialise: bool = False) -> str:
+    def add(self, name: str, query: exp.Query, *, materialise: bool = False,
+            dialects: frozenset[str] | None = None) -> str:
         if name in self.steps:
             raise ValueError(f"duplicate pipeline step {name!r}")
-        self.steps[name] = Step(name, query, materialise)
+        self.steps[name] = Step(name, query, materialise, dialects)
         return name
 
     def physical_name(self, name: str) -> str:
@@ -209,15 +218,16 @@ class Pipeline:
 
     def statements(self, dialect: str | Dialect, *,
                    pretty: bool = False) -> list[tuple[str, str]]:
-        """(step name, SQL) for every materialised step not `provided`, in order."""
+        """(step name, SQL) for every materialised step not `provided` that `dialect`
+        runs, in order."""
         return [(name, sql) for name, step in self.steps.items()
-                if step.materialise and name not in self.provided
+                if step.materialise and name not in self.provided and step.runs_on(dialect)
                 for sql in self.create_statements(name, dialect, pretty=pretty)]
 
     def run(self, engine: Runner, *names: str) -> None:
         """Materialise steps on an engine."""
         for name in names:
-            if name not in self.provided:
+            if name not in self.provided and self.steps[name].runs_on(engine.dialect):
                 self._materialise(engine, name, None)
 
     def run_as(self, engine: Runner, name: str, query: exp.Query, why: str) -> None:

@@ -16,6 +16,7 @@ import functools
 import hashlib
 import logging
 import re
+import shlex
 import textwrap
 import unicodedata
 from collections.abc import Iterator, Sequence
@@ -30,7 +31,7 @@ from abcde.inputs.checks import EXAMPLES, add_count_steps, checks, side_inputs
 from abcde.inputs.session import Attribute, Inputs
 from abcde.inputs.sources import ID_TYPES, Source
 from abcde.inputs.spec import WEIGHT_RANGE_TEXT, InputSpec, check_options, check_slice_names
-from abcde.sql.dialects import get_dialect, to_sql
+from abcde.sql.dialects import DIALECTS, get_dialect, to_sql
 from abcde.sql.pipeline import Pipeline, Step
 from abcde.sql.quoting import CANONICAL_DIALECT, table_ref
 from abcde.sql.templates import render
@@ -315,6 +316,7 @@ def build_cells(spec: ScriptSpec, relations: dict[str, str] | None = None,
         outputs = [Output("validation", validation_columns, doc)]
         return Cells(pipeline, inputs, outputs, "validation", slice_steps)
     pipeline.provided.update(CELL_STEPS)
+    _add_cells_exist(spec, pipeline, kind)
     pipeline.add("cells_key_now", key)
     message = ("abcde --reuse-cells: the cell tables under this --prefix/--schema were made "
                "by a script with other inputs or checks (a weights or attributes table, "
@@ -331,6 +333,30 @@ def build_cells(spec: ScriptSpec, relations: dict[str, str] | None = None,
                       "them, cells_match (1 when the round's cell tables were made from "
                       "these inputs) and input_valid.")]
     return Cells(pipeline, inputs, outputs, name, slice_steps)
+
+
+def _add_cells_exist(spec: ScriptSpec, pipeline: Pipeline, kind: str) -> None:
+    """The first statement of a script that reuses the round's cells: stop with abcde's
+    message naming the cell tables missing under this --prefix/--schema and the command
+    that makes them (script/cells_exist.sql), not the warehouse's "does not exist". Only
+    where the target has an information_schema (`Dialect.table_exists`): not on Spark,
+    whose header says what to run first."""
+    parts = spec.schema.split(".") if spec.schema else []
+    catalog, schema = ["", "", *parts][-2:]
+    tables = [(catalog, schema, f"{spec.prefix}{step}",
+               ".".join(p for p in (catalog, schema, f"{spec.prefix}{step}") if p))
+              for step in CELL_STEPS]
+    where = f"--prefix {shlex.quote(spec.prefix)}" + (
+        f" --schema {shlex.quote(spec.schema)}" if spec.schema else "")
+    message = ("abcde --reuse-cells: the cell tables of the round do not exist under "
+               f"{where}; missing: ")
+    advice = (f". Make them first: run `abcde sql impact` with {where} and this script's "
+              "input options (or the round's first script, without --reuse-cells), or run "
+              "this script without --reuse-cells.")
+    targets = frozenset(d for d in DIALECTS if get_dialect(d).table_exists(None, "s", "t"))
+    pipeline.add(f"{kind}_cells_exist", render("script/cells_exist.sql", tables=tables,
+                                               message=message, advice=advice),
+                 materialise=True, dialects=targets)
 
 
 def _fingerprint_columns(inputs: Inputs, name: str) -> list[str]:
@@ -508,19 +534,23 @@ def header(spec: ScriptSpec, parts: Sequence[tuple[Pipeline, list[Output]]], dia
     for pipeline, outputs in parts:
         shown = {o.step for o in outputs}
         work += [to_sql(pipeline.table(n), dialect) for n, st in pipeline.steps.items()
-                 if st.materialise and n not in shown and n not in pipeline.provided]
+                 if st.materialise and n not in shown and n not in pipeline.provided
+                 and st.runs_on(dialect)]
         reused += [to_sql(pipeline.table(n), dialect) for n in pipeline.steps
                    if n in pipeline.provided]
     if reused:
-        # a script cannot test portably whether a table exists (Spark has no
-        # information_schema): without them the first statement fails with the
-        # warehouse's own "does not exist", so the header says what to run first
+        # Spark has no information_schema: without the tables its first statement
+        # fails with the warehouse's own "does not exist", so the header says what to run
+        # first; elsewhere the first statement (script/cells_exist.sql) says it
+        missing = ("the first statement stops with abcde's message naming the missing "
+                   "tables" if get_dialect(dialect).table_exists(None, "s", "t") else
+                   "the first statement fails with the warehouse's error that a table does "
+                   "not exist")
         lines += textwrap.wrap(
             "--reuse-cells: reads the cell tables of an earlier script of the round, which "
             "must exist: run `abcde sql impact` (or the round's first script, without "
             "--reuse-cells) with the same --prefix/--schema and input options first; "
-            "without them the first statement fails with the warehouse's error that a "
-            "table does not exist. Made from other inputs, they set cells_match 0 and "
+            f"without them {missing}. Made from other inputs, they set cells_match 0 and "
             "input_valid FALSE. Tables read: " + ", ".join(reused), 86)
     if work:
         lines.append("Work tables (also created): " + ", ".join(work))
@@ -589,7 +619,8 @@ def pipeline_statements(pipeline: Pipeline, dialect: str) -> list[tuple[str, str
         return [(name,
                  ";\n\n".join(pipeline.create_statements(name, dialect, pretty=True)) + ";\n")
                 for name, step in pipeline.steps.items()
-                if step.materialise and name not in pipeline.provided]
+                if step.materialise and name not in pipeline.provided
+                and step.runs_on(dialect)]
 
 
 def step_statements(spec: ScriptSpec, dialect: str) -> list[tuple[str, str]]:

@@ -1,0 +1,85 @@
+DROP TABLE IF EXISTS "proj"."ds"."abcde_item_cells_exist";
+
+CREATE TABLE "proj"."ds"."abcde_item_cells_exist" AS
+SELECT
+  CASE
+    WHEN missing = ''
+    THEN 1
+    ELSE CAST(CONCAT(
+      'abcde --reuse-cells: the cell tables of the round do not exist under --prefix abcde_ --schema proj.ds; missing: ',
+      SUBSTRING(missing FROM 3),
+      '. Make them first: run `abcde sql impact` with --prefix abcde_ --schema proj.ds and this script''s input options (or the round''s first script, without --reuse-cells), or run this script without --reuse-cells.'
+    ) AS INT)
+  END AS cells_exist
+FROM (
+  SELECT
+    CONCAT(
+      CASE
+        WHEN (
+          (
+            SELECT
+              COUNT(*)
+            FROM information_schema.tables
+            WHERE
+              table_name = 'abcde_cell_rows' AND table_schema = 'ds' AND table_catalog = 'proj'
+          ) > 0
+        )
+        THEN ''
+        ELSE ', proj.ds.abcde_cell_rows'
+      END,
+      CASE
+        WHEN (
+          (
+            SELECT
+              COUNT(*)
+            FROM information_schema.tables
+            WHERE
+              table_name = 'abcde_validation' AND table_schema = 'ds' AND table_catalog = 'proj'
+          ) > 0
+        )
+        THEN ''
+        ELSE ', proj.ds.abcde_validation'
+      END,
+      CASE
+        WHEN (
+          (
+            SELECT
+              COUNT(*)
+            FROM information_schema.tables
+            WHERE
+              table_name = 'abcde_cells' AND table_schema = 'ds' AND table_catalog = 'proj'
+          ) > 0
+        )
+        THEN ''
+        ELSE ', proj.ds.abcde_cells'
+      END,
+      CASE
+        WHEN (
+          (
+            SELECT
+              COUNT(*)
+            FROM information_schema.tables
+            WHERE
+              table_name = 'abcde_cell_metrics'
+              AND table_schema = 'ds'
+              AND table_catalog = 'proj'
+          ) > 0
+        )
+        THEN ''
+        ELSE ', proj.ds.abcde_cell_metrics'
+      END,
+      CASE
+        WHEN (
+          (
+            SELECT
+              COUNT(*)
+            FROM information_schema.tables
+            WHERE
+              table_name = 'abcde_cells_key' AND table_schema = 'ds' AND table_catalog = 'proj'
+          ) > 0
+        )
+        THEN ''
+        ELSE ', proj.ds.abcde_cells_key'
+      END
+    ) AS missing
+) AS m;
