@@ -936,3 +936,88 @@ def test_every_count_of_the_script_is_an_integer(engine: Engine) -> None:
     assert ("validation", "unused_weights") in checked and ("slices_0", "items") in checked
     [v] = engine.fetch(f"SELECT * FROM {to_sql(pipeline.table('validation'), engine.dialect)}")
     assert all(type(v[c]) is int for s, c in checked if s == "validation")
+
+
+# One slice value per item and column: floats of every layout (Python writes 1e15 and
+# 1.5e15 positionally where PostgreSQL writes exponents), NaN and ±inf, -0.0, the least
+# subnormal and the largest double; a real (widened to a double, as abcde impact reads
+# it), a decimal, integers beyond 2^53, booleans and dates; and NULLs.
+SLICE_VALUES = {
+    "f": ("DOUBLE PRECISION", ["1.0", "NaN", "Infinity", "-Infinity", "-0.0", "0.1", "1e15",
+                               "1.5e15", "1e16", "1e-05", "0.0001", "123456789012345",
+                               "1234567890123456.8", "1e22", "5e-324",
+                               "1.7976931348623157e308", "-2.5", None]),
+    "r": ("REAL", ["0.1", "1", "NaN", "3.4e38", "1e-07", "-0", "Infinity", "16777217",
+                   None]),
+    "n": ("DECIMAL(20,3)", ["1.250", "0", "-3.5", "1234567890123456.789", "100", None]),
+    "i": ("BIGINT", ["1", "-3", "9007199254740993", "0", None]),
+    "b": ("BOOLEAN", ["true", "false", None]),
+    "d": ("DATE", ["2024-01-05", "1999-12-31", "0001-01-01", None]),
+}
+SLICE_ITEMS = 18
+
+
+def _slice_tables_sql(schema: str | None) -> list[str]:
+    """CREATE and INSERT of the typed attributes table `sl_a` (DuckDB and PostgreSQL)."""
+    q = f'"{schema}".' if schema else ""
+    cols = ", ".join(f"{c} {t}" for c, (t, _) in SLICE_VALUES.items())
+    rows = []
+    for k in range(SLICE_ITEMS):
+        values = [f"'{k}'"]
+        for t, vals in SLICE_VALUES.values():
+            v = vals[k % len(vals)]
+            values.append("NULL" if v is None else f"CAST('{v}' AS {t})")
+        rows.append(f"({', '.join(values)})")
+    return [f"CREATE TABLE {q}sl_a (item_id VARCHAR, {cols})",
+            f"INSERT INTO {q}sl_a VALUES {', '.join(rows)}"]
+
+
+@pytest.mark.parametrize("engine_name", [
+    "duckdb", pytest.param("postgres", marks=pytest.mark.postgres)])
+def test_slice_keys_are_the_text_impact_gives_on_every_engine(
+        request: pytest.FixtureRequest, engine_name: str, tmp_path: Path) -> None:
+    """A script's slice key of a float, real, decimal, integer, boolean or date column is
+    the text `abcde impact` (DuckDB) gives for the value in JSON — 1.0, -0.0,
+    1000000000000000.0, 1e+16, NaN, Infinity, true, 1999-12-31 — on DuckDB and on
+    PostgreSQL (whose own text is 1, -0, 1e+15, and for a real 0.1 where abcde reads
+    0.10000000149011612), with the same items per key."""
+    import json
+
+    import duckdb
+    from conftest import make_engine
+
+    con = duckdb.connect()
+    for sql in _slice_tables_sql(None):
+        con.execute(sql)
+    con.execute(f"COPY sl_a TO '{tmp_path / 'a.parquet'}'")
+    ids = [(str(k), str(k % 3)) for k in range(SLICE_ITEMS)]
+    for name, pairs in (("b", ids), ("e", [(i, str(int(c) % 2)) for i, c in ids])):
+        (tmp_path / f"{name}.csv").write_text(
+            "item_id,cluster_id\n" + "".join(f"{i},{c}\n" for i, c in pairs))
+    want = impact(tmp_path / "b.csv", tmp_path / "e.csv", attributes=tmp_path / "a.parquet",
+                  slice_by=[[c] for c in SLICE_VALUES])
+    engines = make_engine(request, engine_name)
+    engine = next(engines)
+    try:
+        engine.register_rows("sl_b", ["item_id", "cluster_id"], ids)
+        engine.register_rows("sl_e", ["item_id", "cluster_id"],
+                             [(i, str(int(c) % 2)) for i, c in ids])
+        for sql in _slice_tables_sql(engine.work_schema):
+            engine.execute(sql)
+        a = f"{engine.work_schema}.sl_a" if engine.work_schema else "sl_a"
+        spec = ScriptSpec(base="sl_b", exp="sl_e", attributes=a,
+                          slicings=tuple((c,) for c in SLICE_VALUES), prefix="sl_",
+                          schema=engine.work_schema)
+        pipeline, _, _ = impact_pipeline(spec)
+        for _, sql in pipeline.statements(engine.dialect):
+            engine.execute(sql)
+        for k, column in enumerate(SLICE_VALUES):
+            got = {r[column]: r["items"] for r in engine.fetch(
+                f"SELECT * FROM {to_sql(pipeline.table(f'slices_{k}'), engine.dialect)}")}
+            json_rows = json.loads(json.dumps(want.slices[k]["rows"]))
+            expected = {None if r[column] is None else
+                        r[column] if isinstance(r[column], str) else json.dumps(r[column]):
+                        r["items"] for r in json_rows}
+            assert got == expected, column
+    finally:
+        engines.close()

@@ -146,6 +146,12 @@ def _text(value: str, dialect: Dialect) -> str:
     return exp.Literal.string(value).sql(dialect=dialect.sqlglot_name)
 
 
+def _slice_text(dialect: Dialect, x: exp.Expression) -> exp.Expression:
+    """A slice attribute's value as the text `abcde impact` gives it in JSON, the same on
+    every target that can tell a column's type (`Dialect.slice_text`)."""
+    return _recipe(dialect, dialect.slice_text, x)
+
+
 _ORDER_FREE_AGGREGATES = (exp.Sum, exp.Count, exp.Min, exp.Max)
 
 
@@ -209,6 +215,14 @@ class Dialect:
     fail: ClassVar[str | None] = None
     """How the target stops a statement with the message K (`_fail`); None: a cast of K
     to an integer, an error on every target whose casts are strict."""
+    slice_text: ClassVar[str] = "CAST(K AS VARCHAR)"
+    """A slice attribute K of any type as text (`abcde.sql.helpers.slice_text`), in the
+    target's SQL: the text `abcde impact` gives in JSON (a float as Python writes it,
+    1.0 and -0.0 and 1e+16; NaN, Infinity, -Infinity; true/false; 2024-01-05). The
+    default, a plain cast, gives it for text, integers, booleans and dates; a float
+    keeps the target's own text where no form here tells a column's type: BigQuery has
+    no typeof, Snowflake's SYSTEM$TYPEOF runs on no local engine, and Spark's text of a
+    double is Java's (1.0E16; before Java 19 not always the shortest digits, 4.9E-324)."""
     mirror_following_frames: ClassVar[bool] = False
     """Whether a window frame that runs to UNBOUNDED FOLLOWING is written as its mirror
     (`_mirror_following_frame`): Spark and PostgreSQL recompute such a frame for every
@@ -223,6 +237,7 @@ class Dialect:
         "ABCDE_ID_HASH": _id_hash,
         "ABCDE_FAIL": _fail,
         "ABCDE_TABLE_EXISTS": _table_exists,
+        "ABCDE_SLICE_TEXT": _slice_text,
     }
 
     def write_identifier(self, node: exp.Identifier) -> exp.Identifier:
@@ -307,6 +322,16 @@ class DuckDB(Dialect):
     md5_52_bits = "CAST('0x' || SUBSTR(MD5(K), 1, 13) AS BIGINT)"
     # a UBIGINT; its SUM is a HUGEINT
     id_hash = "HASH(K)"
+    # a float or decimal as a double (a FLOAT widened exactly, as `abcde impact` reads
+    # it), whose text is Python's repr but for nan/-nan and inf; TRY_CAST binds for
+    # every type (the branch runs only for floats and decimals)
+    slice_text = (
+        "CASE WHEN TYPEOF(K) IN ('DOUBLE', 'FLOAT') OR TYPEOF(K) LIKE 'DECIMAL%' THEN "
+        "CASE WHEN CAST(TRY_CAST(K AS DOUBLE) AS VARCHAR) IN ('nan', '-nan') THEN 'NaN' "
+        "WHEN CAST(TRY_CAST(K AS DOUBLE) AS VARCHAR) = 'inf' THEN 'Infinity' "
+        "WHEN CAST(TRY_CAST(K AS DOUBLE) AS VARCHAR) = '-inf' THEN '-Infinity' "
+        "ELSE CAST(TRY_CAST(K AS DOUBLE) AS VARCHAR) END "
+        "ELSE CAST(K AS VARCHAR) END")
 
     def table_exists(self, catalog: str | None, schema: str | None, table: str) -> str | None:
         """DuckDB matches names case-insensitively; information_schema.tables lists the
@@ -451,6 +476,21 @@ class Spark(Dialect):
     # died, where the FULL JOIN completes (benchmarks/RESULTS.md).
 
 
+def _postgres_slice_text() -> str:
+    """PostgreSQL's `slice_text`. A float or numeric is read as a double through its text
+    (no cast of every type to a double parses; a real through a real, so that it widens
+    exactly), whose text (shortest round trip, as Python's) differs from Python's repr
+    only in layout: 1 for 1.0, -0 for -0.0, and 1.5e+15 where Python writes positions up
+    to 1e16 (1500000000000000.0: the numeric's text, then '.0'). NaN, Infinity and
+    -Infinity are already JSON's."""
+    kind = "CAST(PG_TYPEOF(K) AS TEXT)"
+    d = (f"CAST(CASE WHEN {kind} = 'real' THEN CAST(CAST(CAST(K AS TEXT) AS REAL) AS "
+         "DOUBLE PRECISION) ELSE CAST(CAST(K AS TEXT) AS DOUBLE PRECISION) END AS TEXT)")
+    laid = f"CASE WHEN {d} LIKE '%e+15' THEN CAST(CAST({d} AS NUMERIC) AS TEXT) ELSE {d} END"
+    return (f"CASE WHEN {kind} IN ('double precision', 'real', 'numeric') THEN "
+            f"REGEXP_REPLACE({laid}, '^(-?[0-9]+)$', '\\1.0') ELSE CAST(K AS TEXT) END")
+
+
 class Postgres(Dialect):
     name = "postgres"
     title = "PostgreSQL"
@@ -460,6 +500,7 @@ class Postgres(Dialect):
     mirror_following_frames = True
     # a bigint of the id's text (ids of both inputs have one type); its SUM is a numeric
     id_hash = "HASHTEXTEXTENDED(CAST(K AS TEXT), 0)"
+    slice_text = _postgres_slice_text()
 
     def table_exists(self, catalog: str | None, schema: str | None, table: str) -> str | None:
         """Quoted names are matched exactly; an unqualified table is created in

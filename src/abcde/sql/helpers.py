@@ -134,6 +134,17 @@ def table_exists(catalog: str, schema: str, table: str) -> str:
     return f"ABCDE_TABLE_EXISTS({catalog}, {schema}, {table})"
 
 
+def slice_text(x: str) -> str:
+    """A slice attribute of any type (a script cannot know it) as text, the same on every
+    target that can tell a column's type and equal to the value `abcde impact` gives in
+    JSON: 1.0, -0.0, 1e+16, NaN, Infinity, true, 2024-01-05 (`Dialect.slice_text`).
+
+    >>> as_sql(slice_text("a"), "bigquery")
+    'CAST(a AS STRING)'
+    """
+    return f"ABCDE_SLICE_TEXT({x})"
+
+
 # The weights abcde accepts (docs/method.md §1). Only ratios of weights matter, so any weights can
 # be rescaled into this range; inside it every sum (of up to 1e10 items), product and
 # ratio the metrics and estimators form is a normal double: no overflow to inf, no
@@ -212,4 +223,4 @@ HELPERS = {"ident": ident, "table_ref": table_ref, "literal": literal, "fdiv": f
            "ln": ln, "uniform": uniform, "order_key": order_key, "is_finite": is_finite,
            "rank_key": rank_key, "valid_weight": valid_weight, "md5_hex": md5_hex,
            "round_relative": round_relative, "id_hash": id_hash, "fail": fail,
-           "table_exists": table_exists}
+           "table_exists": table_exists, "slice_text": slice_text}

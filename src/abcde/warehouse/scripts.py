@@ -219,7 +219,8 @@ def _inputs(spec: ScriptSpec, relations: dict[str, str] | None = None) -> Inputs
     attributes = (source("attributes", spec.attributes,
                          {cols.item: item_t, **dict.fromkeys(names, "VARCHAR")})
                   if spec.attributes else None)
-    attrs = [Attribute(n, f"s_{k}", "VARCHAR") for k, n in enumerate(names)]
+    # read as text by slice_text (inputs/attributes.sql): the same key on every target
+    attrs = [Attribute(n, f"s_{k}", "SLICE_TEXT") for k, n in enumerate(names)]
     return Inputs(base, exp, weights, attributes, cols, item_t, cluster_t, cluster_t,
                   False, False, spec.missing_weight, attrs)
 

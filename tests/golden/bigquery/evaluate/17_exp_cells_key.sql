@@ -151,7 +151,7 @@ WITH base_in AS (
   FROM attributes_in
 )
 SELECT
-  '414e3ccbc105625d' AS sql_digest,
+  '8d8c69ea27acb4db' AS sql_digest,
   'base+exp+weights+attributes/31c7c565' AS shape,
   SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
   SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,

@@ -52,7 +52,20 @@ WITH repeated AS (
 ), attributes_in AS (
   SELECT
     CAST("item_id" AS TEXT) AS item_id,
-    CAST("provenance" AS TEXT) AS s_0,
+    CASE
+      WHEN TYPEOF("provenance") IN ('DOUBLE', 'FLOAT')
+      OR TYPEOF("provenance") LIKE 'DECIMAL%'
+      THEN CASE
+        WHEN CAST(TRY_CAST("provenance" AS DOUBLE) AS TEXT) IN ('nan', '-nan')
+        THEN 'NaN'
+        WHEN CAST(TRY_CAST("provenance" AS DOUBLE) AS TEXT) = 'inf'
+        THEN 'Infinity'
+        WHEN CAST(TRY_CAST("provenance" AS DOUBLE) AS TEXT) = '-inf'
+        THEN '-Infinity'
+        ELSE CAST(TRY_CAST("provenance" AS DOUBLE) AS TEXT)
+      END
+      ELSE CAST("provenance" AS TEXT)
+    END AS s_0,
     1 AS in_input
   FROM "proj"."ds"."attributes"
 ), input_counts AS (

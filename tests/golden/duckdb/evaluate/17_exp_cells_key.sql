@@ -22,7 +22,20 @@ WITH base_in AS (
 ), attributes_in AS (
   SELECT
     CAST("item_id" AS TEXT) AS item_id,
-    CAST("provenance" AS TEXT) AS s_0,
+    CASE
+      WHEN TYPEOF("provenance") IN ('DOUBLE', 'FLOAT')
+      OR TYPEOF("provenance") LIKE 'DECIMAL%'
+      THEN CASE
+        WHEN CAST(TRY_CAST("provenance" AS DOUBLE) AS TEXT) IN ('nan', '-nan')
+        THEN 'NaN'
+        WHEN CAST(TRY_CAST("provenance" AS DOUBLE) AS TEXT) = 'inf'
+        THEN 'Infinity'
+        WHEN CAST(TRY_CAST("provenance" AS DOUBLE) AS TEXT) = '-inf'
+        THEN '-Infinity'
+        ELSE CAST(TRY_CAST("provenance" AS DOUBLE) AS TEXT)
+      END
+      ELSE CAST("provenance" AS TEXT)
+    END AS s_0,
     1 AS in_input
   FROM "proj"."ds"."attributes"
 ), fp AS (
@@ -107,7 +120,7 @@ WITH base_in AS (
   FROM attributes_in
 )
 SELECT
-  '414e3ccbc105625d' AS sql_digest,
+  '8d8c69ea27acb4db' AS sql_digest,
   'base+exp+weights+attributes/31c7c565' AS shape,
   SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
   SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,

@@ -22,7 +22,31 @@ WITH base_in AS (
 ), attributes_in AS (
   SELECT
     CAST("item_id" AS TEXT) AS item_id,
-    CAST("provenance" AS TEXT) AS s_0,
+    CASE
+      WHEN CAST(PG_TYPEOF("provenance") AS TEXT) IN ('double precision', 'real', 'numeric')
+      THEN REGEXP_REPLACE(
+        CASE
+          WHEN CAST(CASE
+            WHEN CAST(PG_TYPEOF("provenance") AS TEXT) = 'real'
+            THEN CAST(CAST(CAST("provenance" AS TEXT) AS REAL) AS DOUBLE PRECISION)
+            ELSE CAST(CAST("provenance" AS TEXT) AS DOUBLE PRECISION)
+          END AS TEXT) LIKE '%e+15'
+          THEN CAST(CAST(CAST(CASE
+            WHEN CAST(PG_TYPEOF("provenance") AS TEXT) = 'real'
+            THEN CAST(CAST(CAST("provenance" AS TEXT) AS REAL) AS DOUBLE PRECISION)
+            ELSE CAST(CAST("provenance" AS TEXT) AS DOUBLE PRECISION)
+          END AS TEXT) AS DECIMAL) AS TEXT)
+          ELSE CAST(CASE
+            WHEN CAST(PG_TYPEOF("provenance") AS TEXT) = 'real'
+            THEN CAST(CAST(CAST("provenance" AS TEXT) AS REAL) AS DOUBLE PRECISION)
+            ELSE CAST(CAST("provenance" AS TEXT) AS DOUBLE PRECISION)
+          END AS TEXT)
+        END,
+        '^(-?[0-9]+)$',
+        '\1.0'
+      )
+      ELSE CAST("provenance" AS TEXT)
+    END AS s_0,
     1 AS in_input
   FROM "proj"."ds"."attributes"
 ), fp AS (
@@ -107,7 +131,7 @@ WITH base_in AS (
   FROM attributes_in
 )
 SELECT
-  'cc475cb28895a807' AS sql_digest,
+  'ef42db5224e3c231' AS sql_digest,
   'base+exp+weights+attributes/31c7c565' AS shape,
   SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
   SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,

@@ -143,7 +143,7 @@ WITH base_in AS (
   FROM attributes_in
 )
 SELECT
-  'cc475cb28895a807' AS sql_digest,
+  'ef42db5224e3c231' AS sql_digest,
   'base+exp+weights+attributes/31c7c565' AS shape,
   SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
   SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,

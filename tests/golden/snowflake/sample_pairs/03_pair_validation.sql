@@ -146,7 +146,7 @@ WITH base_in AS (
   FROM attributes_in
 ), cells_key_now AS (
   SELECT
-    '99c90518e854937a' AS sql_digest,
+    'd57d42d1070b6445' AS sql_digest,
     'base+exp+weights+attributes/31c7c565' AS shape,
     SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
     SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,
