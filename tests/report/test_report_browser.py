@@ -148,3 +148,60 @@ def test_values_that_look_like_html_are_drawn_as_they_are(tmp_path: Path,
         " links: el.querySelectorAll('a').length};")
     assert sorted(shown["ticks"]) == sorted(values), shown
     assert shown["links"] == 0
+
+
+LINK = '<a href="http://example.com/">go</a>'
+
+
+def _renamed(doc: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    """The document with every run or judge name replaced as `names` says (keys and
+    values alike: a name is a key of the UIR matrix, a value of runs[].name)."""
+    def walk(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {names.get(k, k): walk(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        return names.get(v, v) if isinstance(v, str) else v
+    return walk(doc)
+
+
+def test_run_and_judge_names_that_look_like_html_are_drawn_as_they_are(
+        docs: dict[str, Path], tmp_path: Path, browser_factory: Any) -> None:
+    """Run names (legends, the UIR matrix's ticks) and judge names (the verdicts' bars,
+    the agreement matrix's ticks) are the user's text too: each is drawn as the JSON holds
+    it, never read as HTML (an <a href> name was a link out of the page)."""
+    runs = {"base": LINK, "exp": "<i>"}
+    judges = {"ana": "<b>x</b>", "bo": "a&amp;b"}
+    evaluate = _renamed(json.loads(docs["evaluate"].read_text()), runs)
+    estimate = json.loads(docs["estimate"].read_text())
+    estimate["judging"] = _renamed(estimate["judging"], judges)
+    paths = {}
+    for name, doc in (("evaluate", evaluate), ("estimate", estimate)):
+        paths[name] = tmp_path / f"{name}.json"
+        paths[name].write_text(json.dumps(doc))
+    out = tmp_path / "report.html"
+    cli("report", "--evaluate", str(paths["evaluate"]), "--estimate",
+        str(paths["estimate"]), "--out", str(out))
+    d = browser_factory()
+    open_report(d, out)
+    assert [e for e in d.get_log("browser") if e["level"] in ("SEVERE", "WARNING")] == []
+
+    def drawn(fig_id: str) -> dict[str, Any]:
+        return d.execute_script(
+            "const el = document.getElementById(arguments[0]);"
+            "const text = sel => [...el.querySelectorAll(sel)].map(t => t.textContent);"
+            "return {legend: text('.legendtext'), x: text('.xtick text'),"
+            " y: text('.ytick text'), links: el.querySelectorAll('a').length};", fig_id)
+
+    for fig_id in ("evaluate-runs", "evaluate-classic", "evaluate-f-alpha"):
+        shown = drawn(fig_id)
+        assert sorted(shown["legend"]) == sorted(runs.values()), (fig_id, shown)
+        assert shown["links"] == 0, fig_id
+    shown = drawn("evaluate-uir")
+    assert sorted(shown["x"]) == sorted(shown["y"]) == sorted(runs.values()), shown
+    assert shown["links"] == 0
+    for fig_id in ("estimate-judges", "estimate-agreement"):
+        shown = drawn(fig_id)
+        assert sorted(shown["x"]) == sorted(judges.values()), (fig_id, shown)
+        assert shown["links"] == 0, fig_id
+    screenshot(d, "report-html-names.png")

@@ -428,7 +428,8 @@ def estimate_section(doc: Mapping[str, Any], source: str = "sample") -> Section:
         for key, name, colour in (("equivalent_pairs", "equivalent", GOOD),
                                   ("not_equivalent_pairs", "not equivalent", BAD),
                                   ("unknown_pairs", "unknown", UNKNOWN)):
-            fig.add_bar(name=name, x=names, y=[classes[c][key] for c in names],
+            fig.add_bar(name=name, x=[plain(c) for c in names],
+                        y=[classes[c][key] for c in names],
                         marker_color=colour)
         _layout(fig, barmode="stack", yaxis_title="pairs")
         s.figures.append(Figure("estimate-verdicts", "Verdicts per pair class",
@@ -445,7 +446,7 @@ def _agreement(go: Any, s: Section, judging: Mapping[str, Any],
                agreement: Mapping[str, Any]) -> None:
     judges = judging["judges"]
     fig = go.Figure()
-    fig.add_bar(x=list(judges), y=list(judges.values()), marker_color=BASE,
+    fig.add_bar(x=[plain(j) for j in judges], y=list(judges.values()), marker_color=BASE,
                 name="verdicts")
     _layout(fig, height=260, yaxis_title="pairs judged", showlegend=False)
     s.figures.append(Figure("estimate-judges", "Verdicts per judge",
@@ -459,7 +460,8 @@ def _agreement(go: Any, s: Section, judging: Mapping[str, Any],
         for p in pairwise:
             a, b = (names.index(j) for j in p["judges"])
             z[a][b] = z[b][a] = p["cohen_kappa"]
-        fig = go.Figure(go.Heatmap(x=names, y=names, z=z, zmin=-1, zmax=1,
+        shown = [plain(j) for j in names]
+        fig = go.Figure(go.Heatmap(x=shown, y=shown, z=z, zmin=-1, zmax=1,
                                    colorscale="RdBu", texttemplate="%{z:.2f}",
                                    hovertemplate="%{y} vs %{x}: Cohen's kappa %{z:.3f}"
                                    "<extra></extra>"))
@@ -512,7 +514,7 @@ def evaluate_section(doc: Mapping[str, Any], source: str = "evaluate") -> Sectio
     fig = go.Figure()
     for k, run in enumerate(runs):
         keys = [m for m in RUN_METRICS if m in run["overall"]]
-        fig.add_bar(name=run["name"], x=keys, y=[run["overall"][m] for m in keys],
+        fig.add_bar(name=plain(run["name"]), x=keys, y=[run["overall"][m] for m in keys],
                     marker_color=colours[k % len(colours)])
     _layout(fig, barmode="group", yaxis_title="weighted mean over items")
     s.figures.append(Figure("evaluate-runs", "The runs side by side",
@@ -523,7 +525,8 @@ def evaluate_section(doc: Mapping[str, Any], source: str = "evaluate") -> Sectio
         keys = list(classic[0]["classic"])
         fig = go.Figure()
         for k, run in enumerate(classic):
-            fig.add_bar(name=run["name"], x=keys, y=[run["classic"].get(m) for m in keys],
+            fig.add_bar(name=plain(run["name"]), x=keys,
+                        y=[run["classic"].get(m) for m in keys],
                         marker_color=colours[k % len(colours)])
         _layout(fig, barmode="group")
         s.figures.append(Figure("evaluate-classic", "Classic metrics",
@@ -560,7 +563,8 @@ def evaluate_section(doc: Mapping[str, Any], source: str = "evaluate") -> Sectio
     if matrix:
         names = list(matrix)
         z = [[matrix[row].get(col) for col in names] for row in names]
-        fig = go.Figure(go.Heatmap(x=names, y=names, z=z, zmin=-1, zmax=1,
+        shown = [plain(n) for n in names]
+        fig = go.Figure(go.Heatmap(x=shown, y=shown, z=z, zmin=-1, zmax=1,
                                    colorscale="RdBu", texttemplate="%{z:.3f}",
                                    hovertemplate="UIR(%{y} over %{x}) = %{z:.4f}"
                                    "<extra></extra>"))
@@ -577,7 +581,7 @@ def evaluate_section(doc: Mapping[str, Any], source: str = "evaluate") -> Sectio
     if sweep:
         fig = go.Figure()
         for k, (name, curve) in enumerate(sweep.items()):
-            fig.add_scatter(name=name, x=[float(a) for a in curve],
+            fig.add_scatter(name=plain(name), x=[float(a) for a in curve],
                             y=list(curve.values()), mode="lines+markers",
                             marker_color=colours[k % len(colours)])
         m = uir.get("f_alpha_metrics") or ["", ""]
