@@ -5,6 +5,8 @@ takes the plot's whole width (docs/method.md §13)."""
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +15,7 @@ from abcde import impact
 from abcde.report.build import report_html
 from abcde.text import NULL_KEY
 
-from .report_support import figures
+from .report_support import figures, trace
 
 pytest.importorskip("plotly")
 
@@ -98,3 +100,26 @@ def test_a_log_axis_of_one_value_ticks_1_2_5() -> None:
     for axis in ("xaxis", "yaxis"):
         assert (layout[axis]["type"], layout[axis]["tickformat"],
                 layout[axis].get("dtick")) == ("log", "~g", "D2")
+
+
+def test_an_estimate_of_many_slices_plots_its_heaviest(docs: dict[str, Path]) -> None:
+    """A judged sample sliced by a column of 100 values: each per-slice forest plot draws
+    the 40 heaviest slices (item weight), in the JSON's order with the JSON's numbers,
+    and says that the others are left out; a plot of every slice was thousands of pixels
+    tall."""
+    doc = json.loads(docs["estimate"].read_text())
+    model = doc["slices"][0]
+    weights = [(k * 37) % 100 for k in range(100)]  # every weight 0–99 once, shuffled
+    doc["slices"] = [{**model, "slice": {"shop": f"shop {k}"}, "weight": float(w),
+                      "delta_precision": {**model["delta_precision"], "estimate": k / 1000},
+                      "contribution": {**model["contribution"], "estimate": -k / 1000}}
+                     for k, w in enumerate(weights)]
+    html = report_html(estimate=doc)
+    figs = figures(html)
+    heaviest = [k for k, w in enumerate(weights) if w >= 60]
+    assert len(heaviest) == 40
+    for key, sign in (("delta_precision", 1), ("contribution", -1)):
+        points = trace(figs[f"estimate-slices-{key}"], "estimate")
+        assert points["y"] == [f"shop {k}" for k in heaviest]
+        assert points["x"] == [sign * k / 1000 for k in heaviest]
+    assert html.count("The 40 heaviest of 100 slices (by item weight) are shown") == 2

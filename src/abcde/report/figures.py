@@ -350,6 +350,22 @@ def _forest(go: Any, rows: Sequence[tuple[str, Mapping[str, Any] | None, float |
     return fig
 
 
+def _heaviest(slices: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], str]:
+    """At most MAX_BARS slices of an estimate, in the JSON's order, and a sentence saying
+    so when some are left out: a sample sliced by a column of hundreds of values drew
+    forest plots thousands of pixels tall. The heaviest slices (item weight) are kept,
+    those that weigh most in the overall ΔPrecision: a weight is known exactly, while a
+    ranking by the estimated contribution would favour the noisiest estimates."""
+    if len(slices) <= MAX_BARS:
+        return list(slices), ""
+    # ties (and a slice without a weight, from an older abcde: last) keep the JSON's order
+    order = sorted(range(len(slices)), key=lambda k: -(slices[k].get("weight") or 0.0))
+    keep = sorted(order[:MAX_BARS])
+    return [slices[k] for k in keep], (f" The {MAX_BARS} heaviest of {len(slices):,} slices "
+                                       "(by item weight) are shown; the JSON holds them "
+                                       "all.")
+
+
 def estimate_section(doc: Mapping[str, Any], source: str = "sample") -> Section:
     """A judged sample: every quality metric with its interval beside the exact impact
     metric it decomposes, ΔPrecision per slice with its contribution, verdict counts per
@@ -408,7 +424,7 @@ def estimate_section(doc: Mapping[str, Any], source: str = "sample") -> Section:
     for why, labels in by_reason.items():
         s.notes.append(f"not available from this sample: {', '.join(labels)} — {why}")
 
-    slices = doc.get("slices") or []
+    slices, more = _heaviest(doc.get("slices") or [])
     if slices:
         labels = [" · ".join(key_label(v) for v in e["slice"].values()) for e in slices]
         for key, title, caption in (
@@ -419,7 +435,8 @@ def estimate_section(doc: Mapping[str, Any], source: str = "sample") -> Section:
                  "(docs/method.md §8.8).")):
             fig = _forest(go, [(lab, e[key], None) for lab, e in
                                zip(labels, slices, strict=True)], zero=True)
-            s.figures.append(Figure(f"estimate-slices-{key}", title, caption, _json(fig)))
+            s.figures.append(Figure(f"estimate-slices-{key}", title, caption + more,
+                                    _json(fig)))
 
     classes = doc["sample"].get("classes") or {}
     if classes and all("equivalent_pairs" in t for t in classes.values()):

@@ -279,7 +279,7 @@ def _estimate_shape(metric_keys: Sequence[str]) -> Fields:
             "unavailable": Null(MapOf(ANY)),
             "slices": Null(ListOf(Fields(required={
                 "slice": MapOf(ANY), "delta_precision": Null(ESTIMATE),
-                "contribution": Null(ESTIMATE)}))),
+                "contribution": Null(ESTIMATE)}, optional={"weight": MAYBE_NUMBER}))),
             "judging": Null(Fields(optional={"judges": Null(MapOf(NUMBER)),
                                              "agreement": Null(agreement)},
                                    rule=_judging_rule)),
