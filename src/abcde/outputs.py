@@ -240,6 +240,10 @@ def output_dir(target: str | Path, *, replaces: Iterable[str] = (), option: str 
         When the target is a file, or the temporary directory cannot be made (an
         unwritable place), before the caller does any work.
     """
+    if str(target) == "-":  # the shell's name for stdout (report --out -), not a name
+        raise InputError(f"{option} - would make a directory named '-': {option} names a "
+                         "directory for several files, which cannot go to stdout",
+                         hint=f"Name a directory ({option} ./- for one named '-').")
     given = Path(target)
     target = Path(os.path.realpath(given)) if given.is_symlink() else given
     if target.exists() and not target.is_dir():

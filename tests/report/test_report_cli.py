@@ -145,3 +145,26 @@ def test_out_dash_prints_the_page_and_writes_no_file(docs: dict[str, Path], tmp_
     assert out.startswith("<!DOCTYPE html>") and out.rstrip().endswith("</html>")
     assert figures(out)["impact-slices-0"]["data"][0]["x"] == [
         r["contribution"] for r in json.loads(docs["impact"].read_text())["slices"][0]["rows"]]
+
+
+def test_a_directory_given_as_a_document_says_which_file_to_give(
+        docs: dict[str, Path], tmp_path: Path) -> None:
+    """`--impact DIR` with the directory of `abcde impact --out` (tables, no JSON) got
+    click's bare "is a directory"; abcde says what the directory is and which file to
+    give. A pair sample given as --estimate is pointed to --sample."""
+    from .conftest import INPUTS, cli
+
+    out_dir = tmp_path / "impact-out"
+    cli("impact", *INPUTS, "--out", str(out_dir))
+    assert out_dir.is_dir()
+    code, text = run("--impact", str(out_dir), "--out", str(tmp_path / "r.html"))
+    assert code == 2, text
+    assert (f"--impact {out_dir} is a directory, not the JSON file of `abcde impact` (an "
+            "`abcde impact --out` directory holds tables, not that document)") in text
+    assert "abcde impact … --format json > impact.json" in text
+    assert "--impact impact.json" in text and "Traceback" not in text
+    code, text = run("--estimate", str(docs["sample"]), "--out", str(tmp_path / "r.html"))
+    assert code == 2, text
+    assert f"--estimate {docs['sample']} is a pair sample directory" in text
+    assert f"--sample {docs['sample']}" in text
+    assert not (tmp_path / "r.html").exists()

@@ -40,8 +40,14 @@ def impact_cmd(base: str, exp: str, weights: str | None, attributes: str | None,
                spark_conf: tuple[str, ...] = (), workspace: str | None = None) -> None:
     """Impact metrics: how Exp differs from Base (ABCDE §4), overall, per cluster, per
     slice."""
+    from abcde.errors import InputError
     from abcde.impact.run import impact
 
+    if out == "-":  # stdout elsewhere in abcde (report --out -); a directory here
+        raise InputError("--out - would make a directory named '-': impact --out names a "
+                         "directory for the clusters and slices as tables",
+                         hint="To print the JSON document on stdout, use --format json "
+                              "(and no --out); for a directory named '-', --out ./-.")
     if fmt == "html":  # before any work: --out is never written by a run that fails
         from abcde.report.figures import require_plotly
 

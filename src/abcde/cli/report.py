@@ -7,10 +7,13 @@ import click
 from abcde.cli._common import handle_errors
 
 _FILE = click.Path(dir_okay=False)
+#: A document option takes a directory too, so that abcde's own message (read_doc) says
+#: which file to give instead of click's bare "is a directory".
+_DOC = click.Path()
 
 
 @click.command("report")
-@click.option("--impact", "impact", type=_FILE, default=None, metavar="FILE",
+@click.option("--impact", "impact", type=_DOC, default=None, metavar="FILE",
               help="JSON of `abcde impact --format json`.")
 @click.option("--sample", "sample", type=click.Path(file_okay=False, exists=True),
               default=None, metavar="DIR", help="A judged pair sample (its verdicts.jsonl, "
@@ -20,11 +23,11 @@ _FILE = click.Path(dir_okay=False)
 @click.option("--truth", type=click.Path(exists=True, dir_okay=False), default=None,
               help="Judge --sample by a ground-truth clustering (as `abcde estimate "
               "--truth`).")
-@click.option("--estimate", "estimate", type=_FILE, default=None, metavar="FILE",
+@click.option("--estimate", "estimate", type=_DOC, default=None, metavar="FILE",
               help="JSON of `abcde estimate --format json` (instead of --sample).")
-@click.option("--evaluate", "evaluate", type=_FILE, default=None, metavar="FILE",
+@click.option("--evaluate", "evaluate", type=_DOC, default=None, metavar="FILE",
               help="JSON of `abcde evaluate --format json`.")
-@click.option("--simulate", "simulate", type=_FILE, default=None, metavar="FILE",
+@click.option("--simulate", "simulate", type=_DOC, default=None, metavar="FILE",
               help="JSON of `abcde simulate --format json`.")
 @click.option("--title", default="abcde report", show_default=True)
 @click.option("--out", required=True, type=_FILE, help="The HTML file to write (replaced "

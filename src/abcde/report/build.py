@@ -30,7 +30,7 @@ def read_doc(value: Doc, option: str) -> tuple[Mapping[str, Any], str]:
     except FileNotFoundError:
         raise InputError(f"{option} {path}: no such file") from None
     except IsADirectoryError:
-        raise InputError(f"{option} {path} is a directory, not a JSON file") from None
+        raise _directory(path, option) from None
     except (OSError, UnicodeDecodeError) as err:
         raise InputError(f"{option} {path}: cannot read it ({err})") from None
     try:
@@ -42,6 +42,22 @@ def read_doc(value: Doc, option: str) -> tuple[Mapping[str, Any], str]:
         raise InputError(f"{option} {path} holds a JSON {type(doc).__name__}, not the "
                          "document of an abcde command")
     return doc, str(path)
+
+
+def _directory(path: Path, option: str) -> InputError:
+    """The error for a directory given as a document: the `--out` directory of a command
+    (or a pair sample) holds tables, never the JSON document the report reads; say which
+    file to give."""
+    command = option.removeprefix("--")
+    if command == "estimate" and (path / "manifest.json").is_file():
+        return InputError(f"{option} {path} is a pair sample directory, not the JSON of "
+                          "`abcde estimate`", hint=f"Give it as --sample {path}.")
+    tables = (f" (an `abcde {command} --out` directory holds tables, not that document)"
+              if command in ("impact", "evaluate") else "")
+    return InputError(f"{option} {path} is a directory, not the JSON file of `abcde "
+                      f"{command}`{tables}",
+                      hint=f"Save the document with `abcde {command} … --format json > "
+                           f"{command}.json` and give {option} {command}.json.")
 
 
 def report_html(*, impact: Doc | None = None, estimate: Doc | None = None,
