@@ -123,3 +123,25 @@ def test_an_estimate_of_many_slices_plots_its_heaviest(docs: dict[str, Path]) ->
         assert points["y"] == [f"shop {k}" for k in heaviest]
         assert points["x"] == [sign * k / 1000 for k in heaviest]
     assert html.count("The 40 heaviest of 100 slices (by item weight) are shown") == 2
+
+
+@pytest.mark.parametrize(("weights", "weight", "affected"), [
+    ({k: 1.5 for k in range(4000)}, "6,000.00", "4,500.00"),
+    ({k: 1e9 for k in range(4000)}, "4,000,000,000,000.00", "3,000,000,000,000.00"),
+    (None, "4,000.00", "3,000.00"),
+])
+def test_the_overall_table_writes_counts_and_weights_alike(
+        weights: dict[int, float] | None, weight: str, affected: str) -> None:
+    """Counts and weights in one format, as `abcde impact`'s text tables write them: the
+    float weight 6180.0 was "6180" beside the count "3,700", and a weight of a million or
+    more "1e+06" or "1e+12"."""
+    from abcde.report.figures import impact_section
+
+    base = {k: k // 4 for k in range(4000)}
+    exp = {k: (k // 4) if k < 1000 else k // 2 for k in range(4000)}
+    doc = impact(base, exp, weights).to_dict()
+    assert (doc["overall"]["items"], doc["overall"]["affected_items"]) == (4000, 3000)
+    [overall] = impact_section(doc).tables
+    values = dict(overall.rows)
+    assert [values[k] for k in ("items", "weight", "affected_items", "affected_weight")] \
+        == ["4,000", weight, "3,000", affected]

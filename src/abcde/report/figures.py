@@ -8,6 +8,7 @@ same numbers.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -15,7 +16,7 @@ from typing import Any
 from abcde.errors import InputError
 from abcde.quality.metrics import METRIC_KEYS, METRICS
 from abcde.report.shapes import ESTIMATE_DOC, EVALUATE, IMPACT, SIMULATE, check_document
-from abcde.text import key_label
+from abcde.text import fmt, key_label
 
 # Colours: Base grey-blue, Exp orange, good green, bad red, exact impact black.
 BASE, EXP = "#4c78a8", "#f58518"
@@ -127,6 +128,18 @@ def num(value: Any, digits: int = 4) -> str:
     return str(value)
 
 
+def amount(value: Any) -> str:
+    """A count or a weight for a table, in one format whatever its size or type: with
+    separators, a float weight to two decimals as the text tables of `abcde impact`
+    show it ("3,700", "6,180.00"). `num` wrote the float weight 6180.0 as "6180" beside
+    the count "3,700", and a weight of a million or more as "1e+06"; so does
+    `abcde.text.fmt` from 1e12 on, hence no cap here. Weights below 1 (and NaN or
+    infinity) keep `fmt`'s 4 significant digits."""
+    if isinstance(value, float) and math.isfinite(value) and (value == 0 or abs(value) >= 1):
+        return f"{value:,.2f}"
+    return fmt(value)
+
+
 #: The longest category label a bar or forest plot shows: a longer one (a URL, a long
 #: attribute value) would take the plot's whole width for its axis and squash the bars.
 LABEL_CHARS = 40
@@ -215,7 +228,8 @@ def impact_section(doc: Mapping[str, Any], source: str = "impact") -> Section:
                 "Exact impact metrics over the items in both clusterings (ABCDE §4).",
                 source)
     s.tables.append(Table("Overall", ["metric", "value"], [
-        [k, num(o.get(k))] for k in (
+        [k, amount(o.get(k)) if k in ("items", "weight", "affected_items",
+                                      "affected_weight") else num(o.get(k))] for k in (
             "items", "weight", "affected_items", "affected_weight", "split_rate",
             "merge_rate", "jaccard_distance", "split_distance", "merge_distance",
             "jaccard_index", "affected_jaccard_index", "unaffected_jaccard_index")
