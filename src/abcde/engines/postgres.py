@@ -254,9 +254,16 @@ class PostgresEngine(Engine):
             raise EngineError(str(err)) from err
 
     def write(self, relation: str, path: Path, fmt: str, order_by: Sequence[str] = ()) -> None:
+        sql = self.select_sql(relation)
+        if order_by:
+            # text in code point order, as DuckDB and Spark sort it: the database's own
+            # collation (en_US: 'a' < 'B') would order the same file differently
+            text = {n for n, t in self.columns(relation) if categorise(t) == "string"}
+            sql += " ORDER BY " + ", ".join(
+                ident(c) + (' COLLATE "C"' if c in text else "") for c in order_by)
         try:
             with self.con.cursor() as cur:
-                cur.execute(self.select_sql(relation, order_by))
+                cur.execute(sql)
                 names = [d.name for d in cur.description]
                 types = []
                 for d in cur.description:

@@ -666,11 +666,14 @@ def _write(engine: Engine, pipeline: Pipeline, out: OutputDir, run: str, fmt: st
     directory.mkdir(parents=True, exist_ok=True)
     suffix = "parquet" if fmt == "parquet" else "csv"
     files = {}
-    named = [(n, n) for n in ("truth_clusters", "actual_clusters", "yandex_themes")]
+    # each table in the order of its key (a cluster id, a slice's values): the same
+    # inputs give the same files on every engine and in every run
+    named = [(n, n, ["cluster_id"])
+             for n in ("truth_clusters", "actual_clusters", "yandex_themes")]
     # as `impact --out` names them: a column name is no path, two slicings never one file
-    named += list(zip(slice_file_stems(slicings), slice_steps, strict=True))
-    for name, step in named:
+    named += list(zip(slice_file_stems(slicings), slice_steps, slicings, strict=True))
+    for name, step, key in named:
         path = directory / f"{name}.{suffix}"
-        engine.write(pipeline.physical_name(step), path, fmt)
+        engine.write(pipeline.physical_name(step), path, fmt, order_by=key)
         files[name] = str(out.final(path))
     return files

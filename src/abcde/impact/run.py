@@ -238,11 +238,15 @@ def _write(engine: Engine, pipeline: Pipeline, out: OutputDir, fmt: str,
     `abcde.outputs.output_dir`; returns where they end up."""
     suffix = "parquet" if fmt == "parquet" else "csv"
     files = {}
-    steps = [("base_clusters", "base_clusters"), ("exp_clusters", "exp_clusters")]
-    steps += [(stem, f"slices_{k}") for k, stem in enumerate(slice_file_stems(slicings))]
-    for name, step in steps:
+    # each table in the order of its key (a cluster id, a slice's values): the same
+    # inputs give the same files on every engine and in every run
+    steps = [("base_clusters", "base_clusters", ["cluster_id"]),
+             ("exp_clusters", "exp_clusters", ["cluster_id"])]
+    steps += [(stem, f"slices_{k}", slicing) for k, (stem, slicing)
+              in enumerate(zip(slice_file_stems(slicings), slicings, strict=True))]
+    for name, step, key in steps:
         path = out.path / f"{name}.{suffix}"
-        engine.write(pipeline.physical_name(step), path, fmt)
+        engine.write(pipeline.physical_name(step), path, fmt, order_by=key)
         files[name] = str(out.final(path))
     (out.path / OUT_INDEX).write_text("".join(f"{Path(f).name}\n" for f in files.values()),
                                       encoding="utf-8")
