@@ -672,3 +672,44 @@ def test_parquet_with_lists_and_structs_on_every_engine(engine: Engine,
                            "single values"):
             impact(str(base), str(exp), attributes=str(attrs), slice_by=column,
                    engine=engine)
+
+
+_KEEPS_USER_SESSION = """
+import shutil, tempfile
+from abcde.engines.spark import SparkEngine, local_session
+
+warehouse = tempfile.mkdtemp(prefix="abcde_spark_wh_")
+logs = tempfile.mkdtemp(prefix="abcde_spark_test_log_")
+mine = local_session("local[1]", warehouse=warehouse, log_dir=logs)
+try:
+    engine = SparkEngine(master="local[1]")
+    assert engine.spark.sparkContext is mine.sparkContext
+    assert engine.fetch("SELECT 2 AS two") == [{"two": 2}]
+    engine.close()
+    print("after close:", mine.sql("SELECT 1 AS one").collect()[0].one)
+finally:
+    mine.stop()
+    shutil.rmtree(warehouse, ignore_errors=True)
+    shutil.rmtree(logs, ignore_errors=True)
+"""
+
+
+@pytest.mark.spark
+def test_spark_engine_leaves_a_session_of_the_process_running() -> None:
+    """`SparkEngine(master=...)` in a process that runs a Spark session of its own gets
+    that session from getOrCreate: closing the engine stopped it under its user. Run in
+    a process of its own, so that the test suite's session is never at stake."""
+    import subprocess
+    import sys
+
+    from conftest import unavailable
+
+    pytest.importorskip("pyspark")
+    from abcde.engines.spark import java_missing
+
+    if java_missing():
+        unavailable(f"no Java runtime for Spark: {java_missing()}")
+    result = subprocess.run([sys.executable, "-c", _KEEPS_USER_SESSION],
+                            capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert "after close: 1" in result.stdout, result.stdout

@@ -214,6 +214,14 @@ def _probe_masters(master: str, check: str) -> None:
                             f"({'; '.join(problems)})\n{check}")
 
 
+def _classic_session_running() -> bool:
+    """Whether this process runs a classic SparkContext already (which a builder's
+    getOrCreate would hand back rather than start one)."""
+    from pyspark import SparkContext
+
+    return SparkContext._active_spark_context is not None
+
+
 def local_session(master: str = "local[2]", warehouse: str | Path | None = None,
                   driver_memory: str = "2g", conf: Conf = (),
                   log_dir: str | Path | None = None) -> SparkSession:
@@ -254,11 +262,9 @@ def local_session(master: str = "local[2]", warehouse: str | Path | None = None,
              "--spark-conf settings.")
     _probe_masters(master, check)
     jvm_log = logs / "jvm.log"
-    from pyspark import SparkContext
-
     # getOrCreate hands back a session the process already runs, which is not abcde's
     # to stop when its settings fail
-    running = SparkContext._active_spark_context is not None
+    running = _classic_session_running()
     try:
         with _jvm_output(jvm_log), quiet_pyspark(), _connect_env({}):
             session = builder.getOrCreate()
@@ -461,8 +467,9 @@ def _csv_reader(spark: SparkSession, sep: str) -> DataFrameReader:
 class SparkEngine(Engine):
     """Runs the pipeline's Spark SQL on `spark` (left open), else on a session it starts
     and stops on close: Spark Connect at `remote` (`sc://host:port`), else a classic
-    session on `master` (default `local[2]`). `conf`: (key, value) settings of a
-    session it starts."""
+    session on `master` (default `local[2]`; a classic session the process already
+    runs is used instead, as Spark's getOrCreate does, and left running on close).
+    `conf`: (key, value) settings of a session it starts."""
 
     dialect = Spark()
     reads_frames = True
@@ -488,6 +495,14 @@ class SparkEngine(Engine):
                     spark = remote_session(remote, conf)
                 else:
                     master = master or "local[2]"
+                    # getOrCreate hands back a classic session this process already
+                    # runs (the user's own, from Python): abcde works in it but is not
+                    # the one to stop it on close
+                    if _classic_session_running():
+                        self._own_session = False
+                        log.info("a Spark session already runs in this process: abcde "
+                                 "works in it (its master, not %s) and leaves it running",
+                                 master)
                     warehouse = self._tmp / "warehouse" if master.startswith("local") else None
                     spark = local_session(master, warehouse=warehouse, conf=conf,
                                           driver_memory=driver_memory, log_dir=self._tmp)
