@@ -120,13 +120,15 @@ def spark_session() -> Iterator[object]:
         unavailable("no Java runtime for Spark; apt-get install openjdk-17-jre-headless")
     from abcde.engines.spark import local_session
 
-    warehouse = Path(tempfile.mkdtemp(prefix="abcde_spark_wh_"))
-    session = local_session("local[2]", warehouse=warehouse)
+    # the warehouse and the JVM's log in one directory removed at the end (without a
+    # log_dir, local_session leaves a temporary one behind)
+    work = Path(tempfile.mkdtemp(prefix="abcde_spark_test_"))
+    session = local_session("local[2]", warehouse=work / "warehouse", log_dir=work / "logs")
     try:
         yield session
     finally:
         session.stop()
-        shutil.rmtree(warehouse, ignore_errors=True)
+        shutil.rmtree(work, ignore_errors=True)
 
 
 @pytest.fixture(scope="session")
