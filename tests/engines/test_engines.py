@@ -646,6 +646,37 @@ def test_result_files_keep_dates_timestamps_and_decimals_on_every_engine(
             == con.execute(f"SELECT * FROM '{source}' ORDER BY item_id").fetchall())
 
 
+def test_result_files_keep_nan_and_infinities_on_every_engine(engine: Engine,
+                                                              tmp_path: Path) -> None:
+    """A NaN in a table an engine writes (a NaN slice key of --out) stays NaN in the
+    file, beside the infinities and NULL: PostgreSQL and Spark, whose rows pass through
+    Python, wrote it as NULL (DuckDB's scan of Python floats reads NaN as missing)."""
+    from abcde.inputs.sources import open_source
+
+    source = tmp_path / "scores.parquet"
+    con = duckdb.connect()
+    con.execute(
+        "COPY (SELECT * FROM (VALUES (1, CAST('NaN' AS DOUBLE), CAST('NaN' AS REAL)), "
+        "(2, CAST('Infinity' AS DOUBLE), CAST('-Infinity' AS REAL)), "
+        "(3, CAST('-Infinity' AS DOUBLE), CAST(0.1 AS REAL)), (4, 0.1, NULL), "
+        "(5, NULL, CAST(1e30 AS REAL))) t(item_id, x, r)) "
+        f"TO '{source}' (FORMAT PARQUET)")
+    relation = open_source(engine, "scores", source).relation
+
+    def values(path: Path) -> list[tuple[str | None, ...]]:
+        # repr: NaN equals NaN; a CAST to VARCHAR would read the CSV's own text
+        rows = con.execute(f"SELECT x, CAST(r AS REAL) FROM '{path}' ORDER BY item_id")
+        return [tuple(None if v is None else repr(v) for v in row) for row in rows.fetchall()]
+
+    want = values(source)
+    assert want[0] == ("nan", "nan") and want[1] == ("inf", "-inf")
+    for fmt in ("parquet", "csv"):
+        out = tmp_path / f"written.{fmt}"
+        engine.write(relation, out, fmt, order_by=("item_id",))
+        assert values(out) == want, fmt
+    con.close()
+
+
 def test_parquet_with_lists_and_structs_on_every_engine(engine: Engine,
                                                          tmp_path: Path) -> None:
     """A Parquet input holding a list, a struct or a map: an unused such attribute rides

@@ -14,7 +14,7 @@ from typing import TextIO
 
 import duckdb
 
-from abcde.engines.base import sql_type_of
+from abcde.engines.base import categorise, sql_type_of
 from abcde.errors import EngineError
 from abcde.sql.quoting import ident, literal
 
@@ -292,11 +292,12 @@ def read_file(path: Path, fmt: str, string_columns: Sequence[str] = (),
 
 def create_table(con: duckdb.DuckDBPyConnection, name: str, columns: Sequence[str],
                  rows: Sequence[Sequence[object]], *, temp: bool = False,
-                 types: Sequence[str | None] | None = None) -> None:
+                 types: Sequence[str | None] | None = None, keep_nan: bool = False) -> None:
     """CREATE [TEMP] TABLE `name` from Python rows, each column of its DuckDB type in
     `types`, else (None) of the SQL type of its values (`sql_type_of`), rows in the given
     order. The rows are scanned as numpy arrays: DuckDB's executemany takes seconds per
-    thousand rows."""
+    thousand rows. The scan reads a float NaN as NULL (as pandas means it); with
+    `keep_nan` it stays NaN (an engine's result, where NaN is a value)."""
     import numpy as np  # here: `abcde impact` on files never needs it
 
     given = list(types) if types is not None else [None] * len(columns)
@@ -308,6 +309,9 @@ def create_table(con: duckdb.DuckDBPyConnection, name: str, columns: Sequence[st
     for k, t in enumerate(types):
         # a given type casts DuckDB's own reading of the values (dates, decimals, ...)
         conv = convert.get(t) if inferred[k] else None
+        if keep_nan and categorise(t) == "float":
+            # as text, which DuckDB casts back exactly: nan, inf, -inf, 0.1 (repr)
+            conv = _float_text
         values = [None if r[k] is None else conv(r[k]) if conv else r[k] for r in rows]
         arrays[f"c{k}"] = np.array(values, dtype=object)
     scan = f"abcde_rows_{secrets.token_hex(6)}"
@@ -321,6 +325,10 @@ def create_table(con: duckdb.DuckDBPyConnection, name: str, columns: Sequence[st
         con.unregister(scan)
 
 
+def _float_text(value: object) -> str:
+    return repr(float(value))  # type: ignore[arg-type]
+
+
 def write_rows(columns: Sequence[str], rows: Sequence[tuple], path: Path, fmt: str,
                types: Sequence[str | None] | None = None) -> None:
     """Write rows to one Parquet or CSV file, in the given order; `types`: the DuckDB
@@ -328,7 +336,7 @@ def write_rows(columns: Sequence[str], rows: Sequence[tuple], path: Path, fmt: s
     (`create_table`): a date stays a DATE, as the DuckDB engine writes it, not text."""
     con = duckdb.connect(":memory:")
     try:
-        create_table(con, "t", columns, rows, types=types)
+        create_table(con, "t", columns, rows, types=types, keep_nan=True)
         option = "FORMAT PARQUET" if fmt == "parquet" else "FORMAT CSV, HEADER"
         con.execute(f"COPY t TO {literal(str(path))} ({option})")
     finally:
