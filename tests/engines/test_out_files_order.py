@@ -5,6 +5,7 @@ PostgreSQL, tests/conftest.py)."""
 
 from __future__ import annotations
 
+import csv
 import math
 import random
 from collections.abc import Iterator
@@ -14,6 +15,7 @@ from typing import Any
 import duckdb
 import pytest
 
+from abcde.engines import Engine
 from abcde.engines.duckdb import DuckDBEngine
 from abcde.engines.postgres import PostgresEngine
 from abcde.evaluation.run import evaluate
@@ -111,3 +113,33 @@ def test_out_files_are_ordered_by_key_and_alike_on_duckdb_and_postgres(
         keys = [tuple(_sort_key(r[cols.index(c)]) for c in key) for r in duck_rows]
         assert keys == sorted(keys), name
         assert len(set(keys)) == len(keys), name
+
+
+def test_csv_files_spell_non_finite_slice_keys_as_the_json_does(engine: Engine,
+                                                              tmp_path: Path) -> None:
+    """A float slice key that is NaN or infinite is NaN, Infinity, -Infinity in the CSV
+    files of --out, as in the JSON (and the warehouse scripts' slice keys): DuckDB's
+    nan, inf, -inf did not match them. Finite floats stay as DuckDB writes them."""
+    values = ["'NaN'", "'Infinity'", "'-Infinity'", "0.5", "1e16", "NULL"]
+    items = [f"i{k}" for k in range(12)]
+    base = {i: f"b{k % 3}" for k, i in enumerate(items)}
+    exp = {i: f"e{k % 4}" for k, i in enumerate(items)}
+    attributes = tmp_path / "attributes.parquet"  # a mapping's NaN would be NULL
+    rows = ", ".join(f"('{i}', CAST({values[k % len(values)]} AS DOUBLE))"
+                     for k, i in enumerate(items))
+    con = duckdb.connect()
+    con.execute(f"COPY (SELECT * FROM (VALUES {rows}) v(item_id, score)) TO "
+                f"'{attributes}' (FORMAT PARQUET)")
+    con.close()
+    result = impact(base, exp, attributes=attributes, slice_by="score", engine=engine,
+                    out=tmp_path / "out", out_format="csv")
+    with open(result.files["slices_score"], newline="", encoding="utf-8") as f:
+        rows = list(csv.DictReader(f))
+    # ordered by the number: -Infinity first, NaN after Infinity, NULL (empty) last
+    assert [r["score"] for r in rows] == ["-Infinity", "0.5", "1e+16", "Infinity", "NaN", ""]
+    from_json = {r["score"]: r["items"] for r in result.to_dict()["slices"][0]["rows"]}
+    assert len(from_json) == 6
+    assert {"NaN", "Infinity", "-Infinity"} <= set(from_json)
+    for r in rows:
+        if r["score"] in ("NaN", "Infinity", "-Infinity"):
+            assert int(r["items"]) == from_json[r["score"]] == 2

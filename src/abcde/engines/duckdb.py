@@ -14,8 +14,9 @@ from typing import Any
 
 import duckdb
 
-from abcde.engines.base import Engine, select_all
+from abcde.engines.base import Engine
 from abcde.engines.files import (
+    copy_query,
     create_table,
     csv_problem,
     file_format,
@@ -289,8 +290,9 @@ class DuckDBEngine(Engine):
     def write(self, relation: str, path: Path, fmt: str, order_by: Sequence[str] = ()) -> None:
         option = "FORMAT PARQUET" if fmt == "parquet" else "FORMAT CSV, HEADER"
         # COPY keeps an ORDER BY's order even with preserve_insertion_order off
-        self.execute(f"COPY ({select_all(relation, order_by)}) TO {literal(str(path))} "
-                     f"({option})")
+        query = copy_query(relation, self.columns(relation) if fmt != "parquet" else [],
+                           fmt, order_by)
+        self.execute(f"COPY ({query}) TO {literal(str(path))} ({option})")
 
     def close(self) -> None:
         try:

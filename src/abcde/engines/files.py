@@ -14,7 +14,7 @@ from typing import TextIO
 
 import duckdb
 
-from abcde.engines.base import categorise, sql_type_of
+from abcde.engines.base import categorise, select_all, sql_type_of
 from abcde.errors import EngineError
 from abcde.sql.quoting import ident, literal
 
@@ -329,6 +329,28 @@ def _float_text(value: object) -> str:
     return repr(float(value))  # type: ignore[arg-type]
 
 
+def copy_query(relation: str, columns: Sequence[tuple[str, str]], fmt: str,
+               order_by: Sequence[str] = ()) -> str:
+    """The query DuckDB's COPY writes a table's file from (rows in `order_by` order).
+    In CSV a NaN or infinite float is spelled NaN, Infinity, -Infinity, as abcde's JSON
+    and the slice keys of its warehouse scripts spell them (DuckDB writes nan, inf);
+    other floats as DuckDB writes them. `columns`: (name, DuckDB type) of `relation`."""
+    if fmt == "parquet" or not any(categorise(t) == "float" for _, t in columns):
+        return select_all(relation, order_by)
+    exprs = []
+    for name, type_name in columns:
+        col = f"t.{ident(name)}"
+        if categorise(type_name) == "float":
+            col = (f"CASE WHEN isnan({col}) THEN 'NaN' "
+                   f"WHEN {col} = CAST('Infinity' AS DOUBLE) THEN 'Infinity' "
+                   f"WHEN {col} = CAST('-Infinity' AS DOUBLE) THEN '-Infinity' "
+                   f"ELSE CAST({col} AS VARCHAR) END")
+        exprs.append(f"{col} AS {ident(name)}")
+    # qualified: the keys are the table's columns (numbers), not the texts selected
+    order = f" ORDER BY {', '.join(f't.{ident(c)}' for c in order_by)}" if order_by else ""
+    return f"SELECT {', '.join(exprs)} FROM {relation} AS t{order}"
+
+
 def write_rows(columns: Sequence[str], rows: Sequence[tuple], path: Path, fmt: str,
                types: Sequence[str | None] | None = None) -> None:
     """Write rows to one Parquet or CSV file, in the given order; `types`: the DuckDB
@@ -338,6 +360,8 @@ def write_rows(columns: Sequence[str], rows: Sequence[tuple], path: Path, fmt: s
     try:
         create_table(con, "t", columns, rows, types=types, keep_nan=True)
         option = "FORMAT PARQUET" if fmt == "parquet" else "FORMAT CSV, HEADER"
-        con.execute(f"COPY t TO {literal(str(path))} ({option})")
+        described = [(r[0], r[1]) for r in con.execute("DESCRIBE t").fetchall()]
+        con.execute(f"COPY ({copy_query('t', described, fmt)}) TO {literal(str(path))} "
+                    f"({option})")
     finally:
         con.close()
