@@ -147,3 +147,19 @@ def test_identical_clusterings_have_no_pair_to_simulate(tmp_path, extra: list[st
     assert res.exit_code == 2, res.output
     assert "no pair to judge: Base and Exp agree on every item" in res.output, res.output
     assert "at most 0" not in res.output and "edited" not in res.output, res.output
+
+
+@pytest.mark.parametrize(("value", "tail"), [
+    ("10,,20", "got '10,,20', which has an empty entry"),
+    ("10,", "got '10,', which has an empty entry"), (",", "got ',', which has an empty entry"),
+    ("", "got ''\n")])
+def test_budgets_with_an_empty_entry_are_refused(tmp_path, value: str, tail: str) -> None:  # type: ignore[no-untyped-def]
+    """An empty entry in --budgets (a typo such as "10,,20") is refused like --budgets "",
+    rather than skipped: the run would otherwise size fewer budgets than were asked for."""
+    path = tmp_path / "base.csv"
+    path.write_text("item_id,cluster_id\n" + "".join(f"{k},{v}\n" for k, v in BASE.items()))
+    res = CliRunner().invoke(main, ["simulate", str(path), str(path), "--truth", str(path),
+                                    "--budgets", value, "--replications", "1"])
+    assert res.exit_code == 2, res.output
+    assert ("Invalid value for --budgets: comma-separated integers >= 1 (unique judgeable "
+            f"pairs), {tail}") in res.output, res.output

@@ -136,11 +136,17 @@ def simulate_cmd(base: str, exp: str, truth: str, weights: str | None, item_col:
     from simulated rounds judged by --truth (whose exact metrics are computed in SQL)."""
     from abcde.quality.simulation import render_table, simulate
 
+    entries = [b.strip() for b in budgets.split(",")]
+    if "" in entries:  # "10,,20" is a typo as much as "" is: refuse it rather than skip it
+        raise click.BadParameter(f"comma-separated integers >= 1 (unique judgeable pairs), "
+                                 f"got {budgets!r}"
+                                 + (", which has an empty entry" if budgets.strip() else ""),
+                                 param_hint="--budgets")
     try:
-        sizes = [int(b) for b in budgets.split(",") if b.strip()]
+        sizes = [int(b) for b in entries]
     except ValueError:
         raise click.BadParameter("comma-separated integers", param_hint="--budgets") from None
-    if not sizes or min(sizes) < 1:
+    if min(sizes) < 1:
         raise click.BadParameter(f"comma-separated integers >= 1 (unique judgeable pairs), "
                                  f"got {budgets!r}", param_hint="--budgets")
     if replications < 1:
