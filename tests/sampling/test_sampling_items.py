@@ -440,3 +440,25 @@ def test_sample_items_says_which_attributes_it_renamed(tmp_path) -> None:
     res = CliRunner().invoke(main, ["sample-items", b, e, "--attributes", plain, "--size",
                                     "5", "--out", str(tmp_path / "plain.parquet")])
     assert res.exit_code == 0 and "renamed" not in res.output, res.output
+
+
+def test_sample_items_says_when_size_exceeds_the_affected_items(tmp_path) -> None:
+    """--size above the number of affected items draws all of them (exit 0) and says so:
+    it returned them quietly, a sample smaller than --size with no word why."""
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    # Base pairs up items 0..9; Exp splits item 0 off: items 0 and 1 are the affected ones
+    base = {i: i // 2 for i in range(10)}
+    exp = {**base, 0: 100}
+    b = _write_csv(tmp_path / "b.csv", "item_id,cluster_id", base.items())
+    e = _write_csv(tmp_path / "e.csv", "item_id,cluster_id", exp.items())
+    args = ["sample-items", b, e, "--out", str(tmp_path / "items.parquet")]
+    res = CliRunner().invoke(main, [*args, "--size", "100000"])
+    assert res.exit_code == 0, res.output
+    assert "sampled 2 unique affected items" in res.output, res.output
+    assert "all 2 affected items were drawn; --size 100000 asks for more" in res.output
+    for size in ("2", "1"):  # as many or fewer: nothing to say
+        res = CliRunner().invoke(main, [*args, "--size", size, "--overwrite"])
+        assert res.exit_code == 0 and "asks for more" not in res.output, res.output

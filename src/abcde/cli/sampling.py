@@ -31,7 +31,8 @@ def _common(fn):  # type: ignore[no-untyped-def]
 @click.command("sample-items")
 @_common
 @click.option("--size", type=int, default=1_000_000, show_default=True,
-              help="Unique affected items to sample.")
+              help="Unique affected items to sample (all of them if there are fewer; "
+              "sample-items then says so).")
 @click.option("--seed", type=int, default=0, show_default=True)
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="Sample file (.parquet or .csv); its manifest goes next to it.")
@@ -67,6 +68,11 @@ def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str |
                    "empty")
     click.echo(f"sampled {m['unique_items']:,} unique affected items ({m['draws']:,} draws) "
                f"-> {out}\nmanifest -> {s.files['manifest']}")
+    if 0 < m["unique_items"] < size:
+        # fewer affected items than asked for: the sample is all of them, said so that a
+        # smaller sample than --size is not taken for a truncated run
+        click.echo(f"all {m['unique_items']:,} affected items were drawn; --size {size} "
+                   "asks for more")
     if s.renamed:
         # else `explore --group-by weight` silently groups by the item's weight
         click.echo("attribute column(s) named like a column of the sample are renamed in "
