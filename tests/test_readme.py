@@ -198,7 +198,10 @@ def test_a_budget_above_the_population_gets_the_budget_quoted(
         "--out", str(tmp_path / "s")])
     assert result.exit_code == 2
     assert f"only {pairs.group(1)} judgeable pairs" in result.output, result.output
-    assert f"Lower --budget to at most {quoted.group(1)}," in result.output, result.output
+    # the probe of 2 × pairs + 100 draws is within the default ceiling: raising
+    # --max-stream-draws would not change the number, so it is not offered
+    assert f"Lower --budget to at most {quoted.group(1)}.\n" in result.output, result.output
+    assert "--max-stream-draws" not in result.output, result.output
 
 
 def test_the_evaluation_numbers_quoted_are_those_of_the_examples(

@@ -400,8 +400,35 @@ def test_a_budget_above_the_population_suggests_one_that_fills(monkeypatch) -> N
         sample_pairs(B8, E8, W8, budget=29, seed=4)
     msg = str(err.value)
     assert "only 28 judgeable pairs" in msg and f"up to {fit:,} is filled" in msg
-    assert f"Lower --budget to at most {fit:,}" in msg
+    assert f"Lower --budget to at most {fit:,}." in msg
     assert len(sample_pairs(B8, E8, W8, budget=fit, seed=4).questions) == fit
+
+
+def test_a_budget_above_the_population_offers_a_higher_ceiling_only_where_it_helps(
+        monkeypatch) -> None:
+    """The suggestion is read off a probe of at most 2·28 + 100 = 156 draws: under the
+    default ceiling (here >= 1,000 draws) and under --max-stream-draws 156 the probe's
+    end, not the ceiling, limits it, and "or raise --max-stream-draws" (which it used to
+    add) changes nothing; a ceiling of 60 draws stops the probe early, and raising it
+    does suggest more (counted by hand)."""
+    import abcde.sampling.pairs
+
+    monkeypatch.setattr(abcde.sampling.pairs, "CHEAP_DRAWS", 1_000)
+    order = _order(156, 4)
+    fit = _fitting(order, lambda r: max(10 * r, 1_000))
+    for cap in (None, 156):
+        with pytest.raises(InputError) as err:
+            sample_pairs(B8, E8, W8, budget=29, seed=4, max_stream_draws=cap)
+        msg = str(err.value)
+        assert msg.endswith(f"Lower --budget to at most {fit:,}."), msg
+        assert "--max-stream-draws" not in msg, msg
+    capped = _fitting(order[:60], lambda r: 60)
+    assert 0 < capped < fit
+    with pytest.raises(InputError) as err:
+        sample_pairs(B8, E8, W8, budget=29, seed=4, max_stream_draws=60)
+    msg = str(err.value)
+    assert (f"Lower --budget to at most {capped:,}, or raise --max-stream-draws (time and "
+            "memory grow with the draws).") in msg, msg
 
 
 def test_cli_budget_beyond_the_cost_ceiling_exits_2(tmp_path, monkeypatch) -> None:

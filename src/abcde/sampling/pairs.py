@@ -415,11 +415,19 @@ def fits(engine: Engine, p: Pipeline, ceiling: Ceiling) -> int:
     """The largest budget such that every budget up to it is filled within `ceiling` by
     the stream of `p` (`pairs/fits.sql`; a lower bound when the stream is shorter than
     the ceiling)."""
+    return fits_capped(engine, p, ceiling)[0]
+
+
+def fits_capped(engine: Engine, p: Pipeline, ceiling: Ceiling) -> tuple[int, bool]:
+    """`fits` and whether the ceiling stopped it (a budget in the stream whose first
+    draw is beyond its ceiling) rather than the end of the stream."""
     p.add("pair_fits", render("pairs/fits.sql", per_pair=int(ceiling.per_pair),
                               floor=int(ceiling.floor), max_draws=int(MAX_DRAWS)))
     row = p.fetch(engine, "pair_fits")[0]
     misfit = row["first_misfit"]
-    return int(row["judgeable"] or 0) if misfit is None else int(misfit) - 1
+    if misfit is None:
+        return int(row["judgeable"] or 0), False
+    return int(misfit) - 1, True
 
 
 class BudgetNotFilled(InputError):
@@ -459,7 +467,12 @@ def check_budget(engine: Engine, base: Pipeline, budget: int, judgeable: int, se
     if budget <= judgeable:
         return
     probe = min(2 * judgeable + 100, ceiling.draws(judgeable)) if judgeable > 0 else 0
-    fit = fits(engine, draw_stream(engine, base, probe, seed), ceiling) if probe > 0 else 0
+    fit, capped = (fits_capped(engine, draw_stream(engine, base, probe, seed), ceiling)
+                   if probe > 0 else (0, True))
+    # a higher ceiling suggests a larger budget only if the ceiling, not the probe's
+    # 2·judgeable + 100 draws, is what stopped it: else "or raise --max-stream-draws"
+    # offered what changes nothing here
+    capped = capped or probe < 2 * judgeable + 100
     more = "" if fit >= judgeable else (
         f"; a budget near that maximum needs ever more draws per new pair (the last pairs "
         f"are the rarest), while one of up to {fit:,} is filled within the cost ceiling "
@@ -468,7 +481,8 @@ def check_budget(engine: Engine, base: Pipeline, budget: int, judgeable: int, se
                      f"unordered pairs of distinct items with positive probability), fewer "
                      f"than the budget {budget:,}{more}",
                      hint=f"Lower {ceiling.budget_option} to at most {fit:,}."
-                     if fit >= judgeable else _lower_to(fit, ceiling))
+                     if fit >= judgeable or (fit > 0 and not capped)
+                     else _lower_to(fit, ceiling))
 
 
 def hopeless(n: int, found: int, previous_n: int, previous_found: int, judgeable: int,
