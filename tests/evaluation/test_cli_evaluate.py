@@ -205,6 +205,12 @@ def test_uir_command_sweeps_the_selected_metrics(tmp_path: Path) -> None:
     assert "parametric UIR" in text and "Robust improvements" in text
     assert "B improves A" in text and "B: no system improves it" in text
     assert "alpha weighs bcp" in text
+    # the JSON says the same: UIR(A, B) = −0.5, so B has no reference (it named A)
+    doc = json.loads(CliRunner().invoke(main, ["uir", str(path), "--metrics", "bcp,bcr",
+                                               "--format", "json"]).output)
+    assert doc["reference_systems"]["B"] == {"reference": None, "uir": -0.5, "tied": ["A"],
+                                             "robust": False}
+    assert doc["reference_systems"]["A"]["reference"] == "B"
 
 
 def test_rel_tol_default_agrees_with_the_library() -> None:
@@ -262,6 +268,14 @@ def test_evaluate_table_has_slices_sweep_parametric_and_themes(tmp_path: Path) -
                  "Yandex themes with the lowest ECC", "Robust improvements",
                  "exp: no system improves it"):
         assert part in out, part
+    res = CliRunner().invoke(main, [
+        "evaluate", "--truth", str(EXAMPLES / "truth.csv"), "--actual",
+        str(EXAMPLES / "base.csv"), "--actual", str(EXAMPLES / "exp.csv"), "--weights",
+        str(EXAMPLES / "weights.csv"), "--format", "json"])
+    refs = json.loads(res.output)["uir"]["reference_systems"]
+    # as the text: nothing improves exp (its reference was "base", UIR over it < 0)
+    assert refs["exp"]["reference"] is None and refs["exp"]["uir"] <= 0, refs
+    assert refs["exp"]["tied"] == ["base"] and refs["base"]["reference"] == "exp", refs
 
 
 def test_evaluate_worst_yandex_themes_match_the_reference(tmp_path: Path) -> None:

@@ -170,8 +170,12 @@ def _sweep_doc(summary: UirSummary) -> dict[str, dict[str, float]] | None:
 
 def _references_doc(summary: UirSummary) -> dict[str, dict[str, Any]]:
     """Each system's reference system, as both `abcde evaluate` and `abcde uir` report it
-    (one shape for both: `reference`, `uir`, `tied`, `robust`)."""
-    return {str(s): {"reference": str(ref.reference), "uir": ref.uir,
+    (one shape for both: `reference`, `uir`, `tied`, `robust`). `reference` is None when
+    no system improves it (the highest UIR over it is <= 0, which the text says in those
+    words): it named the argmax anyway, a system no better than this one; `uir` and `tied`
+    still give that highest UIR and the systems reaching it."""
+    return {str(s): {"reference": str(ref.reference) if ref.uir > 0 else None,
+                     "uir": ref.uir,
                      "tied": [str(t) for t in ref.tied],
                      "robust": ref.uir >= UIR_ROBUST_THRESHOLD}
             for s, ref in (summary.reference_systems or {}).items()}
