@@ -132,6 +132,25 @@ def test_every_repository_path_the_docs_name_exists() -> None:
     assert not missing, missing
 
 
+def test_every_method_section_cited_exists() -> None:
+    """Every "docs/method.md §x.y" cited in src/, sql_templates/ and the docs names a
+    section of docs/method.md (script/cells_key.sql cited §10.5, which does not exist:
+    the cells kept between commands are §2.6)."""
+    sections = set(re.findall(r"^#{2,4} (\d+(?:\.\d+)*)[ .]", DOCS["docs/method.md"], re.M))
+    # the section may follow on the next line of a comment (#, --, //) or after `…`), …
+    cite = re.compile(r"method\.md`?\)?,?\s*(?:#|--|//)?\s*§\s*(\d+(?:\.\d+)*)")
+    files = [p for d in ("src", "sql_templates") for p in (ROOT / d).rglob("*")
+             if p.is_file() and p.suffix in {".py", ".sql", ".js", ".html", ".md", ".j2"}]
+    cited, wrong = 0, []
+    for path in [*files, *(ROOT / name for name in DOCS)]:
+        for number in cite.findall(path.read_text(encoding="utf-8")):
+            cited += 1
+            if number not in sections:
+                wrong.append(f"{path.relative_to(ROOT)}: docs/method.md §{number}")
+    assert cited > 300 and "2.6" in sections, (cited, sorted(sections))
+    assert not wrong, wrong
+
+
 def test_the_rehearsal_runs_and_the_human_truth_judges_the_share_quoted(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """README's rehearsal (sample-pairs, then estimate --truth examples/ideal.csv) runs

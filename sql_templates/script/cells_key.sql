@@ -1,4 +1,4 @@
-{# What the cell tables of a round were made from (docs/method.md §10.5): the digest of the
+{# What the cell tables of a round were made from (docs/method.md §2.6): the digest of the
    SQL that made them (`sql_digest`, computed when the script was written: inputs,
    columns, id types, weights and slices) and a fingerprint of each input — its rows and
    the sum of 31 bits of md5 of every row's values (ids and weights as text, as this
