@@ -617,15 +617,42 @@ def test_pair_samples_refuse_a_slice_named_like_a_slice_total(name: str, strata:
         assert script.output == engine.output, command
 
 
-@pytest.mark.parametrize("name", ["slice_columns", "input_valid"])
-def test_pair_script_refuses_a_slice_named_like_a_column_of_pair_slices(name: str) -> None:
+VERDICT = ("input_valid (the column of the script's validation verdict, in its validation "
+           "row and in every output table)")
+
+
+@pytest.mark.parametrize(("name", "what"), [
+    ("slice_columns", "slice_columns (the column of pair_slices naming each row's slicing)"),
+    ("input_valid", VERDICT)])
+def test_pair_script_refuses_a_slice_named_like_a_column_of_pair_slices(name: str,
+                                                                        what: str) -> None:
     """pair_slices also names each row's slicing (slice_columns) and carries
-    input_valid: a slice column so named would be a second column of that name."""
+    input_valid: a slice column so named would be a second column of that name. The
+    refusal says what the column is (it called both "a metric's name")."""
     result = CliRunner().invoke(main, [
         "sql", "sample-pairs", "--dialect", "duckdb", "--budget", "9", "--base", "s.b",
         "--exp", "s.e", "--attributes", "s.a", "--slice-by", f"provenance,{name}"])
     assert result.exit_code == 2, result.output
-    assert f"slice columns may not be named {name} (a metric's name)" in result.output
+    assert f"slice columns may not be named {what}\n" in result.output, result.output
+
+
+@pytest.mark.parametrize("command", [
+    ["sql", "impact", "--base", "s.b", "--exp", "s.e"],
+    ["sql", "evaluate", "--truth", "s.t", "--actual", "a=s.a"],
+    ["dbt", "--base", "s.b", "--exp", "s.e", "--out", "/tmp/never-written-misc2"]])
+def test_scripts_refuse_a_slice_named_input_valid_for_what_it_is(command: list[str]) -> None:
+    """A slice column input_valid is refused as the script's verdict column, not "a
+    metric's name"; `sql evaluate` did not refuse it and wrote slice tables with two
+    input_valid columns. A metric's name still says so, both kinds in one message."""
+    args = [*command, "--dialect", "duckdb", "--attributes", "s.at", "--slice-by"]
+    result = CliRunner().invoke(main, [*args, "input_valid"])
+    assert result.exit_code == 2, result.output
+    assert result.output == ("error: table attributes: slice columns may not be named "
+                             f"{VERDICT}\n  Rename the column.\n"), result.output
+    result = CliRunner().invoke(main, [*args, "weight,input_valid"])
+    assert result.exit_code == 2, result.output
+    assert (f"may not be named {VERDICT}, weight (a metric's name)\n") in result.output
+    assert not Path("/tmp/never-written-misc2").exists()
 
 
 @pytest.mark.parametrize(("dialect", "args", "message", "example"), [

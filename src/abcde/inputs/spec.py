@@ -6,7 +6,7 @@ need no data. Nothing here reads an input: `abcde.inputs.session` opens them.
 
 from __future__ import annotations
 
-from collections.abc import Sequence, Set
+from collections.abc import Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
 from abcde.errors import InputError
@@ -108,18 +108,26 @@ def parse_slicings(slice_by: str | Sequence[str] | Sequence[Sequence[str]] | Non
     return out
 
 
-def check_slice_names(slicings: Sequence[Sequence[str]], reserved: Set[str]) -> None:
+def check_slice_names(slicings: Sequence[Sequence[str]], reserved: Set[str],
+                      columns: Mapping[str, str] | None = None) -> None:
     """Slice columns become output columns beside the metrics: no name may clash with a
-    metric (a column named twice in one slicing is refused by `parse_slicings`). Names
-    compare ignoring case, as DuckDB and Spark do: a slice column `Contribution` beside
-    the metric `contribution` in one table is a clash there."""
-    lowered = {r.lower(): r for r in reserved}
+    metric (`reserved`) or with another column of the output tables (`columns`: name →
+    what it is, for the message, e.g. a script's `input_valid`). A column named twice in
+    one slicing is refused by `parse_slicings`. Names compare ignoring case, as DuckDB
+    and Spark do: a slice column `Contribution` beside the metric `contribution` in one
+    table is a clash there."""
+    what = {**{r: "a metric's name" for r in reserved}, **(columns or {})}
+    lowered = {r.lower(): r for r in what}
     clash = sorted({c for s in slicings for c in s if c.lower() in lowered})
     if clash:
-        cased = [f"{c} is {lowered[c.lower()]}" for c in clash if c not in reserved]
-        raise InputError(f"slice columns may not be named {', '.join(clash)} (a metric's "
-                         "name)" + (f"; SQL names ignore case: {', '.join(cased)}"
-                                    if cased else ""),
+        # one parenthesis per kind of name, in the order of the clashing names
+        kinds: dict[str, list[str]] = {}
+        for c in clash:
+            kinds.setdefault(what[lowered[c.lower()]], []).append(c)
+        cased = [f"{c} is {lowered[c.lower()]}" for c in clash if c not in what]
+        named = ", ".join(f"{', '.join(cs)} ({kind})" for kind, cs in kinds.items())
+        raise InputError(f"slice columns may not be named {named}"
+                         + (f"; SQL names ignore case: {', '.join(cased)}" if cased else ""),
                          table="attributes", hint="Rename the column.")
 
 

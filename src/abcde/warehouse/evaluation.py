@@ -17,6 +17,7 @@ from abcde.evaluation.run import add_evaluation_steps
 from abcde.inputs.spec import check_slice_names
 from abcde.sql.pipeline import Pipeline
 from abcde.warehouse.scripts import (
+    VERDICT_COLUMN,
     Output,
     ScriptSpec,
     _check_unshadowed,
@@ -70,7 +71,9 @@ def evaluate_pipelines(spec: ScriptSpec, actual: Sequence[tuple[str | None, str]
         raise InputError(f"run names must be unique, ignoring case (they name the runs' "
                          f"tables); repeated: {', '.join(dup)}",
                          hint="Name the runs: --actual NAME=TABLE.")
-    check_slice_names(spec.slicings, {"items", "weight", "cells", "loss", *OVERALL_METRICS})
+    # input_valid: the slice tables carry it too (it made a second column of that name)
+    check_slice_names(spec.slicings, {"items", "weight", "cells", "loss", *OVERALL_METRICS},
+                      VERDICT_COLUMN)
     out = []
     for k, (name, (_, table)) in enumerate(zip(names, actual, strict=True)):
         run_spec = replace(spec, exp=table, prefix=f"{spec.prefix}{name}_")

@@ -24,6 +24,7 @@ from abcde.sampling.items import (
 from abcde.sampling.pairs import SLICE_TOTALS, attribute_names
 from abcde.sql.pipeline import Pipeline
 from abcde.warehouse.scripts import (
+    VERDICT_COLUMN,
     Output,
     ScriptSpec,
     _check_unshadowed,
@@ -167,7 +168,9 @@ def sample_pairs_pipeline(spec: ScriptSpec, population: str = "mixture", budget:
                          f"({budget:,}), or leave it out (10·budget).") from None
     # as `abcde sample-pairs` (its message): pair_slices also has slice_columns and
     # input_valid, which a slice column so named would duplicate
-    check_slice_names(spec.slicings, {*SLICE_TOTALS, "slice_columns", "input_valid"})
+    check_slice_names(spec.slicings, set(SLICE_TOTALS), {
+        **VERDICT_COLUMN, "slice_columns": "the column of pair_slices naming each row's "
+                                           "slicing"})
     cells = build_cells(spec, relations, "pair")
     p, inputs = cells.pipeline, cells.inputs
     p.add("pair_population", render("pairs/population.sql"), materialise=True)

@@ -247,6 +247,10 @@ def _failures(inputs: Inputs) -> list[tuple[str, str]]:
 
 
 CELL_STEPS = ("cell_rows", "validation", "cells", "cell_metrics", "cells_key")
+# Columns of a script's tables besides the metrics, which no slice column may be named
+# (check_slice_names words its refusal with what each one is): not a metric's name
+VERDICT_COLUMN = {"input_valid": "the column of the script's validation verdict, in its "
+                                 "validation row and in every output table"}
 
 
 @dataclass
@@ -408,7 +412,7 @@ def impact_pipeline(spec: ScriptSpec, relations: dict[str, str] | None = None,
     from abcde.impact.run import SLICE_RESERVED
 
     # as `abcde impact` (its messages); input_valid is one more column of a script's table
-    check_slice_names(spec.slicings, SLICE_RESERVED | {"input_valid"})
+    check_slice_names(spec.slicings, SLICE_RESERVED, VERDICT_COLUMN)
     cells = build_cells(spec, relations, "impact")
     pipeline, inputs = cells.pipeline, cells.inputs
     flagged = functools.partial(flag, cells)
