@@ -520,3 +520,20 @@ def test_an_edited_design_is_refused(sample_dir: Path, tmp_path: Path, edit: dic
     res = CliRunner().invoke(main, ["estimate", str(copy), "--judgements", str(judged)])
     assert res.exit_code == 2, res.output
     assert "manifest." in res.output and "Put back what" in res.output, res.output
+
+
+@pytest.mark.parametrize("option", ["--judgements", "--truth"])
+def test_estimate_says_a_dangling_link_is_a_link(tmp_path, option: str) -> None:  # type: ignore[no-untyped-def]
+    """--judgements (or --truth) naming a symbolic link to a missing target is refused as
+    such (exit 2): it said "File ... does not exist", while `ls` lists the file. A
+    missing file keeps click's message."""
+    link = tmp_path / "verdicts.csv"
+    link.symlink_to(tmp_path / "moved.csv")
+    res = CliRunner().invoke(main, ["estimate", str(tmp_path), option, str(link)])
+    assert res.exit_code == 2, res.output
+    assert (f"Invalid value for '{option}': '{link}' is a symbolic link to a missing target "
+            f"('{tmp_path / 'moved.csv'}'): link it to the file, or give the file "
+            "itself.") in res.output, res.output
+    res = CliRunner().invoke(main, ["estimate", str(tmp_path), option,
+                                    str(tmp_path / "none.csv")])
+    assert res.exit_code == 2 and "does not exist" in res.output, res.output

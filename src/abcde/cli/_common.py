@@ -146,6 +146,23 @@ def quiet_closed_stdout() -> NoReturn:
     sys.exit(141)
 
 
+class ExistingPath(click.Path):
+    """click.Path(exists=True) that says when the path is a symbolic link to a missing
+    target: click calls it a file that "does not exist", while `ls` shows it there."""
+
+    def __init__(self, **kwargs: Any) -> None:
+        super().__init__(exists=True, **kwargs)
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        if isinstance(value, str | os.PathLike) and os.path.islink(value) \
+                and not os.path.exists(value):
+            self.fail(f"{os.fspath(value)!r} is a symbolic link to a missing target "
+                      f"({os.readlink(value)!r}): link it to the file, or give the file "
+                      "itself.", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def input_options(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Options shared by every command that reads clusterings."""
     options = [

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from abcde.cli._common import handle_errors
+from abcde.cli._common import ExistingPath, handle_errors
 
 
 def _default_judge() -> str:
@@ -18,7 +18,7 @@ def _default_judge() -> str:
 
 
 @click.command("judge")
-@click.argument("sample_dir", type=click.Path(exists=True, file_okay=False))
+@click.argument("sample_dir", type=ExistingPath(file_okay=False))
 @click.option("--judge", "judge_name", default=None,
               help="Your name in DIR/verdicts.jsonl (default: your login name). Every "
               "judge runs their own `abcde judge` on the same DIR.")

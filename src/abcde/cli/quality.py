@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import click
 
-from abcde.cli._common import clustering_inputs, handle_errors, input_options
+from abcde.cli._common import ExistingPath, clustering_inputs, handle_errors, input_options
 from abcde.sampling import MAX_SEED
 from abcde.text import to_json
 
 
 @click.command("estimate")
-@click.argument("sample_dir", required=False, type=click.Path(exists=True, file_okay=False))
-@click.option("--db", default=None, type=click.Path(exists=True, dir_okay=False),
+@click.argument("sample_dir", required=False, type=ExistingPath(file_okay=False))
+@click.option("--db", default=None, type=ExistingPath(dir_okay=False),
               help="Read the sample from tables of this DuckDB database (a warehouse "
               "script's <prefix>pair_* tables) instead of SAMPLE_DIR.")
 @click.option("--sample-prefix", default=None, help="With --db or --engine: the --prefix "
@@ -25,13 +25,13 @@ from abcde.text import to_json
               "session (abcde[spark]).")
 @click.option("--dsn", default=None, help="PostgreSQL connection string for --engine "
               "postgres, e.g. postgresql://user@host:5432/db.")
-@click.option("--judgements", type=click.Path(exists=True, dir_okay=False), multiple=True,
+@click.option("--judgements", type=ExistingPath(dir_okay=False), multiple=True,
               help="CSV/JSONL of verdicts keyed by pair_id or item_1,item_2 (the "
               "questions file with its verdict column filled), or a verdict log of `abcde "
               "judge`. Repeat for several files; the questions of an earlier sample of the "
               "same stream (same inputs, seed, population, another --budget) carry their "
               "verdicts over. Default: SAMPLE_DIR/verdicts.jsonl, the log of `abcde judge`.")
-@click.option("--truth", type=click.Path(exists=True, dir_okay=False), default=None,
+@click.option("--truth", type=ExistingPath(dir_okay=False), default=None,
               help="Judge by a ground-truth clustering (CSV/Parquet): same cluster ⇒ "
               "equivalent, an item missing from it ⇒ unknown.")
 @click.option("--item-col", default="item_id", show_default=True,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from abcde.cli._common import handle_errors
+from abcde.cli._common import ExistingPath, handle_errors
 
 _FILE = click.Path(dir_okay=False)
 #: A document option takes a directory too, so that abcde's own message (read_doc) says
@@ -15,12 +15,12 @@ _DOC = click.Path()
 @click.command("report")
 @click.option("--impact", "impact", type=_DOC, default=None, metavar="FILE",
               help="JSON of `abcde impact --format json`.")
-@click.option("--sample", "sample", type=click.Path(file_okay=False, exists=True),
+@click.option("--sample", "sample", type=ExistingPath(file_okay=False),
               default=None, metavar="DIR", help="A judged pair sample (its verdicts.jsonl, "
               "or --judgements / --truth), estimated as `abcde estimate DIR` does.")
-@click.option("--judgements", type=click.Path(exists=True, dir_okay=False), default=None,
+@click.option("--judgements", type=ExistingPath(dir_okay=False), default=None,
               help="Verdicts for --sample (as `abcde estimate --judgements`).")
-@click.option("--truth", type=click.Path(exists=True, dir_okay=False), default=None,
+@click.option("--truth", type=ExistingPath(dir_okay=False), default=None,
               help="Judge --sample by a ground-truth clustering (as `abcde estimate "
               "--truth`).")
 @click.option("--estimate", "estimate", type=_DOC, default=None, metavar="FILE",

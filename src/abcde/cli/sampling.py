@@ -10,6 +10,7 @@ import click
 
 from abcde.cells import IMPACT_METRICS
 from abcde.cli._common import (
+    ExistingPath,
     clustering_inputs,
     command_engine,
     engine_options,
@@ -82,7 +83,7 @@ def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str |
 
 @click.command("explore")
 @click.argument("sample")
-@click.option("--db", default=None, type=click.Path(exists=True, dir_okay=False),
+@click.option("--db", default=None, type=ExistingPath(dir_okay=False),
               help="DuckDB database holding the sample as table SAMPLE (e.g. the "
               "<prefix>item_sample of `abcde sql sample-items`), opened read-only.")
 @click.option("--group-by", default="", help="Attribute column(s), comma-separated.")
