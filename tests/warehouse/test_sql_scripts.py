@@ -1048,3 +1048,53 @@ def test_slice_keys_are_the_text_impact_gives_on_every_engine(
             assert got == expected, column
     finally:
         engines.close()
+
+
+PSQL_ADVICE = ("-- Run it with psql as `psql -v ON_ERROR_STOP=1 -f <this file>`: without\n"
+               "-- ON_ERROR_STOP, psql goes on after a failing statement (e.g. a --reuse-cells\n"
+               "-- guard's stop) and runs the rest of the script.\n")
+
+
+@pytest.mark.parametrize("command", [
+    ["impact"], ["sample-items"], ["sample-pairs", "--budget", "10"],
+    ["evaluate", "--truth", "s.t", "--actual", "s.a"]])
+def test_postgres_header_says_to_run_psql_with_on_error_stop(command: list[str]) -> None:
+    """psql's default goes on after a failing statement: a PostgreSQL script's header
+    says how to run it so that a guard's stop stops it (other dialects' do not)."""
+    args = ["sql", *command] + ([] if command[0] == "evaluate" else
+                                ["--base", "s.b", "--exp", "s.e"])
+    for dialect in ("postgres", "duckdb"):
+        result = CliRunner().invoke(main, [*args, "--dialect", dialect])
+        assert result.exit_code == 0, result.output
+        head = result.output.split("\n\n")[0]
+        assert (PSQL_ADVICE in head) == (dialect == "postgres"), head
+
+
+def test_psql_as_the_header_says_stops_at_the_guard(postgres_dsn: str,
+                                                     tmp_path: Path) -> None:
+    """Run as the header says, a --reuse-cells script without cell tables stops at its
+    first statement with abcde's message (exit 3, nothing created); without
+    ON_ERROR_STOP psql went on to the statements after it (more errors, exit 0)."""
+    import shutil
+    import subprocess
+
+    import psycopg
+
+    if shutil.which("psql") is None:
+        unavailable("psql is not installed (apt-get install postgresql-client)")
+    result = CliRunner().invoke(main, [
+        "sql", "sample-items", "--dialect", "postgres", "--base", "s.b", "--exp", "s.e",
+        "--reuse-cells", "--prefix", "psql_absent_", "--out", str(tmp_path)])
+    assert result.exit_code == 0, result.output
+    script = tmp_path / "sample_items.sql"
+    stop = subprocess.run(["psql", "-X", "-q", "-d", postgres_dsn, "-v", "ON_ERROR_STOP=1",
+                           "-f", str(script)], capture_output=True, text=True, timeout=60)
+    assert stop.returncode == 3, stop.stderr
+    assert stop.stderr.count("ERROR:") == 1 and "abcde --reuse-cells:" in stop.stderr
+    with psycopg.connect(postgres_dsn) as conn:
+        made = conn.execute("SELECT count(*) FROM information_schema.tables WHERE "
+                            "table_name LIKE 'psql_absent_%'").fetchone()
+    assert made == (0,)
+    goes_on = subprocess.run(["psql", "-X", "-q", "-d", postgres_dsn, "-f", str(script)],
+                             capture_output=True, text=True, timeout=60)
+    assert goes_on.returncode == 0 and goes_on.stderr.count("ERROR:") > 1, goes_on.stderr

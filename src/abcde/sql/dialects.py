@@ -212,6 +212,9 @@ class Dialect:
     """A 64-bit hash of the id K (an integer or a string) as a number the target sums
     exactly, in the target's SQL; None where the one pass keeps its FULL JOIN: the
     warehouse targets, and Spark (docs/method.md §2.5)."""
+    run_advice: ClassVar[tuple[str, ...]] = ()
+    """Lines of a script's header on how to run it, where the target's usual client
+    does not stop at a failing statement by default."""
     fail: ClassVar[str | None] = None
     """How the target stops a statement with the message K (`_fail`); None: a cast of K
     to an integer, an error on every target whose casts are strict."""
@@ -494,6 +497,11 @@ def _postgres_slice_text() -> str:
 class Postgres(Dialect):
     name = "postgres"
     title = "PostgreSQL"
+    # psql's default goes on after a failing statement: past a guard's stop (cells of
+    # other inputs or none) to the statements that read what the guard refused
+    run_advice = ("Run it with psql as `psql -v ON_ERROR_STOP=1 -f <this file>`: without",
+                  "ON_ERROR_STOP, psql goes on after a failing statement (e.g. a --reuse-cells",
+                  "guard's stop) and runs the rest of the script.")
     sqlglot_name = "postgres"
     md5_52_bits = ("CAST(CAST('x' || LPAD(SUBSTR(MD5(K), 1, 13), 16, '0') AS BIT(64)) "
                    "AS BIGINT)")

@@ -504,6 +504,8 @@ def header(spec: ScriptSpec, parts: Sequence[tuple[Pipeline, list[Output]]], dia
              "Generated SQL: runs as is, statement after statement; it only creates and drops",
              "the output tables below (DROP TABLE IF EXISTS + CREATE TABLE ... AS).",
              ""]
+    advice = get_dialect(dialect).run_advice
+    lines += [*advice, ""] if advice else []
     if command:
         lines += ["Command:", f"  {command}", ""]
     lines.append("Inputs (tables; ids declared, not checked: "
