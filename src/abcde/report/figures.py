@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from abcde.errors import InputError
@@ -79,17 +80,42 @@ def _plotly() -> Any:
     return go
 
 
+#: The plotly template of every figure. Figures are built with an empty template and get
+#: this one as JSON in `_json`: plotly validates and deep-copies a template each time a
+#: figure is made or given one, about half the time of a report of a few figures.
+TEMPLATE = "plotly_white"
+
+
+def _figure(go: Any, *data: Any) -> Any:
+    """A new plotly figure of traces `data`, without a template (see TEMPLATE)."""
+    return go.Figure(data=list(data), layout={"template": {}})
+
+
+@cache
+def _template_json() -> str:
+    """TEMPLATE as JSON, as a figure given it carries it in layout.template."""
+    import json
+
+    import plotly.graph_objects as go
+    import plotly.io as pio
+
+    figure = json.loads(pio.to_json(go.Figure(layout={"template": TEMPLATE}), pretty=False))
+    return json.dumps(figure["layout"]["template"])
+
+
 def _json(fig: Any) -> dict[str, Any]:
-    """The figure as plain JSON data (what Plotly.newPlot takes)."""
+    """The figure as plain JSON data (what Plotly.newPlot takes), with TEMPLATE."""
     import json
 
     import plotly.io as pio
 
-    return json.loads(pio.to_json(fig, validate=True, pretty=False))
+    out = json.loads(pio.to_json(fig, validate=True, pretty=False))
+    out.setdefault("layout", {})["template"] = json.loads(_template_json())
+    return out
 
 
 def _layout(fig: Any, *, height: int = 360, **kwargs: Any) -> None:
-    fig.update_layout(template="plotly_white", height=height,
+    fig.update_layout(height=height,
                       margin={"l": 10, "r": 10, "t": 36, "b": 10},
                       font={"family": "system-ui, sans-serif", "size": 12},
                       legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
@@ -235,7 +261,7 @@ def impact_section(doc: Mapping[str, Any], source: str = "impact") -> Section:
             "jaccard_index", "affected_jaccard_index", "unaffected_jaccard_index")
         if k in o]))
 
-    fig = go.Figure()
+    fig = _figure(go)
     for key, colour in (("split_distance", SPLIT), ("merge_distance", MERGE)):
         fig.add_bar(name=IMPACT_LABELS[key], x=[o[key]], y=["JaccardDistance"],
                     orientation="h", marker_color=colour,
@@ -254,7 +280,7 @@ def impact_section(doc: Mapping[str, Any], source: str = "impact") -> Section:
     if top:
         full = [f"{r.get('side', '')} {r['cluster_id']}" for r in top]
         labels = axis_labels(full)
-        fig = go.Figure()
+        fig = _figure(go)
         for side, colour in (("base", BASE), ("exp", EXP)):
             rows = [(lab, name, r) for lab, name, r in zip(labels, full, top, strict=True)
                     if r.get("side") == side]
@@ -283,7 +309,7 @@ def impact_section(doc: Mapping[str, Any], source: str = "impact") -> Section:
                             "slices")
         full = [" · ".join(key_label(r[c]) for c in cols) for r in rows]
         labels = axis_labels(full)
-        fig = go.Figure()
+        fig = _figure(go)
         fig.add_bar(orientation="h", y=labels, x=[r["contribution"] for r in rows],
                     marker_color=EXP, name="contribution",
                     customdata=[[r["items"], r["jaccard_distance"], plain(name)]
@@ -300,7 +326,7 @@ def impact_section(doc: Mapping[str, Any], source: str = "impact") -> Section:
 
     sizes = doc.get("size_distribution") or {}
     if sizes:
-        fig = go.Figure()
+        fig = _figure(go)
         for side, colour in (("base", BASE), ("exp", EXP)):
             rows = sizes.get(side) or []
             fig.add_scatter(name=side.capitalize(), x=[r["size"] for r in rows],
@@ -327,7 +353,7 @@ def _forest(go: Any, rows: Sequence[tuple[str, Mapping[str, Any] | None, float |
             *, zero: bool = False) -> Any:
     """A forest plot: per row an estimate with its interval and, where given, the exact
     impact metric it decomposes (a black diamond)."""
-    fig = go.Figure()
+    fig = _figure(go)
     full = [r[0] for r in rows]
     labels = axis_labels(full)
     known = [(lab, name, e) for lab, name, (_, e, _) in zip(labels, full, rows, strict=True)
@@ -455,7 +481,7 @@ def estimate_section(doc: Mapping[str, Any], source: str = "sample") -> Section:
     classes = doc["sample"].get("classes") or {}
     if classes and all("equivalent_pairs" in t for t in classes.values()):
         names = list(classes)
-        fig = go.Figure()
+        fig = _figure(go)
         for key, name, colour in (("equivalent_pairs", "equivalent", GOOD),
                                   ("not_equivalent_pairs", "not equivalent", BAD),
                                   ("unknown_pairs", "unknown", UNKNOWN)):
@@ -476,7 +502,7 @@ def estimate_section(doc: Mapping[str, Any], source: str = "sample") -> Section:
 def _agreement(go: Any, s: Section, judging: Mapping[str, Any],
                agreement: Mapping[str, Any]) -> None:
     judges = judging["judges"]
-    fig = go.Figure()
+    fig = _figure(go)
     fig.add_bar(x=[plain(j) for j in judges], y=list(judges.values()), marker_color=BASE,
                 name="verdicts")
     _layout(fig, height=260, yaxis_title="pairs judged", showlegend=False)
@@ -492,7 +518,7 @@ def _agreement(go: Any, s: Section, judging: Mapping[str, Any],
             a, b = (names.index(j) for j in p["judges"])
             z[a][b] = z[b][a] = p["cohen_kappa"]
         shown = [plain(j) for j in names]
-        fig = go.Figure(go.Heatmap(x=shown, y=shown, z=z, zmin=-1, zmax=1,
+        fig = _figure(go, go.Heatmap(x=shown, y=shown, z=z, zmin=-1, zmax=1,
                                    colorscale="RdBu", texttemplate="%{z:.2f}",
                                    hovertemplate="%{y} vs %{x}: Cohen's kappa %{z:.3f}"
                                    "<extra></extra>"))
@@ -542,7 +568,7 @@ def evaluate_section(doc: Mapping[str, Any], source: str = "evaluate") -> Sectio
                 f"{len(runs)} run{'s' if len(runs) != 1 else ''} evaluated on the items of "
                 "the truth.", source)
     colours = [BASE, EXP, GOOD, BAD, SPLIT, MERGE, "#9d755d", "#ff9da6"]
-    fig = go.Figure()
+    fig = _figure(go)
     for k, run in enumerate(runs):
         keys = [m for m in RUN_METRICS if m in run["overall"]]
         fig.add_bar(name=plain(run["name"]), x=keys, y=[run["overall"][m] for m in keys],
@@ -554,7 +580,7 @@ def evaluate_section(doc: Mapping[str, Any], source: str = "evaluate") -> Sectio
     classic = [r for r in runs if r.get("classic")]
     if classic:
         keys = list(classic[0]["classic"])
-        fig = go.Figure()
+        fig = _figure(go)
         for k, run in enumerate(classic):
             fig.add_bar(name=plain(run["name"]), x=keys,
                         y=[run["classic"].get(m) for m in keys],
@@ -572,7 +598,7 @@ def evaluate_section(doc: Mapping[str, Any], source: str = "evaluate") -> Sectio
                 continue
             full = [str(r["cluster_id"]) for r in rows]
             labels = axis_labels(full)
-            fig = go.Figure()
+            fig = _figure(go)
             fig.add_bar(orientation="h", y=labels, x=[r["loss"] for r in rows],
                         marker_color=BAD, name="loss",
                         customdata=[[r["items"], r["precision"], r["recall"], plain(name)]
@@ -595,7 +621,7 @@ def evaluate_section(doc: Mapping[str, Any], source: str = "evaluate") -> Sectio
         names = list(matrix)
         z = [[matrix[row].get(col) for col in names] for row in names]
         shown = [plain(n) for n in names]
-        fig = go.Figure(go.Heatmap(x=shown, y=shown, z=z, zmin=-1, zmax=1,
+        fig = _figure(go, go.Heatmap(x=shown, y=shown, z=z, zmin=-1, zmax=1,
                                    colorscale="RdBu", texttemplate="%{z:.3f}",
                                    hovertemplate="UIR(%{y} over %{x}) = %{z:.4f}"
                                    "<extra></extra>"))
@@ -610,7 +636,7 @@ def evaluate_section(doc: Mapping[str, Any], source: str = "evaluate") -> Sectio
                                 "(Amigó et al. 2011).", _json(fig)))
     sweep = uir.get("f_alpha") or {}
     if sweep:
-        fig = go.Figure()
+        fig = _figure(go)
         for k, (name, curve) in enumerate(sweep.items()):
             fig.add_scatter(name=plain(name), x=[float(a) for a in curve],
                             y=list(curve.values()), mode="lines+markers",
@@ -658,7 +684,7 @@ def simulate_section(doc: Mapping[str, Any], source: str = "simulate") -> Sectio
     s = Section("simulate", "Sizing a round: interval width against the budget",
                 f"{doc['replications']} simulated rounds per budget on the "
                 f"{doc.get('population')} population, judged by the ground truth.", source)
-    coverage, bias = go.Figure(), go.Figure()
+    coverage, bias = _figure(go), _figure(go)
     for key, per_budget in doc["metrics"].items():
         label = METRICS[key].label if key in METRICS else key
         measured = [b for b in per_budget if per_budget[b].get("coverage") is not None]
@@ -675,7 +701,7 @@ def simulate_section(doc: Mapping[str, Any], source: str = "simulate") -> Sectio
         budgets = [b for b in per_budget if per_budget[b].get("half_width") is not None]
         if not budgets:
             continue
-        fig = go.Figure()
+        fig = _figure(go)
         fig.add_scatter(name="mean half-width of the intervals", x=[int(b) for b in budgets],
                         y=[per_budget[b]["half_width"] for b in budgets],
                         mode="lines+markers", marker_color=BASE)
