@@ -232,14 +232,27 @@ def _check_ids(values: Sequence[Any], label: str, column: str) -> None:
 
 def _mapping_rows(mapping: Mapping[Any, Any], label: str, key_column: str,
                   id_column: str | None) -> list[tuple]:
-    _check_ids(list(mapping), label, key_column)
     cols = _mapping_columns(mapping)
+    items = [(_plain(k), {c: _plain(x) for c, x in v.items()} if cols else _plain(v))
+             for k, v in mapping.items()]
+    _check_ids([k for k, _ in items], label, key_column)
     if not cols:
         if id_column is not None:
-            _check_ids(list(mapping.values()), label, id_column)
-            return list(mapping.items())
-        return [(k, _number(v)) for k, v in mapping.items()]
-    return [(k, *(_number(v.get(c)) for c in cols)) for k, v in mapping.items()]
+            _check_ids([v for _, v in items], label, id_column)
+            return items
+        return [(k, _number(v)) for k, v in items]
+    return [(k, *(_number(v.get(c)) for c in cols)) for k, v in items]
+
+
+def _plain(value: Any) -> Any:
+    """A numpy scalar (np.int64, np.float64, np.str_, np.bool_: what a dict built from
+    arrays holds, e.g. dict(zip(df.item_id.to_numpy(), df.weight.to_numpy()))) as the
+    Python value it stands for. Columns are typed by their values' Python types
+    (`sql_type_of`), which would take numpy numbers for text: weights refused as not
+    numbers, integer ids as text that matches no integer id of another input."""
+    if type(value).__module__ == "numpy" and hasattr(value, "item"):
+        return value.item()
+    return value
 
 
 def _number(value: Any) -> Any:
