@@ -93,6 +93,30 @@ def test_truth_file_callable_and_judgement_file_agree(sample_dir: Path, tmp_path
     assert by_truth["impact"]["split_rate"] == manifest["metrics"]["split_rate"]
 
 
+def test_a_truth_dataframe_reads_a_missing_cluster_as_no_truth_cluster(
+        sample_dir: Path, tmp_path: Path) -> None:
+    """A truth DataFrame whose unlabelled items have a NaN (float column) or pd.NA
+    (Int64) cluster judges their pairs unknown, as a truth file's NULL and an absent
+    item do: the verdicts of a judgement file written by hand from TRUTH_MISSING. NaN
+    used to make them 'not_equivalent' (NaN != NaN) and pd.NA raised a TypeError. An
+    item in two clusters is refused, as in a truth file, not overwritten."""
+    import pandas as pd
+
+    judged = _write(tmp_path / "judged.csv", _judged(sample_dir, TRUTH_MISSING))
+    by_file = estimate(sample_dir, judgements=judged)
+    clusters = [TRUTH_MISSING.get(i, float("nan")) for i in TRUTH]
+    frame = pd.DataFrame({"item_id": list(TRUTH), "cluster_id": clusters})
+    assert frame["cluster_id"].dtype == float
+    for truth in (frame, frame.astype({"cluster_id": "Int64"}),
+                  dict(zip(frame["item_id"], frame["cluster_id"], strict=True))):
+        by_frame = estimate(sample_dir, truth=truth)
+        assert by_frame["judgements"] == by_file["judgements"]
+        assert by_frame["delta_precision"] == by_file["delta_precision"]
+    twice = pd.concat([frame, pd.DataFrame({"item_id": [1], "cluster_id": [3.0]})])
+    with pytest.raises(InputError, match="item in two clusters"):
+        estimate(sample_dir, truth=twice)
+
+
 def test_full_truth_no_unknowns_estimates_near_exact(sample_dir: Path) -> None:
     """With every verdict known the estimates are within 5 SE of the brute-force values
     (seeded; a correct estimator fails this with probability < 1e-5 per metric)."""

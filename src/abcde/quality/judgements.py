@@ -669,12 +669,24 @@ def read_truth(truth: Any, item_col: str = "item_id",
     docs/method.md §8.1 (a ground truth as the judge).
     """
     if isinstance(truth, Mapping):
-        return dict(truth)
+        return {k: _truth_cluster(v) for k, v in truth.items()}
     if hasattr(truth, "columns") and hasattr(truth, "to_numpy"):
         missing = [c for c in (item_col, cluster_col) if c not in truth.columns]
         if missing:
             raise InputError("truth lacks columns", column=", ".join(missing))
-        return dict(zip(truth[item_col].tolist(), truth[cluster_col].tolist(), strict=True))
+        # as a truth file is read: a missing cluster (NaN, None, pd.NA) is NULL, i.e. no
+        # truth cluster (the item's pairs are unknown, not 'not_equivalent' as NaN != NaN
+        # would make them), and an item in two clusters is refused, not overwritten
+        frame: dict[Any, Any] = {}
+        for item, cluster in zip(truth[item_col].tolist(), truth[cluster_col].tolist(),
+                                 strict=True):
+            cluster = _truth_cluster(cluster)
+            if item in frame and frame[item] != cluster:
+                raise InputError("truth table: item in two clusters", column=item_col,
+                                 examples=[item],
+                                 hint="Give each item one truth cluster (or none).")
+            frame[item] = cluster
+        return frame
     import duckdb
 
     path = Path(truth)
@@ -699,6 +711,16 @@ def read_truth(truth: Any, item_col: str = "item_id",
         return out
     finally:
         con.close()
+
+
+def _truth_cluster(value: Any) -> Any:
+    """A truth cluster as the judge compares it: None for a missing one (None, a float
+    NaN, pandas' NA or NaT), which makes the item's pairs unknown (docs/method.md §8.1)."""
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return None
+    if type(value).__name__ in ("NAType", "NaTType"):
+        return None
+    return value
 
 
 def truth_judge(truth: Mapping[Any, Any]) -> Judge:
