@@ -320,3 +320,24 @@ def test_a_pair_sample_is_told_as_one(tmp_path: Path) -> None:
         assert "pair sample of `abcde sample-pairs`" in said, said
         assert "abcde sample-items --out FILE" in said and "abcde estimate DIR" in said
         assert "editing" not in said, said
+
+
+def test_explore_leaves_nothing_in_the_temp_directory(item_sample: Path, tmp_path: Path,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Each explore (a command, and every request of the explorer's page) borrowed a
+    DuckDB connection for its checks and made a private spill directory for it that
+    nobody removed: one empty abcde_duckdb_* directory left in the temp directory per
+    call. An engine that owns its connection still makes one and removes it on close."""
+    import tempfile
+
+    from abcde.engines.duckdb import DuckDBEngine
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    explore(item_sample, "provenance", top=0)
+    assert list(tmp_path.iterdir()) == []
+    engine = DuckDBEngine()
+    assert engine.temp_dir is not None and engine.temp_dir.parent == tmp_path
+    spill = engine.con.execute("SELECT current_setting('temp_directory')").fetchone()[0]
+    assert Path(spill) == engine.temp_dir
+    engine.close()
+    assert list(tmp_path.iterdir()) == []

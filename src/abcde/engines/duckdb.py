@@ -50,7 +50,12 @@ class DuckDBEngine(Engine):
                  threads: int | None = None, temp_dir: str | Path | None = None,
                  connection: duckdb.DuckDBPyConnection | None = None) -> None:
         self._own_tmp = temp_dir is None and connection is None
-        self.temp_dir = Path(temp_dir or tempfile.mkdtemp(prefix="abcde_duckdb_"))
+        # a borrowed connection keeps its own settings: no private directory is made
+        # for it (one per call was left behind in the temp directory)
+        self.temp_dir: Path | None = (
+            Path(temp_dir) if temp_dir is not None
+            else Path(tempfile.mkdtemp(prefix="abcde_duckdb_")) if connection is None
+            else None)
         self.con = connection or duckdb.connect(":memory:")
         try:
             self._configure(connection is None, memory_limit, threads)
@@ -193,7 +198,7 @@ class DuckDBEngine(Engine):
         if "No space left on device" in message:
             return ResourceError(
                 f"DuckDB ran out of disk space for its temporary files: {_first_line(err)}",
-                hint=f"Free space where they go ({self.temp_dir.parent}, set by TMPDIR), or "
+                hint=f"Free space where they go ({self._spill_parent()}, set by TMPDIR), or "
                      "lower --threads.")
         problem = csv_problem(message)
         sniffed = re.search(r'Error when sniffing file "(.*?)"', message)
@@ -298,8 +303,13 @@ class DuckDBEngine(Engine):
         try:
             self.con.close()
         finally:
-            if self._own_tmp:
+            if self._own_tmp and self.temp_dir is not None:
                 shutil.rmtree(self.temp_dir, ignore_errors=True)
+
+    def _spill_parent(self) -> Path:
+        """The directory DuckDB's temporary files go under."""
+        return self.temp_dir.parent if self.temp_dir is not None else Path(
+            tempfile.gettempdir())
 
 
 def _reraise_interrupt(err: RuntimeError) -> None:
