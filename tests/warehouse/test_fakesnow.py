@@ -69,7 +69,7 @@ def _close(a: object, b: object) -> bool:
 
 
 @pytest.mark.slow
-def test_snowflake_scripts_run_on_fakesnow(fakesnow_python: Path) -> None:
+def test_snowflake_scripts_run_on_fakesnow(fakesnow_python: Path, tmp_path: Path) -> None:
     spec = ScriptSpec(base="db.raw.base", exp="db.raw.exp", weights="db.raw.weights",
                       attributes="db.raw.attributes", slicings=(("provenance",),),
                       schema="db.abcde")
@@ -92,8 +92,10 @@ def test_snowflake_scripts_run_on_fakesnow(fakesnow_python: Path) -> None:
             queries[f"{name}_{step}"] = f"SELECT * FROM db.abcde.abcde_{name}_{step}"
     job = {"databases": ["db"], "schemas": ["db.raw", "db.abcde"], "tables": _tables(),
            "statements": statements, "queries": queries}
+    # fakesnow makes a fakesnow_bucket_* directory in TMPDIR that it never removes
     run = subprocess.run([str(fakesnow_python), str(RUNNER)], input=json.dumps(job),
-                         capture_output=True, text=True, timeout=1200)
+                         capture_output=True, text=True, timeout=1200,
+                         env={**os.environ, "TMPDIR": str(tmp_path)})
     assert run.returncode == 0, run.stderr[-3000:]
     got = json.loads(run.stdout.strip().splitlines()[-1])
     assert "error" not in got, got
