@@ -74,6 +74,8 @@ def test_values_are_parameters(client: TestClient, value: str) -> None:
     ({"col": "jaccard_distance", "op": ">", "val": "abc"}, "is not a number"),
     ({"metric": "evil"}, "metric"),
     ({"top": "-1"}, "top must be"),
+    ({"examples": "\u00b2"}, "examples must be"),  # "²".isdigit(), but not int()'s
+    ({"top": "\u0663"}, "top must be"),  # ARABIC-INDIC DIGIT THREE: not typed in the form
     ({"col": ["country", "country"], "op": "=", "val": "x"}, "needs a column"),
 ])
 def test_bad_queries_are_400_with_the_reason(client: TestClient, params: dict[str, object],

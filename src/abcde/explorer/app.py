@@ -106,7 +106,8 @@ def parse_query(params: Mapping[str, Any], columns: Sequence[str]) -> Query:
 
     def count(name: str, default: int, most: int) -> int:
         text = params.get(name) or str(default)
-        if not text.isdigit() or not 0 <= int(text) <= most:
+        # ASCII digits only: str.isdigit() is also true of "²", which int() refuses
+        if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= most:
             raise InputError(f"{name} must be a whole number from 0 to {most}")
         return int(text)
 
