@@ -195,3 +195,30 @@ def test_not_equal_keeps_the_none_group(item_sample: Path, tmp_path: Path) -> No
     assert {g["provenance"]: g["draws"] for g in got["groups"]} == \
         {k: v for k, v in every.items() if k != "crawl"}
     assert got["filtered_draws"] == sum(every.values()) - every["crawl"]
+
+
+def test_groups_of_a_date_attribute_as_json(item_sample: Path, tmp_path: Path) -> None:
+    """A DATE (or TIMESTAMP, INTERVAL, UUID) attribute's groups come back from /api/groups
+    as text, as `explore --format json` prints them, and each taken back as a filter value
+    gets its group again. JSONResponse's encoder refused a date: a 500."""
+    import shutil
+
+    import duckdb
+
+    dated = tmp_path / "dated.parquet"
+    con = duckdb.connect()
+    con.execute(f"COPY (SELECT *, CASE WHEN country = 'US' THEN DATE '2024-01-31' ELSE "
+                f"DATE '2023-12-01' END AS taken FROM read_parquet('{item_sample}')) "
+                f"TO '{dated}'")
+    shutil.copy(f"{item_sample}.manifest.json", f"{dated}.manifest.json")
+    want = dict(con.execute(f"SELECT CAST(taken AS VARCHAR), SUM(draw_count) FROM "
+                            f"read_parquet('{dated}') GROUP BY ALL").fetchall())
+    client = TestClient(explore_app(dated, TOKEN, allowed_hosts("127.0.0.1", 8000)),
+                        base_url="http://127.0.0.1:8000")
+    r = client.get("/api/groups", params=q(group_by="taken", top="0"))
+    assert r.status_code == 200 and r.headers["content-type"] == "application/json"
+    got = {g["taken"]: g["draws"] for g in r.json()["groups"]}
+    assert got == want == {"2024-01-31": got["2024-01-31"], "2023-12-01": got["2023-12-01"]}
+    for value, draws in want.items():
+        one = client.get("/api/groups", params=q(col="taken", op="=", val=value)).json()
+        assert one["filtered_draws"] == draws

@@ -30,7 +30,7 @@ from abcde.cells import IMPACT_METRICS
 from abcde.errors import InputError
 from abcde.sampling.explore import FILTER_OPS, OUTPUT_FIELDS, CheckedSample, SampleChanged
 from abcde.server.app import Guard, create_app, isolated, isolated_values, package_files
-from abcde.text import key_label
+from abcde.text import key_label, to_json
 
 MAX_FILTERS = 4
 MAX_TOP = 200
@@ -189,10 +189,13 @@ def explore_app(sample: str | Path, token: str, hosts: frozenset[str]) -> Starle
 
     async def groups(request: Request) -> Response:
         try:
-            return JSONResponse((await run_in_threadpool(run, request.query_params))[1])
+            doc = (await run_in_threadpool(run, request.query_params))[1]
         except InputError as err:
             return JSONResponse({"error": str(err)},
                                 status_code=409 if isinstance(err, SampleChanged) else 400)
+        # as `explore --format json` prints it: a group value of a DATE, TIMESTAMP,
+        # INTERVAL or UUID attribute is text (JSONResponse's encoder refused it: a 500)
+        return Response(to_json(doc), media_type="application/json")
 
     routes = [Route("/", page, methods=["GET", "HEAD"]),
               Route("/api/groups", groups, methods=["GET"])]
