@@ -363,6 +363,26 @@ def test_a_sample_with_attributes_has_no_note_about_them(
     assert 'id="no-attributes"' not in c.get(f"/pair/1?token={token}").text
 
 
+def test_half_a_character_in_the_questions_is_refused_naming_where(sample_dir: Path) -> None:
+    """A questions file whose JSON spells half a character (a lone surrogate escape,
+    "\\ud83d", from a tool that cut an emoji in two) is refused before serving, naming the
+    line and the column: the page answered 500 (UTF-8 cannot encode it), and a verdict on
+    such an item id could not be written to the log."""
+    from abcde.errors import InputError
+
+    path = sample_dir / "questions.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    attribute = next(k for k in rows[1] if k.endswith("_1") and k != "item_1")
+    lines = [json.dumps(r) for r in rows]  # ASCII: every non-ASCII character escaped
+    lines[1] = lines[1].replace(f'"{attribute}": ', f'"{attribute}": "cut \\ud83d", "x": ', 1)
+    lines[3] = lines[3].replace('"item_2": ', '"item_2": "\\udc00", "y": ', 1)
+    path.write_text("\n".join(lines) + "\n")
+    with pytest.raises(InputError) as err:
+        load_questions(sample_dir)
+    assert str(path) in str(err.value) and "half a character" in str(err.value)
+    assert [str(e) for e in err.value.examples] == [f"line 2: {attribute}", "line 4: item_2"]
+
+
 def test_a_tab_closed_in_the_middle_of_a_verdict_is_no_traceback(sample_dir: Path) -> None:
     """The browser goes away after half the form: the verdict never arrived, so nothing
     is recorded; the server printed a traceback ("Exception in ASGI application",

@@ -73,8 +73,9 @@ def load_questions(directory: str | Path) -> JudgeSample:
     ------
     InputError
         For a directory that is not a pair sample, has no questions or no pair to judge,
-        or whose questions belong to another sample or repeat a pair id (exit 2, naming
-        the file and what to do).
+        whose questions belong to another sample or repeat a pair id, or whose values hold
+        half a character (a lone surrogate escape) (exit 2, naming the file and what to
+        do).
 
     References
     ----------
@@ -103,6 +104,16 @@ def load_questions(directory: str | Path) -> JudgeSample:
     questions: dict[str, Question] = {}
     attributes = _attribute_names(records[0][1])
     bad, foreign, twice = [], [], []
+    halves = [Shown(f"line {line}: {key if _is_text(key) else ascii(key)}")
+              for line, rec in records for key, value in rec.items()
+              if not (_is_text(key) and _is_text(value))]
+    if halves:
+        raise InputError(f"{where}: values holding half a character (a lone UTF-16 "
+                         "surrogate escape such as \\ud83d, left by a tool that cut an "
+                         "emoji in two): they cannot be shown on a page nor written to the "
+                         "verdict log", examples=halves,
+                         hint="Fix these values (drop the half character), or draw the "
+                              "sample again with `abcde sample-pairs`.")
     for line, rec in records:
         pid = id_text(rec.get("pair_id"))
         if pid is None or rec.get("item_1") is None or rec.get("item_2") is None:
@@ -128,6 +139,16 @@ def load_questions(directory: str | Path) -> JudgeSample:
         raise InputError(f"{where}: pair ids given twice", column="pair_id", examples=twice)
     return JudgeSample(d, sid, str(manifest["population"]), questions, tuple(attributes),
                        stamp)
+
+
+def _is_text(value: Any) -> bool:
+    """Whether a JSON value encodes as UTF-8: JSON's escapes can spell half a character
+    (a lone surrogate), which no page or UTF-8 file can hold."""
+    try:
+        json.dumps(value, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def manifest_stamp(path: Path) -> tuple[int, ...]:
