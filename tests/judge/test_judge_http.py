@@ -363,6 +363,27 @@ def test_a_sample_with_attributes_has_no_note_about_them(
     assert 'id="no-attributes"' not in c.get(f"/pair/1?token={token}").text
 
 
+def test_the_done_page_names_the_estimate_command_of_this_sample(tmp_path: Path,
+                                                                 sample_dir: Path) -> None:
+    """The done page tells the command to run next with this sample's directory, quoted
+    for a shell (it said `abcde estimate DIR`), and says when the round is complete."""
+    import shlex
+    import shutil
+
+    spaced = Path(shutil.copytree(sample_dir, tmp_path / "round 1"))
+    c, session, token = make_client(spaced)
+    command = f"abcde estimate {shlex.quote(str(spaced))}"
+    assert command.endswith("/round 1'")
+    shown = command.replace("'", "&#39;")  # as the page escapes it
+    page = c.get(f"/done?token={token}").text
+    assert f"When the round is complete, estimate from the verdicts with <code><bdi>" \
+           f"{shown}</bdi></code>" in page
+    for pid in session.sample.pair_ids:
+        session.record(pid, "unknown")
+    page = c.get(f"/done?token={token}").text
+    assert f"Estimate from the verdicts with <code><bdi>{shown}</bdi></code>" in page
+
+
 def test_half_a_character_in_the_questions_is_refused_naming_where(sample_dir: Path) -> None:
     """A questions file whose JSON spells half a character (a lone surrogate escape,
     "\\ud83d", from a tool that cut an emoji in two) is refused before serving, naming the

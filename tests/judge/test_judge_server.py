@@ -103,6 +103,9 @@ def test_ctrl_c_stops_cleanly_and_says_where_the_verdicts_are(
     out = server.stop(sig)
     assert server.proc.returncode == 0, out
     assert "stopped: 1 verdicts of 'ana'" in out and "Traceback" not in out
+    # what to run next, with this sample's directory (40 pairs, one judged)
+    assert "the round has a verdict on 1 of 40 pairs" in out
+    assert f"When the round is complete, estimate with: abcde estimate {sample_dir}\n" in out
     assert json.loads((sample_dir / "verdicts.jsonl").read_text())["verdict"] == "unknown"
 
 
@@ -210,3 +213,26 @@ def test_a_sample_without_attributes_is_said_on_start_and_on_the_page(
     with urllib.request.urlopen(server.url) as r:
         page = r.read().decode()
     assert 'id="no-attributes"' in page and "only the two item ids are shown" in page
+
+
+def test_a_judge_with_nothing_left_is_told_so_and_what_to_run(
+        sample_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Another judge answered every pair: the start said only "0 of 0 pairs judged"; it
+    now says nothing is left and names the estimate command of this sample (the server
+    itself is not started here)."""
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+    from abcde.judge.questions import load_questions
+
+    pairs = load_questions(sample_dir).questions.values()
+    sample_id = load_questions(sample_dir).sample_id
+    (sample_dir / "verdicts.jsonl").write_text("".join(json.dumps({
+        "judge": "bo", "pair_id": q.pair_id, "sample_id": sample_id, "verdict": "unknown",
+        "time": "2026-01-01T00:00:00.000+00:00"}) + "\n" for q in pairs))
+    monkeypatch.setattr("abcde.server.run.serve", lambda app, sock, **kw: sock.close())
+    run = CliRunner().invoke(main, ["judge", str(sample_dir), "--judge", "ana"])
+    assert run.exit_code == 0, run.output
+    assert "'ana': 0 of 0 pairs judged" in run.output
+    assert ("nothing is left for 'ana' to judge: the round has a verdict on 40 of 40 "
+            f"pairs. Estimate with: abcde estimate {sample_dir}\n") in run.output

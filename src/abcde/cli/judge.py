@@ -47,7 +47,7 @@ def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
               link_cols: tuple[str, ...], show_estimates: bool) -> None:
     """Judge the pairs of a sample in the browser: one pair at a time, side by side,
     one key per verdict; every verdict is appended to DIR/verdicts.jsonl."""
-    from abcde.judge.app import PageOptions, judge_app
+    from abcde.judge.app import PageOptions, estimate_command, judge_app
     from abcde.judge.questions import load_questions, resolve_columns
     from abcde.judge.session import start_session
     from abcde.quality.verdict_log import check_writable
@@ -72,6 +72,10 @@ def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
     click.echo(f"abcde judge: sample {sample.sample_id}, judge {session.judge!r}: "
                f"{progress['judged']} of {progress['assigned']} pairs judged "
                f"(verdicts go to {session.log_path})")
+    if not progress["left"]:  # "0 of 0 pairs judged" alone left the judge guessing
+        click.echo(f"nothing is left for {session.judge!r} to judge: the round has a verdict "
+                   f"on {progress['round_judged']} of {progress['round_pairs']} pairs. "
+                   + _next_step(progress, estimate_command(sample.directory)))
     if not sample.attributes:
         click.echo(f"warning: the questions of {sample.directory} carry no attributes (the "
                    "sample was drawn without --attributes): judges see only the two item "
@@ -85,8 +89,16 @@ def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
     sys.stdout.flush()
     serve(app, sock, open_url=url if open_browser else None)
     snap = session.snapshot()
+    progress = session.progress(snap)
     click.echo(f"stopped: {len(snap.mine)} verdicts of {session.judge!r} in "
-               f"{session.log_path}")
+               f"{session.log_path}; the round has a verdict on {progress['round_judged']} "
+               f"of {progress['round_pairs']} pairs")
+    click.echo(_next_step(progress, estimate_command(sample.directory)))
+
+
+def _next_step(progress: dict[str, int], command: str) -> str:
+    complete = progress["round_judged"] == progress["round_pairs"]
+    return f"{'Estimate' if complete else 'When the round is complete, estimate'} with: {command}"
 
 
 COMMANDS = (judge_cmd,)

@@ -19,8 +19,10 @@ GET  /static/{name}   judge.js, judge.css, favicon.svg (a fixed map)
 
 from __future__ import annotations
 
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -85,6 +87,31 @@ def templates() -> jinja2.Environment:
         for k in keys.split())
     env.filters["isolate"] = isolated  # ids in the <title>, where no <bdi> can go
     return env
+
+
+def estimate_command(directory: str | Path) -> str:
+    """The command that estimates from a judged sample, as the user can paste it.
+
+    Parameters
+    ----------
+    directory : str or Path
+        The sample directory as ``abcde judge`` was given it (relative to where it runs).
+
+    Returns
+    -------
+    str
+        ``abcde estimate DIR`` with DIR quoted for a POSIX shell when it needs it.
+
+    References
+    ----------
+    docs/method.md §12.
+
+    Examples
+    --------
+    >>> estimate_command("round 1")
+    "abcde estimate 'round 1'"
+    """
+    return f"abcde estimate {shlex.quote(str(directory))}"
 
 
 def judge_csp(image_cols: Sequence[str]) -> str:
@@ -208,7 +235,8 @@ def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
         listing = session.assignment.listing(set(snap.mine), snap.others)
         left = session.next_pair(snap)  # another judge may have undone a verdict
         return render("done.html", snap, last_url=pair_url(listing[-1]) if listing else None,
-                      next_url=None if left is None else pair_url(left))
+                      next_url=None if left is None else pair_url(left),
+                      estimate=estimate_command(sample.directory))
 
     def status(request: Request) -> Response:
         snap = session.snapshot()
