@@ -472,3 +472,25 @@ def test_the_chosen_buttons_key_is_readable(sample_dir: Path, servers: list[Serv
             ratio = d.execute_script(CONTRAST, el)
             assert ratio >= 3, (verdict, el.tag_name, ratio)
     screenshot(d, "judge-chosen.png")
+
+
+def test_line_breaks_and_spaces_of_a_value_are_shown(
+        sample_dir: Path, servers: list[Server], browser_factory: Any) -> None:
+    """Two values that differ only in a line break or a run of spaces are marked as
+    differing, and now look different: the page showed "12 Main St\\nSpringfield" and
+    "12 Main St Springfield" alike on one line (HTML collapses white space)."""
+    path = sample_dir / "questions.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    for r in rows:
+        r["country_1"], r["country_2"] = "12 Main St\nSpringfield", "12  Main St Springfield"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    server = start_server(sample_dir, "--judge", "ana")
+    servers.append(server)
+    d = browser_factory()
+    d.get(server.url)
+    row = WebDriverWait(d, 60).until(lambda drv: [
+        tr for tr in drv.find_elements(By.CSS_SELECTOR, "table.items tbody tr")
+        if tr.find_element(By.TAG_NAME, "th").text.startswith("country")])[0]
+    assert "differs" in row.get_attribute("class").split()
+    shown = [td.text for td in row.find_elements(By.TAG_NAME, "td")]  # as rendered
+    assert shown == ["12 Main St\nSpringfield", "12  Main St Springfield"]
