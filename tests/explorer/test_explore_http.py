@@ -222,3 +222,36 @@ def test_groups_of_a_date_attribute_as_json(item_sample: Path, tmp_path: Path) -
     for value, draws in want.items():
         one = client.get("/api/groups", params=q(col="taken", op="=", val=value)).json()
         assert one["filtered_draws"] == draws
+
+
+def test_serve_opens_on_the_query_of_the_options(item_sample: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """`explore --serve --group-by a,b --metric m --top n` opens the page on that query;
+    --where (SQL, which the page does not take) and --format json are refused (exit 2).
+    Each was silently ignored: the page opened on the default query."""
+    from urllib.parse import parse_qs, urlsplit
+
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    monkeypatch.setattr("abcde.server.run.serve", lambda app, sock, **kw: sock.close())
+    run = CliRunner().invoke(main, ["explore", str(item_sample), "--serve", "--group-by",
+                                    "provenance, size_class", "--metric", "merge_rate",
+                                    "--top", "7", "--examples", "2"])
+    assert run.exit_code == 0, run.output
+    url = re.search(r"Open (\S+)", run.output).group(1)
+    query = parse_qs(urlsplit(url).query)
+    token = query.pop("token")[0]
+    assert query == {"group_by": ["provenance", "size_class"], "metric": ["merge_rate"],
+                     "top": ["7"], "examples": ["2"]}
+    client = TestClient(explore_app(item_sample, token, allowed_hosts("127.0.0.1", 8000)),
+                        base_url="http://127.0.0.1:8000")
+    got = client.get("/api/groups", params={"token": token, **query}).json()
+    want = explore(item_sample, ["provenance", "size_class"], metric="merge_rate", top=7,
+                   examples=2)
+    same(got, want)
+    for extra, word in ((["--where", "weight > 1"], "--where is SQL"),
+                        (["--format", "json"], "--format is for the printed groups")):
+        run = CliRunner().invoke(main, ["explore", str(item_sample), "--serve", *extra])
+        assert run.exit_code == 2 and word in run.output, run.output

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -97,7 +98,9 @@ def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str |
 @click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
 @click.option("--serve", is_flag=True, help="Explore in the browser instead: a local page "
-              "(like `abcde judge`: a secret token, loopback) to filter, group and rank.")
+              "(like `abcde judge`: a secret token, loopback) to filter, group and rank; "
+              "it opens on --group-by, --metric, --top and --examples (filters are given "
+              "on the page, not with --where).")
 @click.option("--port", type=int, default=0, show_default="a free port",
               help="With --serve: the port.")
 @click.option("--host", default="127.0.0.1", show_default=True,
@@ -118,7 +121,21 @@ def explore_cmd(sample: str, db: str | None, group_by: str, where: str | None, m
         if db is not None:
             raise click.UsageError("--serve reads a sample file: export the table (COPY ... "
                                    "TO 'sample.parquet') and give its path, without --db")
-        _serve_explore(sample, port, host, open_browser)
+        # the page's query starts as the options ask; what it cannot take is refused,
+        # never silently dropped (they were all ignored)
+        if where is not None:
+            raise click.UsageError("--where is SQL, which the page does not take: give the "
+                                   "filters on the page (column, operator, value)")
+        if fmt != "table":
+            raise click.UsageError("--format is for the printed groups; with --serve the "
+                                   "page shows them (its /api/groups answers JSON)")
+        query: dict[str, Any] = {"group_by": [g.strip() for g in group_by.split(",")]
+                                 if group_by else []}
+        for name, value, default in (("metric", metric, "jaccard_distance"),
+                                     ("top", top, 20), ("examples", examples, 3)):
+            if value != default:
+                query[name] = value
+        _serve_explore(sample, port, host, open_browser, query)
         return
     doc = explore(sample, group_by, where=where, metric=metric, top=top, examples=examples,
                   db=db)
@@ -136,8 +153,10 @@ def explore_cmd(sample: str, db: str | None, group_by: str, where: str | None, m
     click.echo(table(rows, cols, keys=doc["group_by"]))
 
 
-def _serve_explore(sample: str, port: int, host: str, open_browser: bool) -> None:
+def _serve_explore(sample: str, port: int, host: str, open_browser: bool,
+                   query: dict[str, Any] | None = None) -> None:
     import sys
+    from urllib.parse import urlencode
 
     from abcde.explorer.app import explore_app
     from abcde.server.app import allowed_hosts
@@ -154,6 +173,8 @@ def _serve_explore(sample: str, port: int, host: str, open_browser: bool) -> Non
         sock.close()
         raise
     url = url_of(sock, "/", token)
+    if query:  # the page opens on the query of --group-by, --metric, --top, --examples
+        url += "&" + urlencode(query, doseq=True)
     if not is_loopback(bound_host):
         click.echo(f"warning: listening on {bound_host}, reachable from other machines",
                    err=True)
