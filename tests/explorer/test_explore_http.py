@@ -255,3 +255,8 @@ def test_serve_opens_on_the_query_of_the_options(item_sample: Path,
                         (["--format", "json"], "--format is for the printed groups")):
         run = CliRunner().invoke(main, ["explore", str(item_sample), "--serve", *extra])
         assert run.exit_code == 2 and word in run.output, run.output
+    # the page's options without --serve printed a table and exited
+    run = CliRunner().invoke(main, ["explore", str(item_sample), "--open", "--port", "0"])
+    assert run.exit_code == 2 and "--open only with --serve" in run.output, run.output
+    run = CliRunner().invoke(main, ["explore", str(item_sample), "--host", "::1"])
+    assert run.exit_code == 2 and "--host only with --serve" in run.output, run.output

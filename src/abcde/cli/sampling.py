@@ -117,6 +117,12 @@ def explore_cmd(sample: str, db: str | None, group_by: str, where: str | None, m
     database."""
     from abcde.sampling.explore import explore
 
+    given = [name for name, value, default in (("--port", port, 0), ("--host", host, "127.0.0.1"),
+                                               ("--open", open_browser, False))
+             if value != default]
+    if given and not serve:  # else `explore SAMPLE --open` printed a table and exited
+        raise click.UsageError(f"{', '.join(given)} only with --serve (the page in the "
+                               "browser)")
     if serve:
         if db is not None:
             raise click.UsageError("--serve reads a sample file: export the table (COPY ... "
