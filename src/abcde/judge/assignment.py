@@ -141,8 +141,9 @@ class Assignment:
         """Counts the page shows: the judge's listed pairs, how many they answered and
         how many are left; the round's pairs and how many have any verdict. Nothing per
         class: the judge must not learn how the clusterings treat the pairs."""
-        listed = self.listing(set(mine), others)
-        left = sum(self.needed(p, set(mine), others) for p in listed)
+        answered_here = set(mine)  # once: a set per pair made every page O(n²)
+        listed = self.listing(answered_here, others)
+        left = sum(self.needed(p, answered_here, others) for p in listed)
         answered = set(mine) | set(others)
         return {"assigned": len(listed), "judged": len(listed) - left, "left": left,
                 "round_pairs": len(self.order),
