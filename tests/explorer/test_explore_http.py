@@ -8,6 +8,7 @@ import html
 import re
 from pathlib import Path
 
+import duckdb
 import pytest
 from starlette.testclient import TestClient
 from structures import same
@@ -49,12 +50,17 @@ def test_groups_equal_explore(client: TestClient, item_sample: Path) -> None:
     same(got, want)  # two DuckDB runs: floats equal to rounding
     assert 0 < want["filtered_draws"] < want["sample_draws"]
     assert len(want["groups"]) == 7
+    # the groups not shown are counted, by a brute-force count of the filtered draws
+    rows = duckdb.sql(f"SELECT provenance, size_class FROM read_parquet('{item_sample}') "
+                      "WHERE country <> 'US' AND jaccard_distance >= 0.2").fetchall()
+    assert want["total_groups"] == got["total_groups"] == len(set(rows)) > 7
     where = explore(item_sample, ["provenance", "size_class"], metric="merge_rate", top=7,
                     examples=2, where="country <> 'US' AND jaccard_distance >= 0.2")
     assert [g["contribution"] for g in where["groups"]] == \
         [g["contribution"] for g in want["groups"]]
     page = client.get("/", params=params)
     assert page.status_code == 200
+    assert f"the top 7 of {len(set(rows))} groups by" in page.text
     for g in want["groups"]:
         assert f'<td class="key">{g["provenance"]}</td>' in page.text
         for e in g["examples"]:
@@ -74,6 +80,7 @@ def test_values_are_parameters(client: TestClient, value: str) -> None:
     ({"col": "jaccard_distance", "op": ">", "val": "abc"}, "is not a number"),
     ({"metric": "evil"}, "metric"),
     ({"top": "-1"}, "top must be"),
+    ({"top": "0"}, "top must be a whole number from 1"),  # explore's "all": every group
     ({"examples": "\u00b2"}, "examples must be"),  # "²".isdigit(), but not int()'s
     ({"top": "\u0663"}, "top must be"),  # ARABIC-INDIC DIGIT THREE: not typed in the form
     ({"col": ["country", "country"], "op": "=", "val": "x"}, "needs a column"),
@@ -188,9 +195,9 @@ def test_not_equal_keeps_the_none_group(item_sample: Path, tmp_path: Path) -> No
     client = TestClient(explore_app(holes, TOKEN, allowed_hosts("127.0.0.1", 8000)),
                         base_url="http://127.0.0.1:8000")
     every = {g["provenance"]: g["draws"] for g in client.get(
-        "/api/groups", params=q(group_by="provenance", top="0")).json()["groups"]}
+        "/api/groups", params=q(group_by="provenance", top="200")).json()["groups"]}
     assert None in every and "crawl" in every
-    got = client.get("/api/groups", params=q(group_by="provenance", top="0",
+    got = client.get("/api/groups", params=q(group_by="provenance", top="200",
                                              col="provenance", op="!=", val="crawl")).json()
     assert {g["provenance"]: g["draws"] for g in got["groups"]} == \
         {k: v for k, v in every.items() if k != "crawl"}
@@ -215,7 +222,7 @@ def test_groups_of_a_date_attribute_as_json(item_sample: Path, tmp_path: Path) -
                             f"read_parquet('{dated}') GROUP BY ALL").fetchall())
     client = TestClient(explore_app(dated, TOKEN, allowed_hosts("127.0.0.1", 8000)),
                         base_url="http://127.0.0.1:8000")
-    r = client.get("/api/groups", params=q(group_by="taken", top="0"))
+    r = client.get("/api/groups", params=q(group_by="taken", top="200"))
     assert r.status_code == 200 and r.headers["content-type"] == "application/json"
     got = {g["taken"]: g["draws"] for g in r.json()["groups"]}
     assert got == want == {"2024-01-31": got["2024-01-31"], "2023-12-01": got["2023-12-01"]}
@@ -252,7 +259,8 @@ def test_serve_opens_on_the_query_of_the_options(item_sample: Path,
                    examples=2)
     same(got, want)
     for extra, word in ((["--where", "weight > 1"], "--where is SQL"),
-                        (["--format", "json"], "--format is for the printed groups")):
+                        (["--format", "json"], "--format is for the printed groups"),
+                        (["--top", "0"], "--top is a number from 1 to 200")):
         run = CliRunner().invoke(main, ["explore", str(item_sample), "--serve", *extra])
         assert run.exit_code == 2 and word in run.output, run.output
     # the page's options without --serve printed a table and exited
@@ -260,3 +268,10 @@ def test_serve_opens_on_the_query_of_the_options(item_sample: Path,
     assert run.exit_code == 2 and "--open only with --serve" in run.output, run.output
     run = CliRunner().invoke(main, ["explore", str(item_sample), "--host", "::1"])
     assert run.exit_code == 2 and "--host only with --serve" in run.output, run.output
+    # the printed table says how many groups it leaves out
+    run = CliRunner().invoke(main, ["explore", str(item_sample), "--group-by",
+                                    "provenance, size_class", "--top", "3"])
+    total = len(set(duckdb.sql(f"SELECT DISTINCT provenance, size_class FROM "
+                               f"read_parquet('{item_sample}')").fetchall()))
+    assert run.exit_code == 0 and f"top 3 of {total} groups (--top 0 shows all)" in \
+        run.output, run.output

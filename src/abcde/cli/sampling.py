@@ -137,6 +137,12 @@ def explore_cmd(sample: str, db: str | None, group_by: str, where: str | None, m
                                    "page shows them (its /api/groups answers JSON)")
         query: dict[str, Any] = {"group_by": [g.strip() for g in group_by.split(",")]
                                  if group_by else []}
+        from abcde.explorer.app import MAX_TOP
+
+        if not 1 <= top <= MAX_TOP:
+            raise click.UsageError(f"with --serve, --top is a number from 1 to {MAX_TOP} "
+                                   "(the page shows at most that many groups; --format "
+                                   "json --top 0 prints all)")
         for name, value, default in (("metric", metric, "jaccard_distance"),
                                      ("top", top, 20), ("examples", examples, 3)):
             if value != default:
@@ -157,6 +163,9 @@ def explore_cmd(sample: str, db: str | None, group_by: str, where: str | None, m
                f"{' where ' + where if where else ''} "
                f"({doc['filtered_draws']:,} of {doc['sample_draws']:,} draws)")
     click.echo(table(rows, cols, keys=doc["group_by"]))
+    if len(doc["groups"]) < doc["total_groups"]:
+        click.echo(f"top {len(doc['groups']):,} of {doc['total_groups']:,} groups "
+                   "(--top 0 shows all)")
 
 
 def _serve_explore(sample: str, port: int, host: str, open_browser: bool,

@@ -104,15 +104,16 @@ def parse_query(params: Mapping[str, Any], columns: Sequence[str]) -> Query:
                              "name (the group's own numbers); rank by another metric, or "
                              "group by a copy of the column under another name")
 
-    def count(name: str, default: int, most: int) -> int:
+    def count(name: str, default: int, least: int, most: int) -> int:
         text = params.get(name) or str(default)
         # ASCII digits only: str.isdigit() is also true of "²", which int() refuses
-        if not (text.isascii() and text.isdigit()) or not 0 <= int(text) <= most:
-            raise InputError(f"{name} must be a whole number from 0 to {most}")
+        if not (text.isascii() and text.isdigit()) or not least <= int(text) <= most:
+            raise InputError(f"{name} must be a whole number from {least} to {most}")
         return int(text)
 
-    return Query(group_by, filters, metric, count("top", 20, MAX_TOP),
-                 count("examples", 3, MAX_EXAMPLES))
+    # top from 1: explore's 0 ("all") would put every group of the sample on the page
+    return Query(group_by, filters, metric, count("top", 20, 1, MAX_TOP),
+                 count("examples", 3, 0, MAX_EXAMPLES))
 
 
 def _times(n: int) -> str:

@@ -494,7 +494,8 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
     metric
         The impact metric whose contribution ranks the groups.
     top, examples
-        Groups to return (0: all); example items per group (the most drawn).
+        Groups to return (0: all; the document's `total_groups` says how many there
+        are); example items per group (the most drawn).
     db, engine
         A DuckDB database file (opened read-only), or an open engine (PostgreSQL,
         Spark), holding the sample as the table `sample` (schema.table).
@@ -555,7 +556,7 @@ def _top_groups(con: duckdb.DuckDBPyConnection, opened: OpenedSample, groups: li
     """`explore`'s document for a checked sample, the table `SAMPLE_TABLE` that `con`
     sees, and checked options (`_query_groups`)."""
     empty = {"metric": metric, "group_by": groups, "where": where, "sample_draws": 0,
-             "filtered_draws": 0, "groups": []}
+             "filtered_draws": 0, "total_groups": 0, "groups": []}
     if not opened.rows:
         return empty
     columns = list(opened.columns)
@@ -638,11 +639,12 @@ def _top_groups(con: duckdb.DuckDBPyConnection, opened: OpenedSample, groups: li
         out_rows.append(plain_row(r, groups))
     out_rows.sort(key=lambda r: (-rank_value(abs(r["contribution"])),
                                  *(str(r[c]) for c in groups)))
+    total = len(out_rows)  # said beside the top groups: the rest are not dropped unseen
     out_rows = out_rows[:top] if top else out_rows
     return {"metric": metric, "group_by": groups, "where": where,
             "filters": [list(f) for f in filters],
             "sample_draws": int(all_draws), "filtered_draws": int(totals[0] or 0),
-            "groups": out_rows}
+            "total_groups": total, "groups": out_rows}
 
 
 class SampleChanged(InputError):
