@@ -472,6 +472,22 @@ def test_one_uir_per_pair_and_f_alpha_over_the_uir_metrics(eng: object) -> None:
     assert res3.uir["f_alpha"] is None and "two metrics" in res3.uir["f_alpha_note"]
 
 
+def test_f_alpha_sweep_refuses_bad_alphas_with_one_run_as_with_two(eng: object) -> None:
+    """With one run the sweep runs in SQL: alphas=[2.0] gave an F_α (no weighted mean of
+    P and R), NaN an engine error and [] nothing; with two the sweep refused them. Both
+    now refuse them before the work; α in [0, 1] is unchanged (F_α of P = 1, R = 1/2)."""
+    truth = {"a": 1, "b": 1}
+    split = {"a": 1, "b": 2}
+    for alphas in ([2.0], [-0.1], [float("nan")], [], ["a"], 0.5):
+        for runs in (1, 2):
+            with pytest.raises(InputError, match="alpha"):
+                evaluate(truth, [split] * runs, names=["x", "y"][:runs], alphas=alphas,
+                         engine=eng)
+    res = evaluate(truth, split, alphas=(0, 0.5, 1), engine=eng)
+    # per item: precision 1 (each actual cluster is pure), recall 1/2
+    assert res.uir["f_alpha"]["run_1"] == pytest.approx({"0": 0.5, "0.5": 2 / 3, "1": 1.0})
+
+
 def test_run_names_from_tables_and_unsafe_names(tmp_path: Path) -> None:
     db = tmp_path / "t.duckdb"
     con = duckdb.connect(str(db))

@@ -66,7 +66,8 @@ from abcde.evaluation.results import (
     EvaluateResult,
     RunResult,
 )
-from abcde.evaluation.uir import ALPHA_SWEEP, DEFAULT_REL_TOL, f_alpha_metrics
+from abcde.evaluation.scores import UirInputError
+from abcde.evaluation.uir import ALPHA_SWEEP, DEFAULT_REL_TOL, check_alphas, f_alpha_metrics
 from abcde.inputs.checks import coverage_report
 from abcde.inputs.session import EngineOptions, Inputs, open_inputs
 from abcde.inputs.sources import file_format, names_a_file
@@ -518,6 +519,14 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
         raise ValueError("top must be >= 0")
     if not (math.isfinite(uir_rel_tol) and 0 <= uir_rel_tol < 1):
         raise InputError(f"the UIR relative tolerance must lie in [0, 1), got {uir_rel_tol!r}")
+    if cases is not None and f_alpha_metrics(metrics) is not None:
+        # checked before the work: a single run's sweep runs in SQL, where an α outside
+        # [0, 1] gave a meaningless F_α and a NaN an engine error
+        try:
+            alphas = check_alphas(alphas)
+        except UirInputError as err:
+            raise InputError(str(err), hint="alphas=[0.0, 0.5, 1.0]: the weights of "
+                             "precision in F_α, each in [0, 1].") from err
     if out_format not in OUT_FORMATS:
         raise ValueError(f"out_format must be one of {OUT_FORMATS}")
     # per-case scores leave the engine only when UIR compares runs over them: every

@@ -506,13 +506,46 @@ def _sweep_alphas(precision_metric: str, recall_metric: str, alphas: Sequence[fl
     """The α values of `f_alpha_sweep`, checked with its two metrics."""
     if precision_metric == recall_metric:
         raise UirInputError("precision_metric and recall_metric must differ")
-    out = tuple(float(a) for a in alphas)
+    return check_alphas(alphas)
+
+
+def check_alphas(alphas: Sequence[float]) -> tuple[float, ...]:
+    """The α values of an F_α sweep, checked.
+
+    Parameters
+    ----------
+    alphas : sequence of float
+        A non-empty sequence of numbers in [0, 1] (F_α of any other α is no weighted
+        harmonic mean of the two metrics).
+
+    Returns
+    -------
+    tuple of float
+        The values as floats.
+
+    Raises
+    ------
+    UirInputError
+        Not a sequence, empty, or a value that is no number in [0, 1] (NaN included).
+
+    References
+    ----------
+    docs/method.md §9.4.
+    """
+    if isinstance(alphas, str) or not isinstance(alphas, Iterable):
+        raise UirInputError(f"alphas must be a sequence of numbers in [0, 1], got {alphas!r}")
+    out = []
+    for a in alphas:
+        try:
+            value = float(a)
+        except (TypeError, ValueError):
+            raise UirInputError(f"alpha must be a number in [0, 1], got {a!r}") from None
+        if not (math.isfinite(value) and 0.0 <= value <= 1.0):
+            raise UirInputError(f"alpha must lie in [0, 1], got {a!r}")
+        out.append(value)
     if not out:
         raise UirInputError("alphas is empty")
-    for a in out:
-        if not (math.isfinite(a) and 0.0 <= a <= 1.0):
-            raise UirInputError(f"alpha must lie in [0, 1], got {a!r}")
-    return out
+    return tuple(out)
 
 
 def _sweep(table: ScoreTable, precision_metric: str, recall_metric: str,
