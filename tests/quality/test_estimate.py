@@ -117,6 +117,38 @@ def test_a_truth_dataframe_reads_a_missing_cluster_as_no_truth_cluster(
         estimate(sample_dir, truth=twice)
 
 
+def test_judgements_and_truth_as_tables(sample_dir: Path, tmp_path: Path) -> None:
+    """The filled questions as a DataFrame (its blank verdicts pd.NA) or an Arrow table
+    give the verdicts of the same rows in a file: a DataFrame raised an AttributeError
+    (iterating it gives its column names). A truth Arrow table judges as the mapping; a
+    truth or judgements of another type is an InputError saying what to pass, not a
+    TypeError about paths."""
+    import pandas as pd
+    import pyarrow as pa
+
+    rows = _judged(sample_dir, TRUTH_MISSING)
+    by_file = estimate(sample_dir, judgements=_write(tmp_path / "judged.csv", rows))
+    frame = pd.DataFrame(rows).astype({"pair_id": int})
+    frame["verdict"] = frame["verdict"].replace("", None).astype("string")
+    assert frame["verdict"].isna().any()
+    by_truth = estimate(sample_dir, truth=TRUTH_MISSING)
+    truth_table = pa.table({"item_id": list(TRUTH_MISSING),
+                            "cluster_id": list(TRUTH_MISSING.values())})
+    for kwargs, expected in (({"judgements": frame}, by_file),
+                             ({"judgements": pa.Table.from_pandas(frame)}, by_file),
+                             ({"truth": truth_table}, by_truth)):
+        got = estimate(sample_dir, **kwargs)
+        assert got["judgements"] == expected["judgements"]
+        assert got["delta_precision"] == expected["delta_precision"]
+    assert by_file["judgements"]["unknown"] > 0
+    for kwargs, message in (({"truth": pd.Series(TRUTH)}, "truth must be a mapping"),
+                            ({"truth": [1, 2]}, "truth must be a mapping"),
+                            ({"judgements": 5}, "judgements must be"),
+                            ({"judgements": [("1", "equivalent")]}, "judgements must be")):
+        with pytest.raises(InputError, match=message):
+            estimate(sample_dir, **kwargs)
+
+
 def test_full_truth_no_unknowns_estimates_near_exact(sample_dir: Path) -> None:
     """With every verdict known the estimates are within 5 SE of the brute-force values
     (seeded; a correct estimator fails this with probability < 1e-5 per metric)."""

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +51,7 @@ from abcde.quality.judgements import (
     read_judgements,
     read_truth,
     rows_from_records,
+    table_columns,
     truth_judge,
 )
 from abcde.quality.metrics import METRIC_KEYS, Design, estimate_all, unavailable
@@ -245,12 +246,12 @@ def verdicts_for(s: Sample, judgements: Any = None, truth: Any = None,
     ----------
     s : Sample
         The sample.
-    judgements : str, Path, list of them, or list of mappings, optional
+    judgements : str, Path, list of them, list of mappings, DataFrame or Arrow table, optional
         Judgement files (their verdicts merged: a contradiction between them is an
         error) or rows (:mod:`abcde.quality.judgements`). Rows of another sample of the
         same stream carry their verdicts over (docs/method.md §7.10; counted in
         ``s.carried``).
-    truth : mapping, DataFrame, str or Path, optional
+    truth : mapping, DataFrame, Arrow table, str or Path, optional
         A ground truth (:func:`~abcde.quality.judgements.read_truth`,
         :func:`~abcde.quality.judgements.truth_judge`).
     judge : callable, optional
@@ -290,9 +291,26 @@ def verdicts_for(s: Sample, judgements: Any = None, truth: Any = None,
                 read_judgements(path), s.pairs, expected_sample_id=s.id, where=where,
                 stream=s.stream, carried=s.carried)))
         return merge_verdicts(found)
+    table = table_columns(judgements, "judgements")
+    if table is not None:  # a DataFrame or an Arrow table: its rows, numbered from 1
+        rows_in = [dict(zip(table, row, strict=True)) for row in zip(*table.values(), strict=True)]
+    elif isinstance(judgements, Iterable) and not isinstance(judgements, bytes):
+        rows_in = list(judgements)
+    else:
+        rows_in = [judgements]
+    if not all(isinstance(r, Mapping) for r in rows_in):
+        raise InputError(
+            "judgements must be judgement files, rows (mappings) or a table, not "
+            + (f"a {type(judgements).__name__} of {type(rows_in[0]).__name__}"
+               if isinstance(judgements, Iterable) else f"{judgements!r}"),
+            hint="Pass the path of the filled questions.csv, or its rows as a DataFrame or "
+                 "a list of dicts with the columns pair_id (or item_1, item_2) and verdict.")
     # rows in memory: a list of mappings
-    records = list(enumerate(judgements, start=1))
-    columns = set().union(*(r.keys() for _, r in records)) if records else {"verdict"}
+    records = list(enumerate(rows_in, start=1))
+    if table is not None:  # an empty table still names its columns
+        columns = set(table)
+    else:
+        columns = set().union(*(r.keys() for _, r in records)) if records else {"verdict"}
     rows = rows_from_records(records, columns, "judgements")
     return match_judgements(rows, s.pairs, expected_sample_id=s.id, where="judgements",
                             stream=s.stream, carried=s.carried)
@@ -309,12 +327,12 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
     ----------
     sample : str, Path, PairSample or Sample
         A sample directory (manifest.json + draws), a ``PairSample`` or a :class:`Sample`.
-    judgements : str, Path, list of them, or list of mappings, optional
+    judgements : str, Path, list of them, list of mappings, DataFrame or Arrow table, optional
         CSV/JSONL judgement files or rows (:mod:`abcde.quality.judgements`); verdicts of
         an earlier (or later) sample of the same stream carry over (docs/method.md §7.10).
         Or one verdict log of ``abcde judge`` (:mod:`abcde.quality.verdict_log`), which
         is replayed: every judge's current verdicts, resolved by majority.
-    truth : mapping, DataFrame, str or Path, optional
+    truth : mapping, DataFrame, Arrow table, str or Path, optional
         A ground truth item → cluster (a mapping, a DataFrame or a CSV/Parquet file):
         same cluster ⇒ equivalent, an item it lacks ⇒ unknown.
     judge : callable, optional

@@ -650,7 +650,7 @@ def read_truth(truth: Any, item_col: str = "item_id",
 
     Parameters
     ----------
-    truth : mapping, DataFrame, str or Path
+    truth : mapping, DataFrame, Arrow table, str or Path
         The ground truth.
     item_col, cluster_col : str
         Its item and cluster columns (tables and files).
@@ -670,23 +670,27 @@ def read_truth(truth: Any, item_col: str = "item_id",
     """
     if isinstance(truth, Mapping):
         return {k: _truth_cluster(v) for k, v in truth.items()}
-    if hasattr(truth, "columns") and hasattr(truth, "to_numpy"):
-        missing = [c for c in (item_col, cluster_col) if c not in truth.columns]
+    table = table_columns(truth, "truth")
+    if table is not None:
+        missing = [c for c in (item_col, cluster_col) if c not in table]
         if missing:
-            raise InputError("truth lacks columns", column=", ".join(missing))
+            raise InputError(f"truth lacks columns; it has {list(table)}",
+                             column=", ".join(missing))
         # as a truth file is read: a missing cluster (NaN, None, pd.NA) is NULL, i.e. no
         # truth cluster (the item's pairs are unknown, not 'not_equivalent' as NaN != NaN
         # would make them), and an item in two clusters is refused, not overwritten
         frame: dict[Any, Any] = {}
-        for item, cluster in zip(truth[item_col].tolist(), truth[cluster_col].tolist(),
-                                 strict=True):
-            cluster = _truth_cluster(cluster)
+        for item, cluster in zip(table[item_col], table[cluster_col], strict=True):
             if item in frame and frame[item] != cluster:
                 raise InputError("truth table: item in two clusters", column=item_col,
                                  examples=[item],
                                  hint="Give each item one truth cluster (or none).")
             frame[item] = cluster
         return frame
+    if not isinstance(truth, str | Path):
+        raise InputError(f"truth must be a mapping {{item: cluster}}, a DataFrame, an Arrow "
+                         f"table or a CSV/Parquet path, not a {type(truth).__name__}",
+                         hint="A pandas Series item → cluster: pass series.to_dict().")
     import duckdb
 
     path = Path(truth)
@@ -711,6 +715,40 @@ def read_truth(truth: Any, item_col: str = "item_id",
         return out
     finally:
         con.close()
+
+
+def table_columns(table: Any, where: str) -> dict[str, list[Any]] | None:
+    """The columns of an in-memory table (a pandas or polars DataFrame, an Arrow table)
+    as lists of Python values, a missing value (NaN, pd.NA, NaT) as None, as a file's
+    NULL reads; None when `table` is none of these.
+
+    Parameters
+    ----------
+    table : Any
+        The object given as truth or judgements.
+    where : str
+        What it is, for messages.
+
+    Returns
+    -------
+    dict of str to list, or None
+
+    References
+    ----------
+    docs/method.md §8.1.
+    """
+    if hasattr(table, "to_pydict"):  # pyarrow.Table
+        raw = table.to_pydict()
+    elif hasattr(table, "columns") and hasattr(table, "to_numpy") \
+            and hasattr(table, "__getitem__"):  # pandas, polars
+        names = list(table.columns)
+        if len(set(map(str, names))) < len(names):
+            raise InputError(f"{where}: a column name is repeated: {names}")
+        raw = {str(c): list(table[c].to_list() if hasattr(table[c], "to_list")
+                            else table[c].tolist()) for c in names}
+    else:
+        return None
+    return {str(c): [_truth_cluster(v) for v in values] for c, values in raw.items()}
 
 
 def _truth_cluster(value: Any) -> Any:

@@ -148,7 +148,7 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
     ----------
     base, exp, weights : table, file, mapping or DataFrame
         The clusterings and optional item weights, as for ``abcde.sample_pairs``.
-    truth : mapping, DataFrame, str or Path
+    truth : mapping, DataFrame, Arrow table, str or Path
         The ground truth that plays the judge (:func:`~abcde.quality.judgements.read_truth`)
         and fixes the exact values (:func:`~abcde.quality.exact.exact_quality`).
     population, alpha : str, float
