@@ -40,3 +40,34 @@ def test_mappings_of_numpy_scalars_are_read_as_their_python_values() -> None:
             assert math.isclose(got[key], expected[key], rel_tol=1e-12), key
     with pytest.raises(abcde.InputError, match="64 bits"):
         abcde.impact({np.uint64(2**64 - 1): "a"}, {np.uint64(2**64 - 1): "a"})
+
+
+def test_object_columns_of_several_python_types_are_read_whole() -> None:
+    """DuckDB types a pandas object column from 1000 of its rows: a weight 2.5 further
+    down was read as 2 (wrong metrics), an attribute 'z' after 1000 ints failed the
+    query (an EngineError with SQL), and cluster ids 1 and '1' became one cluster. Now
+    numbers are read as numbers, other mixed columns as text, and ids of mixed types are
+    refused naming the column and one id of each type; the caller's frames are left
+    as they were."""
+    n = 3000  # DuckDB samples 1000 of the rows, spread over them
+    base = {i: i // 4 for i in range(n)}
+    exp = {i: i // 8 for i in range(n)}
+    weight: dict[int, float] = {i: 1 for i in range(n)}
+    weight[n - 1] = 2.5
+    frame = pd.DataFrame({"item_id": list(base), "cluster_id": list(base.values())})
+    weights = pd.DataFrame({"item_id": list(weight),
+                            "weight": pd.Series(list(weight.values()), dtype=object)})
+    attributes = pd.DataFrame({"item_id": list(base),
+                               "g": pd.Series([0] * (n - 1) + ["z"], dtype=object)})
+    got = abcde.impact(frame, exp, weights, attributes=attributes, slice_by="g")
+    expected = impact_overall(base, exp, weight)
+    for key in ("jaccard_distance", "split_rate", "merge_rate", "weight"):
+        assert math.isclose(got.overall[key], expected[key], rel_tol=1e-12), key
+    by_value = {r["g"]: r["weight"] for r in got.slices[0]["rows"]}
+    assert by_value == {"0": n - 1, "z": 2.5}
+    assert weights["weight"].dtype == object and weights["weight"].iloc[-1] == 2.5
+    mixed = frame.astype({"cluster_id": object})
+    mixed.loc[0, "cluster_id"] = "1"  # item 0 in cluster '1', items 4-7 in cluster 1
+    with pytest.raises(abcde.InputError, match=r"mixed Python types \(int, str\)") as err:
+        abcde.impact(mixed, exp)
+    assert err.value.column == "cluster_id" and "'1' (str)" in str(err.value)

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -112,10 +113,11 @@ def open_source(engine: Engine, role: str, source: object, *,
 
     A str/Path is a file when it has a known file suffix (.csv, .csv.gz, .parquet, ...),
     or when it exists and no database was given (`--db`); otherwise a table of the
-    engine's database. `string_columns` of a CSV are read as text, so that ids like 007
-    and 7 stay distinct. A mapping {item: value} becomes a table with `mapping_columns`
-    (the values are ids, of one type, when `id_values`); {item: {column: value}} keeps
-    its column names.
+    engine's database. `string_columns` (the id columns) of a CSV are read as text, so
+    that ids like 007 and 7 stay distinct; in a pandas DataFrame they must hold values of
+    one Python type (`_one_type_per_column`). A mapping {item: value} becomes a table with
+    `mapping_columns` (the values are ids, of one type, when `id_values`); {item:
+    {column: value}} keeps its column names.
     """
     name = f"abcde_src_{role}"
     label = f"{role} ({_describe(source)})"
@@ -135,7 +137,7 @@ def open_source(engine: Engine, role: str, source: object, *,
         else:
             relation = _existing_table(engine, str(source), label)
     elif engine.reads_frames:
-        engine.register_relation(name, source)
+        engine.register_relation(name, _one_type_per_column(source, label, string_columns))
         relation = ident(name)
     else:
         raise InputError(f"cannot read a {type(source).__name__} on this engine", table=label)
@@ -144,6 +146,48 @@ def open_source(engine: Engine, role: str, source: object, *,
     except EngineError as err:
         raise InputError(f"cannot be read: {err}", table=label) from err
     return Source(role, label, relation, columns, path if fmt else None, fmt)
+
+
+# pandas' names (infer_dtype) for an object column holding values of several types
+MIXED_KINDS = ("mixed", "mixed-integer", "mixed-integer-float")
+
+
+def _one_type_per_column(frame: Any, label: str, id_columns: Sequence[str]) -> Any:
+    """A pandas DataFrame whose object columns each hold one type. DuckDB types an
+    object column from its first 1000 rows: a value of another type further down was
+    cast to it (weight 2.5 read as 2) or failed the query, and ints and strings both in
+    the sample became text (cluster 1 and '1' one cluster). Ids of mixed Python types
+    are refused, as in a mapping (`_check_ids`); another mixed column becomes DOUBLE
+    when it holds only numbers, else text. Other objects are returned as they are."""
+    if not (type(frame).__module__.startswith("pandas") and hasattr(frame, "dtypes")):
+        return frame
+    from pandas.api.types import infer_dtype
+
+    mixed = [c for c, dtype in frame.dtypes.items() if str(dtype) == "object"
+             and infer_dtype(frame[c], skipna=True) in MIXED_KINDS]
+    if not mixed:
+        return frame
+    frame = frame.copy(deep=False)  # the caller's frame is left as it was
+    for column in mixed:
+        values = [_plain(v) for v in frame[column].tolist()]
+        present = [v for v in values if _missing(v) is not None]
+        if column in id_columns:
+            _check_ids(present, label, str(column))
+        if all(isinstance(v, int | float | Decimal) and not isinstance(v, bool)
+               for v in present):
+            frame[column] = [None if _missing(v) is None else float(v) for v in values]
+            frame[column] = frame[column].astype("float64")
+        else:
+            frame[column] = [None if _missing(v) is None else str(v) for v in values]
+    return frame
+
+
+def _missing(value: Any) -> Any:
+    """None for a missing value of a pandas column (None, NaN, pd.NA, NaT), else the
+    value."""
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    return None if type(value).__name__ in ("NAType", "NaTType") else value
 
 
 def _register_file(engine: Engine, name: str, path: Path, fmt: str | None, label: str,
@@ -217,10 +261,14 @@ INT64 = (-(2**63), 2**63 - 1)
 def _check_ids(values: Sequence[Any], label: str, column: str) -> None:
     """Ids of a mapping: of one type (1 and '1' must not become one id in SQL), and
     integers that BIGINT holds."""
-    kinds = {type(v).__name__ for v in values if v is not None}
+    kinds: dict[str, Any] = {}  # type name -> its first id
+    for v in values:
+        if v is not None:
+            kinds.setdefault(type(v).__name__, v)
     if len(kinds) > 1:
-        raise InputError(f"ids of mixed Python types ({', '.join(sorted(kinds))})",
-                         table=label, column=column,
+        raise InputError(f"ids of mixed Python types ({', '.join(sorted(kinds))}): 1 and "
+                         "'1' would be one id", table=label, column=column,
+                         examples=[Shown(f"{v!r} ({k})") for k, v in sorted(kinds.items())],
                          hint="Give every id with one type, e.g. all strings.")
     wide = [v for v in values if isinstance(v, int) and not isinstance(v, bool)
             and not INT64[0] <= v <= INT64[1]]
