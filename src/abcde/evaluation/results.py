@@ -17,6 +17,8 @@ from collections.abc import Hashable
 from dataclasses import dataclass, field
 from typing import Any
 
+from abcde.results import summary_repr
+
 #: Pointwise metrics per cell ([PW] eq. 11–15; docs/method.md §4.1).
 POINTWISE_METRICS = ("precision", "recall", "f1", "accuracy", "jaccard_distance",
                      "jaccard_index")
@@ -62,6 +64,8 @@ class RunResult:
                 "worst_actual_clusters": self.worst_actual_clusters,
                 "slices": self.slices, "files": self.files}
 
+    __repr__ = summary_repr
+
 
 @dataclass
 class EvaluateResult:
@@ -83,3 +87,5 @@ class EvaluateResult:
         """The JSON document: inputs, runs, comparisons and the UIR summary."""
         return {"inputs": self.inputs, "runs": [r.to_dict() for r in self.runs],
                 "comparisons": self.comparisons, "uir": self.uir}
+
+    __repr__ = summary_repr

@@ -24,7 +24,7 @@ from abcde.inputs.checks import coverage_report
 from abcde.inputs.session import EngineOptions, Inputs, opened
 from abcde.inputs.spec import InputSpec, check_slice_names
 from abcde.outputs import OutputDir, output_dir, slice_file_stems
-from abcde.results import OUT_FORMATS, plain_row
+from abcde.results import OUT_FORMATS, plain_row, summary_repr
 from abcde.sql.helpers import rank_value
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.templates import render
@@ -57,6 +57,8 @@ class ImpactResult:
             "size_distribution": self.size_distribution,
             "files": self.files,
         }
+
+    __repr__ = summary_repr
 
 
 def impact(base: object, exp: object, weights: object | None = None, *,

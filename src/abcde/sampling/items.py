@@ -32,7 +32,7 @@ from abcde.engines import Engine
 from abcde.errors import InputError
 from abcde.inputs.session import EngineOptions, Inputs, opened
 from abcde.inputs.spec import InputSpec
-from abcde.results import plain_row
+from abcde.results import plain_row, summary_repr
 from abcde.sampling.clocks import (
     add_clock_step,
     add_draw_count_steps,
@@ -69,6 +69,8 @@ class ItemSample:
     files: dict[str, str] = field(default_factory=dict)
     #: attribute columns named like a column of the sample → their name in it (attr_…)
     renamed: dict[str, str] = field(default_factory=dict)
+
+    __repr__ = summary_repr
 
 
 def _sample_digest(engine: Engine, pipeline: Pipeline) -> dict[str, dict[str, int]]:

@@ -53,7 +53,7 @@ from abcde.errors import InputError
 from abcde.inputs.session import EngineOptions, Inputs, opened
 from abcde.inputs.spec import InputSpec, check_slice_names
 from abcde.outputs import OutputDir
-from abcde.results import plain_row
+from abcde.results import plain_row, summary_repr
 from abcde.sampling.clocks import check_count, check_seed, digits_for
 from abcde.sampling.files import digest, sample_output
 from abcde.sampling.manifest import fingerprint, lineage, sample_digest, sample_id
@@ -150,6 +150,8 @@ class PairSample:
     manifest: dict[str, Any]
     files: dict[str, str] = field(default_factory=dict)
     stream: list[dict[str, Any]] | None = None  # every draw (d, item_i, item_j, ...)
+
+    __repr__ = summary_repr
 
 
 @dataclass(frozen=True)
