@@ -6,6 +6,7 @@ what to do."""
 from __future__ import annotations
 
 import math
+import re
 
 import numpy as np
 import pandas as pd
@@ -71,3 +72,27 @@ def test_object_columns_of_several_python_types_are_read_whole() -> None:
     with pytest.raises(abcde.InputError, match=r"mixed Python types \(int, str\)") as err:
         abcde.impact(mixed, exp)
     assert err.value.column == "cluster_id" and "'1' (str)" in str(err.value)
+
+
+def test_objects_that_are_no_table_are_refused_naming_the_input() -> None:
+    """A list, None or a Series given as an input was refused in DuckDB's words, naming
+    abcde's private relation (abcde_src_base) and not the input; a Series was read as one
+    column 'value' (its index, the items, dropped). Now the message names the input and
+    what to pass."""
+    frame = pd.DataFrame({"item_id": list(BASE), "cluster_id": list(BASE.values())})
+    series = frame.set_index("item_id")["cluster_id"]
+    for kwargs, label, message in (
+            ({"base": [(1, "a")], "exp": EXP}, "base (list)", "a list is no table"),
+            ({"base": BASE, "exp": None}, "exp (NoneType)", "None is no table"),
+            ({"base": BASE, "exp": EXP, "weights": [1.0] * 6}, "weights (list)",
+             "a list is no table"),
+            ({"base": series, "exp": EXP}, "base (Series)", "reset_index"),
+            ({"base": object(), "exp": EXP}, "base (object)", "cannot read object")):
+        with pytest.raises(abcde.InputError, match=message) as err:
+            abcde.impact(**kwargs)
+        assert err.value.table == label
+    hint = "series.rename_axis('item_id').reset_index(name='cluster_id')"
+    with pytest.raises(abcde.InputError, match=re.escape(hint)):
+        abcde.impact(series, EXP)
+    fixed = series.rename_axis("item_id").reset_index(name="cluster_id")  # as the hint says
+    assert abcde.impact(fixed, EXP).overall == abcde.impact(BASE, EXP).overall

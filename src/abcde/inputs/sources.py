@@ -137,7 +137,14 @@ def open_source(engine: Engine, role: str, source: object, *,
         else:
             relation = _existing_table(engine, str(source), label)
     elif engine.reads_frames:
-        engine.register_relation(name, _one_type_per_column(source, label, string_columns))
+        _refuse_no_table(source, label, mapping_columns)
+        try:
+            engine.register_relation(name, _one_type_per_column(source, label,
+                                                                string_columns))
+        except InputError as err:  # the engine's reason, for the input it concerns
+            if err.table is not None:
+                raise
+            raise InputError(str(err), table=label) from err
         relation = ident(name)
     else:
         raise InputError(f"cannot read a {type(source).__name__} on this engine", table=label)
@@ -146,6 +153,22 @@ def open_source(engine: Engine, role: str, source: object, *,
     except EngineError as err:
         raise InputError(f"cannot be read: {err}", table=label) from err
     return Source(role, label, relation, columns, path if fmt else None, fmt)
+
+
+def _refuse_no_table(source: object, label: str, mapping_columns: Sequence[str]) -> None:
+    """Refuse what is no table before the engine sees it: its error named abcde's
+    private relation (abcde_src_base) and DuckDB's own API."""
+    if hasattr(source, "to_frame") and not hasattr(source, "columns"):  # a pandas Series
+        raise InputError(
+            "a Series is no table: its index would not be read", table=label,
+            hint=f"Pass series.rename_axis({mapping_columns[0]!r}).reset_index("
+                 f"name={mapping_columns[1]!r}) (a DataFrame) or series.to_dict().")
+    if source is None or isinstance(source, bytes | int | float | complex | bool
+                                    | Sequence | set | frozenset):
+        what = "None" if source is None else f"a {type(source).__name__}"
+        raise InputError(f"{what} is no table", table=label,
+                         hint="Give a CSV/Parquet path, a table, a DataFrame or a mapping "
+                              "{item: value}.")
 
 
 # pandas' names (infer_dtype) for an object column holding values of several types
