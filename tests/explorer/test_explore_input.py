@@ -163,6 +163,29 @@ def test_the_undamaged_csv_reads_as_the_parquet_sample(sample_csv: Path,
         want["groups"][0]["contribution"], rel=1e-9)
 
 
+def test_what_sample_items_returns_and_dataframes_are_explored(item_sample: Path) -> None:
+    """explore(abcde.sample_items(...)) raised "'ItemSample' object is not iterable", and
+    a DataFrame of the rows a ValueError: the ItemSample (its rows, or its file when it
+    fetched none), a pandas DataFrame and an Arrow table are explored as the file is."""
+    import pandas as pd
+    import pyarrow.parquet as pq
+
+    from abcde.sampling.items import ItemSample
+
+    want = explore(item_sample, "provenance", top=0)
+    table = pq.read_table(item_sample)
+    rows = table.to_pylist()
+    for sample in (ItemSample(rows=rows, manifest={}),
+                   ItemSample(rows=[], manifest={}, files={"sample": str(item_sample)}),
+                   pd.DataFrame(rows), table):
+        got = explore(sample, "provenance", top=0)
+        assert [g["provenance"] for g in got["groups"]] == \
+            [g["provenance"] for g in want["groups"]]
+        for g, w in zip(got["groups"], want["groups"], strict=True):
+            assert g["contribution"] == pytest.approx(w["contribution"], rel=1e-12)
+            assert g["examples"] == w["examples"]
+
+
 def test_rows_removed_from_a_sample_are_told_by_its_manifest(sample_csv: Path,
                                                              tmp_path: Path) -> None:
     """Deleting rows keeps every row valid but the estimates short of their share: the

@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -387,6 +387,18 @@ def _open_sample(sample: str | Path | Sequence[dict[str, Any]], db: str | Path |
         con.close()
 
 
+def _sample_of(sample: Any) -> Any:
+    """What `sample_items` returned (an ItemSample) as the sample it holds: its file when
+    it wrote one without fetching the rows, else its rows; anything else as it is."""
+    from abcde.sampling.items import ItemSample
+
+    if not isinstance(sample, ItemSample):
+        return sample
+    if not sample.rows and sample.files.get("sample"):
+        return Path(sample.files["sample"])
+    return sample.rows
+
+
 def _load_sample(con: duckdb.DuckDBPyConnection,
                  sample: str | Path | Sequence[dict[str, Any]], db: str | Path | None,
                  engine: Any, table: str = "TEMP TABLE") -> OpenedSample:
@@ -400,7 +412,8 @@ def _load_sample(con: duckdb.DuckDBPyConnection,
 
     con.execute("SET enable_progress_bar = false")  # no bar beside the table
     duck = DuckDBEngine(db=db, connection=con)  # --db read-only; its failures worded
-    kind, path = "rows", None
+    kind, path, frame = "rows", None, None
+    sample = _sample_of(sample)
     if engine is not None:  # a table of a warehouse the engine reaches: the rows, once
         name = table_ref(str(sample))
         if not engine.table_exists(name):
@@ -412,6 +425,9 @@ def _load_sample(con: duckdb.DuckDBPyConnection,
         path = _sample_path(sample, db)
         kind = file_format(path) if path is not None else "table"
         rows = None
+    elif not isinstance(sample, Sequence | Mapping) and (
+            hasattr(sample, "columns") or hasattr(sample, "column_names")):
+        frame, rows = sample, None  # a DataFrame or an Arrow table, read in place
     else:
         rows, label = [dict(r) for r in sample], "sample (rows)"
     if rows is not None:
@@ -421,8 +437,8 @@ def _load_sample(con: duckdb.DuckDBPyConnection,
                            [tuple(r.values()) for r in rows])
         relation = ident("abcde_src_sample")
     else:
-        src = open_source(duck, "sample", str(sample) if path is None else path,
-                          string_columns=ID_COLUMNS)
+        src = open_source(duck, "sample", frame if frame is not None else
+                          str(sample) if path is None else path, string_columns=ID_COLUMNS)
         relation, label = src.relation, src.label
     # one read of the file, in its order (rowid + 1 is the row); read errors worded
     # (a CSV value past the rows DuckDB sniffed that is not of its column's type)
@@ -473,7 +489,7 @@ def sample_columns(sample: str | Path, db: str | Path | None = None) -> list[str
         return list(opened.columns)
 
 
-def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Sequence[str] = (),
+def explore(sample: str | Path | Sequence[dict[str, Any]] | Any, group_by: str | Sequence[str] = (),
             *, where: str | None = None, metric: str = "jaccard_distance", top: int = 20,
             examples: int = 3, filters: Sequence[tuple[str, str, Any]] = (),
             db: str | Path | None = None, engine: Any = None) -> dict[str, Any]:
@@ -483,7 +499,8 @@ def explore(sample: str | Path | Sequence[dict[str, Any]], group_by: str | Seque
     Parameters
     ----------
     sample
-        The sample file (.parquet or .csv) or its rows — e.g. `abcde sql sample-items`'s
+        The sample file (.parquet or .csv), what `sample_items` returned, or the rows
+        (a list of dicts, a DataFrame, an Arrow table) — e.g. `abcde sql sample-items`'s
         table `<prefix>item_sample` exported from a warehouse — or, with `db` or
         `engine`, the name of that table (with `db`, a name with a .parquet or .csv
         suffix is a file).
