@@ -96,3 +96,21 @@ def test_objects_that_are_no_table_are_refused_naming_the_input() -> None:
         abcde.impact(series, EXP)
     fixed = series.rename_axis("item_id").reset_index(name="cluster_id")  # as the hint says
     assert abcde.impact(fixed, EXP).overall == abcde.impact(BASE, EXP).overall
+
+
+def test_ids_set_as_the_index_are_told_to_be_reset() -> None:
+    """df.set_index('item_id') was refused with "rename the column of base to 'item_id'"
+    (it has no such column to rename); the hint now says the index is not read and to
+    reset it, for a weights or attributes frame as for a clustering."""
+    frame = pd.DataFrame({"item_id": list(BASE), "cluster_id": list(BASE.values())})
+    weights = pd.DataFrame({"item_id": list(WEIGHT), "weight": list(WEIGHT.values())})
+    for kwargs, table in (({"base": frame.set_index("item_id"), "exp": EXP}, "base"),
+                          ({"base": BASE, "exp": EXP,
+                            "weights": weights.set_index(["item_id"])}, "weights")):
+        with pytest.raises(abcde.InputError, match="index, which is not read: pass "
+                           r"df\.reset_index\(\)") as err:
+            abcde.impact(**kwargs)
+        assert err.value.table == f"{table} (DataFrame)" and err.value.column == "item_id"
+    got = abcde.impact(frame.set_index("item_id").reset_index(), EXP, weights)
+    assert math.isclose(got.overall["jaccard_distance"],
+                        impact_overall(BASE, EXP, WEIGHT)["jaccard_distance"], rel_tol=1e-12)

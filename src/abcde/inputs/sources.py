@@ -44,6 +44,7 @@ class Source:
     columns: dict[str, str] = field(default_factory=dict)  # name -> engine type
     path: Path | None = None  # of a file input
     fmt: str | None = None  # csv or parquet, for a file input
+    index: tuple[str, ...] = ()  # the names of a pandas DataFrame's index (not read)
 
     def category(self, column: str) -> TypeCategory:
         return categorise(self.columns[column])
@@ -75,6 +76,9 @@ class Source:
                      "comma, a tab, ; or | (the one its header line holds).")
         if self.fmt == "csv" and f"'{column}'" in self.columns:  # quoted with ', read as is
             hint = SINGLE_QUOTE_HINT
+        if column in self.index:  # df.set_index('item_id'): the ids are not a column
+            hint = (f"{column!r} is the DataFrame's index, which is not read: pass "
+                    "df.reset_index().")
         raise InputError(
             f"no column {column!r} ({purpose}); its columns are {shown}",
             table=self.label,
@@ -152,7 +156,8 @@ def open_source(engine: Engine, role: str, source: object, *,
         columns = dict(engine.columns(relation))
     except EngineError as err:
         raise InputError(f"cannot be read: {err}", table=label) from err
-    return Source(role, label, relation, columns, path if fmt else None, fmt)
+    return Source(role, label, relation, columns, path if fmt else None, fmt,
+                  _index_names(source))
 
 
 def _refuse_no_table(source: object, label: str, mapping_columns: Sequence[str]) -> None:
@@ -211,6 +216,14 @@ def _missing(value: Any) -> Any:
     if value is None or (isinstance(value, float) and value != value):
         return None
     return None if type(value).__name__ in ("NAType", "NaTType") else value
+
+
+def _index_names(source: object) -> tuple[str, ...]:
+    """The names of a pandas DataFrame's index levels: a column set as the index is no
+    column of the table the engine reads."""
+    if not (type(source).__module__.startswith("pandas") and hasattr(source, "columns")):
+        return ()
+    return tuple(str(n) for n in source.index.names if n is not None)  # type: ignore[attr-defined]
 
 
 def _register_file(engine: Engine, name: str, path: Path, fmt: str | None, label: str,
