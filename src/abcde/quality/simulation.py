@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,7 @@ from abcde.quality.intervals import DEFAULT_SE, z_value
 from abcde.quality.judgements import SamplePairs, judge_pairs, read_truth, truth_judge
 from abcde.quality.metrics import METRIC_KEYS
 from abcde.results import plain_row
-from abcde.sampling.clocks import check_seed
+from abcde.sampling.clocks import check_count, check_seed
 from abcde.sampling.pairs import (
     Ceiling,
     _sorted,
@@ -154,7 +154,7 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
     population, alpha : str, float
         The sampling design, as for ``abcde.sample_pairs`` (default: the mixture,
         α = 0.5).
-    budgets : sequence of int
+    budgets : sequence of int, or int
         Budgets (unique judgeable pairs) to compare.
     replications : int
         Simulated rounds per budget (seeds ``seed``, ``seed + 1``, …).
@@ -184,7 +184,8 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
     Raises
     ------
     ValueError
-        On budgets or replications < 1 or an unknown share outside [0, 1).
+        On budgets or replications that are not integers >= 1, or an unknown share
+        outside [0, 1).
 
     References
     ----------
@@ -193,9 +194,14 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
     decomposition §7–8 (S. van Staden. Decomposing the Jaccard Distance and the Jaccard
     Index in ABCDE. Google Switzerland, 2024).
     """
-    budgets = sorted({int(b) for b in budgets})
-    if not budgets or budgets[0] < 1 or replications < 1:
-        raise ValueError("budgets must be >= 1 and replications >= 1")
+    # integers, each checked: int(2.5) made a budget of 2 silently; one budget alone is
+    # a budget, not an error about iterating an int
+    if not isinstance(budgets, Iterable) or isinstance(budgets, str):
+        budgets = [budgets]  # type: ignore[list-item]
+    budgets = sorted({check_count("budget", b) for b in budgets})
+    if not budgets:
+        raise ValueError("budgets is empty: give at least one budget")
+    replications = check_count("replications", replications)
     if not 0 <= unknown_share < 1:
         raise ValueError("unknown_share must be in [0, 1)")
     design = design_for(population, alpha)
