@@ -72,6 +72,11 @@ def test_object_columns_of_several_python_types_are_read_whole() -> None:
     with pytest.raises(abcde.InputError, match=r"mixed Python types \(int, str\)") as err:
         abcde.impact(mixed, exp)
     assert err.value.column == "cluster_id" and "'1' (str)" in str(err.value)
+    # a column of lists (pandas calls it mixed too) is no text: still refused as nested
+    lists = attributes.assign(g=[[i % 2] for i in range(n)])
+    with pytest.raises(abcde.InputError, match="single values") as err:
+        abcde.impact(frame, exp, weights, attributes=lists, slice_by="g")
+    assert err.value.column == "g"
 
 
 def test_objects_that_are_no_table_are_refused_naming_the_input() -> None:

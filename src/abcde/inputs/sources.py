@@ -178,6 +178,8 @@ def _refuse_no_table(source: object, label: str, mapping_columns: Sequence[str])
 
 # pandas' names (infer_dtype) for an object column holding values of several types
 MIXED_KINDS = ("mixed", "mixed-integer", "mixed-integer-float")
+# the values a mixed column is made one type of (those a CSV spells)
+SCALARS = (str, int, float, Decimal, bool)
 
 
 def _one_type_per_column(frame: Any, label: str, id_columns: Sequence[str]) -> Any:
@@ -201,6 +203,8 @@ def _one_type_per_column(frame: Any, label: str, id_columns: Sequence[str]) -> A
         present = [v for v in values if _missing(v) is not None]
         if column in id_columns:
             _check_ids(present, label, str(column))
+        if not all(isinstance(v, SCALARS) for v in present):
+            continue  # lists, dicts, dates: the engine reads (or refuses) them as before
         if all(isinstance(v, int | float | Decimal) and not isinstance(v, bool)
                for v in present):
             frame[column] = [None if _missing(v) is None else float(v) for v in values]
