@@ -119,3 +119,20 @@ def test_ids_set_as_the_index_are_told_to_be_reset() -> None:
     got = abcde.impact(frame.set_index("item_id").reset_index(), EXP, weights)
     assert math.isclose(got.overall["jaccard_distance"],
                         impact_overall(BASE, EXP, WEIGHT)["jaccard_distance"], rel_tol=1e-12)
+
+
+def test_weights_that_are_numbers_stored_as_text_say_so() -> None:
+    """An object column holding '3' among numbers (or only numeric strings) is text: it
+    was refused as 'weights must be numbers' with no value shown, though every value is
+    one. The message now says they are numbers stored as text and how to convert them,
+    and the conversion it names gives the metrics of the numbers."""
+    values = [1.0, 2.0, "0.5", 3.0, 1.5, 4.0]
+    weights = pd.DataFrame({"item_id": list(WEIGHT), "w": pd.Series(values, dtype=object)})
+    with pytest.raises(abcde.InputError, match="every value reads as a number, but some "
+                       r"are stored as text\n  Store them as numbers .*pandas: "
+                       r"df\['w'\] = pd\.to_numeric\(df\['w'\]\)"):
+        abcde.impact(BASE, EXP, weights, weight_col="w")
+    weights["w"] = pd.to_numeric(weights["w"])
+    got = abcde.impact(BASE, EXP, weights, weight_col="w").overall
+    assert math.isclose(got["jaccard_distance"],
+                        impact_overall(BASE, EXP, WEIGHT)["jaccard_distance"], rel_tol=1e-12)

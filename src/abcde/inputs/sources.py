@@ -404,12 +404,18 @@ def check_weight_column(engine: Engine, source: Source, columns: Columns) -> Non
                 if r["item_id"] is not None or r["weight"] is not None]
     n = int(rows[0]["non_numeric"]) if rows else 0
     what = f"; {n} value(s) are not numbers (item id: value)" if n else ""
+    as_text = rows is not None and not n and source.category(columns.weight) == "string"
+    if as_text:  # e.g. a DataFrame's object column holding '2' among numbers
+        what = "; every value reads as a number, but some are stored as text"
     raise InputError(
         f"weights must be numbers, but the column has type {source.columns[columns.weight]}"
         f"{what}", table=source.label, column=columns.weight, examples=examples,
-        hint="Write weights as plain numbers (e.g. 1.5); text such as NULL or n/a is not "
-             "a number." + (" An item without a weight has no row (then --missing-weight W "
-                            "gives it W)." if source.role == "weights" else ""))
+        hint=(f"Store them as numbers (SQL: CAST({columns.weight} AS DOUBLE); pandas: "
+              f"df[{columns.weight!r}] = pd.to_numeric(df[{columns.weight!r}]))." if as_text
+              else
+              "Write weights as plain numbers (e.g. 1.5); text such as NULL or n/a is not "
+              "a number.") + (" An item without a weight has no row (then --missing-weight "
+                              "W gives it W)." if source.role == "weights" else ""))
 
 
 def _fetch(engine: Engine, query: Any) -> list[dict[str, Any]] | None:
