@@ -136,3 +136,20 @@ def test_weights_that_are_numbers_stored_as_text_say_so() -> None:
     got = abcde.impact(BASE, EXP, weights, weight_col="w").overall
     assert math.isclose(got["jaccard_distance"],
                         impact_overall(BASE, EXP, WEIGHT)["jaccard_distance"], rel_tol=1e-12)
+
+
+def test_float_ids_of_a_dataframe_say_why_they_are_floats() -> None:
+    """An integer column holding NaN is float in pandas: its refusal said only 'cluster
+    ids have type float'. It now names the cause and the cast that keeps the integers,
+    which then meets the NULL check (the item without a cluster named); a mapping of
+    float ids gets no pandas advice."""
+    frame = pd.DataFrame({"item_id": list(BASE), "cluster_id": [1, 1, 1, 2, 2, None]})
+    assert frame["cluster_id"].dtype == float
+    with pytest.raises(abcde.InputError, match=r"df\['cluster_id'\]\.astype\('Int64'\)"):
+        abcde.impact(frame, EXP)
+    with pytest.raises(abcde.InputError, match="NULL cluster id") as err:
+        abcde.impact(frame.astype({"cluster_id": "Int64"}), EXP)
+    assert err.value.examples == [6]
+    with pytest.raises(abcde.InputError, match="type float") as err:
+        abcde.impact({i: float(c) for i, c in enumerate(range(6))}, EXP)
+    assert "pandas" not in str(err.value)

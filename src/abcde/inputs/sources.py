@@ -45,6 +45,7 @@ class Source:
     path: Path | None = None  # of a file input
     fmt: str | None = None  # csv or parquet, for a file input
     index: tuple[str, ...] = ()  # the names of a pandas DataFrame's index (not read)
+    pandas: bool = False  # a pandas DataFrame (hints say what to do in pandas)
 
     def category(self, column: str) -> TypeCategory:
         return categorise(self.columns[column])
@@ -157,7 +158,7 @@ def open_source(engine: Engine, role: str, source: object, *,
     except EngineError as err:
         raise InputError(f"cannot be read: {err}", table=label) from err
     return Source(role, label, relation, columns, path if fmt else None, fmt,
-                  _index_names(source))
+                  _index_names(source), _is_pandas_frame(source))
 
 
 def _refuse_no_table(source: object, label: str, mapping_columns: Sequence[str]) -> None:
@@ -189,7 +190,7 @@ def _one_type_per_column(frame: Any, label: str, id_columns: Sequence[str]) -> A
     the sample became text (cluster 1 and '1' one cluster). Ids of mixed Python types
     are refused, as in a mapping (`_check_ids`); another mixed column becomes DOUBLE
     when it holds only numbers, else text. Other objects are returned as they are."""
-    if not (type(frame).__module__.startswith("pandas") and hasattr(frame, "dtypes")):
+    if not _is_pandas_frame(frame):
         return frame
     from pandas.api.types import infer_dtype
 
@@ -222,10 +223,14 @@ def _missing(value: Any) -> Any:
     return None if type(value).__name__ in ("NAType", "NaTType") else value
 
 
+def _is_pandas_frame(source: object) -> bool:
+    return type(source).__module__.startswith("pandas") and hasattr(source, "columns")
+
+
 def _index_names(source: object) -> tuple[str, ...]:
     """The names of a pandas DataFrame's index levels: a column set as the index is no
     column of the table the engine reads."""
-    if not (type(source).__module__.startswith("pandas") and hasattr(source, "columns")):
+    if not _is_pandas_frame(source):
         return ()
     return tuple(str(n) for n in source.index.names if n is not None)  # type: ignore[attr-defined]
 
@@ -358,7 +363,7 @@ def id_type(sources: Sequence[Source], item_col: str) -> str:
             raise InputError(
                 f"item ids have type {cats[s.label]} ({s.columns[item_col]}); ids must be "
                 "integers or strings", table=s.label, column=item_col,
-                hint="Cast the ids to integers or strings in the input.")
+                hint=_id_hint(s, item_col))
     if len(set(cats.values())) > 1:
         shown = "; ".join(f"{label}: {cat}" for label, cat in cats.items())
         texts = [s.label for s in sources if s.fmt == "csv" and cats[s.label] == "string"]
@@ -384,8 +389,19 @@ def cluster_type(source: Source, cluster_col: str) -> str:
     cat = source.category(cluster_col)
     if cat not in ID_TYPES:
         raise InputError(f"cluster ids have type {cat} ({source.columns[cluster_col]}); they "
-                         "must be integers or strings", table=source.label, column=cluster_col)
+                         "must be integers or strings", table=source.label, column=cluster_col,
+                         hint=_id_hint(source, cluster_col))
     return "VARCHAR" if _wide(source, cluster_col) else ID_TYPES[cat]
+
+
+def _id_hint(source: Source, column: str) -> str:
+    """What to do about ids of another type; for float ids of a DataFrame, why they are
+    floats: pandas stores an integer column holding a missing value (NaN) as float."""
+    if source.category(column) == "float" and source.pandas:
+        return (f"Cast the ids to integers or strings. A pandas integer column with a "
+                f"missing value is float: df[{column!r}].astype('Int64') keeps the integers "
+                "(an item needs its id and a cluster: drop or fill the rows of NaN).")
+    return "Cast the ids to integers or strings in the input."
 
 
 def check_weight_column(engine: Engine, source: Source, columns: Columns) -> None:
