@@ -488,6 +488,28 @@ def test_f_alpha_sweep_refuses_bad_alphas_with_one_run_as_with_two(eng: object) 
     assert res.uir["f_alpha"]["run_1"] == pytest.approx({"0": 0.5, "0.5": 2 / 3, "1": 1.0})
 
 
+def test_a_dict_of_dataframes_is_the_runs_named_by_its_keys(eng: object) -> None:
+    """evaluate(truth, {'split': df_a, 'perfect': df_b}) read the dict as one clustering
+    {item: cluster} of the items 'split' and 'perfect', refused as sharing no item with
+    the truth; it is the runs, named by the keys, as a list with names= gives them."""
+    import pandas as pd
+
+    truth = {"a": 1, "b": 1, "c": 2, "d": 2}
+    split = {"a": 1, "b": 9, "c": 2, "d": 2}
+
+    def frame(c: dict) -> pd.DataFrame:
+        return pd.DataFrame({"item_id": list(c), "cluster_id": list(c.values())})
+
+    got = evaluate(truth, {"split": frame(split), "perfect": frame(truth)}, engine=eng)
+    assert [r.name for r in got.runs] == ["split", "perfect"]
+    assert got.runs[1].overall["precision"] == got.runs[1].overall["recall"] == 1.0
+    # split: a and b lose half their truth cluster ([PW] recall 1/2 each), c, d none
+    assert got.runs[0].overall["precision"] == 1.0
+    assert got.runs[0].overall["recall"] == pytest.approx(0.75)
+    with pytest.raises(InputError, match="keys of a dict of runs"):
+        evaluate(truth, {"split": frame(split)}, names=["x"], engine=eng)
+
+
 def test_run_names_from_tables_and_unsafe_names(tmp_path: Path) -> None:
     db = tmp_path / "t.duckdb"
     con = duckdb.connect(str(db))

@@ -314,10 +314,22 @@ def run_names(actual: Sequence[object], names: Sequence[str | None] | None, *,
     return out
 
 
-def _as_runs(actual: object) -> list[object]:
+def _as_runs(actual: object, names: Sequence[str | None] | None,
+             ) -> tuple[list[object], Sequence[str | None] | None]:
+    """The runs and their names: a list (or tuple) of clusterings, one clustering, or a
+    dict name -> clustering whose values are tables or paths (a dict of ids is one
+    clustering {item: cluster}; {'a': df_a, 'b': df_b} was read as one, of items 'a' and
+    'b', and refused as sharing no item with the truth)."""
     if isinstance(actual, list | tuple):
-        return list(actual)
-    return [actual]
+        return list(actual), names
+    if isinstance(actual, Mapping) and actual and all(
+            isinstance(v, Path) or hasattr(v, "columns") or hasattr(v, "column_names")
+            for v in actual.values()):
+        if names is not None:
+            raise InputError("names= names the runs of a list; the keys of a dict of runs "
+                             "are their names", hint="Give one of the two.")
+        return list(actual.values()), [str(k) for k in actual]
+    return [actual], names
 
 
 # ------------------------------------------------------------------ pipeline
@@ -436,8 +448,10 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
     truth : object
         The ground truth clustering (CSV/Parquet path, table of `db`, DataFrame or
         {item: cluster} mapping).
-    actual : object or list
-        One actual clustering or a list of them, in the same forms.
+    actual : object, list or dict
+        One actual clustering or a list of them, in the same forms; or a dict name ->
+        clustering whose values are DataFrames, Arrow tables or Paths (the keys name the
+        runs).
     weights : object, optional
         Item weights (default: the clusterings' weight column if any, else 1).
     names : sequence of str or None, optional
@@ -500,7 +514,7 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
     docs/method.md §4, §5, §9.
     """
     options = EngineOptions(engine, db, memory_limit, threads)
-    runs = _as_runs(actual)
+    runs, names = _as_runs(actual, names)
     if not runs:
         raise InputError("no actual clustering given", hint="Give --actual at least once.")
     labels = run_names(runs, names, database=db is not None
