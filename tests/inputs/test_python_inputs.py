@@ -153,3 +153,22 @@ def test_float_ids_of_a_dataframe_say_why_they_are_floats() -> None:
     with pytest.raises(abcde.InputError, match="type float") as err:
         abcde.impact({i: float(c) for i, c in enumerate(range(6))}, EXP)
     assert "pandas" not in str(err.value)
+
+
+def test_top_and_missing_weight_of_another_type_are_refused() -> None:
+    """impact(top=2.5) raised a TypeError from slicing a list, evaluate(top=2.5) ran with
+    a LIMIT 2.5, and missing_weight='1' a TypeError from a comparison: each is refused
+    naming the option; numpy numbers are numbers."""
+    for call in (abcde.impact, abcde.evaluate):
+        for top in (2.5, "3", True, -1):
+            with pytest.raises(ValueError, match=f"top must be an integer >= 0, got {top!r}"):
+                call(BASE, EXP, top=top)
+    for value in ("1", True):
+        with pytest.raises(abcde.InputError, match=f"must be a number .*, not {value!r}"):
+            abcde.impact(BASE, EXP, {1: 1.0}, missing_weight=value)
+    partial = {i: w for i, w in WEIGHT.items() if i != 6}
+    got = abcde.impact(BASE, EXP, partial, missing_weight=np.float64(WEIGHT[6]),
+                       top=np.int64(1))
+    assert len(got.top_clusters) == 1
+    assert math.isclose(got.overall["jaccard_distance"],
+                        impact_overall(BASE, EXP, WEIGHT)["jaccard_distance"], rel_tol=1e-12)

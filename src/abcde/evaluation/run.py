@@ -71,7 +71,7 @@ from abcde.evaluation.uir import ALPHA_SWEEP, DEFAULT_REL_TOL, check_alphas, f_a
 from abcde.inputs.checks import coverage_report
 from abcde.inputs.session import EngineOptions, Inputs, open_inputs
 from abcde.inputs.sources import file_format, names_a_file
-from abcde.inputs.spec import InputSpec, check_slice_names
+from abcde.inputs.spec import InputSpec, check_slice_names, check_top
 from abcde.inputs.workspace import Workspace
 from abcde.outputs import OutputDir, output_dir, slice_file_stems
 from abcde.results import OUT_FORMATS, plain_row
@@ -529,8 +529,7 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
         slicings.append([cases.column])  # type: ignore[list-item]
         spec = replace(spec, slicings=tuple(tuple(sl) for sl in slicings))
     check_slice_names(slicings, {"items", "weight", "cells", "loss", *OVERALL_METRICS})
-    if top < 0:
-        raise ValueError("top must be >= 0")
+    top = check_top(top)
     if not (math.isfinite(uir_rel_tol) and 0 <= uir_rel_tol < 1):
         raise InputError(f"the UIR relative tolerance must lie in [0, 1), got {uir_rel_tol!r}")
     if cases is not None and f_alpha_metrics(metrics) is not None:

@@ -22,7 +22,7 @@ from abcde.cells import (
 from abcde.engines import Engine
 from abcde.inputs.checks import coverage_report
 from abcde.inputs.session import EngineOptions, Inputs, opened
-from abcde.inputs.spec import InputSpec, check_slice_names
+from abcde.inputs.spec import InputSpec, check_slice_names, check_top
 from abcde.outputs import OutputDir, output_dir, slice_file_stems
 from abcde.results import OUT_FORMATS, plain_row, summary_repr
 from abcde.sql.helpers import rank_value
@@ -126,8 +126,7 @@ def run_impact(spec: InputSpec, options: EngineOptions | None = None, *, top: in
                prefix: str = "abcde_impact_") -> ImpactResult:
     """`impact` on an input specification (the function behind the public one)."""
     check_slice_names(spec.slicings, SLICE_RESERVED)
-    if top < 0:
-        raise ValueError("top must be >= 0")
+    top = check_top(top)
     if out_format not in OUT_FORMATS:
         raise ValueError(f"out_format must be one of {OUT_FORMATS}")
     # the output directory's temporary place is made before the work, not after it; the
