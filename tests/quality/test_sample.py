@@ -137,6 +137,31 @@ def test_verdict_keys_compare_as_text() -> None:
         estimate_from_draws(draws, {2: "equivalent", "2": "not_equivalent"}, TOY_MANIFEST)
 
 
+def test_verdicts_as_pandas_and_a_pair_id_given_twice() -> None:
+    """Verdicts as a pandas Series (pair_id -> verdict) or DataFrame (pair_id, verdict)
+    raised "too many values to unpack"; they equal the dict. A pair id given twice with
+    different verdicts in columns or rows let the last one win silently (only 2 and '2'
+    were refused); it is refused, and twice the same verdict is accepted."""
+    import pandas as pd
+
+    draws = draw_rows(
+        (1, "a", "c", "stable", 1.0, 2),
+        (2, "a", "b", "split", -1.0, 1),
+        (3, "a", "d", "merge", 1.0, 1),
+    )
+    verdicts = {1: "equivalent", 2: "not_equivalent", 3: "equivalent"}
+    want = estimate_from_draws(draws, verdicts, TOY_MANIFEST)
+    series = pd.Series(verdicts)
+    frame = pd.DataFrame({"pair_id": list(verdicts), "verdict": list(verdicts.values())})
+    for given in (series, frame, frame.to_dict("list"), [*verdicts.items(), (2, "no")]):
+        assert estimate_from_draws(draws, given, TOY_MANIFEST) == want
+    for given in ({"pair_id": [1, 2, 3, 2], "verdict": [*verdicts.values(), "yes"]},
+                  [*verdicts.items(), (2, "equivalent")],
+                  pd.concat([series, pd.Series({2: "equivalent"})])):
+        with pytest.raises(ValueError, match="pair id '2' is given twice with different"):
+            estimate_from_draws(draws, given, TOY_MANIFEST)
+
+
 def test_verdict_counts_per_class() -> None:
     """sample.classes counts each judged pair once by its verdict (several draws of one
     pair and unknowns included), per class of the estimators, as counted here by hand."""

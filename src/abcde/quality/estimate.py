@@ -570,7 +570,7 @@ def estimate_from_draws(
         One row per unique ordered pair drawn (:func:`~abcde.quality.sample.judged_sample`;
         a stratified sample's rows carry ``stratum``).
     verdicts : mapping, column mapping or rows
-        pair_id → verdict (:func:`~abcde.quality.sample.judged_sample`).
+        pair_id → verdict (a Series, a DataFrame, ...: :func:`~abcde.quality.sample.judged_sample`).
     manifest : mapping
         ``design`` (its ``version``) and ``alpha``; ``totals`` (u, w: Σu and Σw over pairs
         i ≠ j); ``classes`` (per class key: u, w, q, kish_u, kish_w, u_uncovered,

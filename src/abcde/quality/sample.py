@@ -421,23 +421,31 @@ def _plain(values: Any) -> list[Any]:
 
 
 def _verdict_map(verdicts: Any) -> dict[str | None, str]:
-    """pair_id (as text, :func:`abcde.quality.judgements.id_text`) → verdict from a mapping,
-    columns {pair_id, verdict} or rows."""
-    raw = _raw_verdict_map(verdicts)
+    """pair_id (as text, :func:`abcde.quality.judgements.id_text`) → verdict from a mapping
+    (a pandas Series too), columns {pair_id, verdict} (a DataFrame too) or rows. A pair id
+    given twice with different verdicts is refused, whether the two ids are equal or
+    only equal as text (1 and '1'): the last one won silently."""
     out: dict[str | None, str] = {}
-    for pair_id, verdict in raw.items():
+    for pair_id, verdict in _raw_verdicts(verdicts):
         key = id_text(pair_id)
         if key in out and out[key] != verdict:
             raise ValueError(
-                f"verdicts: pair ids {key!r} name one pair (ids compare as text) but have "
-                f"different verdicts {out[key]!r} and {verdict!r}"
+                f"verdicts: pair id {key!r} is given twice with different verdicts "
+                f"{out[key]!r} and {verdict!r} (ids compare as text)"
             )
         out[key] = verdict
     return out
 
 
-def _raw_verdict_map(verdicts: Any) -> dict[Any, str]:
-    if hasattr(verdicts, "to_pydict") or hasattr(verdicts, "fetchnumpy"):
+def _raw_verdicts(verdicts: Any) -> list[tuple[Any, str]]:
+    """(pair id, normalised verdict) of every entry, repeated ids kept."""
+    if hasattr(verdicts, "index") and hasattr(verdicts, "to_numpy") \
+            and not hasattr(verdicts, "columns") and not isinstance(verdicts, Mapping):
+        # a pandas Series pair_id -> verdict
+        return list(zip(_plain(verdicts.index), _normalise_all(verdicts.to_numpy()),
+                        strict=True))
+    if hasattr(verdicts, "to_pydict") or hasattr(verdicts, "fetchnumpy") or (
+            hasattr(verdicts, "columns") and not isinstance(verdicts, Mapping)):
         verdicts = _as_columns(verdicts, "verdicts")
     if isinstance(verdicts, Mapping) and "pair_id" in verdicts and "verdict" in verdicts:
         ids, values = verdicts["pair_id"], verdicts["verdict"]
@@ -445,16 +453,17 @@ def _raw_verdict_map(verdicts: Any) -> dict[Any, str]:
             ids, values = _plain(ids), _normalise_all(values)
             if len(ids) != len(values):
                 raise ValueError("verdicts: pair_id and verdict columns differ in length")
-            return dict(zip(ids, values, strict=True))
+            return list(zip(ids, values, strict=True))
     if isinstance(verdicts, Mapping):
-        return dict(zip(_plain(verdicts.keys()), _normalise_all(verdicts.values()), strict=True))
-    out: dict[Any, str] = {}
+        return list(zip(_plain(verdicts.keys()), _normalise_all(verdicts.values()),
+                        strict=True))
+    out: list[tuple[Any, str]] = []
     for row in verdicts:
         if isinstance(row, Mapping):
-            out[_scalar(row["pair_id"])] = parse_verdict(row["verdict"])
+            out.append((_scalar(row["pair_id"]), parse_verdict(row["verdict"])))
         else:
             pair_id, verdict = row
-            out[_scalar(pair_id)] = parse_verdict(verdict)
+            out.append((_scalar(pair_id), parse_verdict(verdict)))
     return out
 
 
@@ -540,10 +549,12 @@ def judged_sample(draws: Any, verdicts: Any, *, alpha: float, kappa: float) -> J
         the vantage item. Rows sharing a pair_id are (i, j) and (j, i) of one unordered
         pair.
     verdicts : mapping, column mapping or rows
-        pair_id → verdict; also a {pair_id: [...], verdict: [...]} column mapping or
-        (pair_id, verdict) rows / {pair_id, verdict} row mappings. Verdicts are
-        spelled as :func:`abcde.quality.judgements.normalise_verdict` accepts
-        (equivalent / not_equivalent / unknown, True/False/None and the synonyms).
+        pair_id → verdict (a pandas Series too); also a {pair_id: [...], verdict: [...]}
+        column mapping (a DataFrame, an Arrow table) or (pair_id, verdict) rows /
+        {pair_id, verdict} row mappings. A pair id given twice must have one verdict.
+        Verdicts are spelled as :func:`abcde.quality.judgements.normalise_verdict`
+        accepts (equivalent / not_equivalent / unknown, True/False/None and the
+        synonyms).
     alpha : float
         The design's share α of the ABCDE population (manifest ``alpha``).
     kappa : float
