@@ -10,6 +10,7 @@ import re
 
 import numpy as np
 import pandas as pd
+import pyarrow as pa
 import pytest
 from reference import impact_overall
 
@@ -82,8 +83,9 @@ def test_object_columns_of_several_python_types_are_read_whole() -> None:
 def test_objects_that_are_no_table_are_refused_naming_the_input() -> None:
     """A list, None or a Series given as an input was refused in DuckDB's words, naming
     abcde's private relation (abcde_src_base) and not the input; a Series was read as one
-    column 'value' (its index, the items, dropped). Now the message names the input and
-    what to pass."""
+    column 'value' (its index, the items, dropped); an Arrow RecordBatchReader, read
+    once, failed the second read deep in the run (an EngineError). Now the message names
+    the input and what to pass."""
     frame = pd.DataFrame({"item_id": list(BASE), "cluster_id": list(BASE.values())})
     series = frame.set_index("item_id")["cluster_id"]
     for kwargs, label, message in (
@@ -92,7 +94,9 @@ def test_objects_that_are_no_table_are_refused_naming_the_input() -> None:
             ({"base": BASE, "exp": EXP, "weights": [1.0] * 6}, "weights (list)",
              "a list is no table"),
             ({"base": series, "exp": EXP}, "base (Series)", "reset_index"),
-            ({"base": object(), "exp": EXP}, "base (object)", "cannot read object")):
+            ({"base": object(), "exp": EXP}, "base (object)", "cannot read object"),
+            ({"base": pa.Table.from_pandas(frame).to_reader(), "exp": EXP},
+             "base (RecordBatchReader)", r"read only once.*\n  Pass reader\.read_all\(\)")):
         with pytest.raises(abcde.InputError, match=message) as err:
             abcde.impact(**kwargs)
         assert err.value.table == label

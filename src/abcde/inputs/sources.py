@@ -169,6 +169,12 @@ def _refuse_no_table(source: object, label: str, mapping_columns: Sequence[str])
             "a Series is no table: its index would not be read", table=label,
             hint=f"Pass series.rename_axis({mapping_columns[0]!r}).reset_index("
                  f"name={mapping_columns[1]!r}) (a DataFrame) or series.to_dict().")
+    if hasattr(source, "read_all") and hasattr(source, "read_next_batch"):
+        # a stream is read once, and abcde reads an input more than once: the second
+        # read failed deep in the run (DuckDB: "already been consumed")
+        raise InputError(f"a {type(source).__name__} can be read only once, and an input "
+                         "is read more than once", table=label,
+                         hint="Pass reader.read_all() (an Arrow table).")
     if source is None or isinstance(source, bytes | int | float | complex | bool
                                     | Sequence | set | frozenset):
         what = "None" if source is None else f"a {type(source).__name__}"
