@@ -176,3 +176,20 @@ def test_top_and_missing_weight_of_another_type_are_refused() -> None:
     assert len(got.top_clusters) == 1
     assert math.isclose(got.overall["jaccard_distance"],
                         impact_overall(BASE, EXP, WEIGHT)["jaccard_distance"], rel_tol=1e-12)
+
+
+def test_a_table_with_a_repeated_column_name_is_refused() -> None:
+    """A DataFrame (or Arrow table) with two 'cluster_id' columns, as pd.concat(axis=1)
+    makes, was read by its first one silently (the engine renamed the second): the
+    metrics of clusters the user may not have meant. It is refused naming the column."""
+    frame = pd.DataFrame({"item_id": list(BASE), "cluster_id": list(BASE.values())})
+    twice = pd.concat([frame, frame[["cluster_id"]].map(lambda c: c + "2")], axis=1)
+    arrow = pa.table([pa.array(twice.iloc[:, k].tolist()) for k in range(3)],
+                     names=list(twice.columns))
+    for table in (twice, arrow):
+        with pytest.raises(abcde.InputError, match="column names are repeated: "
+                           "'cluster_id'") as err:
+            abcde.impact(table, EXP)
+        assert err.value.column == "cluster_id"
+    kept = twice.loc[:, ~twice.columns.duplicated()]  # as the hint says
+    assert abcde.impact(kept, EXP).overall == abcde.impact(BASE, EXP).overall

@@ -181,6 +181,16 @@ def _refuse_no_table(source: object, label: str, mapping_columns: Sequence[str])
         raise InputError(f"{what} is no table", table=label,
                          hint="Give a CSV/Parquet path, a table, a DataFrame or a mapping "
                               "{item: value}.")
+    names = [str(c) for c in getattr(source, "column_names", None) or
+             (list(source.columns) if _is_pandas_frame(source) else [])]  # type: ignore[attr-defined]
+    repeated = [n for n in dict.fromkeys(names) if names.count(n) > 1]
+    if repeated:
+        # DuckDB renames the second 'cluster_id' to cluster_id_1 and abcde read the first:
+        # which one was meant is the user's to say
+        raise InputError(f"column names are repeated: {', '.join(map(repr, repeated))}; "
+                         "only the first would be read", table=label, column=repeated[0],
+                         hint="Drop or rename the repeated columns (pandas: "
+                              "df.loc[:, ~df.columns.duplicated()] keeps the first).")
 
 
 # pandas' names (infer_dtype) for an object column holding values of several types
