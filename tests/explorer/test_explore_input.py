@@ -186,6 +186,17 @@ def test_what_sample_items_returns_and_dataframes_are_explored(item_sample: Path
             assert g["examples"] == w["examples"]
 
 
+def test_filters_not_given_as_triples_are_refused(item_sample: Path) -> None:
+    """One filter given alone, or a filter of two values, failed with Python's 'not
+    enough values to unpack'; each is an InputError showing the form to use, and the
+    form it shows filters."""
+    for filters in (("provenance", "=", "upload"), [("provenance", "upload")], "x", 3):
+        with pytest.raises(InputError, match=r"filters=\[\('provenance', '=', 'upload'\)\]"):
+            explore(item_sample, "provenance", filters=filters)
+    got = explore(item_sample, "provenance", filters=[("provenance", "=", "upload")])
+    assert [g["provenance"] for g in got["groups"]] == ["upload"]
+
+
 def test_rows_removed_from_a_sample_are_told_by_its_manifest(sample_csv: Path,
                                                              tmp_path: Path) -> None:
     """Deleting rows keeps every row valid but the estimates short of their share: the

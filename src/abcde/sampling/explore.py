@@ -544,9 +544,27 @@ def explore(sample: str | Path | Sequence[dict[str, Any]] | Any, group_by: str |
     Google LLC, §4.1.1. Importance weights: docs/method.md §7.3.
     """
     groups = _query_groups(group_by, metric, top, examples)
+    filters = _checked_filters(filters)
     with _open_sample(sample, db, engine) as (con, opened):
         return _top_groups(con, opened, groups, where=where, metric=metric, top=top,
                            examples=examples, filters=filters)
+
+
+def _checked_filters(filters: Any) -> list[tuple[str, str, Any]]:
+    """`filters` as a list of (column, operator, value) triples, before the sample is
+    read: one triple given alone, or a pair, failed with 'not enough values to unpack'."""
+    if isinstance(filters, str) or not isinstance(filters, Sequence) or (
+            len(filters) == 3 and isinstance(filters[0], str)
+            and isinstance(filters[1], str) and filters[1] in FILTER_OPS):
+        raise InputError(f"filters takes a list of (column, operator, value), got "
+                         f"{filters!r}", hint="e.g. filters=[('provenance', '=', 'upload')]")
+    out = []
+    for f in filters:
+        if isinstance(f, str) or not isinstance(f, Sequence) or len(f) != 3:
+            raise InputError(f"a filter is (column, operator, value), got {f!r}",
+                             hint="e.g. filters=[('provenance', '=', 'upload')]")
+        out.append((f[0], f[1], f[2]))
+    return out
 
 
 def _query_groups(group_by: str | Sequence[str], metric: str, top: int,
