@@ -184,6 +184,12 @@ def test_what_sample_items_returns_and_dataframes_are_explored(item_sample: Path
         for g, w in zip(got["groups"], want["groups"], strict=True):
             assert g["contribution"] == pytest.approx(w["contribution"], rel=1e-12)
             assert g["examples"] == w["examples"]
+    # what sample_pairs returns is told as a pair sample (it raised a TypeError)
+    from abcde.sampling.pairs import PairSample
+
+    with pytest.raises(InputError, match="is a pair sample") as err:
+        explore(PairSample(draws=[], questions=[], manifest={}), "provenance")
+    assert "estimated (`abcde estimate DIR`)" in str(err.value)
 
 
 def test_filters_not_given_as_triples_are_refused(item_sample: Path) -> None:

@@ -149,6 +149,17 @@ def test_judgements_and_truth_as_tables(sample_dir: Path, tmp_path: Path) -> Non
             estimate(sample_dir, **kwargs)
 
 
+def test_a_sample_that_is_no_pair_sample_is_refused() -> None:
+    """estimate(abcde.sample_items(...)) or estimate(None) raised a TypeError about
+    paths; each is an InputError saying a pair sample is wanted and what to give."""
+    from abcde.sampling.items import ItemSample
+
+    for sample, kind in ((ItemSample(rows=[], manifest={}), "an item sample"),
+                         (None, "a NoneType"), ([{"pair_id": 1}], "a list")):
+        with pytest.raises(InputError, match=f"must be a pair sample, not {kind}"):
+            estimate(sample, truth=TRUTH)
+
+
 def test_full_truth_no_unknowns_estimates_near_exact(sample_dir: Path) -> None:
     """With every verdict known the estimates are within 5 SE of the brute-force values
     (seeded; a correct estimator fails this with probability < 1e-5 per metric)."""

@@ -141,6 +141,12 @@ def load_sample(sample: Any) -> Sample:
         return sample
     if hasattr(sample, "draws") and hasattr(sample, "manifest"):
         return Sample([dict(r) for r in sample.draws], dict(sample.manifest))
+    if not isinstance(sample, str | Path):  # an ItemSample, None, rows: a TypeError of Path
+        kind = "an item sample (sample_items)" if hasattr(sample, "rows") and hasattr(
+            sample, "manifest") else f"a {type(sample).__name__}"
+        raise InputError(f"the sample must be a pair sample, not {kind}",
+                         hint="Give what abcde.sample_pairs returned, or the directory "
+                              "`abcde sample-pairs --out` wrote.")
     path = Path(sample)
     if path.is_file() and path.name == "manifest.json":
         path = path.parent

@@ -391,7 +391,11 @@ def _sample_of(sample: Any) -> Any:
     """What `sample_items` returned (an ItemSample) as the sample it holds: its file when
     it wrote one without fetching the rows, else its rows; anything else as it is."""
     from abcde.sampling.items import ItemSample
+    from abcde.sampling.pairs import PairSample
 
+    if isinstance(sample, PairSample):
+        raise InputError("is a pair sample (sample_pairs), not an item sample",
+                         table="sample (PairSample)", hint=PAIRS_GIVEN)
     if not isinstance(sample, ItemSample):
         return sample
     if not sample.rows and sample.files.get("sample"):
