@@ -113,6 +113,13 @@ class Engine(ABC):
         read; only on an engine that `reads_tables`."""
         raise InputError(f"{name!r} is neither a file nor a table this engine can read")
 
+    def missing_table(self, name: str, relation: str) -> tuple[str, str]:
+        """(what is wrong, what to do) when `name`, neither a file nor a readable table
+        (`relation`, from `user_table`), was given as an input."""
+        return (f"no file or table named {name!r}",
+                "Give a path to a CSV/Parquet file, or a table of --db (with --db, a name "
+                "without a .csv/.parquet suffix is a table).")
+
     def select_sql(self, relation: str, order_by: Sequence[str] = ()) -> str:
         """`select_all` of a relation reference of abcde (DuckDB quoting), written in this
         engine's dialect."""

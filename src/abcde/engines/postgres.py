@@ -253,6 +253,46 @@ class PostgresEngine(Engine):
         except psycopg.Error as err:
             raise EngineError(str(err)) from err
 
+    def missing_table(self, name: str, relation: str) -> tuple[str, str]:
+        """A table the user may not read is named as such (with the GRANT it needs), not
+        as missing; a missing one gets the tables of that name in another case: names are
+        used exactly as typed, and PostgreSQL folds an unquoted `CREATE TABLE MyBase` to
+        `mybase`."""
+        try:
+            self.columns(relation)
+        except EngineError as err:
+            if isinstance(err.__cause__, psycopg.errors.InsufficientPrivilege):
+                user = ident(self.fetch("SELECT current_user AS u")[0]["u"])
+                ref = ident(name) if "." not in name else ""
+                schema = relation[:-len(ref) - 1] if ref and relation.endswith("." + ref) \
+                    else table_ref(name.rsplit(".", 1)[0]) if "." in name else None
+                grant = f"GRANT SELECT ON {relation} TO {user}"
+                if schema is not None:
+                    grant = f"GRANT USAGE ON SCHEMA {schema} TO {user}; {grant}"
+                reason = str(err.__cause__).strip().splitlines()[0]
+                return (f"table {name!r} cannot be read: {reason}",
+                        f"Connect as a user who may read it, or have its owner run: {grant}")
+        parts = name.split(".")
+        schema, table = (parts[-2], parts[-1]) if len(parts) > 1 else (None, parts[0])
+        rows = self.fetch_params(
+            "SELECT n.nspname AS s, c.relname AS t FROM pg_catalog.pg_class c JOIN "
+            "pg_catalog.pg_namespace n ON n.oid = c.relnamespace WHERE c.relkind IN "
+            "('r', 'v', 'm', 'p', 'f') AND lower(c.relname) = lower(%s) AND "
+            "(%s::text IS NULL OR lower(n.nspname) = lower(%s)) AND n.nspname NOT LIKE "
+            "'pg\\_%%' ORDER BY 1, 2 LIMIT 5", (table, schema, schema))
+        near = [f"{r['s']}.{r['t']}" for r in rows]
+        path = ", ".join(p for p in self.fetch("SHOW search_path")[0]["search_path"]
+                         .split(", ") if p.strip('"') != self.work_schema)
+        hint = ("Names are used exactly as typed: case-sensitive, without quotes "
+                "(schema.table, e.g. My Schema.Order for \"My Schema\".\"Order\"); a table "
+                "created without quotes has a lower-case name. "
+                + (f"The database has {', '.join(near)}. " if near else "")
+                + ("" if schema else f"A name without a schema is looked up in the "
+                   f"search_path ({path}). ")
+                + "Or give a path to a CSV/Parquet file.")
+        return (f"no file, and no table or view of the PostgreSQL database, named {name!r}",
+                hint)
+
     def write(self, relation: str, path: Path, fmt: str, order_by: Sequence[str] = ()) -> None:
         sql = self.select_sql(relation)
         if order_by:

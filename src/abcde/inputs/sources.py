@@ -292,9 +292,8 @@ def _existing_table(engine: Engine, table: str, label: str) -> str:
                          table=label)
     relation = engine.user_table(table)
     if not engine.table_exists(relation):
-        raise InputError(f"no file or table named {table!r}", table=label,
-                         hint="Give a path to a CSV/Parquet file, or a table of --db (with "
-                              "--db, a name without a .csv/.parquet suffix is a table).")
+        problem, hint = engine.missing_table(table, relation)
+        raise InputError(problem, table=label, hint=hint)
     return relation
 
 

@@ -1,0 +1,63 @@
+"""What a PostgreSQL user is told about the tables and the database they name: on the
+test session's server (tests/conftest.py), with a role of their own where it matters."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+import pytest
+
+from abcde.errors import InputError
+from abcde.impact.run import impact
+
+pytestmark = pytest.mark.postgres
+
+SCHEMA = "abcde_t_names"
+ROLE = "abcde_t_reader"
+
+
+@pytest.fixture
+def admin(postgres_dsn: str) -> Iterator[object]:
+    """A superuser connection, and a schema and a login role (no privileges) dropped at
+    the end."""
+    import psycopg
+
+    with psycopg.connect(postgres_dsn, autocommit=True) as con:
+        con.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
+        con.execute(f"DROP ROLE IF EXISTS {ROLE}")
+        con.execute(f"CREATE SCHEMA {SCHEMA}")
+        con.execute(f"CREATE ROLE {ROLE} LOGIN")
+        try:
+            yield con
+        finally:
+            con.execute(f"DROP SCHEMA IF EXISTS {SCHEMA} CASCADE")
+            con.execute(f"REVOKE ALL ON DATABASE postgres FROM {ROLE}")
+            con.execute(f"DROP ROLE IF EXISTS {ROLE}")
+
+
+def _as_role(dsn: str) -> str:
+    return dsn.replace("//postgres@", f"//{ROLE}@")
+
+
+def test_a_missing_table_names_its_other_case_and_an_unreadable_one_its_grant(
+        admin: object, postgres_dsn: str) -> None:
+    """`CREATE TABLE s.MyBase` makes s.mybase: the user who types s.MyBase is told of
+    s.mybase (not of DuckDB's --db); a table the user may not read is named as such, with
+    the GRANT it needs, not as missing."""
+    from abcde.engines.postgres import PostgresEngine
+
+    admin.execute(f"CREATE TABLE {SCHEMA}.MyBase (item_id TEXT, cluster_id TEXT)")  # type: ignore[attr-defined]
+    admin.execute(f"INSERT INTO {SCHEMA}.mybase VALUES ('a', '1')")  # type: ignore[attr-defined]
+    with PostgresEngine(postgres_dsn) as engine, pytest.raises(InputError) as err:
+        impact(f"{SCHEMA}.MyBase", f"{SCHEMA}.mybase", engine=engine)
+    text = str(err.value)
+    assert f"named '{SCHEMA}.MyBase'" in text and f"has {SCHEMA}.mybase" in text, text
+    assert "--db" not in text, text
+
+    admin.execute(f"GRANT CREATE ON DATABASE postgres TO {ROLE}")  # type: ignore[attr-defined]
+    with PostgresEngine(_as_role(postgres_dsn)) as engine, pytest.raises(InputError) as err:
+        impact(f"{SCHEMA}.mybase", f"{SCHEMA}.mybase", engine=engine)
+    text = str(err.value)
+    assert "cannot be read: permission denied for schema" in text, text
+    assert (f'GRANT USAGE ON SCHEMA "{SCHEMA}" TO "{ROLE}"; GRANT SELECT ON '
+            f'"{SCHEMA}"."mybase" TO "{ROLE}"') in text, text
