@@ -61,3 +61,19 @@ def test_a_missing_table_names_its_other_case_and_an_unreadable_one_its_grant(
     assert "cannot be read: permission denied for schema" in text, text
     assert (f'GRANT USAGE ON SCHEMA "{SCHEMA}" TO "{ROLE}"; GRANT SELECT ON '
             f'"{SCHEMA}"."mybase" TO "{ROLE}"') in text, text
+
+
+def test_an_unqualified_table_is_found_in_the_connections_search_path(
+        admin: object, postgres_dsn: str) -> None:
+    """The search_path of the DSN (options=-csearch_path=...) or of the role is where a
+    table named without its schema is looked up, as in psql: the work schema goes ahead
+    of it, not in place of it (it was `<work>, public`). Base {a, b}, Exp {a}, {b}: both
+    items affected."""
+    from abcde.engines.postgres import PostgresEngine
+
+    for name, rows in (("b", "('a', '1'), ('b', '1')"), ("e", "('a', '1'), ('b', '2')")):
+        admin.execute(f"CREATE TABLE {SCHEMA}.{name} (item_id TEXT, cluster_id TEXT)")  # type: ignore[attr-defined]
+        admin.execute(f"INSERT INTO {SCHEMA}.{name} VALUES {rows}")  # type: ignore[attr-defined]
+    with PostgresEngine(f"{postgres_dsn}?options=-csearch_path%3D{SCHEMA}") as engine:
+        result = impact("b", "e", engine=engine)
+    assert (result.overall["items"], result.overall["affected_items"]) == (2, 2)

@@ -1,7 +1,7 @@
 """PostgreSQL through psycopg 3 (`pip install 'abcde[postgres]'`).
 
-Work tables go to a private schema `abcde_work_<random>` (dropped on close) that heads the
-connection's search_path; input files are read in-process by DuckDB and copied into
+Work tables go to a private schema `abcde_work_<random>` (dropped on close) put ahead of
+the connection's search_path; input files are read in-process by DuckDB and copied into
 temporary tables (the server may not see the caller's files).
 """
 
@@ -144,9 +144,13 @@ class PostgresEngine(Engine):
         self._own = own
         self.con = connection
         self.work_schema = work_schema or f"abcde_work_{secrets.token_hex(4)}"
-        self._search_path = None if own else self.fetch("SHOW search_path")[0]["search_path"]
+        path = self.fetch("SHOW search_path")[0]["search_path"]
+        self._search_path = None if own else path
         self._create_schema(self.work_schema)
-        self.execute(f"SET search_path TO {ident(self.work_schema)}, public")
+        # the work schema ahead of the connection's own search_path (the role's, or the
+        # DSN's options=-csearch_path=...), where the user's unqualified tables are found
+        path = ident(self.work_schema) + ("" if path.strip() in ("", '""') else f", {path}")
+        self.execute(f"SET search_path TO {path}")  # the server's own list syntax
 
     def attach_workspace(self, location: str) -> str:
         """The schema `location` of the database (created if absent)."""
