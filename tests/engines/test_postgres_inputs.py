@@ -77,3 +77,30 @@ def test_an_unqualified_table_is_found_in_the_connections_search_path(
     with PostgresEngine(f"{postgres_dsn}?options=-csearch_path%3D{SCHEMA}") as engine:
         result = impact("b", "e", engine=engine)
     assert (result.overall["items"], result.overall["affected_items"]) == (2, 2)
+
+
+def test_a_user_who_may_not_create_schemas_is_told_the_grant(
+        admin: object, postgres_dsn: str) -> None:
+    """A role without CREATE on the database (PostgreSQL's default for a new role) cannot
+    make abcde's work schema, and one without CREATE on an existing --workspace schema
+    cannot write there: both exit 2 with the GRANT that lets them (the first was
+    PostgreSQL's error and exit 1, the second a refused DROP TABLE deep in the run)."""
+    from abcde.engines.postgres import PostgresEngine
+    from abcde.errors import EngineUnavailable
+
+    with pytest.raises(EngineUnavailable) as err:
+        PostgresEngine(_as_role(postgres_dsn))
+    assert err.value.exit_code == 2
+    assert f'GRANT CREATE ON DATABASE "postgres" TO "{ROLE}"' in str(err.value), err.value
+
+    admin.execute(f"GRANT CREATE ON DATABASE postgres TO {ROLE}")  # type: ignore[attr-defined]
+    with PostgresEngine(_as_role(postgres_dsn)) as engine:
+        with pytest.raises(InputError) as err:
+            engine.attach_workspace(SCHEMA)  # the admin's
+        assert err.value.exit_code == 2
+        assert f'GRANT USAGE, CREATE ON SCHEMA "{SCHEMA}" TO "{ROLE}"' in str(err.value)
+        mine = f"{SCHEMA}_own"
+        try:
+            assert engine.attach_workspace(mine) == mine  # created, so the role's own
+        finally:
+            engine.execute(f"DROP SCHEMA {mine} CASCADE")

@@ -158,6 +158,16 @@ class PostgresEngine(Engine):
             raise InputError(f"--workspace {location!r}: name one schema of the database "
                              "(no dots), e.g. abcde_round1")
         self._create_schema(location)
+        # a schema of another owner exists already: abcde must create tables in it
+        rows = self.fetch_params("SELECT has_schema_privilege(%s, 'USAGE, CREATE') AS ok, "
+                                 "current_user AS u", (location,))
+        if not rows[0]["ok"]:
+            user = ident(rows[0]["u"])
+            raise InputError(
+                f"--workspace {location!r}: PostgreSQL user {user} may not create tables "
+                "in that schema", hint=f"Name a schema of your own (abcde creates it), or "
+                f"have its owner run GRANT USAGE, CREATE ON SCHEMA {ident(location)} TO "
+                f"{user}.")
         return location
 
     def _create_schema(self, name: str) -> None:
@@ -175,6 +185,16 @@ class PostgresEngine(Engine):
                      and self.con.info.transaction_status == psycopg.pq.TransactionStatus.IDLE
                      and self.fetch_params("SELECT 1 FROM pg_catalog.pg_namespace "
                                            "WHERE nspname = %s", (name,)))
+            if isinstance(err.__cause__, psycopg.errors.InsufficientPrivilege):
+                who = self.fetch("SELECT current_user AS u, current_database() AS d")[0]
+                user, db = ident(who["u"]), ident(who["d"])
+                raise EngineUnavailable(
+                    f"PostgreSQL user {user} may not create schema {ident(name)} in database "
+                    f"{db}: {str(err.__cause__).strip().splitlines()[0]}\nabcde keeps its "
+                    "work tables (and a --workspace) in a schema of its own, dropped at the "
+                    f"end (a workspace: when you drop it). Have the database's owner run "
+                    f"GRANT CREATE ON DATABASE {db} TO {user}, or connect as a user who "
+                    "may create schemas.") from None
             if not raced:
                 raise
 
