@@ -94,3 +94,45 @@ def test_identical_pair_samples_with_cells_of_many_blocks(engine, design: str) -
     assert {r["pair_class"] for r in ref.draws} == {"split", "merge", "stable"}
     _same(ref.draws, got.draws)
     _same(ref.questions, got.questions)
+
+
+@pytest.mark.postgres
+def test_manifest_slices_come_in_the_order_of_their_values_on_every_engine(
+        postgres_dsn: str) -> None:
+    """A GROUP BY has no order: the manifest's slices (and `abcde estimate`'s) came in
+    DuckDB's hash order, another from run to run, and in another on PostgreSQL. Now by
+    value, text in code point order ('B' < 'a'), NULL last, on both."""
+    from abcde.engines.postgres import PostgresEngine
+
+    base, exp, weight, _ = _case()
+    colors = ["a", "B", "c", "D", "e", "F", "g", None]
+    attrs = {i: {"color": colors[k % len(colors)]} for k, i in enumerate(base)}
+    want = [*sorted(c for c in colors if c is not None), None]
+    with DuckDBEngine() as duck, PostgresEngine(postgres_dsn) as pg:
+        for engine in (duck, pg):
+            got = sample_pairs(base, exp, weight, attributes=attrs, budget=8, seed=7,
+                               engine=engine, slice_by="color")
+            assert [r["color"] for r in got.manifest["slices"]] == want, type(engine)
+
+
+def test_a_warehouse_manifests_slices_come_in_the_order_of_their_values() -> None:
+    """The pair_slices table of a script, read back in any row order: each slicing's
+    slices by value (NULL last), the slicings in the order the table holds them."""
+    import random
+
+    from abcde.sampling.exported import manifest_from_rows
+    from abcde.sampling.pairs import CLASS_KEYS, DESIGN_VERSION, TOTAL_COLUMNS
+
+    row = {"population": "mixture", "alpha": 0.5, "design_version": DESIGN_VERSION,
+           "weight": 1.0}
+    row |= {f"classes_{k}_{c}": 1.0 for k in CLASS_KEYS for c in TOTAL_COLUMNS}
+    slices = [{"slice_columns": "color", "color": c, "weight": 1.0} for c in "cBaD"]
+    slices += [{"slice_columns": "color", "color": None, "weight": 1.0}]
+    slices += [{"slice_columns": "size,kind", "size": s, "kind": k, "weight": 1.0}
+               for s in (2, 10, 1) for k in ("y", "x")]
+    random.Random(3).shuffle(slices)
+    slices.sort(key=lambda r: r["slice_columns"] != "color")  # color's rows first
+    got = manifest_from_rows(row, slices)["slices"]
+    assert [r.get("color", (r.get("size"), r.get("kind"))) for r in got] == \
+        ["B", "D", "a", "c", None, (1, "x"), (1, "y"), (2, "x"), (2, "y"), (10, "x"),
+         (10, "y")]

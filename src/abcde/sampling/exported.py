@@ -60,6 +60,7 @@ def manifest_from_rows(row: Mapping[str, Any], slices: Sequence[Mapping[str, Any
         DESIGN_VERSION,
         TOTAL_COLUMNS,
         population_entries,
+        slice_order,
     )
 
     row = plain_row(dict(row))
@@ -90,7 +91,12 @@ def manifest_from_rows(row: Mapping[str, Any], slices: Sequence[Mapping[str, Any
     manifest.update(population_entries(totals, self_parts, overall))
     manifest["fingerprint"] = {k[3:]: row[k] for k in row if k.startswith("fp_")}
     # a row keeps its own slicing's columns and the totals, not the other slicings'
-    rows = [plain_row(dict(r)) for r in slices]
+    # each slicing's rows (in the order the table holds the slicings) in `slice_order`
+    by_slicing: dict[str, list[dict[str, Any]]] = {}
+    for r in slices:
+        by_slicing.setdefault(str(r["slice_columns"]), []).append(plain_row(dict(r)))
+    rows = [r for cs, of in by_slicing.items()
+            for r in sorted(of, key=lambda r: slice_order([r[c] for c in cs.split(",")]))]
     named = [str(r["slice_columns"]).split(",") for r in rows]
     every = {c for cs in named for c in cs} | {"slice_columns", "input_valid"}
     manifest["slices"] = [{**{c: r[c] for c in cs},

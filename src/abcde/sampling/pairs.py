@@ -654,9 +654,21 @@ def slice_rows(engine: Engine, p: Pipeline, inputs: Inputs, slicings: Sequence[S
         name = f"pairweights_{step}"
         p.add(name, render("pairs/slice_pairweights.sql", slice_columns=cols,
                            slice_cells=step))
-        for r in p.fetch(engine, name):
+        rows = p.fetch(engine, name)
+        rows.sort(key=lambda r: slice_order([r[c.name] for c in cols]))
+        for r in rows:
             slices.append({renamed.get(k, k): plain_row({k: v})[k] for k, v in r.items()})
     return slices
+
+
+def slice_order(values: Sequence[Any]) -> tuple:
+    """The order of a slicing's slices in the manifest (and so in `abcde estimate`): by
+    their values, NULL last, NaN after the numbers, text in code point order — as the
+    --out files of every engine. A GROUP BY has no order: DuckDB's changed from run to
+    run, PostgreSQL's was another."""
+    return tuple((v is None, isinstance(v, float) and math.isnan(v),
+                  0 if v is None or (isinstance(v, float) and math.isnan(v)) else v)
+                 for v in values)
 
 
 def collect_sample(engine: Engine, p: Pipeline, inputs: Inputs, attrs: list[tuple[str, str]],
