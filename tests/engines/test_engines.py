@@ -744,3 +744,31 @@ def test_spark_engine_leaves_a_session_of_the_process_running() -> None:
                             capture_output=True, text=True, timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     assert "after close: 1" in result.stdout, result.stdout
+
+
+@pytest.mark.parametrize(("refusal", "advice"), [
+    ('FATAL:  password authentication failed for user "me"', "PGPASSWORD or ~/.pgpass"),
+    ("fe_sendauth: no password supplied", "PGPASSWORD or ~/.pgpass"),
+    ('FATAL:  no pg_hba.conf entry for host "10.0.0.1", user "me", database "db"',
+     "pg_hba.conf lets this user connect"),
+    ("Connection refused", "that the server runs")])
+def test_a_refused_login_says_to_check_the_password_not_the_server(
+        monkeypatch: pytest.MonkeyPatch, refusal: str, advice: str) -> None:
+    """A server that answers and refuses the login (libpq's message, as a real server
+    sends it) points at the password or pg_hba.conf; it said to check that the server
+    runs and the host and port, whatever the reason."""
+    psycopg = pytest.importorskip("psycopg")
+    import abcde.engines.postgres as pg
+    from abcde.errors import EngineUnavailable
+
+    def refuse(*args: object, **kwargs: object) -> None:
+        raise psycopg.OperationalError(
+            f'connection failed: connection to server at "10.0.0.1", port 5432 failed: '
+            f"{refusal}")
+
+    monkeypatch.setattr(psycopg, "connect", refuse)
+    with pytest.raises(EngineUnavailable) as err:
+        pg.PostgresEngine("postgresql://me:pw-123@10.0.0.1:5432/db")
+    text = str(err.value)
+    assert advice in text and "pw-123" not in text, text
+    assert ("that the server runs" in text) == (advice == "that the server runs"), text

@@ -119,9 +119,22 @@ def _connect(dsn: str) -> Any:
                   "connect_timeout=N waits longer)"
                   if isinstance(err, psycopg.errors.ConnectionTimeout) and extra else "")
         raise EngineUnavailable(redact(
-            f"cannot connect to PostgreSQL ({dsn}): {str(err).strip()}{waited}\nCheck that "
-            "the server runs and the host, port, user and database of --dsn.",
-            dsn)) from None
+            f"cannot connect to PostgreSQL ({dsn}): {str(err).strip()}{waited}\nCheck "
+            f"{_connect_advice(str(err))}.", dsn)) from None
+
+
+def _connect_advice(message: str) -> str:
+    """What to check for libpq's connection error `message`: the server reached, a
+    refused login is the user's and password's (or pg_hba.conf's), not the host's."""
+    if "pg_hba.conf" in message:
+        return ("that the server's pg_hba.conf lets this user connect to this database "
+                "from this host (its administrator's to change), and the user and database "
+                "of --dsn")
+    if "authentication failed" in message or "no password supplied" in message:
+        return ("the user and password of --dsn (the password as user:password@host in "
+                "a URI, its special characters %-encoded, e.g. @ as %40), or the password in "
+                "PGPASSWORD or ~/.pgpass")
+    return "that the server runs and the host, port, user and database of --dsn"
 
 
 class PostgresEngine(Engine):
