@@ -681,3 +681,37 @@ def test_reusing_cells_that_do_not_exist_stops_with_abcdes_message(
         assert v["cells_match"] == 1 and v["input_valid"] is True
     finally:
         engines.close()
+
+
+def test_estimate_refuses_a_warehouse_sample_without_its_draws(tmp_path: Path) -> None:
+    """A manifest that counts draws, exported or left in the database without its
+    pair_sample table, is refused naming that table; it was read as a sample of no draws
+    and estimated (exit 0), every metric from the exact parts alone."""
+    import duckdb
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+    from abcde.warehouse.sampling import sample_pairs_pipeline
+
+    db = tmp_path / "wh.duckdb"
+    con = duckdb.connect(str(db))
+    con.execute("CREATE TABLE b AS SELECT * FROM (VALUES ('a', '1'), ('b', '1'), ('c', '2'), "
+                "('d', '2')) t(item_id, cluster_id)")
+    con.execute("CREATE TABLE e AS SELECT * FROM (VALUES ('a', '1'), ('b', '2'), ('c', '2'), "
+                "('d', '2')) t(item_id, cluster_id)")
+    pipeline, _, _ = sample_pairs_pipeline(ScriptSpec(base="b", exp="e", prefix="wh_"),
+                                           "mixture", 3, 1)
+    for _, sql in pipeline.statements("duckdb"):
+        con.execute(sql)
+    assert con.execute("SELECT SUM(draw_count) FROM wh_pair_sample").fetchone()[0] > 0
+    out = tmp_path / "exported"
+    out.mkdir()
+    con.execute(f"COPY wh_pair_manifest TO '{out / 'pair_manifest.parquet'}' (FORMAT parquet)")
+    con.execute("DROP TABLE wh_pair_sample")
+    con.close()
+    for args, missing in (([str(out)], "holds no pair_sample.parquet or .csv"),
+                          (["--db", str(db), "--sample-prefix", "wh_"],
+                           "no table wh_pair_sample")):
+        result = CliRunner().invoke(main, ["estimate", *args, "--truth",
+                                           str(EXAMPLES / "ideal.csv")])
+        assert result.exit_code == 2 and missing in result.output, (args, result.output)

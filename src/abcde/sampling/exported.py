@@ -173,8 +173,18 @@ def read_exported(directory: Path) -> tuple[list[dict[str, Any]], dict[str, Any]
              if t in ("pair_slices", "pair_sample_strata")}
     manifest = manifest_from_rows(manifest_rows[0], extra["pair_slices"],
                                   extra["pair_sample_strata"], str(found["pair_manifest"]))
+    if found["pair_sample"] is None and _drawn(manifest):
+        raise InputError(f"{directory} holds no pair_sample.parquet or .csv, though its "
+                         f"manifest counts {_drawn(manifest)} draws",
+                         hint="Export the script's pair_sample table there too.")
     draws = _read_file(found["pair_sample"]) if found["pair_sample"] else []
     return _draw_rows(draws), manifest
+
+
+def _drawn(manifest: Mapping[str, Any]) -> int:
+    """The draws a manifest counts: its sample's table must be there when they are not
+    0 (read as no draws, the estimate was that of an empty sample)."""
+    return sum(c["draws"] for c in manifest["pairs"]["by_class"].values())
 
 
 def read_tables(prefix: str, schema: str | None = None, *, db: str | Path | None = None,
@@ -214,7 +224,7 @@ def read_tables(prefix: str, schema: str | None = None, *, db: str | Path | None
                                       read("pair_sample_strata", stratified)
                                       if stratified else [],
                                       f"{prefix}pair_manifest")
-        return _draw_rows(read("pair_sample", False)), manifest
+        return _draw_rows(read("pair_sample", _drawn(manifest) > 0)), manifest
     finally:
         if own is not None:
             own.close()
