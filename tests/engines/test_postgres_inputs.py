@@ -104,3 +104,18 @@ def test_a_user_who_may_not_create_schemas_is_told_the_grant(
             assert engine.attach_workspace(mine) == mine  # created, so the role's own
         finally:
             engine.execute(f"DROP SCHEMA {mine} CASCADE")
+
+
+def test_a_statement_the_servers_timeout_stops_says_how_to_lift_it(postgres_dsn: str) -> None:
+    """A statement_timeout of the role or database (common in production) stopped a
+    step with exit 1 and the whole statement; now exit 2 and how to lift it in --dsn."""
+    from abcde.engines.postgres import PostgresEngine
+    from abcde.errors import ResourceError
+
+    with PostgresEngine(f"{postgres_dsn}?options=-cstatement_timeout%3D20") as engine:
+        with pytest.raises(ResourceError) as err:
+            engine.execute("SELECT pg_sleep(0.5)")
+        assert err.value.exit_code == 2
+        assert "statement timeout" in str(err.value)
+        assert "?options=-cstatement_timeout%3D0" in str(err.value)
+        assert "pg_sleep" not in str(err.value), "the statement is not the user's to read"

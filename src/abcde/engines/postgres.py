@@ -17,7 +17,7 @@ from typing import Any
 
 from abcde.engines.base import Engine, categorise, sql_type_of
 from abcde.engines.files import read_file, write_rows
-from abcde.errors import EngineError, EngineUnavailable, InputError
+from abcde.errors import AbcdeError, EngineError, EngineUnavailable, InputError, ResourceError
 from abcde.sql.dialects import Postgres
 from abcde.sql.quoting import ident, table_ref
 
@@ -137,6 +137,30 @@ def _connect_advice(message: str) -> str:
     return "that the server runs and the host, port, user and database of --dsn"
 
 
+def _error(err: psycopg.Error, text: str) -> AbcdeError:
+    """A statement the server stopped at a limit of its own — statement_timeout or
+    lock_timeout (often set per role in production), its disk, memory or temp_file_limit —
+    is the user's to lift (exit 2, saying how), not a failure of abcde's SQL (exit 1, the
+    statement shown)."""
+    state = err.sqlstate or ""
+    reason = str(err).strip().splitlines()[0]
+    if state in ("57014", "55P03"):  # query_canceled, lock_not_available
+        setting = ("statement_timeout" if "statement timeout" in reason else
+                   "lock_timeout" if "lock timeout" in reason or state == "55P03" else None)
+        hint = (f"The server's {setting} (of the database, the role or the server) stopped "
+                f"it. Lift it for abcde's session in --dsn: ?options=-c{setting}%3D0 after "
+                f"a URI, or options='-c {setting}=0' among key=value pairs."
+                if setting else "It was cancelled on the server (pg_cancel_backend): run "
+                "the command again.")
+        return ResourceError(f"PostgreSQL stopped a statement: {reason}", hint=hint)
+    if state.startswith("53"):  # insufficient_resources: disk, memory, temp_file_limit
+        return ResourceError(
+            f"PostgreSQL ran out of resources: {reason}",
+            hint="Free disk space on the server (its temporary files), or have its "
+                 "administrator raise the limit it names (temp_file_limit, work_mem).")
+    return EngineError(text)
+
+
 class PostgresEngine(Engine):
     """One autocommit connection to the server named by `dsn` (a libpq connection string
     or URI), or an existing psycopg connection, whose search_path is restored on close."""
@@ -221,7 +245,7 @@ class PostgresEngine(Engine):
             with self.con.cursor() as cur:
                 cur.execute(sql)
         except psycopg.Error as err:
-            raise EngineError(f"PostgreSQL refused a statement: {err}\n{sql}") from err
+            raise _error(err, f"PostgreSQL refused a statement: {err}\n{sql}") from err
 
     def fetch(self, sql: str) -> list[dict[str, Any]]:
         return self.fetch_params(sql, None)
@@ -235,7 +259,7 @@ class PostgresEngine(Engine):
                 return [{k: _plain(v) for k, v in zip(names, row, strict=True)}
                         for row in cur.fetchall()]
         except psycopg.Error as err:
-            raise EngineError(f"PostgreSQL refused a query: {err}\n{sql}") from err
+            raise _error(err, f"PostgreSQL refused a query: {err}\n{sql}") from err
 
     def _load(self, name: str, columns: Sequence[tuple[str, str]], rows: Sequence[tuple]
               ) -> None:
@@ -349,7 +373,7 @@ class PostgresEngine(Engine):
                 rows = [tuple(v if t else _plain(v) for v, t in zip(row, types, strict=True))
                         for row in cur.fetchall()]
         except psycopg.Error as err:
-            raise EngineError(f"PostgreSQL refused to read {relation}: {err}") from err
+            raise _error(err, f"PostgreSQL refused to read {relation}: {err}") from err
         write_rows(names, rows, path, fmt, types)
 
     def close(self) -> None:
