@@ -119,3 +119,26 @@ def test_a_statement_the_servers_timeout_stops_says_how_to_lift_it(postgres_dsn:
         assert "statement timeout" in str(err.value)
         assert "?options=-cstatement_timeout%3D0" in str(err.value)
         assert "pg_sleep" not in str(err.value), "the statement is not the user's to read"
+
+
+def test_a_connection_lost_under_a_statement_says_so(postgres_dsn: str) -> None:
+    """A session ended on the server (pg_terminate_backend, as an administrator or a
+    restart does) was 'PostgreSQL refused a statement' and exit 1; now exit 2, what to
+    check, and the work schema left behind with how to drop it."""
+    import psycopg
+
+    from abcde.engines.postgres import PostgresEngine
+    from abcde.errors import EngineUnavailable
+
+    engine = PostgresEngine(postgres_dsn)
+    pid = engine.fetch("SELECT pg_backend_pid() AS pid")[0]["pid"]
+    with psycopg.connect(postgres_dsn, autocommit=True) as admin:
+        admin.execute("SELECT pg_terminate_backend(%s)", (pid,))
+        try:
+            with pytest.raises(EngineUnavailable) as err:
+                engine.execute("SELECT 1")
+            assert err.value.exit_code == 2 and "lost the connection" in str(err.value)
+            assert f'DROP SCHEMA "{engine.work_schema}" CASCADE' in str(err.value)
+        finally:
+            engine.close()
+            admin.execute(f'DROP SCHEMA IF EXISTS "{engine.work_schema}" CASCADE')

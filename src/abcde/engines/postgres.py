@@ -137,11 +137,11 @@ def _connect_advice(message: str) -> str:
     return "that the server runs and the host, port, user and database of --dsn"
 
 
-def _error(err: psycopg.Error, text: str) -> AbcdeError:
+def _error(err: psycopg.Error, text: str, work_schema: str | None = None) -> AbcdeError:
     """A statement the server stopped at a limit of its own — statement_timeout or
     lock_timeout (often set per role in production), its disk, memory or temp_file_limit —
     is the user's to lift (exit 2, saying how), not a failure of abcde's SQL (exit 1, the
-    statement shown)."""
+    statement shown); so is a connection lost under a statement."""
     state = err.sqlstate or ""
     reason = str(err).strip().splitlines()[0]
     if state in ("57014", "55P03"):  # query_canceled, lock_not_available
@@ -153,6 +153,15 @@ def _error(err: psycopg.Error, text: str) -> AbcdeError:
                 if setting else "It was cancelled on the server (pg_cancel_backend): run "
                 "the command again.")
         return ResourceError(f"PostgreSQL stopped a statement: {reason}", hint=hint)
+    if state.startswith(("08", "57P")) or (isinstance(err, psycopg.OperationalError)
+                                           and not state):
+        # the session ended under abcde (server restarted, pg_terminate_backend, network)
+        left = (f" It leaves its work schema {ident(work_schema)} behind: DROP SCHEMA "
+                f"{ident(work_schema)} CASCADE." if work_schema else "")
+        return EngineUnavailable(
+            f"lost the connection to PostgreSQL: {reason}\nCheck that the server still "
+            "runs (restarted, or the session ended by an administrator or the network), "
+            f"and run the command again.{left}")
     if state.startswith("53"):  # insufficient_resources: disk, memory, temp_file_limit
         return ResourceError(
             f"PostgreSQL ran out of resources: {reason}",
@@ -245,7 +254,8 @@ class PostgresEngine(Engine):
             with self.con.cursor() as cur:
                 cur.execute(sql)
         except psycopg.Error as err:
-            raise _error(err, f"PostgreSQL refused a statement: {err}\n{sql}") from err
+            raise _error(err, f"PostgreSQL refused a statement: {err}\n{sql}",
+                         self.work_schema) from err
 
     def fetch(self, sql: str) -> list[dict[str, Any]]:
         return self.fetch_params(sql, None)
@@ -259,7 +269,8 @@ class PostgresEngine(Engine):
                 return [{k: _plain(v) for k, v in zip(names, row, strict=True)}
                         for row in cur.fetchall()]
         except psycopg.Error as err:
-            raise _error(err, f"PostgreSQL refused a query: {err}\n{sql}") from err
+            raise _error(err, f"PostgreSQL refused a query: {err}\n{sql}",
+                         self.work_schema) from err
 
     def _load(self, name: str, columns: Sequence[tuple[str, str]], rows: Sequence[tuple]
               ) -> None:
@@ -373,7 +384,8 @@ class PostgresEngine(Engine):
                 rows = [tuple(v if t else _plain(v) for v, t in zip(row, types, strict=True))
                         for row in cur.fetchall()]
         except psycopg.Error as err:
-            raise _error(err, f"PostgreSQL refused to read {relation}: {err}") from err
+            raise _error(err, f"PostgreSQL refused to read {relation}: {err}",
+                         self.work_schema) from err
         write_rows(names, rows, path, fmt, types)
 
     def close(self) -> None:
