@@ -212,7 +212,8 @@ def test_impact_agrees_with_brute_force_and_duckdb(
 @pytest.mark.parametrize("dsn", [
     "postgresql://someone:s3cret-pw@127.0.0.1:{port}/db",
     "host=127.0.0.1 port={port} user=someone password=s3cret-pw dbname=db",
-    "host=127.0.0.1 port={port} user=someone password='s3cret-pw' dbname=db"])
+    "host=127.0.0.1 port={port} user=someone password='s3cret-pw' dbname=db",
+    "host=127.0.0.1 port={port} user=someone dbname=db password=s3cret-pw"])
 def test_postgres_connection_error_hides_the_password(dsn: str) -> None:
     """A refused connection names the server, never the password of the DSN."""
     pytest.importorskip("psycopg")
@@ -228,6 +229,8 @@ def test_postgres_connection_error_hides_the_password(dsn: str) -> None:
         PostgresEngine(dsn.format(port=port))
     assert "s3cret-pw" not in str(err.value) and "127.0.0.1" in str(err.value)
     assert err.value.__cause__ is None and err.value.__suppress_context__
+    # the text after a key=value password is kept (its closing parenthesis was taken)
+    assert "): connection failed" in str(err.value), err.value
 
 
 def test_a_password_with_an_unencoded_at_is_hidden_whole() -> None:

@@ -118,9 +118,12 @@ def _connect(dsn: str) -> Any:
         waited = (f" (no answer within {extra['connect_timeout']} s; a DSN's "
                   "connect_timeout=N waits longer)"
                   if isinstance(err, psycopg.errors.ConnectionTimeout) and extra else "")
-        raise EngineUnavailable(redact(
-            f"cannot connect to PostgreSQL ({dsn}): {str(err).strip()}{waited}\nCheck "
-            f"{_connect_advice(str(err))}.", dsn)) from None
+        # the DSN redacted apart: a key=value password runs to the next blank, and
+        # would take the text after it along
+        raise EngineUnavailable(
+            f"cannot connect to PostgreSQL ({redact(dsn, dsn)}): "
+            f"{redact(str(err).strip(), dsn)}{waited}\nCheck "
+            f"{_connect_advice(str(err))}.") from None
 
 
 def _connect_advice(message: str) -> str:
