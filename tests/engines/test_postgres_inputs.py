@@ -4,6 +4,7 @@ test session's server (tests/conftest.py), with a role of their own where it mat
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -142,3 +143,32 @@ def test_a_connection_lost_under_a_statement_says_so(postgres_dsn: str) -> None:
         finally:
             engine.close()
             admin.execute(f'DROP SCHEMA IF EXISTS "{engine.work_schema}" CASCADE')
+
+
+def test_values_a_file_has_no_type_for_are_written_as_postgresql_text(
+        admin: object, postgres_dsn: str, tmp_path: Path) -> None:
+    """An attribute of type jsonb, an array, interval or bytea rides along into the
+    sample file as PostgreSQL's text of it ({"k": 1}, {1,2}, 1 day, \\x0102); it was the
+    repr of the Python value ({'k': 1}, [1, 2], 1 day, 0:00:00, b'\\x01\\x02'), which no
+    reader takes for JSON or PostgreSQL. An array is no single value: not a slice."""
+    import duckdb
+
+    from abcde.engines.postgres import PostgresEngine
+    from abcde.sampling.items import sample_items
+
+    admin.execute(f"CREATE TABLE {SCHEMA}.b AS SELECT * FROM (VALUES ('a', '1'), ('b', '1')) "  # type: ignore[attr-defined]
+                  "t(item_id, cluster_id)")
+    admin.execute(f"CREATE TABLE {SCHEMA}.e AS SELECT * FROM (VALUES ('a', '1'), ('b', '2')) "  # type: ignore[attr-defined]
+                  "t(item_id, cluster_id)")
+    admin.execute(f"CREATE TABLE {SCHEMA}.at AS SELECT item_id, jsonb_build_object('k', 1) "  # type: ignore[attr-defined]
+                  "AS j, ARRAY[1, 2] AS arr, interval '1 day' AS iv, '\\x0102'::bytea AS by, "
+                  f"TRUE AS flag FROM {SCHEMA}.b")
+    out = tmp_path / "sample.parquet"
+    with PostgresEngine(postgres_dsn) as engine:
+        sample_items(f"{SCHEMA}.b", f"{SCHEMA}.e", attributes=f"{SCHEMA}.at", size=2,
+                     out=out, engine=engine)
+        with pytest.raises(InputError, match="column 'arr': has type int4\\[\\]"):
+            impact(f"{SCHEMA}.b", f"{SCHEMA}.e", attributes=f"{SCHEMA}.at",
+                   slice_by="arr", engine=engine)
+    rows = duckdb.sql(f"SELECT DISTINCT j, arr, iv, \"by\", flag FROM '{out}'").fetchall()
+    assert rows == [('{"k": 1}', "{1,2}", "1 day", "\\x0102", True)]

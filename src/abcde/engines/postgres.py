@@ -15,11 +15,13 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
+import sqlglot
+
 from abcde.engines.base import Engine, categorise, sql_type_of
 from abcde.engines.files import read_file, write_rows
 from abcde.errors import AbcdeError, EngineError, EngineUnavailable, InputError, ResourceError
 from abcde.sql.dialects import Postgres
-from abcde.sql.quoting import ident, table_ref
+from abcde.sql.quoting import CANONICAL_DIALECT, ident, table_ref
 
 try:
     import psycopg
@@ -43,6 +45,12 @@ _PG_TYPES = {"BIGINT": "BIGINT", "INTEGER": "BIGINT", "SMALLINT": "BIGINT",
 # are typed by their values, as from every engine (`abcde.engines.files.write_rows`)
 _FILE_TYPES = {"date": "DATE", "timestamp": "TIMESTAMP", "timestamptz": "TIMESTAMPTZ",
                "uuid": "UUID"}
+
+
+# PostgreSQL types whose Python values a result file holds as they are (typed by value or
+# by _FILE_TYPES); a column of any other type is written as PostgreSQL's text of it
+_BY_VALUE = frozenset({"int2", "int4", "int8", "float4", "float8", "numeric", "bool", "text",
+                       "varchar", "bpchar", "char", "name", *_FILE_TYPES})
 
 
 def _file_type(name: str, precision: int | None, scale: int | None) -> str | None:
@@ -320,13 +328,17 @@ class PostgresEngine(Engine):
         try:
             with self.con.cursor() as cur:
                 cur.execute(self.select_sql(relation) + " LIMIT 0")
-                out = []
-                for d in cur.description:
-                    info = self.con.adapters.types.get(d.type_code)
-                    out.append((d.name, info.name if info else str(d.type_code)))
-                return out
+                return [(d.name, self._type_name(d.type_code)) for d in cur.description]
         except psycopg.Error as err:
             raise EngineError(str(err)) from err
+
+    def _type_name(self, oid: int) -> str:
+        """The name of type `oid`; an array's as `<element>[]` (psycopg files an array
+        type under its element's), so that it is never taken for a single value."""
+        info = self.con.adapters.types.get(oid)
+        if info is None:
+            return str(oid)
+        return f"{info.name}[]" if oid == info.array_oid else info.name
 
     def missing_table(self, name: str, relation: str) -> tuple[str, str]:
         """A table the user may not read is named as such (with the GRANT it needs), not
@@ -369,11 +381,19 @@ class PostgresEngine(Engine):
                 hint)
 
     def write(self, relation: str, path: Path, fmt: str, order_by: Sequence[str] = ()) -> None:
-        sql = self.select_sql(relation)
+        columns = self.columns(relation)
+        # a value the file has no type for (jsonb, an array, interval, bytea, inet, ...)
+        # as PostgreSQL writes it as text, not as the repr of its Python value
+        # ({'k': 0} for {"k": 0}, b'\x01' for \x01, 1 day, 0:00:00 for 1 day)
+        sql = sqlglot.transpile(
+            "SELECT " + ", ".join(ident(n) if t in _BY_VALUE
+                                  else f"CAST({ident(n)} AS TEXT) AS {ident(n)}"
+                                  for n, t in columns) + f" FROM {relation}",
+            read=CANONICAL_DIALECT, write=self.dialect.sqlglot_name)[0]
         if order_by:
             # text in code point order, as DuckDB and Spark sort it: the database's own
             # collation (en_US: 'a' < 'B') would order the same file differently
-            text = {n for n, t in self.columns(relation) if categorise(t) == "string"}
+            text = {n for n, t in columns if categorise(t) == "string"}
             sql += " ORDER BY " + ", ".join(
                 ident(c) + (' COLLATE "C"' if c in text else "") for c in order_by)
         try:
