@@ -172,3 +172,15 @@ def test_values_a_file_has_no_type_for_are_written_as_postgresql_text(
                    slice_by="arr", engine=engine)
     rows = duckdb.sql(f"SELECT DISTINCT j, arr, iv, \"by\", flag FROM '{out}'").fetchall()
     assert rows == [('{"k": 1}', "{1,2}", "1 day", "\\x0102", True)]
+
+
+def test_a_read_only_connection_says_abcde_needs_writes(postgres_dsn: str) -> None:
+    """A standby, or default_transaction_read_only on the role, refuses abcde's work
+    schema: exit 2 saying so and what to connect to (it was PostgreSQL's error, exit 1)."""
+    from abcde.engines.postgres import PostgresEngine
+    from abcde.errors import EngineUnavailable
+
+    with pytest.raises(EngineUnavailable) as err:
+        PostgresEngine(f"{postgres_dsn}?options=-cdefault_transaction_read_only%3Don")
+    assert err.value.exit_code == 2
+    assert "read-only transaction" in str(err.value) and "primary" in str(err.value)

@@ -252,6 +252,14 @@ class PostgresEngine(Engine):
                     f"end (a workspace: when you drop it). Have the database's owner run "
                     f"GRANT CREATE ON DATABASE {db} TO {user}, or connect as a user who "
                     "may create schemas.") from None
+            if isinstance(err.__cause__, psycopg.errors.ReadOnlySqlTransaction):
+                raise EngineUnavailable(
+                    f"PostgreSQL takes no writes on this connection: "
+                    f"{str(err.__cause__).strip().splitlines()[0]}\nabcde keeps its work "
+                    "tables in a schema of its own, so it needs a server that takes writes: "
+                    "connect to the primary, not a standby (read replica); or, if "
+                    "default_transaction_read_only is set for the role or database, lift "
+                    "it in --dsn with ?options=-cdefault_transaction_read_only%3Doff.") from None
             if not raced:
                 raise
 
