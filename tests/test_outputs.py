@@ -173,3 +173,38 @@ def test_signals_wait_for_the_commit() -> None:
         os.kill(os.getpid(), signal.SIGINT)
         done.append("renamed")
     assert done == ["renamed"]
+
+
+@pytest.mark.parametrize("inside", [False, True])
+def test_an_input_inside_the_directory_is_never_replaced(
+        old: Path, inside: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An input file the output would replace (a file of the same name written) or drop
+    (named in `replaces`) is refused at the commit, the directory as it was; any other
+    input there is kept as any other entry."""
+    if inside:
+        monkeypatch.chdir(old)  # the working directory is written in place
+    before = snapshot(old)
+    for replaces, name in (((), "a.txt"), (["sub/"], "other.txt")):
+        with pytest.raises(InputError, match="is an input of this run"), \
+                output_dir(old, replaces=replaces,
+                           inputs=[old / "a.txt", old / "sub" / "s.txt"]) as od:
+            (od.path / name).write_text("new")
+        assert snapshot(old) == before
+        assert leftovers(old.parent) == [] and leftovers(old) == []
+    with output_dir(old, inputs=[old / "mine.txt"]) as od:
+        (od.path / "a.txt").write_text("new a")
+    assert snapshot(old)["a.txt"] == b"new a" and snapshot(old)["mine.txt"] == b"the user's"
+
+
+def test_an_input_file_is_never_a_target(tmp_path: Path) -> None:
+    """By any name (another path, a link), before any work."""
+    data = tmp_path / "base.csv"
+    data.write_text("item_id,cluster_id\n1,1\n")
+    link = tmp_path / "link.csv"
+    link.symlink_to(data)
+    for target in (data, tmp_path / "." / "base.csv", link):
+        with pytest.raises(InputError, match="is an input of this run"), \
+                output_files(target, inputs=[link]):
+            pytest.fail("entered")
+    assert data.read_text() == "item_id,cluster_id\n1,1\n"
+    assert leftovers(tmp_path) == []

@@ -40,8 +40,8 @@ from typing import Any
 
 from abcde.errors import InputError
 
-__all__ = ["OutputDir", "deferred_signals", "output_dir", "output_files",
-           "slice_file_stems"]
+__all__ = ["OutputDir", "deferred_signals", "input_files", "output_dir", "output_files",
+           "refuse_inputs", "slice_file_stems"]
 
 _DEFERRED = tuple(getattr(signal, name) for name in ("SIGINT", "SIGTERM", "SIGHUP")
                   if hasattr(signal, name))
@@ -100,6 +100,39 @@ def _reason(err: OSError) -> str:
 def _refuse(option: str, target: Path, err: OSError, what: str) -> InputError:
     return InputError(f"cannot write {option} {target}: {_reason(err)}",
                       hint=f"{option} names {what}; choose a place you can write to.")
+
+
+def input_files(*sources: object) -> list[Path]:
+    """The files among a run's inputs (those named by a path that exists as a file), for
+    the `inputs` of `output_dir` and `output_files`: an output never replaces them. A
+    DataFrame, a mapping or a table name is no file and is skipped."""
+    return [Path(s) for s in sources if isinstance(s, str | Path) and Path(s).is_file()]
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _refuse_input(option: str, shown: Path, what: str) -> InputError:
+    # --overwrite replaces an earlier output, never what the run reads: an input given
+    # as --out (or one inside an --out directory under a name the output writes) would
+    # be lost once the output is renamed over it
+    return InputError(f"{option} {shown} is an input of this run: writing {what} there "
+                      "would replace it; nothing was written",
+                      hint=f"Give {option} another place.")
+
+
+def refuse_inputs(targets: Iterable[str | Path], inputs: Iterable[Path], *,
+                  option: str = "--out", what: str = "a file") -> None:
+    """Refuse output files that are input files of the run (the same file, by any
+    name: a link, another relative path)."""
+    inputs = list(inputs)
+    for t in targets:
+        if any(_same_file(Path(t), i) for i in inputs):
+            raise _refuse_input(option, Path(t), what)
 
 
 def _make_parents(directory: Path) -> list[Path]:
@@ -214,7 +247,7 @@ class OutputDir:
 
 @contextlib.contextmanager
 def output_dir(target: str | Path, *, replaces: Iterable[str] = (), option: str = "--out",
-               ) -> Iterator[OutputDir]:
+               inputs: Iterable[Path] = ()) -> Iterator[OutputDir]:
     """A directory output written atomically (module docstring).
 
     Parameters
@@ -228,6 +261,9 @@ def output_dir(target: str | Path, *, replaces: Iterable[str] = (), option: str 
         write is kept. Entries the new output writes always replace the old ones.
     option : str
         How messages name the target (e.g. ``--out``).
+    inputs : iterable of Path
+        The run's input files (`input_files`): an output that would replace or drop one
+        of them is refused at the commit, leaving the target as it was.
 
     Yields
     ------
@@ -238,8 +274,10 @@ def output_dir(target: str | Path, *, replaces: Iterable[str] = (), option: str 
     ------
     InputError
         When the target is a file, or the temporary directory cannot be made (an
-        unwritable place), before the caller does any work.
+        unwritable place), before the caller does any work; when the output would
+        replace an input, at the commit.
     """
+    inputs = list(inputs)
     if str(target) == "-":  # the shell's name for stdout (report --out -), not a name
         raise InputError(f"{option} - would make a directory named '-': {option} names a "
                          "directory for several files, which cannot go to stdout",
@@ -267,6 +305,7 @@ def output_dir(target: str | Path, *, replaces: Iterable[str] = (), option: str 
     out = OutputDir(target, tmp, inside)
     try:
         yield out
+        _check_inputs(out, _matcher(replaces), inputs, option)
         _commit_dir(out, _matcher(replaces), existed, option)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
@@ -296,6 +335,22 @@ def _check_kinds(new: Path, old: Path, option: str, top: Path) -> None:
                 f"{'a directory' if was_dir else 'a file'} there, where this output writes "
                 f"{'a directory' if is_dir else 'a file'}; nothing was written",
                 hint=f"Move {there} away, or give {option} another directory.")
+
+
+def _check_inputs(out: OutputDir, replaced: Callable[[str], bool], inputs: Sequence[Path],
+                  option: str) -> None:
+    """Refuse a commit that would replace (a file of the same name written) or drop (an
+    entry `replaces` names) an input file inside the target."""
+    if not inputs or not out.target.exists():
+        return
+    top = out.target.resolve()
+    for p in inputs:
+        real = p.resolve()
+        if top not in real.parents:
+            continue
+        rel = real.relative_to(top)
+        if (out.path / rel).exists() or replaced(rel.as_posix()):
+            raise _refuse_input(option, out.target / rel, "the output")
 
 
 def _commit_dir(out: OutputDir, replaced: Callable[[str], bool], existed: bool,
@@ -344,15 +399,17 @@ def _commit_dir(out: OutputDir, replaced: Callable[[str], bool], existed: bool,
 
 @contextlib.contextmanager
 def output_files(*targets: str | Path, option: str = "--out", what: str = "a file",
-                 ) -> Iterator[list[Path]]:
+                 inputs: Iterable[Path] = ()) -> Iterator[list[Path]]:
     """Single files written atomically: yields one temporary path per target (beside
     it, same file system); on success each is renamed over its target, in the given
     order (put a manifest last), with interrupts held; on failure they are removed.
+    `inputs`: the run's input files (`input_files`), which no target may be.
 
     Raises
     ------
     InputError
-        When a target is a directory or its place cannot be written, before any work.
+        When a target is a directory, one of `inputs`, or its place cannot be written,
+        before any work.
     """
     # a symbolic link is written through: the file it names gets the new content
     paths = [Path(os.path.realpath(t)) if Path(t).is_symlink() else Path(t)
@@ -365,6 +422,7 @@ def output_files(*targets: str | Path, option: str = "--out", what: str = "a fil
             raise InputError(f"{option} {given} is not a regular file (a device, pipe or "
                              "socket)", hint=f"{option} names a regular file; to see the "
                              "output without keeping it, leave out --out.")
+    refuse_inputs(targets, inputs, option=option, what=what)
     temps: list[Path] = []
     created: list[Path] = []
     try:

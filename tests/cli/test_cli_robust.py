@@ -813,3 +813,29 @@ def test_overall_still_equals_brute_force(world) -> None:
     want = impact_overall(read("base"), read("exp"), read("weights", float))
     for k, v in want.items():
         assert doc["overall"][k] == pytest.approx(v, rel=1e-12, abs=1e-15), k
+
+
+def test_out_is_never_an_input(world, tmp_path: Path) -> None:
+    """--out naming an input file (or a directory holding one under a name the output
+    writes) is refused, --overwrite or not: the input used to be replaced by the output."""
+    base = tmp_path / "base.csv"
+    shutil.copy(world["base"], base)
+    before = snapshot(tmp_path)
+    for extra in ((), ("--overwrite",)):
+        refused(run("sample-items", base, world["exp"], "--size", "5", "--out", base, *extra),
+                f"--out {base} is an input of this run")
+    doc = tmp_path / "impact.json"
+    result = run("impact", world["base"], world["exp"], "--format", "json")
+    doc.write_text(result.output)
+    before = snapshot(tmp_path)
+    refused(run("report", "--impact", doc, "--out", doc), "is an input of this run")
+    # an impact run with its Base clustering where --out writes base_clusters.parquet
+    duck(f"COPY (SELECT * FROM read_csv('{world['base']}')) TO "
+         f"'{tmp_path / 'base_clusters.parquet'}'")
+    before = snapshot(tmp_path)
+    for fmt in ("parquet", "csv"):  # csv: the file is an earlier output's name, dropped
+        refused(run("impact", tmp_path / "base_clusters.parquet", world["exp"], "--out",
+                    tmp_path, "--out-format", fmt),
+                "base_clusters.parquet is an input of this run")
+    assert snapshot(tmp_path) == before
+    no_leftovers(tmp_path)

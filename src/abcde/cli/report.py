@@ -38,7 +38,7 @@ def report_cmd(impact: str | None, sample: str | None, judgements: str | None,
                simulate: str | None, title: str, out: str) -> None:
     """One self-contained HTML file of plots from any of an impact run, a judged sample,
     an evaluation and a simulation; it loads nothing from the network."""
-    from abcde.outputs import output_files
+    from abcde.outputs import input_files, output_files
     from abcde.report.build import report_html
 
     if out == "-":  # the shell's name for stdout, not a file named "-"
@@ -47,7 +47,8 @@ def report_cmd(impact: str | None, sample: str | None, judgements: str | None,
                                simulate=simulate, title=title), nl=False)
         return
     # The target is checked before the work; the page is renamed over it only when whole.
-    with output_files(out, what="the HTML report") as (tmp,):
+    read = input_files(impact, judgements, truth, estimate, evaluate, simulate)
+    with output_files(out, what="the HTML report", inputs=read) as (tmp,):
         html = report_html(impact=impact, sample=sample, judgements=judgements,
                            truth=truth, estimate=estimate, evaluate=evaluate,
                            simulate=simulate, title=title)

@@ -73,7 +73,7 @@ from abcde.inputs.session import EngineOptions, Inputs, open_inputs
 from abcde.inputs.sources import file_format, names_a_file
 from abcde.inputs.spec import InputSpec, check_slice_names, check_top
 from abcde.inputs.workspace import Workspace
-from abcde.outputs import OutputDir, output_dir, slice_file_stems
+from abcde.outputs import OutputDir, input_files, output_dir, slice_file_stems
 from abcde.results import OUT_FORMATS, plain_row
 from abcde.sql.helpers import rank_value
 from abcde.sql.pipeline import Pipeline
@@ -547,7 +547,9 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
     fetch_cases = cases is not None and (cases.kind == "slice" or len(runs) > 1)
     # the output directory's temporary place is made before the work (an unwritable --out
     # is refused at once); the runs' files replace the old ones only once all are written
-    with (output_dir(out, replaces=[f"{n}/" for n in labels]) if out is not None
+    with (output_dir(out, replaces=[f"{n}/" for n in labels],
+                     inputs=input_files(spec.base, spec.weights, spec.attributes, *runs))
+          if out is not None
           else contextlib.nullcontext()) as od, \
             options.open() as eng, \
             Workspace.opened(eng, workspace) as ws:

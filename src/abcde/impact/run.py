@@ -23,7 +23,7 @@ from abcde.engines import Engine
 from abcde.inputs.checks import coverage_report
 from abcde.inputs.session import EngineOptions, Inputs, opened
 from abcde.inputs.spec import InputSpec, check_slice_names, check_top
-from abcde.outputs import OutputDir, output_dir, slice_file_stems
+from abcde.outputs import OutputDir, input_files, output_dir, slice_file_stems
 from abcde.results import OUT_FORMATS, plain_row, summary_repr
 from abcde.sql.helpers import rank_value
 from abcde.sql.pipeline import Pipeline
@@ -131,7 +131,9 @@ def run_impact(spec: InputSpec, options: EngineOptions | None = None, *, top: in
         raise ValueError(f"out_format must be one of {OUT_FORMATS}")
     # the output directory's temporary place is made before the work, not after it; the
     # files go there and replace the old ones only once all are written
-    with (output_dir(out, replaces=earlier_outputs(out)) if out is not None
+    with (output_dir(out, replaces=earlier_outputs(out),
+                     inputs=input_files(spec.base, spec.exp, spec.weights, spec.attributes))
+          if out is not None
           else contextlib.nullcontext()) as od, \
             opened(spec, options) as (engine, inputs):
         return _run(engine, inputs, [list(s) for s in spec.slicings], top, od, out_format,

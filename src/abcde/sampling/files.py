@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from abcde.errors import InputError
-from abcde.outputs import OutputDir, output_dir, output_files
+from abcde.outputs import OutputDir, output_dir, output_files, refuse_inputs
 
 # The files a pair sample directory holds (abcde.sampling.pairs, abcde.sampling.stratified),
 # and the verdict log `abcde judge` adds (docs/method.md §12.2): a log left beside a new
@@ -62,15 +62,17 @@ def claim_directory(out: Path, overwrite: bool) -> None:
 
 
 @contextlib.contextmanager
-def sample_output(out: Path | None, overwrite: bool) -> Iterator[OutputDir | None]:
+def sample_output(out: Path | None, overwrite: bool, inputs: Sequence[Path] = (),
+                  ) -> Iterator[OutputDir | None]:
     """The directory a pair sample is written to: `claim_directory`, then
     `abcde.outputs.output_dir` (the sample files of a previous sample are replaced, other
-    files are kept). None when there is no `out`."""
+    files are kept; `inputs`, the run's input files, never). None when there is no
+    `out`."""
     if out is None:
         yield None
         return
     claim_directory(out, overwrite)
-    with output_dir(out, replaces=SAMPLE_FILES) as od:
+    with output_dir(out, replaces=SAMPLE_FILES, inputs=inputs) as od:
         yield od
 
 
@@ -89,12 +91,16 @@ def claim_file(paths: Sequence[Path], overwrite: bool) -> None:
 
 
 @contextlib.contextmanager
-def file_output(paths: Sequence[Path] | None, overwrite: bool) -> Iterator[list[Path] | None]:
+def file_output(paths: Sequence[Path] | None, overwrite: bool, inputs: Sequence[Path] = (),
+                ) -> Iterator[list[Path] | None]:
     """Temporary paths for an item sample and its manifest (`claim_file`, then
-    `abcde.outputs.output_files`: the manifest is renamed last). None without paths."""
+    `abcde.outputs.output_files`: the manifest is renamed last). None without paths.
+    `inputs`, the run's input files, are refused as targets even with `overwrite`
+    (before `claim_file`, whose hint would suggest --overwrite)."""
     if paths is None:
         yield None
         return
+    refuse_inputs(paths, inputs, what="the sample")
     claim_file(paths, overwrite)
     with output_files(*paths) as temps:
         yield temps

@@ -32,6 +32,7 @@ from abcde.engines import Engine
 from abcde.errors import InputError
 from abcde.inputs.session import EngineOptions, Inputs, opened
 from abcde.inputs.spec import InputSpec
+from abcde.outputs import input_files
 from abcde.results import plain_row, summary_repr
 from abcde.sampling.clocks import (
     add_clock_step,
@@ -137,7 +138,7 @@ def sample_items(base: object, exp: object, weights: object | None = None, *,
                         cluster_col=cluster_col, weight_col=weight_col,
                         missing_weight=missing_weight)
     targets = [out_path, manifest_path(out_path)] if out_path is not None else None
-    with file_output(targets, overwrite) as temps, \
+    with file_output(targets, overwrite, input_files(base, exp, weights, attributes)) as temps, \
             opened(spec, EngineOptions(engine, db, memory_limit, threads,
                                        workspace=workspace)) as (eng, inputs):
         return _sample_items(eng, inputs, size, seed, out_path,

@@ -52,7 +52,7 @@ from abcde.engines.files import write_rows
 from abcde.errors import InputError
 from abcde.inputs.session import EngineOptions, Inputs, opened
 from abcde.inputs.spec import InputSpec, check_slice_names
-from abcde.outputs import OutputDir
+from abcde.outputs import OutputDir, input_files
 from abcde.results import plain_row, summary_repr
 from abcde.sampling.clocks import check_count, check_seed, digits_for
 from abcde.sampling.files import digest, sample_output
@@ -318,7 +318,7 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
                         missing_weight=missing_weight)
     check_pair_slicings(spec)
     out_dir = Path(out) if out is not None else None
-    with sample_output(out_dir, overwrite) as od, \
+    with sample_output(out_dir, overwrite, input_files(base, exp, weights, attributes)) as od, \
             opened(spec, EngineOptions(engine, db, memory_limit, threads,
                                        workspace=workspace)) as (eng, inputs):
         return _run(eng, inputs, design, budget, draws, seed,

@@ -31,6 +31,7 @@ from abcde.engines import Engine
 from abcde.errors import InputError
 from abcde.inputs.session import EngineOptions, opened
 from abcde.inputs.spec import InputSpec
+from abcde.outputs import input_files
 from abcde.results import plain_row
 from abcde.sampling.clocks import check_count, check_seed
 from abcde.sampling.files import sample_output
@@ -169,7 +170,7 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
     check_pair_slicings(spec)
     slicings = [list(s) for s in spec.slicings]
     out_dir = Path(out) if out is not None else None
-    with sample_output(out_dir, overwrite) as od, \
+    with sample_output(out_dir, overwrite, input_files(base, exp, weights, attributes)) as od, \
             opened(spec, EngineOptions(engine, db, memory_limit, threads,
                                        workspace=workspace)) as (eng, inputs):
         pipeline, slice_steps = prepare(eng, inputs, design, slicings)
