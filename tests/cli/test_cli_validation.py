@@ -181,6 +181,19 @@ def test_no_common_items(tmp_path: Path, good) -> None:
     refused(run("--base", good["base"], "--exp", e), "no item id in common", "--item-col")
 
 
+def test_no_common_items_shows_ids_of_both(tmp_path: Path, good) -> None:
+    """Each clustering's ids are shown, and ids written as decimals (pandas' 7.0) are
+    named as such: the message used to show no id at all."""
+    b = csv(tmp_path / "b.csv", "item_id,cluster_id\n1.0,a\n2.0,a\n3.0,b\n")
+    refused(run("--base", b, "--exp", good["exp"]), "no item id in common",
+            "base (", "has e.g. '1.0', '2.0', '3.0'", "has e.g. '1', '2', '3'",
+            "written as decimals (7.0)")
+    e = csv(tmp_path / "e.csv", "item_id,cluster_id\nitem_1,x\nitem_2,y\n")
+    result = run("--base", good["base"], "--exp", e)
+    refused(result, "has e.g. 'item_1', 'item_2'")
+    assert "decimals" not in result.output
+
+
 def test_item_ids_of_different_types(tmp_path: Path) -> None:
     b = parquet(tmp_path / "b.parquet",
                 "SELECT * FROM (VALUES (1, 'a'), (2, 'a')) t(item_id, cluster_id)")

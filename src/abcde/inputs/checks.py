@@ -18,6 +18,7 @@ run, to name the input and the ids.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -209,14 +210,31 @@ def validate(engine: Engine, pipeline: Pipeline, inputs: Inputs,
         result[f"unused_{name}"] = (int(rows[name]["input_rows"]) - int(rows[name]["null_ids"])
                                     - matched)
     if not errors and counts["common_rows"] == 0:
-        errors.append(InputError(
-            f"{labels['base']} and {labels['exp']} have no item id in common",
-            column=inputs.columns.item,
-            hint="Both clusterings must cluster the same items (check --item-col and the "
-                 "id format, e.g. 7 vs 'item_7')."))
+        errors.append(_nothing_in_common(engine, pipeline, inputs, labels))
     if errors:
         raise combine(errors)
     return result
+
+
+def _nothing_in_common(engine: Engine, pipeline: Pipeline, inputs: Inputs,
+                       labels: dict[str, str]) -> InputError:
+    """Two clusterings without a common id, with examples of each one's ids: the
+    difference is usually their format (7.0 vs 7, 007 vs 7, 'item_7' vs 7)."""
+    pipeline.add("coverage", render("impact/coverage.sql", limit=3))
+    shown = {r["side"]: [r[f"example_{k}"] for k in (1, 2, 3) if r[f"example_{k}"] is not None]
+             for r in pipeline.fetch(engine, "coverage")}
+    ids = "; ".join(f"{labels[side]} has e.g. {', '.join(map(repr, shown.get(side, [])))}"
+                    for side in ("base", "exp"))
+    hint = ("Both clusterings must cluster the same items (check --item-col and the id "
+            "format, e.g. 7 vs 'item_7').")
+    # pandas writes an integer column holding a blank as floats: 7 becomes 7.0
+    decimal = [labels[side] for side, examples in shown.items()
+               if examples and all(re.fullmatch(r"-?\d+\.0+", str(e)) for e in examples)]
+    if decimal:
+        hint += (f" The ids of {' and '.join(decimal)} are written as decimals (7.0), as "
+                 "pandas writes an integer column holding a blank: write them as integers.")
+    return InputError(f"{labels['base']} and {labels['exp']} have no item id in common "
+                      f"({ids})", column=inputs.columns.item, hint=hint)
 
 
 def coverage_report(engine: Engine, pipeline: Pipeline, inputs: Inputs, overall: dict[str, Any],
