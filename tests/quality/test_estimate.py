@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from duck import duck
 from reference import quality_exact
 from toy_draws import GOOD, TOY_MANIFEST, draw_rows
 
@@ -604,3 +605,28 @@ def test_estimate_says_a_dangling_link_is_a_link(tmp_path, option: str) -> None:
     res = CliRunner().invoke(main, ["estimate", str(tmp_path), option,
                                     str(tmp_path / "none.csv")])
     assert res.exit_code == 2 and "does not exist" in res.output, res.output
+
+
+def test_a_truth_file_is_read_as_the_clusterings_are(tmp_path: Path) -> None:
+    """Item ids written 4.0 (text ids, as in the clusterings) are those items: DuckDB's
+    sniffer used to read them as the numbers 4, which matched no sampled item (every
+    verdict unknown: estimate refused, simulate's judge knew nothing). A Parquet truth
+    named .pq is Parquet (it was an internal error), and its NaN cluster is no truth
+    cluster, as a DataFrame's is."""
+    ids = {i: f"{i}.0" for i in BASE}
+    out = tmp_path / "s"
+    sample_pairs({ids[i]: c for i, c in BASE.items()}, {ids[i]: c for i, c in EXP.items()},
+                 budget=30, seed=5, out=out)
+    by_dict = estimate(out, truth={ids[i]: c for i, c in TRUTH_MISSING.items()})
+    assert by_dict["judgements"]["equivalent"] > 0
+    truth_csv = _write(tmp_path / "truth.csv", [{"item_id": ids[i], "cluster_id": c}
+                                                for i, c in TRUTH_MISSING.items()])
+    pq = tmp_path / "truth.pq"
+    rows = ", ".join(f"('{ids[i]}', {float(TRUTH_MISSING.get(i, 'nan'))!r}::DOUBLE)"
+                     for i in TRUTH).replace("nan", "'NaN'")
+    duck(f"COPY (SELECT * FROM (VALUES {rows}) t(item_id, cluster_id)) TO '{pq}' "
+         "(FORMAT PARQUET)")
+    for truth in (truth_csv, pq):
+        by_file = estimate(out, truth=truth)
+        assert by_file["judgements"] == by_dict["judgements"]
+        assert by_file["delta_precision"] == by_dict["delta_precision"]

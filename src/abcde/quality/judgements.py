@@ -691,30 +691,39 @@ def read_truth(truth: Any, item_col: str = "item_id",
         raise InputError(f"truth must be a mapping {{item: cluster}}, a DataFrame, an Arrow "
                          f"table or a CSV/Parquet path, not a {type(truth).__name__}",
                          hint="A pandas Series item → cluster: pass series.to_dict().")
-    import duckdb
+    return _read_truth_file(Path(truth), item_col, cluster_col)
 
-    path = Path(truth)
+
+def _read_truth_file(path: Path, item_col: str, cluster_col: str) -> dict[Any, Any]:
+    """item → truth cluster of a CSV/Parquet file, read as every clustering file is
+    (`abcde.inputs.sources`): its format by the suffix (.csv.gz, .pq, ...), the ids and
+    clusters of a CSV as text (so that 43.0 and 007 stay what the sample's items are;
+    DuckDB's sniffer made 43.0 the number 43, which matched no item), a malformed file
+    refused naming its line. A missing cluster (NULL, NaN) is no truth cluster."""
+    from abcde.engines import connect
+    from abcde.inputs.sources import open_source
+    from abcde.sql.quoting import ident
+
     if not path.exists():
         raise InputError(f"truth file {path} does not exist")
-    reader = "read_parquet" if path.suffix.lower() == ".parquet" else "read_csv"
-    con = duckdb.connect()
+    engine = connect("duckdb")
     try:
-        rel = con.execute(f"SELECT * FROM {reader}(?)", [str(path)])
-        names = [d[0] for d in rel.description]
-        missing = [c for c in (item_col, cluster_col) if c not in names]
-        if missing:
-            raise InputError(f"truth file {path} lacks columns {missing}; it has {names}",
-                             hint="Use --item-col / --cluster-col.")
-        a, b = names.index(item_col), names.index(cluster_col)
-        out: dict[Any, Any] = {}
-        for row in rel.fetchall():
-            if row[a] in out and out[row[a]] != row[b]:
-                raise InputError(f"truth file {path}: item in two clusters",
-                                 column=item_col, examples=[row[a]])
-            out[row[a]] = row[b]
-        return out
+        source = open_source(engine, "truth", path, string_columns=(item_col, cluster_col))
+        source.require(item_col, "--item-col", "item ids")
+        source.require(cluster_col, "--cluster-col", "truth cluster ids")
+        rows = engine.fetch(f"SELECT {ident(item_col)} AS i, {ident(cluster_col)} AS c "
+                            f"FROM {source.relation}")
     finally:
-        con.close()
+        engine.close()
+    out: dict[Any, Any] = {}
+    for row in rows:
+        item, cluster = row["i"], _truth_cluster(row["c"])
+        if item in out and out[item] != cluster:
+            raise InputError(f"truth file {path}: item in two clusters",
+                             column=item_col, examples=[item],
+                             hint="Give each item one truth cluster (or none).")
+        out[item] = cluster
+    return out
 
 
 def table_columns(table: Any, where: str) -> dict[str, list[Any]] | None:
