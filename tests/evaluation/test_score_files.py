@@ -38,6 +38,33 @@ def test_read_scores_csv_and_jsonl(tmp_path: Path) -> None:
         assert pivot_scores(read, M)["B"]["7"] == {"precision": 0.6, "recall": 0.5}
 
 
+def test_read_scores_gzip_compressed(tmp_path: Path) -> None:
+    """A .csv.gz / .jsonl.gz score file (clusterings may be .csv.gz too) reads as its
+    text does: it used to be refused as "not a text file (it holds zero bytes)"; a cut
+    gzip stream and a zstd file are refused by name."""
+    import gzip
+
+    a, b = table3()
+    rows = long_rows(A=a, B=b)
+    csv_text = "system;case;metric;value\n" + "".join(f"{s};{t};{m};{v}\n"
+                                                      for s, t, m, v in rows)
+    jsonl_text = "".join(json.dumps({"system": s, "case": t, "metric": m, "value": v}) + "\n"
+                         for s, t, m, v in rows)
+    for name, text in (("s.csv.gz", csv_text), ("s.jsonl.gz", jsonl_text)):
+        path = tmp_path / name
+        path.write_bytes(gzip.compress(text.encode()))
+        read = read_scores(path)
+        assert [tuple(r) for r in read] == [(s, str(t), m, float(v)) for s, t, m, v in rows]
+    cut = tmp_path / "cut.csv.gz"
+    cut.write_bytes(gzip.compress(csv_text.encode())[:20])
+    with pytest.raises(UirInputError, match="gzip-compressed but cannot be decompressed"):
+        read_scores(cut)
+    zst = tmp_path / "s.csv.zst"
+    zst.write_bytes(b"\x28\xb5\x2f\xfd" + b"\x00" * 8)
+    with pytest.raises(UirInputError, match="zstd-compressed"):
+        read_scores(zst)
+
+
 def test_read_scores_bom_extra_fields_and_unreadable_files(tmp_path: Path) -> None:
     p = tmp_path / "bom.csv"
     p.write_bytes("system,case,metric,value\nA,t1,precision,0.5\n".encode("utf-8-sig"))

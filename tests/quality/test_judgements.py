@@ -19,6 +19,7 @@ from abcde.quality.judgements import (
     judge_pairs,
     normalise_verdict,
     parse_verdict,
+    read_judgements,
     rows_from_records,
 )
 
@@ -94,3 +95,21 @@ def test_there_is_one_verdict_normaliser() -> None:
         names = {n.name for n in ast.walk(ast.parse(text)) if isinstance(n, ast.FunctionDef)}
         assert not {n for n in names if "normalise" in n and "verdict" in n}, path.name
         assert '.replace("-", "_")' not in text, path.name
+
+
+def test_a_gzip_compressed_judgement_file_reads_as_its_text(tmp_path: Path) -> None:
+    """x.csv.gz and x.jsonl.gz: refused as 'expected .csv or .jsonl' before."""
+    import gzip
+
+    text = "pair_id,sample_id,verdict\n1,s1,yes\n2,s1,different\n"
+    plain = tmp_path / "j.csv"
+    plain.write_text(text)
+    packed = tmp_path / "j.csv.gz"
+    packed.write_bytes(gzip.compress(text.encode()))
+    lines = tmp_path / "j.jsonl.gz"
+    lines.write_bytes(gzip.compress(b'{"pair_id": 1, "sample_id": "s1", "verdict": "yes"}\n'
+                                    b'{"pair_id": 2, "sample_id": "s1", "verdict": "no"}\n'))
+    expected = [(r.pair_id, r.verdict) for r in read_judgements(plain)]
+    assert expected == [("1", "equivalent"), ("2", "not_equivalent")]
+    for path in (packed, lines):
+        assert [(r.pair_id, r.verdict) for r in read_judgements(path)] == expected

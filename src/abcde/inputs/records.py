@@ -1,8 +1,9 @@
 """Small local files of records, read in Python: judgement files (docs/method.md §8.1) and
 per-case score files (§9.1). CSV with a header line or JSONL (one JSON object a line),
 as spreadsheets and editors save them: UTF-8 with or without a byte-order mark, UTF-16
-(Excel's "Unicode text"), Windows-1252 (Excel in Western Europe); the CSV delimiter
-, ; tab or | is sniffed from the header (European Excel writes ;). Every problem is
+(Excel's "Unicode text"), Windows-1252 (Excel in Western Europe), each also
+gzip-compressed (x.csv.gz, as clusterings may be); the CSV delimiter , ; tab or | is
+sniffed from the header (European Excel writes ;). Every problem is
 named by file and line. Large inputs — clusterings, weights, attributes — are read by
 the engine instead (`abcde.inputs.sources`).
 """
@@ -10,9 +11,11 @@ the engine instead (`abcde.inputs.sources`).
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import json
 import re
+import zlib
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,9 +54,18 @@ def _where(path: Path, encoding: str) -> str:
     return str(path) if encoding in UTF8 else f"{path} (read as {encoding})"
 
 
+def record_suffix(path: str | Path) -> str:
+    """The suffix that tells a record file's format, after a compression's (.csv of
+    x.csv.gz), lower case."""
+    p = Path(path)
+    if p.suffix.lower() == ".gz":
+        p = p.with_suffix("")
+    return p.suffix.lower()
+
+
 def is_jsonl(path: str | Path) -> bool:
     """Whether a file is read as JSONL (by its suffix); anything else is CSV."""
-    return Path(path).suffix.lower() in JSONL_SUFFIXES
+    return record_suffix(path) in JSONL_SUFFIXES
 
 
 def decode_text(path: Path, what: str = "file") -> tuple[str, str]:
@@ -88,6 +100,15 @@ def decode_text(path: Path, what: str = "file") -> tuple[str, str]:
     docs/method.md §8.1 (judgement files).
     """
     data = path.read_bytes()
+    if data.startswith(b"\x1f\x8b"):  # gzip: its bytes would read as binary ("zero bytes")
+        try:
+            data = gzip.decompress(data)
+        except (OSError, EOFError, zlib.error) as err:
+            raise InputError(f"{what} {path} is gzip-compressed but cannot be decompressed "
+                             f"({err})", hint="Check the file (gzip -t).") from None
+    elif data.startswith(b"\x28\xb5\x2f\xfd"):
+        raise InputError(f"{what} {path} is zstd-compressed", hint=f"Decompress it first "
+                         f"(zstd -d {path}), or compress it with gzip instead.")
     if data.startswith((b"PK\x03\x04", b"\xd0\xcf\x11\xe0")):
         raise InputError(f"{what} {path} is a spreadsheet workbook (Excel .xlsx/.xls), "
                          "not a CSV file", hint="In Excel, save it with File > Save As > "
@@ -202,7 +223,7 @@ def read_records(path: str | Path, *, what: str = "file",
         columns, rows = _parse_jsonl(text, what, where)
         return Records(p, columns, rows, jsonl=True, encoding=encoding)
     first = re.split(r"\r\n?|\n", text, maxsplit=1)[0]  # CR alone ends a line (old Mac CSV)
-    delimiter = "\t" if p.suffix.lower() == ".tsv" else sniff_delimiter(first, expected)
+    delimiter = "\t" if record_suffix(p) == ".tsv" else sniff_delimiter(first, expected)
     columns, rows = _parse_csv(text, delimiter, what, where)
     return Records(p, columns, rows, jsonl=False, encoding=encoding, delimiter=delimiter)
 

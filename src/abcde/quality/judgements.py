@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from abcde.errors import InputError, Shown
-from abcde.inputs.records import CSV_SUFFIXES, JSONL_SUFFIXES, read_records
+from abcde.inputs.records import CSV_SUFFIXES, JSONL_SUFFIXES, read_records, record_suffix
 from abcde.sampling.manifest import parse_sample_id
 
 VERDICTS = ("equivalent", "not_equivalent", "unknown")
@@ -225,8 +225,9 @@ def read_judgements(path: str | Path) -> list[JudgementRow]:
     p = Path(path)
     if not p.exists():
         raise InputError(f"judgement file {p} does not exist")
-    if p.suffix.lower() not in (*JSONL_SUFFIXES, *CSV_SUFFIXES):
-        raise InputError(f"judgement file {p}: expected .csv or .jsonl")
+    if record_suffix(p) not in (*JSONL_SUFFIXES, *CSV_SUFFIXES):
+        raise InputError(f"judgement file {p}: expected .csv or .jsonl (or .csv.gz, "
+                         ".jsonl.gz)")
     read = read_records(p, what="judgement file",
                         expected=[{"verdict", "pair_id"}, *({"verdict", *c} for c in ITEM_COLUMNS)])
     return rows_from_records(read.rows, set(read.columns), read.where)
