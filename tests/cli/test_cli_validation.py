@@ -449,6 +449,22 @@ def test_malformed_csv(tmp_path: Path, good, text: bytes, needles: tuple[str, ..
     assert "no column" not in result.output
 
 
+def test_a_utf16_csv_is_told_to_be_converted_from_utf16(tmp_path: Path, good) -> None:
+    """Excel's "Unicode text" (UTF-16 with a byte-order mark): the hint used to say to
+    convert from Windows-1252, which garbles such a file; a Windows-1252 file keeps
+    that hint."""
+    u16 = tmp_path / "u16.csv"
+    u16.write_bytes(GOOD_BASE.replace(",", "\t").encode("utf-16"))
+    result = run("--base", str(u16), "--exp", good["exp"])
+    refused(result, "not valid UTF-8", "The file is UTF-16", "iconv -f UTF-16 -t UTF-8")
+    assert "WINDOWS-1252" not in result.output
+    cp = tmp_path / "cp.csv"
+    cp.write_bytes("item_id,cluster_id\n1,caf\u00e9\n2,a\n3,b\n".encode("cp1252"))
+    result = run("--base", str(cp), "--exp", good["exp"])
+    refused(result, "not valid UTF-8", "iconv -f WINDOWS-1252")
+    assert "UTF-16" not in result.output
+
+
 def test_database_file_problems(tmp_path: Path, good) -> None:
     garbage = tmp_path / "garbage.duckdb"
     garbage.write_bytes(b"\x00not a database" * 400)

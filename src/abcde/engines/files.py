@@ -3,10 +3,12 @@ see the caller's files (PostgreSQL) or would write a directory of parts (Spark).
 
 from __future__ import annotations
 
+import contextlib
 import csv
 import gzip
 import re
 import secrets
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,6 +82,24 @@ UNCLOSED_QUOTE = "a quoted value is never closed"
 NOT_UTF8 = "the text is not valid UTF-8"
 NOT_UTF8_HINT = ("Save the file as UTF-8: re-encode it from the encoding it was written in, "
                  "e.g. iconv -f WINDOWS-1252 -t UTF-8 old.csv > new.csv.")
+UTF16_HINT = ("The file is UTF-16 (what Excel saves as \"Unicode text\"): save it as UTF-8, "
+              "e.g. iconv -f UTF-16 -t UTF-8 old.csv > new.csv, or in Excel as CSV UTF-8.")
+
+
+def not_utf8_hint(path: Path | None) -> str:
+    """How to make the file UTF-8: from UTF-16 when it is UTF-16 (a byte-order mark, or
+    a zero byte beside every ASCII one), else from Windows-1252 (the usual other
+    encoding), which is no advice for UTF-16."""
+    head = b""
+    if path is not None and path.suffix.lower() != ".zst":
+        with contextlib.suppress(OSError, EOFError, zlib.error):
+            opener = gzip.open if path.suffix.lower() == ".gz" else open
+            with opener(path, "rb") as f:
+                head = f.read(4096)
+    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or (
+            len(head) >= 4 and max(head[0::2].count(0), head[1::2].count(0)) > len(head) // 4):
+        return UTF16_HINT
+    return NOT_UTF8_HINT
 _UNCLOSED_HINT = "Close the quote; a quote inside a quoted value is written twice (\"\")."
 _FIELDS = re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)")
 _REASONS = (
@@ -158,6 +178,8 @@ def csv_problem(text: str) -> CsvProblem | None:
         if (m := pattern.search(text)) is not None:
             if pattern is _FIELDS and name is not None:
                 hint = single_quote_hint(*_header_and_line(Path(name), n)) or hint
+            if hint is NOT_UTF8_HINT:
+                hint = not_utf8_hint(Path(name) if name is not None else None)
             return CsvProblem(name, n, reason(m), hint=hint)
     return CsvProblem(name, n, "malformed line")
 
