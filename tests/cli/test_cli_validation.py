@@ -465,6 +465,21 @@ def test_a_utf16_csv_is_told_to_be_converted_from_utf16(tmp_path: Path, good) ->
     assert "UTF-16" not in result.output
 
 
+def test_a_column_named_twice_in_a_csv_header_is_refused(tmp_path: Path, good) -> None:
+    """An export of a join names cluster_id twice (or Cluster_ID beside it): DuckDB
+    renames the second, and the first was used without a word."""
+    for header in ("item_id,cluster_id,cluster_id", "item_id;cluster_id;Cluster_ID "):
+        delim = ";" if ";" in header else ","
+        b = csv(tmp_path / "b.csv", header + "\n" + "".join(
+            delim.join([str(i), c, x]) + "\n" for i, c, x in ((1, "a", "x"), (2, "a", "y"),
+                                                                (3, "b", "y"))))
+        refused(run("--base", b, "--exp", good["exp"]), "table base (", "column 'cluster_id'",
+                "names column 'cluster_id' 2 times (fields 2, 3", "Rename or drop")
+    # a repeated column abcde does not read is no concern
+    b = csv(tmp_path / "b2.csv", "item_id,cluster_id,note,note\n1,a,,\n2,a,,\n3,b,,\n")
+    assert run("--base", b, "--exp", good["exp"]).exit_code == 0
+
+
 def test_database_file_problems(tmp_path: Path, good) -> None:
     garbage = tmp_path / "garbage.duckdb"
     garbage.write_bytes(b"\x00not a database" * 400)

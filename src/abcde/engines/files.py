@@ -249,6 +249,28 @@ def header_delimiter(header: str) -> str | None:
     return None
 
 
+def repeated_header_names(path: Path) -> dict[str, list[int]]:
+    """Names the header line of a local CSV holds more than once, ignoring case and
+    surrounding spaces as DuckDB does, with their 1-based positions ({} when none or
+    when the file cannot be read here). DuckDB reads such a file with the later ones
+    renamed (cluster_id_1), so the first would be used without a word."""
+    if path.suffix.lower() == ".zst":
+        con = duckdb.connect(":memory:")
+        try:
+            header = _header_line(con, path)
+        finally:
+            con.close()
+    else:
+        header = _header_line(None, path)  # type: ignore[arg-type]  # not used for these
+    if not header:
+        return {}
+    delim = max(DELIMITERS, key=header.count)
+    positions: dict[str, list[int]] = {}
+    for k, name in enumerate(next(csv.reader([header], delimiter=delim), []), start=1):
+        positions.setdefault(name.strip().lower(), []).append(k)
+    return {name: ks for name, ks in positions.items() if len(ks) > 1}
+
+
 def csv_delimiter(path: Path) -> str | None:
     """The delimiter DuckDB reads a CSV with (its sniffer, with `file_source`'s quote
     and header), else the one its header line suggests (the sniffer gives up on a file

@@ -18,6 +18,7 @@ from abcde.engines.files import (
     SINGLE_QUOTE_HINT,
     csv_problem,
     file_format,
+    repeated_header_names,
     strict_csv_problem,
 )
 from abcde.errors import EngineError, InputError, Shown
@@ -59,6 +60,16 @@ class Source:
         inputs the option names a column of; those that have it make the hint say to
         rename this one's, since changing the option would lose theirs."""
         if column in self.columns:
+            if self.fmt == "csv" and self.path is not None:
+                twice = repeated_header_names(self.path).get(column.strip().lower())
+                if twice:
+                    # an export of a join (item_id,cluster_id,cluster_id): which one?
+                    raise InputError(
+                        f"the header names column {column!r} {len(twice)} times (fields "
+                        f"{', '.join(map(str, twice))}, names compared ignoring case); "
+                        "only the first would be read", table=self.label, column=column,
+                        hint="Rename or drop the others, so that the header names each "
+                             "column once.")
             return
         if self.fmt == "csv" and self.path is not None:
             # a malformed CSV is sniffed as one column per line: say what is wrong
