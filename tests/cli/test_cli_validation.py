@@ -480,6 +480,14 @@ def test_a_column_named_twice_in_a_csv_header_is_refused(tmp_path: Path, good) -
     assert run("--base", b, "--exp", good["exp"]).exit_code == 0
 
 
+def test_a_column_named_in_another_case_is_pointed_out(tmp_path: Path, good) -> None:
+    """ITEM_ID for item_id: the message listed the columns; it now says that the one
+    there differs only in case (names match exactly)."""
+    e = csv(tmp_path / "e.csv", GOOD_EXP.replace("item_id", "ITEM_ID"))
+    refused(run("--base", good["base"], "--exp", e), "table exp (", "no column 'item_id'",
+            "It has 'ITEM_ID', which differs in case or spaces")
+
+
 def test_database_file_problems(tmp_path: Path, good) -> None:
     garbage = tmp_path / "garbage.duckdb"
     garbage.write_bytes(b"\x00not a database" * 400)

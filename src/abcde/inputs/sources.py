@@ -88,6 +88,10 @@ class Source:
                      "comma, a tab, ; or | (the one its header line holds).")
         if self.fmt == "csv" and f"'{column}'" in self.columns:  # quoted with ', read as is
             hint = SINGLE_QUOTE_HINT
+        cased = [c for c in self.columns if c.strip().lower() == column.lower()]
+        if cased:  # ITEM_ID, 'item_id ': names are matched exactly
+            hint = (f"It has {cased[0]!r}, which differs in case or spaces: column names "
+                    f"must match exactly. {hint}")
         if column in self.index:  # df.set_index('item_id'): the ids are not a column
             hint = (f"{column!r} is the DataFrame's index, which is not read: pass "
                     "df.reset_index().")
