@@ -488,6 +488,20 @@ def test_a_column_named_in_another_case_is_pointed_out(tmp_path: Path, good) -> 
             "It has 'ITEM_ID', which differs in case or spaces")
 
 
+def test_items_of_one_clustering_without_a_weight_are_not_said_to_weigh_0(
+        tmp_path: Path, good) -> None:
+    """An item only Exp holds, which the weights table lacks, has no weight: the text
+    printed "(weight 0.00)" as if it weighed 0; the JSON counts it apart."""
+    e = csv(tmp_path / "e.csv", GOOD_EXP + "4,z\n5,z\n")
+    w = csv(tmp_path / "w.csv", "item_id,weight\n1,1\n2,1\n3,2\n5,3\n")
+    result = run("--base", good["base"], "--exp", e, "--weights", w)
+    assert result.exit_code == 0, result.output
+    assert "only in exp: 2 items (weight 3.00, 1 of them without a weight)" in result.output
+    doc = json.loads(run("--base", good["base"], "--exp", e, "--weights", w, "--format",
+                         "json").output)
+    assert doc["coverage"]["only_in_exp"]["items_without_weight"] == 1
+
+
 def test_database_file_problems(tmp_path: Path, good) -> None:
     garbage = tmp_path / "garbage.duckdb"
     garbage.write_bytes(b"\x00not a database" * 400)

@@ -30,8 +30,12 @@ def impact_text(doc: dict[str, Any], max_slice_rows: int = 20) -> str:
         side = cov[f"only_in_{role}"]
         if side["items"]:
             ex = ", ".join(map(repr, side["examples"][:5]))  # quoted: 'a' vs 'a '
+            # items the weights table lacks have no weight (not 0): say how many
+            unweighted = side.get("items_without_weight", 0)
+            weight = f"weight {fmt(side['weight'])}" + (
+                f", {fmt(unweighted)} of them without a weight" if unweighted else "")
             parts.append(f"  only in {role}: {fmt(side['items'])} items "
-                         f"(weight {fmt(side['weight'])}), excluded; e.g. {ex}")
+                         f"({weight}), excluded; e.g. {ex}")
     for key, what, unit in (
             ("unused_weights", "weight rows for items in neither clustering", "rows"),
             ("without_attributes", "items without attributes (slice value null)", "items"),
