@@ -643,6 +643,19 @@ def test_attributes_named_like_sample_columns_are_renamed() -> None:
     assert isinstance(d["label"], float) and isinstance(d["pair_id"], int)
 
 
+def test_attributes_named_like_sample_columns_in_another_case_are_renamed() -> None:
+    """SQL names ignore case: attributes `Item` and `Label` clashed with `item_1` and
+    `label` all the same, and DuckDB renamed them (`Item_1_1`, `Label_1`) without a word;
+    they get the announced prefix `attr_` like `item` and `label`."""
+    attrs = {i: {"Item": f"x{i}", "Label": "l", "Color": "c"} for i in B4}
+    s = sample_pairs(B4, E4, attributes=attrs, budget=3, seed=1)
+    q = s.questions[0]
+    assert q["attr_Item_1"] == f"x{q['item_1']}" and q["attr_Item_2"] == f"x{q['item_2']}"
+    assert q["Color_1"] == "c" and not any(k.startswith("attr_Color") for k in q)
+    d = s.draws[0]
+    assert d["attr_Label"] == "l" and isinstance(d["label"], float)
+
+
 @pytest.mark.parametrize("bad", [2.5, True, 0, -3, "7"])
 def test_api_refuses_counts_that_are_not_positive_integers(bad: object) -> None:
     with pytest.raises(ValueError):

@@ -204,19 +204,22 @@ def attribute_names(inputs: Inputs, reserved: Sequence[str],
     with a column of the sample files gets the prefix `attr_`: with `reserved` (draw or
     item sample columns, also each other), or — the questions show both items'
     attributes as `<name>_1`, `<name>_2` — whose suffixed forms clash with `paired`
-    (question columns: an attribute `item` would give a second `item_1`)."""
+    (question columns: an attribute `item` would give a second `item_1`). Names compare
+    ignoring case, as SQL engines do: `Split_Rate` beside `split_rate` was renamed by
+    DuckDB to `Split_Rate_1` without a word."""
     if inputs.attributes is None:
         return []
-    taken = set(reserved)
-    question = set(paired)
+    taken = {r.lower() for r in reserved}
+    question = {p.lower() for p in paired}
     out = []
     for name in inputs.attributes.columns:
         if name == inputs.columns.item:
             continue
         new = name
-        while new in taken or f"{new}_1" in question or f"{new}_2" in question:
+        while (new.lower() in taken or f"{new}_1".lower() in question
+               or f"{new}_2".lower() in question):
             new = f"attr_{new}"
-        taken.add(new)
+        taken.add(new.lower())
         out.append((name, new))
     return out
 
