@@ -184,3 +184,22 @@ def test_a_read_only_connection_says_abcde_needs_writes(postgres_dsn: str) -> No
         PostgresEngine(f"{postgres_dsn}?options=-cdefault_transaction_read_only%3Don")
     assert err.value.exit_code == 2
     assert "read-only transaction" in str(err.value) and "primary" in str(err.value)
+
+
+def test_uuid_ids_are_ids_of_text(admin: object, postgres_dsn: str) -> None:
+    """A PostgreSQL uuid item or cluster id was refused ('ids must be integers or
+    strings'); it is read as its text, so uuid ids give the numbers of the same ids as
+    text, and a uuid column matches a text column holding those UUIDs. Base {a, b},
+    Exp {a}, {b}: two items, both affected (by hand)."""
+    from abcde.engines.postgres import PostgresEngine
+
+    a, b = "0b5e8a8e-2f6b-4a53-9d1c-3c9f2f0e1a01", "7f000000-0000-4000-8000-00000000000b"
+    c1 = "11111111-1111-4111-8111-111111111111"
+    admin.execute(f"CREATE TABLE {SCHEMA}.bu (item_id uuid, cluster_id uuid)")  # type: ignore[attr-defined]
+    admin.execute(f"INSERT INTO {SCHEMA}.bu VALUES ('{a}', '{c1}'), ('{b}', '{c1}')")  # type: ignore[attr-defined]
+    admin.execute(f"CREATE TABLE {SCHEMA}.et (item_id text, cluster_id text)")  # type: ignore[attr-defined]
+    admin.execute(f"INSERT INTO {SCHEMA}.et VALUES ('{a}', 'x'), ('{b}', 'y')")  # type: ignore[attr-defined]
+    with PostgresEngine(postgres_dsn) as engine:
+        result = impact(f"{SCHEMA}.bu", f"{SCHEMA}.et", engine=engine, top=1)
+    assert (result.overall["items"], result.overall["affected_items"]) == (2, 2)
+    assert result.top_base_clusters[0]["cluster_id"] == c1

@@ -387,7 +387,7 @@ def _number(value: Any) -> Any:
 
 def id_type(sources: Sequence[Source], item_col: str) -> str:
     """The one SQL type of item ids across inputs; refuses mixed or unusable types."""
-    cats = {s.label: s.category(item_col) for s in sources}
+    cats = {s.label: _id_category(s, item_col) for s in sources}
     for s in sources:
         if cats[s.label] not in ID_TYPES:
             raise InputError(
@@ -411,12 +411,21 @@ def id_type(sources: Sequence[Source], item_col: str) -> str:
     return ID_TYPES[next(iter(cats.values()))]
 
 
+def _id_category(source: Source, column: str) -> str:
+    """The kind of id a column holds. A UUID (a PostgreSQL uuid, a Parquet UUID) is an id
+    of text, compared by its canonical text (lower-case hex with dashes, as DuckDB and
+    PostgreSQL write it), so it matches the same UUIDs stored as text elsewhere."""
+    if source.columns[column].strip().upper() == "UUID":
+        return "string"
+    return source.category(column)
+
+
 def _wide(source: Source, column: str) -> bool:
     return source.columns[column].strip().upper() in WIDE_INTEGERS
 
 
 def cluster_type(source: Source, cluster_col: str) -> str:
-    cat = source.category(cluster_col)
+    cat = _id_category(source, cluster_col)
     if cat not in ID_TYPES:
         raise InputError(f"cluster ids have type {cat} ({source.columns[cluster_col]}); they "
                          "must be integers or strings", table=source.label, column=cluster_col,
