@@ -203,3 +203,30 @@ def test_uuid_ids_are_ids_of_text(admin: object, postgres_dsn: str) -> None:
         result = impact(f"{SCHEMA}.bu", f"{SCHEMA}.et", engine=engine, top=1)
     assert (result.overall["items"], result.overall["affected_items"]) == (2, 2)
     assert result.top_base_clusters[0]["cluster_id"] == c1
+
+
+def test_whole_numeric_ids_are_integer_ids(admin: object, postgres_dsn: str) -> None:
+    """numeric(20,0), PostgreSQL's column for unsigned 64-bit keys, was refused ('type
+    decimal: ids must be integers or strings'); a numeric of scale 0 is an integer id,
+    compared as text when BIGINT cannot hold it, so 2^64 - 1 matches itself and 7 in a
+    numeric(10,0) matches 7 in a bigint. Base {2^64-1, 7}, Exp {2^64-1}, {7}: two items,
+    both affected (by hand). A numeric without a declared scale may hold fractions: no id."""
+    from abcde.engines.postgres import PostgresEngine
+
+    big = 2**64 - 1
+    for name, item, cluster, rows in (
+            ("bn", "numeric(20,0)", "numeric(12,0)", f"({big}, 5), (7, 5)"),
+            ("en", "numeric(20,0)", "bigint", f"({big}, 1), (7, 2)"),
+            ("b10", "numeric(10,0)", "text", "(7, 'x'), (8, 'x')"),
+            ("e64", "bigint", "text", "(7, 'x'), (8, 'y')"),
+            ("bfree", "numeric", "text", "(7, 'x'), (8, 'x')")):
+        admin.execute(f"CREATE TABLE {SCHEMA}.{name} (item_id {item}, cluster_id {cluster})")  # type: ignore[attr-defined]
+        admin.execute(f"INSERT INTO {SCHEMA}.{name} VALUES {rows}")  # type: ignore[attr-defined]
+    with PostgresEngine(postgres_dsn) as engine:
+        wide = impact(f"{SCHEMA}.bn", f"{SCHEMA}.en", engine=engine, top=1)
+        narrow = impact(f"{SCHEMA}.b10", f"{SCHEMA}.e64", engine=engine)
+        with pytest.raises(InputError, match=r"item ids have type decimal \(numeric\)"):
+            impact(f"{SCHEMA}.bfree", f"{SCHEMA}.e64", engine=engine)
+    assert (wide.overall["items"], wide.overall["affected_items"]) == (2, 2)
+    assert wide.top_base_clusters[0]["cluster_id"] in (5, "5")
+    assert (narrow.overall["items"], narrow.overall["affected_items"]) == (2, 2)

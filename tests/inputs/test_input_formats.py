@@ -216,3 +216,23 @@ def test_a_judgement_file_quoted_with_single_quotes_says_so(tmp_path: Path) -> N
     with pytest.raises(InputError) as err:
         read_records(path, what="judgement file")
     assert err.value.hint is None
+
+
+def test_parquet_decimal_and_uuid_ids(tmp_path: Path) -> None:
+    """A Parquet DECIMAL(20,0) id (an unsigned 64-bit key) is an integer id compared as
+    text, a DECIMAL(10,0) one an integer id like a BIGINT, and a UUID one an id of text
+    that matches the same UUIDs as text: each was refused as 'ids must be integers or
+    strings'. Base {x, y}, Exp {x}, {y}: both items affected (by hand)."""
+    u1, u2 = "0b5e8a8e-2f6b-4a53-9d1c-3c9f2f0e1a01", "7f000000-0000-4000-8000-00000000000b"
+    cases = {"dec20": (f"{2**64 - 1}::DECIMAL(20,0)", "7::DECIMAL(20,0)", "DECIMAL(20,0)"),
+             "dec10": ("8::DECIMAL(10,0)", "7::DECIMAL(10,0)", "BIGINT"),
+             "uuid": (f"'{u1}'::UUID", f"'{u2}'::UUID", "VARCHAR")}
+    for name, (x, y, exp_type) in cases.items():
+        base, exp = tmp_path / f"{name}_b.parquet", tmp_path / f"{name}_e.parquet"
+        duckdb.sql(f"COPY (SELECT * FROM (VALUES ({x}, 1), ({y}, 1)) t(item_id, cluster_id)) "
+                   f"TO '{base}'")
+        ex, ey = (f"'{u1}'", f"'{u2}'") if name == "uuid" else (x, y)
+        duckdb.sql(f"COPY (SELECT CAST(item_id AS {exp_type}) AS item_id, cluster_id FROM "
+                   f"(VALUES ({ex}, 1), ({ey}, 2)) t(item_id, cluster_id)) TO '{exp}'")
+        result = abcde.impact(str(base), str(exp))
+        assert (result.overall["items"], result.overall["affected_items"]) == (2, 2), name

@@ -336,17 +336,25 @@ class PostgresEngine(Engine):
         try:
             with self.con.cursor() as cur:
                 cur.execute(self.select_sql(relation) + " LIMIT 0")
-                return [(d.name, self._type_name(d.type_code)) for d in cur.description]
+                return [(d.name, self._type_name(d.type_code, d.precision, d.scale))
+                        for d in cur.description]
         except psycopg.Error as err:
             raise EngineError(str(err)) from err
 
-    def _type_name(self, oid: int) -> str:
+    def _type_name(self, oid: int, precision: int | None = None,
+                   scale: int | None = None) -> str:
         """The name of type `oid`; an array's as `<element>[]` (psycopg files an array
-        type under its element's), so that it is never taken for a single value."""
+        type under its element's), so that it is never taken for a single value; a
+        numeric's with its precision and scale when declared (numeric(20,0) holds whole
+        numbers, an id)."""
         info = self.con.adapters.types.get(oid)
         if info is None:
             return str(oid)
-        return f"{info.name}[]" if oid == info.array_oid else info.name
+        if oid == info.array_oid:
+            return f"{info.name}[]"
+        if info.name == "numeric" and precision is not None:
+            return f"numeric({precision},{scale or 0})"
+        return info.name
 
     def missing_table(self, name: str, relation: str) -> tuple[str, str]:
         """A table the user may not read is named as such (with the GRANT it needs), not
@@ -394,7 +402,7 @@ class PostgresEngine(Engine):
         # as PostgreSQL writes it as text, not as the repr of its Python value
         # ({'k': 0} for {"k": 0}, b'\x01' for \x01, 1 day, 0:00:00 for 1 day)
         sql = sqlglot.transpile(
-            "SELECT " + ", ".join(ident(n) if t in _BY_VALUE
+            "SELECT " + ", ".join(ident(n) if t.split("(")[0] in _BY_VALUE
                                   else f"CAST({ident(n)} AS TEXT) AS {ident(n)}"
                                   for n, t in columns) + f" FROM {relation}",
             read=CANONICAL_DIALECT, write=self.dialect.sqlglot_name)[0]

@@ -7,6 +7,7 @@ specification; row-level checks run in SQL: `abcde.inputs.checks`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -411,17 +412,29 @@ def id_type(sources: Sequence[Source], item_col: str) -> str:
     return ID_TYPES[next(iter(cats.values()))]
 
 
+# a decimal of scale 0 (PostgreSQL's numeric(20,0), the usual column for unsigned 64-bit
+# keys; a Parquet DECIMAL(20,0)) holds whole numbers: an integer id
+_WHOLE_DECIMAL = re.compile(r"(?:DECIMAL|NUMERIC)\s*\(\s*(\d+)\s*,\s*0\s*\)")
+
+
 def _id_category(source: Source, column: str) -> str:
     """The kind of id a column holds. A UUID (a PostgreSQL uuid, a Parquet UUID) is an id
     of text, compared by its canonical text (lower-case hex with dashes, as DuckDB and
-    PostgreSQL write it), so it matches the same UUIDs stored as text elsewhere."""
-    if source.columns[column].strip().upper() == "UUID":
+    PostgreSQL write it), so it matches the same UUIDs stored as text elsewhere; a
+    decimal of scale 0 is an integer id."""
+    type_name = source.columns[column].strip().upper()
+    if type_name == "UUID":
         return "string"
+    if _WHOLE_DECIMAL.fullmatch(type_name):
+        return "integer"
     return source.category(column)
 
 
 def _wide(source: Source, column: str) -> bool:
-    return source.columns[column].strip().upper() in WIDE_INTEGERS
+    """Integer ids BIGINT may not hold (compared as text in every input alike)."""
+    type_name = source.columns[column].strip().upper()
+    whole = _WHOLE_DECIMAL.fullmatch(type_name)
+    return type_name in WIDE_INTEGERS or (whole is not None and int(whole[1]) > 18)
 
 
 def cluster_type(source: Source, cluster_col: str) -> str:
