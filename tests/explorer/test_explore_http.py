@@ -8,8 +8,8 @@ import html
 import re
 from pathlib import Path
 
-import duckdb
 import pytest
+from duck import duck
 from starlette.testclient import TestClient
 from structures import same
 
@@ -51,8 +51,8 @@ def test_groups_equal_explore(client: TestClient, item_sample: Path) -> None:
     assert 0 < want["filtered_draws"] < want["sample_draws"]
     assert len(want["groups"]) == 7
     # the groups not shown are counted, by a brute-force count of the filtered draws
-    rows = duckdb.sql(f"SELECT provenance, size_class FROM read_parquet('{item_sample}') "
-                      "WHERE country <> 'US' AND jaccard_distance >= 0.2").fetchall()
+    rows = duck(f"SELECT provenance, size_class FROM read_parquet('{item_sample}') "
+                "WHERE country <> 'US' AND jaccard_distance >= 0.2")
     assert want["total_groups"] == got["total_groups"] == len(set(rows)) > 7
     where = explore(item_sample, ["provenance", "size_class"], metric="merge_rate", top=7,
                     examples=2, where="country <> 'US' AND jaccard_distance >= 0.2")
@@ -271,7 +271,7 @@ def test_serve_opens_on_the_query_of_the_options(item_sample: Path,
     # the printed table says how many groups it leaves out
     run = CliRunner().invoke(main, ["explore", str(item_sample), "--group-by",
                                     "provenance, size_class", "--top", "3"])
-    total = len(set(duckdb.sql(f"SELECT DISTINCT provenance, size_class FROM "
-                               f"read_parquet('{item_sample}')").fetchall()))
+    total = len(set(duck(f"SELECT DISTINCT provenance, size_class FROM "
+                         f"read_parquet('{item_sample}')")))
     assert run.exit_code == 0 and f"top 3 of {total} groups (--top 0 shows all)" in \
         run.output, run.output

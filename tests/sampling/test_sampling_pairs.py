@@ -12,6 +12,7 @@ from __future__ import annotations
 import hashlib
 import math
 from collections import Counter
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -796,3 +797,31 @@ def test_slicing_by_the_item_id_column_is_refused_before_sampling(
             sample_pairs(base, exp, weight, attributes=attrs, budget=6, slice_by=slice_by,
                          out=out)
     assert not out.exists()
+
+
+def test_sample_csvs_spell_values_as_every_csv_abcde_writes(tmp_path: Path) -> None:
+    """draws.csv and questions.csv write a boolean attribute true/false and a NaN or
+    infinite one NaN/Infinity, as sample-items' and --out's CSVs do (copy_query), so
+    that DuckDB reads each file back with the types and values of draws.parquet.
+    Python's csv module wrote True, nan and inf, which read back as text."""
+    base = {i: i // 3 for i in range(12)}
+    exp = {i: i // 4 for i in range(12)}
+    special = [math.nan, math.inf, -math.inf, 0.1]
+    attributes = {i: {"flag": i % 2 == 0, "x": special[i % 4]} for i in range(12)}
+    s = sample_pairs(base, exp, attributes=attributes, draws=40, seed=3,
+                     out=tmp_path / "s")
+    assert s.draws
+    parquet = duck(f"SELECT pair_id, first_draw, flag, x FROM read_parquet("
+                          f"'{tmp_path / 's' / 'draws.parquet'}') ORDER BY ALL")
+    csv_rows = duck(f"SELECT pair_id, first_draw, flag, x FROM read_csv("
+                           f"'{tmp_path / 's' / 'draws.csv'}') ORDER BY ALL")
+    assert [r[:3] for r in csv_rows] == [r[:3] for r in parquet]
+    assert all(isinstance(r[2], bool) for r in csv_rows)
+    for got, want in zip(csv_rows, parquet, strict=True):
+        assert got[3] == want[3] or (math.isnan(got[3]) and math.isnan(want[3]))
+    text = (tmp_path / "s" / "questions.csv").read_text()
+    assert "True" not in text and "nan" not in text and "inf," not in text
+    q = duck(f"SELECT flag_1, x_1 FROM read_csv('{tmp_path / 's' / 'questions.csv'}')")
+    # questions.csv holds what questions.jsonl does: a NaN is no value (JSON's null)
+    assert {type(f) for f, _ in q} == {bool}
+    assert {type(x) for _, x in q} <= {float, type(None)} and math.inf in {x for _, x in q}

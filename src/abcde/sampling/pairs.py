@@ -27,7 +27,6 @@ App. A 3.1–3.2; see `abcde.sampling.clocks` for why the stream is indexed by d
 
 from __future__ import annotations
 
-import csv
 import json
 import logging
 import math
@@ -799,11 +798,9 @@ def write_sample(out: Path, sample: PairSample, *, engine: Engine | None = None,
     for name, rows, cols in (("draws", sample.draws, draw_cols),
                              ("questions", sample.questions, question_cols)):
         path = out / f"{name}.csv"
-        with path.open("w", newline="") as f:
-            writer = csv.writer(f)
-            writer.writerow(cols)
-            writer.writerows([["" if r.get(c) is None else r.get(c) for c in cols]
-                              for r in rows])
+        # as every CSV abcde writes (sample-items', --out's): true/false, NaN, Infinity;
+        # Python's csv module wrote True, nan, inf
+        write_rows(cols, [tuple(r.get(c) for c in cols) for r in rows], path, "csv")
         files[f"{name}_csv"] = str(final / path.name)
         digests[path.name] = digest(path, len(rows))
     path = out / "questions.jsonl"
