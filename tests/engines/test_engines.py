@@ -18,6 +18,7 @@ from reference import IMPACT_METRICS, impact_by_group, impact_overall, slice_of
 
 from abcde.engines import Engine
 from abcde.engines.duckdb import DuckDBEngine
+from abcde.errors import InputError
 from abcde.impact.run import impact
 from abcde.sql.helpers import rank_value
 
@@ -325,6 +326,13 @@ def test_input_tables_named_like_steps_are_read_as_themselves(
                                f"{values} AS t(item_id, cluster_id)")
         result = impact("items", "cell_rows", engine=engine)
         assert (result.overall["items"], result.overall["affected_items"]) == (3, 3)
+        # a missing table is told in the engine's terms: there is no --db on either
+        with pytest.raises(InputError) as missing:
+            impact("items", "no_such_table_x", engine=engine)
+        text = f"{missing.value} {missing.value.hint}"
+        assert "'no_such_table_x'" in text and "--db" not in text, text
+        assert {"postgres": "search_path (", "spark": "current database, "}[engine_name] \
+            in text, text
     finally:
         for name in rows:
             engine.execute(f"DROP TABLE IF EXISTS public.{name}" if engine_name == "postgres"

@@ -754,6 +754,18 @@ class SparkEngine(Engine):
         self._views.append(alias)
         return ident(alias)
 
+    def missing_table(self, name: str, relation: str) -> tuple[str, str]:
+        """There is no --db on Spark: a name is a table or view of the session's catalog,
+        or a path the driver reads (the default hint spoke of --db)."""
+        current = "its current database"
+        with contextlib.suppress(Exception), quiet_pyspark():
+            current = f"the current database, {self.spark.catalog.currentDatabase()}"
+        return (f"no file, and no table or view of the Spark session's catalog, named "
+                f"{name!r}",
+                "Give a path to a CSV/Parquet file that Spark's driver can read, or a table "
+                f"or view of the session's catalog (db.table; a name without a database is "
+                f"looked up in {current}; SHOW TABLES IN db lists them).")
+
     def columns(self, relation: str) -> list[tuple[str, str]]:
         try:
             with quiet_pyspark():
