@@ -502,6 +502,19 @@ def test_items_of_one_clustering_without_a_weight_are_not_said_to_weigh_0(
     assert doc["coverage"]["only_in_exp"]["items_without_weight"] == 1
 
 
+def test_a_named_pipe_is_refused_as_such(tmp_path: Path, good) -> None:
+    """A named pipe (or `<(command)`, /dev/fd/N) was "empty (0 bytes)", or to be named
+    .csv; it is not a regular file. Refused before it is opened: no writer is needed."""
+    import os
+
+    fifo = tmp_path / "pipe.csv"
+    os.mkfifo(fifo)
+    result = run("--base", str(fifo), "--exp", good["exp"])
+    refused(result, "table base (", "is not a regular file (a pipe or a device)",
+            "Write the data to a CSV or Parquet file")
+    assert "empty" not in result.output
+
+
 def test_database_file_problems(tmp_path: Path, good) -> None:
     garbage = tmp_path / "garbage.duckdb"
     garbage.write_bytes(b"\x00not a database" * 400)

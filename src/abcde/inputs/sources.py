@@ -273,6 +273,11 @@ def _register_file(engine: Engine, name: str, path: Path, fmt: str | None, label
         raise InputError(f"file {path} does not exist", table=label)
     if path.is_dir():
         raise InputError(f"{path} is a directory, not a file", table=label)
+    if not path.is_file():
+        # a named pipe or <(command): its size reads 0 ("empty") and it has no suffix
+        # ("name it .csv"); the engines read a file more than once
+        raise InputError(f"{path} is not a regular file (a pipe or a device)", table=label,
+                         hint="Write the data to a CSV or Parquet file and give that file.")
     if fmt is None:
         raise InputError(f"cannot tell the format of {path}: name it .csv (.csv.gz, "
                          ".csv.zst) or .parquet", table=label)
