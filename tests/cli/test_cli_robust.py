@@ -839,3 +839,14 @@ def test_out_is_never_an_input(world, tmp_path: Path) -> None:
                 "base_clusters.parquet is an input of this run")
     assert snapshot(tmp_path) == before
     no_leftovers(tmp_path)
+
+
+def test_report_out_is_never_a_file_of_its_sample(judged: Path) -> None:
+    """`report --sample DIR --out DIR/draws.parquet` wrote the page over the draws it had
+    just read, and the sample could no longer be estimated."""
+    before = snapshot(judged)
+    for name in ("draws.parquet", "manifest.json"):
+        refused(run("report", "--sample", judged, "--judgements", judged / "questions.csv",
+                    "--out", judged / name), "is an input of this run")
+    assert snapshot(judged) == before
+    no_leftovers(judged)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from abcde.cli._common import ExistingPath, handle_errors
@@ -47,7 +49,11 @@ def report_cmd(impact: str | None, sample: str | None, judgements: str | None,
                                simulate=simulate, title=title), nl=False)
         return
     # The target is checked before the work; the page is renamed over it only when whole.
-    read = input_files(impact, judgements, truth, estimate, evaluate, simulate)
+    from abcde.sampling.files import SAMPLE_FILES
+
+    # the files it reads, and those of the sample directory (its draws, manifest, log)
+    kept = [Path(sample) / name for name in SAMPLE_FILES] if sample is not None else []
+    read = input_files(impact, judgements, truth, estimate, evaluate, simulate, *kept)
     with output_files(out, what="the HTML report", inputs=read) as (tmp,):
         html = report_html(impact=impact, sample=sample, judgements=judgements,
                            truth=truth, estimate=estimate, evaluate=evaluate,
