@@ -96,6 +96,21 @@ def test_duplicate_item_id_in_a_clustering(tmp_path: Path, good, side: str) -> N
             "exactly one cluster", "Remove the duplicate rows")
 
 
+def test_duplicate_item_id_in_two_clusters_is_told_apart(tmp_path: Path, good) -> None:
+    """Rows of one item in different clusters are no mere duplicates to remove: the
+    message says in how many clusters, and that the item must be put in one; repeated
+    identical rows keep the plain hint."""
+    bad = csv(tmp_path / "dup.csv", "item_id,cluster_id\n1,a\n2,a\n2,b\n3,b\n3,b\n")
+    result = run("--base", bad, "--exp", good["exp"])
+    refused(result, "2 item id(s) appear on more than one row", "'2' (2 rows) in 2 clusters",
+            "'3' (2 rows)", "must be put in one of them")
+    assert "'3' (2 rows) in" not in result.output
+    same = csv(tmp_path / "same.csv", "item_id,cluster_id\n1,a\n2,a\n3,b\n3,b\n")
+    result = run("--base", same, "--exp", good["exp"])
+    refused(result, "'3' (2 rows)", "Remove the duplicate rows.")
+    assert "clusters" not in result.output.split("examples:")[1]
+
+
 def test_duplicate_item_id_only_in_one_clustering(tmp_path: Path, good) -> None:
     """An item outside T repeated on its side is refused too (it is still a bad input)."""
     bad = csv(tmp_path / "dup.csv", GOOD_BASE + "9,c\n9,d\n")

@@ -312,15 +312,25 @@ def _duplicates(engine: Engine, pipeline: Pipeline, inputs: Inputs,
     errors = []
     for name in names:
         step = f"duplicates_{name}"
-        pipeline.add(step, render("validation/duplicates.sql", input=name, limit=EXAMPLES))
+        clustering = name in ("base", "exp")
+        pipeline.add(step, render("validation/duplicates.sql", input=name, limit=EXAMPLES,
+                                  clusters=clustering))
         rows = pipeline.fetch(engine, step)
         if rows:
+            # rows of one item in different clusters are no mere duplicates: which one?
+            split = [r for r in rows if clustering and int(r["clusters"]) > 1]
+            hint = "Remove the duplicate rows."
+            if split:
+                hint = ("Remove the duplicate rows; an item on rows of different clusters "
+                        "must be put in one of them.")
             errors.append(InputError(
                 f"{rows[0]['repeated_ids']} item id(s) appear on more than one row; "
                 f"{what[name]}", table=labels[name],
                 column=inputs.columns.item,
-                examples=[Shown(f"{r['item_id']!r} ({r['item_rows']} rows)") for r in rows],
-                hint="Remove the duplicate rows."))
+                examples=[Shown(f"{r['item_id']!r} ({r['item_rows']} rows)"
+                                + (f" in {r['clusters']} clusters" if r in split else ""))
+                          for r in rows],
+                hint=hint))
     return errors
 
 
