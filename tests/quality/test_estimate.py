@@ -322,6 +322,12 @@ def test_ids_written_as_decimals(sample_dir: Path, tmp_path: Path) -> None:
                                               for r in rows])
     assert estimate(sample_dir, judgements=floats)["delta_precision"] == \
         want["delta_precision"]
+    # zero-padded pair ids ("007", a spreadsheet's number format) are those pairs too:
+    # they were refused as pairs not in the sample
+    padded = _write(tmp_path / "padded.csv", [{**r, "pair_id": f"{int(r['pair_id']):03d}"}
+                                              for r in rows])
+    assert estimate(sample_dir, judgements=padded)["delta_precision"] == \
+        want["delta_precision"]
     items = _write(tmp_path / "items.csv", [{**r, "item_1": f"{r['item_1']}.0"}
                                             for r in rows])
     msg = _error(sample_dir, items)

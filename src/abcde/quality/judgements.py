@@ -29,8 +29,8 @@ that name the two item ids are checked against the sample's pairs and need no
 ``sample_id`` (when present it must still match); rows with both the pair id and the
 item ids must match the sample's pair. Column names are compared without surrounding
 spaces, and a UTF-8 byte-order mark (Excel) is ignored. Pair ids are integers, so a
-``pair_id`` written as a decimal (``17.0``, from a float column) is pair 17; item ids
-written so are refused, naming them.
+``pair_id`` written as a decimal (``17.0``, from a float column) or zero-padded
+(``017``) is pair 17; item ids written as decimals are refused, naming them.
 
 :func:`normalise_verdict` is abcde's one verdict normaliser: the same spellings are
 accepted in judgement files, from callable judges and by
@@ -191,9 +191,12 @@ _DECIMAL = re.compile(r"^[0-9]+\.0+$")
 
 def _pair_id_text(value: Any) -> str | None:
     """A pair id as text: pair ids are integers, so "17.0" (a CSV written from a float
-    column) is pair 17, as the float 17.0 is (:func:`id_text`)."""
+    column) is pair 17, as the float 17.0 is (:func:`id_text`), and so is "017" (a
+    column formatted with leading zeros)."""
     text = id_text(value)
-    return text.split(".")[0] if text is not None and _DECIMAL.match(text) else text
+    if text is not None and _DECIMAL.match(text):
+        text = text.split(".")[0]
+    return str(int(text)) if text is not None and text.isascii() and text.isdigit() else text
 
 
 def read_judgements(path: str | Path) -> list[JudgementRow]:
