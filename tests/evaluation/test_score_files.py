@@ -65,6 +65,16 @@ def test_read_scores_gzip_compressed(tmp_path: Path) -> None:
         read_scores(zst)
 
 
+def test_read_scores_header_in_another_case_is_pointed_out(tmp_path: Path) -> None:
+    """System,Case,Metric,Value (a spreadsheet's header): the message listed the header;
+    it now says the names differ in case."""
+    p = tmp_path / "s.csv"
+    p.write_text("System,Case,metric,Value\nA,1,precision,0.5\n")
+    with pytest.raises(UirInputError, match=r"missing column\(s\) 'system', 'case', 'value'"
+                       r".*'System', 'Case', 'Value' differ\(s\) in case"):
+        read_scores(p)
+
+
 def test_read_scores_bom_extra_fields_and_unreadable_files(tmp_path: Path) -> None:
     p = tmp_path / "bom.csv"
     p.write_bytes("system,case,metric,value\nA,t1,precision,0.5\n".encode("utf-8-sig"))

@@ -377,9 +377,13 @@ def _score_rows(read: Records, wanted: set[str] | None) -> list[tuple[ScoreRow, 
     if not read.jsonl:
         missing = [c for c in _COLUMNS if c not in read.columns]
         if missing:
+            # System, VALUE: names are matched exactly; say so where that is the cause
+            cased = [h for h in read.columns if h.lower() in missing]
             raise UirInputError(
                 f"{path}: missing column(s) {', '.join(repr(c) for c in missing)}; "
                 f"header is {read.columns!r}"
+                + (f" ({', '.join(map(repr, cased))} differ(s) in case: column names are "
+                   "matched exactly, in lower case)" if cased else "")
             )
     out: list[tuple[ScoreRow, int]] = []
     for line, rec in read.rows:
