@@ -111,6 +111,18 @@ def test_duplicate_item_id_in_two_clusters_is_told_apart(tmp_path: Path, good) -
     assert "clusters" not in result.output.split("examples:")[1]
 
 
+def test_a_truth_item_without_a_cluster_is_told_to_be_dropped(tmp_path: Path, good) -> None:
+    """evaluate: a NULL truth cluster is an unlabelled item; the hint said to give it a
+    singleton cluster, which would label it (and count a run grouping it as wrong). A
+    run's (or impact's) NULL cluster keeps that hint."""
+    t = csv(tmp_path / "t.csv", "item_id,cluster_id\n1,a\n2,\n3,b\n")
+    result = CliRunner().invoke(main, ["evaluate", "--truth", t, "--actual", good["exp"]])
+    refused(result, "table truth (", "1 item(s) have a NULL cluster id", "drop the rows")
+    assert "singleton" not in result.output
+    result = CliRunner().invoke(main, ["evaluate", "--truth", good["base"], "--actual", t])
+    refused(result, "table actual (", "a singleton cluster id of its own")
+
+
 def test_duplicate_item_id_only_in_one_clustering(tmp_path: Path, good) -> None:
     """An item outside T repeated on its side is refused too (it is still a bad input)."""
     bad = csv(tmp_path / "dup.csv", GOOD_BASE + "9,c\n9,d\n")

@@ -51,8 +51,14 @@ class Check:
 
 def checks(inputs: Inputs) -> list[Check]:
     cols = inputs.columns
+    # a truth's item without a cluster is unlabelled: a singleton cluster would label it
+    # (and count every run that groups it with others as wrong); its row goes
+    unlabelled = ("An item the truth does not label has no row in it: drop the rows "
+                  "without a cluster (run items the truth lacks are left out of the "
+                  "metrics).")
     out = [Check(f"null_cluster_{side}", side, cols.cluster,
                  "{n} item(s) have a NULL cluster id",
+                 unlabelled if getattr(inputs, side).role == "truth" else
                  "Give every item a cluster (a singleton cluster id of its own, if alone).")
            for side in ("base", "exp")]
     if inputs.weights is not None:
