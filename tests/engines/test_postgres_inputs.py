@@ -151,7 +151,7 @@ def test_values_a_file_has_no_type_for_are_written_as_postgresql_text(
     sample file as PostgreSQL's text of it ({"k": 1}, {1,2}, 1 day, \\x0102); it was the
     repr of the Python value ({'k': 1}, [1, 2], 1 day, 0:00:00, b'\\x01\\x02'), which no
     reader takes for JSON or PostgreSQL. An array is no single value: not a slice."""
-    import duckdb
+    from duck import duck
 
     from abcde.engines.postgres import PostgresEngine
     from abcde.sampling.items import sample_items
@@ -170,7 +170,7 @@ def test_values_a_file_has_no_type_for_are_written_as_postgresql_text(
         with pytest.raises(InputError, match="column 'arr': has type int4\\[\\]"):
             impact(f"{SCHEMA}.b", f"{SCHEMA}.e", attributes=f"{SCHEMA}.at",
                    slice_by="arr", engine=engine)
-    rows = duckdb.sql(f"SELECT DISTINCT j, arr, iv, \"by\", flag FROM '{out}'").fetchall()
+    rows = duck(f"SELECT DISTINCT j, arr, iv, \"by\", flag FROM '{out}'")
     assert rows == [('{"k": 1}', "{1,2}", "1 day", "\\x0102", True)]
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import duckdb
 import pytest
 from click.testing import CliRunner
+from duck import duck
 from reference import impact_overall
 
 import abcde
@@ -229,10 +230,10 @@ def test_parquet_decimal_and_uuid_ids(tmp_path: Path) -> None:
              "uuid": (f"'{u1}'::UUID", f"'{u2}'::UUID", "VARCHAR")}
     for name, (x, y, exp_type) in cases.items():
         base, exp = tmp_path / f"{name}_b.parquet", tmp_path / f"{name}_e.parquet"
-        duckdb.sql(f"COPY (SELECT * FROM (VALUES ({x}, 1), ({y}, 1)) t(item_id, cluster_id)) "
-                   f"TO '{base}'")
+        duck(f"COPY (SELECT * FROM (VALUES ({x}, 1), ({y}, 1)) t(item_id, cluster_id)) "
+             f"TO '{base}'")
         ex, ey = (f"'{u1}'", f"'{u2}'") if name == "uuid" else (x, y)
-        duckdb.sql(f"COPY (SELECT CAST(item_id AS {exp_type}) AS item_id, cluster_id FROM "
-                   f"(VALUES ({ex}, 1), ({ey}, 2)) t(item_id, cluster_id)) TO '{exp}'")
+        duck(f"COPY (SELECT CAST(item_id AS {exp_type}) AS item_id, cluster_id FROM "
+             f"(VALUES ({ex}, 1), ({ey}, 2)) t(item_id, cluster_id)) TO '{exp}'")
         result = abcde.impact(str(base), str(exp))
         assert (result.overall["items"], result.overall["affected_items"]) == (2, 2), name
