@@ -193,3 +193,16 @@ def test_a_table_with_a_repeated_column_name_is_refused() -> None:
         assert err.value.column == "cluster_id"
     kept = twice.loc[:, ~twice.columns.duplicated()]  # as the hint says
     assert abcde.impact(kept, EXP).overall == abcde.impact(BASE, EXP).overall
+
+
+def test_a_closed_engine_is_refused_as_such() -> None:
+    """An engine used after `with abcde.connect() as engine:` ended (or close()) failed
+    deep in the run with DuckDB's 'Connection already closed!'; it is refused naming
+    engine=, and an open engine keeps working across calls."""
+    with abcde.connect() as engine:
+        first = abcde.impact(BASE, EXP, engine=engine).overall
+        assert abcde.impact(BASE, EXP, engine=engine).overall == first
+    for call in (lambda: abcde.impact(BASE, EXP, engine=engine),
+                 lambda: abcde.evaluate(BASE, EXP, engine=engine)):
+        with pytest.raises(abcde.InputError, match="engine= is closed"):
+            call()

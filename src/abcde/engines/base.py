@@ -82,6 +82,9 @@ class Engine(ABC):
     """The name under which the user's database is attached (DuckDB's `--db`); None
     when there is none. With one, a name without a file suffix is one of its tables."""
 
+    closed: bool = False
+    """Set by `close`: a closed engine is refused as engine= (its connection is gone)."""
+
     reads_frames: ClassVar[bool] = False
     """Whether `register_relation` reads in-memory tables (DataFrames, Arrow tables)."""
 

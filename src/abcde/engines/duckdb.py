@@ -300,6 +300,7 @@ class DuckDBEngine(Engine):
         self.execute(f"COPY ({query}) TO {literal(str(path))} ({option})")
 
     def close(self) -> None:
+        self.closed = True
         try:
             self.con.close()
         finally:

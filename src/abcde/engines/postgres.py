@@ -428,6 +428,7 @@ class PostgresEngine(Engine):
         write_rows(names, rows, path, fmt, types)
 
     def close(self) -> None:
+        self.closed = True
         if self.con.closed:
             return
         try:

@@ -787,6 +787,7 @@ class SparkEngine(Engine):
         write_rows(names, rows, path, fmt, types)
 
     def close(self) -> None:
+        self.closed = True
         try:
             self.execute(f"DROP DATABASE IF EXISTS {self._quote(self.work_schema)} CASCADE")
             with quiet_pyspark():

@@ -126,6 +126,12 @@ class EngineOptions:
         """The caller's engine, left open; else the engine of these options, opened for
         the block and closed after it."""
         if self.engine is not None:
+            # a closed engine's connection is gone: its own error ("Connection already
+            # closed!") came from deep in the run
+            if self.engine.closed:
+                raise InputError(
+                    "the engine given as engine= is closed (engine.close(), or the end "
+                    "of its with block)", hint="Open another with abcde.connect(...).")
             yield self.engine
             return
         engine = self.connect()
