@@ -8,6 +8,7 @@ import math
 import random
 from collections.abc import Sequence
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -169,3 +170,24 @@ def test_uir_summary_pivots_once(monkeypatch) -> None:
     assert len(calls) == 1
     assert summary.pairs == pairs
     assert summary.f_alpha == sweep
+
+
+def test_a_dataframe_or_arrow_score_table_is_read_by_column_name() -> None:
+    """uir_summary(df) iterated the DataFrame's column names and refused them as 'row 0:
+    ... got 6 fields'; a DataFrame or an Arrow table with the columns system, case,
+    metric, value (in any order) is the long table, and one without them is refused
+    naming what it lacks."""
+    import pandas as pd
+    import pyarrow as pa
+
+    from abcde.evaluation.uir import uir_summary
+
+    rows = [("a", 1, "p", 0.5), ("a", 2, "p", 0.6), ("b", 1, "p", 0.7), ("b", 2, "p", 0.6)]
+    frame = pd.DataFrame(rows, columns=["system", "case", "metric", "value"])
+    for table in (frame[["value", "metric", "case", "system"]], pa.Table.from_pandas(frame)):
+        got = uir_summary(table, ["p"])
+        # b beats a on case 1 and ties on case 2: UIR(b over a) = (2 - 1)/2
+        assert got.matrix == uir_summary(rows, ["p"]).matrix
+        assert got.matrix["b"]["a"] == 0.5
+    with pytest.raises(UirInputError, match="lacks value"):
+        uir_summary(frame.rename(columns={"value": "score"}), ["p"])

@@ -19,7 +19,7 @@ import math
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from operator import itemgetter
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -322,8 +322,11 @@ def as_score_table(
 
     Parameters
     ----------
-    scores : iterable of rows, or dict
-        (system, case, metric, value) rows, or ``table[system][case][metric]``.
+    scores : iterable of rows, DataFrame, or dict
+        (system, case, metric, value) rows; a pandas DataFrame or an Arrow table with
+        the columns system, case, metric and value (iterating a DataFrame gives its
+        column names: it was refused as rows of 6 fields); or
+        ``table[system][case][metric]``.
     metrics : sequence of str
         The metrics to keep.
 
@@ -336,6 +339,9 @@ def as_score_table(
     ----------
     docs/method.md §9.1.
     """
+    table_rows = _table_rows(scores)
+    if table_rows is not None:
+        return pivot_scores(table_rows, metrics)
     if isinstance(scores, Mapping):
         rows = [
             (s, c, m, v)
@@ -345,6 +351,27 @@ def as_score_table(
         ]
         return pivot_scores(rows, metrics)
     return pivot_scores(scores, metrics)
+
+
+def _table_rows(scores: Any) -> list[tuple[Any, ...]] | None:
+    """The (system, case, metric, value) rows of a pandas DataFrame or an Arrow table,
+    by column name; None for anything else."""
+    if isinstance(scores, Mapping):
+        return None
+    if hasattr(scores, "column_names"):  # pyarrow.Table
+        names = list(scores.column_names)
+    elif hasattr(scores, "columns") and hasattr(scores, "to_numpy"):  # pandas, polars
+        names = [str(c) for c in scores.columns]
+    else:
+        return None
+    missing = [c for c in _COLUMNS if c not in names]
+    if missing:
+        raise UirInputError(f"a score table needs the columns {', '.join(_COLUMNS)}; it "
+                            f"lacks {', '.join(missing)} (its columns: {', '.join(names)})")
+    columns = [scores[c].to_pylist() if hasattr(scores[c], "to_pylist") else
+               list(scores[c].to_list() if hasattr(scores[c], "to_list") else scores[c])
+               for c in _COLUMNS]
+    return list(zip(*columns, strict=True))
 
 
 # ------------------------------------------------------------------ files
