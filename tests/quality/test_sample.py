@@ -180,3 +180,21 @@ def test_verdict_counts_per_class() -> None:
     assert got["merge"] == (1, 0, 0)
     assert sorted(v for k, v in got.items() if k not in ("split", "merge")) == [
         (0, 0, 0), (0, 0, 0), (1, 0, 0)]
+
+
+def test_confidence_is_a_plain_number_in_the_document() -> None:
+    """confidence=np.float32(0.9) was echoed as a float32 into the 'JSON-ready' document,
+    which json.dumps refused, and confidence='0.9' raised a TypeError from a comparison.
+    The document holds a float, equal to that of confidence=0.9 given as a Python float;
+    a text or a bool is refused."""
+    import json
+
+    draws = draw_rows(*GOOD)
+    verdicts = {1: "equivalent", 2: "equivalent"}
+    want = estimate_from_draws(draws, verdicts, TOY_MANIFEST, confidence=float(np.float32(0.9)))
+    got = estimate_from_draws(draws, verdicts, TOY_MANIFEST, confidence=np.float32(0.9))
+    assert got == want and type(got["delta_precision"]["confidence"]) is float
+    json.dumps(got)
+    for bad in ("0.9", True):
+        with pytest.raises(ValueError, match="confidence must be a number in"):
+            estimate_from_draws(draws, verdicts, TOY_MANIFEST, confidence=bad)

@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import json
 import math
+import numbers
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -618,6 +619,11 @@ def estimate_from_draws(
     """
     if se_method not in SE_METHODS:
         raise ValueError(f"se_method must be one of {SE_METHODS}, got {se_method!r}")
+    # a plain float: the document echoes it (numpy's float32 is no JSON), and '0.95' a
+    # TypeError from a comparison
+    if isinstance(confidence, bool) or not isinstance(confidence, numbers.Real):
+        raise ValueError(f"confidence must be a number in (0, 1), got {confidence!r}")
+    confidence = float(confidence)
     check_design(manifest)
     edited = lineage_problem(manifest)
     if edited:
