@@ -214,3 +214,17 @@ def test_a_closed_engine_is_refused_as_such() -> None:
                  lambda: abcde.evaluate(BASE, EXP, engine=engine)):
         with pytest.raises(abcde.InputError, match="engine= is closed"):
             call()
+
+
+def test_slice_by_and_group_by_of_no_names_are_refused() -> None:
+    """slice_by=3 (or a list holding a number) and explore's group_by=3 raised "'int'
+    object is not iterable"; each is an InputError saying the option takes column
+    names."""
+    attributes = {i: {"g": i % 2} for i in BASE}
+    for slice_by in (3, [3], ["g", 3]):
+        with pytest.raises(abcde.InputError, match="--slice-by takes column names, not 3"):
+            abcde.impact(BASE, EXP, attributes=attributes, slice_by=slice_by)
+    with pytest.raises(abcde.InputError, match="--group-by takes column names, not 3"):
+        abcde.explore([], group_by=3)
+    got = abcde.impact(BASE, EXP, attributes=attributes, slice_by=["g"])
+    assert [s["slice_by"] for s in got.slices] == [["g"]]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import numbers
 import operator
-from collections.abc import Mapping, Sequence, Set
+from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
 from abcde.errors import InputError
@@ -79,9 +79,15 @@ def parse_slicings(slice_by: str | Sequence[str] | Sequence[Sequence[str]] | Non
     --group-by takes one such list)."""
     if slice_by is None:
         return []
+    if not isinstance(slice_by, str | Iterable):  # slice_by=3 raised "not iterable"
+        raise InputError(f"{option} takes column names, not {slice_by!r}",
+                         hint=f"e.g. {option} provenance or {option} provenance,country.")
     items = [slice_by] if isinstance(slice_by, str) else list(slice_by)
     out = []
     for item in items:
+        if not isinstance(item, str | Iterable):
+            raise InputError(f"{option} takes column names, not {item!r}",
+                             hint=f"e.g. {option} provenance or {option} provenance,country.")
         cols = [c.strip() for c in item.split(",")] if isinstance(item, str) else list(item)
         if not cols or any(not isinstance(c, str) or not c for c in cols):
             raise InputError(f"{option} {item!r} names an empty column",

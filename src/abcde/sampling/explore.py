@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 import re
 import threading
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -198,6 +198,9 @@ def _group_columns(group_by: str | Sequence[str]) -> list[str]:
     name given twice is refused, as --slice-by's are."""
     if isinstance(group_by, str):
         groups = parse_slicings(group_by, option="--group-by")[0] if group_by else []
+    elif not isinstance(group_by, Iterable):
+        raise InputError(f"--group-by takes column names, not {group_by!r}",
+                         hint="e.g. --group-by provenance or --group-by provenance,country.")
     else:
         names = list(group_by)
         groups = parse_slicings([names], option="--group-by")[0] if names else []
