@@ -144,6 +144,11 @@ def test_weights_that_are_numbers_stored_as_text_say_so() -> None:
                        r"are stored as text\n  Store them as numbers .*pandas: "
                        r"df\['w'\] = pd\.to_numeric\(df\['w'\]\)"):
         abcde.impact(BASE, EXP, weights, weight_col="w")
+    # text of no value at all is not 'numbers stored as text'
+    blank = weights.assign(w=pd.array([None] * len(WEIGHT), dtype="string"))
+    with pytest.raises(abcde.InputError, match="weights must be numbers") as err:
+        abcde.impact(BASE, EXP, blank, weight_col="w")
+    assert "stored as text" not in str(err.value)
     weights["w"] = pd.to_numeric(weights["w"])
     got = abcde.impact(BASE, EXP, weights, weight_col="w").overall
     assert math.isclose(got["jaccard_distance"],

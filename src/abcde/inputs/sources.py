@@ -217,7 +217,7 @@ SCALARS = (str, int, float, Decimal, bool)
 
 def _one_type_per_column(frame: Any, label: str, id_columns: Sequence[str]) -> Any:
     """A pandas DataFrame whose object columns each hold one type. DuckDB types an
-    object column from its first 1000 rows: a value of another type further down was
+    object column from 1000 sampled rows: a value of another type among the others was
     cast to it (weight 2.5 read as 2) or failed the query, and ints and strings both in
     the sample became text (cluster 1 and '1' one cluster). Ids of mixed Python types
     are refused, as in a mapping (`_check_ids`); another mixed column becomes DOUBLE
@@ -477,7 +477,8 @@ def check_weight_column(engine: Engine, source: Source, columns: Columns) -> Non
                 if r["item_id"] is not None or r["weight"] is not None]
     n = int(rows[0]["non_numeric"]) if rows else 0
     what = f"; {n} value(s) are not numbers (item id: value)" if n else ""
-    as_text = rows is not None and not n and source.category(columns.weight) == "string"
+    as_text = (rows is not None and not n and int(rows[0]["present"]) > 0
+               and source.category(columns.weight) == "string")
     if as_text:  # e.g. a DataFrame's object column holding '2' among numbers
         what = "; every value reads as a number, but some are stored as text"
     raise InputError(
