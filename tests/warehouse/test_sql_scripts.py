@@ -342,6 +342,33 @@ def test_missing_weight_weighs_the_items_the_weights_table_lacks() -> None:
     assert weight == 4.0 + 2 * 2.5 and valid is True
 
 
+def test_a_table_name_that_is_a_file_here_is_refused(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """`abcde sql impact --base base.csv`: the script would read the table `csv` of the
+    schema `base`; with base.csv a file here, the user meant the file. Each table option
+    of sql and dbt refuses it (exit 2, naming the option); a name that is no file is a
+    table, as before."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "base.csv").write_text("item_id,cluster_id\n1,1\n")
+    tables = {"--base": "b", "--exp": "e", "--weights": "w", "--attributes": "a"}
+    for option in tables:
+        args = {**tables, option: "base.csv"}
+        result = _invoke("sql", "impact", "--dialect", "duckdb",
+                         *(w for k, v in args.items() for w in (k, v)))
+        assert result.exit_code == 2, result.output
+        assert f"{option} base.csv is a file" in result.output, result.output
+    for args in (("sql", "evaluate", "--dialect", "duckdb", "--truth", "t", "--actual",
+                  "x=base.csv"),
+                 ("dbt", "--base", "b", "--exp", "e", "--truth", "base.csv",
+                  "--out", str(tmp_path / "pkg"))):
+        result = _invoke(*args)
+        assert result.exit_code == 2 and "base.csv is a file" in result.output, result.output
+    assert not (tmp_path / "pkg").exists()
+    result = _invoke("sql", "impact", "--dialect", "duckdb", "--base", "base.parquet",
+                     "--exp", "e")
+    assert result.exit_code == 0, result.output
+
+
 @pytest.mark.parametrize(("option", "value"), [
     ("--base", "p.d.base\nDROP TABLE precious; --"), ("--exp", "e\r"),
     ("--item-col", "id\x00"), ("--prefix", "x\u2028"), ("--schema", "s\x85"),

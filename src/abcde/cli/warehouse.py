@@ -91,6 +91,8 @@ def make_spec(dialect: str, base: str, exp: str, weights: str | None,
               item_type: str, cluster_type: str, prefix: str, schema: str | None,
               reuse_cells: bool = False, for_dbt: bool = False,
               roles: tuple[str, str] = ("base", "exp")) -> ScriptSpec:
+    refuse_files([(f"--{roles[0]}", base), (f"--{roles[1]}", exp), ("--weights", weights),
+                  ("--attributes", attributes)])
     target = get_dialect(dialect)
     if target.tables_need_schema and not schema and not for_dbt:
         raise click.UsageError(f"{target.title} tables live in a dataset: give --schema "
@@ -101,6 +103,18 @@ def make_spec(dialect: str, base: str, exp: str, weights: str | None,
                       missing_weight=missing_weight, item_type=item_type,
                       cluster_type=cluster_type, prefix=prefix, schema=schema,
                       reuse_cells=reuse_cells, roles=roles)
+
+
+def refuse_files(names: Sequence[tuple[str, str | None]]) -> None:
+    """A table name that is a file here (`--base base.csv`) is refused: the SQL would read
+    the table `csv` of the schema `base`, which a file user never means."""
+    for option, name in names:
+        if name and Path(name).is_file():
+            raise click.UsageError(
+                f"{option} {name} is a file, but the SQL reads tables of the warehouse "
+                f"(this would be the table {name!r}). Load the file into a table and give "
+                "the table's name, or run abcde on the files themselves (abcde impact, "
+                "sample-items, sample-pairs, evaluate: DuckDB reads CSV and Parquet).")
 
 
 def parse_runs(actual: Sequence[str]) -> list[tuple[str | None, str]]:
@@ -274,6 +288,7 @@ def sql_evaluate(out: str | None, overwrite: bool, truth: str, actual: tuple[str
     from abcde.warehouse.scripts import script_text
 
     runs = parse_runs(actual)
+    refuse_files([("--actual", t) for _, t in runs])
     spec = make_spec(base=truth, exp=runs[0][1], **options, roles=("truth", "actual"))
     parts = evaluate_pipelines(spec, runs)
     more = [(f"actual {n}", t) for (n, _, _), (_, t) in zip(parts[1:], runs[1:], strict=True)]
@@ -331,6 +346,7 @@ def dbt_cmd(out: str, size: int, seed: int, population: str, alpha: float | None
     dialects = list(dialect) or list(DIALECTS)
     spec = make_spec(dialect=dialects[0], **options, for_dbt=True)
     runs = tuple(parse_runs(actual))
+    refuse_files([("--truth", truth), *(("--actual", t) for _, t in runs)])
     files = dbt_project(spec, dialects, Path(out),
                         DbtRound(size=size, seed=seed, truth=truth, actual=runs,
                                  population=population, alpha=alpha, budget=budget,
