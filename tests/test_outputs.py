@@ -196,6 +196,18 @@ def test_an_input_inside_the_directory_is_never_replaced(
     assert snapshot(old)["a.txt"] == b"new a" and snapshot(old)["mine.txt"] == b"the user's"
 
 
+def test_an_input_the_output_replaces_anyway_is_refused_before_the_work(old: Path) -> None:
+    """An input that is an entry of `replaces` (an earlier output's file, read again as
+    an input) would be dropped whatever the run writes: refused before the work (the
+    body is not entered), not at the commit after it."""
+    before = snapshot(old)
+    for replaces in (["a.txt"], ["sub/"]):
+        with pytest.raises(InputError, match="is an input of this run"), \
+                output_dir(old, replaces=replaces, inputs=[old / "a.txt", old / "sub" / "s.txt"]):
+            pytest.fail("entered")
+        assert snapshot(old) == before and leftovers(old.parent) == []
+
+
 def test_an_input_file_is_never_a_target(tmp_path: Path) -> None:
     """By any name (another path, a link), before any work."""
     data = tmp_path / "base.csv"

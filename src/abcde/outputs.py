@@ -273,9 +273,9 @@ def output_dir(target: str | Path, *, replaces: Iterable[str] = (), option: str 
     Raises
     ------
     InputError
-        When the target is a file, or the temporary directory cannot be made (an
-        unwritable place), before the caller does any work; when the output would
-        replace an input, at the commit.
+        When the target is a file, the temporary directory cannot be made (an
+        unwritable place), or an input is an entry of `replaces`, before the caller does
+        any work; when a file the output writes would replace an input, at the commit.
     """
     inputs = list(inputs)
     if str(target) == "-":  # the shell's name for stdout (report --out -), not a name
@@ -287,6 +287,9 @@ def output_dir(target: str | Path, *, replaces: Iterable[str] = (), option: str 
     if target.exists() and not target.is_dir():
         raise InputError(f"{option} {given} exists and is not a directory",
                          hint=f"{option} names a directory (created if missing).")
+    # an input that the output replaces whatever it writes (an entry of `replaces`) is
+    # refused before the work; one that a file of the output's would replace, at the commit
+    _refuse_replaced_inputs(target, _matcher(replaces), inputs, option)
     existed = target.exists()
     inside = existed and (
         _holds_cwd(target) or os.path.ismount(target)
@@ -335,6 +338,17 @@ def _check_kinds(new: Path, old: Path, option: str, top: Path) -> None:
                 f"{'a directory' if was_dir else 'a file'} there, where this output writes "
                 f"{'a directory' if is_dir else 'a file'}; nothing was written",
                 hint=f"Move {there} away, or give {option} another directory.")
+
+
+def _refuse_replaced_inputs(target: Path, replaced: Callable[[str], bool],
+                            inputs: Sequence[Path], option: str) -> None:
+    if not inputs or not target.is_dir():
+        return
+    top = target.resolve()
+    for p in inputs:
+        real = p.resolve()
+        if top in real.parents and replaced(real.relative_to(top).as_posix()):
+            raise _refuse_input(option, target / real.relative_to(top), "the output")
 
 
 def _check_inputs(out: OutputDir, replaced: Callable[[str], bool], inputs: Sequence[Path],

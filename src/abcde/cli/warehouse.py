@@ -91,18 +91,20 @@ def make_spec(dialect: str, base: str, exp: str, weights: str | None,
               item_type: str, cluster_type: str, prefix: str, schema: str | None,
               reuse_cells: bool = False, for_dbt: bool = False,
               roles: tuple[str, str] = ("base", "exp")) -> ScriptSpec:
-    refuse_files([(f"--{roles[0]}", base), (f"--{roles[1]}", exp), ("--weights", weights),
-                  ("--attributes", attributes)])
     target = get_dialect(dialect)
     if target.tables_need_schema and not schema and not for_dbt:
         raise click.UsageError(f"{target.title} tables live in a dataset: give --schema "
                                "PROJECT.DATASET for the tables the SQL creates")
-    return ScriptSpec(base=base, exp=exp, weights=weights, attributes=attributes,
+    spec = ScriptSpec(base=base, exp=exp, weights=weights, attributes=attributes,
                       slicings=tuple(tuple(s) for s in parse_slicings(list(slice_by))),
                       columns=Columns(item_col, cluster_col, weight_col),
                       missing_weight=missing_weight, item_type=item_type,
                       cluster_type=cluster_type, prefix=prefix, schema=schema,
                       reuse_cells=reuse_cells, roles=roles)
+    # after the checks of the options themselves, which `abcde impact` shares
+    refuse_files([(f"--{roles[0]}", base), (f"--{roles[1]}", exp), ("--weights", weights),
+                  ("--attributes", attributes)])
+    return spec
 
 
 def refuse_files(names: Sequence[tuple[str, str | None]]) -> None:
