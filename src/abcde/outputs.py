@@ -277,7 +277,7 @@ def output_dir(target: str | Path, *, replaces: Iterable[str] = (), option: str 
         unwritable place), or an input is an entry of `replaces`, before the caller does
         any work; when a file the output writes would replace an input, at the commit.
     """
-    inputs = list(inputs)
+    inputs, replaced = list(inputs), _matcher(replaces)
     if str(target) == "-":  # the shell's name for stdout (report --out -), not a name
         raise InputError(f"{option} - would make a directory named '-': {option} names a "
                          "directory for several files, which cannot go to stdout",
@@ -289,7 +289,7 @@ def output_dir(target: str | Path, *, replaces: Iterable[str] = (), option: str 
                          hint=f"{option} names a directory (created if missing).")
     # an input that the output replaces whatever it writes (an entry of `replaces`) is
     # refused before the work; one that a file of the output's would replace, at the commit
-    _refuse_replaced_inputs(target, _matcher(replaces), inputs, option)
+    _refuse_replaced_inputs(target, replaced, inputs, option)
     existed = target.exists()
     inside = existed and (
         _holds_cwd(target) or os.path.ismount(target)
@@ -308,8 +308,8 @@ def output_dir(target: str | Path, *, replaces: Iterable[str] = (), option: str 
     out = OutputDir(target, tmp, inside)
     try:
         yield out
-        _check_inputs(out, _matcher(replaces), inputs, option)
-        _commit_dir(out, _matcher(replaces), existed, option)
+        _refuse_replaced_inputs(target, replaced, inputs, option, written=tmp)
+        _commit_dir(out, replaced, existed, option)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         _remove_dirs(created)
@@ -341,30 +341,20 @@ def _check_kinds(new: Path, old: Path, option: str, top: Path) -> None:
 
 
 def _refuse_replaced_inputs(target: Path, replaced: Callable[[str], bool],
-                            inputs: Sequence[Path], option: str) -> None:
+                            inputs: Sequence[Path], option: str,
+                            written: Path | None = None) -> None:
+    """Refuse an output that would drop (an entry `replaces` names) or, once `written`
+    holds its files, replace (a file of the same name) an input file inside the target."""
     if not inputs or not target.is_dir():
         return
     top = target.resolve()
     for p in inputs:
         real = p.resolve()
-        if top in real.parents and replaced(real.relative_to(top).as_posix()):
-            raise _refuse_input(option, target / real.relative_to(top), "the output")
-
-
-def _check_inputs(out: OutputDir, replaced: Callable[[str], bool], inputs: Sequence[Path],
-                  option: str) -> None:
-    """Refuse a commit that would replace (a file of the same name written) or drop (an
-    entry `replaces` names) an input file inside the target."""
-    if not inputs or not out.target.exists():
-        return
-    top = out.target.resolve()
-    for p in inputs:
-        real = p.resolve()
         if top not in real.parents:
             continue
         rel = real.relative_to(top)
-        if (out.path / rel).exists() or replaced(rel.as_posix()):
-            raise _refuse_input(option, out.target / rel, "the output")
+        if replaced(rel.as_posix()) or (written is not None and (written / rel).exists()):
+            raise _refuse_input(option, target / rel, "the output")
 
 
 def _commit_dir(out: OutputDir, replaced: Callable[[str], bool], existed: bool,

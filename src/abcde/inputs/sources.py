@@ -7,6 +7,7 @@ specification; row-level checks run in SQL: `abcde.inputs.checks`.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -49,6 +50,14 @@ class Source:
     index: tuple[str, ...] = ()  # the names of a pandas DataFrame's index (not read)
     pandas: bool = False  # a pandas DataFrame (hints say what to do in pandas)
 
+    @functools.cached_property
+    def repeated_header(self) -> dict[str, list[int]]:
+        """The names a CSV's header holds more than once (`repeated_header_names`), read
+        once for every column `require` checks."""
+        if self.fmt != "csv" or self.path is None:
+            return {}
+        return repeated_header_names(self.path)
+
     def category(self, column: str) -> TypeCategory:
         return categorise(self.columns[column])
 
@@ -61,16 +70,15 @@ class Source:
         inputs the option names a column of; those that have it make the hint say to
         rename this one's, since changing the option would lose theirs."""
         if column in self.columns:
-            if self.fmt == "csv" and self.path is not None:
-                twice = repeated_header_names(self.path).get(column.strip().lower())
-                if twice:
-                    # an export of a join (item_id,cluster_id,cluster_id): which one?
-                    raise InputError(
-                        f"the header names column {column!r} {len(twice)} times (fields "
-                        f"{', '.join(map(str, twice))}, names compared ignoring case); "
-                        "only the first would be read", table=self.label, column=column,
-                        hint="Rename or drop the others, so that the header names each "
-                             "column once.")
+            twice = self.repeated_header.get(column.strip().lower())
+            if twice:
+                # an export of a join (item_id,cluster_id,cluster_id): which one?
+                raise InputError(
+                    f"the header names column {column!r} {len(twice)} times (fields "
+                    f"{', '.join(map(str, twice))}, names compared ignoring case); "
+                    "only the first would be read", table=self.label, column=column,
+                    hint="Rename or drop the others, so that the header names each "
+                         "column once.")
             return
         if self.fmt == "csv" and self.path is not None:
             # a malformed CSV is sniffed as one column per line: say what is wrong
@@ -233,23 +241,23 @@ def _one_type_per_column(frame: Any, label: str, id_columns: Sequence[str]) -> A
     frame = frame.copy(deep=False)  # the caller's frame is left as it was
     for column in mixed:
         values = [_plain(v) for v in frame[column].tolist()]
-        present = [v for v in values if _missing(v) is not None]
+        present = [v for v in values if missing_as_none(v) is not None]
         if column in id_columns:
             _check_ids(present, label, str(column))
         if not all(isinstance(v, SCALARS) for v in present):
             continue  # lists, dicts, dates: the engine reads (or refuses) them as before
         if all(isinstance(v, int | float | Decimal) and not isinstance(v, bool)
                for v in present):
-            frame[column] = [None if _missing(v) is None else float(v) for v in values]
+            frame[column] = [None if missing_as_none(v) is None else float(v) for v in values]
             frame[column] = frame[column].astype("float64")
         else:
-            frame[column] = [None if _missing(v) is None else str(v) for v in values]
+            frame[column] = [None if missing_as_none(v) is None else str(v) for v in values]
     return frame
 
 
-def _missing(value: Any) -> Any:
-    """None for a missing value of a pandas column (None, NaN, pd.NA, NaT), else the
-    value."""
+def missing_as_none(value: Any) -> Any:
+    """None for a missing value of a pandas column (None, a float NaN, pd.NA, NaT), as
+    a file's NULL reads; else the value."""
     if value is None or (isinstance(value, float) and value != value):
         return None
     return None if type(value).__name__ in ("NAType", "NaTType") else value

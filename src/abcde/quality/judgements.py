@@ -53,6 +53,7 @@ from typing import Any
 
 from abcde.errors import InputError, Shown
 from abcde.inputs.records import CSV_SUFFIXES, JSONL_SUFFIXES, read_records, record_suffix
+from abcde.inputs.sources import missing_as_none
 from abcde.sampling.manifest import parse_sample_id
 
 VERDICTS = ("equivalent", "not_equivalent", "unknown")
@@ -673,7 +674,7 @@ def read_truth(truth: Any, item_col: str = "item_id",
     docs/method.md §8.1 (a ground truth as the judge).
     """
     if isinstance(truth, Mapping):
-        return {k: _truth_cluster(v) for k, v in truth.items()}
+        return {k: missing_as_none(v) for k, v in truth.items()}
     table = table_columns(truth, "truth")
     if table is not None:
         missing = [c for c in (item_col, cluster_col) if c not in table]
@@ -721,7 +722,7 @@ def _read_truth_file(path: Path, item_col: str, cluster_col: str) -> dict[Any, A
         engine.close()
     out: dict[Any, Any] = {}
     for row in rows:
-        item, cluster = row["i"], _truth_cluster(row["c"])
+        item, cluster = row["i"], missing_as_none(row["c"])
         if item in out and out[item] != cluster:
             raise InputError(f"truth file {path}: item in two clusters",
                              column=item_col, examples=[item],
@@ -761,17 +762,7 @@ def table_columns(table: Any, where: str) -> dict[str, list[Any]] | None:
                             else table[c].tolist()) for c in names}
     else:
         return None
-    return {str(c): [_truth_cluster(v) for v in values] for c, values in raw.items()}
-
-
-def _truth_cluster(value: Any) -> Any:
-    """A truth cluster as the judge compares it: None for a missing one (None, a float
-    NaN, pandas' NA or NaT), which makes the item's pairs unknown (docs/method.md §8.1)."""
-    if value is None or (isinstance(value, float) and math.isnan(value)):
-        return None
-    if type(value).__name__ in ("NAType", "NaTType"):
-        return None
-    return value
+    return {str(c): [missing_as_none(v) for v in values] for c, values in raw.items()}
 
 
 def truth_judge(truth: Mapping[Any, Any]) -> Judge:
