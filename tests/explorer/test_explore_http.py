@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import html
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -178,22 +179,23 @@ def test_user_values_in_an_error_are_isolated_and_escaped_once(client: TestClien
             "number; <bdi>first_draw</bdi> is a BIGINT column") in page
 
 
+def variant_client(item_sample: Path, path: Path, select: str) -> TestClient:
+    """A client of the page of a copy of the session's sample made by `select` (the
+    sample as {sample}), written to `path` beside the sample's manifest."""
+    source = f"read_parquet('{item_sample}')"
+    duck(f"COPY ({select.format(sample=source)}) TO '{path}'")
+    shutil.copy(f"{item_sample}.manifest.json", f"{path}.manifest.json")
+    return TestClient(explore_app(path, TOKEN, allowed_hosts("127.0.0.1", 8000)),
+                      base_url="http://127.0.0.1:8000")
+
+
 def test_not_equal_keeps_the_none_group(item_sample: Path, tmp_path: Path) -> None:
     """`provenance != crawl` leaves out crawl only: the items without a provenance (the
     group "(none)" the page shows) stay, as every other group does. SQL's `<>` dropped
     them with crawl."""
-    import shutil
-
-    import duckdb
-
-    holes = tmp_path / "holes.parquet"
-    con = duckdb.connect()
-    con.execute(f"COPY (SELECT * REPLACE (CASE WHEN country = 'US' THEN NULL "
-                f"ELSE provenance END AS provenance) FROM read_parquet('{item_sample}')) "
-                f"TO '{holes}'")
-    shutil.copy(f"{item_sample}.manifest.json", f"{holes}.manifest.json")
-    client = TestClient(explore_app(holes, TOKEN, allowed_hosts("127.0.0.1", 8000)),
-                        base_url="http://127.0.0.1:8000")
+    client = variant_client(item_sample, tmp_path / "holes.parquet",
+                            "SELECT * REPLACE (CASE WHEN country = 'US' THEN NULL ELSE "
+                            "provenance END AS provenance) FROM {sample}")
     every = {g["provenance"]: g["draws"] for g in client.get(
         "/api/groups", params=q(group_by="provenance", top="200")).json()["groups"]}
     assert None in every and "crawl" in every
@@ -208,20 +210,12 @@ def test_groups_of_a_date_attribute_as_json(item_sample: Path, tmp_path: Path) -
     """A DATE (or TIMESTAMP, INTERVAL, UUID) attribute's groups come back from /api/groups
     as text, as `explore --format json` prints them, and each taken back as a filter value
     gets its group again. JSONResponse's encoder refused a date: a 500."""
-    import shutil
-
-    import duckdb
-
     dated = tmp_path / "dated.parquet"
-    con = duckdb.connect()
-    con.execute(f"COPY (SELECT *, CASE WHEN country = 'US' THEN DATE '2024-01-31' ELSE "
-                f"DATE '2023-12-01' END AS taken FROM read_parquet('{item_sample}')) "
-                f"TO '{dated}'")
-    shutil.copy(f"{item_sample}.manifest.json", f"{dated}.manifest.json")
-    want = dict(con.execute(f"SELECT CAST(taken AS VARCHAR), SUM(draw_count) FROM "
-                            f"read_parquet('{dated}') GROUP BY ALL").fetchall())
-    client = TestClient(explore_app(dated, TOKEN, allowed_hosts("127.0.0.1", 8000)),
-                        base_url="http://127.0.0.1:8000")
+    client = variant_client(item_sample, dated,
+                            "SELECT *, CASE WHEN country = 'US' THEN DATE '2024-01-31' ELSE "
+                            "DATE '2023-12-01' END AS taken FROM {sample}")
+    want = dict(duck(f"SELECT CAST(taken AS VARCHAR), SUM(draw_count) FROM "
+                     f"read_parquet('{dated}') GROUP BY ALL"))
     r = client.get("/api/groups", params=q(group_by="taken", top="200"))
     assert r.status_code == 200 and r.headers["content-type"] == "application/json"
     got = {g["taken"]: g["draws"] for g in r.json()["groups"]}
