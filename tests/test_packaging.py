@@ -83,6 +83,30 @@ def test_python_dash_m_abcde_runs_the_cli(tmp_path: Path) -> None:
     assert '"split_rate": 0.5' in run.stdout
 
 
+def test_evaluate_of_one_run_does_not_import_numpy() -> None:
+    """`abcde evaluate` of one run (files in, JSON out) computes everything in the engine:
+    numpy, which only the parametric UIR between runs and the score tables of `abcde uir`
+    need, is not imported (~0.06-0.1 s of its start-up, in issue 16's evaluate target).
+    Two runs fit the parametric UIR, so they do import it."""
+    examples = ROOT / "examples"
+    code = ("import runpy, sys\n"
+            "sys.argv = ['abcde', 'evaluate', '--truth', {truth!r}, {actual}"
+            " '--weights', {weights!r}, '--format', 'json']\n"
+            "try:\n"
+            "    runpy.run_module('abcde', run_name='__main__')\n"
+            "except SystemExit as stop:\n"
+            "    assert not stop.code, stop.code\n"
+            "print('numpy' in sys.modules, file=sys.stderr)\n")
+    truth, weights = str(examples / "truth.csv"), str(examples / "weights.csv")
+    for actual, imported in ((["base.csv"], "False"), (["base.csv", "exp.csv"], "True")):
+        runs = "".join(f"'--actual', {str(examples / a)!r}," for a in actual)
+        run = subprocess.run([sys.executable, "-c", code.format(
+            truth=truth, actual=runs, weights=weights)], capture_output=True, text=True)
+        assert run.returncode == 0, run.stderr
+        assert '"adjusted_rand_index"' in run.stdout
+        assert run.stderr.strip().splitlines()[-1] == imported, (actual, run.stderr)
+
+
 def test_pure_python_sqlglot_writes_the_same_sql(tmp_path: Path) -> None:
     """The `fast` extra runs sqlglot's compiled build (sqlglotc: extension modules inside
     the sqlglot package, taking the place of its .py files); without it, as on Python

@@ -40,7 +40,6 @@ from abcde.evaluation.uir import (
     uir,
     uir_summary,
 )
-from abcde.evaluation.uir_parametric import parametric_uir
 
 __all__ = ["compare_runs", "evaluate_uir_summary", "shared_cases", "uir_report"]
 
@@ -139,6 +138,9 @@ def compare_runs(a: RunResult, b: RunResult, metrics: Sequence[str] | None,
         "n_cases": res.n_cases,
         "cases_excluded": len(every) - len(shared),
         "reading": interpret_uir(res, names=(b.name, a.name))}
+    # numpy's fit, imported only when two runs are compared (not by one evaluated run)
+    from abcde.evaluation.uir_parametric import parametric_uir
+
     try:
         p = parametric_uir(case_differences(sb, sa, metrics, rel_tol=rel_tol,
                                             names=(b.name, a.name)), metrics=metrics)
@@ -289,6 +291,8 @@ def uir_report(path: str | Path, metrics: Sequence[str], tol: float = 0.0, *,
     689–718, §2.1 (F_α), §4.2 (UIR), §6.3 (threshold), §6.4 (reference systems), §8
     (parametric UIR). docs/method.md §9.
     """
+    from abcde.evaluation.uir_parametric import parametric_uir  # numpy (see compare_runs)
+
     metrics = list(metrics)
     try:
         if not metrics:

@@ -16,15 +16,17 @@ Artificial Intelligence Research* 42 (2011) 689–718. doi:10.1613/jair.3401.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from operator import itemgetter
 from pathlib import Path
-from typing import Any, NamedTuple
-
-import numpy as np
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from abcde.errors import InputError
 from abcde.inputs.records import Records, read_records
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "CaseScores",
@@ -109,7 +111,9 @@ def finite_score(value: object, where: str) -> float:
     ----------
     docs/method.md §9.1 (one finite score per system, case and metric).
     """
-    if isinstance(value, bool) or not isinstance(value, (int, float, np.integer, np.floating)):
+    # numbers.Real holds int, float and numpy's numbers (numpy registers them): numpy is
+    # imported only where arrays are built, which `abcde evaluate` of one run never does
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise UirInputError(f"{where}: value {value!r} is not a number")
     out = float(value)
     if not math.isfinite(out):
@@ -201,6 +205,8 @@ def _plain(keys: Iterable[object]) -> bool:
 
 def _codes(keys: Sequence[Hashable]) -> tuple[list[Hashable], np.ndarray]:
     """The distinct keys in order of first appearance, and each key's index among them."""
+    import numpy as np
+
     lookup = {k: i for i, k in enumerate(dict.fromkeys(keys))}
     return list(lookup), np.fromiter(map(lookup.__getitem__, keys), dtype=np.int64,
                                      count=len(keys))
@@ -209,6 +215,8 @@ def _codes(keys: Sequence[Hashable]) -> tuple[list[Hashable], np.ndarray]:
 def _pivot_fast(rows: list[Sequence[object]], metrics: tuple[str, ...]) -> ScoreTable | None:
     """`_pivot_loop`'s table in array operations (a large evaluate has 10^6 rows), or
     None when the rows would be refused or hold keys whose equal values differ."""
+    import numpy as np
+
     if not rows or set(map(len, rows)) != {4}:
         return None
     systems, cases, names, values = (list(map(itemgetter(k), rows)) for k in range(4))

@@ -46,8 +46,7 @@ import math
 import sys
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
-
-import numpy as np
+from typing import TYPE_CHECKING
 
 from abcde.evaluation.scores import (
     Case,
@@ -60,6 +59,9 @@ from abcde.evaluation.scores import (
     examples_text,
     finite_score,
 )
+
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = [
     "ALPHA_SWEEP",
@@ -283,6 +285,8 @@ def case_differences(
     unanimous improvement ratio and its application to clustering tasks. JAIR 42 (2011)
     689–718, §8 (parametric UIR). docs/method.md §9.2, §9.6.
     """
+    import numpy as np  # here: one evaluated run never fits the parametric UIR
+
     metrics = check_metrics(metrics)
     _check_tolerances(tol, rel_tol)
     a = _validated_case_table(scores_a, metrics, names[0])
