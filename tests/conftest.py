@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+from server_guard import guard, release
 
 from abcde.engines import Engine
 
@@ -84,12 +85,15 @@ def postgres_dsn() -> Iterator[str]:
         shutil.chown(sock, "postgres", "postgres")
     port = _free_port()
 
-    def run(*args: str) -> None:
+    def command(*args: object) -> list[str]:
         cmd = [str(a) for a in args]
         if as_root:
             cmd = ["su", "postgres", "-s", "/bin/sh", "-c",
                    " ".join(f"'{c}'" for c in cmd)]
-        subprocess.run(cmd, check=True, capture_output=True, timeout=120)
+        return cmd
+
+    def run(*args: object) -> None:
+        subprocess.run(command(*args), check=True, capture_output=True, timeout=120)
 
     try:
         run(pg_bin / "initdb", "-D", data, "-U", "postgres", "--auth=trust", "-E", "UTF8",
@@ -100,9 +104,13 @@ def postgres_dsn() -> Iterator[str]:
         log = data / "log"
         pytest.fail(f"cannot start PostgreSQL: {err.stderr.decode(errors='replace')}"
                     + (log.read_text(errors="replace") if log.exists() else ""))
+    # pg_ctl daemonises the server: a killed test run would leave it running
+    watch = guard(commands=[command(pg_bin / "pg_ctl", "-D", data, "-m", "immediate", "-w",
+                                    "stop")], remove=[data, sock])
     try:
         yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
     finally:
+        release(watch)
         with contextlib.suppress(Exception):
             run(pg_bin / "pg_ctl", "-D", data, "-m", "fast", "-w", "stop")
         shutil.rmtree(data, ignore_errors=True)
@@ -160,6 +168,7 @@ def spark_connect_url() -> Iterator[str]:
     log = (work / "server.log").open("wb")
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT, cwd=work, env=env,
                             start_new_session=True)
+    watch = guard(killpg=proc.pid, remove=[work])  # its own group: not killed with pytest
     try:
         deadline = time.monotonic() + 180
         while True:
@@ -174,6 +183,7 @@ def spark_connect_url() -> Iterator[str]:
             time.sleep(0.5)
         yield f"sc://127.0.0.1:{port}"
     finally:
+        release(watch)
         with contextlib.suppress(ProcessLookupError):
             os.killpg(proc.pid, signal.SIGTERM)
         try:
