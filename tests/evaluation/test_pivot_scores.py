@@ -191,3 +191,11 @@ def test_a_dataframe_or_arrow_score_table_is_read_by_column_name() -> None:
         assert got.matrix["b"]["a"] == 0.5
     with pytest.raises(UirInputError, match="lacks value"):
         uir_summary(frame.rename(columns={"value": "score"}), ["p"])
+    # two `value` columns: "value 'value' is not a number" named neither the column nor
+    # what was wrong; the Arrow table kept one of them without a word
+    twice = frame.assign(extra=frame["value"] * 0)
+    twice.columns = ["system", "case", "metric", "value", "value"]
+    for table in (twice, pa.Table.from_arrays([pa.array(twice.iloc[:, k].tolist())
+                                               for k in range(5)], names=list(twice.columns))):
+        with pytest.raises(UirInputError, match="'value' are repeated"):
+            uir_summary(table, ["p"])

@@ -150,6 +150,26 @@ def test_judgements_and_truth_as_tables(sample_dir: Path, tmp_path: Path) -> Non
             estimate(sample_dir, **kwargs)
 
 
+def test_a_table_with_a_repeated_column_name_is_refused(sample_dir: Path) -> None:
+    """An Arrow table of judgements with two `verdict` columns read the last one only
+    (to_pydict keeps one value per name) and estimated from it without a word; it is
+    refused naming the column, as a DataFrame's repeated names are."""
+    import pandas as pd
+    import pyarrow as pa
+
+    rows = _judged(sample_dir, TRUTH)
+    ids = [str(r["pair_id"]) for r in rows]
+    verdicts = [r["verdict"] for r in rows]
+    table = pa.Table.from_arrays([pa.array(ids), pa.array(verdicts),
+                                  pa.array(["unknown"] * len(ids))],
+                                 names=["pair_id", "verdict", "verdict"])
+    frame = pd.DataFrame({"pair_id": ids, "v": verdicts, "w": verdicts})
+    frame.columns = ["pair_id", "verdict", "verdict"]
+    for judgements in (table, frame):
+        with pytest.raises(InputError, match="'verdict' are repeated"):
+            estimate(sample_dir, judgements=judgements)
+
+
 def test_a_sample_that_is_no_pair_sample_is_refused() -> None:
     """estimate(abcde.sample_items(...)) or estimate(None) raised a TypeError about
     paths; each is an InputError saying a pair sample is wanted and what to give."""

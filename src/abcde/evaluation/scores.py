@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from abcde.errors import InputError
+from abcde.inputs.frames import table_columns
 from abcde.inputs.records import Records, read_records
 
 if TYPE_CHECKING:
@@ -366,19 +367,18 @@ def _table_rows(scores: Any) -> list[tuple[Any, ...]] | None:
     by column name; None for anything else."""
     if isinstance(scores, Mapping):
         return None
-    if hasattr(scores, "column_names"):  # pyarrow.Table
-        names = list(scores.column_names)
-    elif hasattr(scores, "columns") and hasattr(scores, "to_numpy"):  # pandas, polars
-        names = [str(c) for c in scores.columns]
-    else:
+    try:
+        table = table_columns(scores, "the score table")
+    except InputError as err:
+        raise UirInputError(str(err)) from None
+    if table is None:
         return None
+    names = list(table)
     missing = [c for c in _COLUMNS if c not in names]
     if missing:
         raise UirInputError(f"a score table needs the columns {', '.join(_COLUMNS)}; it "
                             f"lacks {', '.join(missing)} (its columns: {', '.join(names)})")
-    columns = [scores[c].to_pylist() if hasattr(scores[c], "to_pylist") else
-               list(scores[c].to_list() if hasattr(scores[c], "to_list") else scores[c])
-               for c in _COLUMNS]
+    columns = [table[c] for c in _COLUMNS]
     return list(zip(*columns, strict=True))
 
 

@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 from abcde.errors import InputError, Shown
+from abcde.inputs.frames import table_columns as frame_columns
 from abcde.inputs.records import CSV_SUFFIXES, JSONL_SUFFIXES, read_records, record_suffix
 from abcde.inputs.sources import missing_as_none
 from abcde.sampling.manifest import parse_sample_id
@@ -751,18 +752,10 @@ def table_columns(table: Any, where: str) -> dict[str, list[Any]] | None:
     ----------
     docs/method.md §8.1.
     """
-    if hasattr(table, "to_pydict"):  # pyarrow.Table
-        raw = table.to_pydict()
-    elif hasattr(table, "columns") and hasattr(table, "to_numpy") \
-            and hasattr(table, "__getitem__"):  # pandas, polars
-        names = list(table.columns)
-        if len(set(map(str, names))) < len(names):
-            raise InputError(f"{where}: a column name is repeated: {names}")
-        raw = {str(c): list(table[c].to_list() if hasattr(table[c], "to_list")
-                            else table[c].tolist()) for c in names}
-    else:
+    raw = frame_columns(table, where)
+    if raw is None:
         return None
-    return {str(c): [missing_as_none(v) for v in values] for c, values in raw.items()}
+    return {c: [missing_as_none(v) for v in values] for c, values in raw.items()}
 
 
 def truth_judge(truth: Mapping[Any, Any]) -> Judge:
