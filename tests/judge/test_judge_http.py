@@ -558,3 +558,36 @@ def test_user_values_in_the_panels_messages_are_isolated(base_sample: Path,
     assert (f'<p class="muted"><bdi>{where}</bdi>: manifest slices by <bdi>&#39;\u05d0'
             "\\u202ea&amp;b&#39;</bdi> but draws have no such column") in page
     assert "&amp;amp;" not in page and "&amp;#39;" not in page
+
+
+def test_a_hand_made_pair_id_with_a_slash_is_served(sample_dir: Path) -> None:
+    """Pair ids written by hand (not by sample-pairs) may hold a `/`: the page of such a
+    pair answered 404 (the route took one path segment), so the judge could never see
+    it. Every pair is now reached from `/`, judged, and shown with its verdict."""
+    from urllib.parse import quote
+
+    path = sample_dir / "questions.jsonl"
+    ids = ["batch/7", "a/../b", "x/", "/lead", "q?x=1#f", "50%/2"]
+    rows = [json.loads(x) for x in path.read_text().splitlines()][:len(ids)]
+    for row, pid in zip(rows, ids, strict=True):
+        row["pair_id"] = pid
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    c, session, token = make_client(sample_dir)
+    assert sorted(session.sample.pair_ids) == sorted(ids)
+    for pid in ids:
+        r = c.get(f"/pair/{quote(pid, safe='')}?token={token}")
+        assert r.status_code == 200, (pid, r.status_code)
+        assert f'<input type="hidden" name="pair_id" value="{pid}">' in r.text
+    seen = []
+    where = c.get(f"/?token={token}").headers["location"]
+    while not where.startswith("/done"):
+        page = c.get(where)
+        assert page.status_code == 200, where
+        pid = re.search(r'name="pair_id" value="([^"]*)"', page.text).group(1)
+        seen.append(pid)
+        where = c.post(f"/verdict?token={token}",
+                       data={"pair_id": pid, "verdict": "unknown"}).headers["location"]
+    assert sorted(seen) == sorted(ids)
+    assert sorted(x["pair_id"] for x in log_lines(sample_dir)) == sorted(ids)
+    page = c.get(f"/pair/{quote('batch/7', safe='')}?token={token}").text
+    assert "Your verdict: <strong>unknown</strong>" in page

@@ -245,7 +245,9 @@ def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
                              "next_pair": session.next_pair(snap)})
 
     routes = [Route("/", home, methods=["GET", "HEAD"]),
-              Route("/pair/{pair_id}", pair_page, methods=["GET", "HEAD"]),
+              # :path — a hand-made pair id may hold a "/" (sent as %2F, decoded before
+              # routing), which a one-segment parameter answered with 404
+              Route("/pair/{pair_id:path}", pair_page, methods=["GET", "HEAD"]),
               Route("/verdict", verdict, methods=["POST"]),
               Route("/undo", undo, methods=["POST"]),
               Route("/done", done, methods=["GET", "HEAD"]),
