@@ -591,3 +591,40 @@ def test_a_hand_made_pair_id_with_a_slash_is_served(sample_dir: Path) -> None:
     assert sorted(x["pair_id"] for x in log_lines(sample_dir)) == sorted(ids)
     page = c.get(f"/pair/{quote('batch/7', safe='')}?token={token}").text
     assert "Your verdict: <strong>unknown</strong>" in page
+
+
+@pytest.mark.parametrize(("length", "status"), [
+    *((x, 400) for x in ("\u00b2", "1\u00b3", "+5", " 5", "5 ", "-1", "0x10", "")),
+    ("9" * 5000, 413), ("0" * 5000 + "7", 200)])
+def test_a_content_length_not_of_ascii_digits_is_400(sample_dir: Path, length: str,
+                                                     status: int) -> None:
+    """The guard took any str.isdigit() length: a superscript two ("²", a digit to
+    Python, which int() refuses) raised in the guard, an internal error (500) with a
+    traceback, and so did a length of 5000 digits (int() refuses over 4300). A
+    Content-Length must be ASCII digits (RFC 9110 §8.6): anything else is 400 before a
+    route runs, whatever the HTTP server in front let through; a huge one is 413."""
+    import asyncio
+
+    c, _, token = make_client(sample_dir)
+    sent: list[dict] = []
+
+    async def receive() -> dict:
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    async def send(message: dict) -> None:
+        sent.append(message)
+
+    scope = {"type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1",
+             "method": "POST", "scheme": "http", "path": "/undo", "raw_path": b"/undo",
+             "root_path": "", "query_string": f"token={token}".encode(),
+             "server": ("127.0.0.1", PORT), "client": ("127.0.0.1", 50000),
+             "headers": [(b"host", f"127.0.0.1:{PORT}".encode()),
+                         (b"content-length", length.encode("latin-1"))]}
+    asyncio.run(c.app(scope, receive, send))
+    assert sent[0]["type"] == "http.response.start"
+    if status == 200:  # leading zeros: a length of 7, within the limit; the route runs
+        assert sent[0]["status"] == 303
+        return
+    assert sent[0]["status"] == status
+    assert (b"bad Content-Length" if status == 400 else b"Too Large") in sent[1]["body"]
+    assert not (sample_dir / "verdicts.jsonl").exists()

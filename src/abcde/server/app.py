@@ -51,6 +51,7 @@ TOKEN_PARAM = "token"
 TOKEN_HEADER = "x-abcde-token"
 MAX_BODY = 16 * 1024  # bytes: a form with a pair id and a verdict is ~100
 LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+_ASCII_DIGITS = re.compile(r"[0-9]+")
 DEFAULT_CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self'; "
                "form-action 'self'; base-uri 'none'; frame-ancestors 'none'")
 
@@ -161,9 +162,13 @@ class GuardMiddleware:
                          "or Referer is not this server's)")
         length = headers.get("content-length")
         if length is not None:
-            if not length.isdigit():
+            # ASCII digits only (RFC 9110 §8.6): str.isdigit() also takes "²", which
+            # int() refuses, as it refuses over 4300 digits; neither may raise here
+            if not _ASCII_DIGITS.fullmatch(length):
                 return 400, "400 Bad Request: bad Content-Length"
-            if int(length) > self.guard.max_body:
+            digits = length.lstrip("0")
+            if len(digits) > len(str(self.guard.max_body)) or \
+                    int(digits or "0") > self.guard.max_body:
                 return 413, "413 Payload Too Large"
         return None
 
