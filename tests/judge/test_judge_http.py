@@ -628,3 +628,26 @@ def test_a_content_length_not_of_ascii_digits_is_400(sample_dir: Path, length: s
     assert sent[0]["status"] == status
     assert (b"bad Content-Length" if status == 400 else b"Too Large") in sent[1]["body"]
     assert not (sample_dir / "verdicts.jsonl").exists()
+
+
+def test_plain_text_of_image_and_link_columns_is_marked_when_it_differs(
+        sample_dir: Path) -> None:
+    """A value of an --image-col/--link-col column that is no web address is shown as
+    text, but was never marked as differing (only two images or two links are compared
+    by eye): "no image" beside "pending" looked the same as two equal values."""
+    path = sample_dir / "questions.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    rows[0].update(thumb_1="no image", thumb_2="pending", page_1="n/a", page_2="n/a")
+    rows[1].update(thumb_1="no image", page_1=None)  # beside an image, a link
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    c, _, token = make_client(sample_dir, image_cols=("thumb",), link_cols=("page",))
+
+    def marks(pid: object) -> dict[str, str]:
+        page = c.get(f"/pair/{pid}?token={token}").text
+        return dict((name, kind) for kind, name in re.findall(
+            r'<tr class="(\w+)">\s*<th scope="row"><bdi>(\w+)</bdi>', page))
+
+    first, second, third = (marks(r["pair_id"]) for r in rows[:3])
+    assert (first["thumb"], first["page"]) == ("differs", "same")
+    assert (second["thumb"], second["page"]) == ("differs", "differs")
+    assert (third["thumb"], third["page"]) == ("same", "same")  # two images, two links

@@ -193,12 +193,16 @@ def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
         listing = session.assignment.listing(mine, others)
         kinds = {**{a: "image" for a in options.image_cols},
                  **{a: "link" for a in options.link_cols}}
-        # Differing text is highlighted; images and links are compared by eye (their
-        # addresses differ between any two items).
-        rows = [{"name": name, "a": cell(a, kinds.get(name, "text")),
-                 "b": cell(b, kinds.get(name, "text")),
-                 "differs": name not in kinds and differs(a, b)}
-                for name, a, b in q.attributes]
+        rows = []
+        for name, a, b in q.attributes:
+            shown = cell(a, kinds.get(name, "text")), cell(b, kinds.get(name, "text"))
+            # Differing values are highlighted, except two images or two links: those
+            # are compared by eye (their addresses differ between any two items). A
+            # value of an image or link column that is no web address is shown as text,
+            # and compared as text.
+            by_eye = all(c.kind in ("image", "link") for c in shown)
+            rows.append({"name": name, "a": shown[0], "b": shown[1],
+                         "differs": not by_eye and differs(a, b)})
         prev_pid = session.assignment.neighbour(pid, -1, mine, others)
         next_pid = session.assignment.neighbour(pid, +1, mine, others)
         return render(
