@@ -494,3 +494,31 @@ def test_line_breaks_and_spaces_of_a_value_are_shown(
     assert "differs" in row.get_attribute("class").split()
     shown = [td.text for td in row.find_elements(By.TAG_NAME, "td")]  # as rendered
     assert shown == ["12 Main St\nSpringfield", "12  Main St Springfield"]
+
+
+def test_the_keys_open_on_the_done_page(sample_dir: Path, servers: list[Server],
+                                        browser_factory: Any) -> None:
+    """`?` shows the keys on every page: on the done page it did nothing (the key was
+    tied to the pair page's Keys button), while the page's own moves have keys too."""
+    path = sample_dir / "questions.jsonl"
+    path.write_text("".join(path.read_text().splitlines(keepends=True)[:2]))
+    server = start_server(sample_dir, "--judge", "ana")
+    servers.append(server)
+    d = browser_factory()
+    d.get(server.url)
+    judge_by_truth(d, sample_dir, 2)
+    assert page_pair(d) is None and "Nothing left for you to judge" in d.page_source
+    help_box = d.find_element(By.ID, "help")
+    assert not help_box.is_displayed()
+    press(d, "?", navigates=False)
+    assert help_box.is_displayed() and "undo your last verdict" in help_box.text
+    screenshot(d, "judge-done-help.png")
+    press(d, Keys.ESCAPE, navigates=False)
+    assert not help_box.is_displayed()
+    d.find_element(By.ID, "help-button").click()  # and by the mouse, as on a pair
+    assert help_box.is_displayed()
+    press(d, "?", navigates=False)
+    assert not help_box.is_displayed()
+    press(d, "z")  # the page's keys still work: undo shows the last pair again
+    assert page_pair(d) is not None and log(sample_dir)[-1]["verdict"] is None
+    assert console_errors(d) == []

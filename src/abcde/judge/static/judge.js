@@ -46,10 +46,11 @@
     if (t && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName))) { return; }
     var key = keyName(event);
     if (key === "escape") { toggleHelp(false); return; }
+    // every page has the keys (#help), not every page a button for them
+    if (key === "?") { event.preventDefault(); toggleHelp(); return; }
     var el = target(key);
     if (!el) { return; }
     event.preventDefault();
-    if (el.id === "help-button") { toggleHelp(); return; }
     if (sending || event.repeat) { return; }
     el.click();
   });
