@@ -20,7 +20,7 @@ from abcde.engines.files import (
     create_table,
     csv_problem,
     file_format,
-    file_source,
+    read_source,
     strict_csv_problem,
 )
 from abcde.errors import EngineError, InputError, ResourceError, WorkspaceBusy
@@ -251,7 +251,7 @@ class DuckDBEngine(Engine):
 
     def register_file(self, name: str, path: Path, fmt: str,
                       string_columns: Sequence[str] = ()) -> None:
-        source = file_source(path, fmt, string_columns)
+        source = read_source(self.con, path, fmt, string_columns)
         self._drop(name)
         self.execute(f"CREATE TEMP VIEW {ident(name)} AS SELECT * FROM {source}")
 

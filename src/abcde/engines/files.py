@@ -53,6 +53,38 @@ def file_source(path: Path, fmt: str, string_columns: Sequence[str] = ()) -> str
     raise EngineError(f"{path}: unsupported file format {fmt!r} (use CSV or Parquet)")
 
 
+def read_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: str,
+                string_columns: Sequence[str] = ()) -> str:
+    """`file_source` as the engines read a file: `string_columns`, and the CSV's columns
+    of worded booleans (`worded_booleans`, found on `con`), read as text."""
+    if fmt == "csv":
+        string_columns = (*string_columns, *worded_booleans(con, path, string_columns))
+    return file_source(path, fmt, string_columns)
+
+
+def worded_booleans(con: duckdb.DuckDBPyConnection, path: Path,
+                    string_columns: Sequence[str] = ()) -> tuple[str, ...]:
+    """The columns of a CSV that DuckDB's sniffer types BOOLEAN but that hold other words
+    than true and false (yes/no, T/F, any case): read as a boolean, "yes" became true on
+    every page and in every output, where Spark (which infers a boolean from true/false
+    only) kept the word. Such a column is text, as written. A file DuckDB cannot read
+    gives none: its read says why. The file is read whole only when it has a BOOLEAN
+    column."""
+    try:
+        described = con.execute(
+            f"DESCRIBE SELECT * FROM {file_source(path, 'csv', string_columns)}").fetchall()
+        flags = [str(r[0]) for r in described if str(r[1]) == "BOOLEAN"]
+        if not flags:
+            return ()
+        worded = ", ".join(f"bool_or(lower(trim({ident(c)})) NOT IN ('true', 'false'))"
+                           for c in flags)
+        row = con.execute(f"SELECT {worded} FROM "
+                          f"{file_source(path, 'csv', (*string_columns, *flags))}").fetchone()
+    except duckdb.Error:
+        return ()
+    return tuple(c for c, other in zip(flags, row or (), strict=False) if other)
+
+
 @dataclass(frozen=True)
 class CsvProblem:
     """Where and why DuckDB could not parse a CSV file, worded for a user."""
@@ -322,9 +354,9 @@ def read_file(path: Path, fmt: str, string_columns: Sequence[str] = (),
               ) -> tuple[list[tuple[str, str]], list[tuple]]:
     """(column name, DuckDB type) and rows of a CSV/Parquet file, typed as the DuckDB
     engine types them (so every engine sees the same input)."""
-    source = file_source(path, fmt, string_columns)
     con = duckdb.connect(":memory:")
     try:
+        source = read_source(con, path, fmt, string_columns)
         cur = con.execute(f"SELECT * FROM {source}")
         columns = [(d[0], str(d[1])) for d in cur.description]
         return columns, cur.fetchall()
