@@ -156,6 +156,12 @@ def _not_a(value: Any, sql_type: str) -> str:
     number", rather than DuckDB's "Conversion Error: Could not convert string ..."."""
     kind = sql_type.upper()
     text = str(value).strip()
+    numeric = kind in ("DOUBLE", "FLOAT", "REAL") or kind.startswith("DECIMAL")
+    if (kind in _INTEGER_TYPES or numeric) and any(
+            c.isdigit() and not c.isascii() for c in text):
+        # "１", "٣": digits to Python's int() (which took "１" for 1: "out of range"),
+        # not to the engine
+        return "is not a number (write it with the digits 0-9)"
     if kind in _INTEGER_TYPES:
         try:
             int(text)
@@ -166,7 +172,7 @@ def _not_a(value: Any, sql_type: str) -> str:
                 return "is not a number"
             return "is not a whole number"
         return f"is out of the range of {_a(kind)}"
-    if kind in ("DOUBLE", "FLOAT", "REAL") or kind.startswith("DECIMAL"):
+    if numeric:
         return "is not a number"
     if kind == "BOOLEAN":
         return "is not true or false"
