@@ -236,3 +236,13 @@ def test_a_judge_with_nothing_left_is_told_so_and_what_to_run(
     assert "'ana': 0 of 0 pairs judged" in run.output
     assert ("nothing is left for 'ana' to judge: the round has a verdict on 40 of 40 "
             f"pairs. Estimate with: abcde estimate {sample_dir}\n") in run.output
+
+
+def test_an_attribute_both_image_and_link_is_refused(sample_dir: Path) -> None:
+    """`--image-col thumb --link-col thumb` served a page showing thumb as a link only:
+    the image asked for was dropped without a word. It is refused, exit 2."""
+    run = run_judge(str(sample_dir), "--image-col", "thumb", "--link-col", "page,thumb")
+    assert run.returncode == 2, (run.stdout, run.stderr)
+    assert ("--image-col and --link-col both name 'thumb': an attribute is shown either as "
+            "an image or as a link") in run.stderr
+    assert "Name it once" in run.stderr and "Traceback" not in run.stderr

@@ -8,6 +8,7 @@ import sys
 import click
 
 from abcde.cli._common import ExistingPath, handle_errors
+from abcde.errors import InputError
 
 
 def _default_judge() -> str:
@@ -57,8 +58,14 @@ def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
     if not 0.0 <= overlap <= 1.0:
         raise click.BadParameter("must be between 0 and 1", param_hint="--overlap")
     sample = load_questions(sample_dir)
-    options = PageOptions(resolve_columns(sample, image_cols, "--image-col"),
-                          resolve_columns(sample, link_cols, "--link-col"), show_estimates)
+    images = resolve_columns(sample, image_cols, "--image-col")
+    links = resolve_columns(sample, link_cols, "--link-col")
+    both = [a for a in images if a in links]
+    if both:  # the page would show it as a link only, dropping the image unsaid
+        raise InputError(f"--image-col and --link-col both name {', '.join(map(repr, both))}: "
+                         "an attribute is shown either as an image or as a link",
+                         hint="Name it once: an image is also a link to its address.")
+    options = PageOptions(images, links, show_estimates)
     check_writable(sample.directory)
     session = start_session(sample, _default_judge() if judge_name is None else judge_name,
                             overlap)
