@@ -651,3 +651,23 @@ def test_plain_text_of_image_and_link_columns_is_marked_when_it_differs(
     assert (first["thumb"], first["page"]) == ("differs", "same")
     assert (second["thumb"], second["page"]) == ("differs", "differs")
     assert (third["thumb"], third["page"]) == ("same", "same")  # two images, two links
+
+
+def test_a_pair_id_of_dots_is_refused_naming_its_line(sample_dir: Path) -> None:
+    """A hand-made pair id "." or ".." cannot be in a page's address: a browser resolves
+    /pair/.. to / before asking, and / sent it back to /pair/.., a redirect loop the
+    judge could not leave. Such ids are refused at start, naming the lines."""
+    from abcde.errors import InputError
+
+    path = sample_dir / "questions.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    rows[1]["pair_id"], rows[4]["pair_id"], rows[5]["pair_id"] = "..", ".", "..."
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(InputError) as err:
+        load_questions(sample_dir)
+    assert f"{path}: a pair id . or .. cannot be the address of its page" in str(err.value)
+    assert [str(e) for e in err.value.examples] == ["line 2: pair_id ..", "line 5: pair_id ."]
+    rows[1]["pair_id"], rows[4]["pair_id"] = "p..", "p."  # as the hint says
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    c, _, token = make_client(sample_dir)
+    assert c.get(f"/pair/...?token={token}").status_code == 200  # three dots: a name

@@ -73,7 +73,8 @@ def load_questions(directory: str | Path) -> JudgeSample:
     ------
     InputError
         For a directory that is not a pair sample, has no questions or no pair to judge,
-        whose questions belong to another sample or repeat a pair id, or whose values hold
+        whose questions belong to another sample, repeat a pair id or have a pair id . or
+        .. (no page can have it in its address), or whose values hold
         half a character (a lone surrogate escape) (exit 2, naming the file and what to
         do).
 
@@ -103,7 +104,7 @@ def load_questions(directory: str | Path) -> JudgeSample:
                          "item, or every sampled pair is a self pair)")
     questions: dict[str, Question] = {}
     attributes = _attribute_names(records[0][1])
-    bad, foreign, twice = [], [], []
+    bad, foreign, twice, dots = [], [], [], []
     halves = [Shown(f"line {line}: {key if _is_text(key) else ascii(key)}")
               for line, rec in records for key, value in rec.items()
               if not (_is_text(key) and _is_text(value))]
@@ -126,6 +127,9 @@ def load_questions(directory: str | Path) -> JudgeSample:
         if pid in questions:
             twice.append(Shown(f"line {line}: pair_id {pid}"))
             continue
+        if pid in (".", ".."):
+            dots.append(Shown(f"line {line}: pair_id {pid}"))
+            continue
         questions[pid] = Question(pid, rec["item_1"], rec["item_2"], tuple(
             (name, rec.get(f"{name}_1"), rec.get(f"{name}_2")) for name in attributes))
     if bad:
@@ -137,6 +141,11 @@ def load_questions(directory: str | Path) -> JudgeSample:
                          hint="Keep the questions and the manifest of one sample together.")
     if twice:
         raise InputError(f"{where}: pair ids given twice", column="pair_id", examples=twice)
+    if dots:  # a browser resolves /pair/.. to / (which sent it back: a redirect loop)
+        raise InputError(f"{where}: a pair id . or .. cannot be the address of its page "
+                         "(a browser reads it as the folder itself or the one above)",
+                         column="pair_id", examples=dots,
+                         hint="Rename these pairs (e.g. p. and p..) in the questions file.")
     return JudgeSample(d, sid, str(manifest["population"]), questions, tuple(attributes),
                        stamp)
 
