@@ -260,7 +260,12 @@ def test_serve_opens_on_the_query_of_the_options(item_sample: Path,
     same(got, want)
     for extra, word in ((["--where", "weight > 1"], "--where is SQL"),
                         (["--format", "json"], "--format is for the printed groups"),
-                        (["--top", "0"], "--top is a number from 1 to 200")):
+                        (["--top", "0"], "--top is a number from 1 to 200"),
+                        # these started a server whose page opened on an error
+                        (["--examples", "11"], "--examples is a number from 0 to 10"),
+                        (["--group-by", "nope"], "no column 'nope' to group by"),
+                        (["--group-by", "country,country"], "names 'country' more than "
+                                                            "once")):
         run = CliRunner().invoke(main, ["explore", str(item_sample), "--serve", *extra])
         assert run.exit_code == 2 and word in run.output, run.output
     # the page's options without --serve printed a table and exited

@@ -137,12 +137,19 @@ def explore_cmd(sample: str, db: str | None, group_by: str, where: str | None, m
                                    "page shows them (its /api/groups answers JSON)")
         query: dict[str, Any] = {"group_by": [g.strip() for g in group_by.split(",")]
                                  if group_by else []}
-        from abcde.explorer.app import MAX_TOP
+        from abcde.explorer.app import MAX_EXAMPLES, MAX_TOP
 
         if not 1 <= top <= MAX_TOP:
             raise click.UsageError(f"with --serve, --top is a number from 1 to {MAX_TOP} "
                                    "(the page shows at most that many groups; --format "
                                    "json --top 0 prints all)")
+        if examples > MAX_EXAMPLES:
+            raise click.UsageError(f"with --serve, --examples is a number from 0 to "
+                                   f"{MAX_EXAMPLES} (the page shows at most that many per "
+                                   "group; --format json prints more)")
+        # the page opens on this query: a mistake in it (--group-by nope) is refused here,
+        # worded for the options, not served as the page's first error
+        explore(sample, group_by, metric=metric, top=top, examples=examples)
         for name, value, default in (("metric", metric, "jaccard_distance"),
                                      ("top", top, 20), ("examples", examples, 3)):
             if value != default:
