@@ -268,6 +268,11 @@ def test_serve_opens_on_the_query_of_the_options(item_sample: Path,
                                                             "once")):
         run = CliRunner().invoke(main, ["explore", str(item_sample), "--serve", *extra])
         assert run.exit_code == 2 and word in run.output, run.output
+    # without those options, the address is the token's alone (it ended in a bare "&")
+    run = CliRunner().invoke(main, ["explore", str(item_sample), "--serve"])
+    assert run.exit_code == 0, run.output
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/\?token=[\w-]{43}",
+                        re.search(r"Open (\S+)", run.output).group(1))
     # the page's options without --serve printed a table and exited
     run = CliRunner().invoke(main, ["explore", str(item_sample), "--open", "--port", "0"])
     assert run.exit_code == 2 and "--open only with --serve" in run.output, run.output

@@ -195,8 +195,11 @@ def _serve_explore(sample: str, port: int, host: str, open_browser: bool,
         sock.close()
         raise
     url = url_of(sock, "/", token)
-    if query:  # the page opens on the query of --group-by, --metric, --top, --examples
-        url += "&" + urlencode(query, doseq=True)
+    # the page opens on the query of --group-by, --metric, --top, --examples (none given:
+    # nothing, not a bare "&")
+    opening = urlencode(query or {}, doseq=True)
+    if opening:
+        url += "&" + opening
     if not is_loopback(bound_host):
         click.echo(f"warning: listening on {bound_host}, reachable from other machines",
                    err=True)
