@@ -671,3 +671,18 @@ def test_a_pair_id_of_dots_is_refused_naming_its_line(sample_dir: Path) -> None:
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
     c, _, token = make_client(sample_dir)
     assert c.get(f"/pair/...?token={token}").status_code == 200  # three dots: a name
+
+
+def test_a_boolean_value_is_shown_as_the_questions_write_it(sample_dir: Path) -> None:
+    """A boolean attribute (a true/false column of the attributes) is true/false in
+    questions.jsonl and questions.csv, but the page showed Python's True/False."""
+    path = sample_dir / "questions.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    rows[0].update(provenance_1=True, provenance_2=False, country_1=True, country_2=True)
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert '"provenance_1": true, "provenance_2": false' in path.read_text()
+    c, _, token = make_client(sample_dir)
+    page = c.get(f"/pair/{rows[0]['pair_id']}?token={token}").text
+    values = re.findall(r'<bdi class="value">([^<]*)</bdi>', page)
+    assert values[2:4] == ["true", "false"] and "True" not in values
+    assert re.search(r'<tr class="same">\s*<th scope="row"><bdi>country</bdi>', page)

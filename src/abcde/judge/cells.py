@@ -33,8 +33,8 @@ def as_text(value: Any) -> str | None:
     Returns
     -------
     str or None
-        Its text (whole floats without ".0", lists and objects as JSON); None for no
-        value (null, blank, NaN).
+        Its text (whole floats without ".0", booleans as true/false, lists and objects
+        as JSON); None for no value (null, blank, NaN).
 
     References
     ----------
@@ -44,9 +44,13 @@ def as_text(value: Any) -> str | None:
     --------
     >>> as_text(3.0), as_text(0.5), as_text(" "), as_text(float("nan")), as_text([1, "a"])
     ('3', '0.5', None, None, '[1, "a"]')
+    >>> as_text(True), as_text([True, None])
+    ('true', '[true, null]')
     """
     if value is None:
         return None
+    if isinstance(value, bool):  # as the questions files write it, not Python's True
+        return "true" if value else "false"
     if isinstance(value, float):
         if math.isnan(value):
             return None
