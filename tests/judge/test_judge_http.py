@@ -686,3 +686,34 @@ def test_a_boolean_value_is_shown_as_the_questions_write_it(sample_dir: Path) ->
     values = re.findall(r'<bdi class="value">([^<]*)</bdi>', page)
     assert values[2:4] == ["true", "false"] and "True" not in values
     assert re.search(r'<tr class="same">\s*<th scope="row"><bdi>country</bdi>', page)
+
+
+def test_the_panel_marks_each_metric_that_is_not_conclusive(sample_dir: Path) -> None:
+    """The panel's table gave every metric's interval alike, a not-conclusive one (too
+    few effective draws) as narrow-looking as any: only a long warning under the table
+    said which. Each row whose estimate `abcde estimate DIR` flags not conclusive now
+    says so beside its interval, with the reason; the others do not."""
+    import subprocess
+    import sys
+
+    c, session, token = make_client(sample_dir, show_estimates=True)
+    for pid in session.assignment.order[:12]:
+        c.post(f"/verdict?token={token}", data={"pair_id": pid, "verdict": "equivalent"})
+    run = subprocess.run([sys.executable, "-m", "abcde", "estimate", str(sample_dir),
+                          "--format", "json"], capture_output=True, text=True, timeout=120)
+    assert run.returncode == 0, run.stderr
+    doc = json.loads(run.stdout)
+    page = c.get(f"/pair/1?token={token}").text
+    panel = page[page.index('id="estimates"'):]
+    rows = dict(re.findall(r'<tr><th scope="row">(\w+|ΔPrecision)</th>(.*?)</tr>', panel))
+    names = {"ΔPrecision": "delta_precision", "GoodSplitRate": "good_split_rate",
+             "BadSplitRate": "bad_split_rate", "GoodMergeRate": "good_merge_rate",
+             "BadMergeRate": "bad_merge_rate"}
+    assert set(rows) == set(names)
+    flagged = {label for label, key in names.items() if doc[key].get("not_conclusive")}
+    assert flagged and flagged != set(names)  # both kinds on this page
+    for label, cells in rows.items():
+        assert ("not conclusive" in cells) == (label in flagged), (label, cells)
+        if label in flagged:
+            reason = doc[names[label]]["not_conclusive"]
+            assert f'title="{reason}"' in cells.replace("&lt;", "<")

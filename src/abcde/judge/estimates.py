@@ -77,7 +77,10 @@ class EstimatesPanel:
                 "interval": "–" if m.get("ci_low") is None else
                 f"[{_pct(m['ci_low'], key == 'delta_precision')}, "
                 f"{_pct(m['ci_high'], key == 'delta_precision')}]",
-                "pairs": m.get("pairs", 0)})
+                "pairs": m.get("pairs", 0),
+                # beside its interval, not only in the warnings under the table: a
+                # not-conclusive interval looks as trustworthy as any other
+                "not_conclusive": m.get("not_conclusive")})
         panel["verdict"] = doc.get("verdict")
         panel["warnings"] = [isolated_values(w, self._values) for w in doc.get("warnings") or []]
         agree = agreement(pairs)
