@@ -246,3 +246,35 @@ def test_an_attribute_both_image_and_link_is_refused(sample_dir: Path) -> None:
     assert ("--image-col and --link-col both name 'thumb': an attribute is shown either as "
             "an image or as a link") in run.stderr
     assert "Name it once" in run.stderr and "Traceback" not in run.stderr
+
+
+def test_a_line_torn_by_a_crash_is_said_on_start(
+        sample_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A server killed in the middle of a write leaves a torn last line (no line end),
+    which readers skip (its verdict was never acknowledged) without a word: neither the
+    judge restarting the round nor `abcde estimate` said that a verdict the judge may
+    remember giving is not there. Both say so now."""
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+    from abcde.judge.questions import load_questions
+
+    sample = load_questions(sample_dir)
+    first, second = sample.pair_ids[:2]
+    log = sample_dir / "verdicts.jsonl"
+    log.write_text(json.dumps({
+        "judge": "ana", "pair_id": first, "sample_id": sample.sample_id,
+        "verdict": "equivalent", "time": "2026-01-01T00:00:00.000+00:00"}) + "\n"
+        + f'{{"judge": "ana", "pair_id": "{second}", "sam')
+    monkeypatch.setattr("abcde.server.run.serve", lambda app, sock, **kw: sock.close())
+    run = CliRunner().invoke(main, ["judge", str(sample_dir), "--judge", "ana"])
+    assert run.exit_code == 0, run.output
+    assert "'ana': 1 of 40 pairs judged" in run.output
+    said = (f"{log}: skipped its last line (line 2), which has no line end: a write cut "
+            "short by a crash, never acknowledged to the judge")
+    assert f"warning: {said}" in run.output
+    estimate = subprocess.run([sys.executable, "-m", "abcde", "estimate", str(sample_dir),
+                               "--format", "json"], capture_output=True, text=True,
+                              timeout=120)
+    assert estimate.returncode == 0, estimate.stderr
+    assert said in json.loads(estimate.stdout)["judging"]["warnings"]

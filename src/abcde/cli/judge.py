@@ -83,6 +83,8 @@ def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
         click.echo(f"nothing is left for {session.judge!r} to judge: the round has a verdict "
                    f"on {progress['round_judged']} of {progress['round_pairs']} pairs. "
                    + _next_step(progress, estimate_command(sample.directory)))
+    for warning in session.log.warnings():  # a line torn by a crash: a verdict not there
+        click.echo(f"warning: {warning}", err=True)
     if not sample.attributes:
         click.echo(f"warning: the questions of {sample.directory} carry no attributes (the "
                    "sample was drawn without --attributes): judges see only the two item "

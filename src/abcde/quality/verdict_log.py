@@ -17,8 +17,8 @@ exclusive ``fcntl.flock``, the line is written with one ``write`` (looping only 
 short write), then flushed with ``os.fsync`` before the lock is released and before the
 caller answers the judge — a verdict the page moved on from is on disk. Two servers (two
 judges) on one directory never interleave lines. A line torn by a crash (no final
-newline) is closed by the next writer's newline and then skipped by readers, with a
-warning: its verdict was never acknowledged.
+newline) is skipped by readers with a warning, before the next writer's newline closes
+it as after: its verdict was never acknowledged.
 
 Reading (:class:`VerdictLog`): complete lines only, under a shared lock, incrementally
 (a server re-reads only what other servers appended since). A log that was replaced (an
@@ -304,6 +304,9 @@ class VerdictLog:
     _offset: int = 0
     _lines: int = 0
     _identity: tuple[int, int] | None = None  # (st_dev, st_ino) of the file read so far
+    # a last line without its newline: writers hold the lock until the line is whole,
+    # so a reader meets one only after a crash (the next writer closes it, then skipped)
+    torn_tail: bool = False
 
     def __post_init__(self) -> None:
         self.path = Path(self.path)
@@ -312,6 +315,7 @@ class VerdictLog:
         self.events, self.skipped = [], []
         self._offset = self._lines = 0
         self._identity = None
+        self.torn_tail = False
 
     def refresh(self, check: Callable[[list[Event]], None] | None = None) -> list[Event]:
         """Read new complete lines; return the new events (every event, when the file
@@ -366,18 +370,24 @@ class VerdictLog:
             self._offset, self._lines = offset + end + 1, lines
         self.skipped += skipped
         self.events += new
+        self.torn_tail = len(data) > end + 1
         return new
 
     def append(self, event: Event) -> None:
         append_event(self.path, event)
 
     def warnings(self) -> list[str]:
-        if not self.skipped:
-            return []
-        lines = ", ".join(map(str, self.skipped[:10]))
-        return [f"{self.path}: skipped {len(self.skipped)} line(s) that are not JSON "
-                f"(line {lines}): a write cut short by a crash, never acknowledged to "
-                "the judge"]
+        out = []
+        if self.skipped:
+            lines = ", ".join(map(str, self.skipped[:10]))
+            out.append(f"{self.path}: skipped {len(self.skipped)} line(s) that are not JSON "
+                       f"(line {lines}): a write cut short by a crash, never acknowledged "
+                       "to the judge")
+        if self.torn_tail:
+            out.append(f"{self.path}: skipped its last line (line {self._lines + 1}), which "
+                       "has no line end: a write cut short by a crash, never acknowledged "
+                       "to the judge")
+        return out
 
 
 def read_log(path: str | Path) -> VerdictLog:
