@@ -717,3 +717,27 @@ def test_the_panel_marks_each_metric_that_is_not_conclusive(sample_dir: Path) ->
         if label in flagged:
             reason = doc[names[label]]["not_conclusive"]
             assert f'title="{reason}"' in cells.replace("&lt;", "<")
+
+
+def test_a_pair_id_with_a_control_character_is_refused(sample_dir: Path) -> None:
+    """A hand-made pair id holding a line break answered 404 at its page (the route's
+    pattern stops at a line break), and a browser form sends a line break as CR LF and
+    NUL as U+FFFD, so its verdict could not be given either. Such ids are refused at
+    start, naming the lines (a tab is carried whole, and served)."""
+    from abcde.errors import InputError
+
+    path = sample_dir / "questions.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    rows[2]["pair_id"], rows[3]["pair_id"], rows[6]["pair_id"] = "a\nb", "c\x00d", "e\tf"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    with pytest.raises(InputError) as err:
+        load_questions(sample_dir)
+    assert f"{path}: pair ids holding a control character" in str(err.value)
+    assert [str(e) for e in err.value.examples] == [
+        "line 3: pair_id 'a\\nb'", "line 4: pair_id 'c\\x00d'"]
+    rows[2]["pair_id"], rows[3]["pair_id"] = "ab", "cd"  # a tab is carried whole
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    c, _, token = make_client(sample_dir)
+    assert c.get(f"/pair/e%09f?token={token}").status_code == 200
+    r = c.post(f"/verdict?token={token}", data={"pair_id": "e\tf", "verdict": "unknown"})
+    assert r.status_code == 303 and log_lines(sample_dir)[-1]["pair_id"] == "e\tf"

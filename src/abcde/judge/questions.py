@@ -11,6 +11,7 @@ file is preferred (it keeps numbers and text apart); the CSV is the fallback.
 from __future__ import annotations
 
 import json
+import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -74,7 +75,7 @@ def load_questions(directory: str | Path) -> JudgeSample:
     InputError
         For a directory that is not a pair sample, has no questions or no pair to judge,
         whose questions belong to another sample, repeat a pair id or have a pair id . or
-        .. (no page can have it in its address), or whose values hold
+        .. or holding a control character (no page can carry it whole), or whose values hold
         half a character (a lone surrogate escape) (exit 2, naming the file and what to
         do).
 
@@ -104,7 +105,7 @@ def load_questions(directory: str | Path) -> JudgeSample:
                          "item, or every sampled pair is a self pair)")
     questions: dict[str, Question] = {}
     attributes = _attribute_names(records[0][1])
-    bad, foreign, twice, dots = [], [], [], []
+    bad, foreign, twice, dots, controls = [], [], [], [], []
     halves = [Shown(f"line {line}: {key if _is_text(key) else ascii(key)}")
               for line, rec in records for key, value in rec.items()
               if not (_is_text(key) and _is_text(value))]
@@ -130,6 +131,9 @@ def load_questions(directory: str | Path) -> JudgeSample:
         if pid in (".", ".."):
             dots.append(Shown(f"line {line}: pair_id {pid}"))
             continue
+        if any(unicodedata.category(c) == "Cc" and c != "\t" for c in pid):
+            controls.append(Shown(f"line {line}: pair_id {pid!a}"))
+            continue
         questions[pid] = Question(pid, rec["item_1"], rec["item_2"], tuple(
             (name, rec.get(f"{name}_1"), rec.get(f"{name}_2")) for name in attributes))
     if bad:
@@ -146,6 +150,12 @@ def load_questions(directory: str | Path) -> JudgeSample:
                          "(a browser reads it as the folder itself or the one above)",
                          column="pair_id", examples=dots,
                          hint="Rename these pairs (e.g. p. and p..) in the questions file.")
+    if controls:  # /pair/a%0Ab matched no route (404); a form sends \n as \r\n, NUL as U+FFFD
+        raise InputError(f"{where}: pair ids holding a control character (a line break, "
+                         "NUL): a page cannot carry them whole to the server",
+                         column="pair_id", examples=controls,
+                         hint="Rename these pairs in the questions file, without control "
+                              "characters.")
     return JudgeSample(d, sid, str(manifest["population"]), questions, tuple(attributes),
                        stamp)
 
