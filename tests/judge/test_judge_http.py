@@ -741,3 +741,35 @@ def test_a_pair_id_with_a_control_character_is_refused(sample_dir: Path) -> None
     assert c.get(f"/pair/e%09f?token={token}").status_code == 200
     r = c.post(f"/verdict?token={token}", data={"pair_id": "e\tf", "verdict": "unknown"})
     assert r.status_code == 303 and log_lines(sample_dir)[-1]["pair_id"] == "e\tf"
+
+
+def test_a_full_disk_is_said_and_records_nothing(sample_dir: Path,
+                                                 monkeypatch: pytest.MonkeyPatch) -> None:
+    """The disk is full when a verdict is written: the page answered "Internal Server
+    Error" (500) and the server printed a traceback. It now answers 503 saying the
+    verdict was not recorded and why, and the same verdict is taken once there is room."""
+    import errno
+    import os
+
+    c, session, token = make_client(sample_dir)
+    pid = session.sample.pair_ids[0]
+    real = os.write
+
+    def full(fd: int, data: object) -> int:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr("abcde.quality.verdict_log.os.write", full)
+    form = {"pair_id": pid, "verdict": "equivalent"}
+    r = c.post(f"/verdict?token={token}", data=form)
+    assert r.status_code == 503, r.text
+    assert r.text == (f"the verdict was not recorded ({sample_dir / 'verdicts.jsonl'}: "
+                      f"{os.strerror(errno.ENOSPC)}); nothing was lost: give it again once "
+                      "the problem is fixed")
+    assert c.post(f"/undo?token={token}").status_code == 303  # nothing to undo: no write
+    monkeypatch.setattr("abcde.quality.verdict_log.os.write", real)
+    assert c.post(f"/verdict?token={token}", data=form).status_code == 303
+    monkeypatch.setattr("abcde.quality.verdict_log.os.write", full)
+    r = c.post(f"/undo?token={token}")
+    assert r.status_code == 503 and r.text.startswith("the undo was not recorded (")
+    assert [(x["pair_id"], x["verdict"]) for x in log_lines(sample_dir)] == \
+        [(pid, "equivalent")]

@@ -20,7 +20,7 @@ GET  /static/{name}   judge.js, judge.css, favicon.svg (a fixed map)
 from __future__ import annotations
 
 import shlex
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -214,6 +214,17 @@ def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
             next_url=None if next_pid is None else pair_url(next_pid),
             buttons=VERDICT_BUTTONS)
 
+    async def written(what: str, move: Callable[..., Any], *args: Any) -> Any:
+        """A move that appends to the log; a disk that is full (or failing) is said on
+        the page, 503, not an internal error: nothing was acknowledged, so nothing is
+        lost, and the judge can give it again."""
+        try:
+            return await run_in_threadpool(move, *args)
+        except OSError as err:
+            raise HTTPException(503, f"the {what} was not recorded ({session.log_path}: "
+                                     f"{err.strerror or err}); nothing was lost: give it "
+                                     "again once the problem is fixed") from None
+
     async def verdict(request: Request) -> Response:
         form = await read_form(request, ("pair_id", "verdict"))
         word = form.get("verdict", "")
@@ -223,13 +234,13 @@ def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
             pid = session.check_pair(form.get("pair_id"))
         except KeyError:
             raise HTTPException(400, "no such pair in this sample") from None
-        await run_in_threadpool(session.record, pid, word)  # on disk before we answer
+        await written("verdict", session.record, pid, word)  # on disk before we answer
         snap = await run_in_threadpool(session.snapshot)
         return RedirectResponse(pair_url(session.next_pair(snap, after=pid)), status_code=303)
 
     async def undo(request: Request) -> Response:
         await read_form(request, ())
-        target = await run_in_threadpool(session.undo)
+        target = await written("undo", session.undo)
         if target is None:
             return RedirectResponse(u("/"), status_code=303)
         return RedirectResponse(pair_url(target), status_code=303)
