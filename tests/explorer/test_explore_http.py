@@ -285,3 +285,31 @@ def test_serve_opens_on_the_query_of_the_options(item_sample: Path,
                          f"read_parquet('{item_sample}')")))
     assert run.exit_code == 0 and f"top 3 of {total} groups (--top 0 shows all)" in \
         run.output, run.output
+
+
+@pytest.mark.parametrize("mistake", [{"top": "2000"}, {"examples": "x"},
+                                     {"metric": "nope"}])
+def test_a_mistake_in_the_form_keeps_the_rest_of_it(client: TestClient,
+                                                    mistake: dict[str, str]) -> None:
+    """A top of 2000 (or another mistake the form's own check refuses) answered the
+    error with a form reset to the defaults: the grouping and the filters the user had
+    set were gone. The form now shows what was asked, the mistake included."""
+    asked = {"group_by": ["country", "size_class"], "col": ["weight", "provenance"],
+             "op": [">=", "!="], "val": ["1.5", "crawl"], "top": "7", "examples": "2",
+             "metric": "merge_rate", **mistake}
+    page = client.get("/", params=q(**asked))
+    assert page.status_code == 400
+    text = page.text
+    checked = re.findall(r'name="group_by" value="([^"]+)" checked', text)
+    assert sorted(checked) == sorted(asked["group_by"])
+    cols = re.findall(r'<select name="col"[^>]*>.*?</select>', text, re.S)
+    chosen = [re.findall(r'<option value="([^"]*)" selected>', s) for s in cols]
+    assert chosen[:2] == [["weight"], ["provenance"]] and chosen[2:] == [[], []]
+    ops = re.findall(r'<select name="op"[^>]*>.*?</select>', text, re.S)
+    assert [re.findall(r'<option value="([^"]*)" selected>', s) for s in ops][:2] == \
+        [[html.escape(">=")], ["!="]]
+    assert re.findall(r'<input name="val" value="([^"]*)"', text)[:2] == ["1.5", "crawl"]
+    assert f'<input name="top" value="{asked["top"]}"' in text
+    assert f'<input name="examples" value="{asked["examples"]}"' in text
+    if asked["metric"] == "merge_rate":
+        assert '<option value="merge_rate" selected>' in text

@@ -15,6 +15,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from itertools import zip_longest
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -49,6 +50,28 @@ class Query:
     metric: str = "jaccard_distance"
     top: int = 20
     examples: int = 3
+
+
+@dataclass(frozen=True)
+class Form:
+    """The form as the user filled it in, unchecked: shown again with the page's answer,
+    an error included (a mistake in one field must not reset the others)."""
+
+    group_by: tuple[str, ...]
+    filters: tuple[tuple[str, str, str], ...]
+    metric: str
+    top: str
+    examples: str
+
+
+def form_of(params: Mapping[str, Any]) -> Form:
+    """The form's fields as the query string gives them (:class:`Form`)."""
+    get_all = getattr(params, "getlist", lambda k: [params[k]] if k in params else [])
+    filters = tuple(zip_longest(get_all("col"), get_all("op"), get_all("val"),
+                                fillvalue=""))
+    return Form(tuple(get_all("group_by")), filters[:MAX_FILTERS],
+                params.get("metric") or "jaccard_distance", params.get("top") or "20",
+                params.get("examples") or "3")
 
 
 def parse_query(params: Mapping[str, Any], columns: Sequence[str]) -> Query:
@@ -174,7 +197,7 @@ def explore_app(sample: str | Path, token: str, hosts: frozenset[str]) -> Starle
                       *err.examples]
             error = isolated_values(str(err), (v for v in values if v is not None))
             status = 409 if isinstance(err, SampleChanged) else 400
-            with contextlib.suppress(InputError):  # the form as asked, when it parses
+            with contextlib.suppress(InputError):  # the metric asked, when the query parses
                 query = parse_query(request.query_params, list(checked.columns))
         columns = list(checked.columns)
         attributes = [c for c in columns if c not in SAMPLE_COLUMNS]
@@ -183,6 +206,7 @@ def explore_app(sample: str | Path, token: str, hosts: frozenset[str]) -> Starle
         html = env.get_template("explore.html").render(
             token=token, sample=path.name, columns=columns, attributes=attributes,
             metrics=IMPACT_METRICS, ops=list(FILTER_OPS), query=query, doc=doc,
+            form=form_of(request.query_params),
             error=error, biggest=biggest, max_filters=MAX_FILTERS,
             css=f"/static/explore.css?{urlencode({'token': token})}",
             icon=f"/static/favicon.svg?{urlencode({'token': token})}")
