@@ -492,6 +492,27 @@ def test_a_utf16_csv_is_told_to_be_converted_from_utf16(tmp_path: Path, good) ->
     assert "UTF-16" not in result.output
 
 
+@pytest.mark.parametrize(("encoding", "name"), [("utf-16-le", "UTF-16LE"),
+                                              ("utf-16-be", "UTF-16BE")])
+def test_a_utf16_csv_without_a_byte_order_mark_says_so(tmp_path: Path, good, encoding: str,
+                                                       name: str) -> None:
+    """UTF-16 without a byte-order mark used to be read as UTF-8 with zero bytes: 'line 5:
+    1 field(s) where the header has 2' (little-endian: the zero byte after the last line
+    break), a missing column '\\x00i\\x00t…' (big-endian) or a sniffer error (CRLF)."""
+    cases = (("w.csv", "item_id,weight\n1,1\n2,1\n3,1\n", "weights"),
+             ("crlf.csv", GOOD_BASE.replace("\n", "\r\n"), "base"),
+             ("tab.csv", GOOD_BASE.replace(",", "\t"), "base"))
+    for file, text, role in cases:
+        path = tmp_path / file
+        path.write_bytes(text.encode(encoding))
+        args = ("--base", str(path), "--exp", good["exp"]) if role == "base" else (
+            "--base", good["base"], "--exp", good["exp"], "--weights", str(path))
+        result = run(*args)
+        refused(result, f"table {role} ({path})", f"{name} text without a byte-order mark",
+                f"iconv -f {name} -t UTF-8")
+        assert "field(s)" not in result.output and "no column" not in result.output
+
+
 def test_a_column_named_twice_in_a_csv_header_is_refused(tmp_path: Path, good) -> None:
     """An export of a join names cluster_id twice (or Cluster_ID beside it): DuckDB
     renames the second, and the first was used without a word."""

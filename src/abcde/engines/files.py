@@ -118,16 +118,40 @@ UTF16_HINT = ("The file is UTF-16 (what Excel saves as \"Unicode text\"): save i
               "e.g. iconv -f UTF-16 -t UTF-8 old.csv > new.csv, or in Excel as CSV UTF-8.")
 
 
+def _head(path: Path) -> bytes:
+    """The first 4096 bytes of a plain or .gz file (b"" for a .zst or what cannot be read
+    here)."""
+    if path.suffix.lower() == ".zst":
+        return b""
+    with contextlib.suppress(OSError, EOFError, zlib.error):
+        opener = gzip.open if path.suffix.lower() == ".gz" else open
+        with opener(path, "rb") as f:
+            return f.read(4096)
+    return b""
+
+
+def utf16_without_bom(path: Path) -> str | None:
+    """'UTF-16LE' or 'UTF-16BE' for a CSV in UTF-16 without a byte-order mark (a zero
+    byte beside nearly every other one, as ASCII text has in UTF-16), else None. DuckDB
+    reads such a file as UTF-8 with zero bytes, and its error (too few fields on a last
+    line holding one zero byte, a missing column named '\\x00i\\x00t…', a sniffer that
+    gives up) says nothing of the encoding."""
+    head = _head(path)
+    if len(head) < 4 or head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return None
+    evens, odds = head[0::2].count(0), head[1::2].count(0)
+    if odds > len(head) // 4 and evens <= odds // 8:
+        return "UTF-16LE"
+    if evens > len(head) // 4 and odds <= evens // 8:
+        return "UTF-16BE"
+    return None
+
+
 def not_utf8_hint(path: Path | None) -> str:
     """How to make the file UTF-8: from UTF-16 when it is UTF-16 (a byte-order mark, or
     a zero byte beside every ASCII one), else from Windows-1252 (the usual other
     encoding), which is no advice for UTF-16."""
-    head = b""
-    if path is not None and path.suffix.lower() != ".zst":
-        with contextlib.suppress(OSError, EOFError, zlib.error):
-            opener = gzip.open if path.suffix.lower() == ".gz" else open
-            with opener(path, "rb") as f:
-                head = f.read(4096)
+    head = _head(path) if path is not None else b""
     if head.startswith((b"\xff\xfe", b"\xfe\xff")) or (
             len(head) >= 4 and max(head[0::2].count(0), head[1::2].count(0)) > len(head) // 4):
         return UTF16_HINT

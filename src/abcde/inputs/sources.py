@@ -22,6 +22,7 @@ from abcde.engines.files import (
     file_format,
     repeated_header_names,
     strict_csv_problem,
+    utf16_without_bom,
 )
 from abcde.errors import EngineError, InputError, Shown
 from abcde.inputs.spec import Columns
@@ -292,6 +293,11 @@ def _register_file(engine: Engine, name: str, path: Path, fmt: str | None, label
     if path.stat().st_size == 0:
         raise InputError(f"{path} is empty (0 bytes)", table=label,
                          hint="Check the file; a CSV needs at least its header line.")
+    if fmt == "csv" and (utf16 := utf16_without_bom(path)) is not None:
+        raise InputError(f"{path} is {utf16} text without a byte-order mark (a zero byte "
+                         "beside every character), not UTF-8", table=label,
+                         hint=f"Save it as UTF-8: iconv -f {utf16} -t UTF-8 old.csv > "
+                              "new.csv, or in Excel as CSV UTF-8.")
     labels = engine.file_labels  # for DuckDB's errors on lines past the rows it sniffed
     known = labels.get(str(path))
     labels[str(path)] = label if known in (None, label) else f"{known} and {label}"
