@@ -7,8 +7,10 @@ import json
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from uir_table3 import M, long_rows, table3
 
+from abcde.cli import main
 from abcde.evaluation.scores import UirInputError, pivot_scores, read_scores
 from abcde.evaluation.uir import uir_matrix
 
@@ -90,7 +92,10 @@ def test_read_scores_bom_extra_fields_and_unreadable_files(tmp_path: Path) -> No
     with pytest.raises(UirInputError, match="is a directory"):
         read_scores(tmp_path)
     # a spreadsheet's Windows-1252 and UTF-16 are read (one reader with judgement files)
+    # (European Excel's ';' and decimal comma: read, see test_read_scores_decimal_comma)
     p.write_bytes("system;case;metric;value\nA;caf\xe9;precision;0,5\n".encode("cp1252"))
+    assert read_scores(p) == [("A", "caf\xe9", "precision", 0.5)]
+    p.write_bytes("system;case;metric;value\nA;caf\xe9;precision;high\n".encode("cp1252"))
     with pytest.raises(UirInputError, match=r"bom.csv \(read as cp1252\), line 2.*not a number"):
         read_scores(p)
     p.write_bytes("system,case,metric,value\nA,caf\xe9,precision,0.5\n".encode("cp1252"))
@@ -104,6 +109,38 @@ def test_read_scores_bom_extra_fields_and_unreadable_files(tmp_path: Path) -> No
     j.write_bytes('{"system": "A", "case": 1, "metric": "p", "value": 0.5}\n'
                   .encode("utf-8-sig"))
     assert read_scores(j) == [("A", "1", "p", 0.5)]
+
+
+def test_read_scores_decimal_comma(tmp_path: Path) -> None:
+    """A European Excel export (';'-separated, 0,75) used to be refused ('not a number'):
+    it is read when unambiguous — a delimiter other than ',' and no value with a decimal
+    point — and otherwise refused, saying how to export."""
+    p = tmp_path / "eu.csv"
+    p.write_text("system;case;metric;value\nA;1;p;0,75\nA;2;p;1\nB;1;p;-,5\n"
+                 "B;2;p;1,5E-3\n")
+    assert read_scores(p) == [("A", "1", "p", 0.75), ("A", "2", "p", 1.0),
+                              ("B", "1", "p", -0.5), ("B", "2", "p", 0.0015)]
+    p.write_text("system\tcase\tmetric\tvalue\nA\t1\tp\t0,25\n")
+    assert read_scores(p) == [("A", "1", "p", 0.25)]
+    # a decimal point elsewhere: which is meant?  (rows of other metrics are not read)
+    p.write_text("system;case;metric;value\nA;1;p;0,75\nA;1;q;0.5\nB;1;p;0.5\n")
+    with pytest.raises(UirInputError, match=r"line 2: column 'value' is '0,75', with a "
+                       r"decimal comma, and line 3 is '0.5', with a decimal point.*export"):
+        read_scores(p)
+    with pytest.raises(UirInputError, match=r"line 2: .* and line 4 is '0.5'"):
+        read_scores(p, ["p"])
+    assert read_scores(p, ["q"]) == [("A", "1", "q", 0.5)]
+    # ',' -separated: "0,5" could hold a thousands separator
+    p.write_text('system,case,metric,value\nA,1,p,"0,5"\n')
+    with pytest.raises(UirInputError, match=r"line 2: .*'0,5'.*','-separated.*decimal point "
+                       "throughout"):
+        read_scores(p)
+    # the command computes UIR from such a file as from the same file with points
+    p.write_text("system;case;metric;value\nA;1;p;0,9\nA;2;p;0,8\nB;1;p;0,7\nB;2;p;0,8\n")
+    result = CliRunner().invoke(main, ["uir", str(p), "--metrics", "p", "--format", "json"])
+    assert result.exit_code == 0, result.output
+    # A > B on case 1, tied on case 2: UIR(A, B) = (2 - 1) / 2
+    assert json.loads(result.output)["matrix"]["A"]["B"] == 0.5
 
 
 def test_read_scores_skips_rows_of_other_metrics(tmp_path: Path) -> None:

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 import numbers
+import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from operator import itemgetter
 from pathlib import Path
@@ -388,13 +389,16 @@ def _table_rows(scores: Any) -> list[tuple[Any, ...]] | None:
 _COLUMNS = ("system", "case", "metric", "value")
 
 
-def _parse_value(raw: object, path: str | Path, line: int) -> float:
-    if isinstance(raw, bool) or raw is None:
+def _parse_value(value: object, path: str | Path, line: int, raw: object = None) -> float:
+    """`value` as a finite float; `raw` (default `value`) is what the file holds, for
+    messages."""
+    raw = value if raw is None else raw
+    if isinstance(value, bool) or value is None:
         raise UirInputError(f"{path}, line {line}: column 'value' is not a number: {raw!r}")
-    if isinstance(raw, (int, float)):
-        value = float(raw)
+    if isinstance(value, (int, float)):
+        value = float(value)
     else:
-        text = str(raw).strip()
+        text = str(value).strip()
         try:
             value = float(text)
         except ValueError:
@@ -404,6 +408,36 @@ def _parse_value(raw: object, path: str | Path, line: int) -> float:
     if not math.isfinite(value):
         raise UirInputError(f"{path}, line {line}: column 'value' is not finite: {raw!r}")
     return value
+
+
+# European spreadsheets write 0,75: with a delimiter other than "," the comma cannot be
+# one; with "," (a quoted "0,75") it could be a thousands separator
+_COMMA_DECIMAL = re.compile(r"[+-]?\d*,\d+(?:[eE][+-]?\d+)?")
+_INTEGER = re.compile(r"[+-]?\d+")
+_POINT_DECIMAL = re.compile(r"[+-]?(?:\d+\.\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_EXPORT_HINT = ("export the scores again with one decimal mark: a decimal point throughout "
+                "(in Excel, File > Options > Advanced, untick 'Use system separators' and "
+                "set the decimal separator to '.'), or ';'-separated with a decimal comma "
+                "in every value")
+
+
+def _decimal_comma(read: Records, values: list[tuple[object, int]]) -> bool:
+    """Whether the CSV's values are written with a decimal comma (0,75), read as such
+    only when that is unambiguous: a delimiter other than ',' and no value with a decimal
+    point; any other file holding a value with a decimal comma is refused."""
+    texts = [(str(v).strip(), line) for v, line in values if isinstance(v, str)]
+    comma = next(((t, line) for t, line in texts if _COMMA_DECIMAL.fullmatch(t)), None)
+    if comma is None:
+        return False
+    where = f"{read.where}, line {comma[1]}: column 'value' is {comma[0]!r}, with a decimal comma"
+    if read.delimiter == ",":
+        raise UirInputError(f"{where}, in a ','-separated file (a thousands separator?); "
+                            + _EXPORT_HINT)
+    point = next(((t, line) for t, line in texts if _POINT_DECIMAL.fullmatch(t)), None)
+    if point is not None:
+        raise UirInputError(f"{where}, and line {point[1]} is {point[0]!r}, with a decimal "
+                            f"point: which mark is meant is unclear; {_EXPORT_HINT}")
+    return True
 
 
 def _score_rows(read: Records, wanted: set[str] | None) -> list[tuple[ScoreRow, int]]:
@@ -420,7 +454,7 @@ def _score_rows(read: Records, wanted: set[str] | None) -> list[tuple[ScoreRow, 
                 + (f" ({', '.join(map(repr, cased))} differ(s) in case: column names are "
                    "matched exactly, in lower case)" if cased else "")
             )
-    out: list[tuple[ScoreRow, int]] = []
+    kept: list[tuple[tuple[str, str, str], object, int]] = []
     for line, rec in read.rows:
         missing = [c for c in _COLUMNS if c not in rec]
         if missing:
@@ -439,10 +473,12 @@ def _score_rows(read: Records, wanted: set[str] | None) -> list[tuple[ScoreRow, 
         metric = str(rec["metric"]).strip()
         if wanted is not None and metric not in wanted:
             continue
-        value = _parse_value(rec["value"], path, line)
-        out.append((ScoreRow(str(rec["system"]).strip(), str(rec["case"]).strip(), metric,
-                             value), line))
-    return out
+        kept.append(((str(rec["system"]).strip(), str(rec["case"]).strip(), metric),
+                     rec["value"], line))
+    comma = not read.jsonl and _decimal_comma(read, [(v, line) for _, v, line in kept])
+    return [(ScoreRow(*key, _parse_value(
+        value.strip().replace(",", ".") if comma and isinstance(value, str) else value,
+        path, line, raw=value)), line) for key, value, line in kept]
 
 
 def read_scores(path: str | Path, metrics: Sequence[str] | None = None) -> list[ScoreRow]:
