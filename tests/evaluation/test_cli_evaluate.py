@@ -305,6 +305,25 @@ def test_evaluate_refuses_run_names_that_escape_out(tmp_path: Path) -> None:
     assert not (tmp_path / "a" / "esc").exists() and not out.exists()
 
 
+@pytest.mark.parametrize("names", [("A", "a"), ("caf\u00e9", "CAFE\u0301")])
+def test_evaluate_refuses_run_names_that_differ_only_in_case_with_out(
+        tmp_path: Path, names: tuple[str, str]) -> None:
+    """`A` and `a` (or é composed and decomposed) were written to out/A and out/a: one
+    directory on macOS and Windows, where one run's files replaced the other's. Without
+    --out they stay two runs."""
+    out = tmp_path / "out"
+    args = ["evaluate", "--truth", str(EXAMPLES / "truth.csv"), "--uir-cases", "none",
+            "--actual", f"{names[0]}={EXAMPLES / 'base.csv'}",
+            "--actual", f"{names[1]}={EXAMPLES / 'exp.csv'}"]
+    res = CliRunner().invoke(main, [*args, "--out", str(out)])
+    assert res.exit_code == 2, res.output
+    assert f"run names {names[0]!r} and {names[1]!r} differ only in case" in res.output
+    assert "--actual NAME=PATH" in res.output and not out.exists()
+    res = CliRunner().invoke(main, [*args, "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert [r["name"] for r in json.loads(res.output)["runs"]] == list(names)
+
+
 @pytest.mark.parametrize(("args", "needles"), [
     (["--uir-rel-tol", "-1"], ["'--uir-rel-tol'", "in [0, 1)", "0 to compare"]),
     (["--uir-rel-tol", "nan"], ["'--uir-rel-tol'", "in [0, 1)"]),

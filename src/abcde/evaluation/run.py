@@ -314,6 +314,43 @@ def run_names(actual: Sequence[object], names: Sequence[str | None] | None, *,
     return out
 
 
+def check_run_dirs(names: Sequence[str]) -> None:
+    """Refuse run names that differ only in case or Unicode normalisation (`A`, `a`;
+    `é` composed or not) before they become directories under --out: macOS and Windows
+    file systems take them for one directory, so one run's files would replace the
+    other's.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The runs' names (`run_names`), each unique as text.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    InputError
+        Naming the names that would share a directory.
+
+    References
+    ----------
+    docs/method.md §1.4 (bad input is refused with one message naming the problem).
+    """
+    seen: dict[str, str] = {}
+    for name in names:
+        key = unicodedata.normalize("NFC", name).casefold()
+        if key in seen:
+            raise InputError(
+                f"run names {seen[key]!r} and {name!r} differ only in case (or in Unicode "
+                "normalisation): under --out their directories would be one on a "
+                "case-insensitive file system (macOS, Windows), and one run's files would "
+                "replace the other's",
+                hint="Name the runs apart: --actual NAME=PATH, e.g. --actual A2=a.csv.")
+        seen[key] = name
+
+
 def _as_runs(actual: object, names: Sequence[str | None] | None,
              ) -> tuple[list[object], Sequence[str | None] | None]:
     """The runs and their names: a list (or tuple) of clusterings, one clustering, or a
@@ -519,6 +556,8 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
         raise InputError("no actual clustering given", hint="Give --actual at least once.")
     labels = run_names(runs, names, database=db is not None
                        or (options.engine is not None and options.engine.user_db is not None))
+    if out is not None:
+        check_run_dirs(labels)
     spec = InputSpec.of(truth, None, weights, attributes=attributes, slice_by=slice_by,
                         item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
                         missing_weight=missing_weight, roles=("truth", "actual"))
