@@ -16,6 +16,7 @@ import duckdb
 import pytest
 from reference import IMPACT_METRICS, impact_by_group, impact_overall, slice_of
 
+import abcde
 from abcde.engines import Engine
 from abcde.engines.duckdb import DuckDBEngine
 from abcde.errors import InputError
@@ -783,3 +784,19 @@ def test_a_refused_login_says_to_check_the_password_not_the_server(
     text = str(err.value)
     assert advice in text and "pw-123" not in text, text
     assert ("that the server runs" in text) == (advice == "that the server runs"), text
+
+
+def test_connect_refuses_an_unknown_engine_or_option_as_bad_input() -> None:
+    """abcde.connect('sqlite') raised EngineError (exit 1 in a script's handler) where
+    engine='sqlite' raised InputError; an option the engine lacks raised the
+    constructor's TypeError ('DuckDBEngine.__init__() got an unexpected keyword')."""
+    for name in ("sqlite", "DuckDB", None):
+        with pytest.raises(InputError, match=r"unknown engine .*; choose one of duckdb, "
+                           "spark, postgres"):
+            abcde.connect(name)  # type: ignore[arg-type]
+    with pytest.raises(InputError) as err:
+        abcde.connect("DuckDB")
+    assert err.value.hint == "The names are lower case."
+    with pytest.raises(InputError, match=r"abcde.connect\('duckdb'\) takes no option 'dsn'; "
+                       "its options are db, memory_limit, threads"):
+        abcde.connect("duckdb", dsn="postgresql://x")

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import importlib
+import inspect
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 from abcde.engines.base import Engine, TypeCategory
-from abcde.errors import EngineError
+from abcde.errors import InputError
 
 # engine name -> (module, class), imported when asked for: the optional engines need
 # their extras, and say which to install when it is missing
@@ -33,12 +34,32 @@ def connect(name: str = "duckdb", **options: object) -> Engine:
     -------
     Engine
         The engine; an optional engine whose extra is missing says which to install.
+
+    Raises
+    ------
+    InputError
+        An unknown engine name, or an option the engine does not take.
     """
     if not isinstance(name, str) or name not in _ENGINE_CLASSES:
-        raise EngineError(f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}")
+        raise unknown_engine(name)
     module, cls = _ENGINE_CLASSES[name]
     engine_class: type[Engine] = getattr(importlib.import_module(module), cls)
+    accepted = [p.name for p in inspect.signature(engine_class).parameters.values()
+                if p.kind in (p.POSITIONAL_OR_KEYWORD, p.KEYWORD_ONLY)]
+    unknown = [o for o in options if o not in accepted]
+    if unknown:  # the constructor's TypeError named a class the caller never saw
+        raise InputError(f"abcde.connect({name!r}) takes no option "
+                         f"{', '.join(map(repr, unknown))}; its options are "
+                         f"{', '.join(accepted)}")
     return engine_class(**options)  # type: ignore[arg-type]
+
+
+def unknown_engine(name: object) -> InputError:
+    """The refusal of an engine name that is none of `ENGINES` (abcde.connect, engine=
+    of the Python API, --engine), one message everywhere."""
+    hint = "The names are lower case." if isinstance(name, str) and name.lower() in ENGINES \
+        else None
+    return InputError(f"unknown engine {name!r}; choose one of {', '.join(ENGINES)}", hint=hint)
 
 
 @contextmanager
@@ -55,4 +76,4 @@ def engine_for(engine: Engine | None, **duckdb_options: object) -> Iterator[Engi
         own.close()
 
 
-__all__ = ["ENGINES", "Engine", "TypeCategory", "connect", "engine_for"]
+__all__ = ["ENGINES", "Engine", "TypeCategory", "connect", "engine_for", "unknown_engine"]

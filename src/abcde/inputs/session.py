@@ -67,7 +67,7 @@ class EngineOptions:
     def check(self) -> None:
         """Refuse options of another engine, and contradicting ones (exit 2, naming
         the options)."""
-        from abcde.engines import ENGINES
+        from abcde.engines import ENGINES, unknown_engine
 
         engine_name = self.engine_name
         if self.engine is not None or engine_name == "duckdb":
@@ -80,8 +80,7 @@ class EngineOptions:
                     for o in others))
             return
         if engine_name not in ENGINES:
-            raise InputError(f"unknown engine {engine_name!r}; choose one of "
-                             f"{', '.join(ENGINES)}")
+            raise unknown_engine(engine_name)
         duck = [o for o, v in (("--db", self.db), ("--memory-limit", self.memory_limit),
                                ("--threads", self.threads)) if v]
         if duck:
