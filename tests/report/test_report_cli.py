@@ -49,6 +49,23 @@ def test_bad_documents_are_refused_and_the_old_file_kept(tmp_path: Path, content
     assert sorted(p.name for p in tmp_path.iterdir()) == ["impact.json", "r.html"]
 
 
+def test_a_document_given_to_the_wrong_option_names_the_right_one(
+        docs: dict[str, Path], tmp_path: Path) -> None:
+    """An estimate's JSON given to --impact was told only 'it has no overall,
+    top_clusters' and to give impact's output: the hint now names the command that
+    wrote it and its option; a document of no command keeps the old hint."""
+    for option, doc in (("--impact", "estimate"), ("--evaluate", "simulate"),
+                        ("--simulate", "impact"), ("--estimate", "evaluate")):
+        code, text = run(option, str(docs[doc]), "--out", str(tmp_path / "r.html"))
+        assert code == 2, text
+        assert f"It is the JSON output of `abcde {doc}`: give it to --{doc}" in text, text
+    other = tmp_path / "other.json"
+    other.write_text('{"matrix": {}}')
+    code, text = run("--impact", str(other), "--out", str(tmp_path / "r.html"))
+    assert code == 2 and "Give the output of `abcde impact" in text and "It is" not in text
+    assert not (tmp_path / "r.html").exists()
+
+
 def test_missing_file_and_bad_out(docs: dict[str, Path], tmp_path: Path) -> None:
     code, text = run("--impact", str(tmp_path / "nope.json"), "--out", str(tmp_path / "r"))
     assert code == 2 and "no such file" in text

@@ -213,13 +213,27 @@ def axis_labels(labels: Sequence[str], width: int = LABEL_CHARS) -> list[str]:
     return out
 
 
+#: The keys each command's JSON document has (the ones its section reads first), to
+#: tell which command wrote a document given to the wrong option
+_DOCUMENT_KEYS = {"impact": ("overall", "top_clusters", "slices"),
+                  "estimate": ("delta_precision", "sample", "verdict"),
+                  "evaluate": ("runs",),
+                  "simulate": ("metrics", "budgets", "replications")}
+
+
 def _need(doc: Mapping[str, Any], keys: Sequence[str], what: str, source: str) -> None:
     missing = [k for k in keys if k not in doc]
     if missing:
+        hint = (f"Give the output of `abcde {what} … --format json` (run it again if this "
+                "file was cut short or edited).")
+        # e.g. an estimate's JSON given to --impact: name the option it belongs to
+        other = next((cmd for cmd, have in _DOCUMENT_KEYS.items()
+                      if cmd != what and all(k in doc for k in have)), None)
+        if other is not None:
+            hint = (f"It is the JSON output of `abcde {other}`: give it to --{other} "
+                    f"(and to --{what} the output of `abcde {what} … --format json`).")
         raise InputError(f"{source} is not the JSON output of `abcde {what}`: it has no "
-                         f"{', '.join(missing)}",
-                         hint=f"Give the output of `abcde {what} … --format json` (run it "
-                              "again if this file was cut short or edited).")
+                         f"{', '.join(missing)}", hint=hint)
 
 
 # --------------------------------------------------------------------------- #
