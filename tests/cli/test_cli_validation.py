@@ -442,6 +442,17 @@ def test_non_numeric_weights_show_the_values(tmp_path: Path, good) -> None:
             "'2': 'abc'", "'3': 'NULL'", "plain numbers", "--missing-weight")
 
 
+def test_weights_with_a_decimal_comma_say_so(tmp_path: Path, good) -> None:
+    """A European spreadsheet's export (';', 0,75) was told only 'write weights as plain
+    numbers (e.g. 1.5)', which they look like to the one who wrote them."""
+    w = csv(tmp_path / "w.csv", "item_id;weight\n1;0,75\n2;1.234,5\n3;2\n")
+    result = run("--base", good["base"], "--exp", good["exp"], "--weights", w)
+    refused(result, "table weights (", "column 'weight'", "2 value(s) are not numbers",
+            "'1': '0,75'", "is written with a decimal comma", "with a decimal point",
+            "--missing-weight")
+    assert "plain numbers" not in result.output
+
+
 def test_empty_files(tmp_path: Path, good) -> None:
     empty = tmp_path / "empty.csv"
     empty.write_bytes(b"")

@@ -475,6 +475,10 @@ def _id_hint(source: Source, column: str) -> str:
     return "Cast the ids to integers or strings in the input."
 
 
+# 0,75 or 1.234,5 (a thousands point): a number as European spreadsheets write it
+_DECIMAL_COMMA = re.compile(r"[+-]?\d{1,3}(?:\.\d{3})*,\d+|[+-]?\d*,\d+")
+
+
 def check_weight_column(engine: Engine, source: Source, columns: Columns) -> None:
     """Weights are numbers. When they are not, say whether the input is empty (a header
     alone reads as text) or which values are not numbers (the failure path only)."""
@@ -495,14 +499,21 @@ def check_weight_column(engine: Engine, source: Source, columns: Columns) -> Non
                and source.category(columns.weight) == "string")
     if as_text:  # e.g. a DataFrame's object column holding '2' among numbers
         what = "; every value reads as a number, but some are stored as text"
+    comma = next((r["weight"] for r in rows or [] if isinstance(r["weight"], str)
+                  and _DECIMAL_COMMA.fullmatch(r["weight"].strip())), None)
+    plain = ("Write weights as plain numbers (e.g. 1.5); text such as NULL or n/a is not "
+             "a number.")
+    if comma is not None:  # a European spreadsheet's export: say so, not just "not numbers"
+        plain = (f"{comma!r} is written with a decimal comma, as European spreadsheets "
+                 "export numbers: export the weights with a decimal point (in Excel, File > "
+                 "Options > Advanced, untick 'Use system separators' and set the decimal "
+                 "separator to '.').")
     raise InputError(
         f"weights must be numbers, but the column has type {source.columns[columns.weight]}"
         f"{what}", table=source.label, column=columns.weight, examples=examples,
         hint=(f"Store them as numbers (SQL: CAST({columns.weight} AS DOUBLE); pandas: "
               f"df[{columns.weight!r}] = pd.to_numeric(df[{columns.weight!r}]))." if as_text
-              else
-              "Write weights as plain numbers (e.g. 1.5); text such as NULL or n/a is not "
-              "a number.") + (" An item without a weight has no row (then --missing-weight "
+              else plain) + (" An item without a weight has no row (then --missing-weight "
                               "W gives it W)." if source.role == "weights" else ""))
 
 
