@@ -143,6 +143,23 @@ def test_read_scores_decimal_comma(tmp_path: Path) -> None:
     assert json.loads(result.output)["matrix"]["A"]["B"] == 0.5
 
 
+def test_a_json_array_of_scores_is_told_to_be_jsonl(tmp_path: Path) -> None:
+    """json.dump(records) or df.to_json(orient='records') into x.json: 'line 1: invalid
+    JSON (Expecting value)' (indented) or 'line 1: expected a JSON object'."""
+    rows = [{"system": "A", "case": 1, "metric": "p", "value": 0.5}]
+    for indent in (None, 2):
+        p = tmp_path / "s.json"
+        p.write_text(json.dumps(rows, indent=indent))
+        with pytest.raises(UirInputError, match=r"s.json holds one JSON array, not one JSON "
+                           r"object a line \(JSONL\)"):
+            read_scores(p)
+    p.write_text("[1, 2\n")  # not an array after all: the line's own error
+    with pytest.raises(UirInputError, match="line 1: invalid JSON"):
+        read_scores(p)
+    p.write_text("\n".join(json.dumps(r) for r in rows))
+    assert read_scores(p) == [("A", "1", "p", 0.5)]
+
+
 def test_read_scores_skips_rows_of_other_metrics(tmp_path: Path) -> None:
     p = tmp_path / "s.csv"
     p.write_text("system,case,metric,value\nA,1,bcp,0.5\nA,1,note,n/a\nA,1,note,n/a\n")

@@ -267,6 +267,18 @@ def _parse_jsonl(text: str, what: str, where: str
                  ) -> tuple[list[str], list[tuple[int, dict[str, Any]]]]:
     columns: dict[str, None] = {}
     rows: list[tuple[int, dict[str, Any]]] = []
+    if text.lstrip().startswith("["):
+        # json.dump(records) or df.to_json(orient="records"): one array, not a line per
+        # object; its first line failed as "invalid JSON" or "expected a JSON object"
+        try:
+            whole = json.loads(text)
+        except json.JSONDecodeError:
+            whole = None
+        if isinstance(whole, list):
+            raise InputError(f"{what} {where} holds one JSON array, not one JSON object a "
+                             "line (JSONL)", hint="Write one object a line: pandas "
+                             "df.to_json(path, orient='records', lines=True), or "
+                             "jq -c '.[]' file.json > file.jsonl; or give a CSV file.")
     for line, chunk in enumerate(text.split("\n"), start=1):  # not at U+2028 (JSON allows it)
         if not chunk.strip():
             continue
