@@ -176,6 +176,24 @@ def test_uir_command_refuses_unreadable_files_with_exit_2(tmp_path: Path) -> Non
     assert json.loads(res.output)["matrix"]["A"]["B"] == pytest.approx(0.2)
 
 
+def test_uir_command_names_the_score_file_once(tmp_path: Path) -> None:
+    """'table x.csv: score file x.csv: no such file', 'table one.csv: UIR compares
+    systems; one.csv scores only …': the file was named twice; a message that does not
+    name it still gets it in front."""
+    empty = tmp_path / "empty.csv"
+    empty.write_text("")
+    one = tmp_path / "one.csv"
+    one.write_text("system,case,metric,value\nA,1,p,0.5\n")
+    gap = tmp_path / "gap.csv"
+    gap.write_text("system,case,metric,value\nA,1,p,0.5\nB,2,p,0.5\n")
+    for path, needle in ((tmp_path / "missing.csv", "no such file"),
+                         (empty, "empty file"), (one, "scores only ['A']"),
+                         (gap, "has no score for case '2'")):
+        res = CliRunner().invoke(main, ["uir", str(path), "--metrics", "p"])
+        assert res.exit_code == 2 and needle in res.output, res.output
+        assert res.output.count(str(path)) == 1, res.output
+
+
 def test_uir_command_sweeps_the_selected_metrics(tmp_path: Path) -> None:
     """--metrics bcp,bcr: rows of other metrics (here precision, recall of only one
     system) are ignored, and F_α combines bcp (weighted by α) and bcr."""

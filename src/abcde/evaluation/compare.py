@@ -318,8 +318,9 @@ def uir_report(path: str | Path, metrics: Sequence[str], tol: float = 0.0, *,
                 entry["parametric_error"] = str(err)
             pairs.append(entry)
     except UirInputError as err:
-        # read_scores' messages already start with the file name
-        named = str(err).startswith(str(path))
+        # read_scores' messages already name the file ("x.csv, line 3: …", "score file
+        # x.csv: no such file"), as does the one-system refusal
+        named = str(path) in str(err)
         raise InputError(str(err), table=None if named else str(path)) from err
     if summary.f_alpha_metrics is None:
         note = (f"no F_alpha sweep: F_alpha combines two metrics, --metrics has "
