@@ -55,6 +55,7 @@ from abcde.errors import InputError, Shown
 from abcde.inputs.frames import table_columns as frame_columns
 from abcde.inputs.records import CSV_SUFFIXES, JSONL_SUFFIXES, read_records, record_suffix
 from abcde.inputs.sources import missing_as_none
+from abcde.sampling.exported import snowflake_renames
 from abcde.sampling.manifest import parse_sample_id
 
 VERDICTS = ("equivalent", "not_equivalent", "unknown")
@@ -275,8 +276,13 @@ def rows_from_records(records: Iterable[tuple[int, Mapping[str, Any]]], columns:
             raise InputError(f"{where}: columns {stripped[name]!r} and {str(c)!r} are the "
                              "same name once spaces are stripped", column=name)
         stripped[name] = str(c)
+    # the questions table unloaded from Snowflake: PAIR_ID, ITEM_1, VERDICT (unquoted
+    # names are stored in upper case), its verdicts filled in
+    upper = snowflake_renames(list(stripped), "verdict")
+    stripped = {upper.get(k, k): v for k, v in stripped.items()}
     columns = set(stripped)
-    records = [(line, {str(k).strip(): v for k, v in rec.items()}) for line, rec in records]
+    records = [(line, {upper.get(str(k).strip(), str(k).strip()): v for k, v in rec.items()})
+               for line, rec in records]
     items = next((pair for pair in ITEM_COLUMNS if set(pair) <= columns), None)
     if "verdict" not in columns or ("pair_id" not in columns and items is None):
         need = "'verdict' and 'pair_id' or the two item ids 'item_1', 'item_2'"

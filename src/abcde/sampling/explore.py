@@ -33,6 +33,7 @@ from abcde.engines.files import file_format, strict_csv_problem
 from abcde.errors import InputError, Shown
 from abcde.inputs.spec import parse_slicings
 from abcde.results import plain_row
+from abcde.sampling.exported import snowflake_renames
 from abcde.sql.helpers import rank_value
 from abcde.sql.quoting import ident, table_ref
 
@@ -455,7 +456,11 @@ def _load_sample(con: duckdb.DuckDBPyConnection,
         relation, label = src.relation, src.label
     # one read of the file, in its order (rowid + 1 is the row); read errors worded
     # (a CSV value past the rows DuckDB sniffed that is not of its column's type)
-    duck.execute(f"CREATE {table} {ident(SAMPLE_TABLE)} AS SELECT * FROM {relation}")
+    # an item_sample table unloaded from Snowflake names its columns in upper case
+    renames = snowflake_renames([c for c, _ in duck.columns(relation)], "item_id")
+    select = ", ".join(f"{ident(c)} AS {ident(renames[c])}" if c in renames else ident(c)
+                       for c, _ in duck.columns(relation)) if renames else "*"
+    duck.execute(f"CREATE {table} {ident(SAMPLE_TABLE)} AS SELECT {select} FROM {relation}")
     columns = dict(duck.columns(ident(SAMPLE_TABLE)))
     missing = [c for c in REQUIRED_COLUMNS if c not in columns]
     if missing and kind == "csv" and path is not None:

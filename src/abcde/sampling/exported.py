@@ -122,6 +122,38 @@ def manifest_from_rows(row: Mapping[str, Any], slices: Sequence[Mapping[str, Any
     return manifest
 
 
+def snowflake_renames(names: Sequence[str], marker: str,
+                      keep: Sequence[str] = ()) -> dict[str, str]:
+    """Upper-case column names of a table Snowflake unloaded, to the lower-case names the
+    script wrote: Snowflake stores an unquoted name (`pair_id`) as PAIR_ID, and its COPY
+    INTO writes that name into the file's header. Only for a header with `marker` in upper
+    case and not in lower case (a file abcde's own commands wrote is never renamed);
+    names in `keep` (slice columns typed in upper case, which Snowflake keeps as typed)
+    and names whose lower case is also a column stay.
+
+    Examples
+    --------
+    >>> snowflake_renames(["PAIR_ID", "ITEM_I", "Prov", "PROV"], "pair_id", keep=["PROV"])
+    {'PAIR_ID': 'pair_id', 'ITEM_I': 'item_i'}
+    """
+    if marker in names or marker.upper() not in names:
+        return {}
+    present = set(names)
+    return {n: n.lower() for n in names if n == n.upper() and n != n.lower()
+            and n not in keep and n.lower() not in present}
+
+
+def _renamed(rows: list[dict[str, Any]], marker: str,
+             keep: Sequence[str] = ()) -> list[dict[str, Any]]:
+    """`rows` with `snowflake_renames` applied to their keys."""
+    if not rows:
+        return rows
+    renames = snowflake_renames(list(rows[0]), marker, keep)
+    if not renames:
+        return rows
+    return [{renames.get(k, k): v for k, v in r.items()} for r in rows]
+
+
 def _draw_rows(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
     return [{k: v for k, v in dict(r).items() if k != "input_valid"} for r in rows]
 
@@ -165,19 +197,27 @@ def read_exported(directory: Path) -> tuple[list[dict[str, Any]], dict[str, Any]
     found = {t: _find(directory, t) for t in TABLES}
     if found["pair_manifest"] is None:
         raise InputError(f"{directory} holds no pair_manifest.parquet or .csv")
-    manifest_rows = _read_file(found["pair_manifest"])  # type: ignore[arg-type]
+    # a Snowflake unload names the columns in upper case (see snowflake_renames)
+    manifest_rows = _renamed(_read_file(found["pair_manifest"]),  # type: ignore[arg-type]
+                             "population")
     if len(manifest_rows) != 1:
         raise InputError(f"{found['pair_manifest']}: a manifest has one row, not "
                          f"{len(manifest_rows)}")
-    extra = {t: _read_file(p) if p is not None else [] for t, p in found.items()
-             if t in ("pair_slices", "pair_sample_strata")}
-    manifest = manifest_from_rows(manifest_rows[0], extra["pair_slices"],
-                                  extra["pair_sample_strata"], str(found["pair_manifest"]))
+    slices = _read_file(found["pair_slices"]) if found["pair_slices"] else []
+    # the slice columns as typed: a name Snowflake keeps in upper case stays so
+    typed = sorted({c for r in slices for c in str(r.get("slice_columns", r.get(
+        "SLICE_COLUMNS", ""))).split(",")})
+    slices = _renamed(slices, "slice_columns", typed)
+    strata = _renamed(_read_file(found["pair_sample_strata"]), "stratum_index") \
+        if found["pair_sample_strata"] else []
+    manifest = manifest_from_rows(manifest_rows[0], slices, strata,
+                                  str(found["pair_manifest"]))
     if found["pair_sample"] is None and _drawn(manifest):
         raise InputError(f"{directory} holds no pair_sample.parquet or .csv, though its "
                          f"manifest counts {_drawn(manifest)} draws",
                          hint="Export the script's pair_sample table there too.")
-    draws = _read_file(found["pair_sample"]) if found["pair_sample"] else []
+    draws = _renamed(_read_file(found["pair_sample"]), "pair_id", typed) \
+        if found["pair_sample"] else []
     return _draw_rows(draws), manifest
 
 
