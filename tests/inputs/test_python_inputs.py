@@ -233,3 +233,24 @@ def test_slice_by_and_group_by_of_no_names_are_refused() -> None:
         abcde.explore([], group_by=3)
     got = abcde.impact(BASE, EXP, attributes=attributes, slice_by=["g"])
     assert [s["slice_by"] for s in got.slices] == [["g"]]
+
+
+@pytest.mark.parametrize("arrow", [False, True])
+def test_a_time_zone_aware_slice_column_is_shown_in_its_own_zone(arrow: bool) -> None:
+    """A pandas/Arrow column in Europe/Berlin was sliced and shown in the machine's zone
+    (UTC on a server: 10:00 showed as 09:00:00+00); it is shown as the data has it, its
+    offset changing with daylight saving time, and slices by the same instants."""
+    base = {1: "a", 2: "a", 3: "b", 4: "b"}
+    exp = {1: "a", 2: "b", 3: "b", 4: "b"}
+    local = pd.to_datetime(["2024-01-01 10:00", "2024-01-01 10:00", "2024-07-02 23:30",
+                            "2024-07-02 23:30"]).tz_localize("Europe/Berlin")
+    attrs = pd.DataFrame({"item_id": [1, 2, 3, 4], "day": local})
+    result = abcde.impact(base, exp, attributes=pa.Table.from_pandas(attrs) if arrow
+                          else attrs, slice_by="day")
+    # DuckDB's text of a TIMESTAMPTZ: the local time and the offset's hours
+    want = sorted({f"{t:%Y-%m-%d %H:%M:%S}{t.utcoffset().total_seconds() / 3600:+03.0f}"
+                   for t in local})
+    assert want == ["2024-01-01 10:00:00+01", "2024-07-02 23:30:00+02"]
+    rows = result.to_dict()["slices"][0]["rows"]
+    assert [r["day"] for r in rows] == want
+    assert [r["items"] for r in rows] == [2, 2]

@@ -57,6 +57,8 @@ class DuckDBEngine(Engine):
             else Path(tempfile.mkdtemp(prefix="abcde_duckdb_")) if connection is None
             else None)
         self.con = connection or duckdb.connect(":memory:")
+        self._own_con = connection is None
+        self._time_zone: str | None = None  # set from the frames' data (`_follow_zone`)
         try:
             self._configure(connection is None, memory_limit, threads)
             if db is not None:
@@ -279,6 +281,23 @@ class DuckDBEngine(Engine):
             self.con.register(name, obj)
         except Exception as err:
             raise InputError(f"cannot read {type(obj).__name__} as a table: {err}") from err
+        self._follow_zone(obj)
+
+    def _follow_zone(self, obj: object) -> None:
+        """Show timestamps with a time zone in the zone of the caller's data: DuckDB
+        writes them as text (slice values, explore's groups) in the session's TimeZone,
+        by default the machine's, so a pandas column in Europe/Berlin came out as UTC on
+        a server. The first frame holding such columns, all in one zone, sets it; a
+        connection the caller lent keeps its own settings."""
+        zones = _time_zones(obj)
+        if not self._own_con or len(zones) != 1 or self._time_zone is not None:
+            return
+        (zone,) = zones
+        try:
+            self.con.execute(f"SET TimeZone = {literal(zone)}")
+        except duckdb.Error:  # a zone ICU does not know (a fixed offset of pytz): as was
+            return
+        self._time_zone = zone
 
     def columns(self, relation: str) -> list[tuple[str, str]]:
         try:
@@ -322,3 +341,18 @@ def _reraise_interrupt(err: RuntimeError) -> None:
 
 def _first_line(err: Exception) -> str:
     return str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+
+
+def _time_zones(obj: object) -> set[str]:
+    """The time zones of the timestamp columns of a pandas/polars DataFrame or an Arrow
+    table (empty for naive timestamps and for anything else)."""
+    dtypes = getattr(obj, "dtypes", None)
+    if hasattr(obj, "schema") and hasattr(obj, "column_names"):  # pyarrow.Table
+        return {str(f.type.tz) for f in obj.schema  # type: ignore[attr-defined]
+                if getattr(f.type, "tz", None)}
+    if dtypes is None:
+        return set()
+    values = dtypes.values() if hasattr(dtypes, "values") and callable(dtypes.values) \
+        else dtypes
+    return {str(z) for d in values
+            if (z := getattr(d, "tz", None) or getattr(d, "time_zone", None))}
