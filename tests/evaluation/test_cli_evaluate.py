@@ -342,6 +342,18 @@ def test_evaluate_refuses_run_names_that_differ_only_in_case_with_out(
     assert [r["name"] for r in json.loads(res.output)["runs"]] == list(names)
 
 
+def test_evaluate_refuses_run_names_that_print_alike() -> None:
+    """'café' (é) and 'café' (e + a combining accent) were two runs whose rows, UIR
+    matrix and report labels could not be told apart."""
+    res = CliRunner().invoke(main, [
+        "evaluate", "--truth", str(EXAMPLES / "truth.csv"), "--uir-cases", "none",
+        "--actual", f"caf\u00e9={EXAMPLES / 'base.csv'}",
+        "--actual", f"cafe\u0301={EXAMPLES / 'exp.csv'}"])
+    assert res.exit_code == 2, res.output
+    assert "run names must be unique; repeated: caf\u00e9" in res.output
+    assert "different Unicode characters that print alike" in res.output
+
+
 @pytest.mark.parametrize(("args", "needles"), [
     (["--uir-rel-tol", "-1"], ["'--uir-rel-tol'", "in [0, 1)", "0 to compare"]),
     (["--uir-rel-tol", "nan"], ["'--uir-rel-tol'", "in [0, 1)"]),

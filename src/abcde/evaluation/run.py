@@ -306,9 +306,16 @@ def run_names(actual: Sequence[object], names: Sequence[str | None] | None, *,
     out = [str(n) if n is not None else d for n, d in zip(names, defaults, strict=True)]
     for n in out:
         check_run_name(n)
-    dup = sorted({n for n in out if out.count(n) > 1})
+    # é composed and e + a combining accent print alike: two runs the output could not
+    # tell apart
+    nfc = [unicodedata.normalize("NFC", n) for n in out]
+    dup = sorted({n for n in nfc if nfc.count(n) > 1})
     if dup:
-        raise InputError(f"run names must be unique; repeated: {', '.join(dup)}",
+        alike = [n for n in dup if len({o for o, c in zip(out, nfc, strict=True) if c == n}) > 1]
+        raise InputError(f"run names must be unique; repeated: {', '.join(dup)}"
+                         + (f" ({', '.join(alike)}: written with different Unicode "
+                            "characters that print alike, e.g. é and e + a combining "
+                            "accent)" if alike else ""),
                          hint="Name each run apart: --actual NAME=PATH (a run is named "
                               "after its file otherwise).")
     return out
