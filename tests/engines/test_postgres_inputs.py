@@ -230,3 +230,28 @@ def test_whole_numeric_ids_are_integer_ids(admin: object, postgres_dsn: str) -> 
     assert (wide.overall["items"], wide.overall["affected_items"]) == (2, 2)
     assert wide.top_base_clusters[0]["cluster_id"] in (5, "5")
     assert (narrow.overall["items"], narrow.overall["affected_items"]) == (2, 2)
+
+
+def test_a_file_is_copied_with_its_values(postgres_dsn: str, tmp_path: Path) -> None:
+    """A file's rows reach PostgreSQL with DuckDB's values: a struct holding a date as
+    its JSON (it raised "Object of type date is not JSON serializable", exit 1: the rows
+    went through Python one tuple at a time, seconds per million rows), a FLOAT's exact
+    bits, NaN and infinities, the empty string apart from NULL, text with the quote, the
+    delimiter, a line break and a lone \\. line (COPY's end-of-data mark)."""
+    from duck import duck
+
+    from abcde.engines.postgres import PostgresEngine
+
+    path = tmp_path / "attributes.parquet"
+    duck(f"COPY (SELECT * FROM (VALUES (1, {{'d': DATE '2020-01-02', 'x': 0.5}}, "
+         "CAST(0.1 AS FLOAT), CAST('nan' AS DOUBLE), '', 'a\"b,c\n\\.\nd'), "
+         "(2, NULL, NULL, CAST('-inf' AS DOUBLE), NULL, '\\.')) "
+         f"t(item_id, meta, f, x, s, odd)) TO '{path}' (FORMAT PARQUET)")
+    with PostgresEngine(postgres_dsn) as engine:
+        engine.register_file("attrs", path, "parquet")
+        rows = engine.fetch("SELECT item_id, meta::text AS meta, f, x::text AS x, s, odd "
+                            "FROM attrs ORDER BY item_id")
+    assert rows == [
+        {"item_id": 1, "meta": '{"d": "2020-01-02", "x": 0.5}',
+         "f": 0.10000000149011612, "x": "NaN", "s": "", "odd": 'a"b,c\n\\.\nd'},
+        {"item_id": 2, "meta": None, "f": None, "x": "-Infinity", "s": None, "odd": "\\."}]

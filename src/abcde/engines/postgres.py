@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 import re
 import secrets
+import tempfile
 from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -18,7 +19,7 @@ from typing import Any
 import sqlglot
 
 from abcde.engines.base import Engine, categorise, sql_type_of
-from abcde.engines.files import read_file, write_rows
+from abcde.engines.files import write_copy_csv, write_rows
 from abcde.errors import AbcdeError, EngineError, EngineUnavailable, InputError, ResourceError
 from abcde.sql.dialects import Postgres
 from abcde.sql.quoting import CANONICAL_DIALECT, ident, table_ref
@@ -311,8 +312,27 @@ class PostgresEngine(Engine):
 
     def register_file(self, name: str, path: Path, fmt: str,
                       string_columns: Sequence[str] = ()) -> None:
-        columns, rows = read_file(path, fmt, string_columns)
-        self._load(name, [(c, _pg_type(t)) for c, t in columns], rows)
+        """The file's rows, as DuckDB reads them, written by DuckDB as CSV to a private
+        temporary directory and streamed into COPY (removed at the end, also when the
+        command is interrupted)."""
+        with tempfile.TemporaryDirectory(prefix="abcde_pg_copy_") as tmp:
+            data = Path(tmp) / "rows.csv"
+            columns = write_copy_csv(path, fmt, data, string_columns)
+            pg_columns = [(c, _pg_type(t)) for c, t in columns]
+            cols = ", ".join(f"{ident(c)} {t}" for c, t in pg_columns)
+            self.execute(f"DROP TABLE IF EXISTS {ident(name)}")
+            self.execute(f"CREATE TEMPORARY TABLE {ident(name)} ({cols})")
+            names = ", ".join(ident(c) for c, _ in pg_columns)
+            try:
+                # ENCODING: DuckDB writes UTF-8, whatever the connection's client_encoding
+                with self.con.cursor() as cur, cur.copy(
+                        f"COPY {ident(name)} ({names}) FROM STDIN "
+                        "(FORMAT csv, ENCODING 'UTF8')") as copy, data.open("rb") as f:
+                    while chunk := f.read(1 << 20):
+                        copy.write(chunk)
+            except psycopg.Error as err:
+                raise _error(err, f"PostgreSQL refused the rows of {name}: {err}",
+                             self.work_schema) from err
 
     def register_rows(self, name: str, columns: Sequence[str], rows: Sequence[tuple]) -> None:
         types = [_pg_type(sql_type_of(row[k] for row in rows)) for k in range(len(columns))]
