@@ -249,9 +249,37 @@ def test_a_file_is_copied_with_its_values(postgres_dsn: str, tmp_path: Path) -> 
          f"t(item_id, meta, f, x, s, odd)) TO '{path}' (FORMAT PARQUET)")
     with PostgresEngine(postgres_dsn) as engine:
         engine.register_file("attrs", path, "parquet")
-        rows = engine.fetch("SELECT item_id, meta::text AS meta, f, x::text AS x, s, odd "
-                            "FROM attrs ORDER BY item_id")
+        rows = engine.fetch("SELECT item_id, meta::text AS meta, f::float8 AS f, "
+                            "x::text AS x, s, odd FROM attrs ORDER BY item_id")
     assert rows == [
         {"item_id": 1, "meta": '{"d": "2020-01-02", "x": 0.5}',
          "f": 0.10000000149011612, "x": "NaN", "s": "", "odd": 'a"b,c\n\\.\nd'},
         {"item_id": 2, "meta": None, "f": None, "x": "-Infinity", "s": None, "odd": "\\."}]
+
+
+def test_a_sample_keeps_the_attribute_types_of_its_input(
+        admin: object, postgres_dsn: str, tmp_path: Path) -> None:
+    """An attribute of type INTEGER, SMALLINT or FLOAT (a file's, or int4, int2 and real
+    of a table) rides into the sample file with that type, as on DuckDB; PostgreSQL
+    wrote BIGINT, BIGINT and DOUBLE."""
+    from duck import duck
+
+    from abcde.engines.postgres import PostgresEngine
+    from abcde.sampling.items import sample_items
+
+    base, exp, attrs = (tmp_path / f"{n}.parquet" for n in ("base", "exp", "attrs"))
+    duck(f"COPY (SELECT * FROM (VALUES ('a', 1), ('b', 1))t(item_id, cluster_id)) TO '{base}'")
+    duck(f"COPY (SELECT * FROM (VALUES ('a', 1), ('b', 2))t(item_id, cluster_id)) TO '{exp}'")
+    duck(f"COPY (SELECT item_id, CAST(7 AS INTEGER) AS i, CAST(3 AS SMALLINT) AS s, "
+         f"CAST(0.1 AS FLOAT) AS f FROM '{base}') TO '{attrs}'")
+    admin.execute(f"CREATE TABLE {SCHEMA}.at AS SELECT item_id, 7::int4 AS i, 3::int2 AS s, "  # type: ignore[attr-defined]
+                  f"0.1::real AS f FROM (VALUES ('a'), ('b')) t(item_id)")
+    with PostgresEngine(postgres_dsn) as engine:
+        for name, given in (("file", str(attrs)), ("table", f"{SCHEMA}.at")):
+            sample_items(str(base), str(exp), attributes=given, size=2,
+                         out=tmp_path / f"{name}.parquet", engine=engine)
+    for name in ("file", "table"):
+        out = tmp_path / f"{name}.parquet"
+        assert duck(f"SELECT column_name, column_type FROM (DESCRIBE SELECT i, s, f "
+                    f"FROM '{out}')") == [("i", "INTEGER"), ("s", "SMALLINT"), ("f", "FLOAT")]
+        assert set(duck(f"SELECT i, s, f FROM '{out}'")) == {(7, 3, 0.10000000149011612)}

@@ -32,20 +32,23 @@ except ImportError as err:  # pragma: no cover - depends on the installed extras
                             "'abcde[postgres]'") from err
 
 # DuckDB type (of a file read by DuckDB, or of sql_type_of) -> PostgreSQL type
-_PG_TYPES = {"BIGINT": "BIGINT", "INTEGER": "BIGINT", "SMALLINT": "BIGINT",
-             "TINYINT": "BIGINT", "HUGEINT": "NUMERIC", "UBIGINT": "NUMERIC",
-             "UINTEGER": "BIGINT", "USMALLINT": "BIGINT", "UTINYINT": "BIGINT",
-             "DOUBLE": "DOUBLE PRECISION", "FLOAT": "DOUBLE PRECISION",
+# (the narrowest that holds every value: a result file has the input's column type, as
+# on DuckDB, not BIGINT for an INTEGER and DOUBLE for a FLOAT)
+_PG_TYPES = {"BIGINT": "BIGINT", "INTEGER": "INTEGER", "SMALLINT": "SMALLINT",
+             "TINYINT": "SMALLINT", "HUGEINT": "NUMERIC", "UBIGINT": "NUMERIC",
+             "UINTEGER": "BIGINT", "USMALLINT": "INTEGER", "UTINYINT": "SMALLINT",
+             "DOUBLE": "DOUBLE PRECISION", "FLOAT": "REAL",
              "VARCHAR": "TEXT", "BOOLEAN": "BOOLEAN", "DATE": "DATE",
              "TIMESTAMP": "TIMESTAMP", "TIMESTAMP_S": "TIMESTAMP", "TIMESTAMP_MS": "TIMESTAMP",
              "TIMESTAMP_NS": "TIMESTAMP", "TIMESTAMP WITH TIME ZONE": "TIMESTAMPTZ",
              "UUID": "UUID"}
 
 # PostgreSQL type -> the DuckDB type of a result file's column, for the types whose
-# Python values do not tell it (a date would be written as text); integers and floats
-# are typed by their values, as from every engine (`abcde.engines.files.write_rows`)
+# Python values do not tell it (a date would be written as text, an int4 as BIGINT, a
+# real as DOUBLE); int8 and float8 are typed by their values, as from every engine
+# (`abcde.engines.files.write_rows`)
 _FILE_TYPES = {"date": "DATE", "timestamp": "TIMESTAMP", "timestamptz": "TIMESTAMPTZ",
-               "uuid": "UUID"}
+               "uuid": "UUID", "int2": "SMALLINT", "int4": "INTEGER", "float4": "FLOAT"}
 
 
 # PostgreSQL types whose Python values a result file holds as they are (typed by value or
