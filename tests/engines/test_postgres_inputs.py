@@ -145,6 +145,38 @@ def test_a_connection_lost_under_a_statement_says_so(postgres_dsn: str) -> None:
             admin.execute(f'DROP SCHEMA IF EXISTS "{engine.work_schema}" CASCADE')
 
 
+def test_the_work_schema_of_a_lost_session_is_dropped_by_the_next_run(
+        postgres_dsn: str) -> None:
+    """A run whose connection was lost left its work schema behind for good (every such
+    run added one); the next engine of the same user drops it, and leaves alone the work
+    schema of a session still running and one named as an older abcde named them (it
+    cannot tell whether that one's session still runs)."""
+    import psycopg
+
+    from abcde.engines.postgres import PostgresEngine
+
+    def schemas() -> set[str]:
+        rows = admin.execute("SELECT nspname FROM pg_namespace").fetchall()
+        return {r[0] for r in rows}
+
+    with psycopg.connect(postgres_dsn, autocommit=True) as admin:
+        admin.execute('CREATE SCHEMA IF NOT EXISTS "abcde_work_0123abcd"')
+        lost, running = PostgresEngine(postgres_dsn), PostgresEngine(postgres_dsn)
+        try:
+            pid = lost.fetch("SELECT pg_backend_pid() AS pid")[0]["pid"]
+            admin.execute("SELECT pg_terminate_backend(%s, 5000)", (pid,))
+            assert {lost.work_schema, running.work_schema} <= schemas()
+            with PostgresEngine(postgres_dsn) as later:
+                left = schemas()
+                assert later.work_schema in left
+            assert lost.work_schema not in left
+            assert {running.work_schema, "abcde_work_0123abcd"} <= left
+        finally:
+            running.close()
+            admin.execute(f'DROP SCHEMA IF EXISTS "{lost.work_schema}" CASCADE')
+            admin.execute('DROP SCHEMA IF EXISTS "abcde_work_0123abcd"')
+
+
 def test_values_a_file_has_no_type_for_are_written_as_postgresql_text(
         admin: object, postgres_dsn: str, tmp_path: Path) -> None:
     """An attribute of type jsonb, an array, interval or bytea rides along into the

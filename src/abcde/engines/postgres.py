@@ -1,12 +1,14 @@
 """PostgreSQL through psycopg 3 (`pip install 'abcde[postgres]'`).
 
-Work tables go to a private schema `abcde_work_<random>` (dropped on close) put ahead of
+Work tables go to a private schema `abcde_work_p<server process>_<random>` (dropped on
+close; a later engine drops one whose session ended without closing) put ahead of
 the connection's search_path; input files are read in-process by DuckDB and copied into
 temporary tables (the server may not see the caller's files).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import secrets
@@ -30,6 +32,8 @@ try:
 except ImportError as err:  # pragma: no cover - depends on the installed extras
     raise EngineUnavailable("the PostgreSQL engine needs psycopg: pip install "
                             "'abcde[postgres]'") from err
+
+log = logging.getLogger("abcde")
 
 # DuckDB type (of a file read by DuckDB, or of sql_type_of) -> PostgreSQL type
 # (the narrowest that holds every value: a result file has the input's column type, as
@@ -104,6 +108,9 @@ def redact(text: str, dsn: str) -> str:
     return text
 
 
+# a work schema's name, abcde_work_p<server process id>_<random>, the process captured
+_ORPHAN_PATTERN = "^abcde_work_p([0-9]{1,9})_[0-9a-f]{8}$"
+
 CONNECT_TIMEOUT = 30
 """Seconds to wait for a server, unless the DSN or PGCONNECT_TIMEOUT says otherwise:
 libpq waits forever by default, and a host behind a firewall that drops packets would
@@ -171,8 +178,9 @@ def _error(err: psycopg.Error, text: str, work_schema: str | None = None) -> Abc
     if state.startswith(("08", "57P")) or (isinstance(err, psycopg.OperationalError)
                                            and not state):
         # the session ended under abcde (server restarted, pg_terminate_backend, network)
-        left = (f" It leaves its work schema {ident(work_schema)} behind: DROP SCHEMA "
-                f"{ident(work_schema)} CASCADE." if work_schema else "")
+        left = (f" It leaves its work schema {ident(work_schema)} behind, which the next "
+                "abcde run of this user on this database drops (or now: DROP SCHEMA "
+                f"{ident(work_schema)} CASCADE)." if work_schema else "")
         return EngineUnavailable(
             f"lost the connection to PostgreSQL: {reason}\nCheck that the server still "
             "runs (restarted, or the session ended by an administrator or the network), "
@@ -204,7 +212,10 @@ class PostgresEngine(Engine):
             connection = _connect(dsn)
         self._own = own
         self.con = connection
-        self.work_schema = work_schema or f"abcde_work_{secrets.token_hex(4)}"
+        self.work_schema = None
+        self._drop_orphaned_schemas()
+        pid = self.fetch("SELECT pg_backend_pid() AS pid")[0]["pid"]
+        self.work_schema = work_schema or f"abcde_work_p{pid}_{secrets.token_hex(4)}"
         path = self.fetch("SHOW search_path")[0]["search_path"]
         self._search_path = None if own else path
         self._create_schema(self.work_schema)
@@ -212,6 +223,34 @@ class PostgresEngine(Engine):
         # DSN's options=-csearch_path=...), where the user's unqualified tables are found
         path = ident(self.work_schema) + ("" if path.strip() in ("", '""') else f", {path}")
         self.execute(f"SET search_path TO {path}")  # the server's own list syntax
+
+    def _drop_orphaned_schemas(self) -> None:
+        """Drop this user's work schemas whose session has ended (a lost connection, a
+        killed process never reached `close`): a work schema is named after the server
+        process of its session, and one whose process no longer runs is nobody's. A
+        schema of a session still running, of another user, or named without a process
+        (an older abcde's, which may still run) is left alone; so is everything on a
+        caller's connection in a transaction (a failed DROP would abort theirs). Never
+        stops the run: what fails is left for a later one."""
+        if not self.con.autocommit:
+            return
+        try:
+            rows = self.fetch(
+                "SELECT n.nspname AS s FROM pg_catalog.pg_namespace n WHERE n.nspname ~ "
+                f"'{_ORPHAN_PATTERN}' AND pg_catalog.pg_get_userbyid(n.nspowner) = "
+                "current_user AND NOT EXISTS (SELECT 1 FROM pg_catalog.pg_stat_activity a "
+                f"WHERE a.pid = CAST(substring(n.nspname FROM '{_ORPHAN_PATTERN}') AS BIGINT))")
+        except AbcdeError as err:
+            log.debug("could not look for orphaned work schemas: %s", err)
+            return
+        for row in rows:
+            try:
+                self.execute(f"DROP SCHEMA IF EXISTS {ident(row['s'])} CASCADE")
+            except AbcdeError as err:  # another run dropping it at the same moment
+                log.debug("could not drop %s: %s", row["s"], err)
+                continue
+            log.info("dropped work schema %s, left behind by a run whose connection was "
+                     "lost", row["s"])
 
     def attach_workspace(self, location: str) -> str:
         """The schema `location` of the database (created if absent)."""
