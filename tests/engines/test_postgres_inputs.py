@@ -315,3 +315,28 @@ def test_a_sample_keeps_the_attribute_types_of_its_input(
         assert duck(f"SELECT column_name, column_type FROM (DESCRIBE SELECT i, s, f "
                     f"FROM '{out}')") == [("i", "INTEGER"), ("s", "SMALLINT"), ("f", "FLOAT")]
         assert set(duck(f"SELECT i, s, f FROM '{out}'")) == {(7, 3, 0.10000000149011612)}
+
+
+def test_a_csv_input_is_copied_to_the_server_once(
+        postgres_dsn: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A CSV input was copied to the server twice (once to learn its columns, again with
+    its id columns as text): now once, its ids still text (007 is not 7). Base {007, 7}
+    in one cluster, Exp apart: two items, both affected (by hand)."""
+    from abcde.engines.postgres import PostgresEngine
+
+    copied: list[tuple[str, tuple[str, ...]]] = []
+    register = PostgresEngine.register_file
+
+    def spy(self: PostgresEngine, name: str, path: Path, fmt: str,
+            string_columns: tuple[str, ...] = ()) -> None:
+        copied.append((path.name, tuple(string_columns)))
+        register(self, name, path, fmt, string_columns)
+
+    monkeypatch.setattr(PostgresEngine, "register_file", spy)
+    (tmp_path / "base.csv").write_text("item_id,cluster_id\n007,1\n7,1\n")
+    (tmp_path / "exp.csv").write_text("item_id,cluster_id\n007,1\n7,2\n")
+    with PostgresEngine(postgres_dsn) as engine:
+        result = impact(str(tmp_path / "base.csv"), str(tmp_path / "exp.csv"), engine=engine)
+    assert (result.overall["items"], result.overall["affected_items"]) == (2, 2)
+    assert sorted(copied) == [("base.csv", ("item_id", "cluster_id")),
+                              ("exp.csv", ("item_id", "cluster_id"))]

@@ -143,6 +143,13 @@ class Engine(ABC):
         """Expose a CSV/Parquet file as relation `name`; `string_columns` are read as
         text (ids such as 007 must not become 7)."""
 
+    def csv_columns(self, path: Path) -> list[str] | None:
+        """The column names `register_file` gives a CSV file, told without reading its
+        rows, on an engine whose registration copies them (a second registration with
+        the id columns as text would copy them again); None: registering is cheap, and
+        the file is registered to learn them."""
+        return None
+
     @abstractmethod
     def register_rows(self, name: str, columns: Sequence[str], rows: Sequence[tuple]) -> None:
         """Expose Python rows as relation `name`."""

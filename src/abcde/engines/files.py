@@ -374,6 +374,19 @@ def strict_csv_problem(path: Path, delimiter: str | None = None) -> CsvProblem |
         con.close()
 
 
+def file_columns(path: Path, fmt: str) -> list[str]:
+    """The column names DuckDB reads from a CSV/Parquet file (a CSV's sniffed header),
+    without reading its rows."""
+    con = duckdb.connect(":memory:")
+    try:
+        cur = con.execute(f"SELECT * FROM {file_source(path, fmt)} LIMIT 0")
+        return [d[0] for d in cur.description]
+    except duckdb.Error as err:
+        raise EngineError(f"cannot read {path}: {err}") from err
+    finally:
+        con.close()
+
+
 def write_copy_csv(path: Path, fmt: str, out: Path, string_columns: Sequence[str] = (),
                    ) -> list[tuple[str, str]]:
     """Write the rows of a CSV/Parquet file to `out` as CSV that PostgreSQL's COPY ...

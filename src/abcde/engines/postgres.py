@@ -21,7 +21,7 @@ from typing import Any
 import sqlglot
 
 from abcde.engines.base import Engine, categorise, sql_type_of
-from abcde.engines.files import write_copy_csv, write_rows
+from abcde.engines.files import file_columns, write_copy_csv, write_rows
 from abcde.errors import AbcdeError, EngineError, EngineUnavailable, InputError, ResourceError
 from abcde.sql.dialects import Postgres
 from abcde.sql.quoting import CANONICAL_DIALECT, ident, table_ref
@@ -375,6 +375,9 @@ class PostgresEngine(Engine):
             except psycopg.Error as err:
                 raise _error(err, f"PostgreSQL refused the rows of {name}: {err}",
                              self.work_schema) from err
+
+    def csv_columns(self, path: Path) -> list[str]:
+        return file_columns(path, "csv")
 
     def register_rows(self, name: str, columns: Sequence[str], rows: Sequence[tuple]) -> None:
         types = [_pg_type(sql_type_of(row[k] for row in rows)) for k in range(len(columns))]

@@ -302,11 +302,18 @@ def _register_file(engine: Engine, name: str, path: Path, fmt: str | None, label
     known = labels.get(str(path))
     labels[str(path)] = label if known in (None, label) else f"{known} and {label}"
     try:
-        engine.register_file(name, path, fmt)
-        present = {c for c, _ in engine.columns(ident(name))}
-        wanted = [c for c in string_columns if c in present]
-        if fmt == "csv" and wanted:
-            engine.register_file(name, path, fmt, wanted)
+        # a CSV's id columns are read as text: those of its columns, which the engine
+        # tells from the header (PostgreSQL, whose registration copies the rows) or
+        # from a first registration
+        known = engine.csv_columns(path) if fmt == "csv" and string_columns else None
+        if known is None:
+            engine.register_file(name, path, fmt)
+            known = [c for c, _ in engine.columns(ident(name))]
+            wanted = [c for c in string_columns if c in known]
+            if fmt == "csv" and wanted:
+                engine.register_file(name, path, fmt, wanted)
+        else:
+            engine.register_file(name, path, fmt, [c for c in string_columns if c in known])
         engine.columns(ident(name))  # reading the schema fails here for an unreadable file
     except EngineError as err:
         # DuckDB names the line of a malformed CSV, except when its sniffer gives up on
