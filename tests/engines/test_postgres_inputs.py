@@ -340,3 +340,24 @@ def test_a_csv_input_is_copied_to_the_server_once(
     assert (result.overall["items"], result.overall["affected_items"]) == (2, 2)
     assert sorted(copied) == [("base.csv", ("item_id", "cluster_id")),
                               ("exp.csv", ("item_id", "cluster_id"))]
+
+
+def test_a_loaded_input_has_the_planners_statistics(postgres_dsn: str, tmp_path: Path) -> None:
+    """A file or Python rows copied into a temporary table had no statistics (autovacuum
+    never analyses one): the planner took 10^6 rows for 10^16 once joined, and the cell
+    step of a 1M-item impact took 8-11 s instead of 3. The table is analysed: its row
+    count is known (pg_class.reltuples, -1 for a table never analysed)."""
+    from duck import duck
+
+    from abcde.engines.postgres import PostgresEngine
+
+    path = tmp_path / "base.parquet"
+    duck(f"COPY (SELECT range AS item_id, range % 7 AS cluster_id FROM range(1000)) "
+         f"TO '{path}'")
+    with PostgresEngine(postgres_dsn) as engine:
+        engine.register_file("from_file", path, "parquet")
+        engine.register_rows("from_rows", ["item_id", "weight"], [(1, 0.5), (2, 1.5)])
+        rows = engine.fetch("SELECT relname, reltuples FROM pg_class WHERE relname IN "
+                            "('from_file', 'from_rows') AND relpersistence = 't' ORDER BY 1")
+    assert [(r["relname"], r["reltuples"]) for r in rows] == [("from_file", 1000),
+                                                              ("from_rows", 2)]
