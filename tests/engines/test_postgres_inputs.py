@@ -361,3 +361,20 @@ def test_a_loaded_input_has_the_planners_statistics(postgres_dsn: str, tmp_path:
                             "('from_file', 'from_rows') AND relpersistence = 't' ORDER BY 1")
     assert [(r["relname"], r["reltuples"]) for r in rows] == [("from_file", 1000),
                                                               ("from_rows", 2)]
+
+
+def test_a_users_table_named_like_an_input_is_not_dropped(
+        admin: object, postgres_dsn: str, tmp_path: Path) -> None:
+    """Before copying a file in, abcde dropped any table of the input's name
+    (abcde_src_base) the search_path reached: the user's own table of that name was
+    gone after the run. It drops only its own temporary table now."""
+    from abcde.engines.postgres import PostgresEngine
+
+    admin.execute(f"CREATE TABLE {SCHEMA}.abcde_src_base (precious int)")  # type: ignore[attr-defined]
+    admin.execute(f"INSERT INTO {SCHEMA}.abcde_src_base VALUES (42)")  # type: ignore[attr-defined]
+    (tmp_path / "base.csv").write_text("item_id,cluster_id\na,1\nb,1\n")
+    (tmp_path / "exp.csv").write_text("item_id,cluster_id\na,1\nb,2\n")
+    with PostgresEngine(f"{postgres_dsn}?options=-csearch_path%3D{SCHEMA}") as engine:
+        result = impact(str(tmp_path / "base.csv"), str(tmp_path / "exp.csv"), engine=engine)
+    assert result.overall["affected_items"] == 2
+    assert admin.execute(f"SELECT precious FROM {SCHEMA}.abcde_src_base").fetchall() == [(42,)]  # type: ignore[attr-defined]

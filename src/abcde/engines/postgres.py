@@ -337,7 +337,7 @@ class PostgresEngine(Engine):
     def _load(self, name: str, columns: Sequence[tuple[str, str]], rows: Sequence[tuple]
               ) -> None:
         cols = ", ".join(f"{ident(c)} {t}" for c, t in columns)
-        self.execute(f"DROP TABLE IF EXISTS {ident(name)}")
+        self._drop_temporary(name)
         self.execute(f"CREATE TEMPORARY TABLE {ident(name)} ({cols})")
         names = ", ".join(ident(c) for c, _ in columns)
         json = [k for k, (_, t) in enumerate(columns) if t == "JSONB"]
@@ -352,6 +352,13 @@ class PostgresEngine(Engine):
         except psycopg.Error as err:
             raise EngineError(f"PostgreSQL refused the rows of {name}: {err}") from err
         self._analyze(name)
+
+    def _drop_temporary(self, name: str) -> None:
+        """Drop an input registered before under `name` (an engine reused across calls):
+        qualified with pg_temp, since an unqualified name resolves through the
+        search_path, and the user's own table of that name was dropped when there was no
+        temporary one."""
+        self.execute(f"DROP TABLE IF EXISTS pg_temp.{ident(name)}")
 
     def _analyze(self, name: str) -> None:
         """Statistics of a loaded temporary table, which autovacuum never gathers: without
@@ -369,7 +376,7 @@ class PostgresEngine(Engine):
             columns = write_copy_csv(path, fmt, data, string_columns)
             pg_columns = [(c, _pg_type(t)) for c, t in columns]
             cols = ", ".join(f"{ident(c)} {t}" for c, t in pg_columns)
-            self.execute(f"DROP TABLE IF EXISTS {ident(name)}")
+            self._drop_temporary(name)
             self.execute(f"CREATE TEMPORARY TABLE {ident(name)} ({cols})")
             names = ", ".join(ident(c) for c, _ in pg_columns)
             try:
