@@ -404,6 +404,7 @@ def estimate_metric(
     factors: np.ndarray | None = None,
     what: str | None = None,
     cache: dict[Any, PartEstimate] | None = None,
+    design_cap: bool | None = None,
 ) -> Estimate:
     """exact + Σ sign · T · p̂ over the metric's parts, with its interval.
 
@@ -431,8 +432,7 @@ def estimate_metric(
     se_method : {"pair_clustered", "kirchner"}
         See :func:`~abcde.quality.intervals.reweighted_mean_se`.
     mask : numpy.ndarray, optional
-        Restrict to these draw rows (a slice); the design's expected n_eff is then not
-        used (it is a property of the whole population).
+        Restrict to these draw rows (a slice).
     factors : numpy.ndarray, optional
         Reweighting factors recomputed within ``mask``
         (:func:`~abcde.quality.sample.slice_factors`); default the sample's.
@@ -441,6 +441,10 @@ def estimate_metric(
     cache : dict, optional
         Parts already estimated for the same sample, mask and factors (metrics share
         parts: :func:`estimate_all` passes one).
+    design_cap : bool, optional
+        Whether a part's n_eff is capped at the design's expected one; default: without
+        a ``mask`` only. A slice passes True with its own design quantities
+        (:func:`abcde.quality.slices.slice_delta_precision`).
 
     Returns
     -------
@@ -456,6 +460,7 @@ def estimate_metric(
     37(2):185–194, 1995.
     """
     what = what or metric.key
+    cap = mask is None if design_cap is None else design_cap
     exact = float(design.exact.get(metric.exact, 0.0)) if metric.exact else 0.0
     in_mask = np.ones(s.rows, dtype=bool) if mask is None else mask
     factors = s.factor if factors is None else factors
@@ -487,7 +492,8 @@ def estimate_metric(
                              "decomposition §6.1); sample with --population mixture",
                              confidence)
         result = _part(part, s, design, in_mask, factors, total, se_method, confidence,
-                       design_cap=mask is None, cache=cache)
+                       design_cap=cap, scope="all" if mask is None else id(in_mask),
+                       cache=cache)
         if not result.drawn:
             if len(metric.parts) == 1:
                 return undefined(total, f"undefined: no {names} pairs were drawn (their total "
@@ -505,14 +511,14 @@ def estimate_metric(
 
 def _part(part: Part, s: JudgedSample, design: Design, in_mask: np.ndarray,
           factors: np.ndarray, total: float, se_method: str, confidence: float, *,
-          design_cap: bool, cache: dict[Any, PartEstimate] | None = None) -> PartEstimate:
+          design_cap: bool, scope: Any,
+          cache: dict[Any, PartEstimate] | None = None) -> PartEstimate:
     """One part's estimate (its classes, if drawn, have judged draws: estimate_metric).
 
     The value 1(i≢j) is the complement of 1(i≡j) on the same draws and weights: its p̂ is
     1 − p̂, its SE and effective sample size the same, its (symmetric) interval the
     mirror; ``cache`` keeps the part of 1(i≡j) for it (and for other metrics)."""
-    key = (part.target, part.classes, "all" if design_cap else id(in_mask), id(factors),
-           se_method, confidence)
+    key = (part.target, part.classes, scope, design_cap, id(factors), se_method, confidence)
     hit = cache.get(key) if cache is not None else None
     if hit is None:
         hit = _equivalent_part(part, s, design, in_mask, factors, total, se_method,
