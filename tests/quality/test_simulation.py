@@ -131,6 +131,34 @@ def test_coverage_below_90_percent_is_flagged() -> None:
     assert "! coverage below 90%" in render_table(out)
 
 
+def test_the_flag_and_the_header_follow_the_intervals_level() -> None:
+    """80% intervals that hold the exact value in 8 of 10 rounds are what they say: not
+    flagged (a fixed 90% flagged every metric of a correct 80% interval), and the header
+    says 80%, not 95%; 99% intervals that miss 1 in 10 rounds are flagged (below 98%)."""
+    from abcde.quality.exact import ExactQuality
+    from abcde.quality.simulation import _summary, render_table
+
+    doc = simulate(BASE, EXP, WEIGHT, truth=TRUTH, budgets=(60,), replications=4, seed=3,
+                   confidence=0.8)
+    assert "mean 80% CI half-width" in render_table(doc)
+    assert all(per[60]["flagged"] == (per[60]["coverage"] < 0.6)
+               for per in doc["metrics"].values())
+    exact = ExactQuality(True, {k: 0.5 for k in METRIC_KEYS})
+    held = {k: {"estimate": 0.5, "ci_low": 0.4, "ci_high": 0.6, "not_conclusive": None}
+            for k in METRIC_KEYS}
+    missed = {k: {**v, "ci_high": 0.45} for k, v in held.items()}
+    for level, covering, flagged in ((0.8, 8, False), (0.99, 9, True)):
+        results = {100: [held] * covering + [missed] * (10 - covering)}
+        out = _summary(results, exact, 10, 1.96, confidence=level)
+        cell = out["metrics"]["delta_precision"][100]
+        assert cell["coverage"] == pytest.approx(covering / 10)
+        assert cell["flagged"] is flagged, level
+        out.update(population="mixture", alpha=0.5, stratify=None)
+        text = render_table(out)
+        assert f"mean {level:.0%} CI half-width" in text and "95%" not in text
+        assert ("! coverage below" in text) is flagged
+
+
 @pytest.mark.parametrize("extra", [[], ["--strata-allocation", "equal"]])
 def test_identical_clusterings_have_no_pair_to_simulate(tmp_path, extra: list[str]) -> None:  # type: ignore[no-untyped-def]
     """Base = Exp: no pair to judge, said as such (exit 2). It said "lower the largest of

@@ -13,9 +13,10 @@ random) and estimated. The exact value of every metric is computed from the trut
 SQL (`abcde.quality.exact`, per triple cell), when the truth covers T. The report gives,
 per budget and metric: the mean estimate − exact (the bias, with its standard error
 sd/√R), the share of the intervals that hold the exact value (the coverage; below
-:data:`FLAG_COVERAGE` it is flagged), the mean half-width of the intervals, and how often
-the metric was undefined or not conclusive. When the truth does not cover T, the exact
-values, bias and coverage are unavailable and the report says why.
+:func:`flag_coverage` of the level, 90% for 95% intervals, it is flagged), the mean
+half-width of the intervals, and how often the metric was undefined or not conclusive.
+When the truth does not cover T, the exact values, bias and coverage are unavailable
+and the report says why.
 
 With ``stratify`` (an allocation: proportional, equal or a fraction) the rounds use
 `abcde.sampling.stratified` instead, one sampling run per budget and replication.
@@ -53,7 +54,37 @@ from abcde.sampling.pairs import (
 
 DEFAULT_BUDGETS = (100, 300, 1000, 3000)
 FLAG_COVERAGE = 0.90
-"""Below this share of intervals holding the exact value, a metric is flagged."""
+"""Below this share of 95% intervals holding the exact value, a metric is flagged
+(:func:`flag_coverage` at 0.95)."""
+
+
+def flag_coverage(confidence: float) -> float:
+    """The coverage below which intervals of a level are flagged as too narrow.
+
+    They are flagged when they miss the exact value more than twice as often as their
+    level allows: 1 − 2·(1 − confidence), 90% for 95% intervals. A fixed 90% flagged every
+    metric of a correct 80% interval and none of a 99% interval that missed 9% of the
+    time (docs/method.md §8.13).
+
+    Parameters
+    ----------
+    confidence : float
+        The intervals' level, in (0, 1).
+
+    Returns
+    -------
+    float
+
+    References
+    ----------
+    docs/method.md §8.13.
+
+    Examples
+    --------
+    >>> round(flag_coverage(0.95), 6), round(flag_coverage(0.8), 6), round(flag_coverage(0.99), 6)
+    (0.9, 0.6, 0.98)
+    """
+    return 1 - 2 * (1 - confidence)
 
 
 def simulation_ceiling() -> Ceiling:
@@ -172,13 +203,15 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
     Returns
     -------
     dict
-        ``{"population", "alpha", "budgets", "replications", "stratify", "exact":
+        ``{"population", "alpha", "budgets", "replications", "stratify", "confidence",
+        "flag_coverage", "exact":
         {"available", "values", "reason", …}, "metrics": {metric: {budget: {"exact",
         "mean", "bias", "bias_se", "coverage", "flagged", "half_width", "estimate_sd",
         "undefined", "not_conclusive"}}}, "rows": [...]}`` — ``bias`` = mean estimate −
         exact with ``bias_se`` = sd/√R, ``coverage`` the share of the reported intervals
         that hold the exact value (None when the truth does not cover T), ``flagged`` when
-        it is below :data:`FLAG_COVERAGE`, ``half_width`` the mean (ci_high − ci_low)/2;
+        it is below ``flag_coverage`` (:func:`flag_coverage` of ``confidence``),
+        ``half_width`` the mean (ci_high − ci_low)/2;
         ``rows`` is one flat record per (budget, metric), handy for a DataFrame.
 
     Raises
@@ -252,7 +285,7 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
                 verdicts = _judge(s.pairs, base_judge, unknown_share, rng)
                 results[b].append(estimate_with_verdicts(s, verdicts, confidence=confidence,
                                                          se_method=DEFAULT_SE))
-    doc = _summary(results, exact, replications, z)
+    doc = _summary(results, exact, replications, z, confidence)
     doc.update(population=design.population, alpha=design.alpha, stratify=stratify,
                unknown_share=unknown_share)
     return doc
@@ -269,13 +302,14 @@ def _judge(pairs: SamplePairs, judge: Any, unknown_share: float,
 
 
 def _summary(results: dict[int, list[dict[str, Any]]], exact: ExactQuality,
-             replications: int, z: float) -> dict[str, Any]:
+             replications: int, z: float, confidence: float = 0.95) -> dict[str, Any]:
     """Per (metric, budget): bias and its SE, coverage, the mean half-width of the
     intervals actually reported ((ci_high − ci_low)/2: Wilson intervals are asymmetric and
     never zero-wide, so z·mean(SE) would understate them), the sd of the estimates and
     z·sd (the half-width an honest interval needs), undefined and not-conclusive counts."""
     metrics: dict[str, dict[int, dict[str, Any]]] = {}
     rows = []
+    flag_below = flag_coverage(confidence)
     for key in METRIC_KEYS:
         metrics[key] = {}
         value = exact.values.get(key) if exact.available else None
@@ -300,10 +334,11 @@ def _summary(results: dict[int, list[dict[str, Any]]], exact: ExactQuality,
                 tol = 1e-9 * max(abs(value), 1e-12)
                 held = [e["ci_low"] - tol <= value <= e["ci_high"] + tol for e in with_ci]
                 cell["coverage"] = sum(held) / len(held)
-                cell["flagged"] = cell["coverage"] < FLAG_COVERAGE
+                cell["flagged"] = cell["coverage"] < flag_below
             metrics[key][b] = cell
             rows.append({"budget": b, "metric": key, **cell})
     return {"budgets": sorted(results), "replications": replications,
+            "confidence": confidence, "flag_coverage": flag_below,
             "exact": exact.as_dict(), "metrics": metrics, "rows": rows}
 
 
@@ -327,14 +362,14 @@ def render_table(doc: dict[str, Any]) -> str:
     str
         Metrics × budgets, each cell: the mean half-width of the reported intervals, the
         coverage of the exact value, the bias (mean − exact, in standard errors), "!"
-        when the coverage is below :data:`FLAG_COVERAGE`; or why the exact values are
+        when the coverage is below the document's ``flag_coverage``; or why the exact values are
         unavailable.
 
     References
     ----------
     docs/method.md §8.8, §8.13.
     """
-    from abcde.quality.wording import LABELS
+    from abcde.quality.wording import LABELS, level_text
     from abcde.text import table
 
     budgets = doc["budgets"]
@@ -361,7 +396,9 @@ def render_table(doc: dict[str, Any]) -> str:
             row[str(b)] = cell
         rows.append(row)
     design = f"{doc['population']} population, α = {doc['alpha']:g}"
-    head = (f"per budget: mean 95% CI half-width, coverage of the exact value, bias = mean "
+    level = level_text(doc.get("confidence", 0.95))  # documents of before it was recorded
+    flag_below = doc.get("flag_coverage", FLAG_COVERAGE)
+    head = (f"per budget: mean {level} half-width, coverage of the exact value, bias = mean "
             f"estimate − exact (in SEs of the mean) — {design}, {doc['replications']} "
             f"replications{', stratified ' + str(doc['stratify']) if doc['stratify'] else ''}")
     lines = [head]
@@ -371,7 +408,7 @@ def render_table(doc: dict[str, Any]) -> str:
                      "shown")
     lines.append(table(rows, ["metric", *[str(b) for b in budgets]]))
     if flagged:
-        lines.append(f"! coverage below {100 * FLAG_COVERAGE:.0f}%: {', '.join(flagged)} — "
+        lines.append(f"! coverage below {100 * flag_below:.0f}%: {', '.join(flagged)} — "
                      "these intervals are too narrow for this data; a larger budget, the "
                      "mixture population or stratification may help (docs/method.md §8.13)")
     return "\n".join(lines)

@@ -729,8 +729,9 @@ def simulate_section(doc: Mapping[str, Any], source: str = "simulate") -> Sectio
                                 "Where the blue line lies well below the red one the "
                                 "intervals cover less than they say.", _json(fig)))
     if coverage.data:
-        coverage.add_hline(y=FLAG_COVERAGE, line_dash="dash", line_color=BAD,
-                           annotation_text=f"flagged below {FLAG_COVERAGE:.0%}")
+        flag_below = doc.get("flag_coverage", FLAG_COVERAGE)  # by the intervals' level
+        coverage.add_hline(y=flag_below, line_dash="dash", line_color=BAD,
+                           annotation_text=f"flagged below {flag_below:.0%}")
         _layout(coverage, height=360, xaxis_title="budget (pairs)",
                 yaxis_title="share of intervals holding the exact value")
         _log_axes(coverage, y=False)
