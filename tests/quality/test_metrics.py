@@ -340,3 +340,23 @@ def test_heavy_tailed_weights_are_not_conclusive_even_when_the_sample_looks_tame
     assert dp["n_eff"] < 10 and "heavy-tailed" in dp["not_conclusive"]
     assert "not conclusive" in out["verdict"]
     assert any("not conclusive" in w for w in out["warnings"])
+
+
+def test_a_tiny_sample_of_evenly_weighted_pairs_is_too_small_not_heavy_tailed() -> None:
+    """Five draws of evenly weighted pairs (kish 1 per draw of a class: the design's
+    weights are constant) have n_design < 10 under any design: the reason names the few
+    draws, not the design's weights, which are not to blame (it said 'heavy-tailed for the
+    merge pairs' on the example data's mixture sample of one pair, whose merge pairs'
+    weights are even to 0.3%); with kish 0.001 it names the weights."""
+    rows = [(k, f"a{k}", f"b{k}", "merge", 1.0, 1) for k in range(1, 5)]
+    rows.append((5, "a5", "b5", "split", -1.0, 1))
+    verdicts = {1: "equivalent", 2: "not_equivalent", 3: "equivalent", 4: "not_equivalent",
+                5: "equivalent"}
+    for kish, blamed in ((1.0, False), (0.001, True)):
+        m = manifest({"split": 0.3, "merge": 0.4}, {"split": 0.3, "merge": 0.4}, kish=kish)
+        out = estimate_from_draws(draw_rows(*rows), verdicts, m)
+        for key in ("good_merge_rate", "delta_precision", "bad_split_rate"):
+            why = out[key]["not_conclusive"]
+            assert why and ("heavy-tailed" in why) is blamed, (kish, key, why)
+            if not blamed:
+                assert "too few effective draws" in why and "judged draw" in why, why

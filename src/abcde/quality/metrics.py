@@ -109,6 +109,10 @@ MIN_N_EFF = 10.0
 the ratio estimators' bias became visible in the measurements, benchmarks/RESULTS.md)."""
 PART_SHARE = 0.25
 """A part with this share of the metric's Σ T²/n_eff decides alone (docs/method.md §8.11)."""
+HEAVY_TAIL_EFFICIENCY = 0.5
+"""A not-conclusive part is blamed on the design's heavy-tailed weights only when the
+design's expected n_eff is below this share of the part's expected draws
+(:func:`design_efficiency`); else on too few draws (docs/method.md §8.11)."""
 
 STABLE = (KEY_PLUS, KEY_MINUS, KEY_ZERO)
 
@@ -377,6 +381,38 @@ def design_expected_n_eff(part: Part, design: Design) -> float:
     return scale * share * share / square if square > 0 else 0.0
 
 
+def design_efficiency(part: Part, design: Design) -> float:
+    """The design's expected Kish n_eff of a part per expected draw of its classes.
+
+    n_design / (n·Σ_{k∈part} q_k), n the draws per unit of design probability: 1 when
+    the part's importance weights are constant over its strata, small when a few
+    improbable strata carry its target (heavy tails). Unlike n_design it does not shrink
+    with the sample: a sample of one draw has n_design < 1 under any design.
+
+    Parameters
+    ----------
+    part : Part
+        A part of a row of :data:`METRICS`.
+    design : Design
+        The sample's design.
+
+    Returns
+    -------
+    float
+        In [0, 1]; 1 when the design gives the part's classes no probability.
+
+    References
+    ----------
+    docs/method.md §6.9, §8.11. L. Kish. Survey Sampling. John Wiley & Sons, New York,
+    1965.
+    """
+    q = sum(design.classes[CLASS_KEYS[code]]["q"] for code in part.classes)
+    scale = min(design.scale[CLASS_KEYS[code]] for code in part.classes)
+    if not (q > 0 and scale > 0):
+        return 1.0
+    return design_expected_n_eff(part, design) / (scale * q)
+
+
 @dataclass(frozen=True)
 class PartEstimate:
     """One part's T, p̂, its interval and effective sample sizes (for the metric)."""
@@ -391,6 +427,7 @@ class PartEstimate:
     pairs: np.ndarray
     draws: int
     drawn: bool
+    efficiency: float = 1.0  # design_efficiency, when the design caps n_eff
 
 
 def estimate_metric(
@@ -548,13 +585,15 @@ def _equivalent_part(part: Part, s: JudgedSample, design: Design, in_mask: np.nd
     se_ok = se is not None and math.isfinite(se)
     n_sample = effective_n(p, se if se_ok else None, design_n_eff(f, k, keys, se_method, m))
     n_design = math.inf
+    efficiency = 1.0
     if design_cap:
         judged_share = float(k.sum()) / float(s.draw_count[in_part].sum())
         n_design = design_expected_n_eff(part, design) * judged_share
+        efficiency = design_efficiency(part, design)
     n_eff = min(n_sample, n_design)
     low, high = interval(p, n_eff, confidence)
     return PartEstimate(total, p, low, high, se if se_ok else None, n_eff, n_design,
-                        keys, int(k.sum()), True)
+                        keys, int(k.sum()), True, efficiency)
 
 
 def _combine(metric: Metric, exact: float, parts: list[tuple[Part, PartEstimate]],
@@ -599,7 +638,11 @@ def _combine(metric: Metric, exact: float, parts: list[tuple[Part, PartEstimate]
     part, worst = parts[k]
     if n_eff < MIN_N_EFF or (worst.n_eff < MIN_N_EFF and spread[k] >= PART_SHARE * sum(spread)):
         names = ", ".join(CLASS_KEYS[c] for c in part.classes)
-        by_design = worst.drawn and worst.n_design < MIN_N_EFF and worst.n_design <= worst.n_eff
+        # heavy tails only when the design's weights, not the sample's size, keep n_design
+        # small: one draw of evenly weighted pairs gives n_design < 1 under any design
+        by_design = (worst.drawn and worst.n_design < MIN_N_EFF
+                     and worst.n_design <= worst.n_eff
+                     and worst.efficiency < HEAVY_TAIL_EFFICIENCY)
         head = (f"n_eff {n_eff:.1f} < {MIN_N_EFF:g}" if n_eff < MIN_N_EFF else
                 f"its {names} part (sign·T = {part.sign * worst.total:+.3g}) rests on "
                 f"n_eff {worst.n_eff:.1f} < {MIN_N_EFF:g}")
@@ -607,7 +650,9 @@ def _combine(metric: Metric, exact: float, parts: list[tuple[Part, PartEstimate]
             f"the design's importance weights toward {part.target} are heavy-tailed for the "
             f"{names} pairs (expected n_eff {worst.n_design:.1f} for the sample's draws; "
             "Kish 1965)" if by_design else
-            f"too few effective draws of the {names} pairs ({worst.n_eff:.1f})")
+            f"too few effective draws of the {names} pairs ({worst.n_eff:.1f}, from "
+            f"{worst.draws:,} judged draw{'s' if worst.draws != 1 else ''})" if worst.drawn
+            else f"no judged draw of the {names} pairs")
     pairs = np.unique(np.concatenate([r.pairs for _, r in parts]))
     single_draw = se_bounded and len(parts) == 1
     return Estimate(

@@ -172,9 +172,10 @@ def _slice_class(whole: Mapping[str, float], u: float) -> dict[str, float]:
     population, by the share of the class the slice holds (Kish 1965; ABCDE App. B.2,
     eq. 64–67 for the slice's parts).
     """
-    total = float(whole["u"])
-    kish = float(whole["kish_u"]) * u / total if total > 0 else 0.0
-    return {**whole, "u": u, "u_uncovered": 0.0, "kish_u": kish}
+    share = u / float(whole["u"]) if float(whole["u"]) > 0 else 0.0
+    # q in proportion too: the design's efficiency kish_u/q (heavy tails) is the class's
+    return {**whole, "u": u, "u_uncovered": 0.0, "kish_u": float(whole["kish_u"]) * share,
+            "q": float(whole["q"]) * share}
 
 
 def equal_mask(column: np.ndarray, value: Any) -> np.ndarray:
