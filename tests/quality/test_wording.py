@@ -58,6 +58,16 @@ def test_warnings_when_most_verdicts_are_unknown_or_a_metric_is_thin() -> None:
     assert len(out["warnings"]) == 1 and "missing at random" in out["warnings"][0]
     assert "60 of 120 pairs (50%)" in out["warnings"][0]
     assert "not conclusive" in out["verdict"] and "more precise" not in out["verdict"]
+    # 20 of the 40 merge pairs unknown: 17% of the sample (no sample-wide warning) but
+    # half of a class that carries the merge metrics, and its own sentence says so
+    skipped = {p: (v if p not in merges or p % 2 else "unknown") for p, v in sure.items()}
+    one_class = estimate_from_draws(draws, skipped, TOY_MANIFEST)
+    assert len(one_class["warnings"]) == 1, one_class["warnings"]
+    assert "without a verdict" in one_class["warnings"][0]
+    assert "GoodMergeRate" in one_class["warnings"][0]
+    assert one_class["good_merge_rate"]["not_conclusive"].startswith(
+        "unknown verdicts: 50% of the draws of its merge pairs")
+    assert one_class["good_split_rate"]["not_conclusive"] is None
     thin = estimate_from_draws(many_pairs(40, 5, 40), {p: "equivalent" for p in range(1, 86)},
                                TOY_MANIFEST)
     assert len(thin["warnings"]) == 1 and "GoodMergeRate" in thin["warnings"][0]

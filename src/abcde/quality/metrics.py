@@ -109,6 +109,14 @@ MIN_N_EFF = 10.0
 the ratio estimators' bias became visible in the measurements, benchmarks/RESULTS.md)."""
 PART_SHARE = 0.25
 """A part with this share of the metric's Σ T²/n_eff decides alone (docs/method.md §8.11)."""
+MAX_UNKNOWN_SHARE = 0.2
+"""Above this share of unknown verdicts the reweighting's assumption (unknown pairs missing
+at random, ABCDE §5.8) is not taken on trust: of the whole sample, a sample-wide warning
+(:func:`abcde.quality.wording.sample_warnings`); of the draws of a part that carries at
+least :data:`PART_SHARE` of a metric's Σ|T|, that metric is ``not_conclusive``
+(docs/method.md §8.11)."""
+UNKNOWN_REASON = "unknown verdicts"
+"""How a not-conclusive reason of :data:`MAX_UNKNOWN_SHARE` starts (its wording differs)."""
 HEAVY_TAIL_EFFICIENCY = 0.5
 """A not-conclusive part is blamed on the design's heavy-tailed weights only when the
 design's expected n_eff is below this share of the part's expected draws
@@ -428,6 +436,7 @@ class PartEstimate:
     draws: int
     drawn: bool
     efficiency: float = 1.0  # design_efficiency, when the design caps n_eff
+    unknown: float = 0.0  # the share of the part's draws without a verdict
 
 
 def estimate_metric(
@@ -586,14 +595,14 @@ def _equivalent_part(part: Part, s: JudgedSample, design: Design, in_mask: np.nd
     n_sample = effective_n(p, se if se_ok else None, design_n_eff(f, k, keys, se_method, m))
     n_design = math.inf
     efficiency = 1.0
+    judged_share = float(k.sum()) / float(s.draw_count[in_part].sum())
     if design_cap:
-        judged_share = float(k.sum()) / float(s.draw_count[in_part].sum())
         n_design = design_expected_n_eff(part, design) * judged_share
         efficiency = design_efficiency(part, design)
     n_eff = min(n_sample, n_design)
     low, high = interval(p, n_eff, confidence)
     return PartEstimate(total, p, low, high, se if se_ok else None, n_eff, n_design,
-                        keys, int(k.sum()), True, efficiency)
+                        keys, int(k.sum()), True, efficiency, 1.0 - judged_share)
 
 
 def _combine(metric: Metric, exact: float, parts: list[tuple[Part, PartEstimate]],
@@ -653,6 +662,8 @@ def _combine(metric: Metric, exact: float, parts: list[tuple[Part, PartEstimate]
             f"too few effective draws of the {names} pairs ({worst.n_eff:.1f}, from "
             f"{worst.draws:,} judged draw{'s' if worst.draws != 1 else ''})" if worst.drawn
             else f"no judged draw of the {names} pairs")
+    if reason is None:
+        reason = _unknown_reason(parts)
     pairs = np.unique(np.concatenate([r.pairs for _, r in parts]))
     single_draw = se_bounded and len(parts) == 1
     return Estimate(
@@ -670,6 +681,30 @@ def _combine(metric: Metric, exact: float, parts: list[tuple[Part, PartEstimate]
         exact=exact,
         not_conclusive=reason,
     )
+
+
+def _unknown_reason(parts: list[tuple[Part, PartEstimate]]) -> str | None:
+    """Why a metric is not conclusive for its unknown verdicts, or None.
+
+    The reweighting of unknown verdicts within a class (ABCDE §5.8) assumes they are
+    missing at random there. Judges who skip one kind of pair (the equivalent ones among
+    the split pairs, say) break that in one class while the sample-wide share stays
+    low, and the bias then far exceeds the interval: 15% unknown overall, half the
+    equivalent split pairs skipped, and ΔPrecision's interval covered in 6% of rounds
+    (tests/quality/test_metrics_statistical.py). So a part that carries at least
+    PART_SHARE of the metric's Σ|T| with more than MAX_UNKNOWN_SHARE of its draws
+    unknown makes the metric not conclusive (docs/method.md §8.11)."""
+    mass = sum(r.total for _, r in parts)
+    worst = max((pr for pr in parts if pr[1].drawn and pr[1].total >= PART_SHARE * mass),
+                key=lambda pr: pr[1].unknown, default=None)
+    if worst is None or worst[1].unknown <= MAX_UNKNOWN_SHARE:
+        return None
+    part, r = worst
+    names = ", ".join(CLASS_KEYS[c] for c in part.classes)
+    return (f"{UNKNOWN_REASON}: {r.unknown:.0%} of the draws of its {names} pairs (sign·T = "
+            f"{part.sign * r.total:+.3g}) have none, more than {MAX_UNKNOWN_SHARE:.0%}; the "
+            "reweighting assumes they are missing at random within the class (ABCDE §5.8), "
+            "and judges skipping one kind of pair bias it beyond the interval")
 
 
 def estimate_all(

@@ -13,12 +13,16 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from abcde.quality.metrics import METRICS, MIN_N_EFF
+from abcde.quality.metrics import (
+    MAX_UNKNOWN_SHARE,
+    METRICS,
+    MIN_N_EFF,
+    PART_SHARE,
+    UNKNOWN_REASON,
+)
 from abcde.quality.result import Estimate
 
-MAX_UNKNOWN_SHARE = 0.2
 UNKNOWN_START = "unknown verdicts:"  # how the sample-wide warning of it starts
-"""Above this share of unknown verdicts (among the pairs that need one) a warning."""
 
 LABELS = {key: m.label for key, m in METRICS.items()}
 """Metric key → the papers' name, e.g. good_split_rate → GoodSplitRate."""
@@ -45,7 +49,9 @@ def sample_warnings(sample: Mapping[str, Any], results: Mapping[str, Estimate]) 
       resulting bias;
     - per metric: its ``not_conclusive`` reason (an effective sample size below
       :data:`~abcde.quality.metrics.MIN_N_EFF`: too few effective draws, or importance
-      weights that are heavy-tailed under the sample's design; docs/method.md §8.11).
+      weights that are heavy-tailed under the sample's design; or more than
+      MAX_UNKNOWN_SHARE unknown verdicts among the draws of a class that carries a
+      quarter of the metric; docs/method.md §8.11).
 
     Parameters
     ----------
@@ -77,7 +83,20 @@ def sample_warnings(sample: Mapping[str, Any], results: Mapping[str, Estimate]) 
             "hard pairs). Judge more of the pairs, or use a truth that covers the sampled "
             "items."
         )
-    flagged = {LABELS[k]: e.not_conclusive for k, e in results.items() if e.not_conclusive}
+    unknowns = {LABELS[k]: e.not_conclusive for k, e in results.items()
+                if e.not_conclusive and e.not_conclusive.startswith(UNKNOWN_REASON)}
+    if unknowns and not out:  # the sample-wide warning above says it for every metric
+        out.append(
+            f"not conclusive ({', '.join(unknowns)}): a class that carries at least "
+            f"{PART_SHARE:.0%} of {'this metric' if len(unknowns) == 1 else 'these metrics'} "
+            f"has more than {MAX_UNKNOWN_SHARE:.0%} of its draws without a verdict "
+            f"({'; '.join(f'{k}: {v}' for k, v in unknowns.items())}). If the judges "
+            "skipped one kind of pair of that class, the estimates are biased beyond their "
+            "intervals (docs/method.md §8.11). Judge the unanswered pairs, or use a truth "
+            "that covers the sampled items."
+        )
+    flagged = {LABELS[k]: e.not_conclusive for k, e in results.items()
+               if e.not_conclusive and LABELS[k] not in unknowns}
     if flagged:
         names = ", ".join(flagged)
         out.append(
@@ -265,7 +284,8 @@ def render_table(doc: Mapping[str, Any]) -> str:
                  "expected, the smaller); '!': not conclusive, "
                  + ("every estimate here: too many pairs are unknown (WARNING above)"
                     if unknown else f"n_eff below {MIN_N_EFF:g}, the metric's or that of the part "
-                    "weighing most in it (docs/method.md §8.11)"))
+                    f"weighing most in it, or over {MAX_UNKNOWN_SHARE:.0%} unknown verdicts in "
+                    "a class that carries a quarter of it (docs/method.md §8.11)"))
     by_reason: dict[str, list[str]] = {}
     for key, why in unavailable.items():
         by_reason.setdefault(why, []).append(LABELS.get(key, key))
