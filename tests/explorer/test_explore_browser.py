@@ -174,3 +174,45 @@ def test_a_long_group_value_leaves_the_numbers_on_screen(
             server.stop(signal.SIGINT)
         if server.proc.poll() is None:
             server.proc.kill()
+
+
+def test_a_mistake_keeps_the_form_in_the_browser(item_sample: Path,
+                                                 browser_factory: Any) -> None:
+    """The user groups and filters, then types a top the page refuses: the error is
+    shown above the form as they filled it in (it was reset to the defaults), so that
+    fixing the one field and applying again gives the groups asked for."""
+    server = start_command(["explore", str(item_sample), "--serve"], item_sample.parent)
+    try:
+        d = browser_factory()
+        d.get(server.url)
+        WebDriverWait(d, 60).until(lambda drv: drv.find_elements(By.ID, "groups"))
+        Select(d.find_elements(By.NAME, "col")[0]).select_by_value("country")
+        Select(d.find_elements(By.NAME, "op")[0]).select_by_value("!=")
+        d.find_elements(By.NAME, "val")[0].send_keys("US")
+        d.find_element(By.CSS_SELECTOR, "input[name=group_by][value=provenance]").click()
+        top = d.find_element(By.NAME, "top")
+        top.clear()
+        top.send_keys("2000")
+        d.find_element(By.ID, "apply").click()
+        WebDriverWait(d, 60).until(lambda drv: drv.find_elements(By.CSS_SELECTOR,
+                                                                 "p.error"))
+        assert "top must be a whole number from 1 to 200" in \
+            d.find_element(By.CSS_SELECTOR, "p.error").text
+        assert d.find_element(By.CSS_SELECTOR,
+                              "input[name=group_by][value=provenance]").is_selected()
+        assert Select(d.find_elements(By.NAME, "col")[0]).first_selected_option \
+            .get_attribute("value") == "country"
+        assert d.find_elements(By.NAME, "val")[0].get_attribute("value") == "US"
+        ARTIFACTS.mkdir(exist_ok=True)
+        d.save_screenshot(str(ARTIFACTS / "explore-error-form-kept.png"))
+        top = d.find_element(By.NAME, "top")
+        top.clear()
+        top.send_keys("3")
+        d.find_element(By.ID, "apply").click()
+        WebDriverWait(d, 60).until(lambda drv: drv.find_elements(By.ID, "groups"))
+        want = explore(item_sample, ["provenance"], top=3, filters=[("country", "!=", "US")])
+        keys = [c.text for c in d.find_elements(By.CSS_SELECTOR, "#groups td.key")]
+        assert keys == [g["provenance"] for g in want["groups"]]
+    finally:
+        with contextlib.suppress(Exception):
+            server.stop(signal.SIGINT)
