@@ -20,6 +20,7 @@ from typing import Any
 from abcde.errors import InputError, Shown
 from abcde.inputs.records import read_records
 from abcde.quality.judgements import id_text
+from abcde.sampling.exported import is_exported
 from abcde.sampling.manifest import sample_id
 from abcde.sampling.pairs import POPULATIONS
 
@@ -87,6 +88,14 @@ def load_questions(directory: str | Path) -> JudgeSample:
     if not d.is_dir():
         raise InputError(f"{d} is not a directory", hint=SAMPLE_HINT)
     manifest_path = d / "manifest.json"
+    if not manifest_path.is_file() and is_exported(d):
+        # the tables of a warehouse round, exported (docs/data_engineers.md, step 4)
+        raise InputError(f"{d} holds a pair sample exported from a warehouse (pair_manifest, "
+                         "pair_questions), which abcde judge does not serve: it serves the "
+                         "directory of `abcde sample-pairs --out DIR`",
+                         hint="Judge the exported sample by filling the verdict column of "
+                              "pair_questions, then `abcde estimate DIR --judgements FILE` "
+                              "(docs/data_engineers.md, steps 5 and 6).")
     if not manifest_path.is_file():
         raise InputError(f"{d} is not a pair sample: it has no manifest.json", hint=SAMPLE_HINT)
     try:
