@@ -773,3 +773,22 @@ def test_a_full_disk_is_said_and_records_nothing(sample_dir: Path,
     assert r.status_code == 503 and r.text.startswith("the undo was not recorded (")
     assert [(x["pair_id"], x["verdict"]) for x in log_lines(sample_dir)] == \
         [(pid, "equivalent")]
+
+
+def test_a_huge_whole_float_is_shown_as_written_not_with_invented_digits(
+        sample_dir: Path) -> None:
+    """A float value of 1e300 (as questions.jsonl writes it) was shown as a 301-digit
+    integer, its last 285 digits invented by the binary double (…5250476025520442…);
+    a whole float beyond 2**53 is now shown as Python and the questions write it
+    (1e+300), one within stays a plain integer (3, 9007199254740992)."""
+    path = sample_dir / "questions.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    rows[0].update(provenance_1=1e300, provenance_2=-1e20, country_1=3.0,
+                   country_2=float(2 ** 53))
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    assert '"provenance_1": 1e+300, "provenance_2": -1e+20' in path.read_text()
+    c, _, token = make_client(sample_dir)
+    page = c.get(f"/pair/{rows[0]['pair_id']}?token={token}").text
+    values = re.findall(r'<bdi class="value">([^<]*)</bdi>', page)
+    assert values[2:4] == ["1e+300", "-1e+20"]
+    assert values[6:8] == ["3", str(2 ** 53)]  # country, after size_class

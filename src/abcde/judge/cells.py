@@ -33,8 +33,8 @@ def as_text(value: Any) -> str | None:
     Returns
     -------
     str or None
-        Its text (whole floats without ".0", booleans as true/false, lists and objects
-        as JSON); None for no value (null, blank, NaN).
+        Its text (whole floats up to 2**53 without ".0", larger as 1e+20, booleans as
+        true/false, lists and objects as JSON); None for no value (null, blank, NaN).
 
     References
     ----------
@@ -54,7 +54,10 @@ def as_text(value: Any) -> str | None:
     if isinstance(value, float):
         if math.isnan(value):
             return None
-        return repr(value) if not value.is_integer() else str(int(value))
+        # whole floats as integers only where a double holds every integer (2**53):
+        # beyond, int() would print digits the data never had (1e300: 301 of them)
+        whole = value.is_integer() and abs(value) <= 2.0 ** 53
+        return str(int(value)) if whole else repr(value)
     if isinstance(value, dict | list):
         return json.dumps(value, ensure_ascii=False)
     text = str(value)
