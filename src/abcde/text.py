@@ -19,7 +19,10 @@ NULL_KEY = "(none)"
 
 
 def key_label(value: Any) -> str:
-    """A slice or group value as text: NULL is NULL_KEY, everything else as str()."""
+    """A slice or group value as text: NULL is NULL_KEY, a boolean true/false (as the
+    data, the JSON and a filter write it, not Python's True), everything else as str()."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
     return NULL_KEY if value is None else str(value)
 
 

@@ -313,3 +313,24 @@ def test_a_mistake_in_the_form_keeps_the_rest_of_it(client: TestClient,
     assert f'<input name="examples" value="{asked["examples"]}"' in text
     if asked["metric"] == "merge_rate":
         assert '<option value="merge_rate" selected>' in text
+
+
+def test_groups_of_a_boolean_attribute_read_true_and_false(item_sample: Path,
+                                                           tmp_path: Path) -> None:
+    """A boolean attribute's groups were shown as Python's True and False, where the
+    sample, the JSON and the filter say true and false; the page now shows them as the
+    data has them, and each taken back as a filter value gets its group again."""
+    flagged = tmp_path / "flagged.parquet"
+    client = variant_client(item_sample, flagged,
+                            "SELECT *, country = 'US' AS domestic FROM {sample}")
+    want = dict(duck(f"SELECT CAST(domestic AS VARCHAR), SUM(draw_count) FROM "
+                     f"read_parquet('{flagged}') GROUP BY ALL"))
+    assert set(want) == {"true", "false"}
+    page = client.get("/", params=q(group_by="domestic", top="200")).text
+    shown = re.findall(r'<td class="key">([^<]*)</td>.*?<td class="num">[^<]*</td>\s*'
+                       r'<td class="num">[^<]*</td>\s*<td class="num">[^<]*</td>\s*'
+                       r'<td class="num">([^<]*)</td>', page, re.S)
+    assert {k: int(v.replace(",", "")) for k, v in shown} == want
+    for value, draws in want.items():
+        one = client.get("/api/groups", params=q(col="domestic", op="=", val=value)).json()
+        assert one["filtered_draws"] == draws
