@@ -407,6 +407,11 @@ def test_estimate_reads_a_warehouse_sample(tmp_path: Path) -> None:
     ideal = EXAMPLES / "ideal.csv"
     want = abcde.estimate(str(local), truth=str(ideal))
     runner = CliRunner()
+    # without verdicts: the hint said to run `abcde judge DIR` (which reads only the
+    # directories of `abcde sample-pairs`) or to fill questions.csv, which it lacks
+    result = runner.invoke(main, ["estimate", str(tmp_path / "parquet")])
+    assert result.exit_code == 2, result.output
+    assert "pair_questions" in result.output and "abcde judge" not in result.output
     for args in ([str(tmp_path / "parquet")], [str(tmp_path / "csv")],
                  [str(tmp_path / "parts")], ["--db", str(db), "--sample-prefix", "wh_"]):
         result = runner.invoke(main, ["estimate", *args, "--truth", str(ideal),
