@@ -342,6 +342,33 @@ def test_missing_weight_weighs_the_items_the_weights_table_lacks() -> None:
     assert weight == 4.0 + 2 * 2.5 and valid is True
 
 
+@pytest.mark.parametrize(("dialect", "option", "name", "bare"), [
+    ("bigquery", "--base", "`proj.ds.base`", "proj.ds.base"),  # as the console shows it
+    ("snowflake", "--base", '"DB"."RAW"."BASE"', "DB.RAW.BASE"),
+    ("postgres", "--exp", '"raw"."exp"', "raw.exp"),
+    ("spark", "--weights", "`raw`.`w`", "raw.w"),
+    ("snowflake", "--item-col", '"ID"', "ID"),
+    ("duckdb", "--schema", '"out"', "out"),
+])
+def test_a_name_given_with_quotes_is_refused(tmp_path: Path, dialect: str, option: str,
+                                             name: str, bare: str) -> None:
+    """A name typed already quoted was quoted again, quotes and all ("\"raw\""."\"exp\"",
+    `\\`proj`.`ds`.`base\\``): the script read tables no warehouse holds and failed only
+    when run. sql and dbt refuse it (exit 2), saying how to give it."""
+    args = {"--base": "raw.base", "--exp": "raw.exp", "--weights": "raw.w", option: name}
+    opts = [w for k, v in args.items() for w in (k, v)]
+    schema = () if option == "--schema" else ("--schema", "proj.out")  # BigQuery's
+    commands = [("sql", "impact", "--dialect", dialect, *schema, *opts)]
+    if option != "--schema":  # dbt takes no --schema
+        commands.append(("dbt", "--dialect", dialect, "--out", str(tmp_path / "pkg"), *opts))
+    for command in commands:
+        result = _invoke(*command)
+        assert result.exit_code == 2, result.output
+        assert f"{option} {name!r} is written with quotes" in result.output, result.output
+        assert f"e.g. {option} {bare} " in result.output, result.output
+    assert not (tmp_path / "pkg").exists()
+
+
 def test_a_table_name_that_is_a_file_here_is_refused(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """`abcde sql impact --base base.csv`: the script would read the table `csv` of the

@@ -119,6 +119,7 @@ def _check_names(spec: ScriptSpec) -> None:
                              "by at most three (database.schema.table)",
                              hint="A '.' separates the parts: a table whose own name holds "
                                   "one cannot be named here; create a view without it.")
+    _refuse_quoted(spec)
     for option, name in spec.names().items():
         bad = [c for c in name if unicodedata.category(c) in ("Cc", "Cf", "Zl", "Zp")]
         if bad:
@@ -137,6 +138,22 @@ def _check_names(spec: ScriptSpec) -> None:
                          "(database.schema)")
 
 
+def _refuse_quoted(spec: ScriptSpec) -> None:
+    """Refuse a name given with quotes: "raw"."base", or `proj.ds.base` as the BigQuery
+    console shows it. The quotes would be read as part of the names, a table no
+    warehouse holds (the script failed only when run)."""
+    for option, name in spec.names().items():
+        dotted = not option.startswith(("--item-col", "--cluster-col", "--weight-col",
+                                        "--slice-by", "--prefix"))
+        parts = name.split(".") if dotted else [name]
+        if any(p[:1] in ('"', "`", "[") or p[-1:] in ('"', "`", "]") for p in parts if p):
+            bare = ".".join(p.strip('"`[]') for p in parts)
+            raise InputError(f"{option} {name!r} is written with quotes: abcde quotes every "
+                             "name itself, and would read the quotes as part of it",
+                             hint=f"Give the name without quotes, e.g. {option} {bare} "
+                                  "(docs/data_engineers.md, Names).")
+
+
 def _valid_example(name: str) -> str:
     """A valid name like `name`, for a message: ASCII letters, digits and _ only."""
     return re.sub(r"[^A-Za-z0-9_]", "_", name)[:20] or "abcde_"
@@ -149,6 +166,7 @@ def check_dialect_names(spec: ScriptSpec, dialect: str) -> None:
     (`Dialect.column_name_forbidden`; on BigQuery the SQL would name a field of a
     STRUCT, or not parse)."""
     target = get_dialect(dialect)
+    _refuse_quoted(spec)  # before the dialect's rules, which a quote breaks too
     if spec.schema:
         rule = target.name_rule(spec.schema.split(".")[-1], "schema")
         if rule:
