@@ -369,6 +369,28 @@ def test_a_name_given_with_quotes_is_refused(tmp_path: Path, dialect: str, optio
     assert not (tmp_path / "pkg").exists()
 
 
+def test_a_bigquery_table_in_the_bq_tools_form_is_refused(tmp_path: Path) -> None:
+    """proj:ds.base (the bq tool's form, which the export step's `bq extract` uses) was
+    read as the dataset `proj:ds`, which cannot exist; proj.ds.base, my-proj.ds.base
+    and a wildcard table proj.ds.t_* still pass, and other dialects are not concerned."""
+    result = _invoke("sql", "impact", "--dialect", "bigquery", "--base", "proj:ds.base",
+                     "--exp", "proj.ds.exp", "--schema", "proj.out")
+    assert result.exit_code == 2, result.output
+    assert "'proj:ds' is the bq tool's PROJECT:DATASET, written proj.ds in SQL" in \
+        result.output
+    for name in ("proj.ds.base", "my-proj.ds.base", "proj.ds.t_*"):
+        result = _invoke("sql", "impact", "--dialect", "bigquery", "--base", name,
+                         "--exp", "proj.ds.exp", "--schema", "proj.out")
+        assert result.exit_code == 0, result.output
+    result = _invoke("sql", "impact", "--dialect", "postgres", "--base", "a:b.base",
+                     "--exp", "raw.exp")
+    assert result.exit_code == 0, result.output
+    # a package for every adapter: a PostgreSQL schema BigQuery could not hold passes
+    result = _invoke("dbt", "--base", "raw-data.base", "--exp", "raw.exp", "--out",
+                     str(tmp_path / "pkg"))
+    assert result.exit_code == 0, result.output
+
+
 def test_a_table_name_that_is_a_file_here_is_refused(tmp_path: Path,
                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     """`abcde sql impact --base base.csv`: the script would read the table `csv` of the

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import ClassVar
 
 import sqlglot
@@ -253,6 +253,12 @@ class Dialect:
         ('schema') of this name, even quoted (the rule, in words); None if it can."""
         return None
 
+    def input_table_rule(self, parts: Sequence[str]) -> str | None:
+        """Why an input table named by `parts` (split at '.') cannot exist on the target,
+        in words; None if it can. Only where the target's rule holds for every table it
+        reads (a Spark or Snowflake catalog may hold names its own tables cannot)."""
+        return None
+
     def table_exists(self, catalog: str | None, schema: str | None, table: str) -> str | None:
         """A boolean of the target's SQL: whether table `table` exists in `schema` (None:
         the current schema) of `catalog` (None: the current database), by its
@@ -385,6 +391,15 @@ class BigQuery(Dialect):
         if len(name.encode()) > 1024:
             return "BigQuery table names are at most 1,024 bytes"
         return None
+
+    def input_table_rule(self, parts: Sequence[str]) -> str | None:
+        """`proj:ds.t`, the bq tool's form, would be read as the dataset `proj:ds`, which
+        cannot exist (datasets hold letters, digits and _). Only the colon is refused: a
+        dbt package for every adapter checks a PostgreSQL schema `raw-data` here too."""
+        if len(parts) < 2 or ":" not in parts[-2]:
+            return None
+        return (f"{self.name_rule(parts[-2], 'schema')}: {parts[-2]!r} is the bq tool's "
+                f"PROJECT:DATASET, written {parts[-2].replace(':', '.')} in SQL")
 
 
 # Snowflake's reserved and limited keywords: the table of

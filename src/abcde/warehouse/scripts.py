@@ -167,6 +167,11 @@ def check_dialect_names(spec: ScriptSpec, dialect: str) -> None:
     STRUCT, or not parse)."""
     target = get_dialect(dialect)
     _refuse_quoted(spec)  # before the dialect's rules, which a quote breaks too
+    for role, name in spec.tables().items():
+        rule = target.input_table_rule(name.split("."))
+        if rule:
+            raise InputError(f"{spec.option(role)} {name!r}: {rule}",
+                             hint=f"Name the table as {target.title} SQL names it.")
     if spec.schema:
         rule = target.name_rule(spec.schema.split(".")[-1], "schema")
         if rule:
