@@ -378,3 +378,27 @@ def test_a_users_table_named_like_an_input_is_not_dropped(
         result = impact(str(tmp_path / "base.csv"), str(tmp_path / "exp.csv"), engine=engine)
     assert result.overall["affected_items"] == 2
     assert admin.execute(f"SELECT precious FROM {SCHEMA}.abcde_src_base").fetchall() == [(42,)]  # type: ignore[attr-defined]
+
+
+def test_a_numeric_column_is_written_whatever_its_values_widths(
+        postgres_dsn: str, tmp_path: Path) -> None:
+    """A numeric(12,2) column (an attribute riding into a sample, say) whose first value
+    has fewer digits than a later one failed to write: "Casting value 123456.78 to type
+    DECIMAL(3,2) failed", exit 1. The file holds the values, as DECIMAL(12,2)."""
+    from decimal import Decimal
+
+    from duck import duck
+
+    from abcde.engines.postgres import PostgresEngine
+
+    out = tmp_path / "t.parquet"
+    with PostgresEngine(postgres_dsn) as engine:
+        # DuckDB takes the DECIMAL of a scan from its first few thousand values
+        engine.execute("CREATE TABLE t AS SELECT k, CASE WHEN k < 5000 THEN 1.5 ELSE "
+                       "123456.78 END::numeric(12,2) AS price, DATE '2020-01-02' AS d "
+                       "FROM generate_series(1, 5000) k")
+        engine.write("t", out, "parquet", ["k"])
+    assert duck(f"SELECT column_type FROM (DESCRIBE SELECT price FROM '{out}')") == [
+        ("DECIMAL(12,2)",)]
+    assert duck(f"SELECT price, COUNT(*) FROM '{out}' GROUP BY 1 ORDER BY 1") == [
+        (Decimal("1.50"), 4999), (Decimal("123456.78"), 1)]

@@ -442,6 +442,10 @@ def create_table(con: duckdb.DuckDBPyConnection, name: str, columns: Sequence[st
     for k, t in enumerate(types):
         # a given type casts DuckDB's own reading of the values (dates, decimals, ...)
         conv = convert.get(t) if inferred[k] else None
+        if categorise(t) == "decimal":
+            # as text: DuckDB scans Decimal objects as the DECIMAL of the first one's
+            # digits, and a wider value after it failed ("1234.50" to DECIMAL(3,2))
+            conv = str
         if keep_nan and categorise(t) == "float":
             # as text, which DuckDB casts back exactly: nan, inf, -inf, 0.1 (repr)
             conv = _float_text
