@@ -426,3 +426,22 @@ def test_a_result_file_keeps_the_types_of_columns_without_values(
     assert duck(f"SELECT k, f, i, CAST(x AS VARCHAR), s FROM '{out}'") == [
         (1, None, None, "nan", ""), (2, None, None, "-inf", None),
         (3, None, None, "0.1", 'a"b,\nc')]
+
+
+def test_the_copy_of_an_input_is_logged_with_its_time(
+        postgres_dsn: str, tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
+    """-v logs every SQL step with its time, but the copy of each input file to the
+    server (seconds per million rows, a good part of a run) was not logged at all."""
+    import logging
+
+    from abcde.engines.postgres import PostgresEngine
+
+    (tmp_path / "base.csv").write_text("item_id,cluster_id\na,1\nb,1\n")
+    (tmp_path / "exp.csv").write_text("item_id,cluster_id\na,1\nb,2\n")
+    with caplog.at_level(logging.INFO, logger="abcde"), PostgresEngine(postgres_dsn) as engine:
+        impact(str(tmp_path / "base.csv"), str(tmp_path / "exp.csv"), engine=engine)
+    loads = [r.getMessage() for r in caplog.records if r.getMessage().startswith("load ")]
+    assert len(loads) == 2
+    assert all(" s (" in m and "copied to the server" in m for m in loads)
+    assert {m.split(" (")[1].split(" copied")[0] for m in loads} == {
+        str(tmp_path / "base.csv"), str(tmp_path / "exp.csv")}

@@ -13,6 +13,7 @@ import os
 import re
 import secrets
 import tempfile
+import time
 from collections.abc import Sequence
 from decimal import Decimal
 from pathlib import Path
@@ -390,7 +391,9 @@ class PostgresEngine(Engine):
                       string_columns: Sequence[str] = ()) -> None:
         """The file's rows, as DuckDB reads them, written by DuckDB as CSV to a private
         temporary directory and streamed into COPY (removed at the end, also when the
-        command is interrupted)."""
+        command is interrupted). Logged with its time, as the SQL steps are (-v): the
+        copy of a large input is a good part of a run."""
+        start = time.perf_counter()
         with tempfile.TemporaryDirectory(prefix="abcde_pg_copy_") as tmp:
             data = Path(tmp) / "rows.csv"
             columns = write_copy_csv(path, fmt, data, string_columns)
@@ -410,6 +413,8 @@ class PostgresEngine(Engine):
                 raise _error(err, f"PostgreSQL refused the rows of {name}: {err}",
                              self.work_schema) from err
         self._analyze(name)
+        log.info("load %s: %.2f s (%s copied to the server)", name,
+                 time.perf_counter() - start, path)
 
     def csv_columns(self, path: Path) -> list[str]:
         return file_columns(path, "csv")
