@@ -12,7 +12,7 @@ WITH pc_total AS (
 pc_lifted AS (
   SELECT
     c.{{ side }} AS cluster_id,
-    SUM(c.n) AS items,
+    CAST(SUM(c.n) AS BIGINT) AS items,
     SUM(c.w) AS weight,
     COUNT(*) AS cells,
 {% for m in metrics %}
@@ -26,7 +26,7 @@ pc_lifted AS (
   UNION ALL
   SELECT
     c.{{ side }} AS cluster_id,
-    c.n AS items,
+    CAST(c.n AS BIGINT) AS items,
     c.w AS weight,
     CAST(1 AS BIGINT) AS cells,
 {% for m in metrics %}

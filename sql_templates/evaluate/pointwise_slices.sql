@@ -5,7 +5,7 @@ WITH ps_lifted AS (
 {% for col in slice_columns %}
     s.{{ col.alias }} AS {{ col.alias }},
 {% endfor %}
-    SUM(s.n) AS items,
+    CAST(SUM(s.n) AS BIGINT) AS items,
     SUM(s.w) AS weight,
 {% for metric in metrics %}
     {{ fdiv('SUM(s.w * m.' ~ metric ~ ')', 'SUM(s.w)') }} AS {{ metric }}{{ ',' if not loop.last }}

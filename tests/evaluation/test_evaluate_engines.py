@@ -97,3 +97,25 @@ def test_evaluate_agrees_across_engines(engine: Engine, duckdb_numbers: dict[str
             continue
         else:
             assert a == b, (k, a, b)
+
+
+def test_item_counts_of_evaluate_files_are_integers(engine: Engine, tmp_path: Path) -> None:
+    """The `items` of the truth and actual cluster files and of the slice files were
+    DOUBLE on DuckDB (a sum of counts, a 128-bit integer there, which Parquet holds as
+    DOUBLE) and BIGINT on PostgreSQL; BIGINT on every engine now, as in impact's files.
+    Truth {a, b, c}, actual {a, b}, {c}: 3 and 2, 1 items (by hand)."""
+    from duck import duck
+
+    from abcde.evaluation.run import evaluate
+
+    truth = {"a": "t", "b": "t", "c": "t"}
+    actual = {"a": "x", "b": "x", "c": "y"}
+    attributes = {"a": {"g": "p"}, "b": {"g": "p"}, "c": {"g": "q"}}
+    out = tmp_path / "out"
+    evaluate(truth, actual, attributes=attributes, slice_by="g", out=out, engine=engine)
+    files = sorted(out.glob("*/*.parquet"))
+    counts = {f.stem: duck(f"SELECT typeof(items), items FROM '{f}' ORDER BY items DESC")
+              for f in files if f.stem != "yandex_themes"}
+    assert counts == {"truth_clusters": [("BIGINT", 3)],
+                      "actual_clusters": [("BIGINT", 2), ("BIGINT", 1)],
+                      "slices_g": [("BIGINT", 2), ("BIGINT", 1)]}

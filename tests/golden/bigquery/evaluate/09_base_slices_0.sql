@@ -41,7 +41,7 @@ WITH slice_cells_0 AS (
 ), ps_lifted AS (
   SELECT
     s.s_0 AS s_0,
-    SUM(s.n) AS items,
+    CAST(SUM(s.n) AS INT64) AS items,
     SUM(s.w) AS weight,
     CAST(SUM(s.w * m.precision) AS FLOAT64) / NULLIF(CAST(SUM(s.w) AS FLOAT64), CAST(0 AS FLOAT64)) AS precision,
     CAST(SUM(s.w * m.recall) AS FLOAT64) / NULLIF(CAST(SUM(s.w) AS FLOAT64), CAST(0 AS FLOAT64)) AS recall,

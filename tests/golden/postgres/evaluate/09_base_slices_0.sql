@@ -41,7 +41,7 @@ WITH slice_cells_0 AS (
 ), ps_lifted AS (
   SELECT
     s.s_0 AS s_0,
-    SUM(s.n) AS items,
+    CAST(SUM(s.n) AS BIGINT) AS items,
     SUM(s.w) AS weight,
     CAST(SUM(s.w * m.precision) AS DOUBLE PRECISION) / NULLIF(CAST(SUM(s.w) AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS precision,
     CAST(SUM(s.w * m.recall) AS DOUBLE PRECISION) / NULLIF(CAST(SUM(s.w) AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS recall,

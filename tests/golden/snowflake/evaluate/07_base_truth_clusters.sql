@@ -30,7 +30,7 @@ WITH pw_total AS (
 ), pc_lifted AS (
   SELECT
     c.b AS cluster_id,
-    SUM(c.n) AS items,
+    CAST(SUM(c.n) AS BIGINT) AS items,
     SUM(c.w) AS weight,
     COUNT(*) AS cells,
     CAST(SUM(c.w * c.precision) AS DOUBLE) / NULLIF(CAST(SUM(c.w) AS DOUBLE), CAST(0 AS DOUBLE)) AS precision,
@@ -49,7 +49,7 @@ WITH pw_total AS (
   UNION ALL
   SELECT
     c.b AS cluster_id,
-    c.n AS items,
+    CAST(c.n AS BIGINT) AS items,
     c.w AS weight,
     CAST(1 AS BIGINT) AS cells,
     CAST(c.w * c.precision AS DOUBLE) / NULLIF(CAST(c.w AS DOUBLE), CAST(0 AS DOUBLE)) AS precision,

@@ -41,7 +41,7 @@ WITH slice_cells_0 AS (
 ), ps_lifted AS (
   SELECT
     s.s_0 AS s_0,
-    SUM(s.n) AS items,
+    CAST(SUM(s.n) AS BIGINT) AS items,
     SUM(s.w) AS weight,
     CAST(SUM(s.w * m.precision) AS DOUBLE) / NULLIF(CAST(SUM(s.w) AS DOUBLE), CAST(0 AS DOUBLE)) AS precision,
     CAST(SUM(s.w * m.recall) AS DOUBLE) / NULLIF(CAST(SUM(s.w) AS DOUBLE), CAST(0 AS DOUBLE)) AS recall,
