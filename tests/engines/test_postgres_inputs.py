@@ -445,3 +445,17 @@ def test_the_copy_of_an_input_is_logged_with_its_time(
     assert all(" s (" in m and "copied to the server" in m for m in loads)
     assert {m.split(" (")[1].split(" copied")[0] for m in loads} == {
         str(tmp_path / "base.csv"), str(tmp_path / "exp.csv")}
+
+
+def test_a_quoted_table_name_is_offered_without_its_quotes(
+        admin: object, postgres_dsn: str) -> None:
+    """Names are taken exactly as typed, without quotes (as on DuckDB and Spark):
+    '"abcde_t_names"."My Base"', copied from SQL, is no table, and the message only
+    described the rule; it now names the table the user meant, abcde_t_names.My Base."""
+    from abcde.engines.postgres import PostgresEngine
+
+    admin.execute(f'CREATE TABLE {SCHEMA}."My Base" (item_id TEXT, cluster_id TEXT)')  # type: ignore[attr-defined]
+    with PostgresEngine(postgres_dsn) as engine, pytest.raises(InputError) as err:
+        impact(f'"{SCHEMA}"."My Base"', f"{SCHEMA}.My Base", engine=engine)
+    assert err.value.exit_code == 2
+    assert f"The database has {SCHEMA}.My Base." in str(err.value), str(err.value)

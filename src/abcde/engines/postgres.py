@@ -480,7 +480,9 @@ class PostgresEngine(Engine):
                 reason = str(err.__cause__).strip().splitlines()[0]
                 return (f"table {name!r} cannot be read: {reason}",
                         f"Connect as a user who may read it, or have its owner run: {grant}")
-        parts = name.split(".")
+        # the tables of that name without its quotes, too: "My Schema"."Order", as SQL
+        # writes it, names My Schema.Order, which the hint can then offer
+        parts = [p.strip('"') for p in name.split(".")]
         schema, table = (parts[-2], parts[-1]) if len(parts) > 1 else (None, parts[0])
         rows = self.fetch_params(
             "SELECT n.nspname AS s, c.relname AS t FROM pg_catalog.pg_class c JOIN "
