@@ -287,8 +287,9 @@ def test_a_server_that_never_answers_times_out(monkeypatch: pytest.MonkeyPatch) 
 @pytest.mark.postgres
 def test_postgres_engine_restores_the_search_path_of_a_given_connection(
         postgres_dsn: str) -> None:
-    """The engine puts its work schema first on the caller's connection, and puts the
-    caller's search_path back on close (its own connection it simply closes)."""
+    """The engine puts its work schema first on the caller's connection (after pg_temp,
+    where its inputs are), and puts the caller's search_path back on close (its own
+    connection it simply closes)."""
     import psycopg
 
     from abcde.engines.postgres import PostgresEngine
@@ -297,7 +298,7 @@ def test_postgres_engine_restores_the_search_path_of_a_given_connection(
         con.execute("SET search_path TO pg_catalog, public")
         engine = PostgresEngine(connection=con)
         inside = con.execute("SHOW search_path").fetchone()[0]
-        assert inside.startswith(engine.work_schema)
+        assert inside.startswith(f"pg_temp, {engine.work_schema}")
         engine.close()
         assert con.execute("SHOW search_path").fetchone()[0] == "pg_catalog, public"
         assert not con.closed

@@ -459,3 +459,24 @@ def test_a_quoted_table_name_is_offered_without_its_quotes(
         impact(f'"{SCHEMA}"."My Base"', f"{SCHEMA}.My Base", engine=engine)
     assert err.value.exit_code == 2
     assert f"The database has {SCHEMA}.My Base." in str(err.value), str(err.value)
+
+
+def test_inputs_are_read_before_a_users_table_of_their_name(
+        admin: object, postgres_dsn: str, tmp_path: Path) -> None:
+    """With a search_path naming pg_temp after a schema of the user's (public, pg_temp,
+    as advised for security definer functions), the Base file's rows were copied into the
+    user's own table abcde_src_base, and that table read as Base (its rows too: an item
+    only in Base). Base {a, b}, Exp {a}, {b}: two items, both affected, none only in Base
+    (by hand); the user's table keeps its one row."""
+    from abcde.engines.postgres import PostgresEngine
+
+    admin.execute(f"CREATE TABLE {SCHEMA}.abcde_src_base AS SELECT 'z' AS item_id, "  # type: ignore[attr-defined]
+                  "'1' AS cluster_id")
+    (tmp_path / "base.csv").write_text("item_id,cluster_id\na,1\nb,1\n")
+    (tmp_path / "exp.csv").write_text("item_id,cluster_id\na,1\nb,2\n")
+    dsn = f"{postgres_dsn}?options=-csearch_path%3D{SCHEMA}%2Cpg_temp"
+    with PostgresEngine(dsn) as engine:
+        result = impact(str(tmp_path / "base.csv"), str(tmp_path / "exp.csv"), engine=engine)
+    assert (result.overall["items"], result.overall["affected_items"]) == (2, 2)
+    assert result.coverage["only_in_base"]["items"] == 0
+    assert admin.execute(f"SELECT * FROM {SCHEMA}.abcde_src_base").fetchall() == [("z", "1")]  # type: ignore[attr-defined]

@@ -241,8 +241,11 @@ class PostgresEngine(Engine):
         self._search_path = None if own else path
         self._create_schema(self.work_schema)
         # the work schema ahead of the connection's own search_path (the role's, or the
-        # DSN's options=-csearch_path=...), where the user's unqualified tables are found
-        path = ident(self.work_schema) + ("" if path.strip() in ("", '""') else f", {path}")
+        # DSN's options=-csearch_path=...), where the user's unqualified tables are found;
+        # pg_temp, where the inputs are copied, ahead of both: a path naming it after a
+        # schema of the user's (public, pg_temp) read their table of an input's name
+        path = (f"pg_temp, {ident(self.work_schema)}"
+                + ("" if path.strip() in ("", '""') else f", {path}"))
         self.execute(f"SET search_path TO {path}")  # the server's own list syntax
 
     def _drop_orphaned_schemas(self) -> None:
