@@ -138,15 +138,25 @@ def _check_names(spec: ScriptSpec) -> None:
                          "(database.schema)")
 
 
+_QUOTES = (('"', '"'), ("`", "`"), ("[", "]"))
+
+
+def _quoted(text: str) -> bool:
+    """Whether `text` is wrapped in one pair of SQL quotes ("x", `x`, [x])."""
+    return len(text) >= 2 and any(text[0] == a and text[-1] == b for a, b in _QUOTES)
+
+
 def _refuse_quoted(spec: ScriptSpec) -> None:
     """Refuse a name given with quotes: "raw"."base", or `proj.ds.base` as the BigQuery
     console shows it. The quotes would be read as part of the names, a table no
-    warehouse holds (the script failed only when run)."""
+    warehouse holds (the script failed only when run). A part wrapped in quotes, or the
+    whole name, is refused; a quote inside a part (s."we"ird) is a character of the name,
+    which abcde escapes."""
     for option, name in spec.names().items():
         dotted = not option.startswith(("--item-col", "--cluster-col", "--weight-col",
                                         "--slice-by", "--prefix"))
         parts = name.split(".") if dotted else [name]
-        if any(p[:1] in ('"', "`", "[") or p[-1:] in ('"', "`", "]") for p in parts if p):
+        if _quoted(name) or any(_quoted(p) for p in parts):
             bare = ".".join(p.strip('"`[]') for p in parts)
             raise InputError(f"{option} {name!r} is written with quotes: abcde quotes every "
                              "name itself, and would read the quotes as part of it",
