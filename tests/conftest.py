@@ -131,10 +131,13 @@ def spark_session() -> Iterator[object]:
     # the warehouse and the JVM's log in one directory removed at the end (without a
     # log_dir, local_session leaves a temporary one behind)
     work = Path(tempfile.mkdtemp(prefix="abcde_spark_test_"))
+    # the JVM ends with this process (it reads our stdin); its directory would not
+    watch = guard(remove=[work])
     session = local_session("local[2]", warehouse=work / "warehouse", log_dir=work / "logs")
     try:
         yield session
     finally:
+        release(watch)
         session.stop()
         shutil.rmtree(work, ignore_errors=True)
 
