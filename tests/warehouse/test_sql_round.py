@@ -412,6 +412,18 @@ def test_estimate_reads_a_warehouse_sample(tmp_path: Path) -> None:
     result = runner.invoke(main, ["estimate", str(tmp_path / "parquet")])
     assert result.exit_code == 2, result.output
     assert "pair_questions" in result.output and "abcde judge" not in result.output
+    # its questions exported with every verdict blank: the hint named questions.csv,
+    # which such a directory lacks
+    blank = tmp_path / "blank.csv"
+    with duckdb.connect() as blanks:
+        blanks.execute(f"COPY (SELECT pair_id, sample_id, NULL AS verdict FROM "
+                       f"'{tmp_path / 'parquet' / 'pair_questions.parquet'}') "
+                       f"TO '{blank}' (HEADER)")
+    result = runner.invoke(main, ["estimate", str(tmp_path / "parquet"), "--judgements",
+                                  str(blank)])
+    assert result.exit_code == 2, result.output
+    assert "no known verdict" in result.output, result.output
+    assert "pair_questions" in result.output and "questions.csv" not in result.output
     for args in ([str(tmp_path / "parquet")], [str(tmp_path / "csv")],
                  [str(tmp_path / "parts")], ["--db", str(db), "--sample-prefix", "wh_"]):
         result = runner.invoke(main, ["estimate", *args, "--truth", str(ideal),

@@ -448,7 +448,9 @@ def _refuse_no_known_verdict(s: Sample, verdicts: Mapping[str, str], source: str
     else:
         why = (f"{unknown:,} marked unknown or left blank, {len(pids) - unknown:,} with no "
                "row")
-        hint = ("Fill the verdict column of the sample's questions.csv (equivalent or "
+        questions = ("pair_questions table" if s.where != "sample"
+                     and is_exported(Path(s.where)) else "questions.csv")
+        hint = (f"Fill the verdict column of the sample's {questions} (equivalent or "
                 "not_equivalent; unknown only where you cannot tell) and pass that file.")
     raise InputError(f"no known verdict for any of the sample's {len(pids):,} pairs from "
                      f"{source} ({why}): there is nothing to estimate from",
