@@ -199,3 +199,26 @@ def test_a_dataframe_or_arrow_score_table_is_read_by_column_name() -> None:
                                                for k in range(5)], names=list(twice.columns))):
         with pytest.raises(UirInputError, match="'value' are repeated"):
             uir_summary(table, ["p"])
+
+
+def test_systems_whose_names_print_alike_are_refused(tmp_path) -> None:
+    """'café' with é and with e + a combining accent were two systems, two rows and
+    columns of the UIR matrix that print the same: refused naming both (escaped), in the
+    API and by `abcde uir` (exit 2); cases that print alike stay two cases."""
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    composed, decomposed = "caf\u00e9", "cafe\u0301"
+    rows = [(composed, 1, "p", 0.5), (decomposed, 1, "p", 0.6), ("b", 1, "p", 0.4)]
+    with pytest.raises(UirInputError, match=r"'caf\\xe9', 'cafe\\u0301'"):
+        pivot_scores(rows, ["p"])
+    path = tmp_path / "scores.csv"
+    path.write_text("system,case,metric,value\n" + "".join(
+        f"{s},{c},{m},{v}\n" for s, c, m, v in rows), encoding="utf-8")
+    result = CliRunner().invoke(main, ["uir", str(path), "--metrics", "p"])
+    assert result.exit_code == 2, result.output
+    assert "print alike" in result.output
+    cases = [("a", composed, "p", 0.5), ("a", decomposed, "p", 0.6),
+             ("b", composed, "p", 0.4), ("b", decomposed, "p", 0.7)]
+    assert set(pivot_scores(cases, ["p"])["a"]) == {composed, decomposed}

@@ -18,6 +18,7 @@ from __future__ import annotations
 import math
 import numbers
 import re
+import unicodedata
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from operator import itemgetter
 from pathlib import Path
@@ -191,7 +192,25 @@ def pivot_scores(rows: Iterable[Sequence[object]], metrics: Sequence[str]) -> Sc
     fast = _pivot_fast(rows, metrics)
     # anything the fast path cannot vouch for (a refusal, unusual key types) goes through
     # the row-by-row loop, which raises the exact message
-    return fast if fast is not None else _pivot_loop(rows, metrics)
+    table = fast if fast is not None else _pivot_loop(rows, metrics)
+    _refuse_systems_alike(table)
+    return table
+
+
+def _refuse_systems_alike(table: ScoreTable) -> None:
+    """Two system names that print alike (é composed, and e + a combining accent) would
+    be two rows and columns of the UIR matrix no reader could tell apart: refused, as
+    `abcde evaluate` refuses such run names."""
+    seen: dict[str, list[str]] = {}
+    for system in table:
+        if isinstance(system, str):
+            seen.setdefault(unicodedata.normalize("NFC", system), []).append(system)
+    alike = [names for names in seen.values() if len(names) > 1]
+    if alike:
+        raise UirInputError(
+            "systems whose names print alike but are written with different Unicode "
+            f"characters (e.g. é and e + a combining accent): "
+            f"{', '.join(map(ascii, alike[0]))}; write each system's name one way")
 
 
 #: Key types for which equal keys are the same value (1 == 1.0 == True, 0.0 == -0.0 are
