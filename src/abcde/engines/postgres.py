@@ -360,10 +360,7 @@ class PostgresEngine(Engine):
 
     def _load(self, name: str, columns: Sequence[tuple[str, str]], rows: Sequence[tuple]
               ) -> None:
-        cols = ", ".join(f"{ident(c)} {t}" for c, t in columns)
-        self._drop_temporary(name)
-        self.execute(f"CREATE TEMPORARY TABLE {ident(name)} ({cols})")
-        names = ", ".join(ident(c) for c, _ in columns)
+        names = self._create_temporary(name, columns)
         json = [k for k, (_, t) in enumerate(columns) if t == "JSONB"]
         if json:  # psycopg adapts a dict or list only when told it is JSON
             rows = [tuple(Jsonb(v) if k in json and v is not None else v
@@ -376,6 +373,14 @@ class PostgresEngine(Engine):
         except psycopg.Error as err:
             raise EngineError(f"PostgreSQL refused the rows of {name}: {err}") from err
         self._analyze(name)
+
+    def _create_temporary(self, name: str, columns: Sequence[tuple[str, str]]) -> str:
+        """The temporary table `name` of `columns` (name, PostgreSQL type), empty, in
+        place of one registered before; returns its column list for COPY."""
+        self._drop_temporary(name)
+        cols = ", ".join(f"{ident(c)} {t}" for c, t in columns)
+        self.execute(f"CREATE TEMPORARY TABLE {ident(name)} ({cols})")
+        return ", ".join(ident(c) for c, _ in columns)
 
     def _drop_temporary(self, name: str) -> None:
         """Drop an input registered before under `name` (an engine reused across calls):
@@ -400,11 +405,7 @@ class PostgresEngine(Engine):
         with tempfile.TemporaryDirectory(prefix="abcde_pg_copy_") as tmp:
             data = Path(tmp) / "rows.csv"
             columns = write_copy_csv(path, fmt, data, string_columns)
-            pg_columns = [(c, _pg_type(t)) for c, t in columns]
-            cols = ", ".join(f"{ident(c)} {t}" for c, t in pg_columns)
-            self._drop_temporary(name)
-            self.execute(f"CREATE TEMPORARY TABLE {ident(name)} ({cols})")
-            names = ", ".join(ident(c) for c, _ in pg_columns)
+            names = self._create_temporary(name, [(c, _pg_type(t)) for c, t in columns])
             try:
                 # ENCODING: DuckDB writes UTF-8, whatever the connection's client_encoding
                 with self.con.cursor() as cur, cur.copy(
