@@ -122,3 +122,34 @@ def test_a_signal_at_random_moments_leaves_old_or_new_never_a_mix(
     print("outcomes", [(round(m, 2), o) for m, o in zip(moments, outcomes, strict=True)],
           "work after the first step:", round(rest, 2), "s")
     assert "old" in outcomes, outcomes  # some moments did interrupt the work
+
+
+WRAPPING_LIBRARY = """
+import os, signal, sys, time, traceback
+from abcde.cli import main
+from abcde.cli._common import handle_errors
+
+@main.command("wrapped-signal")
+@handle_errors
+def wrapped_signal():
+    try:
+        os.kill(os.getpid(), signal.SIG%s)
+        time.sleep(5)
+    except BaseException as err:  # as DuckDB does with an error raised in Python it calls
+        raise RuntimeError("".join(traceback.format_exception(err))) from None
+
+main()
+"""
+
+
+@pytest.mark.parametrize(("name", "code", "word"), [("INT", 130, "interrupted"),
+                                                    ("TERM", 143, "terminated")])
+def test_a_signal_a_library_wraps_in_its_own_error_is_still_interrupted(
+        name: str, code: int, word: str) -> None:
+    """A signal that lands inside a library's call into Python comes out as the library's
+    error, whose text holds our exception's traceback (CI, SIGTERM during sample-pairs:
+    exit 1, "internal error ... This is a bug in abcde"). It is the signal: 128 + its
+    number, "interrupted"/"terminated", no traceback."""
+    proc = subprocess.run([sys.executable, "-c", WRAPPING_LIBRARY % name, "wrapped-signal"],
+                          capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stderr.strip()) == (code, word), proc.stderr

@@ -30,22 +30,28 @@ def _terminate_like_ctrl_c(ctx: click.Context) -> None:
     Ctrl-C does — an exception, so that the temporary files of its outputs are removed
     (abcde.outputs) — where they would end the process at once and leave them; exit
     128 + the signal. Only where Python's default action stands (not under a host that
-    set its own), and given back when the command ends."""
+    set its own), and given back when the command ends. Every signal is recorded
+    (SIGNALLED, Ctrl-C's too): one that lands inside a library may come out as that
+    library's own error, wrapping ours (abcde.cli._common.handle_errors)."""
     import signal
     import threading
 
+    SIGNALLED.clear()
     if threading.current_thread() is not threading.main_thread():
         return
-    for name in ("SIGTERM", "SIGHUP"):
+    for name, default in (("SIGTERM", signal.SIG_DFL), ("SIGHUP", signal.SIG_DFL),
+                          ("SIGINT", signal.default_int_handler)):
         sig = getattr(signal, name, None)
-        if sig is None or signal.getsignal(sig) is not signal.SIG_DFL:
+        if sig is None or signal.getsignal(sig) is not default:
             continue
         signal.signal(sig, _raise_terminated)
-        ctx.call_on_close(lambda sig=sig: signal.signal(sig, signal.SIG_DFL))
+        ctx.call_on_close(lambda sig=sig, default=default: signal.signal(sig, default))
 
 
 def _raise_terminated(signum: int, frame: object) -> None:
     SIGNALLED.append(signum)
+    if signum == 2:  # Ctrl-C: what Python's own handler raises
+        raise KeyboardInterrupt
     raise Terminated(signum)
 
 

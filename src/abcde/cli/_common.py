@@ -57,8 +57,11 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
                 raise
             if no_space(err):
                 disk_full(err)
-            if isinstance(err, RuntimeError) and str(err) == "Query interrupted":
-                interrupted()  # Ctrl-C inside a DuckDB query of a connection of its own
+            if SIGNALLED or str(err) == "Query interrupted":
+                # a signal that landed inside a library comes out as the library's error:
+                # DuckDB's "Query interrupted", or one whose text holds our exception's
+                # traceback (seen in CI: SIGTERM during a sample, exit 1, "a bug")
+                interrupted()
             internal_error(err)
     return wrapper
 
@@ -98,7 +101,8 @@ def internal_error(err: Exception) -> NoReturn:
 
 
 SIGNALLED: list[int] = []
-"""SIGTERM or SIGHUP received by the command (abcde.cli.main), last one last."""
+"""The signals (SIGINT, SIGTERM, SIGHUP) received by the command (abcde.cli.main), last
+one last."""
 
 
 class Terminated(KeyboardInterrupt):
