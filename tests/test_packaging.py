@@ -152,3 +152,20 @@ def test_pure_python_sqlglot_writes_the_same_sql(tmp_path: Path) -> None:
     # DuckDB's parallel sums vary in the last digits from run to run (~1e-14)
     want = json.loads(json.dumps(abcde.impact(*inputs).overall))
     assert got["overall"] == pytest.approx(want, rel=1e-12)
+
+
+def test_import_abcde_is_light_and_the_script_guards_the_rest() -> None:
+    """`import abcde` loads none of the engines' libraries (milliseconds), and the `abcde`
+    script enters through abcde.__main__.run, which imports the command line under a
+    Ctrl-C guard (tests/cli/test_interrupt.py::test_ctrl_c_during_start_up_is_interrupted)."""
+    from importlib.metadata import entry_points
+
+    code = ("import sys, abcde\n"
+            "print(sorted({m.split('.')[0] for m in sys.modules} & {'sqlglot', 'duckdb',"
+            " 'jinja2', 'click', 'numpy', 'pyarrow'}))\n"
+            "print(sorted(m for m in sys.modules if m.startswith('abcde')))\n")
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
+                         text=True).stdout.splitlines()
+    assert out == ["[]", "['abcde', 'abcde.errors', 'abcde.impact', 'abcde.version']"], out
+    (script,) = [e for e in entry_points(group="console_scripts") if e.name == "abcde"]
+    assert script.value == "abcde.__main__:run"

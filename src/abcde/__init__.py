@@ -5,16 +5,21 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
-from abcde.engines import connect
 from abcde.errors import AbcdeError, InputError
-from abcde.impact.run import ImpactResult, impact
 from abcde.version import __version__
 
-# The rest of the API loads on first use, so that `abcde impact` does not pay for the
-# estimators, numpy and the evaluation code. `impact` is both a function and a package
-# (abcde/impact/): the function is bound after the package is imported, and importing a
-# submodule later does not rebind the name (tests/architecture/test_imports.py).
+# The API loads on first use: `abcde impact` does not pay for the estimators, numpy and
+# the evaluation code, and `import abcde` takes milliseconds, so that the command line's
+# entry point (abcde.__main__.run) guards the rest of start-up against Ctrl-C. `impact` is
+# both a function and a package (abcde/impact/, light): the package is imported here and
+# its name unbound, so `abcde.impact` is the function on first use; importing its
+# submodules later does not rebind the name (tests/architecture/test_imports.py).
+importlib.import_module("abcde.impact")  # binds the package to the name
+del globals()["impact"]
 _LAZY = {
+    "connect": "abcde.engines",
+    "impact": "abcde.impact.run",
+    "ImpactResult": "abcde.impact.run",
     "evaluate": "abcde.evaluation.run",
     "explore": "abcde.sampling.explore",
     "sample_items": "abcde.sampling.items",
@@ -25,7 +30,9 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
+    from abcde.engines import connect
     from abcde.evaluation.run import evaluate
+    from abcde.impact.run import ImpactResult, impact
     from abcde.quality.estimate import estimate
     from abcde.quality.simulation import simulate
     from abcde.sampling.explore import explore

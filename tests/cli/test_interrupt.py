@@ -153,3 +153,35 @@ def test_a_signal_a_library_wraps_in_its_own_error_is_still_interrupted(
     proc = subprocess.run([sys.executable, "-c", WRAPPING_LIBRARY % name, "wrapped-signal"],
                           capture_output=True, text=True, timeout=60)
     assert (proc.returncode, proc.stderr.strip()) == (code, word), proc.stderr
+
+
+START_UP = """
+import sys
+from abcde.__main__ import run  # what the `abcde` script runs (pyproject.toml)
+sys.argv = ["abcde", "impact", %r, %r]
+sys.stderr.write("ready\\n")
+sys.stderr.flush()
+run()
+"""
+# `import abcde` and the script's own line stay outside the guard: ~20 ms of Python
+# importing `typing`
+# (tests/test_packaging.py::test_import_abcde_is_light_and_the_script_guards_the_rest)
+
+
+@pytest.mark.parametrize("delay", [0.01, 0.02, 0.05, 0.1, 0.2, 0.3, 0.5])
+def test_ctrl_c_during_start_up_is_interrupted(world, delay: float) -> None:
+    """Ctrl-C while the command line is imported (the first ~0.3 s of every command) or
+    its options parsed: "interrupted", exit 130, as during the work — it was a
+    KeyboardInterrupt traceback (imports) or click's "Aborted!", exit 1 (parsing)."""
+    base, exp = world
+    proc = subprocess.Popen([sys.executable, "-c", START_UP % (str(base), str(exp))],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stderr.readline() == "ready\n"
+    time.sleep(delay)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=120)
+    # 0: done before the signal (-2: while the interpreter was exiting, after the output)
+    assert proc.returncode in (130, 0, -2), (proc.returncode, err)
+    assert "Traceback" not in err and "Aborted" not in err, err
+    if proc.returncode == 130:
+        assert err.strip().splitlines()[-1] == "interrupted", err

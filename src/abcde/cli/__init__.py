@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import Any
 
 import click
 
@@ -57,7 +58,14 @@ def _raise_terminated(signum: int, frame: object) -> None:
 
 class Group(click.Group):
     """The `abcde` group: Ctrl-C outside a command's own handler (while options are
-    parsed) is "interrupted", exit 130, as inside (abcde.cli._common.handle_errors)."""
+    parsed) is "interrupted", exit 130, as inside (abcde.cli._common.handle_errors) —
+    not click's "Aborted!", exit 1."""
+
+    def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
+        try:
+            return super().make_context(*args, **kwargs)
+        except KeyboardInterrupt as err:
+            interrupted(err)
 
     def invoke(self, ctx: click.Context) -> object:
         try:
