@@ -537,3 +537,32 @@ def test_uir_names_the_systems_case_and_metric_of_scores_whose_difference_overfl
         "systems A and B, case '7', metric 'precision': the difference of their scores "
         "1e+308 and -1e+308 is beyond a float's range (±1.8e+308), which the parametric "
         "UIR fits; rescale the metric's scores")
+
+
+@pytest.mark.parametrize(("cases", "few"), [(2, True), (5, True), (6, False)])
+def test_uir_text_warns_when_the_cases_are_too_few(tmp_path: Path, cases: int,
+                                                   few: bool) -> None:
+    """`abcde uir` over 2 test cases used to print "robust" three times (reading,
+    reference system, robust improvements) for one win and one tie; it now says the
+    cases are too few (docs/method.md §9.5), while the JSON keeps the paper's rule."""
+    rows = []
+    for t in range(cases):
+        # new wins every case but the last, a tie: UIR (cases - 1) / cases >= 0.25
+        rows += [("new", t, "precision", 0.6 if t < cases - 1 else 0.5),
+                 ("new", t, "recall", 0.7),
+                 ("old", t, "precision", 0.5), ("old", t, "recall", 0.7)]
+    scores = tmp_path / "s.csv"
+    write_scores(scores, rows)
+    text = CliRunner().invoke(main, ["uir", str(scores)])
+    assert text.exit_code == 0, text.output
+    doc = json.loads(CliRunner().invoke(main, ["uir", str(scores), "--format",
+                                               "json"]).output)
+    assert doc["improves"]["new"] == ["old"]
+    assert doc["reference_systems"]["old"]["robust"] is True
+    if few:
+        assert "too few to call it robust" in text.output
+        assert f"robust by the rule of thumb, but over only {cases} case(s)" in text.output
+        assert "too few for any of these to be robust" in text.output
+    else:
+        assert "too few" not in text.output and "rule of thumb, but" not in text.output
+        assert "robust improvement of new over old" in text.output

@@ -350,3 +350,29 @@ def test_f_alpha_metrics_pair() -> None:
     assert f_alpha_metrics(["precision", "recall", "f1"]) is None
     with pytest.raises(UirInputError, match=">= 0"):
         f_alpha_sweep([("S", 1, "p", -0.5), ("S", 1, "r", 0.5)], "p", "r")
+
+
+@pytest.mark.parametrize("n", range(1, 9))
+def test_too_few_cases_are_never_read_as_robust(n: int) -> None:
+    """With n cases, a unanimous win in all n is UIR 1; whether that can be told from
+    chance is the two-sided sign test, computed here from its definition (2 · 0.5^n)
+    rather than taken from the code: under 5% only from 6 cases on. Below that the
+    reading says the rule of thumb holds but the cases are too few, in both directions."""
+    a = {t: {"precision": 0.9, "recall": 0.8} for t in range(n)}
+    b = {t: {"precision": 0.8, "recall": 0.7} for t in range(n)}
+    p_value = 2 * Fraction(1, 2) ** n
+    for res, better in ((uir(a, b, M), "new"), (uir(b, a, M), "new")):
+        assert abs(res.uir) == 1.0
+        reading = interpret_uir(res, names=("new", "old") if res.uir > 0 else ("old", "new"))
+        if p_value < Fraction(5, 100):
+            assert reading.startswith(("robust improvement", "robust degradation")), reading
+        else:
+            assert "too few to call it robust" in reading and "robust improvement" not in \
+                reading and "robust degradation" not in reading, reading
+            assert f"even all {n} favouring {better}" in reading, reading
+    # two cases, one win and one tie: UIR 0.5, over the 0.25 threshold, still too few
+    b2 = {0: b[0], 1: dict(a[0])} if n == 2 else None
+    if b2 is not None:
+        res = uir({0: a[0], 1: a[0]}, b2, M)
+        assert (res.uir, res.ties) == (0.5, 1)
+        assert "too few to call it robust" in interpret_uir(res)

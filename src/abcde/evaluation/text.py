@@ -18,6 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from abcde.evaluation.results import CLASSIC_METRICS, OVERALL_METRICS, YANDEX_METRICS
+from abcde.evaluation.uir import MIN_CASES_FOR_ROBUST
 from abcde.text import fmt, table
 
 __all__ = ["evaluate_text", "uir_text"]
@@ -29,7 +30,8 @@ def _matrix_text(matrix: dict[str, dict[str, float]]) -> str:
     return table(rows, ["UIR(row, col)", *systems])
 
 
-def _reference_lines(refs: dict[str, dict[str, Any]], threshold: float) -> list[str]:
+def _reference_lines(refs: dict[str, dict[str, Any]], threshold: float,
+                     n_cases: int) -> list[str]:
     """Each system's reference system ([UIR] §6.4), or that no system improves it."""
     out = []
     for s, r in refs.items():
@@ -37,6 +39,8 @@ def _reference_lines(refs: dict[str, dict[str, Any]], threshold: float) -> list[
         tied = ", tied" if len(r["tied"]) > 1 else ""
         if r["uir"] > 0:
             robust = "robust" if r["uir"] >= threshold else "not robust"
+            if robust == "robust" and n_cases < MIN_CASES_FOR_ROBUST:
+                robust = f"robust by the rule of thumb, but over only {n_cases} case(s)"
             out.append(f"  {s}: {who} (UIR {r['uir']:+.3f} over {s}{tied}, {robust})")
         else:
             out.append(f"  {s}: no system improves it (the highest UIR over it is "
@@ -44,11 +48,16 @@ def _reference_lines(refs: dict[str, dict[str, Any]], threshold: float) -> list[
     return out
 
 
-def _improves_lines(improves: dict[str, list[str]], threshold: float) -> list[str]:
+def _improves_lines(improves: dict[str, list[str]], threshold: float,
+                    n_cases: int) -> list[str]:
     lines = [f"Robust improvements (UIR >= {threshold}; Amigó et al. 2011 Table 7):"]
     lines += [f"  {a} improves {', '.join(bs)}" for a, bs in improves.items() if bs]
     if len(lines) == 1:
         lines.append("  none")
+    elif n_cases < MIN_CASES_FOR_ROBUST:
+        lines.append(f"  but over only {n_cases} test case(s), too few for any of these to "
+                     f"be robust (a sign test needs {MIN_CASES_FOR_ROBUST}; docs/method.md "
+                     "§9.5): add test cases")
     return lines
 
 
@@ -99,8 +108,9 @@ def uir_text(doc: dict[str, Any]) -> str:
                      + _parametric_text(p["parametric_uir"], p.get("parametric_error"))
                      + f": {p['reading']}")
     parts += ["", "Reference system of each system (the one improving it most, §6.4):"]
-    parts += _reference_lines(doc["reference_systems"], thr)
-    parts += ["", *_improves_lines(doc["improves"], thr)]
+    fewest = min((p["n_cases"] for p in doc["pairs"]), default=0)
+    parts += _reference_lines(doc["reference_systems"], thr, fewest)
+    parts += ["", *_improves_lines(doc["improves"], thr, fewest)]
     sweep = _sweep_lines(doc.get("f_alpha"), doc.get("f_alpha_metrics"),
                          doc.get("f_alpha_note"))
     if sweep:
@@ -209,8 +219,8 @@ def evaluate_text(doc: dict[str, Any], top: int = 10) -> str:
         parts += ["", f"UIR over {u['n_cases']} cases ({u['cases']}; "
                   f"{', '.join(u['metrics'])}{excluded}):", _matrix_text(u["matrix"]), "",
                   "Reference system of each run (the one improving it most, §6.4):"]
-        parts += _reference_lines(u["reference_systems"], u["threshold"])
-        parts += ["", *_improves_lines(u["improves"], u["threshold"])]
+        parts += _reference_lines(u["reference_systems"], u["threshold"], u["n_cases"])
+        parts += ["", *_improves_lines(u["improves"], u["threshold"], u["n_cases"])]
     if u:
         sweep = _sweep_lines(u.get("f_alpha"), u.get("f_alpha_metrics"), u.get("f_alpha_note"))
         if sweep:

@@ -89,6 +89,12 @@ ALPHA_SWEEP: tuple[float, ...] = tuple(i / 10 for i in range(11))
 #: [UIR] §6.3: "UIR ≥ 0.25 can be a reasonable threshold, at least for this clustering task".
 UIR_ROBUST_THRESHOLD = 0.25
 
+#: Over fewer test cases no UIR is telling: one case moves it by 1/n, and even every case
+#: favouring one system would not pass a two-sided sign test at 5% (5 of 5: p = 0.0625;
+#: 6 of 6: p = 0.031). [UIR] leaves the dependence on the number of cases untested (its
+#: study of UIR's predictive power), deeming fewer cases unlikely; docs/method.md §9.5.
+MIN_CASES_FOR_ROBUST = 6
+
 #: Default relative tolerance of every comparison of two scores (docs/method.md §9.2):
 #: far above float noise (~1e-16 relative) and far below any real difference of metrics.
 DEFAULT_REL_TOL = 1e-9
@@ -769,6 +775,13 @@ def interpret_uir(
               f"{ties} tied, {biased} metric-biased")
     if ties == n:
         return f"no difference: {a} and {b} score the same on every metric in all {n} cases"
+    if n < MIN_CASES_FOR_ROBUST and abs(value) >= threshold:
+        better = a if value > 0 else b
+        return (f"{'improvement' if value > 0 else 'degradation'} by the rule of thumb "
+                f"({rule}), but over only {n} test case{'s' if n != 1 else ''}: too few "
+                f"to call it robust (even all {n} favouring {better} would not pass a "
+                f"two-sided sign test at 5%, which needs {MIN_CASES_FOR_ROBUST}); add test "
+                f"cases: {counts}")
     if value >= threshold:
         return f"robust improvement of {a} over {b} ({rule}): {counts}"
     if value <= -threshold:
