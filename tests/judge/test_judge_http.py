@@ -792,3 +792,22 @@ def test_a_huge_whole_float_is_shown_as_written_not_with_invented_digits(
     values = re.findall(r'<bdi class="value">([^<]*)</bdi>', page)
     assert values[2:4] == ["1e+300", "-1e+20"]
     assert values[6:8] == ["3", str(2 ** 53)]  # country, after size_class
+
+
+def test_a_judge_who_started_with_another_overlap_records_nothing(sample_dir: Path) -> None:
+    """Two judges start at once on an empty log with different --overlap values (so
+    neither is refused at start): the first verdict fixes the round's overlap, and the
+    other server then answers 409, naming both values, and records nothing."""
+    a, ana, ta = make_client(sample_dir, "ana", overlap=0.25)
+    b, bo, tb = make_client(sample_dir, "bo", overlap=0.75)
+    pid = ana.assignment.order[0]
+    r = a.post(f"/verdict?token={ta}", data={"pair_id": pid, "verdict": "equivalent"})
+    assert r.status_code == 303
+    before = (sample_dir / "verdicts.jsonl").read_bytes()
+    r = b.post(f"/verdict?token={tb}", data={"pair_id": bo.assignment.order[0],
+                                              "verdict": "unknown"})
+    assert r.status_code == 409
+    assert "records --overlap 0.25 for this round (line 1" in r.text
+    assert "started with --overlap 0.75" in r.text
+    assert (sample_dir / "verdicts.jsonl").read_bytes() == before
+    assert a.get(f"/api/status?token={ta}").status_code == 200

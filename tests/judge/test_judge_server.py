@@ -297,3 +297,43 @@ def test_a_sample_exported_from_a_warehouse_is_told_as_one(sample_dir: Path,
             "pair_questions), which abcde judge does not serve") in run.stderr
     assert "filling the verdict column of pair_questions" in run.stderr
     assert "Traceback" not in run.stderr
+
+
+def test_a_restart_with_another_overlap_is_refused(sample_dir: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """--overlap was not stored: ana judged with --overlap 0.5, restarted with 0.1, and
+    the pairs she had been sharing with every judge silently became pairs for one judge
+    (and bo's with 0.1 the same). The first verdict now records the overlap in the log;
+    another value is refused (exit 2) naming both and what to run; none takes it."""
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+    from abcde.judge.assignment import overlap_pairs
+    from abcde.judge.questions import load_questions
+    from abcde.judge.session import JudgeSession
+
+    sample = load_questions(sample_dir)
+    first = JudgeSession(sample, "ana", 0.5)
+    first.record(first.next_pair(first.snapshot()), "equivalent")
+    assert json.loads((sample_dir / "verdicts.jsonl").read_text())["overlap"] == 0.5
+    monkeypatch.setattr("abcde.server.run.serve", lambda app, sock, **kw: sock.close())
+    before = (sample_dir / "verdicts.jsonl").read_bytes()
+    for judge in ("ana", "bo"):
+        run = CliRunner().invoke(main, ["judge", str(sample_dir), "--judge", judge,
+                                        "--overlap", "0.1"])
+        assert run.exit_code == 2, run.output
+        assert (f"{sample_dir / 'verdicts.jsonl'} records --overlap 0.5 for this round "
+                "(line 1, judge 'ana'), but this judge was started with --overlap 0.1"
+                ) in run.output
+        assert (f"Run `abcde judge {sample_dir} --judge {judge} --overlap 0.5` (or leave "
+                "out --overlap: the recorded value is used)") in run.output
+        assert "Traceback" not in run.output
+    assert (sample_dir / "verdicts.jsonl").read_bytes() == before
+    for args in (["--overlap", "0.5"], []):
+        run = CliRunner().invoke(main, ["judge", str(sample_dir), "--judge", "bo", *args])
+        assert run.exit_code == 0, run.output
+        assert "overlap 0.5 (verdicts go to" in run.output
+    # without --overlap, bo shares exactly the 20 of the 40 pairs the hash picks for 0.5
+    bo = JudgeSession(sample, "bo")
+    assert bo.assignment.shared == overlap_pairs(sample.sample_id, sample.pair_ids, 0.5)
+    assert len(bo.assignment.shared) == 20

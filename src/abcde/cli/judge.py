@@ -30,9 +30,11 @@ def _default_judge() -> str:
               "reach the page (the token still guards it; the traffic is plain HTTP).")
 @click.option("--open", "open_browser", is_flag=True,
               help="Open the page in your default browser.")
-@click.option("--overlap", type=float, default=0.0, show_default=True,
+@click.option("--overlap", type=float, default=None,
+              show_default="the value DIR/verdicts.jsonl records, else 0",
               help="Share of the pairs (0-1) shown to every judge, for agreement; the "
-              "other pairs need one verdict from anyone.")
+              "other pairs need one verdict from anyone. Recorded in the log with the "
+              "first verdict: a judge started with another value is refused.")
 @click.option("--image-col", "image_cols", multiple=True, metavar="ATTR",
               help="Attribute holding an image URL (http/https), shown as the image. "
               "Repeat or comma-separate.")
@@ -44,7 +46,7 @@ def _default_judge() -> str:
               "default so the numbers do not sway the judges).")
 @handle_errors
 def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
-              open_browser: bool, overlap: float, image_cols: tuple[str, ...],
+              open_browser: bool, overlap: float | None, image_cols: tuple[str, ...],
               link_cols: tuple[str, ...], show_estimates: bool) -> None:
     """Judge the pairs of a sample in the browser: one pair at a time, side by side,
     one key per verdict; every verdict is appended to DIR/verdicts.jsonl."""
@@ -55,7 +57,7 @@ def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
     from abcde.server.app import allowed_hosts
     from abcde.server.run import bind, is_loopback, new_token, serve, url_of
 
-    if not 0.0 <= overlap <= 1.0:
+    if overlap is not None and not 0.0 <= overlap <= 1.0:
         raise click.BadParameter("must be between 0 and 1", param_hint="--overlap")
     sample = load_questions(sample_dir)
     images = resolve_columns(sample, image_cols, "--image-col")
@@ -77,8 +79,8 @@ def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
     snap = session.snapshot()
     progress = session.progress(snap)
     click.echo(f"abcde judge: sample {sample.sample_id}, judge {session.judge!r}: "
-               f"{progress['judged']} of {progress['assigned']} pairs judged "
-               f"(verdicts go to {session.log_path})")
+               f"{progress['judged']} of {progress['assigned']} pairs judged, overlap "
+               f"{session.overlap!r} (verdicts go to {session.log_path})")
     if not progress["left"]:  # "0 of 0 pairs judged" alone left the judge guessing
         click.echo(f"nothing is left for {session.judge!r} to judge: the round has a verdict "
                    f"on {progress['round_judged']} of {progress['round_pairs']} pairs. "

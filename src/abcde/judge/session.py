@@ -6,11 +6,20 @@ The log file is the state: every request first reads what any server appended si
 second judge all see the same verdicts. A lock serialises this server's own threads;
 ``fcntl.flock`` inside :func:`abcde.quality.verdict_log.append_event` serialises the
 servers.
+
+The ``--overlap`` of a round is part of that state: every line records the overlap of
+the server that wrote it, and the round's overlap is that of the log's first line
+holding one. It decides which pairs go to every judge and which to one, so a server
+started with another value (a restart, or a second judge) is refused rather than
+silently giving pairs to other judges (:class:`OverlapChanged`); one started without
+``--overlap`` takes the recorded value.
 """
 
 from __future__ import annotations
 
+import shlex
 import threading
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -35,6 +44,31 @@ class SampleReplaced(InputError):
     verdicts on the old questions must not go into the new sample's log."""
 
 
+class OverlapChanged(InputError):
+    """The log records another ``--overlap`` than this server's (module docstring)."""
+
+
+def recorded_overlap(events: Sequence[Event]) -> Event | None:
+    """The event that fixes the round's overlap.
+
+    Parameters
+    ----------
+    events : sequence of Event
+        The log's events, in line order.
+
+    Returns
+    -------
+    Event or None
+        The first event that records an overlap; None when none does yet (or the log
+        was written before the overlap was recorded).
+
+    References
+    ----------
+    docs/method.md §12.3.
+    """
+    return next((e for e in events if e.overlap is not None), None)
+
+
 @dataclass(frozen=True)
 class Snapshot:
     """The round as one request sees it."""
@@ -47,27 +81,57 @@ class Snapshot:
 class JudgeSession:
     """The state behind one ``abcde judge`` server (module docstring)."""
 
-    def __init__(self, sample: JudgeSample, judge: str, overlap: float = 0.0) -> None:
+    def __init__(self, sample: JudgeSample, judge: str, overlap: float | None = None
+                 ) -> None:
         self.sample = sample
         self.judge = check_judge_name(judge)
-        self.assignment = Assignment(sample.sample_id, self.judge, sample.pair_ids, overlap)
         self.log = VerdictLog(Path(sample.directory) / LOG_NAME)
         self._lock = threading.Lock()
-        self.refresh()
+        self.overlap = 0.0 if overlap is None else overlap
+        self.refresh(check_overlap=False)
+        first = recorded_overlap(self.log.events)
+        if overlap is None and first is not None:  # no --overlap: the round's own
+            self.overlap = first.overlap  # type: ignore[assignment]
+        self.assignment = Assignment(sample.sample_id, self.judge, sample.pair_ids,
+                                     self.overlap)
+        self.check_overlap()
 
     @property
     def log_path(self) -> Path:
         return self.log.path
 
-    def refresh(self) -> None:
+    def refresh(self, check_overlap: bool = True) -> None:
         """Read what was appended since; a line that is not an event or is of another
         sample is refused (exit 2 at start-up; at run time the request answers 409 with
         the line, nothing of the new lines is taken in and nothing is recorded until the
         log is fixed), and so is a sample replaced since the server started
-        (:class:`SampleReplaced`)."""
+        (:class:`SampleReplaced`) and a log that records another overlap
+        (:class:`OverlapChanged`)."""
         self.check_same_sample()
         self.log.refresh(check=lambda new: events_for_sample(new, self.sample.sample_id,
                                                              str(self.log.path)))
+        if check_overlap:
+            self.check_overlap()
+
+    def check_overlap(self) -> None:
+        """Raise :class:`OverlapChanged` when the log's first recorded overlap is not
+        this server's (checked on every read: a second judge may have started the round
+        with another value while this server ran)."""
+        first = recorded_overlap(self.log.events)
+        if first is None or first.overlap == self.overlap:
+            return
+        d = self.sample.directory
+        raise OverlapChanged(
+            f"{self.log.path} records --overlap {first.overlap!r} for this round (line "
+            f"{first.line}, judge {first.judge!r}), but this judge was started with "
+            f"--overlap {self.overlap!r}: the overlap decides which pairs every judge sees "
+            "and which one judge answers, so changing it would give pairs judged for one "
+            "judge to another",
+            hint=f"Run `abcde judge {shlex.quote(str(d))} --judge {shlex.quote(self.judge)} "
+                 f"--overlap {first.overlap!r}` "
+                 "(or leave out --overlap: the recorded value is used). To judge with "
+                 "another overlap, start a new round: move verdicts.jsonl away (its "
+                 "verdicts are then not part of the estimate).")
 
     def check_same_sample(self) -> None:
         """Raise :class:`SampleReplaced` when manifest.json is no longer the file the
@@ -129,7 +193,7 @@ class JudgeSession:
         self.refresh()  # a log that cannot be read (edited by hand) takes no new line
         q = self.sample.questions[pid]
         self.log.append(Event(self.judge, pid, self.sample.sample_id, verdict, utc_now(),
-                              id_text(q.item_1), id_text(q.item_2)))
+                              id_text(q.item_1), id_text(q.item_2), overlap=self.overlap))
         self.refresh()
 
     def next_pair(self, snap: Snapshot, after: str | None = None) -> str | None:
@@ -139,7 +203,7 @@ class JudgeSession:
         return self.assignment.progress(snap.mine, snap.others)
 
 
-def start_session(sample: JudgeSample, judge: str, overlap: float) -> JudgeSession:
+def start_session(sample: JudgeSample, judge: str, overlap: float | None) -> JudgeSession:
     """A judge's session, with the log's problems as clean errors before the server
     starts.
 
@@ -149,8 +213,8 @@ def start_session(sample: JudgeSample, judge: str, overlap: float) -> JudgeSessi
         The sample.
     judge : str
         The judge's name.
-    overlap : float
-        ``--overlap``.
+    overlap : float or None
+        ``--overlap``; None takes the value the log records (0 when it records none).
 
     Returns
     -------
@@ -159,7 +223,8 @@ def start_session(sample: JudgeSample, judge: str, overlap: float) -> JudgeSessi
     Raises
     ------
     InputError
-        For a bad judge name, a log of another sample or an unreadable log.
+        For a bad judge name, a log of another sample, a log recording another
+        overlap, or an unreadable log.
 
     References
     ----------

@@ -4,10 +4,14 @@ and ``abcde estimate DIR`` reads (docs/method.md §12.2; verdicts as in §8.1).
 One JSON object a line, one line an event, append-only::
 
     {"judge": "ana", "pair_id": "17", "sample_id": "3f2a…", "verdict": "equivalent",
-     "time": "2026-11-02T10:31:07.412+00:00", "item_1": "a9", "item_2": "b4"}
+     "time": "2026-11-02T10:31:07.412+00:00", "item_1": "a9", "item_2": "b4",
+     "overlap": 0.1}
 
 ``verdict`` is ``equivalent``, ``not_equivalent``, ``unknown``, or ``null`` for a
-retraction (the judge pressed undo). The latest event of each (judge, pair) wins, so
+retraction (the judge pressed undo). ``overlap`` is the ``--overlap`` of the server that
+wrote the line: the round's overlap is that of the first line holding one, and a server
+started with another is refused (:mod:`abcde.judge.session`); logs written before it was
+recorded lack it. The latest event of each (judge, pair) wins, so
 undo and a changed mind never rewrite a line; the log replayed from the start gives
 each judge's current verdicts. ``time`` is the writer's clock (UTC), for people; the
 order of events is the order of the lines.
@@ -64,6 +68,7 @@ class Event:
     item_1: str | None = None
     item_2: str | None = None
     line: int = 0
+    overlap: float | None = None  # --overlap of the writing server (None: not recorded)
 
     def record(self) -> dict[str, Any]:
         out: dict[str, Any] = {"judge": self.judge, "pair_id": self.pair_id,
@@ -71,6 +76,8 @@ class Event:
                                "time": self.time}
         if self.item_1 is not None or self.item_2 is not None:
             out["item_1"], out["item_2"] = self.item_1, self.item_2
+        if self.overlap is not None:
+            out["overlap"] = self.overlap
         return out
 
 
@@ -282,8 +289,14 @@ def _parse_event(obj: Any, line: int, where: str) -> Event:
     pair_id, sample = id_text(obj["pair_id"]), id_text(obj["sample_id"])
     if pair_id is None or sample is None:
         raise InputError(f"{where}: line {line}: pair_id and sample_id must be given")
+    overlap = obj.get("overlap")
+    if overlap is not None and (isinstance(overlap, bool) or not isinstance(
+            overlap, int | float) or not 0.0 <= overlap <= 1.0):
+        raise InputError(f"{where}: line {line}: overlap {overlap!r} is not a number "
+                         "between 0 and 1", column="overlap")
     return Event(judge, pair_id, sample, verdict, str(obj["time"]),
-                 id_text(obj.get("item_1")), id_text(obj.get("item_2")), line)
+                 id_text(obj.get("item_1")), id_text(obj.get("item_2")), line,
+                 None if overlap is None else float(overlap))
 
 
 def _line_ends_at(f: Any, offset: int) -> bool:
