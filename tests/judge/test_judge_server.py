@@ -280,12 +280,11 @@ def test_a_line_torn_by_a_crash_is_said_on_start(
     assert said in json.loads(estimate.stdout)["judging"]["warnings"]
 
 
-def test_a_sample_exported_from_a_warehouse_is_told_as_one(sample_dir: Path,
-                                                          tmp_path: Path) -> None:
-    """The tables of a warehouse round exported to a directory (docs/data_engineers.md:
-    pair_manifest, pair_sample, pair_questions) were "not a pair sample: it has no
-    manifest.json", as if the user had given the wrong directory; abcde judge now says
-    what the directory is, that it does not serve it, and how such a sample is judged."""
+def test_a_directory_that_only_looks_exported_is_refused_as_a_manifest(
+        sample_dir: Path, tmp_path: Path) -> None:
+    """A directory with a pair_manifest that is no pair-sample manifest is served as an
+    exported warehouse sample no more than `abcde estimate` reads it: exit 2 naming the
+    file (tests/judge/test_judge_exported.py judges real exports)."""
     exported = tmp_path / "exported"
     exported.mkdir()
     shutil.copy(sample_dir / "draws.parquet", exported / "pair_sample.parquet")
@@ -293,10 +292,10 @@ def test_a_sample_exported_from_a_warehouse_is_told_as_one(sample_dir: Path,
     (exported / "pair_manifest.csv").write_text("sample_id\nx\n")
     run = run_judge(str(exported), "--judge", "ana")
     assert run.returncode == 2, (run.stdout, run.stderr)
-    assert (f"{exported} holds a pair sample exported from a warehouse (pair_manifest, "
-            "pair_questions), which abcde judge does not serve") in run.stderr
-    assert "filling the verdict column of pair_questions" in run.stderr
+    assert (f"{exported / 'pair_manifest.csv'}: not a pair-sample manifest (no "
+            "population)") in run.stderr
     assert "Traceback" not in run.stderr
+    assert not (exported / "verdicts.jsonl").exists()
 
 
 def test_a_restart_with_another_overlap_is_refused(sample_dir: Path,

@@ -407,11 +407,12 @@ def test_estimate_reads_a_warehouse_sample(tmp_path: Path) -> None:
     ideal = EXAMPLES / "ideal.csv"
     want = abcde.estimate(str(local), truth=str(ideal))
     runner = CliRunner()
-    # without verdicts: the hint said to run `abcde judge DIR` (which reads only the
-    # directories of `abcde sample-pairs`) or to fill questions.csv, which it lacks
+    # without verdicts: the hint said to fill questions.csv, which it lacks; it names
+    # `abcde judge DIR`, which serves the exported pair_questions
     result = runner.invoke(main, ["estimate", str(tmp_path / "parquet")])
     assert result.exit_code == 2, result.output
-    assert "pair_questions" in result.output and "abcde judge" not in result.output
+    assert "pair_questions" in result.output and "abcde judge DIR" in result.output
+    assert "questions.csv" not in result.output
     # its questions exported with every verdict blank: the hint named questions.csv,
     # which such a directory lacks
     blank = tmp_path / "blank.csv"

@@ -49,7 +49,9 @@ def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
               open_browser: bool, overlap: float | None, image_cols: tuple[str, ...],
               link_cols: tuple[str, ...], show_estimates: bool) -> None:
     """Judge the pairs of a sample in the browser: one pair at a time, side by side,
-    one key per verdict; every verdict is appended to DIR/verdicts.jsonl."""
+    one key per verdict; every verdict is appended to DIR/verdicts.jsonl. DIR is the
+    directory of `abcde sample-pairs --out`, or a warehouse sample's exported tables
+    (pair_manifest, pair_sample, pair_questions; only read)."""
     from abcde.judge.app import PageOptions, estimate_command, judge_app
     from abcde.judge.questions import load_questions, resolve_columns
     from abcde.judge.session import start_session
@@ -87,11 +89,15 @@ def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
                    + _next_step(progress, estimate_command(sample.directory)))
     for warning in session.log.warnings():  # a line torn by a crash: a verdict not there
         click.echo(f"warning: {warning}", err=True)
+    for note in sample.notes:
+        click.echo(f"warning: {note}", err=True)
     if not sample.attributes:
+        draw = ("`abcde sql sample-pairs ... --attributes TABLE`, run it and export "
+                "pair_questions again" if sample.exported
+                else "`abcde sample-pairs ... --attributes FILE`")
         click.echo(f"warning: the questions of {sample.directory} carry no attributes (the "
                    "sample was drawn without --attributes): judges see only the two item "
-                   "ids. Draw it with `abcde sample-pairs ... --attributes FILE` to show "
-                   "the items' attributes.", err=True)
+                   f"ids. Draw it with {draw} to show the items' attributes.", err=True)
     if not is_loopback(bound_host):
         click.echo(f"warning: listening on {bound_host}, reachable from other machines; "
                    "anyone with the URL can judge as you", err=True)

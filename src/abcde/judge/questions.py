@@ -6,6 +6,11 @@ and ``questions.csv``: one row per unordered judgeable pair with ``pair_id``, ``
 ``sample_id``. Nothing in them tells how either clustering treats the pair (the class
 lives only in ``draws``), so a page built from the questions alone is blind. The JSONL
 file is preferred (it keeps numbers and text apart); the CSV is the fallback.
+
+A warehouse sample exported into a directory (docs/data_engineers.md, step 4) has the
+same questions as its ``pair_questions`` table and its manifest as ``pair_manifest``
+(:mod:`abcde.sampling.exported`); both are only read, and the verdicts go to the
+directory's ``verdicts.jsonl`` as for any sample.
 """
 
 from __future__ import annotations
@@ -13,7 +18,8 @@ from __future__ import annotations
 import json
 import unicodedata
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
@@ -51,6 +57,15 @@ class JudgeSample:
     # manifest.json's identity when it was read: `sample-pairs --overwrite` renames a new
     # one over it, and a server still judging the old questions must notice.
     stamp: tuple[int, ...] | None = None
+    # the manifest's file in `directory`: pair_manifest.parquet (or .csv, or a directory
+    # of part files) for a warehouse sample exported there
+    manifest_name: str = "manifest.json"
+    notes: tuple[str, ...] = ()  # said as warnings when the server starts
+
+    @property
+    def exported(self) -> bool:
+        """Whether it is a warehouse sample's exported tables."""
+        return self.manifest_name != "manifest.json"
 
     @property
     def pair_ids(self) -> list[str]:
@@ -64,7 +79,8 @@ def load_questions(directory: str | Path) -> JudgeSample:
     ----------
     directory : str or Path
         Written by ``abcde sample-pairs --out``: manifest.json and questions.jsonl (or
-        questions.csv).
+        questions.csv); or a warehouse sample's tables exported there: pair_manifest,
+        pair_sample and pair_questions (.parquet or .csv; docs/data_engineers.md).
 
     Returns
     -------
@@ -74,7 +90,8 @@ def load_questions(directory: str | Path) -> JudgeSample:
     Raises
     ------
     InputError
-        For a directory that is not a pair sample, has no questions or no pair to judge,
+        For a directory that is not a pair sample, has no questions or no pair to judge
+        (an exported one: lacks pair_questions, or a table ``abcde estimate`` needs),
         whose questions belong to another sample, repeat a pair id or have a pair id . or
         .. or holding a control character (no page can carry it whole), or whose values hold
         half a character (a lone surrogate escape) (exit 2, naming the file and what to
@@ -90,12 +107,7 @@ def load_questions(directory: str | Path) -> JudgeSample:
     manifest_path = d / "manifest.json"
     if not manifest_path.is_file() and is_exported(d):
         # the tables of a warehouse round, exported (docs/data_engineers.md, step 4)
-        raise InputError(f"{d} holds a pair sample exported from a warehouse (pair_manifest, "
-                         "pair_questions), which abcde judge does not serve: it serves the "
-                         "directory of `abcde sample-pairs --out DIR`",
-                         hint="Judge the exported sample by filling the verdict column of "
-                              "pair_questions, then `abcde estimate DIR --judgements FILE` "
-                              "(docs/data_engineers.md, steps 5 and 6).")
+        return _load_exported(d)
     if not manifest_path.is_file():
         raise InputError(f"{d} is not a pair sample: it has no manifest.json", hint=SAMPLE_HINT)
     try:
@@ -107,8 +119,50 @@ def load_questions(directory: str | Path) -> JudgeSample:
     if not isinstance(manifest, dict) or manifest.get("population") not in POPULATIONS:
         raise InputError(f"{manifest_path} is not a pair-sample manifest (no population)",
                          hint=SAMPLE_HINT)
-    sid = sample_id(manifest)
     records, where = _read_records(d)
+    return _checked(JudgeSample(d, sample_id(manifest), str(manifest["population"]), {}, (),
+                                stamp), records, where)
+
+
+def _load_exported(d: Path) -> JudgeSample:
+    """The questions of a warehouse sample exported into ``d``: its manifest read (and
+    checked: valid input, design version, its draws there) as ``abcde estimate`` reads
+    it, so a directory the estimate would refuse is refused before anyone judges."""
+    from abcde.sampling.exported import exported_manifest, read_exported, read_exported_questions
+
+    _, manifest = read_exported(d)
+    records, path = read_exported_questions(d)
+    found = exported_manifest(d)
+    assert found is not None  # is_exported(d)
+    filled = sum(id_text(r.get("verdict")) is not None for _, r in records)
+    notes = (f"{path} has {filled:,} verdict(s) filled in by hand, which abcde judge does "
+             "not read: the verdicts given here go to verdicts.jsonl, which `abcde estimate "
+             f"{d}` then reads instead (pass --judgements FILE to estimate from the filled "
+             "file)",) if filled else ()
+    rows = [(line, {k: _plain(v) for k, v in r.items()}) for line, r in records]
+    return _checked(JudgeSample(d, sample_id(manifest), str(manifest["population"]), {}, (),
+                                manifest_stamp(found), found.name, notes), rows, str(path))
+
+
+def _plain(value: Any) -> Any:
+    """A value of an exported table as JSON holds it (a Parquet decimal, date or
+    timestamp as the page can print it)."""
+    if value is None or isinstance(value, bool | int | float | str):
+        return value
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, Decimal):
+        return float(value)
+    return str(value)
+
+
+def _checked(sample: JudgeSample, records: list[tuple[int, Mapping[str, Any]]],
+             where: str) -> JudgeSample:
+    """``sample`` with the questions of ``records`` (from ``where``), checked as
+    :func:`load_questions` says."""
+    sid = sample.sample_id
     if not records:
         raise InputError(f"{where} has no pairs to judge (Base and Exp agree on every "
                          "item, or every sampled pair is a self pair)")
@@ -165,8 +219,7 @@ def load_questions(directory: str | Path) -> JudgeSample:
                          column="pair_id", examples=controls,
                          hint="Rename these pairs in the questions file, without control "
                               "characters.")
-    return JudgeSample(d, sid, str(manifest["population"]), questions, tuple(attributes),
-                       stamp)
+    return replace(sample, questions=questions, attributes=tuple(attributes))
 
 
 def _is_text(value: Any) -> bool:

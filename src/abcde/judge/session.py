@@ -134,11 +134,11 @@ class JudgeSession:
                  "verdicts are then not part of the estimate).")
 
     def check_same_sample(self) -> None:
-        """Raise :class:`SampleReplaced` when manifest.json is no longer the file the
-        questions were loaded with."""
+        """Raise :class:`SampleReplaced` when manifest.json (an exported sample's
+        pair_manifest) is no longer the file the questions were loaded with."""
         if self.sample.stamp is None:
             return
-        path = Path(self.sample.directory) / "manifest.json"
+        path = Path(self.sample.directory) / self.sample.manifest_name
         try:
             same = manifest_stamp(path) == self.sample.stamp
         except OSError:
@@ -146,7 +146,8 @@ class JudgeSession:
         if not same:
             raise SampleReplaced(
                 f"{self.sample.directory} no longer holds sample {self.sample.sample_id} "
-                "(it was replaced or removed, e.g. by `abcde sample-pairs --overwrite`); "
+                f"(its {self.sample.manifest_name} was replaced or removed, e.g. by "
+                "`abcde sample-pairs --overwrite` or a new export); "
                 "this server judges the old questions, so it records nothing more",
                 hint=f"Stop this server and start `abcde judge {self.sample.directory}` "
                      "again to judge the new sample.")

@@ -500,10 +500,13 @@ def verdict_log_source(s: Sample, judgements: Any, truth: Any,
     if s.where != "sample" and (path.is_file() or path.is_symlink()):
         return path  # a link (dangling too) is refused when read, not taken for no log
     if s.where != "sample" and is_exported(Path(s.where)):
-        # a warehouse sample's tables: `abcde judge` reads only `sample-pairs --out`
-        raise InputError(f"no verdicts for {s.where}: give judgements or a truth",
-                         hint="Fill the verdict column of the sample's pair_questions "
-                              "table (export it too) and pass that file with --judgements.")
+        # a warehouse sample's tables: judged in the browser from its pair_questions
+        raise InputError(f"no verdicts for {s.where}: give judgements or a truth ({path} "
+                         "does not exist)",
+                         hint="Judge the pairs in the browser with `abcde judge DIR` (it "
+                              "serves the exported pair_questions table: export it too), "
+                              "or fill the verdict column of pair_questions and pass that "
+                              "file with --judgements.")
     raise InputError(f"no verdicts for {s.where}: give judgements, truth or judge"
                      + ("" if s.where == "sample" else f" ({path} does not exist)"),
                      hint="Judge the pairs in the browser with `abcde judge DIR`, or fill "

@@ -192,6 +192,11 @@ def is_exported(directory: Path) -> bool:
     return directory.is_dir() and _find(directory, "pair_manifest") is not None
 
 
+def exported_manifest(directory: Path) -> Path | None:
+    """The exported pair_manifest of `directory` (a file, or a directory of part files)."""
+    return _find(directory, "pair_manifest")
+
+
 def read_exported(directory: Path) -> tuple[list[dict[str, Any]], dict[str, Any]]:
     """Draw rows and manifest of a sample whose tables were exported into `directory`."""
     found = {t: _find(directory, t) for t in TABLES}
@@ -219,6 +224,25 @@ def read_exported(directory: Path) -> tuple[list[dict[str, Any]], dict[str, Any]
     draws = _renamed(_read_file(found["pair_sample"]), "pair_id", typed) \
         if found["pair_sample"] else []
     return _draw_rows(draws), manifest
+
+
+QUESTIONS_HINT = ("Export the script's pair_questions table into the directory too, as "
+                  "pair_questions.parquet or .csv, as the other tables (docs/data_engineers.md, "
+                  "step 4).")
+
+
+def read_exported_questions(directory: Path) -> tuple[list[tuple[int, dict[str, Any]]], Path]:
+    """The rows of an exported sample's `pair_questions` table (what `abcde judge` serves),
+    numbered from 1, Snowflake's upper-case names read as the script's, and the file or
+    directory they came from. Read by the reader of the other exported tables, so that
+    ids are typed as in `pair_sample`."""
+    path = _find(directory, "pair_questions")
+    if path is None:
+        raise InputError(f"{directory} holds a warehouse sample without its questions: no "
+                         "pair_questions.parquet or .csv (the pairs to judge, with both "
+                         "items' attributes)", hint=QUESTIONS_HINT)
+    rows = _renamed(_read_file(path), "pair_id")
+    return [(k, r) for k, r in enumerate(rows, start=1)], path
 
 
 def _drawn(manifest: Mapping[str, Any]) -> int:
