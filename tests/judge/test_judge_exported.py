@@ -12,6 +12,7 @@ import csv
 import hashlib
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -60,8 +61,9 @@ def warehouse(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 def export(db: Path, out: Path, how: str) -> Path:
-    """The tables exported into `out` as the user would: `parquet`, `csv`, or
-    `snowflake` (Parquet with every column name in upper case, as COPY INTO unloads)."""
+    """The tables exported into `out` as the user would: `parquet`, `csv`, `parts` (a
+    directory of part files per table, as Spark writes) or `snowflake` (Parquet with every
+    column name in upper case, as COPY INTO unloads)."""
     out.mkdir()
     with duckdb.connect(str(db), read_only=True) as con:
         for table in TABLES:
@@ -69,14 +71,17 @@ def export(db: Path, out: Path, how: str) -> Path:
             cols = ", ".join(f'"{c}" AS "{c.upper() if how == "snowflake" else c}"'
                              for c in names)
             fmt = "csv" if how == "csv" else "parquet"
+            options = f"FORMAT {fmt}" + (", PER_THREAD_OUTPUT" if how == "parts" else "")
             con.execute(f"COPY (SELECT {cols} FROM wh_{table}) TO "
-                        f"'{out / (table + '.' + fmt)}' (FORMAT {fmt})")
+                        f"'{out / (table + '.' + fmt)}' ({options})")
     return out
 
 
 def digests(directory: Path) -> dict[str, str]:
-    return {p.name: hashlib.sha256(p.read_bytes()).hexdigest()
-            for p in sorted(directory.iterdir()) if p.name != "verdicts.jsonl"}
+    """Every exported file (part files too) and its sha256."""
+    return {str(p.relative_to(directory)): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(directory.rglob("*"))
+            if p.is_file() and p.name != "verdicts.jsonl"}
 
 
 @pytest.fixture(scope="module")
@@ -129,7 +134,7 @@ def csv_route(local: Path, verdicts: dict[tuple[str, str], str], tmp_path: Path
     return estimate_of([str(local), "--judgements", str(judged)])
 
 
-@pytest.mark.parametrize("how", ["parquet", "csv", "snowflake"])
+@pytest.mark.parametrize("how", ["parquet", "csv", "parts", "snowflake"])
 def test_an_exported_warehouse_sample_is_judged_and_estimated(
         how: str, warehouse: Path, local: Path, tmp_path: Path) -> None:
     """`abcde judge` refused an exported sample ("does not serve it"); users filled the
@@ -141,7 +146,8 @@ def test_an_exported_warehouse_sample_is_judged_and_estimated(
     before = digests(out)
     with duckdb.connect() as con:  # the pairs as exported, read apart from abcde
         suffix = "csv" if how == "csv" else "parquet"
-        q = con.execute(f"SELECT * FROM '{out / ('pair_questions.' + suffix)}'")
+        where = out / f"pair_questions.{suffix}" / ("*.parquet" if how == "parts" else "")
+        q = con.execute(f"SELECT * FROM '{str(where).rstrip('/')}'")
         names = [d[0].lower() for d in q.description]
         exported = {str(r["pair_id"]): (str(r["item_1"]), str(r["item_2"]))
                     for r in (dict(zip(names, row, strict=True)) for row in q.fetchall())}
@@ -151,7 +157,8 @@ def test_an_exported_warehouse_sample_is_judged_and_estimated(
     assert "provenance" in sample.attributes  # Snowflake's PROVENANCE_1 read as provenance_1
     token = new_token()
     session = JudgeSession(sample, "ana")
-    c = TestClient(judge_app(session, token, allowed_hosts("127.0.0.1", 8123), PageOptions()),
+    c = TestClient(judge_app(session, token, allowed_hosts("127.0.0.1", 8123),
+                             PageOptions(show_estimates=True)),
                    base_url="http://127.0.0.1:8123", follow_redirects=False)
     given: dict[str, str] = {}
     undone = False
@@ -178,9 +185,15 @@ def test_an_exported_warehouse_sample_is_judged_and_estimated(
     assert "/done" in location and len(given) == BUDGET
     done = c.get(location).text
     assert f"abcde estimate {out}" in done
+    # --show-estimates reads the exported sample too: ΔPrecision as the estimate has it
+    panel = done[done.index('id="estimates"'):]
+    assert '<p class="muted">Note' in panel and panel.count('<p class="muted">') == 1
+    shown = re.search(r'<th scope="row">ΔPrecision</th><td>([^<]*)</td>', panel)
+    assert shown is not None and shown.group(1).strip()
     assert digests(out) == before  # the export is only read
     got = estimate_of([str(out)])
     assert got["judging"]["pairs"] == BUDGET and got["judging"]["retractions"] == 1
+    assert shown.group(1).strip() == f"{100 * got['delta_precision']['estimate']:+.2f}%"
     want = csv_route(local, {exported[p]: v for p, v in given.items()}, tmp_path)
     assert_same_estimate(got, want)
 
