@@ -216,3 +216,22 @@ def test_a_symlinked_log_is_refused_and_its_target_untouched(tmp_path: Path,
     check_writable(sample)  # a regular file (or none) is fine
     append_event(log, ev("ana", "1", "equivalent"))
     assert [e.verdict for e in read_log(log).events] == ["equivalent"]
+
+
+def test_the_overlap_of_a_line_is_kept_and_a_bad_one_names_its_line(tmp_path: Path
+                                                                      ) -> None:
+    """Each line records its server's --overlap (docs/method.md §12.3): read back as
+    written, absent on lines of older logs, and a value that is no share in [0, 1] is
+    an error naming the line."""
+    path = tmp_path / "verdicts.jsonl"
+    append_event(path, ev("ana", "1", "equivalent"))  # an older line: no overlap
+    append_event(path, Event("ana", "2", "s1", None, "t", "a", "b", overlap=0.3))
+    assert "overlap" not in json.loads(path.read_text().splitlines()[0])
+    assert json.loads(path.read_text().splitlines()[1])["overlap"] == 0.3
+    assert [e.overlap for e in read_log(path).events] == [None, 0.3]
+    for bad in ("0.3", 1.5, True, float("nan")):
+        path.write_text(json.dumps({**ev("ana", "1", "unknown").record(), "overlap": bad})
+                        + "\n")
+        with pytest.raises(InputError, match=r"line 1: overlap .* is not a number between "
+                                             r"0 and 1"):
+            read_log(path)
