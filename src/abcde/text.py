@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Sequence
+import unicodedata
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 
@@ -64,3 +65,16 @@ def table(rows: Sequence[dict[str, Any]], columns: Sequence[str],
     out = [line(heads), line(["-" * w for w in widths])]
     out += [line(row) for row in cells]
     return "\n".join(out)
+
+
+def printing_alike(names: Iterable[str]) -> list[list[str]]:
+    """The groups of different names that print alike: equal once NFC-normalised (é
+    composed, and e + a combining accent), each in first-seen order. Run names
+    (abcde.evaluation.run) and system names (abcde.evaluation.scores) so written would be
+    outputs no reader could tell apart."""
+    groups: dict[str, list[str]] = {}
+    for name in names:
+        group = groups.setdefault(unicodedata.normalize("NFC", name), [])
+        if name not in group:
+            group.append(name)
+    return [group for group in groups.values() if len(group) > 1]

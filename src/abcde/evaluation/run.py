@@ -78,6 +78,7 @@ from abcde.results import OUT_FORMATS, plain_row
 from abcde.sql.helpers import rank_value
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.templates import render
+from abcde.text import printing_alike
 
 __all__ = [
     "CLASSIC_METRICS",
@@ -311,7 +312,7 @@ def run_names(actual: Sequence[object], names: Sequence[str | None] | None, *,
     nfc = [unicodedata.normalize("NFC", n) for n in out]
     dup = sorted({n for n in nfc if nfc.count(n) > 1})
     if dup:
-        alike = [n for n in dup if len({o for o, c in zip(out, nfc, strict=True) if c == n}) > 1]
+        alike = sorted(unicodedata.normalize("NFC", g[0]) for g in printing_alike(out))
         raise InputError(f"run names must be unique; repeated: {', '.join(dup)}"
                          + (f" ({', '.join(alike)}: written with different Unicode "
                             "characters that print alike, e.g. é and e + a combining "

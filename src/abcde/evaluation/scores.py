@@ -18,7 +18,6 @@ from __future__ import annotations
 import math
 import numbers
 import re
-import unicodedata
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from operator import itemgetter
 from pathlib import Path
@@ -27,6 +26,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from abcde.errors import InputError
 from abcde.inputs.frames import table_columns
 from abcde.inputs.records import Records, read_records
+from abcde.text import printing_alike
 
 if TYPE_CHECKING:
     import numpy as np
@@ -201,11 +201,7 @@ def _refuse_systems_alike(table: ScoreTable) -> None:
     """Two system names that print alike (é composed, and e + a combining accent) would
     be two rows and columns of the UIR matrix no reader could tell apart: refused, as
     `abcde evaluate` refuses such run names."""
-    seen: dict[str, list[str]] = {}
-    for system in table:
-        if isinstance(system, str):
-            seen.setdefault(unicodedata.normalize("NFC", system), []).append(system)
-    alike = [names for names in seen.values() if len(names) > 1]
+    alike = printing_alike(s for s in table if isinstance(s, str))
     if alike:
         raise UirInputError(
             "systems whose names print alike but are written with different Unicode "
