@@ -132,6 +132,10 @@ def test_tables_of_a_database_are_fingerprinted_by_content(
     ws = tmp_path / "round.duckdb"
     with caplog.at_level(logging.INFO, logger="abcde"):
         abcde.impact("base", "exp", "weights", db=db, workspace=ws)
+        # the scan is timed in -v, as every other query of a run
+        (timed,) = [r.getMessage() for r in caplog.records
+                    if r.getMessage().startswith("query input_fingerprint: ")]
+        assert timed.endswith(" s (3 table input(s) hashed row by row)"), timed
         caplog.clear()
         abcde.impact("base", "exp", "weights", db=db, workspace=ws)
         assert "cell_rows" in reads(caplog)

@@ -41,6 +41,7 @@ import json
 import logging
 import os
 import secrets
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -154,7 +155,13 @@ class Workspace:
         """`input_fingerprint`, computed once per set of sources."""
         key = "\n".join(f"{s.role}:{s.relation}" if s else "-" for s in sources)
         if key not in self._fingerprints:
+            start = time.perf_counter()
             self._fingerprints[key] = input_fingerprint(self.engine, sources)
+            tables = sum(s is not None and s.path is None for s in sources)
+            # a table input costs a scan (-v shows where a round's time goes)
+            log.info("query input_fingerprint: %.2f s (%s)", time.perf_counter() - start,
+                     f"{tables} table input(s) hashed row by row" if tables
+                     else "files by their identity")
         return self._fingerprints[key]
 
     def key(self, sources: list[Source | None], pipeline: Pipeline, step: str) -> str:
