@@ -522,3 +522,26 @@ def test_the_keys_open_on_the_done_page(sample_dir: Path, servers: list[Server],
     press(d, "z")  # the page's keys still work: undo shows the last pair again
     assert page_pair(d) is not None and log(sample_dir)[-1]["verdict"] is None
     assert console_errors(d) == []
+
+
+def test_a_difference_that_does_not_show_is_said(
+        sample_dir: Path, servers: list[Server], browser_factory: Any) -> None:
+    """Values marked ≠ that render alike (a zero-width space) carry a visible note naming
+    the character, under the attribute's name, in a real browser."""
+    path = sample_dir / "questions.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    for r in rows:
+        r["country_1"], r["country_2"] = "Acme Corp", "Acme\u200b Corp"
+    path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    server = start_server(sample_dir, "--judge", "ana")
+    servers.append(server)
+    d = browser_factory()
+    d.get(server.url)
+    row = WebDriverWait(d, 60).until(lambda drv: [
+        tr for tr in drv.find_elements(By.CSS_SELECTOR, "table.items tbody tr")
+        if tr.find_element(By.TAG_NAME, "th").text.startswith("country")])[0]
+    note = row.find_element(By.CSS_SELECTOR, "th .unseen")
+    assert note.is_displayed() and "U+200B ZERO WIDTH SPACE" in note.text
+    a, b = (td.text for td in row.find_elements(By.TAG_NAME, "td"))
+    assert a == b.replace("\u200b", "")  # they do render alike
+    screenshot(d, "judge-unseen-difference.png")

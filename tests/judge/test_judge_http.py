@@ -10,6 +10,8 @@ import re
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from abcde.judge.app import PageOptions, judge_app
@@ -811,3 +813,59 @@ def test_a_judge_who_started_with_another_overlap_records_nothing(sample_dir: Pa
     assert "started with --overlap 0.75" in r.text
     assert (sample_dir / "verdicts.jsonl").read_bytes() == before
     assert a.get(f"/api/status?token={ta}").status_code == 200
+
+
+def test_values_that_differ_unseen_say_why(sample_dir: Path) -> None:
+    """Two values marked ≠ that look the same (a zero-width space, a no-break space, é
+    written as e + a combining accent) left the judge guessing whether the difference
+    matters: the row now says what differs. A visible difference gets no such note."""
+    import html
+    import unicodedata
+
+    path = sample_dir / "questions.jsonl"
+    rows = [json.loads(x) for x in path.read_text().splitlines()]
+    cafe = "Café Müller"
+    rows[0].update(country_1="Acme", country_2="Acme\u200b")
+    rows[1].update(country_1=cafe, country_2=unicodedata.normalize("NFD", cafe))
+    rows[2].update(country_1="Acme", country_2="Acne")
+    path.write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in rows))
+    c, _, token = make_client(sample_dir)
+
+    def country_row(pid: object) -> str:
+        page = c.get(f"/pair/{pid}?token={token}").text
+        return html.unescape(re.search(r'<tr class="(\w+)">\s*<th scope="row"><bdi>country'
+                                       r'</bdi>(.*?)</th>', page, re.S).group(0))
+
+    first, second, third = (country_row(r["pair_id"]) for r in rows[:3])
+    assert 'class="differs"' in first and "U+200B ZERO WIDTH SPACE" in first
+    assert 'class="differs"' in second and "other Unicode code points" in second
+    assert 'class="differs"' in third and "unseen" not in third
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(st.characters(categories=["L", "N", "P", "Zs"]), min_size=1, max_size=12),
+       st.sampled_from(["\u200b", "\u00ad", "\ufeff", "\u2060", "\u200d"]),
+       st.integers(0, 12))
+def test_an_unseen_character_is_named_and_a_seen_one_is_not(
+        text: str, unseen: str, at: int) -> None:
+    """Inserted anywhere into a value, a character that does not show is named by its
+    code point, as is a space swapped for another kind (a no-break space); a changed
+    letter is no unseen difference."""
+    import unicodedata
+
+    from abcde.judge.cells import unseen_difference
+
+    def named(ch: str) -> str:
+        return f"U+{ord(ch):04X} {unicodedata.name(ch)}"
+
+    if not text.strip():
+        return  # a blank value shows as no value
+    other = text[:at] + unseen + text[at:]
+    assert named(unseen) in unseen_difference(text, other)
+    assert unseen_difference(text, text) is None
+    if " " in text.strip():
+        swapped = text.replace(" ", "\u00a0")
+        assert named("\u00a0") in unseen_difference(text, swapped)
+    last = len(text.rstrip()) - 1
+    changed = text[:last] + ("x" if text[last] != "x" else "y") + text[last + 1:]
+    assert unseen_difference(text, changed) is None

@@ -35,7 +35,7 @@ from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Re
 from starlette.routing import Route
 
 from abcde.errors import InputError
-from abcde.judge.cells import cell, differs
+from abcde.judge.cells import cell, differs, unseen_difference
 from abcde.judge.estimates import EstimatesPanel
 from abcde.judge.session import JudgeSession, Snapshot
 from abcde.quality.judgements import VERDICTS
@@ -201,8 +201,9 @@ def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
             # value of an image or link column that is no web address is shown as text,
             # and compared as text.
             by_eye = all(c.kind in ("image", "link") for c in shown)
-            rows.append({"name": name, "a": shown[0], "b": shown[1],
-                         "differs": not by_eye and differs(a, b)})
+            marked = not by_eye and differs(a, b)
+            rows.append({"name": name, "a": shown[0], "b": shown[1], "differs": marked,
+                         "unseen": unseen_difference(a, b) if marked else None})
         prev_pid = session.assignment.neighbour(pid, -1, mine, others)
         next_pid = session.assignment.neighbour(pid, +1, mine, others)
         return render(

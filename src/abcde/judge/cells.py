@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import json
 import math
+import unicodedata
+from collections import Counter
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
@@ -153,3 +155,70 @@ def differs(a: Any, b: Any) -> bool:
     (False, False, True)
     """
     return as_text(a) != as_text(b)
+
+
+# Characters a page does not show: format characters (zero-width space, joiners, the
+# byte-order mark, the soft hyphen), controls, and spaces other than the plain one (a
+# no-break space looks like a space)
+_UNSEEN = ("Cf", "Cc", "Zs", "Zl", "Zp")
+# controls have no Unicode name (unicodedata.name raises)
+_CONTROLS = {"\r": "CARRIAGE RETURN", "\t": "CHARACTER TABULATION", "\n": "LINE FEED"}
+
+
+def _as_seen(text: str) -> str:
+    """What the eye tells of `text` on the page (which keeps line breaks and runs of
+    spaces): composed letters (NFC), any space as a space, any line break as one, no
+    other format or control character, no trailing space."""
+    out = []
+    for ch in unicodedata.normalize("NFC", text):
+        cat = unicodedata.category(ch)
+        if cat == "Zs":
+            out.append(" ")
+        elif ch == "\n" or cat in ("Zl", "Zp"):
+            out.append("\n")
+        elif ch == "\t" or cat not in ("Cf", "Cc"):
+            out.append(ch)
+    return "".join(out).rstrip()
+
+
+def unseen_difference(a: Any, b: Any) -> str | None:
+    """Why two values that differ look the same on the page, if they do.
+
+    Parameters
+    ----------
+    a, b : any
+        The two items' values.
+
+    Returns
+    -------
+    str or None
+        None when the values are equal as shown or differ visibly; else what tells them
+        apart: the characters that do not show, by code point and name (at most three),
+        or that the same letters are written with other code points (é composed, and e
+        + a combining accent). A judge shown "≠" between two identical-looking values
+        could not tell whether it matters.
+
+    References
+    ----------
+    docs/method.md §12.3.
+
+    Examples
+    --------
+    >>> unseen_difference("Acme", "Acme\u200b")
+    'differ only in characters that do not show: U+200B ZERO WIDTH SPACE'
+    >>> unseen_difference("Acme", "Acne") is None, unseen_difference("x", "x") is None
+    (True, True)
+    """
+    ta, tb = as_text(a), as_text(b)
+    if ta == tb or ta is None or tb is None or _as_seen(ta) != _as_seen(tb):
+        return None
+    unseen = [Counter(ch for ch in t if unicodedata.category(ch) in _UNSEEN or ch == " ")
+              for t in (ta, tb)]
+    odd = sorted(set((unseen[0] - unseen[1]) + (unseen[1] - unseen[0])))
+    if not odd:
+        return ("the same letters written with other Unicode code points (e.g. é, and e + "
+                "a combining accent)")
+    names = [f"U+{ord(ch):04X} {unicodedata.name(ch, _CONTROLS.get(ch, 'CONTROL CHARACTER'))}"
+             for ch in odd[:3]]
+    more = f" and {len(odd) - 3} more" if len(odd) > 3 else ""
+    return f"differ only in characters that do not show: {', '.join(names)}{more}"
