@@ -70,7 +70,7 @@ from abcde.quality.intervals import (
     reweighted_mean_se,
     z_value,
 )
-from abcde.quality.result import Estimate, exact_value, undefined
+from abcde.quality.result import Estimate, UnknownRange, exact_value, undefined
 from abcde.quality.sample import (
     CLASS_KEYS,
     KEY_MERGE,
@@ -79,6 +79,7 @@ from abcde.quality.sample import (
     KEY_SPLIT,
     KEY_ZERO,
     JudgedSample,
+    class_tallies,
     count_distinct,
     equivalent,
 )
@@ -740,9 +741,63 @@ def estimate_all(
     Jaccard Index in ABCDE. Google Switzerland, 2024).
     """
     cache: dict[Any, PartEstimate] = {}
-    return {key: estimate_metric(metric, s, design, confidence=confidence,
-                                 se_method=se_method, cache=cache)
+    results = {key: estimate_metric(metric, s, design, confidence=confidence,
+                                    se_method=se_method, cache=cache)
+               for key, metric in METRICS.items()}
+    if s.known.all():
+        return results
+    ends = [_point_estimates(assign_unknowns(s, verdict), design) for verdict in (1.0, 0.0)]
+    for key, metric in METRICS.items():
+        unknown = _unknown_pairs(metric, s, design)
+        eq, ne = ends[0][key], ends[1][key]
+        if unknown and eq is not None and ne is not None:
+            results[key] = replace(results[key],
+                                   unknown_range=UnknownRange(eq, ne, unknown))
+    return results
+
+
+def assign_unknowns(s: JudgedSample, verdict: float) -> JudgedSample:
+    """The judged sample with every unknown verdict set to ``verdict``.
+
+    Every draw is then judged, so every class's reweighting factor is 1 (ABCDE §5.8 has
+    nothing to reweight); the draws, their classes and importance weights are unchanged.
+
+    Parameters
+    ----------
+    s : JudgedSample
+        The judged sample.
+    verdict : float
+        1.0 ("equivalent") or 0.0 ("not equivalent").
+
+    Returns
+    -------
+    JudgedSample
+
+    References
+    ----------
+    docs/method.md §8.3, §8.11 (the sensitivity range of unknown verdicts).
+    """
+    values = np.where(s.known, s.equivalent, float(verdict))
+    known = np.ones(s.rows, dtype=bool)
+    tallies = class_tallies(s.class_key, s.draw_count, known, s.pair_key, values)
+    return replace(s, equivalent=values, known=known, factor=np.ones(s.rows),
+                   tallies=tallies, missing_verdicts=0)
+
+
+def _point_estimates(s: JudgedSample, design: Design) -> dict[str, float | None]:
+    """Every metric's point estimate of a sample without unknowns, by the estimator of
+    :func:`estimate_metric` (its intervals are not needed: pair-clustered SE only)."""
+    cache: dict[Any, PartEstimate] = {}
+    return {key: estimate_metric(metric, s, design, cache=cache).estimate
             for key, metric in METRICS.items()}
+
+
+def _unknown_pairs(metric: Metric, s: JudgedSample, design: Design) -> int:
+    """Distinct unknown pairs among the draws of the metric's classes of positive total."""
+    codes = [c for part in metric.parts for c in part.classes
+             if design.classes[CLASS_KEYS[c]][part.target] > 0]
+    rows = np.isin(s.class_key, codes) & ~s.known
+    return count_distinct(s.pair_key[rows])
 
 
 def unavailable(results: Mapping[str, Estimate]) -> dict[str, str]:

@@ -21,6 +21,54 @@ modified Wilson interval of :func:`~abcde.quality.intervals.interval`."""
 
 
 @dataclass(frozen=True)
+class UnknownRange:
+    """What a metric's point estimate would be if every unknown verdict of the sample were
+    one value (docs/method.md §8.11, "Unknown verdicts: a sensitivity range").
+
+    ``all_equivalent`` and ``all_not_equivalent`` re-run the metric's estimator with every
+    unknown verdict set to "equivalent", resp. "not equivalent" (ABCDE §5.7: a split pair
+    judged equivalent is a bad split, a merge pair judged equivalent a good merge);
+    ``low`` and ``high`` are the smaller and the larger. ``unknown_pairs`` counts the
+    unknown pairs among the draws of the metric's classes. For a metric of one part, or of
+    parts that all move one way (the rates, split and merge distances, affected indexes),
+    the ends bound the estimate of every assignment of the unknowns; ΔPrecision,
+    GoodDistance and BadDistance mix parts that move opposite ways, and their ends are
+    only those two assignments.
+    """
+
+    all_equivalent: float
+    all_not_equivalent: float
+    unknown_pairs: int
+
+    @property
+    def low(self) -> float:
+        """The smaller end."""
+        return min(self.all_equivalent, self.all_not_equivalent)
+
+    @property
+    def high(self) -> float:
+        """The larger end."""
+        return max(self.all_equivalent, self.all_not_equivalent)
+
+    def as_dict(self) -> dict[str, Any]:
+        """The JSON-ready form (``unknown_range`` of ``abcde estimate --format json``)."""
+        return {"low": self.low, "high": self.high, "all_equivalent": self.all_equivalent,
+                "all_not_equivalent": self.all_not_equivalent,
+                "unknown_pairs": self.unknown_pairs}
+
+    @classmethod
+    def from_dict(cls, d: Mapping[str, Any] | None) -> UnknownRange | None:
+        """Inverse of :meth:`as_dict` (None stays None)."""
+        if d is None:
+            return None
+        return cls(d["all_equivalent"], d["all_not_equivalent"], d["unknown_pairs"])
+
+    def contained_in(self, low: float | None, high: float | None) -> bool:
+        """Whether both ends lie within [low, high]."""
+        return low is not None and high is not None and low <= self.low and self.high <= high
+
+
+@dataclass(frozen=True)
 class Estimate:
     """An estimated metric with its standard error and confidence interval.
 
@@ -34,6 +82,10 @@ class Estimate:
     parts (docs/method.md §8.2) and ``exact`` the part added without sampling (the self
     pairs', §6.8). ``not_conclusive`` is None, or why the interval is not to be trusted
     (too few effective draws, heavy-tailed weights: docs/method.md §8.11).
+    ``unknown_range`` is None when none of the metric's draws has an unknown verdict, else
+    the estimates with every unknown verdict equivalent and not equivalent
+    (:class:`UnknownRange`; docs/method.md §8.11): how far the unknowns could move the
+    estimate, which the interval (resting on their being missing at random) does not show.
     """
 
     estimate: float | None
@@ -49,6 +101,7 @@ class Estimate:
     n_eff: float | None = None
     exact: float = 0.0
     not_conclusive: str | None = None
+    unknown_range: UnknownRange | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """The JSON-ready form, as in ``abcde estimate --format json``."""
@@ -66,12 +119,16 @@ class Estimate:
             "exact": self.exact,
             "not_conclusive": self.not_conclusive,
             "note": self.note,
+            "unknown_range": None if self.unknown_range is None else self.unknown_range.as_dict(),
         }
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Estimate:
         """Inverse of :meth:`as_dict`."""
-        return cls(**{f: d[f] for f in cls.__dataclass_fields__ if f in d})
+        fields = {f: d[f] for f in cls.__dataclass_fields__ if f in d}
+        if "unknown_range" in fields:
+            fields["unknown_range"] = UnknownRange.from_dict(fields["unknown_range"])
+        return cls(**fields)
 
 
 def undefined(

@@ -20,9 +20,12 @@ from abcde.quality.metrics import (
     PART_SHARE,
     UNKNOWN_REASON,
 )
-from abcde.quality.result import Estimate
+from abcde.quality.result import Estimate, UnknownRange
 
 UNKNOWN_START = "unknown verdicts:"  # how the sample-wide warning of it starts
+RANGE_COLUMN = "if unknowns all equiv / not"
+"""The text table's column of :class:`~abcde.quality.result.UnknownRange` (docs/method.md
+§8.11)."""
 
 LABELS = {key: m.label for key, m in METRICS.items()}
 """Metric key → the papers' name, e.g. good_split_rate → GoodSplitRate."""
@@ -196,17 +199,59 @@ def precision_verdict(
         head = (f"{name} {_percent(est.estimate, digits)} ({level} "
                 f"{_percent(est.ci_low, digits)} to {_percent(est.ci_high, digits)})")
     if est.not_conclusive:
-        return f"{head}: not conclusive — {est.not_conclusive}"
-    if warnings:
-        return (
+        text = f"{head}: not conclusive — {est.not_conclusive}"
+    elif warnings:
+        text = (
             f"{head}: not conclusive — the sample does not support a conclusion "
             f"({len(warnings)} warning{'s' if len(warnings) > 1 else ''} below)"
         )
-    if est.ci_low > 0:
-        return f"{head}: the Experiment is more precise"
-    if est.ci_high < 0:
-        return f"{head}: the Experiment is less precise"
-    return f"{head}: no significant difference"
+    elif est.ci_low > 0:
+        text = f"{head}: the Experiment is more precise"
+    elif est.ci_high < 0:
+        text = f"{head}: the Experiment is less precise"
+    else:
+        text = f"{head}: no significant difference"
+    return text + unknown_range_sentence(est, digits)
+
+
+def unknown_range_sentence(est: Estimate, digits: int = 2) -> str:
+    """"; …" saying how far the unknown verdicts could move an estimate, when they could
+    move it beyond its interval (else empty).
+
+    Parameters
+    ----------
+    est : Estimate
+        An estimate with its ``unknown_range`` (:class:`~abcde.quality.result.UnknownRange`).
+    digits : int
+        Decimals of the percentages.
+
+    Returns
+    -------
+    str
+        E.g. "; if its 12 unknown pairs were all equivalent it would be -0.80%, all not
+        equivalent +1.10%: beyond its interval, which assumes they are missing at random".
+
+    References
+    ----------
+    docs/method.md §8.11 (the sensitivity range of unknown verdicts).
+
+    Examples
+    --------
+    >>> from abcde.quality.result import Estimate, UnknownRange
+    >>> e = Estimate(0.01, 0.002, 0.006, 0.014, 90, 90, 1.0,
+    ...              unknown_range=UnknownRange(0.005, 0.02, 7))
+    >>> print(unknown_range_sentence(e))  # doctest: +NORMALIZE_WHITESPACE
+    ; if its 7 unknown pairs were all equivalent it would be +0.50%, all not equivalent
+    +2.00%: beyond its interval, which assumes they are missing at random
+    """
+    r = est.unknown_range
+    if r is None or r.contained_in(est.ci_low, est.ci_high):
+        return ""
+    pairs = f"{r.unknown_pairs:,} unknown pair{'s' if r.unknown_pairs != 1 else ''}"
+    return (f"; if its {pairs} were all equivalent it would be "
+            f"{_percent(r.all_equivalent, digits)}, all not equivalent "
+            f"{_percent(r.all_not_equivalent, digits)}: beyond its interval, which assumes "
+            "they are missing at random")
 
 
 def render_table(doc: Mapping[str, Any]) -> str:
@@ -261,11 +306,22 @@ def render_table(doc: Mapping[str, Any]) -> str:
     levels = {doc[k].get("confidence") for k in LABELS if isinstance(doc.get(k), dict)}
     level = levels.pop() if len(levels) == 1 and None not in levels else 0.95
     ci = level_text(level)
+    ranged = [k for k in LABELS if isinstance(doc.get(k), dict) and k not in unavailable
+              and doc[k].get("unknown_range")]
+    beyond: list[str] = []
     for key in LABELS:
         if key not in doc or key in unavailable:  # listed below with the reason
             continue
         m = doc[key]
         of = DECOMPOSES.get(key)
+        span = ""
+        r = UnknownRange.from_dict(m.get("unknown_range"))
+        if r is not None:
+            span = (f"{_percent(r.all_equivalent, 3)} / "
+                    f"{_percent(r.all_not_equivalent, 3)}")
+            if not r.contained_in(m["ci_low"], m["ci_high"]):
+                span += "*"
+                beyond.append(LABELS[key])
         rows.append({"metric": LABELS[key], "estimate": _percent(m["estimate"], 3),
                      "se": _percent(m["se"], 3).lstrip("+"),
                      ci: "-" if m["ci_low"] is None else
@@ -275,10 +331,17 @@ def render_table(doc: Mapping[str, Any]) -> str:
                      "pairs": m["pairs"],
                      "of (exact)": "-" if of is None or impact.get(of) is None else
                      f"{of} {100 * impact[of]:.3f}%",
+                     RANGE_COLUMN: span or "-",
                      "note": _short_note(m.get("note")) or ("exact" if m.get("interval") ==
                                                             "exact" else "")})
     lines.append(table(rows, ["metric", "estimate", "se", ci, "n_eff", "pairs", "of (exact)",
-                              "note"]))
+                              *([RANGE_COLUMN] if ranged else []), "note"]))
+    if ranged:
+        unknown_pairs = int((doc.get("sample") or {}).get("unknown_pairs") or 0)
+        lines.append(f"{RANGE_COLUMN}: the estimate if the sample's {unknown_pairs:,} unknown "
+                     "pairs were all equivalent / all not equivalent (the intervals assume "
+                     "they are missing at random; docs/method.md §8.11)"
+                     + (f"; '*': beyond the interval ({', '.join(beyond)})" if beyond else ""))
     unknown = any(w.startswith(UNKNOWN_START) for w in doc.get("warnings") or [])
     lines.append("n_eff: effective draws behind the interval (the sample's and the design's "
                  "expected, the smaller); '!': not conclusive, "
