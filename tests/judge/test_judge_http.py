@@ -869,3 +869,35 @@ def test_an_unseen_character_is_named_and_a_seen_one_is_not(
     last = len(text.rstrip()) - 1
     changed = text[:last] + ("x" if text[last] != "x" else "y") + text[last + 1:]
     assert unseen_difference(text, changed) is None
+
+
+def test_the_panel_shows_where_the_pairs_without_a_verdict_could_take_each_metric(
+        sample_dir: Path) -> None:
+    """With some pairs judged, each row also gives the estimate if the pairs without a
+    verdict were all equivalent / all not equivalent (docs/method.md §8.11). Checked by
+    judging them: once every pair is judged equivalent, the estimates are the first ends
+    shown before, and the column is gone (no unknown pair left)."""
+    c, session, token = make_client(sample_dir, show_estimates=True)
+    order = session.assignment.order
+    for pid in order[:12]:
+        c.post(f"/verdict?token={token}", data={"pair_id": pid, "verdict": "equivalent"})
+
+    def rows() -> tuple[str, dict[str, list[str]]]:
+        page = c.get(f"/pair/1?token={token}").text
+        panel = page[page.index('id="estimates"'):]
+        cells = re.findall(r'<tr><th scope="row">(\w+|ΔPrecision)</th>(.*?)</tr>', panel)
+        return panel, {label: re.findall(r"<td>([^<]*)", row) for label, row in cells}
+
+    panel, before = rows()
+    unknown = len(order) - 12
+    assert "if unknowns all equiv / not" in panel
+    assert f"if the {unknown} pairs without a verdict were all equivalent" in panel
+    for pid in order[12:]:
+        c.post(f"/verdict?token={token}", data={"pair_id": pid, "verdict": "equivalent"})
+    panel, after = rows()
+    assert "if unknowns all equiv / not" not in panel
+    assert set(before) == set(after) == {"ΔPrecision", "GoodSplitRate", "BadSplitRate",
+                                         "GoodMergeRate", "BadMergeRate"}
+    for label, cells in before.items():
+        _, _, ends, _ = cells
+        assert ends.split(" / ")[0] == after[label][0], (label, cells, after[label])

@@ -1,6 +1,7 @@
 """The ``--show-estimates`` panel: ΔPrecision and the Good/Bad Split/Merge rates with
-their intervals from the verdicts given so far (docs/method.md §8, §12.4). Off by
-default, so that the numbers do not sway the judges.
+their intervals from the verdicts given so far, and each one's estimate if the pairs
+still without a verdict were all equivalent / all not equivalent (docs/method.md §8,
+§8.11, §12.4). Off by default, so that the numbers do not sway the judges.
 
 The verdicts are those ``abcde estimate DIR`` would use at this moment (every judge's
 current verdicts, resolved by majority), so the panel and the final estimate agree.
@@ -59,7 +60,8 @@ class EstimatesPanel:
 
         pairs = by_pair(answered)
         panel: dict[str, Any] = {"note": JUDGE_UNCERTAINTY_NOTE, "rows": [], "verdict": None,
-                                 "warnings": [], "agreement": None, "error": None}
+                                 "warnings": [], "agreement": None, "error": None,
+                                 "unknown_pairs": None}
         if not pairs:
             panel["error"] = "no verdicts yet"
             return panel
@@ -71,6 +73,8 @@ class EstimatesPanel:
             return panel
         for key, label in PANEL_METRICS:
             m = doc.get(key) or {}
+            sign = key == "delta_precision"
+            ends = m.get("unknown_range")
             panel["rows"].append({
                 "label": label,
                 "estimate": _pct(m.get("estimate"), sign=key == "delta_precision"),
@@ -78,9 +82,14 @@ class EstimatesPanel:
                 f"[{_pct(m['ci_low'], key == 'delta_precision')}, "
                 f"{_pct(m['ci_high'], key == 'delta_precision')}]",
                 "pairs": m.get("pairs", 0),
+                # where the pairs without a verdict yet could take it (docs/method.md §8.11)
+                "range": "–" if not ends else
+                f"{_pct(ends['all_equivalent'], sign)} / {_pct(ends['all_not_equivalent'], sign)}",
                 # beside its interval, not only in the warnings under the table: a
                 # not-conclusive interval looks as trustworthy as any other
                 "not_conclusive": m.get("not_conclusive")})
+        if any(r["range"] != "–" for r in panel["rows"]):
+            panel["unknown_pairs"] = int((doc.get("sample") or {}).get("unknown_pairs") or 0)
         panel["verdict"] = doc.get("verdict")
         panel["warnings"] = [isolated_values(w, self._values) for w in doc.get("warnings") or []]
         agree = agreement(pairs)
