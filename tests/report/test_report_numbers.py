@@ -169,3 +169,41 @@ def test_estimate_json_file_gives_the_same_figures(page: Path, docs: dict[str, P
     from_dir = {k: v for k, v in figures(page).items() if k.startswith("estimate-")}
     assert figures(out) == from_dir
     assert figures(cli("estimate", str(docs["sample"]), "--format", "html")) == from_dir
+
+
+def test_the_forest_plots_show_where_unknown_verdicts_could_take_each_estimate(
+        page: Path, docs: dict[str, Path], tmp_path: Path) -> None:
+    """A sample with unknown verdicts (a truth lacking every seventh item): each metric's
+    row also plots its estimate if the unknown pairs were all equivalent and all not
+    equivalent (docs/method.md §8.11), the numbers of the JSON."""
+    import abcde
+
+    from .conftest import ideal
+
+    truth = {k: v for n, (k, v) in enumerate(sorted(ideal().items())) if n % 7}
+    doc = abcde.estimate(str(docs["sample"]), truth=truth)
+    assert doc["sample"]["unknown_pairs"] > 0
+    path = tmp_path / "e.json"
+    path.write_text(json.dumps(doc))
+    out = tmp_path / "e.html"
+    cli("report", "--estimate", str(path), "--out", str(out))
+    figs = figures(out)
+    checked = 0
+    for key, metric in METRICS.items():
+        e = doc[key]
+        if e.get("estimate") is None or not e.get("unknown_range"):
+            continue
+        fig = figs["estimate-delta-precision" if key == "delta_precision"
+                   else f"estimate-{metric.decomposes}"]
+        ends = trace(fig, "if unknowns all equiv / not")
+        k = ends["y"].index(metric.label)
+        assert ends["x"][k:k + 2] == [e["unknown_range"]["all_equivalent"],
+                                      e["unknown_range"]["all_not_equivalent"]]
+        checked += 1
+    assert checked >= 5
+    assert "all equivalent / all not equivalent" in out.read_text()
+    # the two judges' ties are unknown too: the page of --sample DIR plots them alike
+    whole = load(docs, "estimate")
+    plotted = [t for f in figures(page).values() for t in f["data"]
+               if t.get("name") == "if unknowns all equiv / not"]
+    assert bool(plotted) == bool(whole["sample"]["unknown_pairs"])

@@ -174,6 +174,9 @@ LABEL_CHARS = 40
 #: The most bars a ranking plot draws (the largest first): a slicing by a column of
 #: thousands of values, or `--top 1000`, made one plot tens of thousands of pixels tall.
 MAX_BARS = 40
+UNKNOWN_RANGE = "if unknowns all equiv / not"
+"""The forest plots' trace of the sensitivity range of unknown verdicts (docs/method.md
+§8.11)."""
 
 
 def _shown(rows: Sequence[Any], what: str) -> tuple[list[Any], str]:
@@ -389,6 +392,24 @@ def _forest(go: Any, rows: Sequence[tuple[str, Mapping[str, Any] | None, float |
                                 for _, name, e in known],
                     hovertemplate="%{customdata[3]}: %{x:.4g} [%{customdata[0]:.4g}, "
                     "%{customdata[1]:.4g}], SE %{customdata[2]:.3g}<extra></extra>")
+    # where the unknown verdicts could take the estimate (docs/method.md §8.11): a thin
+    # dotted line from the all-equivalent to the all-not-equivalent estimate
+    ranged = [(lab, name, e["unknown_range"]) for lab, name, e in known
+              if e.get("unknown_range")]
+    if ranged:
+        rx: list[float | None] = []
+        ry: list[str | None] = []
+        for lab, _, r in ranged:
+            rx += [r["all_equivalent"], r["all_not_equivalent"], None]
+            ry += [lab, lab, None]
+        fig.add_scatter(name=UNKNOWN_RANGE, x=rx, y=ry, mode="lines+markers",
+                        line={"color": UNKNOWN, "width": 2, "dash": "dot"},
+                        marker={"symbol": "line-ns", "size": 10, "color": UNKNOWN,
+                                "line": {"width": 2, "color": UNKNOWN}},
+                        customdata=[[r["unknown_pairs"], plain(name)] for _, name, r in ranged
+                                    for _ in range(3)],
+                        hovertemplate="%{customdata[1]} if its %{customdata[0]} unknown pairs "
+                        "were all equivalent / all not equivalent: %{x:.4g}<extra></extra>")
     exact = [(lab, name, v) for lab, name, (_, _, v) in zip(labels, full, rows, strict=True)
              if v is not None]
     if exact:
@@ -418,6 +439,16 @@ def _heaviest(slices: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, An
     return [slices[k] for k in keep], (f" The {MAX_BARS} heaviest of {len(slices):,} slices "
                                        "(by item weight) are shown; the JSON holds them "
                                        "all.")
+
+
+def _range_caption(entries: Sequence[Mapping[str, Any] | None]) -> str:
+    """The caption's sentence on the dotted ranges, when a plotted estimate has one."""
+    if not any(e and e.get("estimate") is not None and e.get("unknown_range")
+               for e in entries):
+        return ""
+    return (" Dotted, grey: the estimate if the unknown pairs were all equivalent / all not "
+            "equivalent; the interval assumes they are missing at random (docs/method.md "
+            "§8.11).")
 
 
 def estimate_section(doc: Mapping[str, Any], source: str = "sample") -> Section:
@@ -453,7 +484,7 @@ def estimate_section(doc: Mapping[str, Any], source: str = "sample") -> Section:
     s.figures.append(Figure("estimate-delta-precision", "ΔPrecision",
                             f"Estimate with its {num(100 * dp['confidence'], 3)}% interval "
                             f"({dp.get('interval')}); above 0: Exp is more precise "
-                            "(ABCDE §5.3).", _json(fig)))
+                            "(ABCDE §5.3)." + _range_caption([dp]), _json(fig)))
 
     groups: dict[str, list[str]] = {}
     for key in METRIC_KEYS:
@@ -470,7 +501,8 @@ def estimate_section(doc: Mapping[str, Any], source: str = "sample") -> Section:
         fig.update_xaxes(rangemode="tozero")
         s.figures.append(Figure(f"estimate-{target}", f"{label} decomposed",
                                 f"The exact {label} (diamond) and the estimated good and bad "
-                                "parts that add up to it, with intervals.", _json(fig)))
+                                "parts that add up to it, with intervals."
+                                + _range_caption([doc[k] for k in keys]), _json(fig)))
     unavailable = doc.get("unavailable") or {}
     by_reason: dict[str, list[str]] = {}
     for k, why in unavailable.items():

@@ -247,7 +247,11 @@ IMPACT = Fields(
 
 # a metric's estimate: the interval is plotted when there is an estimate
 ESTIMATE = Fields(
-    optional={"estimate": MAYBE_NUMBER, "confidence": MAYBE_NUMBER},
+    optional={"estimate": MAYBE_NUMBER, "confidence": MAYBE_NUMBER,
+              # the sensitivity range of unknown verdicts (docs/method.md §8.11)
+              "unknown_range": Null(Fields(required=dict.fromkeys(
+                  ("low", "high", "all_equivalent", "all_not_equivalent", "unknown_pairs"),
+                  NUMBER)))},
     rule=_needs(("ci_low", "ci_high", "se"), MAYBE_NUMBER,
                 lambda e: e.get("estimate") is not None))
 
