@@ -358,17 +358,17 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
     -------
     dict
         Every key of :func:`estimate_from_draws` (each metric of
-        :data:`~abcde.quality.metrics.METRIC_KEYS` as estimate/se/ci_low/ci_high/interval/
-        n_eff/pairs/…, the keys the population cannot give with estimate None and the
-        reason; ``verdict``, ``warnings``, ``slices``, ``sample``, ``unavailable``), plus
-        ``impact`` (the exact impact metrics from the manifest that the quality metrics
-        decompose), ``sample_id``, ``strata`` (stratified samples), ``judgements``
-        (counts of verdicts), ``carried_over`` (verdicts of other samples of the same
-        stream, per sample id: rows, verdicts, unknown, not_in_sample) and ``notes``
-        (e.g. a sample whose manifest has no file digests, or the pairs a judgement file
-        has no row for, with example pair ids); from a verdict log also
-        ``judging`` (judges, agreement, contested pairs:
-        :func:`~abcde.quality.verdict_log.logged_verdicts`).
+        :data:`~abcde.quality.metrics.METRIC_KEYS` as
+        estimate/se/ci_low/ci_high/interval/n_eff/pairs/…/unknown_range, the keys the
+        population cannot give with estimate None and the reason; ``verdict``,
+        ``warnings``, ``slices``, ``sample``, ``unavailable``), plus ``impact`` (the
+        exact impact metrics from the manifest that the quality metrics decompose),
+        ``sample_id``, ``strata`` (stratified samples), ``judgements`` (counts of
+        verdicts), ``carried_over`` (verdicts of other samples of the same stream, per
+        sample id: rows, verdicts, unknown, not_in_sample) and ``notes`` (e.g. a sample
+        whose manifest has no file digests, or the pairs a judgement file has no row
+        for, with example pair ids); from a verdict log also ``judging`` (judges,
+        agreement, contested pairs: :func:`~abcde.quality.verdict_log.logged_verdicts`).
 
     Raises
     ------
@@ -607,8 +607,10 @@ def estimate_from_draws(
         ``population``, ``alpha``, ``se_method``; every key of
         :data:`~abcde.quality.metrics.METRIC_KEYS` — each a dict estimate, se, ci_low,
         ci_high, confidence, interval, n_eff, pairs, draws, multiplier, exact,
-        not_conclusive, note (estimate None + note when the sample cannot tell);
-        ``unavailable``; ``slices`` (per-slice ΔPrecision and contribution, when the
+        not_conclusive, note (estimate None + note when the sample cannot tell) and
+        unknown_range (None, or the estimates if every unknown verdict were equivalent /
+        not equivalent: :class:`~abcde.quality.result.UnknownRange`, docs/method.md
+        §8.11); ``unavailable``; ``slices`` (per-slice ΔPrecision and contribution, when the
         manifest has slices); ``sample`` (draws, pairs, unknowns and reweighting factors
         per class); ``warnings`` (why the intervals may not be trusted) and ``verdict``
         (ΔPrecision in words).

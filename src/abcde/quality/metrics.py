@@ -731,7 +731,10 @@ def estimate_all(
     Returns
     -------
     dict of str to Estimate
-        Keyed by :data:`METRIC_KEYS`.
+        Keyed by :data:`METRIC_KEYS`. When some draws have no verdict, each metric with
+        unknown pairs among its draws carries ``unknown_range``: its estimate with every
+        unknown verdict equivalent and with every one not equivalent
+        (:func:`assign_unknowns`; docs/method.md §8.11).
 
     References
     ----------
@@ -785,8 +788,8 @@ def assign_unknowns(s: JudgedSample, verdict: float) -> JudgedSample:
 
 
 def _point_estimates(s: JudgedSample, design: Design) -> dict[str, float | None]:
-    """Every metric's point estimate of a sample without unknowns, by the estimator of
-    :func:`estimate_metric` (its intervals are not needed: pair-clustered SE only)."""
+    """Every metric's point estimate of a sample without unknowns, by
+    :func:`estimate_metric` itself (the intervals it also computes are not used)."""
     cache: dict[Any, PartEstimate] = {}
     return {key: estimate_metric(metric, s, design, cache=cache).estimate
             for key, metric in METRICS.items()}
