@@ -84,6 +84,24 @@ def test_the_ends_of_a_toy_sample_by_hand() -> None:
     assert doc["affected_good_index"]["unknown_range"] is None
 
 
+def test_a_class_without_any_verdict_gets_its_whole_range() -> None:
+    """Every merge draw unknown: GoodMergeRate is undefined (ABCDE §5.8 has nothing to
+    reweight), and its range is the merge total 0.1 × (all equivalent 1, all not 0); the
+    text table gives the range without marking it beyond an interval it does not have."""
+    from abcde.quality.wording import render_table
+
+    draws = draw_rows((1, "a", "b", "split", -1.0, 1), (2, "c", "d", "merge", 1.0, 2),
+                      (3, "e", "f", "merge", 1.0, 1))
+    doc = estimate_from_draws(draws, {1: "equivalent", 2: "unknown"}, TOY_MANIFEST)
+    r = doc["good_merge_rate"]["unknown_range"]
+    assert doc["good_merge_rate"]["estimate"] is None
+    assert (r["all_equivalent"], r["all_not_equivalent"], r["unknown_pairs"]) == (
+        pytest.approx(0.1), pytest.approx(0.0), 2)
+    doc.update(sample_id="s", judgements={"equivalent": 1, "not_equivalent": 0, "unknown": 2})
+    line = next(x for x in render_table(doc).splitlines() if x.startswith("GoodMergeRate "))
+    assert "+10.000% / +0.000%" in line and "*" not in line
+
+
 def test_no_unknown_verdict_no_range() -> None:
     draws = draw_rows((1, "a", "b", "split", -1.0, 1), (2, "c", "d", "merge", 1.0, 2))
     doc = estimate_from_draws(draws, {1: "equivalent", 2: "not_equivalent"}, TOY_MANIFEST)

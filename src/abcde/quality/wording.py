@@ -319,7 +319,8 @@ def render_table(doc: Mapping[str, Any]) -> str:
         if r is not None:
             span = (f"{_percent(r.all_equivalent, 3)} / "
                     f"{_percent(r.all_not_equivalent, 3)}")
-            if not r.contained_in(m["ci_low"], m["ci_high"]):
+            # an undefined metric has no interval for its ends to leave
+            if m["ci_low"] is not None and not r.contained_in(m["ci_low"], m["ci_high"]):
                 span += "*"
                 beyond.append(LABELS[key])
         rows.append({"metric": LABELS[key], "estimate": _percent(m["estimate"], 3),
