@@ -604,6 +604,27 @@ def test_a_full_disk_is_said_plainly(world, tmp_path: Path,
     assert "Exception" not in proc.stderr and "Traceback" not in proc.stderr
 
 
+def test_a_full_temporary_directory_says_how_to_move_it(
+        world, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A file of the system's temporary directory that cannot be written (PostgreSQL's
+    inputs are staged there as CSV; a small /tmp is common) names the directory and
+    TMPDIR, which moves it; an output elsewhere does not."""
+    import tempfile
+
+    staged = Path(tempfile.gettempdir()) / "abcde_pg_copy_x" / "rows.csv"
+
+    def full(self: Path, *a: object, **k: object) -> int:
+        raise OSError(28, "No space left on device", str(staged))
+
+    impact = tmp_path / "impact.json"
+    impact.write_text(run("impact", world["base"], world["exp"], "--format", "json").output)
+    with monkeypatch.context() as m:
+        m.setattr(Path, "write_text", full)
+        result = run("report", "--impact", str(impact), "--out", str(tmp_path / "r.html"))
+    refused(result, f"writing {staged}", f"temporary files go to {tempfile.gettempdir()}: "
+            "set TMPDIR to a directory with room")
+
+
 @pytest.mark.parametrize("command", ["sample-pairs", "sample-items", "evaluate", "sql",
                                      "dbt", "impact"])
 def test_unwritable_out_is_refused_before_the_work(world, command: str) -> None:

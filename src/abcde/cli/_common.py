@@ -10,6 +10,7 @@ import functools
 import os
 import re
 import sys
+import tempfile
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, NoReturn
@@ -83,11 +84,16 @@ def disk_full(err: BaseException) -> NoReturn:
     where = getattr(err, "filename", None)
     # the temporary file an output is written to first (abcde.outputs) stands for it
     what = f" writing {re.sub(r'[.]tmp-[0-9a-f]{8}$', '', str(where))}" if where else ""
+    # the system's temporary directory (PostgreSQL's inputs are staged there as CSV,
+    # DuckDB spills there): say where it is and how to move it
+    tmp = tempfile.gettempdir()
+    moved = (f" (temporary files go to {tmp}: set TMPDIR to a directory with room)"
+             if where and str(where).startswith(tmp + os.sep) else "")
     with contextlib.suppress(Exception):
         click.echo(f"error: no space left on the device{what} ({err}).\nFree some space, or "
                    "send the output (stdout, --out) or the engine's temporary files "
-                   "elsewhere, then run again; earlier outputs were left as they were.",
-                   err=True)
+                   f"elsewhere{moved}, then run again; earlier outputs were left as they "
+                   "were.", err=True)
     with contextlib.suppress(Exception):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
