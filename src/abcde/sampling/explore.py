@@ -44,7 +44,13 @@ REQUIRED_COLUMNS = ("item_id", *NUMBER_COLUMNS)
 ID_COLUMNS = ("item_id", "base_cluster", "exp_cluster")
 #: Fields of a group in explore's output: no group column may have one of these names.
 OUTPUT_FIELDS = ("items", "draws", "weight_share", "se", "contribution", "examples",
+                 "effective_draws", "conclusive", "caveat",
                  *(f"contribution_{m}" for m in IMPACT_METRICS))
+#: A group of fewer draws than MIN_DRAWS, or whose draws count as fewer equal ones than
+#: MIN_EFFECTIVE_DRAWS, is not conclusive: its contribution ± 1.96·SE and its metric can
+#: be badly wrong (docs/method.md §7.3 gives the coverage measured for the choice).
+MIN_DRAWS = 10
+MIN_EFFECTIVE_DRAWS = 5
 #: The checked sample, a table of explore's own in-memory DuckDB.
 SAMPLE_TABLE = "abcde_sample"
 REDRAW = ("Draw the sample again rather than editing it: `abcde sample-items ... --out "
@@ -545,7 +551,9 @@ def explore(sample: str | Path | Sequence[dict[str, Any]] | Any, group_by: str |
         Per group of attribute values: Σ w(i)·m(i) for every impact metric
         (`contribution_<metric>`), the estimated weight share Σ w(i), the estimated
         metric of the group's affected items, the sampled items and draws, an SE of the
-        contribution to `metric`, and the example items.
+        contribution to `metric`, and the example items; `effective_draws`,
+        `conclusive` and `caveat` (`conclusiveness`) flag a group too thin for its
+        numbers to be trusted as printed (shown, ranked as the others).
 
     Raises
     ------
@@ -681,12 +689,14 @@ def _top_groups(con: duckdb.DuckDBPyConnection, opened: OpenedSample, groups: li
             continue
         est = float(r[f"contribution_{metric}"] or 0.0)
         n = max(int(all_draws), 1)
-        mean_x2 = float(r.pop("sum_x2") or 0.0) / n
+        sum_x2 = float(r.pop("sum_x2") or 0.0)
+        mean_x2 = sum_x2 / n
         var = max(mean_x2 - est * est, 0.0)
         r["se"] = math.sqrt(var / (n - 1)) if n > 1 else None
         share = float(r["weight_share"] or 0.0)
         r[metric] = est / share if share > 0 else None
         r["contribution"] = est
+        r.update(conclusiveness(int(r["draws"]), n * est, sum_x2, metric))
         if examples:
             r["examples"] = list(r.pop("examples"))
         out_rows.append(plain_row(r, groups))
@@ -698,6 +708,44 @@ def _top_groups(con: duckdb.DuckDBPyConnection, opened: OpenedSample, groups: li
             "filters": [list(f) for f in filters],
             "sample_draws": int(all_draws), "filtered_draws": int(totals[0] or 0),
             "total_groups": total, "groups": out_rows}
+
+
+def conclusiveness(draws: int, sum_x: float, sum_x2: float, metric: str) -> dict[str, Any]:
+    """Whether a group's estimates can be trusted as printed (docs/method.md §7.3).
+
+    `effective_draws` = (Σ dc·x)²/Σ dc·x² over the group's draws (x as for the SE) is
+    the number of equal draws with the same relative SE: `draws` for jaccard_distance
+    (x = JD(T) on every draw), fewer when a few items carry the contribution, 0 when no
+    draw has a nonzero metric (its SE of 0 then says nothing). A group of fewer than
+    :data:`MIN_DRAWS` draws, or of fewer than :data:`MIN_EFFECTIVE_DRAWS` effective
+    ones, is `conclusive: false` with a `caveat` saying why: there ± 1.96·SE covers the
+    contribution less often than 95% says, and the group's metric rests on a few
+    items."""
+    effective = sum_x * sum_x / sum_x2 if sum_x2 > 0 else 0.0
+    # (Σ dc·x)² ≤ Σdc·Σ dc·x² bounds it by draws, which it equals when x is the same on
+    # every draw: up to rounding, which must not make 10 draws count as 9.999999
+    if effective > draws * (1 - 1e-9):
+        effective = float(draws)
+    caveat = None
+    if draws < MIN_DRAWS:
+        caveat = f"{draws:,} draw{'' if draws == 1 else 's'}, fewer than {MIN_DRAWS}"
+    elif effective == 0:
+        caveat = f"none of its {draws:,} draws has a {metric} above 0"
+    elif effective < MIN_EFFECTIVE_DRAWS:
+        # rounded down: 4.97 must not read as 5.0, the bar it missed
+        caveat = (f"its {draws:,} draws count as {math.floor(effective * 10) / 10} "
+                  f"(fewer than {MIN_EFFECTIVE_DRAWS}): a few items carry its {metric}")
+    return {"effective_draws": effective, "conclusive": caveat is None, "caveat": caveat}
+
+
+def thin_note(groups: int, metric: str) -> str:
+    """The footnote under a table of groups of which `groups` are not conclusive (the
+    text table's and the page's): what it means and what to do."""
+    return (f"not conclusive ({groups:,} group{'' if groups == 1 else 's'}): fewer than "
+            f"{MIN_DRAWS} draws, or draws that count as fewer than {MIN_EFFECTIVE_DRAWS} "
+            f"equal ones since a few items carry the {metric}; such a group's contribution "
+            f"± SE and {metric} can be badly wrong. Draw a larger sample (`abcde "
+            f"sample-items --size`) or group more coarsely (fewer --group-by columns).")
 
 
 class SampleChanged(InputError):
