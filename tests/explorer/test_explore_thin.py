@@ -1,15 +1,22 @@
 """A group of few draws is flagged `conclusive: false` (docs/method.md §7.3): its
 `effective_draws` (Σ dc·x)²/Σ dc·x² is checked against the draws written out one by one
-on a hand-built sample; nothing is hidden or re-ranked."""
+on a hand-built sample; the text table marks it and says what to do; the JSON carries
+the fields for every group; nothing is hidden or re-ranked."""
 
 from __future__ import annotations
 
+import json
 import math
+from pathlib import Path
 from typing import Any
 
 import pytest
+from click.testing import CliRunner
 
+from abcde.cli import main
 from abcde.sampling.explore import MIN_DRAWS, MIN_EFFECTIVE_DRAWS, explore
+
+EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 JD_T = 0.4
 # (item, group, draw count, jaccard_distance, split_distance): merge_distance is the
@@ -68,3 +75,55 @@ def test_effective_draws_and_the_flag_by_hand(metric: str) -> None:
     # the ranking is explore's, flag or not: by |contribution|
     contributions = [abs(r["contribution"]) for r in doc["groups"]]
     assert contributions == sorted(contributions, reverse=True)
+
+
+def _cli(*args: str) -> str:
+    res = CliRunner().invoke(main, ["explore", *args])
+    assert res.exit_code == 0, res.output
+    return res.output
+
+
+@pytest.fixture(scope="module")
+def small_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """200 items of the examples: grouped by country × provenance, most groups are thin."""
+    from abcde.sampling.items import sample_items
+
+    out = tmp_path_factory.mktemp("thin") / "items.parquet"
+    sample_items(*(str(EXAMPLES / f"{n}.csv") for n in ("base", "exp", "weights")),
+                 attributes=str(EXAMPLES / "attributes.csv"), size=200, seed=5, out=str(out))
+    return out
+
+
+def test_the_table_marks_thin_groups_and_json_has_the_fields(small_sample: Path) -> None:
+    """Grouped by country × provenance, a sample of 200 items has thin groups: the
+    table's note column marks exactly the groups the JSON says are not conclusive, and
+    a footnote says what it means and what to do; the JSON lists every group (none
+    hidden), each with its fields. Not grouped, the one group holds every draw: no note
+    column, no footnote."""
+    item_sample = small_sample
+    args = [str(item_sample), "--group-by", "country,provenance", "--top", "0",
+            "--examples", "0", "--metric", "split_rate"]
+    doc = json.loads(_cli(*args, "--format", "json"))
+    groups = doc["groups"]
+    assert len(groups) == doc["total_groups"]
+    for g in groups:
+        assert isinstance(g["conclusive"], bool) and isinstance(g["effective_draws"], float)
+        assert 0 <= g["effective_draws"] <= g["draws"]
+        assert (g["caveat"] is None) is g["conclusive"]
+        assert g["conclusive"] is (g["draws"] >= MIN_DRAWS
+                                   and g["effective_draws"] >= MIN_EFFECTIVE_DRAWS)
+    thin = {(g["country"], g["provenance"]) for g in groups if not g["conclusive"]}
+    assert thin and len(thin) < len(groups)
+    lines = _cli(*args).splitlines()
+    header = lines[1].split()
+    assert header[-2:] == ["note", "examples"]
+    rows = {tuple(line.split()[:2]): line.rstrip().endswith("not conclusive*")
+            for line in lines[3:3 + len(groups)]}
+    assert {k for k, flagged in rows.items() if flagged} == thin
+    note = lines[3 + len(groups)]
+    assert note.startswith(f"* not conclusive ({len(thin)} groups): ")
+    assert "--size" in note and "--group-by" in note and "split_rate" in note
+    one = _cli(str(item_sample), "--examples", "0")
+    assert "note" not in one.splitlines()[1] and "not conclusive" not in one
+    (only,) = json.loads(_cli(str(item_sample), "--format", "json"))["groups"]
+    assert only["conclusive"] is True and only["caveat"] is None

@@ -115,7 +115,7 @@ def explore_cmd(sample: str, db: str | None, group_by: str, where: str | None, m
     (ABCDE §4.1.1); with --serve, the same in the browser. SAMPLE: the sample file
     (.parquet/.csv, also a warehouse table exported), or with --db a table of that
     database."""
-    from abcde.sampling.explore import explore
+    from abcde.sampling.explore import explore, thin_note
 
     given = [name for name, value, default in (("--port", port, 0), ("--host", host, "127.0.0.1"),
                                                ("--open", open_browser, False))
@@ -161,15 +161,20 @@ def explore_cmd(sample: str, db: str | None, group_by: str, where: str | None, m
     if fmt == "json":
         click.echo(to_json(doc))
         return
+    thin = [r for r in doc["groups"] if not r["conclusive"]]
+    # the note column only when a group needs it: most tables have none
     cols = [*doc["group_by"], "items", "draws", "weight_share", "contribution", "se", metric,
-            "examples"]
-    rows = [{**r, "examples": ", ".join(str(e) for e in r.get("examples", []))}
+            *(["note"] if thin else []), "examples"]
+    rows = [{**r, "examples": ", ".join(str(e) for e in r.get("examples", [])),
+             "note": "" if r["conclusive"] else "not conclusive*"}
             for r in doc["groups"]]
     click.echo(f"estimated contribution to {metric}(T) by "
                f"{', '.join(doc['group_by']) or 'nothing (all)'}"
                f"{' where ' + where if where else ''} "
                f"({doc['filtered_draws']:,} of {doc['sample_draws']:,} draws)")
     click.echo(table(rows, cols, keys=doc["group_by"]))
+    if thin:
+        click.echo("* " + thin_note(len(thin), metric))
     if len(doc["groups"]) < doc["total_groups"]:
         click.echo(f"top {len(doc['groups']):,} of {doc['total_groups']:,} groups "
                    "(--top 0 shows all)")
