@@ -63,11 +63,48 @@ def test_filter_group_rank_in_the_browser(item_sample: Path, browser_factory: An
             "format": "png", "captureBeyondViewport": True,
             "clip": {"x": 0, "y": 0, "width": 1280, "height": height, "scale": 1}})
         (ARTIFACTS / "explore.png").write_bytes(base64.b64decode(shot["data"]))
+        _thin_groups_are_marked(d, server.url, item_sample)
     finally:
         with contextlib.suppress(Exception):
             server.stop(signal.SIGINT)
         if server.proc.poll() is None:
             server.proc.kill()
+
+
+def _thin_groups_are_marked(d: Any, url: str, item_sample: Path) -> None:
+    """Finely grouped and ranked by split_rate, many groups are thin: each row the page
+    marks "not conclusive*" (and greys) is one explore() calls not conclusive, with its
+    caveat on hover; the others are unmarked; a footnote says what to do. None is
+    hidden: the page lists explore()'s groups in its order. Screenshot of the rows where
+    the thin ones start: test-artifacts/explore-thin.png."""
+    query = "&".join(["group_by=country", "group_by=provenance", "group_by=size_class",
+                      "metric=split_rate", "top=200"])
+    d.get(f"{url}&{query}")
+    WebDriverWait(d, 60).until(lambda drv: "split_rate" in drv.find_element(By.ID,
+                                                                           "summary").text)
+    want = explore(item_sample, ["country", "provenance", "size_class"],
+                   metric="split_rate", top=200)["groups"]
+    rows = d.find_elements(By.CSS_SELECTOR, "#groups tbody tr")
+    assert len(rows) == len(want)
+    thin = [g for g in want if not g["conclusive"]]
+    assert thin and len(thin) < len(want)
+    for row, g in zip(rows, want, strict=True):
+        keys = [c.text for c in row.find_elements(By.CSS_SELECTOR, "td.key")]
+        assert keys == [g["country"], g["provenance"], g["size_class"]]
+        note = row.find_element(By.CSS_SELECTOR, "td.note")
+        assert (row.get_attribute("class") == "thin") is (not g["conclusive"])
+        if g["conclusive"]:
+            assert note.text == ""
+        else:
+            assert note.text == "not conclusive*"
+            assert note.find_element(By.CSS_SELECTOR, "span.thin") \
+                .get_attribute("title") == g["caveat"]
+    footnote = d.find_element(By.ID, "thin-note").text
+    assert footnote.startswith(f"* not conclusive ({len(thin)} groups): ")
+    assert "--size" in footnote and "--group-by" in footnote
+    first = rows[next(k for k, g in enumerate(want) if not g["conclusive"])]
+    d.execute_script("arguments[0].scrollIntoView({block: 'center'})", first)
+    d.save_screenshot(str(ARTIFACTS / "explore-thin.png"))
 
 
 def test_an_id_with_a_bidi_control_leaves_the_others_in_order(

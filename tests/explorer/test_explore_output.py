@@ -39,7 +39,7 @@ def page_rows(client: TestClient, **params: object) -> list[list[str]]:
     body = page.text.split('<tbody>')[1].split('</tbody>')[0]
     return [[html.unescape(re.sub(r"</?bdi>", "", c))
              for c in re.findall(r"<td[^>]*>(.*?)</td>", tr, re.S)]
-            for tr in re.findall(r"<tr>(.*?)</tr>", body, re.S)]
+            for tr in re.findall(r"<tr[^>]*>(.*?)</tr>", body, re.S)]
 
 
 def client_of(sample: Path) -> TestClient:
@@ -62,7 +62,7 @@ def test_draws_print_as_counts(item_sample: Path) -> None:
                          "--format", "json"))
     draws = {g["country"]: g["draws"] for g in doc["groups"]}
     assert draws == want and all(type(n) is int for n in draws.values()), draws
-    # country, contribution, bar, ± SE, metric, weight share, items, draws, examples
+    # country, contribution, bar, ± SE, metric, weight share, items, draws, [note,] examples
     got = page_rows(client_of(item_sample), group_by="country", top="200")
     assert {r[0]: r[7] for r in got} == {c: f"{n:,}" for c, n in want.items()}
 

@@ -29,7 +29,13 @@ from starlette.routing import Route
 
 from abcde.cells import IMPACT_METRICS
 from abcde.errors import InputError
-from abcde.sampling.explore import FILTER_OPS, OUTPUT_FIELDS, CheckedSample, SampleChanged
+from abcde.sampling.explore import (
+    FILTER_OPS,
+    OUTPUT_FIELDS,
+    CheckedSample,
+    SampleChanged,
+    thin_note,
+)
 from abcde.server.app import Guard, create_app, isolated, isolated_values, package_files
 from abcde.text import key_label, to_json
 
@@ -208,6 +214,7 @@ def explore_app(sample: str | Path, token: str, hosts: frozenset[str]) -> Starle
             metrics=IMPACT_METRICS, ops=list(FILTER_OPS), query=query, doc=doc,
             form=form_of(request.query_params),
             error=error, biggest=biggest, max_filters=MAX_FILTERS,
+            thin_note=thin_note,
             css=f"/static/explore.css?{urlencode({'token': token})}",
             icon=f"/static/favicon.svg?{urlencode({'token': token})}")
         return HTMLResponse(html, status_code=status)
