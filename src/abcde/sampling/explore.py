@@ -4,7 +4,9 @@
 `explore` groups a `sample_items` sample by attribute values (optionally filtered) and
 ranks the groups by estimated contribution Σ_{i ∈ group} w(i)·m(i), with example items.
 Its standard errors treat the Σdc draws as independent draws from q, each contributing
-x = JD(T)·m(i)/JD(i)·1(i ∈ group): SE = sd(x)/√Σdc.
+x = JD(T)·m(i)/JD(i)·1(i ∈ group): SE = sd(x)/√Σdc. A group too thin for that
+(fewer than MIN_DRAWS draws or MIN_EFFECTIVE_DRAWS effective ones) is listed in its
+place but marked `conclusive: false` (`conclusiveness`).
 
 The sample is read once into a table of an in-memory DuckDB and checked before any
 number is computed (`_open_sample`): a file edited in a spreadsheet (an empty cell, a
