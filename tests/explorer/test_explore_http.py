@@ -334,3 +334,26 @@ def test_groups_of_a_boolean_attribute_read_true_and_false(item_sample: Path,
     for value, draws in want.items():
         one = client.get("/api/groups", params=q(col="domestic", op="=", val=value)).json()
         assert one["filtered_draws"] == draws
+
+
+def test_a_grouping_by_a_column_that_is_no_attribute_keeps_its_box(
+        client: TestClient, item_sample: Path) -> None:
+    """A page opened grouped by exp_cluster (a link, or `--serve --group-by exp_cluster`)
+    showed those groups but offered boxes for the attributes only, so the next submit of
+    the form silently dropped the grouping. Its box is now there, checked; the other
+    sample columns are still not offered."""
+    page = client.get("/", params=q(group_by=["exp_cluster", "country"]))
+    assert page.status_code == 200, page.text
+    boxes = re.findall(r'name="group_by" value="([^"]+)"( checked)?', page.text)
+    assert ("exp_cluster", " checked") in boxes and ("country", " checked") in boxes
+    offered = {name for name, _ in boxes}
+    assert "base_cluster" not in offered and "item_id" not in offered
+    # submitting the form as the page shows it asks for the same grouping (its columns
+    # in the form's order: the same groups)
+    again = client.get("/", params=q(group_by=[n for n, c in boxes if c]))
+
+    def groups(text: str) -> list[tuple[str, ...]]:
+        keys = re.findall(r'<td class="key">([^<]*)</td><td class="key">([^<]*)</td>', text)
+        return sorted(tuple(sorted(k)) for k in keys)
+
+    assert groups(again.text) == groups(page.text) and groups(page.text)

@@ -206,13 +206,18 @@ def explore_app(sample: str | Path, token: str, hosts: frozenset[str]) -> Starle
             with contextlib.suppress(InputError):  # the metric asked, when the query parses
                 query = parse_query(request.query_params, list(checked.columns))
         columns = list(checked.columns)
+        form = form_of(request.query_params)
         attributes = [c for c in columns if c not in SAMPLE_COLUMNS]
+        # a grouping by another column of the sample (a link, --group-by base_cluster)
+        # keeps its box, checked: the next submit of the form would drop it otherwise
+        attributes += [g for g in dict.fromkeys(form.group_by)
+                       if g in columns and g not in attributes]
         rows = doc["groups"] if doc else []
         biggest = max((abs(r["contribution"]) for r in rows), default=0.0) or 1.0
         html = env.get_template("explore.html").render(
             token=token, sample=path.name, columns=columns, attributes=attributes,
             metrics=IMPACT_METRICS, ops=list(FILTER_OPS), query=query, doc=doc,
-            form=form_of(request.query_params),
+            form=form,
             error=error, biggest=biggest, max_filters=MAX_FILTERS,
             thin_note=thin_note,
             css=f"/static/explore.css?{urlencode({'token': token})}",
