@@ -901,3 +901,22 @@ def test_the_panel_shows_where_the_pairs_without_a_verdict_could_take_each_metri
     for label, cells in before.items():
         _, _, ends, _ = cells
         assert ends.split(" / ")[0] == after[label][0], (label, cells, after[label])
+
+
+def test_the_restart_command_of_a_replaced_sample_can_be_pasted(
+        sample_dir: Path, tmp_path: Path) -> None:
+    """The command a replaced sample's server names is quoted for the shell, as the
+    other commands it names are: `abcde judge round 1` would judge directory "round"."""
+    import shlex
+    import shutil
+
+    from abcde.judge.session import SampleReplaced
+
+    spaced = Path(shutil.copytree(sample_dir, tmp_path / "round 1"))
+    session = JudgeSession(load_questions(spaced), "ana")
+    manifest = spaced / "manifest.json"
+    manifest.write_text(manifest.read_text() + " ")  # a new file in its place
+    with pytest.raises(SampleReplaced) as caught:
+        session.check_same_sample()
+    assert f"`abcde judge {shlex.quote(str(spaced))}` again" in str(caught.value.hint)
+    assert "'" in shlex.quote(str(spaced))

@@ -149,8 +149,9 @@ class JudgeSession:
                 f"(its {self.sample.manifest_name} was replaced or removed, e.g. by "
                 "`abcde sample-pairs --overwrite` or a new export); "
                 "this server judges the old questions, so it records nothing more",
-                hint=f"Stop this server and start `abcde judge {self.sample.directory}` "
-                     "again to judge the new sample.")
+                hint="Stop this server and start `abcde judge "
+                     f"{shlex.quote(str(self.sample.directory))}` again to judge the new "
+                     "sample.")
 
     def snapshot(self) -> Snapshot:
         with self._lock:
