@@ -381,3 +381,24 @@ def test_explore_leaves_nothing_in_the_temp_directory(item_sample: Path, tmp_pat
     assert Path(spill) == engine.temp_dir
     engine.close()
     assert list(tmp_path.iterdir()) == []
+
+
+def test_an_engine_interrupted_while_opening_leaves_no_directory(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C (or SIGTERM, raised the same way) while DuckDB opens its connection — the
+    engine's spill directory was made just before — left the directory behind (one
+    possible cause of two empty abcde_duckdb_* directories seen after a test run)."""
+    import tempfile
+
+    import duckdb
+
+    from abcde.engines.duckdb import DuckDBEngine
+
+    def interrupted(*a: object, **k: object) -> None:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    monkeypatch.setattr(duckdb, "connect", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        DuckDBEngine()
+    assert list(tmp_path.iterdir()) == []

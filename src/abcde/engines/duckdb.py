@@ -56,7 +56,12 @@ class DuckDBEngine(Engine):
             Path(temp_dir) if temp_dir is not None
             else Path(tempfile.mkdtemp(prefix="abcde_duckdb_")) if connection is None
             else None)
-        self.con = connection or duckdb.connect(":memory:")
+        try:
+            self.con = connection or duckdb.connect(":memory:")
+        except BaseException:  # Ctrl-C here too: the directory is not left behind
+            if self._own_tmp and self.temp_dir is not None:
+                shutil.rmtree(self.temp_dir, ignore_errors=True)
+            raise
         self._own_con = connection is None
         self._time_zone: str | None = None  # set from the frames' data (`_follow_zone`)
         try:
