@@ -28,7 +28,7 @@ correct implementation. The worlds, the sampling and the checks are in
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -424,11 +424,16 @@ def test_slices_of_a_heavy_tailed_design_are_not_conclusive() -> None:
             assert coverage_consistent(coverage, len(rows), 0.93, 0.97), (key, coverage)
 
 
+#: Which sampled pairs a judge may skip, from their verdicts and classes.
+Skipped = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
 def _judged_by_skipping(pop: Population, counts: np.ndarray, rng: np.random.Generator,
-                        skip: float, only_equivalent_splits: bool) -> dict[str, Any]:
-    """ΔPrecision of one fill judged by the truth, where each pair is left unknown with
-    probability `skip`: every pair, or (a judge skipping one kind of pair, not at random
-    within its class) only the equivalent split pairs."""
+                        skip: float, skipped: Skipped | None = None) -> dict[str, Any]:
+    """Every metric of one fill judged by the truth, where each pair is left unknown with
+    probability `skip`: every pair (at random), or only those `skipped` picks from the
+    sampled pairs' verdicts and classes (a judge skipping one kind of pair, not at random
+    within its class)."""
     rows = np.flatnonzero(counts)
     draws = {"pair_id": pop.pair_id[rows], "item_i": pop.item_i[rows],
              "item_j": pop.item_j[rows], "pair_class": pop.pair_class[rows],
@@ -437,12 +442,19 @@ def _judged_by_skipping(pop: Population, counts: np.ndarray, rng: np.random.Gene
     ids, first = np.unique(pop.pair_id[rows], return_index=True)
     equivalent = pop.equivalent[rows][first]
     unknown = rng.random(ids.size) < skip
-    if only_equivalent_splits:
-        unknown &= equivalent & (pop.pair_class[rows][first] == "split")
+    if skipped is not None:
+        unknown &= skipped(equivalent, pop.pair_class[rows][first])
     verdict = np.where(unknown, "unknown",
                        np.where(equivalent, "equivalent", "not_equivalent"))
-    return estimate_from_draws(draws, {"pair_id": ids, "verdict": verdict},
-                               pop.manifest)["delta_precision"]
+    return estimate_from_draws(draws, {"pair_id": ids, "verdict": verdict}, pop.manifest)
+
+
+def _equivalent_splits(equivalent: np.ndarray, pair_class: np.ndarray) -> np.ndarray:
+    return equivalent & (pair_class == "split")
+
+
+def _not_equivalent(equivalent: np.ndarray, pair_class: np.ndarray) -> np.ndarray:
+    return ~equivalent
 
 
 def test_unknowns_concentrated_in_one_class_are_not_conclusive() -> None:
@@ -469,7 +481,8 @@ def test_unknowns_concentrated_in_one_class_are_not_conclusive() -> None:
     fills = budget_fill_counts(pop, 300, SMALL_REPLICATIONS, 11)
     for skip, one_kind in ((0.5, True), (0.1, False)):
         rng = np.random.default_rng(7)
-        rows = [_judged_by_skipping(pop, c, rng, skip, one_kind) for c in fills]
+        rows = [_judged_by_skipping(pop, c, rng, skip, _equivalent_splits if one_kind
+                                    else None)["delta_precision"] for c in fills]
         flagged = float(np.mean([bool(r["not_conclusive"]) for r in rows]))
         coverage = float(np.mean([_covered(r, exact) for r in rows]))
         if one_kind:
@@ -478,25 +491,6 @@ def test_unknowns_concentrated_in_one_class_are_not_conclusive() -> None:
         else:
             assert flagged <= 0.05, flagged
             assert coverage_consistent(coverage, len(rows), 0.93, 0.97), coverage
-
-
-def _filled_by_skipping(pop: Population, counts: np.ndarray, rng: np.random.Generator,
-                       skip: float, only_not_equivalent: bool) -> dict[str, Any]:
-    """Every metric of one fill judged by the truth, each pair left unknown with
-    probability `skip`: only the not-equivalent ones (judges skipping the hard "not
-    equivalent" pairs), or every pair (at random)."""
-    rows = np.flatnonzero(counts)
-    draws = {"pair_id": pop.pair_id[rows], "item_i": pop.item_i[rows],
-             "item_j": pop.item_j[rows], "pair_class": pop.pair_class[rows],
-             "label": pop.label[rows], "draw_count": counts[rows],
-             "u_over_w": pop.u_over_w[rows], "color": pop.color[rows]}
-    ids, first = np.unique(pop.pair_id[rows], return_index=True)
-    equivalent = pop.equivalent[rows][first]
-    unknown = rng.random(ids.size) < skip
-    if only_not_equivalent:
-        unknown &= ~equivalent
-    verdict = np.where(unknown, "unknown", np.where(equivalent, "equivalent", "not_equivalent"))
-    return estimate_from_draws(draws, {"pair_id": ids, "verdict": verdict}, pop.manifest)
 
 
 def test_the_unknown_range_covers_when_judges_skip_not_equivalent_pairs() -> None:
@@ -523,7 +517,8 @@ def test_the_unknown_range_covers_when_judges_skip_not_equivalent_pairs() -> Non
     fills = budget_fill_counts(pop, 1000, SMALL_REPLICATIONS, 2)
     for skip, one_kind in ((0.15, True), (0.07, False)):
         rng = np.random.default_rng(3)
-        docs = [_filled_by_skipping(pop, c, rng, skip, one_kind) for c in fills]
+        docs = [_judged_by_skipping(pop, c, rng, skip, _not_equivalent if one_kind else None)
+                for c in fills]
         share = np.mean([d["sample"]["unknown_pairs"] / d["sample"]["pairs"] for d in docs])
         assert 0.05 <= share <= 0.1, share
         plain, widened, beyond = {}, {}, {}
