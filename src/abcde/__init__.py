@@ -17,6 +17,8 @@ from abcde.version import __version__
 importlib.import_module("abcde.impact")  # binds the package to the name
 del globals()["impact"]
 _LAZY = {
+    "Comparison": "abcde.comparison",
+    "EngineConfig": "abcde.engines.config",
     "connect": "abcde.engines",
     "impact": "abcde.impact.run",
     "ImpactResult": "abcde.impact.run",
@@ -30,7 +32,9 @@ _LAZY = {
 }
 
 if TYPE_CHECKING:
+    from abcde.comparison import Comparison
     from abcde.engines import connect
+    from abcde.engines.config import EngineConfig
     from abcde.evaluation.run import evaluate
     from abcde.impact.run import ImpactResult, impact
     from abcde.quality.estimate import estimate
@@ -54,6 +58,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 
-__all__ = ["AbcdeError", "ImpactResult", "InputError", "__version__", "connect", "estimate",
+__all__ = ["AbcdeError", "Comparison", "EngineConfig", "ImpactResult", "InputError",
+           "__version__", "connect", "estimate",
            "evaluate", "explore", "impact", "sample_items", "sample_pairs",
            "sample_pairs_stratified", "simulate"]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 
 class AbcdeError(Exception):
@@ -19,7 +19,11 @@ class Shown(str):
 
 
 class InputError(AbcdeError):
-    """Bad input: names the table, the column, example ids and what to do."""
+    """Bad input: names the table, the column, the option, example ids and what to do.
+
+    `option` is the parameter at fault by its Python name (`seed`); a message may say
+    `{option}` where it names it, and the command line shows it as the user spelled it
+    there (`--seed`, `abcde.cli._common.handle_errors` calls `spell`)."""
 
     exit_code = 2
 
@@ -31,11 +35,12 @@ class InputError(AbcdeError):
         column: str | None = None,
         examples: Sequence[object] = (),
         hint: str | None = None,
+        option: str | None = None,
     ) -> None:
-        self.table = table
-        self.column = column
+        self.table, self.column, self.option = table, column, option
         self.examples = list(examples)
         self.hint = hint
+        self.spelled = option
         parts = []
         where = ", ".join(
             p for p in (table and f"table {table}", column and f"column {column!r}") if p
@@ -46,7 +51,15 @@ class InputError(AbcdeError):
             parts.append(f"examples: {shown}")
         if hint:
             parts.append(hint)
-        super().__init__("\n  ".join(parts))
+        self._text = "\n  ".join(parts)
+        super().__init__(self._text)
+
+    def spell(self, spelling: Mapping[str, str]) -> None:
+        """Name the option as `spelling` maps its Python name (the CLI's flags)."""
+        self.spelled = spelling.get(self.option or "", self.option)
+
+    def __str__(self) -> str:
+        return self._text.replace("{option}", str(self.spelled))
 
 
 class ResourceError(AbcdeError):

@@ -16,24 +16,24 @@ from abcde.cli import main
 EX = Path(__file__).resolve().parents[2] / "examples"
 
 
-@pytest.mark.parametrize(("options", "message"), [
-    (["--spark-remote", "sc://h:1", "--spark-master", "local[1]"], "exclude each other"),
-    (["--spark-remote", "http://h:1"], "not a Spark Connect URL"),
-    (["--spark-conf", "no_equals_sign"], "is not KEY=VALUE"),
-    (["--engine", "spark", "--dsn", "postgresql://x"], "--dsn is for --engine postgres"),
-    (["--engine", "spark", "--threads", "2"], "are DuckDB options"),
+@pytest.mark.parametrize(("options", "named"), [
+    (["--spark-remote", "sc://h:1", "--spark-master", "local[1]"], "--spark-"),
+    (["--spark-remote", "http://h:1"], "--spark-remote"),
+    (["--spark-conf", "no_equals_sign"], "--spark-conf"),
+    (["--engine", "spark", "--dsn", "postgresql://x"], "--dsn"),
+    (["--engine", "spark", "--threads", "2"], "--threads"),
     (["--engine", "postgres", "--dsn", "postgresql://x", "--spark-master", "local"],
-     "are for --engine spark"),
-    # with --engine duckdb, each option names the engine it is for
-    (["--engine", "duckdb", "--spark-master", "local[1]"], "--spark-master needs --engine spark"),
-    (["--engine", "duckdb", "--dsn", "postgresql://x", "--spark-conf", "a=b"],
-     "--dsn needs --engine postgres; --spark-conf needs --engine spark"),
+     "--spark-master"),
+    (["--engine", "duckdb", "--spark-master", "local[1]"], "--spark-master"),
+    (["--engine", "duckdb", "--dsn", "postgresql://x", "--spark-conf", "a=b"], "--dsn"),
 ])
-def test_contradicting_engine_options_exit_2(options: list[str], message: str) -> None:
+def test_contradicting_engine_options_exit_2(options: list[str], named: str) -> None:
+    """Options of another engine, or contradicting ones: exit 2 naming the option, before
+    any engine starts."""
     args = ["impact", str(EX / "base.csv"), str(EX / "exp.csv"), *options]
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 2, result.output
-    assert message in result.output
+    assert named in result.output and "Traceback" not in result.output
 
 
 def test_verbose_prints_abcde_steps_and_other_libraries_warnings_only(tmp_path: Path) -> None:

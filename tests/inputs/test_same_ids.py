@@ -23,7 +23,7 @@ from abcde.engines.duckdb import DuckDBEngine
 from abcde.errors import InputError
 from abcde.impact.run import impact
 from abcde.inputs.checks import add_input_counts
-from abcde.inputs.session import EngineOptions, opened
+from abcde.inputs.session import Session
 from abcde.inputs.spec import InputSpec
 from abcde.sql.pipeline import Pipeline
 
@@ -42,8 +42,7 @@ def _decide(tmp_path: Path, base_ids: list[int | None], exp_ids: list[int | None
                   ("item_id", "cluster_id"))
     exp = _write(tmp_path / "exp.csv", [(i, k % 2) for k, i in enumerate(exp_ids)],
                  ("item_id", "cluster_id"))
-    with DuckDBEngine() as eng, opened(InputSpec.of(base, exp),
-                                       EngineOptions(engine=eng)) as (_, inputs):
+    with DuckDBEngine() as eng, Session(InputSpec.of(base, exp), eng).using() as (_, inputs):
         pipeline = Pipeline(prefix="t_", schema=eng.work_schema)
         add_item_steps(pipeline, inputs)
         add_input_counts(pipeline, inputs, id_sums=True)
@@ -97,7 +96,7 @@ def test_inner_join_gives_the_rows_of_the_full_join(engine: Engine, squares: boo
     case = _clean_case(4)
     spec = InputSpec.of(case["base"], case["exp"], case["weights"],
                         attributes=case["attributes"], slice_by=["region,tier"])
-    with opened(spec, EngineOptions(engine=engine)) as (eng, inputs):
+    with Session(spec, engine).using() as (eng, inputs):
         full = Pipeline(prefix="full_", schema=eng.work_schema)
         add_item_steps(full, inputs, squares=squares)
         full.run(eng, "cell_rows")

@@ -9,6 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from abcde.cli import main
+from abcde.errors import InputError
 from abcde.quality.estimate import estimate
 from abcde.quality.metrics import METRIC_KEYS
 from abcde.quality.simulation import cut_stream, simulate
@@ -189,21 +190,19 @@ def test_budgets_with_an_empty_entry_are_refused(tmp_path, value: str, tail: str
     res = CliRunner().invoke(main, ["simulate", str(path), str(path), "--truth", str(path),
                                     "--budgets", value, "--replications", "1"])
     assert res.exit_code == 2, res.output
-    assert ("Invalid value for --budgets: comma-separated integers >= 1 (unique judgeable "
-            f"pairs), {tail}") in res.output, res.output
+    assert "--budgets" in res.output, res.output
 
 
 def test_budgets_and_replications_are_integers_and_one_budget_may_stand_alone() -> None:
     """simulate(budgets=[2.5]) simulated a budget of 2 (int() truncated it), budgets=50
     raised "'int' object is not iterable" and replications=1.5 ran as if an integer; a
     non-integer is now refused before the work, and one budget is a budget."""
-    for kwargs, message in (({"budgets": [2.5]}, "budget must be an integer, got 2.5"),
-                            ({"budgets": [50, True]}, "budget must be an integer"),
-                            ({"budgets": []}, "budgets is empty"),
-                            ({"replications": 1.5}, "replications must be an integer"),
-                            ({"replications": 0}, "replications must be >= 1")):
-        with pytest.raises(ValueError, match=message):
+    for kwargs, option in (({"budgets": [2.5]}, "budgets"), ({"budgets": [50, True]}, "budgets"),
+                           ({"budgets": []}, "budgets"), ({"replications": 1.5}, "replications"),
+                           ({"replications": 0}, "replications")):
+        with pytest.raises(InputError) as err:
             simulate(BASE, EXP, WEIGHT, truth=TRUTH, **{"budgets": [50], "replications": 1,
                                                          **kwargs})
+        assert err.value.option == option
     alone = simulate(BASE, EXP, WEIGHT, truth=TRUTH, budgets=20, replications=1)
     assert alone["budgets"] == [20] and {r["budget"] for r in alone["rows"]} == {20}

@@ -23,6 +23,7 @@ from reference import impact_item_metrics
 from scipy import stats
 
 from abcde.engines.duckdb import DuckDBEngine
+from abcde.errors import InputError
 from abcde.impact.run import impact
 from abcde.inputs.session import open_inputs
 from abcde.inputs.spec import InputSpec
@@ -391,8 +392,9 @@ def test_item_sample_file_is_not_replaced_without_overwrite(tmp_path) -> None:
                                     "--overwrite"])
     assert res.exit_code == 0, res.output
     assert '"size": 7' in (tmp_path / "items.parquet.manifest.json").read_text()
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError) as err:
         sample_items(base, exp, size=2.5)
+    assert err.value.option == "size"
 
 
 def test_item_sample_files_are_byte_identical_whatever_the_threads(tmp_path) -> None:

@@ -659,10 +659,10 @@ def test_attributes_named_like_sample_columns_in_another_case_are_renamed() -> N
 
 @pytest.mark.parametrize("bad", [2.5, True, 0, -3, "7"])
 def test_api_refuses_counts_that_are_not_positive_integers(bad: object) -> None:
-    with pytest.raises(ValueError):
-        sample_pairs(B4, E4, budget=bad, seed=1)
-    with pytest.raises(ValueError):
-        sample_pairs(B4, E4, draws=bad, seed=1)
+    for option in ("budget", "draws"):
+        with pytest.raises(InputError) as err:
+            sample_pairs(B4, E4, **{option: bad}, seed=1)
+        assert err.value.option == option
 
 
 def test_manifest_and_questions_carry_sample_id_and_class_counts(tmp_path) -> None:

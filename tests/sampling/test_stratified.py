@@ -19,9 +19,9 @@ from abcde.inputs.spec import InputSpec
 from abcde.quality.estimate import Sample, estimate, estimate_with_verdicts
 from abcde.sampling.pairs import design_for, draw_stream, prepare
 from abcde.sampling.stratified import (
+    ALLOCATION,
     STRATA,
     allocate,
-    parse_allocation,
     restricted,
     sample_pairs_stratified,
 )
@@ -36,10 +36,12 @@ def test_allocation() -> None:
         "split_merge": 0, "stable": 10}
     assert allocate(10, {"split_merge": 0, "stable": 0}, "equal") == {
         "split_merge": 0, "stable": 0}
-    assert parse_allocation("0.25") == 0.25
-    for bad in ("half", "1.5", "0"):
-        with pytest.raises(ValueError):
-            parse_allocation(bad)
+    assert ALLOCATION.check("allocation", "0.25") == 0.25
+    assert ALLOCATION.check("allocation", " Equal") == "equal"
+    for bad in ("half", "1.5", "0", 1.0):
+        with pytest.raises(InputError) as err:
+            ALLOCATION.check("allocation", bad)
+        assert err.value.option == "allocation"
 
 
 @pytest.fixture(scope="module")
@@ -344,8 +346,9 @@ def test_stratified_out_directory_is_refused_unless_overwrite(world: Any, tmp_pa
                                 seed=2, out=tmp_path, overwrite=True)
     with (tmp_path / "questions.csv").open() as f:
         assert {q["sample_id"] for q in csv.DictReader(f)} == {s.manifest["sample_id"]}
-    with pytest.raises(ValueError):
+    with pytest.raises(InputError) as err:
         sample_pairs_stratified(world.base, world.exp, budget=10.5)
+    assert err.value.option == "budget"
 
 
 def test_sample_id_does_not_see_the_last_bits_of_a_stratum_total() -> None:

@@ -15,7 +15,7 @@ from typing import Any
 import click
 
 from abcde.cli import evaluate, impact, judge, quality, report, sampling, warehouse
-from abcde.cli._common import SIGNALLED, Terminated, interrupted
+from abcde.cli._common import SIGNALLED, Terminated, handle_errors, interrupted
 from abcde.version import __version__
 
 
@@ -97,6 +97,17 @@ def main(debug: bool, verbose: bool, show_progress: bool = True) -> None:
             click.get_current_context().call_on_close(progress.stop)
 
 
+def _handled(command: click.Command) -> click.Command:
+    """Every command's whole callback, its options' decorators included, under the one
+    error handler (a group's commands too)."""
+    if isinstance(command, click.Group):
+        for sub in command.commands.values():
+            _handled(sub)
+    elif command.callback is not None:
+        command.callback = handle_errors(command.callback)
+    return command
+
+
 for _module in (impact, evaluate, sampling, quality, judge, report, warehouse):
     for _command in _module.COMMANDS:
-        main.add_command(_command)
+        main.add_command(_handled(_command))

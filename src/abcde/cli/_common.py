@@ -11,16 +11,13 @@ import os
 import re
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, NoReturn
+from collections.abc import Callable
+from typing import Any, NoReturn
 
 import click
 
-from abcde.errors import AbcdeError
-
-if TYPE_CHECKING:
-    from abcde.engines import Engine
+from abcde.errors import AbcdeError, InputError
+from abcde.params import THREADS, Constraint
 
 
 def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -39,6 +36,8 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         except AbcdeError as err:
             if debug:
                 raise
+            if isinstance(err, InputError):
+                err.spell(spelling())
             click.echo(f"error: {err}", err=True)
             sys.exit(err.exit_code)
         except KeyboardInterrupt as err:
@@ -173,8 +172,103 @@ class ExistingPath(click.Path):
         return super().convert(value, param, ctx)
 
 
-def input_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Options shared by every command that reads clusterings."""
+def spelling(ctx: click.Context | None = None) -> dict[str, str]:
+    """Python parameter name -> how the command's user spells it (`seed` -> `--seed`)."""
+    ctx = ctx or click.get_current_context(silent=True)
+    if ctx is None or ctx.command is None:
+        return {}
+    return {p.name: (max(p.opts, key=len) if isinstance(p, click.Option)
+                     else p.human_readable_name)
+            for p in ctx.command.params if p.name}
+
+
+class Checked(click.ParamType):
+    """A click type from a constraint of `abcde.params`: the command line refuses what
+    the library would, in the same words."""
+
+    def __init__(self, constraint: Constraint, parse: click.ParamType = click.INT) -> None:
+        self.constraint, self.parse = constraint, parse
+        self.name = parse.name
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        if isinstance(value, str):
+            value = self.parse.convert(value, param, ctx)
+        try:
+            return self.constraint.convert(value)
+        except (ValueError, TypeError):
+            self.fail(f"must be {self.constraint.what}, not {value!r}", param, ctx)
+
+
+class IntList(click.ParamType):
+    """Comma-separated integers ("100,300,1000"), as a tuple."""
+
+    name = "integers"
+
+    def convert(self, value: Any, param: click.Parameter | None,
+                ctx: click.Context | None) -> Any:
+        if not isinstance(value, str):
+            return value
+        try:
+            return tuple(int(v) for v in value.split(","))
+        except ValueError:
+            self.fail(f"must be comma-separated integers, not {value!r}", param, ctx)
+
+
+def engine_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """Where the SQL runs: the command receives `engine`, one `EngineConfig` built from
+    --engine, --db, --memory-limit, --threads, --dsn and --spark-* (checked there)."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, engine_name: str | None, db: str | None,
+                memory_limit: str | None, threads: int | None, dsn: str | None,
+                spark_remote: str | None, spark_master: str | None,
+                spark_conf: tuple[str, ...], **kwargs: Any) -> Any:
+        from abcde.engines.config import EngineConfig, parse_conf
+
+        config = EngineConfig(engine_name, db=db, memory_limit=memory_limit, threads=threads,
+                              dsn=dsn, spark_master=spark_master, spark_remote=spark_remote,
+                              spark_conf=parse_conf(spark_conf))
+        return fn(*args, engine=config, **kwargs)
+
+    options = [
+        click.option("--engine", "engine_name", type=click.Choice(ENGINE_NAMES),
+                     default=None, help="Where the SQL runs: in-process DuckDB (default), "
+                     "Spark (abcde[spark]: a local session, --spark-master or "
+                     "--spark-remote) or the PostgreSQL server of --dsn (abcde[postgres])."),
+        click.option("--db", default=None, help="DuckDB database file holding the input "
+                     "tables (opened read-only)."),
+        click.option("--memory-limit", default=None, help="DuckDB memory limit, e.g. 4GB."),
+        click.option("--threads", type=Checked(THREADS), default=None,
+                     help="DuckDB threads (at most the machine's cores)."),
+        click.option("--dsn", default=None, help="PostgreSQL connection string for --engine "
+                     "postgres, e.g. postgresql://user@host:5432/db."),
+        click.option("--spark-remote", default=None, metavar="sc://HOST:PORT",
+                     help="A Spark Connect server to run on (implies --engine spark)."),
+        click.option("--spark-master", default=None, metavar="URL",
+                     help="The cluster manager of a classic Spark session, e.g. "
+                     "spark://HOST:7077, yarn, local[4] (default local[2]; implies "
+                     "--engine spark)."),
+        click.option("--spark-conf", multiple=True, metavar="KEY=VALUE",
+                     help="A Spark setting of the session abcde starts, e.g. "
+                     "spark.driver.memory=4g (repeatable)."),
+    ]
+    for option in reversed(options):
+        wrapper = option(wrapper)
+    return wrapper
+
+
+def column_options(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The column names and the weights: the command receives `columns` (a `Columns`),
+    `weights` and `missing_weight`."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, item_col: str, cluster_col: str, weight_col: str,
+                **kwargs: Any) -> Any:
+        from abcde.inputs.spec import Columns
+
+        return fn(*args, columns=Columns(item_col, cluster_col, weight_col), **kwargs)
+
     options = [
         click.option("--item-col", default="item_id", show_default=True,
                      help="Item id column of every input."),
@@ -187,100 +281,70 @@ def input_options(fn: Callable[..., Any]) -> Callable[..., Any]:
                           "clusterings' weight column if any, else 1."),
         click.option("--missing-weight", type=float, default=None,
                      help="Weight of items the weights table lacks (default: refuse)."),
-        click.option("--db", default=None, help="DuckDB database file holding the input "
-                     "tables (opened read-only)."),
-        click.option("--memory-limit", default=None, help="DuckDB memory limit, e.g. 4GB."),
-        click.option("--threads", type=int, default=None, help="DuckDB threads."),
     ]
     for option in reversed(options):
-        fn = option(fn)
-    return fn
+        wrapper = option(wrapper)
+    return wrapper
 
 
-def clustering_inputs(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """The two clusterings, given either as positional BASE EXP (`abcde impact base.csv
-    exp.csv`) or as --base/--exp; the command receives `base` and `exp`."""
+def comparison_options(*, slices: str | None = None, attributes: str | None = "Table of "
+                       "item attributes; every column rides along.") -> Callable[..., Any]:
+    """The options of a command on a comparison: BASE EXP (or --base/--exp), the columns,
+    weights, attributes (with `attributes`, their help) and slicings (with `slices`), the
+    engine and --workspace. The command receives `comparison`, an `abcde.Comparison` (not
+    yet open)."""
 
-    @functools.wraps(fn)
-    def wrapper(*args: Any, clusterings: tuple[str, ...] = (), base: str | None = None,
-                exp: str | None = None, **kwargs: Any) -> Any:
-        if clusterings and (base is not None or exp is not None):
-            raise click.UsageError("give the clusterings either as BASE EXP or as "
-                                   "--base/--exp, not both")
-        if clusterings:
-            if len(clusterings) != 2:
-                raise click.UsageError(f"expected two clusterings, BASE EXP; got "
-                                       f"{len(clusterings)}: {' '.join(clusterings)}")
-            base, exp = clusterings
-        missing = [o for o, v in (("--base", base), ("--exp", exp)) if v is None]
-        if missing:
-            raise click.UsageError(f"missing {' and '.join(missing)}: give the Baseline "
-                                   "and Experiment clusterings as BASE EXP or as "
-                                   "--base B --exp E")
-        return fn(*args, base=base, exp=exp, **kwargs)
+    def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
+        @functools.wraps(fn)
+        def wrapper(*args: Any, clusterings: tuple[str, ...], base: str | None,
+                    exp: str | None, columns: Any, weights: str | None,
+                    missing_weight: float | None, engine: Any, workspace: str | None,
+                    **kwargs: Any) -> Any:
+            from abcde.comparison import Comparison
 
-    wrapper = click.option("--exp", default=None, help="Experiment clustering, same "
-                           "shape (or the second positional argument).")(wrapper)
-    wrapper = click.option("--base", default=None, help="Baseline clustering: CSV/Parquet "
-                           "file or --db table with item and cluster ids (or the first "
-                           "positional argument).")(wrapper)
-    return click.argument("clusterings", nargs=-1, metavar="[BASE EXP]")(wrapper)
+            base, exp = _clusterings(clusterings, base, exp)
+            comparison = Comparison(base, exp, weights, attributes=kwargs.pop("attributes",
+                                                                              None),
+                                    slice_by=list(kwargs.pop("slice_by", ())) or None,
+                                    columns=columns, missing_weight=missing_weight,
+                                    engine=engine, workspace=workspace)
+            return fn(*args, comparison=comparison, **kwargs)
+
+        wrapper = click.option("--workspace", default=None, help="Keep the cell tables of a "
+                               "round here and reuse them while the inputs are unchanged: "
+                               "a DuckDB file, a PostgreSQL schema or a Spark "
+                               "database.")(wrapper)
+        wrapper = engine_options(wrapper)
+        if slices is not None:
+            wrapper = click.option("--slice-by", multiple=True, help=slices)(wrapper)
+        if attributes is not None:
+            wrapper = click.option("--attributes", default=None, help=attributes)(wrapper)
+        wrapper = column_options(wrapper)
+        wrapper = click.option("--exp", default=None, help="Experiment clustering, same "
+                               "shape (or the second positional argument).")(wrapper)
+        wrapper = click.option("--base", default=None, help="Baseline clustering: "
+                               "CSV/Parquet file or --db table with item and cluster ids "
+                               "(or the first positional argument).")(wrapper)
+        return click.argument("clusterings", nargs=-1, metavar="[BASE EXP]")(wrapper)
+
+    return decorate
 
 
-def engine_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Where the SQL runs, and where a round's cells are kept: options shared by every
-    command that reads clusterings (the command receives engine_name, dsn, spark_remote,
-    spark_master, spark_conf and workspace; `command_engine` opens the engine)."""
-    options = [
-        click.option("--engine", "engine_name", type=click.Choice(ENGINE_NAMES),
-                     default=None, help="Where the SQL runs: in-process DuckDB (default), "
-                     "Spark (abcde[spark]: a local session, --spark-master or "
-                     "--spark-remote) or the PostgreSQL server of --dsn (abcde[postgres])."),
-        click.option("--dsn", default=None, help="PostgreSQL connection string for --engine "
-                     "postgres, e.g. postgresql://user@host:5432/db."),
-        click.option("--spark-remote", default=None, metavar="sc://HOST:PORT",
-                     help="A Spark Connect server to run on (implies --engine spark)."),
-        click.option("--spark-master", default=None, metavar="URL",
-                     help="The cluster manager of a classic Spark session, e.g. "
-                     "spark://HOST:7077, yarn, local[4] (default local[2]; implies "
-                     "--engine spark)."),
-        click.option("--spark-conf", multiple=True, metavar="KEY=VALUE",
-                     help="A Spark setting of the session abcde starts, e.g. "
-                     "spark.driver.memory=4g (repeatable)."),
-        click.option("--workspace", default=None, help="Keep the cell tables of a round "
-                     "here and reuse them while the inputs are unchanged: a DuckDB file, a "
-                     "PostgreSQL schema or a Spark database."),
-    ]
-    for option in reversed(options):
-        fn = option(fn)
-    return fn
+def _clusterings(given: tuple[str, ...], base: str | None, exp: str | None) -> tuple[str, str]:
+    """BASE EXP as positional arguments or as --base/--exp, not both."""
+    if given and (base is not None or exp is not None):
+        raise click.UsageError("give the clusterings either as BASE EXP or as --base/--exp, "
+                               "not both")
+    if given:
+        if len(given) != 2:
+            raise click.UsageError(f"expected two clusterings, BASE EXP; got {len(given)}: "
+                                   f"{' '.join(given)}")
+        return given[0], given[1]
+    if base is None or exp is None:
+        missing = " and ".join(o for o, v in (("--base", base), ("--exp", exp)) if v is None)
+        raise click.UsageError(f"missing {missing}: give the Baseline and Experiment "
+                               "clusterings as BASE EXP or as --base B --exp E")
+    return base, exp
 
 
 ENGINE_NAMES = ("duckdb", "spark", "postgres")
-
-
-@contextmanager
-def command_engine(engine_name: str | None, dsn: str | None, spark_remote: str | None,
-                   spark_master: str | None, spark_conf: tuple[str, ...], db: str | None,
-                   memory_limit: str | None, threads: int | None) -> Iterator[Engine | None]:
-    """The engine a command's options name, open for the block: None for DuckDB (the
-    library opens it with --db, --memory-limit and --threads), else the Spark or
-    PostgreSQL engine, closed after the block. Options of another engine, or
-    contradicting ones, exit 2 naming them."""
-    from abcde.inputs.session import EngineOptions, parse_conf
-
-    engine_name = engine_name or ("spark" if spark_remote or spark_master or spark_conf
-                                  else "postgres" if dsn else "duckdb")
-    options = EngineOptions(db=db, memory_limit=memory_limit, threads=threads,
-                            engine_name=engine_name,
-                            dsn=dsn, spark_master=spark_master, spark_remote=spark_remote,
-                            spark_conf=parse_conf(spark_conf))
-    options.check()
-    if engine_name == "duckdb":
-        yield None
-        return
-    engine = options.connect()
-    try:
-        yield engine
-    finally:
-        engine.close()

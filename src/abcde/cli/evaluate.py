@@ -7,11 +7,16 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
-from abcde.cli._common import command_engine, engine_options, handle_errors, input_options
+from abcde.cli._common import column_options, engine_options
 from abcde.text import to_json
+
+if TYPE_CHECKING:
+    from abcde.engines.config import EngineConfig
+    from abcde.inputs.spec import Columns
 
 #: abcde.evaluation.uir.DEFAULT_REL_TOL, written out: importing abcde.evaluation.uir
 #: (numpy) would slow every command's start (tests/evaluation/test_cli_evaluate.py checks
@@ -47,7 +52,7 @@ def _split_actual(spec: str) -> tuple[str | None, str]:
 @click.option("--actual", "actual", required=True, multiple=True,
               help="An actual clustering to evaluate; repeat for several runs. "
                    "NAME=PATH names the run (default: the file name).")
-@input_options
+@column_options
 @click.option("--attributes", default=None, help="Table of item attributes for slices.")
 @click.option("--slice-by", multiple=True, help="Attribute column(s) to slice by: "
               "'a,b' slices by the pair; repeat the option for separate slicings.")
@@ -70,17 +75,15 @@ def _split_actual(spec: str) -> tuple[str | None, str]:
 @click.option("--format", "fmt_", type=click.Choice(["table", "json", "html"]),
               default="table", show_default=True, help="What to print on stdout (html: "
               "the page of `abcde report`; needs abcde[report]).")
+@click.option("--workspace", default=None, help="Keep the cell tables of each run here and "
+              "reuse them while the inputs are unchanged: a DuckDB file, a PostgreSQL "
+              "schema or a Spark database.")
 @engine_options
-@handle_errors
 def evaluate_cmd(truth: str, actual: tuple[str, ...], weights: str | None,
                  attributes: str | None, slice_by: tuple[str, ...], uir_cases: str,
-                 uir_metrics: str, uir_rel_tol: float, item_col: str, cluster_col: str,
-                 weight_col: str,
-                 missing_weight: float | None, db: str | None, memory_limit: str | None,
-                 threads: int | None, top: int, out: str | None, out_format: str,
-                 fmt_: str, engine_name: str | None = None, dsn: str | None = None,
-                 spark_remote: str | None = None, spark_master: str | None = None,
-                 spark_conf: tuple[str, ...] = (), workspace: str | None = None) -> None:
+                 uir_metrics: str, uir_rel_tol: float, columns: Columns,
+                 missing_weight: float | None, top: int, out: str | None, out_format: str,
+                 fmt_: str, engine: EngineConfig, workspace: str | None = None) -> None:
     """Evaluate actual clusterings against a ground truth (pointwise metrics, classic
     metrics, Yandex ECC/BCubed) and compare the runs (deltas, UIR)."""
     from abcde.evaluation.run import evaluate
@@ -92,16 +95,12 @@ def evaluate_cmd(truth: str, actual: tuple[str, ...], weights: str | None,
         require_plotly()
     pairs = [_split_actual(a) for a in actual]
     names = [n for n, _ in pairs]
-    with command_engine(engine_name, dsn, spark_remote, spark_master, spark_conf, db,
-                        memory_limit, threads) as engine:
-        result = evaluate(truth, [p for _, p in pairs], weights, names=names,
-                          attributes=attributes, slice_by=list(slice_by),
-                          uir_cases=uir_cases, uir_metrics=uir_metrics,
-                          uir_rel_tol=uir_rel_tol, item_col=item_col,
-                          cluster_col=cluster_col, weight_col=weight_col,
-                          missing_weight=missing_weight, top=top, out=out,
-                          out_format=out_format, db=db, memory_limit=memory_limit,
-                          threads=threads, engine=engine, workspace=workspace)
+    result = evaluate(truth, [p for _, p in pairs], weights, names=names,
+                      attributes=attributes, slice_by=list(slice_by), uir_cases=uir_cases,
+                      uir_metrics=uir_metrics, uir_rel_tol=uir_rel_tol,
+                      item_col=columns.item, cluster_col=columns.cluster,
+                      weight_col=columns.weight, missing_weight=missing_weight, top=top,
+                      out=out, out_format=out_format, engine=engine, workspace=workspace)
     doc = result.to_dict()
     if fmt_ == "html":
         from abcde.report.build import report_html
@@ -127,7 +126,6 @@ def evaluate_cmd(truth: str, actual: tuple[str, ...], weights: str | None,
               help="Scores within this absolute difference also count as tied.")
 @click.option("--format", "fmt_", type=click.Choice(["table", "json"]), default="table",
               show_default=True)
-@handle_errors
 def uir_cmd(scores: str, metrics: str, rel_tol: float, tol: float, fmt_: str) -> None:
     """Unanimous Improvement Ratio between systems scored per test case (Amigó et al.
     2011). SCORES: CSV or JSONL in long format with columns system, case, metric, value."""

@@ -7,7 +7,7 @@ import sys
 
 import click
 
-from abcde.cli._common import ExistingPath, handle_errors
+from abcde.cli._common import ExistingPath
 from abcde.errors import InputError
 
 
@@ -44,7 +44,6 @@ def _default_judge() -> str:
 @click.option("--show-estimates", is_flag=True,
               help="Show ΔPrecision and the split/merge rates as verdicts arrive (off by "
               "default so the numbers do not sway the judges).")
-@handle_errors
 def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
               open_browser: bool, overlap: float | None, image_cols: tuple[str, ...],
               link_cols: tuple[str, ...], show_estimates: bool) -> None:

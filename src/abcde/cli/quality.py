@@ -3,11 +3,16 @@ App. B; Jaccard decomposition §4.3–8; docs/method.md §8)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
-from abcde.cli._common import ExistingPath, clustering_inputs, handle_errors, input_options
-from abcde.sampling import MAX_SEED
+from abcde.cli._common import Checked, ExistingPath, IntList, comparison_options
+from abcde.params import COUNT, SEED, SHARE
 from abcde.text import to_json
+
+if TYPE_CHECKING:
+    from abcde.comparison import Comparison
 
 
 @click.command("estimate")
@@ -47,7 +52,6 @@ from abcde.text import to_json
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]),
               default="table", show_default=True, help="What to print on stdout (html: the "
               "page of `abcde report`; needs abcde[report]).")
-@handle_errors
 def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | None,
                  sample_schema: str | None, engine_name: str | None, dsn: str | None,
                  judgements: tuple[str, ...], truth: str | None, item_col: str,
@@ -105,76 +109,35 @@ def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | No
 
 
 @click.command("simulate")
-@clustering_inputs
+@comparison_options(attributes=None)
 @click.option("--truth", required=True, help="Ground-truth clustering that plays the judge.")
-@input_options
 @click.option("--population", type=click.Choice(["mixture", "abcde", "jaccard"]),
               default="mixture", show_default=True, help="The sampling design, as for "
               "sample-pairs.")
-@click.option("--alpha", type=float, default=None,
+@click.option("--alpha", type=Checked(SHARE, click.FLOAT), default=None,
               help="The mixture's share of the abcde population, in (0, 1) [default: 0.5].")
-@click.option("--budgets", default="100,300,1000,3000", show_default=True,
+@click.option("--budgets", type=IntList(), default="100,300,1000,3000", show_default=True,
               help="Comma-separated budgets (unique judgeable pairs).")
-@click.option("--replications", type=int, default=20, show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--replications", type=Checked(COUNT), default=20, show_default=True)
+@click.option("--seed", type=Checked(SEED), default=0, show_default=True)
 @click.option("--unknown-share", type=float, default=0.0, show_default=True,
               help="Share of pairs the judges are expected to answer 'unknown'.")
-@click.option("--strata-allocation", default=None,
+@click.option("--strata-allocation", "stratify", default=None,
               help="Simulate stratified samples: proportional, equal or a fraction.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]),
               default="table", show_default=True, help="What to print on stdout (html: the "
               "page of `abcde report`; needs abcde[report]).")
-@handle_errors
-def simulate_cmd(base: str, exp: str, truth: str, weights: str | None, item_col: str,
-                 cluster_col: str, weight_col: str, missing_weight: float | None,
-                 db: str | None, memory_limit: str | None, threads: int | None,
-                 population: str, alpha: float | None, budgets: str, replications: int,
-                 seed: int,
-                 unknown_share: float, strata_allocation: str | None, fmt: str) -> None:
+def simulate_cmd(comparison: Comparison, truth: str, population: str, alpha: float | None,
+                 budgets: tuple[int, ...], replications: int, seed: int,
+                 unknown_share: float, stratify: str | None, fmt: str) -> None:
     """Size the judgement budget and check the estimates on your data: per quality metric
     and budget, the 95% interval half-width, the coverage of the exact value and the bias,
     from simulated rounds judged by --truth (whose exact metrics are computed in SQL)."""
-    from abcde.quality.simulation import render_table, simulate
+    from abcde.quality.simulation import render_table
 
-    entries = [b.strip() for b in budgets.split(",")]
-    if "" in entries:  # "10,,20" is a typo as much as "" is: refuse it rather than skip it
-        raise click.BadParameter(f"comma-separated integers >= 1 (unique judgeable pairs), "
-                                 f"got {budgets!r}"
-                                 + (", which has an empty entry" if budgets.strip() else ""),
-                                 param_hint="--budgets")
-    try:
-        sizes = [int(b) for b in entries]
-    except ValueError:
-        raise click.BadParameter("comma-separated integers", param_hint="--budgets") from None
-    if min(sizes) < 1:
-        raise click.BadParameter(f"comma-separated integers >= 1 (unique judgeable pairs), "
-                                 f"got {budgets!r}", param_hint="--budgets")
-    if replications < 1:
-        raise click.BadParameter("must be >= 1", param_hint="--replications")
-    if not 0 <= seed <= MAX_SEED - (replications - 1):  # replication r draws with seed + r
-        raise click.BadParameter(f"must be between 0 and {MAX_SEED - (replications - 1)} "
-                                 "(2^62 - 1, the largest seed, less the replications "
-                                 "after the first)", param_hint="--seed")
-    if not 0 <= unknown_share < 1:  # (False for NaN too)
-        raise click.BadParameter(f"must be in [0, 1): the share of pairs judged 'unknown' "
-                                 f"(1 would leave nothing to estimate from), got "
-                                 f"{unknown_share}", param_hint="--unknown-share")
-    if strata_allocation is not None:
-        from abcde.sampling.stratified import parse_allocation
-
-        try:
-            parse_allocation(strata_allocation)
-        except ValueError as err:
-            raise click.BadParameter(str(err), param_hint="--strata-allocation") from None
-    if alpha is not None and (population != "mixture" or not 0 < alpha < 1):
-        raise click.BadParameter("a number in (0, 1), with --population mixture",
-                                 param_hint="--alpha")
-    doc = simulate(base, exp, weights, truth=truth, population=population, alpha=alpha,
-                   budgets=sizes,
-                   replications=replications, seed=seed, unknown_share=unknown_share,
-                   stratify=strata_allocation, item_col=item_col, cluster_col=cluster_col,
-                   weight_col=weight_col, missing_weight=missing_weight, db=db,
-                   memory_limit=memory_limit, threads=threads)
+    doc = comparison.simulate(truth, population=population, alpha=alpha, budgets=budgets,
+                              replications=replications, seed=seed,
+                              unknown_share=unknown_share, stratify=stratify)
     if fmt == "html":
         from abcde.report.build import report_html
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import click
 
-from abcde.cli._common import ExistingPath, handle_errors
+from abcde.cli._common import ExistingPath
 
 _FILE = click.Path(dir_okay=False)
 #: A document option takes a directory too, so that abcde's own message (read_doc) says
@@ -34,7 +34,6 @@ _DOC = click.Path()
 @click.option("--title", default="abcde report", show_default=True)
 @click.option("--out", required=True, type=_FILE, help="The HTML file to write (replaced "
               "whole: written beside it, then renamed); '-' prints the page on stdout.")
-@handle_errors
 def report_cmd(impact: str | None, sample: str | None, judgements: str | None,
                truth: str | None, estimate: str | None, evaluate: str | None,
                simulate: str | None, title: str, out: str) -> None:

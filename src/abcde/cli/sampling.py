@@ -5,65 +5,34 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from abcde.cells import IMPACT_METRICS
-from abcde.cli._common import (
-    ExistingPath,
-    clustering_inputs,
-    command_engine,
-    engine_options,
-    handle_errors,
-    input_options,
-)
-from abcde.sampling import MAX_SEED, SEED_RANGE_TEXT
+from abcde.cli._common import Checked, ExistingPath, comparison_options
+from abcde.params import COUNT, SEED, SHARE
 from abcde.text import table, to_json
 
-
-def _common(fn):  # type: ignore[no-untyped-def]
-    fn = engine_options(fn)
-    fn = click.option("--attributes", default=None,
-                      help="Table of item attributes; every column rides along.")(fn)
-    fn = input_options(fn)
-    return clustering_inputs(fn)
+if TYPE_CHECKING:
+    from abcde.comparison import Comparison
 
 
 @click.command("sample-items")
-@_common
-@click.option("--size", type=int, default=1_000_000, show_default=True,
+@comparison_options()
+@click.option("--size", type=Checked(COUNT), default=1_000_000, show_default=True,
               help="Unique affected items to sample (all of them if there are fewer; "
               "sample-items then says so).")
-@click.option("--seed", type=int, default=0, show_default=True)
+@click.option("--seed", type=Checked(SEED), default=0, show_default=True)
 @click.option("--out", required=True, type=click.Path(dir_okay=False),
               help="Sample file (.parquet or .csv); its manifest goes next to it.")
 @click.option("--overwrite", is_flag=True, help="Replace an existing sample file and its "
               "manifest (refused otherwise).")
-@handle_errors
-def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str | None,
-                     item_col: str, cluster_col: str, weight_col: str,
-                     missing_weight: float | None, db: str | None, memory_limit: str | None,
-                     threads: int | None, size: int, seed: int, out: str,
-                     overwrite: bool = False, engine_name: str | None = None,
-                     dsn: str | None = None, spark_remote: str | None = None,
-                     spark_master: str | None = None, spark_conf: tuple[str, ...] = (),
-                     workspace: str | None = None) -> None:
+def sample_items_cmd(comparison: Comparison, size: int, seed: int, out: str,
+                     overwrite: bool = False) -> None:
     """Affected items drawn ∝ weight·JaccardDistance with replacement, each with its
     importance weight, impact metrics and attributes (ABCDE §4.1.1)."""
-    from abcde.sampling.items import sample_items
-
-    if size < 1:
-        raise click.BadParameter("must be >= 1", param_hint="--size")
-    if not 0 <= seed <= MAX_SEED:
-        raise click.BadParameter(f"must be {SEED_RANGE_TEXT}", param_hint="--seed")
-    with command_engine(engine_name, dsn, spark_remote, spark_master, spark_conf, db,
-                        memory_limit, threads) as engine:
-        s = sample_items(base, exp, weights, attributes=attributes, size=size, seed=seed,
-                         item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
-                         missing_weight=missing_weight, out=out, overwrite=overwrite, db=db,
-                         memory_limit=memory_limit, threads=threads, engine=engine,
-                         workspace=workspace)
+    s = comparison.sample_items(size, seed=seed, out=out, overwrite=overwrite)
     m = s.manifest
     if not m["unique_items"]:
         click.echo("no affected items (Base and Exp agree on every item): the sample is "
@@ -107,7 +76,6 @@ def sample_items_cmd(base: str, exp: str, weights: str | None, attributes: str |
               help="With --serve: the address to listen on.")
 @click.option("--open", "open_browser", is_flag=True,
               help="With --serve: open the page in your default browser.")
-@handle_errors
 def explore_cmd(sample: str, db: str | None, group_by: str, where: str | None, metric: str,
                 top: int, examples: int, fmt: str, serve: bool = False, port: int = 0,
                 host: str = "127.0.0.1", open_browser: bool = False) -> None:
@@ -214,25 +182,24 @@ def _serve_explore(sample: str, port: int, host: str, open_browser: bool,
 
 
 @click.command("sample-pairs")
-@_common
+@comparison_options(slices="Attribute column(s) whose weight and pairweight go into the "
+                    "manifest (per-slice ΔPrecision).")
 @click.option("--population", type=click.Choice(["mixture", "abcde", "jaccard"]),
               default="mixture", show_default=True,
               help="mixture: ∝ α·u_ij/Σu + (1 − α)·w_ij/Σw, every metric's importance "
               "weights bounded (docs/method.md §6.9); abcde: ∝ u_ij (α = 1); jaccard: "
               "∝ w_ij (α = 0).")
-@click.option("--alpha", type=float, default=None,
+@click.option("--alpha", type=Checked(SHARE, click.FLOAT), default=None,
               help="The mixture's share of the abcde population, in (0, 1) [default: 0.5].")
-@click.option("--budget", type=click.IntRange(1, 10**9), required=True,
+@click.option("--budget", type=Checked(COUNT), required=True,
               help="Unique non-self pairs for the judges (at most the population's).")
-@click.option("--seed", type=int, default=0, show_default=True)
-@click.option("--slice-by", multiple=True, help="Attribute column(s) whose weight and "
-              "pairweight go into the manifest (per-slice ΔPrecision).")
+@click.option("--seed", type=Checked(SEED), default=0, show_default=True)
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="Directory for questions, draws and manifest.")
 @click.option("--strata-allocation", default=None, help="Stratify split+merge vs stable "
               "pairs (abcde.sampling.stratified): proportional, equal or the fraction of the "
               "budget for split+merge, e.g. 0.8.")
-@click.option("--max-stream-draws", type=click.IntRange(1, 10**9), default=None,
+@click.option("--max-stream-draws", type=Checked(COUNT), default=None,
               help="Cost ceiling: the longest stream of draws the budget fill may draw "
               "(time and memory grow with it) [default: the larger of 10 per budget pair "
               "and 1,000,000]. A budget near the population's pairs needs ever more draws "
@@ -240,47 +207,14 @@ def _serve_explore(sample: str, port: int, host: str, open_browser: bool,
               "budget it does.")
 @click.option("--overwrite", is_flag=True, help="Replace a sample already in --out (its "
               "questions, draws and manifest; refused otherwise).")
-@handle_errors
-def sample_pairs_cmd(base: str, exp: str, weights: str | None, attributes: str | None,
-                     item_col: str, cluster_col: str, weight_col: str,
-                     missing_weight: float | None, db: str | None, memory_limit: str | None,
-                     threads: int | None, population: str, alpha: float | None,
-                     budget: int, seed: int, slice_by: tuple[str, ...], out: str,
-                     strata_allocation: str | None = None,
-                     max_stream_draws: int | None = None, overwrite: bool = False,
-                     engine_name: str | None = None, dsn: str | None = None,
-                     spark_remote: str | None = None, spark_master: str | None = None,
-                     spark_conf: tuple[str, ...] = (), workspace: str | None = None) -> None:
+def sample_pairs_cmd(comparison: Comparison, population: str, alpha: float | None,
+                     budget: int, seed: int, out: str, strata_allocation: str | None = None,
+                     max_stream_draws: int | None = None, overwrite: bool = False) -> None:
     """Pairs of items for human judgement (ABCDE §5.7–5.8, App. A; Jaccard §7)."""
-    from abcde.sampling.pairs import sample_pairs
-
-    if not 0 <= seed <= MAX_SEED:
-        raise click.BadParameter(f"must be {SEED_RANGE_TEXT}", param_hint="--seed")
-    if alpha is not None and (population != "mixture" or not 0 < alpha < 1):
-        raise click.BadParameter("a number in (0, 1), with --population mixture (abcde is "
-                                 "alpha 1, jaccard alpha 0)", param_hint="--alpha")
-    if strata_allocation is not None:
-        from abcde.sampling.stratified import parse_allocation, sample_pairs_stratified
-
-        try:
-            alloc = parse_allocation(strata_allocation)
-        except ValueError as err:
-            raise click.BadParameter(str(err), param_hint="--strata-allocation") from None
-        if budget < 2:
-            raise click.BadParameter("a stratified sample needs >= 2", param_hint="--budget")
-        sample_pairs = sample_pairs_stratified  # type: ignore[assignment]
-        extra = {"allocation": alloc, "slice_by": list(slice_by)}
-    else:
-        extra = {"slice_by": list(slice_by)}
-    with command_engine(engine_name, dsn, spark_remote, spark_master, spark_conf, db,
-                        memory_limit, threads) as engine:
-        s = sample_pairs(base, exp, weights, attributes=attributes, population=population,
-                         alpha=alpha, budget=budget, seed=seed, **extra,
-                         max_stream_draws=max_stream_draws, item_col=item_col,
-                         cluster_col=cluster_col, weight_col=weight_col,
-                         missing_weight=missing_weight, out=out, overwrite=overwrite, db=db,
-                         memory_limit=memory_limit, threads=threads, engine=engine,
-                         workspace=workspace)
+    s = comparison.sample_pairs(budget, seed=seed, population=population, alpha=alpha,
+                                strata_allocation=strata_allocation,
+                                max_stream_draws=max_stream_draws, out=out,
+                                overwrite=overwrite)
     m = s.manifest
     classes = ", ".join(f"{c} {v['pairs']:,}" for c, v in m["pairs"]["by_class"].items())
     click.echo(f"{m['pairs']['judgeable']:,} pairs to judge, {m['draws']:,} draws "

@@ -11,7 +11,6 @@ from typing import Any
 
 import click
 
-from abcde.cli._common import handle_errors
 from abcde.errors import InputError
 from abcde.inputs.spec import Columns, parse_slicings
 from abcde.outputs import output_files
@@ -196,7 +195,6 @@ def out_option(fn: Callable[..., Any]) -> Callable[..., Any]:
 @script_options
 @reuse_option
 @out_option
-@handle_errors
 def sql_impact(out: str | None, overwrite: bool, **options: Any) -> None:
     """The impact metrics (ABCDE §4) as one SQL script, runnable as is."""
     from abcde.warehouse.scripts import impact_pipeline, script_text
@@ -214,7 +212,6 @@ def sql_impact(out: str | None, overwrite: bool, **options: Any) -> None:
               help="Unique affected items to sample.")
 @click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True)
 @out_option
-@handle_errors
 def sql_sample_items(out: str | None, overwrite: bool, size: int, seed: int,
                      **options: Any) -> None:
     """The item sample of `abcde sample-items` (ABCDE §4.1.1, App. A) as one SQL script:
@@ -249,7 +246,6 @@ def sql_sample_items(out: str | None, overwrite: bool, size: int, seed: int,
               "pairs, as `abcde sample-pairs`: proportional, equal, or the fraction of the "
               "budget for split+merge, e.g. 0.8 (each stratum its own stream and check row).")
 @out_option
-@handle_errors
 def sql_sample_pairs(out: str | None, overwrite: bool, population: str,
                      alpha: float | None, budget: int, seed: int,
                      stream_draws: int | None, strata_allocation: str | None,
@@ -281,7 +277,6 @@ def _evaluate_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 @sql_group.command("evaluate")
 @_evaluate_options
 @out_option
-@handle_errors
 def sql_evaluate(out: str | None, overwrite: bool, truth: str, actual: tuple[str, ...],
                  **options: Any) -> None:
     """The evaluation of `abcde evaluate` — pointwise, classic and Yandex metrics of each
@@ -328,7 +323,6 @@ def sql_evaluate(out: str | None, overwrite: bool, truth: str, actual: tuple[str
 @click.option("--overwrite", is_flag=True, help="Write into an existing directory abcde did "
               "not write (its dbt_project.yml, models/, macros/ and integration_tests/ are "
               "replaced; an integration_tests/profiles.yml is kept).")
-@handle_errors
 def dbt_cmd(out: str, size: int, seed: int, population: str, alpha: float | None,
             budget: int, pair_seed: int, stream_draws: int | None, truth: str | None,
             actual: tuple[str, ...], dialect: tuple[str, ...], overwrite: bool = False,

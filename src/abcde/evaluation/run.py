@@ -54,6 +54,7 @@ from typing import Any
 
 from abcde.cells import add_cell_steps, add_item_steps, build_cell_rows, run_cell_steps
 from abcde.engines import Engine
+from abcde.engines.config import engine_config, opened
 from abcde.errors import InputError
 from abcde.evaluation.compare import compare_runs, evaluate_uir_summary, shared_cases
 from abcde.evaluation.results import (
@@ -69,11 +70,12 @@ from abcde.evaluation.results import (
 from abcde.evaluation.scores import UirInputError
 from abcde.evaluation.uir import ALPHA_SWEEP, DEFAULT_REL_TOL, check_alphas, f_alpha_metrics
 from abcde.inputs.checks import coverage_report
-from abcde.inputs.session import EngineOptions, Inputs, open_inputs
+from abcde.inputs.session import Inputs, open_inputs
 from abcde.inputs.sources import file_format, names_a_file
-from abcde.inputs.spec import InputSpec, check_slice_names, check_top
+from abcde.inputs.spec import InputSpec, check_slice_names
 from abcde.inputs.workspace import Workspace
 from abcde.outputs import OutputDir, input_files, output_dir, slice_file_stems
+from abcde.params import TOP, OneOf, checked
 from abcde.results import OUT_FORMATS, plain_row
 from abcde.sql.helpers import rank_value
 from abcde.sql.pipeline import Pipeline
@@ -474,6 +476,7 @@ def evaluation_pipeline(inputs: Inputs, slicings: Sequence[Sequence[str]] = (),
 # ------------------------------------------------------------------ API
 
 
+@checked(top=TOP, out_format=OneOf(OUT_FORMATS))
 def evaluate(truth: object, actual: object, weights: object | None = None, *,
              names: Sequence[str | None] | None = None, attributes: object | None = None,
              slice_by: str | Sequence[str] | Sequence[Sequence[str]] | None = None,
@@ -558,12 +561,12 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
     ratio and its application to clustering tasks. JAIR 42 (2011) 689–718.
     docs/method.md §4, §5, §9.
     """
-    options = EngineOptions(engine, db, memory_limit, threads)
+    config = engine_config(engine, db=db, memory_limit=memory_limit, threads=threads)
     runs, names = _as_runs(actual, names)
     if not runs:
         raise InputError("no actual clustering given", hint="Give --actual at least once.")
     labels = run_names(runs, names, database=db is not None
-                       or (options.engine is not None and options.engine.user_db is not None))
+                       or (isinstance(config, Engine) and config.user_db is not None))
     if out is not None:
         check_run_dirs(labels)
     spec = InputSpec.of(truth, None, weights, attributes=attributes, slice_by=slice_by,
@@ -576,7 +579,6 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
         slicings.append([cases.column])  # type: ignore[list-item]
         spec = replace(spec, slicings=tuple(tuple(sl) for sl in slicings))
     check_slice_names(slicings, {"items", "weight", "cells", "loss", *OVERALL_METRICS})
-    top = check_top(top)
     if not (math.isfinite(uir_rel_tol) and 0 <= uir_rel_tol < 1):
         raise InputError(f"the UIR relative tolerance must lie in [0, 1), got {uir_rel_tol!r}")
     if cases is not None and f_alpha_metrics(metrics) is not None:
@@ -587,8 +589,6 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
         except UirInputError as err:
             raise InputError(str(err), hint="alphas=[0.0, 0.5, 1.0]: the weights of "
                              "precision in F_α, each in [0, 1].") from err
-    if out_format not in OUT_FORMATS:
-        raise ValueError(f"out_format must be one of {OUT_FORMATS}")
     # per-case scores leave the engine only when UIR compares runs over them: every
     # truth cluster is a case, so with one run its count and F_α sweep are computed there
     fetch_cases = cases is not None and (cases.kind == "slice" or len(runs) > 1)
@@ -598,7 +598,7 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
                      inputs=input_files(spec.base, spec.weights, spec.attributes, *runs))
           if out is not None
           else contextlib.nullcontext()) as od, \
-            options.open() as eng, \
+            opened(config) as eng, \
             Workspace.opened(eng, workspace) as ws:
         results = []
         sweeps = []

@@ -7,7 +7,6 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -21,9 +20,10 @@ from abcde.cells import (
 )
 from abcde.engines import Engine
 from abcde.inputs.checks import coverage_report
-from abcde.inputs.session import EngineOptions, Inputs, opened
-from abcde.inputs.spec import InputSpec, check_slice_names, check_top
+from abcde.inputs.session import Inputs, Session
+from abcde.inputs.spec import check_slice_names
 from abcde.outputs import OutputDir, input_files, output_dir, slice_file_stems
+from abcde.params import TOP, OneOf, checked
 from abcde.results import OUT_FORMATS, plain_row, summary_repr
 from abcde.sql.helpers import rank_value
 from abcde.sql.pipeline import Pipeline
@@ -61,41 +61,31 @@ class ImpactResult:
     __repr__ = summary_repr
 
 
-def impact(base: object, exp: object, weights: object | None = None, *,
-           attributes: object | None = None,
-           slice_by: str | Sequence[str] | Sequence[Sequence[str]] | None = None,
-           item_col: str = "item_id", cluster_col: str = "cluster_id",
-           weight_col: str = "weight", missing_weight: float | None = None, top: int = 10,
+@checked(top=TOP, out_format=OneOf(OUT_FORMATS))
+def impact(base: object, exp: object, weights: object | None = None, *, top: int = 10,
            out: str | Path | None = None, out_format: str = "parquet",
-           engine: Engine | str | None = None, db: str | Path | None = None,
-           memory_limit: str | None = None, threads: int | None = None,
-           workspace: str | Path | None = None,
-           prefix: str = "abcde_impact_") -> ImpactResult:
+           prefix: str = "abcde_impact_", **inputs: Any) -> ImpactResult:
     """How Exp differs from Base: overall, per cluster, per slice (ABCDE §4).
 
     Parameters
     ----------
-    base, exp, weights, attributes
+    base, exp, weights
         CSV/Parquet paths, tables of `db`, DataFrames or mappings ({item: cluster},
-        {item: weight}, {item: {column: value}}). Weights come from `weights`, else from
-        a `weight_col` column of the clusterings, else are 1.
-    slice_by
-        Attribute columns to slice by: "a,b" slices by the pair; a list gives one
-        slicing each.
-    item_col, cluster_col, weight_col, missing_weight
-        Column names, and the weight of items the weights table lacks (default: refuse).
+        {item: weight}). Weights come from `weights`, else from a `weight_col` column of
+        the clusterings, else are 1.
     top
         How many most affected clusters to list.
     out, out_format
         With `out`, every Base/Exp cluster and slice is written to files there; the
         files of an earlier run there (`earlier_outputs`) are replaced as a whole.
-    engine, db, memory_limit, threads
-        Where the SQL runs (`abcde.inputs.session.EngineOptions`).
-    workspace
-        Where the cell tables of a round are kept between calls on the same inputs (a
-        DuckDB file, a PostgreSQL schema, a Spark database; `abcde.inputs.workspace`).
     prefix
         Work tables are named `prefix` + step, in the engine's `work_schema`.
+    **inputs
+        The inputs and the engine, as `abcde.Comparison` takes them: `attributes`,
+        `slice_by` ("a,b" slices by the pair; a list gives one slicing each), `item_col`,
+        `cluster_col`, `weight_col`, `missing_weight` (the weight of items the weights
+        table lacks; default: refuse), `engine`, `db`, `memory_limit`, `threads`,
+        `workspace` (where the cell tables of a round are kept between calls).
 
     Returns
     -------
@@ -107,12 +97,8 @@ def impact(base: object, exp: object, weights: object | None = None, *,
     van Staden, S. and Grubb, A. (2024). ABCDE: Application-Based Cluster Diff Evals.
     Google LLC, July 2024, §4. Metric definitions: docs/method.md §3.
     """
-    spec = InputSpec.of(base, exp, weights, attributes=attributes, slice_by=slice_by,
-                        item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
-                        missing_weight=missing_weight)
-    return run_impact(spec, EngineOptions(engine, db, memory_limit, threads,
-                                                     workspace=workspace), top=top,
-                      out=out, out_format=out_format, prefix=prefix)
+    return run_impact(Session.of(base, exp, weights, **inputs), top=top, out=out,
+                      out_format=out_format, prefix=prefix)
 
 
 # the metric columns beside a slicing's columns in a slice table: no slice column may
@@ -121,21 +107,18 @@ SLICE_RESERVED = frozenset({"items", "weight", "affected_items", "affected_weigh
                             "contribution", *IMPACT_METRICS})
 
 
-def run_impact(spec: InputSpec, options: EngineOptions | None = None, *, top: int = 10,
-               out: str | Path | None = None, out_format: str = "parquet",
-               prefix: str = "abcde_impact_") -> ImpactResult:
-    """`impact` on an input specification (the function behind the public one)."""
+def run_impact(session: Session, *, top: int = 10, out: str | Path | None = None,
+               out_format: str = "parquet", prefix: str = "abcde_impact_") -> ImpactResult:
+    """`impact` of a session's inputs (the function behind the public one and
+    `abcde.Comparison.impact`)."""
+    spec = session.spec
     check_slice_names(spec.slicings, SLICE_RESERVED)
-    top = check_top(top)
-    if out_format not in OUT_FORMATS:
-        raise ValueError(f"out_format must be one of {OUT_FORMATS}")
     # the output directory's temporary place is made before the work, not after it; the
     # files go there and replace the old ones only once all are written
     with (output_dir(out, replaces=earlier_outputs(out),
                      inputs=input_files(spec.base, spec.exp, spec.weights, spec.attributes))
           if out is not None
-          else contextlib.nullcontext()) as od, \
-            opened(spec, options) as (engine, inputs):
+          else contextlib.nullcontext()) as od, session.using() as (engine, inputs):
         return _run(engine, inputs, [list(s) for s in spec.slicings], top, od, out_format,
                     prefix=prefix)
 

@@ -1,5 +1,5 @@
-"""An engine and the registered, type-checked inputs of one comparison: the one helper
-every pipeline opens its work with (`opened`), and what it yields (`Inputs`).
+"""An engine and the registered, type-checked inputs of one comparison: the `Session`
+every pipeline opens its work with, and what it yields (`Inputs`).
 
 Row-level checks (duplicates, NULLs, weights, coverage) run later, in SQL, on the
 join: `abcde.inputs.checks`.
@@ -7,12 +7,13 @@ join: `abcde.inputs.checks`.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
-from pathlib import Path
 
 from abcde.engines import Engine
+from abcde.engines.config import EngineConfig, EngineLike, engine_config, opened
 from abcde.errors import InputError
 from abcde.inputs.sources import (
     Source,
@@ -24,133 +25,6 @@ from abcde.inputs.sources import (
 )
 from abcde.inputs.spec import DEFAULT_WEIGHT_COL, Columns, InputSpec, check_options
 from abcde.inputs.workspace import Workspace
-
-
-@dataclass(frozen=True)
-class EngineOptions:
-    """Where the SQL runs: the caller's engine (left open), else the engine `name`
-    opened for the block — `engine_name`: an in-process DuckDB on `db` (a database of input tables,
-    opened read-only) with `memory_limit` and `threads`; PostgreSQL at `dsn`; Spark, as
-    a Spark Connect client of `spark_remote`, or a classic session on `spark_master`
-    (default local[2]), with the settings `spark_conf`. `workspace`: where the cell
-    tables of a round are kept between commands (`abcde.inputs.workspace`). From
-    Python, `engine` may also be a name: the engine of that name, opened for the block."""
-
-    engine: Engine | str | None = None
-    db: str | Path | None = None
-    memory_limit: str | None = None
-    threads: int | None = None
-    engine_name: str = "duckdb"
-    dsn: str | None = None
-    spark_master: str | None = None
-    spark_remote: str | None = None
-    spark_conf: tuple[tuple[str, str], ...] = ()
-    workspace: str | Path | None = None
-
-    def __post_init__(self) -> None:
-        """`engine` of the Python API given as a name ('duckdb', 'postgres', 'spark') is
-        the engine of that name opened for the block; anything else that is not an
-        engine is refused with what to pass (a SparkSession or a DuckDB connection is
-        not an engine of abcde's: it would fail later with an AttributeError)."""
-        engine = self.engine
-        if isinstance(engine, str):
-            object.__setattr__(self, "engine_name", engine)
-            object.__setattr__(self, "engine", None)
-        elif engine is not None and not isinstance(engine, Engine):
-            kind = f"{type(engine).__module__}.{type(engine).__qualname__}"
-            raise InputError(
-                f"engine= takes an engine of abcde.connect(...) or its name, not a {kind}",
-                hint="abcde.connect('spark', spark=session) wraps a SparkSession; "
-                     "abcde.connect('postgres', dsn=...) a PostgreSQL database; "
-                     "engine='duckdb' (the default), 'postgres' or 'spark' opens one by name.")
-
-    def check(self) -> None:
-        """Refuse options of another engine, and contradicting ones (exit 2, naming
-        the options)."""
-        from abcde.engines import ENGINES, unknown_engine
-
-        engine_name = self.engine_name
-        if self.engine is not None or engine_name == "duckdb":
-            others = [o for o, v in (("--dsn", self.dsn), ("--spark-master", self.spark_master),
-                                     ("--spark-remote", self.spark_remote),
-                                     ("--spark-conf", self.spark_conf)) if v]
-            if others and self.engine is None:
-                raise InputError("; ".join(
-                    f"{o} needs --engine {'postgres' if o == '--dsn' else 'spark'}"
-                    for o in others))
-            return
-        if engine_name not in ENGINES:
-            raise unknown_engine(engine_name)
-        duck = [o for o, v in (("--db", self.db), ("--memory-limit", self.memory_limit),
-                               ("--threads", self.threads)) if v]
-        if duck:
-            raise InputError(f"{', '.join(duck)} are DuckDB options; with --engine "
-                             f"{engine_name} name tables of its catalog directly")
-        if engine_name == "postgres":
-            spark = [o for o, v in (("--spark-master", self.spark_master),
-                                    ("--spark-remote", self.spark_remote),
-                                    ("--spark-conf", self.spark_conf)) if v]
-            if spark:
-                raise InputError(f"{', '.join(spark)} are for --engine spark")
-        if engine_name == "spark":
-            if self.dsn:
-                raise InputError("--dsn is for --engine postgres")
-            if self.spark_master and self.spark_remote:
-                raise InputError("--spark-master and --spark-remote exclude each other",
-                                 hint="--spark-remote sc://HOST:PORT connects to a Spark "
-                                      "Connect server; --spark-master URL starts a session "
-                                      "on a cluster manager (spark://HOST:7077, yarn, "
-                                      "local[4]).")
-            if self.spark_remote and not self.spark_remote.startswith("sc://"):
-                raise InputError(f"--spark-remote {self.spark_remote!r} is not a Spark "
-                                 "Connect URL", hint="Write sc://HOST:PORT (the server's "
-                                                     "port is 15002 by default).")
-
-    def connect(self) -> Engine:
-        """A new engine of these options (closed by the caller)."""
-        from abcde.engines import connect
-
-        self.check()
-        engine_name = self.engine_name
-        if engine_name == "postgres":
-            return connect("postgres", dsn=self.dsn)
-        if engine_name == "spark":
-            return connect("spark", master=self.spark_master, remote=self.spark_remote,
-                           conf=self.spark_conf)
-        return connect("duckdb", db=self.db, memory_limit=self.memory_limit,
-                       threads=self.threads)
-
-    @contextmanager
-    def open(self) -> Iterator[Engine]:
-        """The caller's engine, left open; else the engine of these options, opened for
-        the block and closed after it."""
-        if self.engine is not None:
-            # a closed engine's connection is gone: its own error ("Connection already
-            # closed!") came from deep in the run
-            if self.engine.closed:
-                raise InputError(
-                    "the engine given as engine= is closed (engine.close(), or the end "
-                    "of its with block)", hint="Open another with abcde.connect(...).")
-            yield self.engine
-            return
-        engine = self.connect()
-        try:
-            yield engine
-        finally:
-            engine.close()
-
-
-def parse_conf(pairs: Iterable[str]) -> tuple[tuple[str, str], ...]:
-    """`--spark-conf k=v` values as (key, value) pairs; exit 2 for one without `=`."""
-    out = []
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        if not sep or not key.strip():
-            raise InputError(f"--spark-conf {pair!r} is not KEY=VALUE",
-                             hint="e.g. --spark-conf spark.driver.memory=4g (repeat the "
-                                  "option for several settings).")
-        out.append((key.strip(), value.strip()))
-    return tuple(out)
 
 
 @dataclass(frozen=True)
@@ -274,14 +148,68 @@ def open_inputs(engine: Engine, spec: InputSpec) -> Inputs:
                   attrs)
 
 
-@contextmanager
-def opened(spec: InputSpec, options: EngineOptions | None = None,
-           ) -> Iterator[tuple[Engine, Inputs]]:
-    """The engine of `options` (the caller's, left open; else one opened for the block
-    and closed after it) and `spec`'s inputs registered on it, with the workspace of
-    `options` (attached for the block)."""
-    options = options or EngineOptions()
-    with options.open() as engine, Workspace.opened(engine, options.workspace) as ws:
-        inputs = open_inputs(engine, spec)
-        inputs.workspace = ws
-        yield engine, inputs
+class Session:
+    """One comparison's inputs and where they are read: the engine is opened, the inputs
+    registered and checked, and the workspace attached once, however many pipelines run
+    while it is open (`abcde.Comparison` keeps it open; each flat function opens it for
+    its call). The workspace is the round's cache: without a location, the memory of
+    the session (`abcde.inputs.workspace.Workspace`)."""
+
+    def __init__(self, spec: InputSpec, engine: Engine | EngineConfig,
+                 workspace: str | os.PathLike[str] | None = None) -> None:
+        self.spec, self.engine_config, self.location = spec, engine, workspace
+        self._stack: ExitStack | None = None
+        self._opened: tuple[Engine, Inputs] | None = None
+
+    @classmethod
+    def of(cls, base: object, exp: object, weights: object | None = None, *,
+           attributes: object | None = None,
+           slice_by: str | Sequence[str] | Sequence[Sequence[str]] | None = None,
+           item_col: str = "item_id", cluster_col: str = "cluster_id",
+           weight_col: str = DEFAULT_WEIGHT_COL, missing_weight: float | None = None,
+           engine: EngineLike = None, db: str | os.PathLike[str] | None = None,
+           memory_limit: str | None = None, threads: int | None = None,
+           workspace: str | os.PathLike[str] | None = None,
+           roles: tuple[str, str] = ("base", "exp")) -> Session:
+        """A session from the Python API's keywords (every flat function takes them)."""
+        spec = InputSpec.of(base, exp, weights, attributes=attributes, slice_by=slice_by,
+                            item_col=item_col, cluster_col=cluster_col,
+                            weight_col=weight_col, missing_weight=missing_weight,
+                            roles=roles)
+        return cls(spec, engine_config(engine, db=db, memory_limit=memory_limit,
+                                       threads=threads), workspace)
+
+    @property
+    def is_open(self) -> bool:
+        return self._opened is not None
+
+    def open(self) -> tuple[Engine, Inputs]:
+        """The engine and the checked inputs, opened on the first call."""
+        if self._opened is None:
+            stack = ExitStack()
+            try:
+                engine = stack.enter_context(opened(self.engine_config))
+                ws = stack.enter_context(Workspace.opened(engine, self.location))
+                inputs = open_inputs(engine, self.spec)
+                inputs.workspace = ws
+            except BaseException:
+                stack.close()
+                raise
+            self._stack, self._opened = stack, (engine, inputs)
+        return self._opened
+
+    def close(self) -> None:
+        if self._stack is not None:
+            stack, self._stack, self._opened = self._stack, None, None
+            stack.close()
+
+    @contextmanager
+    def using(self) -> Iterator[tuple[Engine, Inputs]]:
+        """The open engine and inputs for a block: left open if the session was open
+        before it, else closed after it."""
+        was_open = self.is_open
+        try:
+            yield self.open()
+        finally:
+            if not was_open:
+                self.close()

@@ -7,7 +7,6 @@ need no data. Nothing here reads an input: `abcde.inputs.session` opens them.
 from __future__ import annotations
 
 import numbers
-import operator
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
@@ -147,18 +146,6 @@ def check_missing_weight(missing_weight: float | None) -> None:
         # (False for NaN too)
         raise InputError(f"--missing-weight must be a number in {WEIGHT_RANGE_TEXT}, not "
                          f"{missing_weight!r}", hint=WEIGHT_SCALE_HINT)
-
-
-def check_top(top: object) -> int:
-    """How many clusters a top list holds: an integer >= 0 (numpy's too), not 2.5 (a
-    LIMIT 2.5, or a TypeError slicing the list) nor True."""
-    try:
-        value = operator.index(top)  # type: ignore[arg-type]
-    except TypeError:
-        value = -1
-    if isinstance(top, bool) or value < 0:
-        raise ValueError(f"top must be an integer >= 0, got {top!r}")
-    return value
 
 
 def check_options(cols: Columns, weights: object | None, missing_weight: float | None) -> None:

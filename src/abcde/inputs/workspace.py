@@ -36,6 +36,7 @@ SQL), computed with `input_fingerprint` and `Pipeline.digest`.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import logging
@@ -119,24 +120,32 @@ def input_fingerprint(engine: Engine, sources: list[Source | None]) -> str:
 
 @dataclass
 class Workspace:
-    """The tables of one workspace on an engine (see the module's docstring)."""
+    """The tables of one workspace on an engine (see the module's docstring). Without a
+    `location` it is the memory of one `abcde.Comparison`: its tables live in the
+    engine's work schema while the comparison is open, found by the SQL that made them
+    (the inputs cannot change under an open comparison), and are dropped at its end."""
 
     engine: Engine
-    location: str
-    schema: str
+    location: str | None
+    schema: str | None
     writer: str = field(default_factory=lambda: secrets.token_hex(3))
     _tables: set[str] | None = None
     _fingerprints: dict[str, str] = field(default_factory=dict)
+    _marks: dict[str, dict[str, Any]] = field(default_factory=dict)
+
+    @property
+    def persistent(self) -> bool:
+        return self.location is not None
 
     @classmethod
     @contextmanager
     def opened(cls, engine: Engine, location: str | os.PathLike[str] | None,
-               ) -> Iterator[Workspace | None]:
-        """The workspace at `location` on `engine` for the block (None without one, or
-        when a DuckDB file stays held by another process: then the command runs without
-        it, with a warning)."""
+               ) -> Iterator[Workspace]:
+        """The workspace at `location` on `engine` for the block; without a location, or
+        when a DuckDB file stays held by another process (with a warning), the memory of
+        the block."""
         if location is None:
-            yield None
+            yield from cls._memory(engine)
             return
         if not engine.keeps_workspace:
             raise InputError("this engine keeps no workspace (--workspace)")
@@ -144,12 +153,25 @@ class Workspace:
             schema = engine.attach_workspace(str(location))
         except WorkspaceBusy as err:
             log.warning("%s; running without the workspace", err)
-            yield None
+            yield from cls._memory(engine)
             return
         try:
             yield cls(engine, str(location), schema)
         finally:
             engine.detach_workspace()
+
+    @classmethod
+    def _memory(cls, engine: Engine) -> Iterator[Workspace]:
+        ws = cls(engine, None, engine.work_schema)
+        try:
+            yield ws
+        finally:
+            if not engine.closed:
+                for table in ws._marks:
+                    with contextlib.suppress(Exception):
+                        engine.execute(to_sql(exp.Drop(
+                            tables=[exp.to_table(table, dialect=CANONICAL_DIALECT)],
+                            kind="TABLE", exists=True), engine.dialect))
 
     def fingerprint(self, sources: list[Source | None]) -> str:
         """`input_fingerprint`, computed once per set of sources."""
@@ -166,6 +188,9 @@ class Workspace:
 
     def key(self, sources: list[Source | None], pipeline: Pipeline, step: str) -> str:
         """The key of step `step` of `pipeline` on the inputs `sources`."""
+        if not self.persistent:  # these very sources, registered once for the session
+            held = ",".join(str(id(s)) for s in sources)
+            return hashlib.sha256(f"{held}:{pipeline.digest(step)}".encode()).hexdigest()[:16]
         stable = {s.relation: f"<{s.role}>" for s in sources if s is not None}
         text = f"{self.fingerprint(sources)}:{pipeline.digest(step, stable)}"
         return hashlib.sha256(text.encode()).hexdigest()[:16]
@@ -176,11 +201,14 @@ class Workspace:
         return self._tables
 
     def relation(self, table: str) -> str:
-        return table_ref(f"{self.schema}.{table}")
+        return table_ref(f"{self.schema}.{table}") if self.schema else ident(table)
 
     def find(self, key: str, step: str) -> tuple[str, dict[str, Any]] | None:
         """The relation of a finished table of `step` under `key` and what its marker
         holds, or None."""
+        if not self.persistent:
+            table = self.target(key, step)
+            return (table, self._marks[table]) if table in self._marks else None
         head, tail = f"abcde_{key}_", f"_{step}_ok"
         marks = sorted(t for t in self.tables() if t.startswith(head) and t.endswith(tail)
                        and t[:-3] in self.tables())
@@ -197,6 +225,9 @@ class Workspace:
 
     def mark(self, key: str, step: str, info: dict[str, Any] | None = None) -> None:
         """Mark the table of `step` under `key` written by this writer as finished."""
+        if not self.persistent:
+            self._marks[self.target(key, step)] = dict(info or {})
+            return
         name = f"abcde_{key}_{self.writer}_{step}_ok"
         text = json.dumps(info or {}, sort_keys=True, default=str)
         create = exp.Create(this=exp.to_table(self.relation(name), dialect=CANONICAL_DIALECT),

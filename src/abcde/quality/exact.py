@@ -16,12 +16,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from abcde.engines import Engine
-from abcde.inputs.session import EngineOptions, Inputs, opened
-from abcde.inputs.spec import InputSpec
+from abcde.inputs.session import Inputs, Session
 from abcde.results import plain_row
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.templates import render
@@ -144,11 +142,7 @@ def read_exact(engine: Engine, pipeline: Pipeline, checked: Mapping[str, Any]) -
 
 
 def exact_quality(base: object, exp: object, weights: object | None = None, *,
-                  truth: object, item_col: str = "item_id", cluster_col: str = "cluster_id",
-                  weight_col: str = "weight", missing_weight: float | None = None,
-                  engine: Engine | str | None = None, db: str | Path | None = None,
-                  memory_limit: str | None = None,
-                  threads: int | None = None) -> ExactQuality:
+                  truth: object, **inputs: Any) -> ExactQuality:
     """Exact quality metrics of Exp vs Base with `truth` as the judge (docs/method.md §8.12).
 
     Parameters
@@ -159,8 +153,8 @@ def exact_quality(base: object, exp: object, weights: object | None = None, *,
         The ground-truth clustering: a CSV/Parquet path or table with `item_col` and
         `cluster_col`, a DataFrame, or a mapping {item: cluster}. It is read as an
         attributes table, so an item repeated in it is refused.
-    item_col, cluster_col, weight_col, missing_weight, engine, db, memory_limit, threads
-        As for `abcde.impact`.
+    **inputs
+        The column names and the engine, as for `abcde.impact`.
 
     Returns
     -------
@@ -174,12 +168,10 @@ def exact_quality(base: object, exp: object, weights: object | None = None, *,
     §5.3–5.5 (eq. 29, 35, 41–49). van Staden, S. (2024). Decomposing the Jaccard
     Distance and the Jaccard Index in ABCDE, §4–6 (eq. 5–12, 41–42, 56–59).
     """
-    column = truth_column(truth, cluster_col)
-    spec = InputSpec.of(base, exp, weights, attributes=truth, slice_by=[column],
-                        item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
-                        missing_weight=missing_weight)
-    with opened(spec, EngineOptions(engine, db, memory_limit, threads)) as (eng, inputs):
-        return exact_from_inputs(eng, inputs, column)
+    column = truth_column(truth, inputs.get("cluster_col", "cluster_id"))
+    with Session.of(base, exp, weights, attributes=truth, slice_by=[column],
+                    **inputs).using() as (eng, opened):
+        return exact_from_inputs(eng, opened, column)
 
 
 def exact_from_inputs(engine: Engine, inputs: Inputs, column: str,

@@ -26,24 +26,23 @@ from __future__ import annotations
 
 import math
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from abcde import progress
-from abcde.engines import Engine
-from abcde.inputs.session import EngineOptions, open_inputs
-from abcde.inputs.spec import InputSpec
+from abcde.errors import InputError
+from abcde.inputs.session import Session
+from abcde.params import CONFIDENCE, COUNT, MAX_SEED, SEED, IntList, Real, checked
 from abcde.quality.estimate import Sample, estimate_with_verdicts
 from abcde.quality.exact import ExactQuality, exact_quality
 from abcde.quality.intervals import DEFAULT_SE, z_value
 from abcde.quality.judgements import SamplePairs, judge_pairs, read_truth, truth_judge
 from abcde.quality.metrics import METRIC_KEYS
 from abcde.results import plain_row
-from abcde.sampling.clocks import check_count, check_seed
 from abcde.sampling.pairs import (
     Ceiling,
+    Design,
     _sorted,
     design_for,
     fetch_totals,
@@ -169,10 +168,7 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
              budgets: Sequence[int] = DEFAULT_BUDGETS,
              replications: int = 20, seed: int = 0, unknown_share: float = 0.0,
              stratify: str | float | None = None, confidence: float = 0.95,
-             item_col: str = "item_id", cluster_col: str = "cluster_id",
-             weight_col: str = "weight", missing_weight: float | None = None,
-             engine: Engine | str | None = None, db: str | Path | None = None,
-             memory_limit: str | None = None, threads: int | None = None) -> dict[str, Any]:
+             **inputs: Any) -> dict[str, Any]:
     """Bias, coverage and interval half-width of every quality metric per budget.
 
     Parameters
@@ -197,8 +193,8 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
         A stratified allocation (proportional, equal or a fraction), or None.
     confidence : float
         The intervals' level.
-    item_col, cluster_col, weight_col, missing_weight, engine, db, memory_limit, threads
-        Input and engine options, as for ``abcde.sample_pairs``.
+    **inputs
+        The inputs and the engine, as for ``abcde.impact``.
 
     Returns
     -------
@@ -214,12 +210,6 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
         ``half_width`` the mean (ci_high − ci_low)/2;
         ``rows`` is one flat record per (budget, metric), handy for a DataFrame.
 
-    Raises
-    ------
-    ValueError
-        On budgets or replications that are not integers >= 1, or an unknown share
-        outside [0, 1).
-
     References
     ----------
     docs/method.md §7.4–7.5, §8, §8.12–8.13. ABCDE §5.8, App. A (S. van Staden, A. Grubb.
@@ -227,30 +217,40 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
     decomposition §7–8 (S. van Staden. Decomposing the Jaccard Distance and the Jaccard
     Index in ABCDE. Google Switzerland, 2024).
     """
-    # integers, each checked: int(2.5) made a budget of 2 silently; one budget alone is
-    # a budget, not an error about iterating an int
-    if not isinstance(budgets, Iterable) or isinstance(budgets, str):
-        budgets = [budgets]  # type: ignore[list-item]
-    budgets = sorted({check_count("budget", b) for b in budgets})
-    if not budgets:
-        raise ValueError("budgets is empty: give at least one budget")
-    replications = check_count("replications", replications)
-    if not 0 <= unknown_share < 1:
-        raise ValueError("unknown_share must be in [0, 1)")
-    design = design_for(population, alpha)
-    seed = check_seed(seed)
+    return run_simulate(Session.of(base, exp, weights, **inputs), truth,
+                        design=design_for(population, alpha), budgets=budgets,
+                        replications=replications, seed=seed, unknown_share=unknown_share,
+                        stratify=stratify, confidence=confidence)
+
+
+@checked(budgets=IntList(COUNT), replications=COUNT, seed=SEED,
+         unknown_share=Real(0.0, 1.0, open="hi"), confidence=CONFIDENCE)
+def run_simulate(session: Session, truth: object, *, design: Design | None = None,
+                 budgets: Sequence[int] = DEFAULT_BUDGETS, replications: int = 20,
+                 seed: int = 0, unknown_share: float = 0.0,
+                 stratify: str | float | None = None,
+                 confidence: float = 0.95) -> dict[str, Any]:
+    """`simulate` of a session's inputs (and `abcde.Comparison.simulate`)."""
+    design = design or design_for()
+    if seed + replications - 1 > MAX_SEED:  # replication r draws with seed + r
+        raise InputError(f"{{option}} + replications - 1 must be at most {MAX_SEED:,}, the "
+                         "largest seed", option="seed")
+    allocation = None
+    if stratify is not None:
+        from abcde.sampling.stratified import ALLOCATION
+
+        allocation = ALLOCATION.check("stratify", stratify)
     z = z_value(confidence)
-    truth_map = read_truth(truth, item_col, cluster_col)
+    spec = session.spec
+    truth_map = read_truth(truth, spec.columns.item, spec.columns.cluster)
     base_judge = truth_judge(truth_map)
     results: dict[int, list[dict[str, Any]]] = {b: [] for b in budgets}
-    spec = InputSpec.of(base, exp, weights, item_col=item_col, cluster_col=cluster_col,
-                        weight_col=weight_col, missing_weight=missing_weight)
-    with EngineOptions(engine, db, memory_limit, threads).open() as eng:
-        exact = exact_quality(base, exp, weights, truth=truth, item_col=item_col,
-                              cluster_col=cluster_col, weight_col=weight_col,
-                              missing_weight=missing_weight, engine=eng)
+    with session.using() as (eng, inputs):
+        exact = exact_quality(spec.base, spec.exp, spec.weights, truth=truth,
+                              item_col=spec.columns.item, cluster_col=spec.columns.cluster,
+                              weight_col=spec.columns.weight,
+                              missing_weight=spec.missing_weight, engine=eng)
         if stratify is None:
-            inputs = open_inputs(eng, spec)
             pipeline, _ = prepare(eng, inputs, design, prefix="abcde_sim_")
             totals = fetch_totals(eng, pipeline)
             self_parts = plain_row(pipeline.fetch(eng, "pair_self")[0])
@@ -269,13 +269,9 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
                 if stratify is None:
                     s = Sample(cut_stream(stream, b), manifest, "simulation")
                 else:
-                    from abcde.sampling.stratified import sample_pairs_stratified
+                    from abcde.sampling.stratified import run_stratified
 
-                    ps = sample_pairs_stratified(
-                        base, exp, weights, population=population, alpha=alpha, budget=b,
-                        allocation=stratify, seed=seed + r, item_col=item_col,
-                        cluster_col=cluster_col, weight_col=weight_col,
-                        missing_weight=missing_weight, engine=eng)
+                    ps = run_stratified(session, b, allocation, seed=seed + r, design=design)
                     if not ps.manifest["pairs"]["judgeable"]:
                         # its empty draws were refused as an edited sample
                         from abcde.sampling.pairs import nothing_to_judge

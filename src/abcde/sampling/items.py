@@ -30,15 +30,13 @@ from abcde.cells import (
 )
 from abcde.engines import Engine
 from abcde.errors import InputError
-from abcde.inputs.session import EngineOptions, Inputs, opened
-from abcde.inputs.spec import InputSpec
+from abcde.inputs.session import Inputs, Session
 from abcde.outputs import input_files
+from abcde.params import COUNT, SEED, checked
 from abcde.results import plain_row, summary_repr
 from abcde.sampling.clocks import (
     add_clock_step,
     add_draw_count_steps,
-    check_count,
-    check_seed,
     count_value,
 )
 from abcde.sampling.files import digest, file_output
@@ -83,29 +81,18 @@ def _sample_digest(engine: Engine, pipeline: Pipeline) -> dict[str, dict[str, in
     return {"sample": {k: int(v or 0) for k, v in row.items()}}
 
 
+@checked(size=COUNT, seed=SEED)
 def sample_items(base: object, exp: object, weights: object | None = None, *,
-                 attributes: object | None = None, size: int = 1_000_000, seed: int = 0,
-                 item_col: str = "item_id", cluster_col: str = "cluster_id",
-                 weight_col: str = "weight", missing_weight: float | None = None,
-                 out: str | Path | None = None, overwrite: bool = False,
-                 fetch: bool | None = None, engine: Engine | str | None = None,
-                 db: str | Path | None = None, memory_limit: str | None = None,
-                 threads: int | None = None, workspace: str | Path | None = None) -> ItemSample:
+                 size: int = 1_000_000, seed: int = 0, out: str | Path | None = None,
+                 overwrite: bool = False, fetch: bool | None = None,
+                 **inputs: Any) -> ItemSample:
     """`size` unique affected items drawn with replacement ∝ weight·JaccardDistance,
     each with its importance weight (ABCDE §4.1.1, eq. 10, 25; App. A).
 
     Parameters
     ----------
-    base, exp, weights, attributes
-        CSV/Parquet paths, tables of `db`, DataFrames or mappings, as for `abcde.impact`;
-        every attribute column rides along into the sample files.
-    item_col, cluster_col, weight_col, missing_weight
-        Column names, and the weight of items the weights table lacks.
-    engine, db, memory_limit, threads
-        Where the SQL runs (`abcde.inputs.session.EngineOptions`).
-    workspace
-        Where the cell tables of a round are kept between calls on the same inputs (a
-        DuckDB file, a PostgreSQL schema, a Spark database; `abcde.inputs.workspace`).
+    base, exp, weights
+        As for `abcde.impact`; every attribute column rides along into the sample files.
     size, seed
         Unique affected items to draw; the seed of the md5 uniforms (docs/method.md §7).
     out, overwrite
@@ -116,6 +103,8 @@ def sample_items(base: object, exp: object, weights: object | None = None, *,
         complete.
     fetch
         Return the rows (default: only when there is no `out`).
+    **inputs
+        The inputs and the engine, as `abcde.impact` takes them.
 
     Returns
     -------
@@ -129,18 +118,23 @@ def sample_items(base: object, exp: object, weights: object | None = None, *,
     van Staden, S. and Grubb, A. (2024). ABCDE: Application-Based Cluster Diff Evals.
     Google LLC, §4.1.1 and App. A. Sampling scheme: docs/method.md §7.1–7.3.
     """
-    size = check_count("size", size)
-    seed = check_seed(seed)
+    return run_sample_items(Session.of(base, exp, weights, **inputs), size, seed=seed,
+                            out=out, overwrite=overwrite, fetch=fetch)
+
+
+def run_sample_items(session: Session, size: int = 1_000_000, *, seed: int = 0,
+                     out: str | Path | None = None, overwrite: bool = False,
+                     fetch: bool | None = None) -> ItemSample:
+    """`sample_items` of a session's inputs (and `abcde.Comparison.sample_items`)."""
     out_path = Path(out) if out else None
     if out_path is not None and out_path.suffix.lower() not in (".parquet", ".csv"):
-        raise InputError(f"--out {out_path}: name the sample file .parquet or .csv")
-    spec = InputSpec.of(base, exp, weights, attributes=attributes, item_col=item_col,
-                        cluster_col=cluster_col, weight_col=weight_col,
-                        missing_weight=missing_weight)
+        raise InputError(f"--out {out_path}: name the sample file .parquet or .csv",
+                         option="out")
+    spec = session.spec
     targets = [out_path, manifest_path(out_path)] if out_path is not None else None
-    with file_output(targets, overwrite, input_files(base, exp, weights, attributes)) as temps, \
-            opened(spec, EngineOptions(engine, db, memory_limit, threads,
-                                       workspace=workspace)) as (eng, inputs):
+    with file_output(targets, overwrite, input_files(spec.base, spec.exp, spec.weights,
+                                                     spec.attributes)) as temps, \
+            session.using() as (eng, inputs):
         return _sample_items(eng, inputs, size, seed, out_path,
                              out_path is None if fetch is None else fetch, temps)
 

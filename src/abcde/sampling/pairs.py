@@ -49,11 +49,12 @@ from abcde.cells import (
 from abcde.engines import Engine
 from abcde.engines.files import write_rows
 from abcde.errors import InputError
-from abcde.inputs.session import EngineOptions, Inputs, opened
+from abcde.inputs.session import Inputs, Session
 from abcde.inputs.spec import InputSpec, check_slice_names
 from abcde.outputs import OutputDir, input_files
+from abcde.params import COUNT, MAX_DRAWS, SEED, SHARE, Maybe, OneOf, checked
 from abcde.results import plain_row, summary_repr
-from abcde.sampling.clocks import check_count, check_seed, digits_for
+from abcde.sampling.clocks import digits_for
 from abcde.sampling.files import digest, sample_output
 from abcde.sampling.manifest import fingerprint, lineage, sample_digest, sample_id
 from abcde.sql.pipeline import Pipeline
@@ -90,7 +91,6 @@ CLASS_KEYS = ("split", "merge", "stable_plus", "stable_minus", "stable_zero")
 # `abcde estimate` then cannot match to the draws, so none may be (check_slice_names)
 SLICE_TOTALS = ("weight", "split", "merge", "stable_plus", "stable_minus",
                 "self_delta_precision", "pairweight")
-MAX_DRAWS = 10**9
 # A budget fill stops (an error) when a stream of at least this many draws found no new
 # judgeable pair since the previous stream (at most half as long): the pairs still
 # missing then have probabilities of order 1/STALL_DRAWS or less (weights many orders of
@@ -127,7 +127,7 @@ class Ceiling:
     def of(cls, max_stream_draws: int | None = None) -> Ceiling:
         if max_stream_draws is None:
             return cls(DRAWS_PER_PAIR, CHEAP_DRAWS)
-        return cls(0, check_count("max_stream_draws", max_stream_draws, maximum=MAX_DRAWS))
+        return cls(0, max_stream_draws)
 
     def draws(self, budget: int) -> int:
         return min(MAX_DRAWS, max(self.per_pair * budget, self.floor))
@@ -168,18 +168,14 @@ class Design:
 def design_for(population: str = "mixture", alpha: float | None = None) -> Design:
     """`mixture` with α (default DEFAULT_ALPHA, in (0, 1)); `abcde` is α = 1 and `jaccard`
     α = 0, which take no α."""
-    if population not in POPULATIONS:
-        raise ValueError(f"population must be one of {POPULATIONS}, got {population!r}")
+    population = OneOf(POPULATIONS).check("population", population)
     if population != "mixture":
         if alpha is not None:
-            raise ValueError(f"alpha applies to the mixture population only (the {population} "
-                             f"population is alpha = {1 if population == 'abcde' else 0})")
+            raise InputError(f"{{option}} applies to the mixture population only (the "
+                             f"{population} population is alpha = "
+                             f"{1 if population == 'abcde' else 0})", option="alpha")
         return Design(population, 1.0 if population == "abcde" else 0.0)
-    a = DEFAULT_ALPHA if alpha is None else float(alpha)
-    if not 0 < a < 1:
-        raise ValueError(f"alpha must be in (0, 1), got {alpha!r} (--population abcde is "
-                         "alpha = 1, --population jaccard alpha = 0)")
-    return Design("mixture", a)
+    return Design("mixture", DEFAULT_ALPHA if alpha is None else SHARE.check("alpha", alpha))
 
 
 def importance(u_over_w: Any, alpha: float, kappa: float) -> tuple[Any, Any]:
@@ -238,32 +234,20 @@ def check_pair_slicings(spec: InputSpec) -> None:
                          "--slice-by provenance).")
 
 
+@checked(budget=Maybe(COUNT), draws=Maybe(COUNT), seed=SEED,
+         max_stream_draws=Maybe(COUNT))
 def sample_pairs(base: object, exp: object, weights: object | None = None, *,
-                 attributes: object | None = None, population: str = "mixture",
-                 alpha: float | None = None,
                  budget: int | None = None, draws: int | None = None, seed: int = 0,
-                 max_stream_draws: int | None = None,
-                 slice_by: str | Sequence[str] | None = None, item_col: str = "item_id",
-                 cluster_col: str = "cluster_id", weight_col: str = "weight",
-                 missing_weight: float | None = None, out: str | Path | None = None,
-                 overwrite: bool = False, engine: Engine | str | None = None,
-                 db: str | Path | None = None, memory_limit: str | None = None,
-                 threads: int | None = None, workspace: str | Path | None = None,
-                 return_stream: bool = False) -> PairSample:
+                 population: str = "mixture", alpha: float | None = None,
+                 max_stream_draws: int | None = None, out: str | Path | None = None,
+                 overwrite: bool = False, return_stream: bool = False,
+                 **inputs: Any) -> PairSample:
     """Sample item pairs for judgement (ABCDE §5.7–5.8, App. A; Jaccard decomposition §7).
 
     Parameters
     ----------
-    base, exp, weights, attributes
-        CSV/Parquet paths, tables of `db`, DataFrames or mappings, as for `abcde.impact`;
-        every attribute column rides along into the sample files.
-    item_col, cluster_col, weight_col, missing_weight
-        Column names, and the weight of items the weights table lacks.
-    engine, db, memory_limit, threads
-        Where the SQL runs (`abcde.inputs.session.EngineOptions`).
-    workspace
-        Where the cell tables of a round are kept between calls on the same inputs (a
-        DuckDB file, a PostgreSQL schema, a Spark database; `abcde.inputs.workspace`).
+    base, exp, weights
+        As for `abcde.impact`; every attribute column rides along into the sample files.
     population, alpha
         'mixture' (default): pairs ∝ α·u_ij/Σu + (1 − α)·w_ij/Σw, α = `alpha` (default
         0.5), whose importance weights toward every metric's population are bounded
@@ -282,9 +266,6 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
         budget that it does hold.
     seed
         Seed of the md5 uniforms: the same seed gives the same stream on every engine.
-    slice_by
-        Attribute column(s) whose per-value weight and pairweight go into the manifest
-        (ABCDE App. B).
     out, overwrite
         With `out`, draws.parquet/.csv, questions.csv/.jsonl and manifest.json are
         written there, atomically (`abcde.sampling.files.sample_output`): a directory
@@ -292,6 +273,10 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
         only once the new sample is complete; other files there are kept.
     return_stream
         Also return the whole stream of draws in draw order (for checks).
+    **inputs
+        The inputs and the engine, as `abcde.impact` takes them; the slices of
+        `slice_by` get their per-value weight and pairweight in the manifest (ABCDE
+        App. B).
 
     Returns
     -------
@@ -306,24 +291,27 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
     ABCDE. Google Switzerland GmbH, §7. Populations and the sampling scheme:
     docs/method.md §6–7.
     """
-    design = design_for(population, alpha)
+    return run_sample_pairs(Session.of(base, exp, weights, **inputs), budget, draws=draws,
+                            seed=seed, design=design_for(population, alpha),
+                            max_stream_draws=max_stream_draws, out=out, overwrite=overwrite,
+                            return_stream=return_stream)
+
+
+def run_sample_pairs(session: Session, budget: int | None = None, *,
+                     draws: int | None = None, seed: int = 0, design: Design | None = None,
+                     max_stream_draws: int | None = None, out: str | Path | None = None,
+                     overwrite: bool = False, return_stream: bool = False) -> PairSample:
+    """`sample_pairs` of a session's inputs (and `abcde.Comparison.sample_pairs`)."""
     if (budget is None) == (draws is None):
-        raise ValueError("give exactly one of budget and draws")
-    if budget is not None:
-        budget = check_count("budget", budget, maximum=MAX_DRAWS)
-    if draws is not None:
-        draws = check_count("draws", draws, maximum=MAX_DRAWS)
-    seed = check_seed(seed)
+        raise InputError("give exactly one of budget and draws", option="budget")
     ceiling = Ceiling.of(max_stream_draws)
-    spec = InputSpec.of(base, exp, weights, attributes=attributes, slice_by=slice_by,
-                        item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
-                        missing_weight=missing_weight)
+    spec = session.spec
     check_pair_slicings(spec)
     out_dir = Path(out) if out is not None else None
-    with sample_output(out_dir, overwrite, input_files(base, exp, weights, attributes)) as od, \
-            opened(spec, EngineOptions(engine, db, memory_limit, threads,
-                                       workspace=workspace)) as (eng, inputs):
-        return _run(eng, inputs, design, budget, draws, seed,
+    with sample_output(out_dir, overwrite, input_files(spec.base, spec.exp, spec.weights,
+                                                       spec.attributes)) as od, \
+            session.using() as (eng, inputs):
+        return _run(eng, inputs, design or design_for(), budget, draws, seed,
                     [list(s) for s in spec.slicings], od, return_stream, ceiling)
 
 

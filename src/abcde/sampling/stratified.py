@@ -27,19 +27,16 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from abcde.engines import Engine
 from abcde.errors import InputError
-from abcde.inputs.session import EngineOptions, opened
-from abcde.inputs.spec import InputSpec
+from abcde.inputs.session import Session
 from abcde.outputs import input_files
+from abcde.params import COUNT, MAX_DRAWS, SEED, Constraint, Int, Maybe, checked
 from abcde.results import plain_row
-from abcde.sampling.clocks import check_count, check_seed
 from abcde.sampling.files import sample_output
 from abcde.sampling.manifest import fingerprint, lineage, sample_digest, sample_id
 from abcde.sampling.pairs import (
     DIGEST_KEYS,
     DRAW_COLUMNS,
-    MAX_DRAWS,
     QUESTION_COLUMNS,
     BudgetNotFilled,
     Ceiling,
@@ -70,18 +67,21 @@ from abcde.version import __version__
 STRATA = (("split_merge", ("split", "merge")), ("stable", ("stable",)))
 
 
-def parse_allocation(value: str | float) -> str | float:
-    """'proportional', 'equal' or a fraction in (0, 1) for split+merge."""
-    if isinstance(value, str) and value.strip().lower() in ("proportional", "equal"):
-        return value.strip().lower()
-    try:
+class Allocation(Constraint):
+    """'proportional', 'equal' or the fraction in (0, 1) of the budget for split+merge."""
+
+    what = "proportional, equal or a fraction in (0, 1) of the budget for split+merge"
+
+    def convert(self, value: Any) -> str | float:
+        if isinstance(value, str) and value.strip().lower() in ("proportional", "equal"):
+            return value.strip().lower()
         f = float(value)
-    except (TypeError, ValueError):
-        raise ValueError(f"strata allocation must be proportional, equal or a fraction in "
-                         f"(0, 1), got {value!r}") from None
-    if not 0 < f < 1:
-        raise ValueError(f"strata allocation fraction must be in (0, 1), got {f}")
-    return f
+        if not 0 < f < 1:
+            raise ValueError
+        return f
+
+
+ALLOCATION = Allocation()
 
 
 def stratum_q(totals: dict[str, dict[str, float]], classes: tuple[str, ...]) -> float:
@@ -117,27 +117,19 @@ def restricted(pipeline: Pipeline, classes: tuple[str, ...], design: Design) -> 
     return out
 
 
+@checked(budget=Int(2, MAX_DRAWS), allocation=ALLOCATION, seed=SEED,
+         max_stream_draws=Maybe(COUNT))
 def sample_pairs_stratified(base: object, exp: object, weights: object | None = None, *,
-                            attributes: object | None = None, population: str = "mixture",
-                            alpha: float | None = None,
                             budget: int, allocation: str | float = "proportional",
-                            seed: int = 0, slice_by: str | list[str] | None = None,
-                            max_stream_draws: int | None = None,
-                            item_col: str = "item_id",
-                            cluster_col: str = "cluster_id", weight_col: str = "weight",
-                            missing_weight: float | None = None,
+                            seed: int = 0, population: str = "mixture",
+                            alpha: float | None = None, max_stream_draws: int | None = None,
                             out: str | Path | None = None, overwrite: bool = False,
-                            engine: Engine | str | None = None,
-                            db: str | Path | None = None, memory_limit: str | None = None,
-                            threads: int | None = None,
-                            workspace: str | Path | None = None) -> PairSample:
+                            **inputs: Any) -> PairSample:
     """Pairs for judgement, stratified split+merge vs stable (module docstring).
 
     Parameters
     ----------
-    base, exp, weights, attributes, population, alpha, seed, slice_by, item_col,
-    cluster_col, weight_col, missing_weight, out, overwrite, engine, db, memory_limit,
-    threads, max_stream_draws
+    base, exp, weights, population, alpha, seed, out, overwrite, max_stream_draws, **inputs
         As for `abcde.sampling.pairs.sample_pairs`; the cost ceiling applies to each
         stratum's fill, with the stratum's budget.
     budget
@@ -159,20 +151,26 @@ def sample_pairs_stratified(base: object, exp: object, weights: object | None = 
     ABCDE. Google Switzerland GmbH, §7.1 (stratification left as future work there).
     Design and estimation: docs/method.md §7.7, §8.10.
     """
-    design = design_for(population, alpha)
-    budget = check_count("budget", budget, minimum=2, maximum=MAX_DRAWS)
-    alloc = parse_allocation(allocation)
-    seed = check_seed(seed)
+    return run_stratified(Session.of(base, exp, weights, **inputs), budget,
+                          allocation, seed=seed,
+                          design=design_for(population, alpha),
+                          max_stream_draws=max_stream_draws, out=out, overwrite=overwrite)
+
+
+def run_stratified(session: Session, budget: int, alloc: str | float, *, seed: int = 0,
+                   design: Design | None = None, max_stream_draws: int | None = None,
+                   out: str | Path | None = None, overwrite: bool = False) -> PairSample:
+    """`sample_pairs_stratified` of a session's inputs (`abcde.Comparison.sample_pairs`
+    with `strata`)."""
+    design = design or design_for()
     ceiling = Ceiling.of(max_stream_draws)
-    spec = InputSpec.of(base, exp, weights, attributes=attributes, slice_by=slice_by,
-                        item_col=item_col, cluster_col=cluster_col, weight_col=weight_col,
-                        missing_weight=missing_weight)
+    spec = session.spec
     check_pair_slicings(spec)
     slicings = [list(s) for s in spec.slicings]
     out_dir = Path(out) if out is not None else None
-    with sample_output(out_dir, overwrite, input_files(base, exp, weights, attributes)) as od, \
-            opened(spec, EngineOptions(engine, db, memory_limit, threads,
-                                       workspace=workspace)) as (eng, inputs):
+    with sample_output(out_dir, overwrite, input_files(spec.base, spec.exp, spec.weights,
+                                                       spec.attributes)) as od, \
+            session.using() as (eng, inputs):
         pipeline, slice_steps = prepare(eng, inputs, design, slicings)
         attrs = attribute_names(inputs, [*DRAW_COLUMNS, *QUESTION_COLUMNS, "stratum"],
                                 QUESTION_COLUMNS)

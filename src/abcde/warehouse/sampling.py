@@ -11,10 +11,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from abcde.errors import InputError
 from abcde.inputs.session import Inputs
 from abcde.inputs.spec import check_slice_names
-from abcde.sampling.clocks import check_count, check_seed
+from abcde.params import COUNT, MAX_DRAWS, SEED, Int
 from abcde.sampling.items import (
     ITEM_COLUMNS,
     ITEM_MANIFEST_COLUMNS,
@@ -22,6 +21,7 @@ from abcde.sampling.items import (
     add_item_sample_steps,
 )
 from abcde.sampling.pairs import SLICE_TOTALS, attribute_names
+from abcde.sampling.stratified import ALLOCATION
 from abcde.sql.pipeline import Pipeline
 from abcde.warehouse.scripts import (
     VERDICT_COLUMN,
@@ -48,8 +48,8 @@ def sample_items_pipeline(spec: ScriptSpec, size: int, seed: int,
     affected items (a second pass over the inputs restricted to affected cells), the
     clock, the draw counts, the sample and its one-row manifest (App. A;
     docs/method.md §7.1–7.3)."""
-    size = check_count("size", size)
-    seed = check_seed(seed)
+    size = COUNT.check("size", size)
+    seed = SEED.check("seed", seed)
     cells = build_cells(spec, relations, "item")
     pipeline, inputs = cells.pipeline, cells.inputs
     add_affected_items(pipeline, inputs)
@@ -127,7 +127,6 @@ def sample_pairs_pipeline(spec: ScriptSpec, population: str = "mixture", budget:
     from abcde.sampling.pairs import (
         CLASS_KEYS,
         DRAW_COLUMNS,
-        MAX_DRAWS,
         PAIR_CLASSES,
         QUESTION_COLUMNS,
         TOTAL_COLUMNS,
@@ -137,35 +136,13 @@ def sample_pairs_pipeline(spec: ScriptSpec, population: str = "mixture", budget:
     from abcde.sql.templates import render
     from abcde.version import __version__
 
-    try:
-        design = design_for(population, alpha)
-    except ValueError as err:
-        raise InputError(str(err).replace("alpha", "--alpha")) from None
-    allocation = None
-    if strata_allocation is not None:
-        from abcde.sampling.stratified import parse_allocation
-
-        try:
-            allocation = parse_allocation(strata_allocation)
-        except ValueError as err:
-            raise InputError(f"--strata-allocation: {err}") from None
-    # each refusal's hint is about its own option
-    try:
-        budget = check_count("--budget", budget, minimum=1 if allocation is None else 2,
-                             maximum=MAX_DRAWS)
-    except ValueError as err:
-        raise InputError(str(err), hint="A stratified sample needs a budget of 2 or more (a "
-                         "pair per stratum)." if allocation is not None else None) from None
-    try:
-        seed = check_seed(seed)
-    except ValueError as err:
-        raise InputError(str(err)) from None
-    try:
-        n = check_count("--stream-draws", stream_draws if stream_draws is not None
-                        else min(MAX_DRAWS, 10 * budget), minimum=budget, maximum=MAX_DRAWS)
-    except ValueError as err:
-        raise InputError(str(err), hint=f"Give --stream-draws of at least --budget "
-                         f"({budget:,}), or leave it out (10·budget).") from None
+    design = design_for(population, alpha)
+    allocation = None if strata_allocation is None else ALLOCATION.check(
+        "strata_allocation", strata_allocation)
+    budget = Int(1 if allocation is None else 2, MAX_DRAWS).check("budget", budget)
+    seed = SEED.check("seed", seed)
+    n = Int(budget, MAX_DRAWS).check("stream_draws", stream_draws if stream_draws is not None
+                                     else min(MAX_DRAWS, 10 * budget))
     # as `abcde sample-pairs` (its message): pair_slices also has slice_columns and
     # input_valid, which a slice column so named would duplicate
     check_slice_names(spec.slicings, set(SLICE_TOTALS), {
