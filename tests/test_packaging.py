@@ -51,7 +51,9 @@ def test_wheel_and_sdist_pass_twine_check_with_complete_metadata(dist: Path) -> 
     assert "Apache License" in licence and "Version 2.0" in licence
     assert meta["Summary"] and meta["Requires-Python"] == ">=3.10"
     assert meta["Description-Content-Type"] == "text/markdown"
-    assert meta.get_payload().strip() == (ROOT / "README.md").read_text().strip()
+    readme = (ROOT / "README.md").read_text()
+    assert meta.get_payload().strip() == readme.strip()
+    assert "    pip install 'abcde-eval[fast]'\n" in readme  # the install the README shows
     assert set(meta.get_all("Provides-Extra")) == {"fast", "spark", "postgres", "report",
                                                    "dev", "dbt"}
     assert "Typing :: Typed" in meta.get_all("Classifier")
