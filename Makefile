@@ -11,7 +11,7 @@ TEST_EXTRAS ?= dev,spark,postgres,report,fast
 # pytest-xdist workers (CI has 2 cores); TEST_WORKERS=0 runs in one process
 TEST_WORKERS ?= 2
 
-.PHONY: venv demo test lint golden clean
+.PHONY: venv demo test lint golden docs clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -40,6 +40,10 @@ test: $(VENV)/.installed-test
 
 golden: $(VENV)/.installed-test
 	$(BIN)/python tests/golden/regenerate.py
+
+# docs/cli.md's reference part: every command's --help (tests/test_docs.py checks it)
+docs: $(VENV)/.installed-test
+	$(BIN)/python tests/cli_reference.py
 
 lint: $(VENV)/.installed-test
 	$(BIN)/ruff check .

@@ -1,11 +1,18 @@
-"""README.md's tutorial, run as a new user runs it on examples/: the command it shows
-prints the lines it quotes, its reading quotes those numbers, and its Python snippet
-runs. (The quoted output went stale when the text tables changed their digits.)"""
+"""README.md, run as a new user runs it on examples/: the tutorial's command prints the
+lines it quotes, its reading quotes those numbers, its Python snippet runs; the
+judgement round's three commands (sample-pairs, judge, estimate) print what the README
+shows, and its reading quotes the estimates printed. (The quoted output went stale when
+the text tables changed their digits.) The docs/ pages are checked by tests/test_docs.py."""
 
 from __future__ import annotations
 
+import csv
+import json
 import re
 import shlex
+import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -16,6 +23,7 @@ from abcde.cli import main
 ROOT = Path(__file__).resolve().parents[1]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 TUTORIAL = README.split("## Tutorial", 1)[1].split("\n## ", 1)[0]
+ROUND = README.split("## A judgement round", 1)[1].split("\n## ", 1)[0]
 
 
 def indented_blocks(text: str) -> list[list[str]]:
@@ -39,23 +47,33 @@ def squeezed(line: str) -> str:
     return " ".join(line.split())
 
 
+def command_of(block: list[str]) -> list[str]:
+    """The argv of a README command block (`.venv/bin/abcde …`, lines joined at `\\`)."""
+    argv = shlex.split(" ".join(line.rstrip("\\") for line in block))
+    assert argv[0] == ".venv/bin/abcde", argv
+    return argv[1:]
+
+
+def missing_lines(quoted: list[str], printed: str) -> list[str]:
+    """The quoted lines (but `...`) that the printed text lacks, spaces squeezed."""
+    lines = {squeezed(line) for line in printed.splitlines()}
+    return [line for line in quoted if line.strip() not in ("", "...")
+            and squeezed(line) not in lines]
+
+
 @pytest.fixture(scope="module")
 def tutorial_output() -> str:
-    command = indented_blocks(TUTORIAL)[0]
-    argv = shlex.split(" ".join(line.rstrip("\\") for line in command))
-    assert argv[0] == ".venv/bin/abcde", argv
+    argv = command_of(indented_blocks(TUTORIAL)[0])
     with pytest.MonkeyPatch.context() as mp:
         mp.chdir(ROOT)  # the README's paths are relative to the repository
-        result = CliRunner().invoke(main, argv[1:])
+        result = CliRunner().invoke(main, argv)
     assert result.exit_code == 0, result.output
     return result.output
 
 
 def test_the_tutorial_prints_the_lines_it_quotes(tutorial_output: str) -> None:
     quoted = indented_blocks(TUTORIAL.split("prints (abridged):", 1)[1])[0]
-    printed = {squeezed(line) for line in tutorial_output.splitlines()}
-    missing = [line for line in quoted if line.strip() not in ("", "...")
-               and squeezed(line) not in printed]
+    missing = missing_lines(quoted, tutorial_output)
     assert not missing, f"README's tutorial output is stale: {missing}\n{tutorial_output}"
 
 
@@ -75,191 +93,84 @@ def test_the_python_snippet_runs(monkeypatch: pytest.MonkeyPatch) -> None:
     assert round(100 * result.overall["jaccard_distance"], 2) == 7.03  # type: ignore[attr-defined]
 
 
-DOCS = {name: (ROOT / name).read_text(encoding="utf-8")
-        for name in ("README.md", "docs/data_engineers.md", "docs/method.md")}
+def _judge_prints(sample: Path) -> str:
+    """What `abcde judge SAMPLE --judge ana` prints until it serves, then Ctrl-C."""
+    server = subprocess.Popen([sys.executable, "-m", "abcde", "judge", str(sample), "--judge",
+                               "ana"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True)
+    printed = []
+    try:
+        assert server.stdout is not None
+        for line in server.stdout:
+            printed.append(line)
+            if line.startswith("Press Ctrl-C"):
+                break
+    finally:
+        server.send_signal(signal.SIGINT)
+        server.communicate(timeout=60)
+    return "".join(printed)
 
 
-def test_every_python_name_the_docs_use_exists() -> None:
-    """Every `from abcde… import …` line and every `abcde.<name>(` call of the docs
-    resolves (README showed `from abcde.impact import impact`, an ImportError: the
-    package abcde.impact does not export the function, and `abcde.pairs`, no module)."""
-    import importlib
-
-    import abcde
-
-    wrong = []
-    for doc, text in DOCS.items():
-        for module, names in re.findall(r"^\s*from (abcde[\w.]*) import ([\w, ]+)$", text,
-                                        re.M):
-            for name in names.split(","):
-                if not hasattr(importlib.import_module(module), name.strip()):
-                    wrong.append(f"{doc}: from {module} import {name.strip()}")
-        for dotted in set(re.findall(r"\babcde((?:\.\w+)+)\(", text)):
-            obj: object = abcde
-            for i, part in enumerate(dotted.strip(".").split(".")):
-                if not hasattr(obj, part):  # a submodule not imported yet
-                    prefix = "abcde." + ".".join(dotted.strip(".").split(".")[: i + 1])
-                    try:
-                        obj = importlib.import_module(prefix)
-                    except ImportError:
-                        wrong.append(f"{doc}: abcde{dotted}(")
-                        break
-                else:
-                    obj = getattr(obj, part)
-            else:
-                if not callable(obj):
-                    wrong.append(f"{doc}: abcde{dotted}( is not callable")
-    assert not wrong, wrong
+def _judge_as_the_ideal_clustering(sample: Path) -> None:
+    """verdicts.jsonl as judge 'ana' would leave it, answering every question as the
+    clustering the examples were made from says (README: "here every pair was judged
+    as examples/ideal.csv says"), in the log's documented format (docs/quality.md)."""
+    with (ROOT / "examples" / "ideal.csv").open(newline="") as f:
+        ideal = {row["item_id"]: row["cluster_id"] for row in csv.DictReader(f)}
+    with (sample / "questions.csv").open(newline="") as f:
+        questions = list(csv.DictReader(f))
+    with (sample / "verdicts.jsonl").open("w") as log:
+        for q in questions:
+            same = ideal[q["item_1"]] == ideal[q["item_2"]]
+            log.write(json.dumps({
+                "judge": "ana", "pair_id": q["pair_id"], "sample_id": q["sample_id"],
+                "verdict": "equivalent" if same else "not_equivalent",
+                "time": "2026-01-01T10:00:00.000+00:00", "item_1": q["item_1"],
+                "item_2": q["item_2"], "overlap": 0.0}) + "\n")
 
 
-def test_every_repository_path_the_docs_name_exists() -> None:
-    """Paths of the repository the docs point to (`src/…`, `tests/…`, `sql_templates/…`,
-    templates as `pairs/fill.sql`) exist: docs/data_engineers.md sent readers to
-    `src/abcde/dialects.py`, which moved to src/abcde/sql/."""
-    missing = []
-    for doc, text in {**DOCS, "examples/README.md":
-                      (ROOT / "examples" / "README.md").read_text(encoding="utf-8")}.items():
-        rooted = re.findall(r"(?<![\w/])((?:src|tests|sql_templates|benchmarks|docs|examples)"
-                            r"/[\w./-]*\w)", text)
-        templates = re.findall(r"`([\w-]+/[\w/.-]*\.sql)`", text)
-        for path in set(rooted):
-            if not (ROOT / path).exists():
-                missing.append(f"{doc}: {path}")
-        for path in set(templates):
-            if not ((ROOT / "sql_templates" / path).exists() or (ROOT / path).exists()
-                    or path.startswith("dir/")):  # `--out dir` writes dir/impact.sql
-                missing.append(f"{doc}: {path}")
-    assert not missing, missing
-
-
-def test_every_method_section_cited_exists() -> None:
-    """Every "docs/method.md §x.y" cited in src/, sql_templates/ and the docs names a
-    section of docs/method.md (script/cells_key.sql cited §10.5, which does not exist:
-    the cells kept between commands are §2.6)."""
-    sections = set(re.findall(r"^#{2,4} (\d+(?:\.\d+)*)[ .]", DOCS["docs/method.md"], re.M))
-    # the section may follow on the next line of a comment (#, --, //) or after `…`), …
-    cite = re.compile(r"method\.md`?\)?,?\s*(?:#|--|//)?\s*§\s*(\d+(?:\.\d+)*)")
-    files = [p for d in ("src", "sql_templates") for p in (ROOT / d).rglob("*")
-             if p.is_file() and p.suffix in {".py", ".sql", ".js", ".html", ".md", ".j2"}]
-    cited, wrong = 0, []
-    for path in [*files, *(ROOT / name for name in DOCS)]:
-        for number in cite.findall(path.read_text(encoding="utf-8")):
-            cited += 1
-            if number not in sections:
-                wrong.append(f"{path.relative_to(ROOT)}: docs/method.md §{number}")
-    assert cited > 300 and "2.6" in sections, (cited, sorted(sections))
-    assert not wrong, wrong
-
-
-def test_the_rehearsal_runs_and_the_human_truth_judges_the_share_quoted(
+def test_the_judgement_round_prints_what_the_readme_shows(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """README's rehearsal (sample-pairs, then estimate --truth examples/ideal.csv) runs
-    and the oracle leaves no pair unknown; the human-made examples/truth.csv judges
-    about the share of that sample's pairs the README quotes (it said 9%, then 6.5%)."""
-    import json
+    """The three commands of the round, each followed by the lines it prints (the judge's
+    port and token vary), and the reading's numbers those of the estimate printed."""
+    blocks = indented_blocks(ROUND)
+    sample_cmd, sample_out, judge_cmd, judge_out, estimate_cmd, estimate_out = blocks[:6]
+    sample = tmp_path / "round1"
 
-    block = next(b for b in indented_blocks(README) if "--out rehearsal/" in " ".join(b))
-    commands = " ".join(line.rstrip("\\") for line in block).split("abcde ")[1:]
+    def here(argv: list[str]) -> list[str]:
+        return [str(sample) if a in ("round1/", "round1") else a for a in argv]
+
+    def as_quoted(printed: str) -> str:
+        return printed.replace(str(sample), "round1")
+
     monkeypatch.chdir(ROOT)
     runner = CliRunner()
-    for command in commands:
-        argv = [str(tmp_path / "r") if a == "rehearsal/" else a for a in shlex.split(command)]
-        result = runner.invoke(main, [*argv, "--format", "json"] if argv[0] == "estimate"
-                               else argv)
-        assert result.exit_code == 0, result.output
-    assert json.loads(result.output)["sample"]["unknown_pairs"] == 0
-    judged, unknown = map(int, re.search(
-        r"about (\d+)% of a sample's pairs; the other (\d+)% are unknown", README).groups())
-    assert judged + unknown == 100
-    doc = json.loads(runner.invoke(main, ["estimate", str(tmp_path / "r"), "--truth",
-                                          "examples/truth.csv", "--format", "json"]).output)
-    share = doc["sample"]["judged_pairs"] / doc["sample"]["pairs"]
-    assert abs(100 * share - judged) < 1, share
+    argv = command_of(sample_cmd)
+    assert argv[0] == "sample-pairs" and "round1/" in argv
+    result = runner.invoke(main, here(argv))
+    assert result.exit_code == 0, result.output
+    missing = missing_lines(sample_out, as_quoted(result.output))
+    assert not missing, f"README's sample-pairs output is stale: {missing}\n{result.output}"
 
+    argv = command_of(judge_cmd)
+    assert argv[:2] == ["judge", "round1/"] and "--open" in argv
+    printed = as_quoted(_judge_prints(sample))
+    for line in judge_out:
+        pattern = re.escape(squeezed(line)).replace("PORT", r"\d+").replace("…", r"[\w-]+")
+        assert re.search(rf"^{pattern}$", printed, re.M), (line, printed)
 
-def test_the_json_keys_the_readme_lists_are_the_ones_written(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """README's list of `abcde impact` JSON keys and of `abcde simulate`'s rows names every
-    key the commands write (`coverage.weight_in_both` and `spread_half_width` were
-    missing), and `overall` exactly."""
-    import abcde
+    _judge_as_the_ideal_clustering(sample)
+    argv = command_of(estimate_cmd)
+    assert argv == ["estimate", "round1/"]
+    result = runner.invoke(main, here(argv))
+    assert result.exit_code == 0, result.output
+    missing = missing_lines(estimate_out, result.output)
+    assert not missing, f"README's estimate output is stale: {missing}\n{result.output}"
 
-    monkeypatch.chdir(ROOT)
-    doc = abcde.impact("examples/base.csv", "examples/exp.csv", "examples/weights.csv",
-                       attributes="examples/attributes.csv", slice_by="provenance").to_dict()
-    listed = README.split("JSON keys: `inputs`", 1)[1].split("\n\n", 1)[0]
-    overall = re.search(r"`overall` \(`([^`]+)`\)", listed)
-    assert overall and [k.strip() for k in overall.group(1).split(",")] == list(doc["overall"])
-    named = set(re.findall(r"\w+", listed)) | {"inputs"}
-    assert set(doc) <= named, set(doc) - named
-    assert set(doc["coverage"]) <= named, set(doc["coverage"]) - named
-
-    rows = abcde.simulate("examples/base.csv", "examples/exp.csv", "examples/weights.csv",
-                          truth="examples/ideal.csv", budgets=[100], replications=2)["rows"]
-    sim = README.split("runs simulated rounds", 1)[1].split("\n\n", 1)[0]
-    keys = set(rows[0]) - {"budget", "metric"}
-    assert keys <= set(re.findall(r"`(\w+)`", sim)), keys - set(re.findall(r"`(\w+)`", sim))
-
-
-def test_a_budget_above_the_population_gets_the_budget_quoted(
-        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """README: a budget above the examples' judgeable pairs is refused with the budget a
-    stream of 2 × pairs + 100 draws fills (not the largest within the ceiling, which the
-    text seemed to promise), the number it quotes."""
-    quoted = re.search(r"not the largest \(([\d,]+) on\s+the examples\)", README)
-    pairs = re.search(r"on the examples, [\d,]+ of the\s+([\d,]+) pairs", README)
-    assert quoted and pairs
-    monkeypatch.chdir(ROOT)
-    budget = int(pairs.group(1).replace(",", "")) + 1
-    result = CliRunner().invoke(main, [
-        "sample-pairs", "--base", "examples/base.csv", "--exp", "examples/exp.csv",
-        "--weights", "examples/weights.csv", "--budget", str(budget),
-        "--out", str(tmp_path / "s")])
-    assert result.exit_code == 2
-    assert f"only {pairs.group(1)} judgeable pairs" in result.output, result.output
-    # the probe of 2 × pairs + 100 draws is within the default ceiling: raising
-    # --max-stream-draws would not change the number, so it is not offered
-    assert f"Lower --budget to at most {quoted.group(1)}.\n" in result.output, result.output
-    assert "--max-stream-draws" not in result.output, result.output
-
-
-def test_the_evaluation_numbers_quoted_are_those_of_the_examples(
-        monkeypatch: pytest.MonkeyPatch) -> None:
-    """README's reading of `abcde evaluate` on the examples: recall, precision and ECC of
-    base → exp to three decimals (ECC 0.93548 was quoted as 0.936), UIR and its counts."""
-    import abcde
-
-    text = " ".join(README.split("On the example data the Experiment", 1)[1]
-                    .split("\n\n", 1)[0].split())
-    quoted = dict(re.findall(r"(recall|precision|ECC) ([\d.]+ → [\d.]+)", text))
-    uir = re.search(r"UIR\(exp, base\) over the (\d+) truth clusters is only ([\d.]+): (\d+) "
-                    r"clusters are handled identically.*?the (\d+) that differ", text)
-    assert len(quoted) == 3 and uir, text
-    monkeypatch.chdir(ROOT)
-    doc = abcde.evaluate("examples/truth.csv", ["examples/base.csv", "examples/exp.csv"],
-                         "examples/weights.csv").to_dict()
-    base, exp = (r for r in doc["runs"])
-    for name, get in (("recall", lambda r: r["overall"]["recall"]),
-                      ("precision", lambda r: r["overall"]["precision"]),
-                      ("ECC", lambda r: r["yandex"]["basic"]["ecc"])):
-        assert quoted[name] == f"{get(base):.3f} → {get(exp):.3f}", name
-    pair = doc["comparisons"][0]["uir"]
-    assert (pair["n_cases"], f"{pair['value']:.3f}", pair["ties"],
-            pair["experiment_ge_baseline"] - pair["ties"]) == (
-        int(uir.group(1)), uir.group(2), int(uir.group(3)), int(uir.group(4)))
-    assert pair["biased"] == 0 and pair["baseline_ge_experiment"] == pair["ties"]
-
-
-def test_the_estimate_json_keys_the_readme_lists(monkeypatch: pytest.MonkeyPatch,
-                                                tmp_path: Path) -> None:
-    """README lists the keys of every metric of `abcde estimate --format json` (the
-    `confidence` key was missing)."""
-    import abcde
-
-    monkeypatch.chdir(ROOT)
-    abcde.sample_pairs("examples/base.csv", "examples/exp.csv", "examples/weights.csv",
-                       budget=100, seed=7, out=tmp_path / "s")
-    doc = abcde.estimate(str(tmp_path / "s"), truth="examples/ideal.csv")
-    listed = re.search(r"every metric key, each with `([^`]+)`", README)
-    assert listed
-    assert [k.strip() for k in listed.group(1).split(",")] == list(doc["delta_precision"])
+    reading = " ".join(ROUND.split("How to read it:", 1)[1].split("\n\n", 1)[0].split())
+    quoted = re.findall(r"\*\*([+-]?[\d.]+%)\*\*", reading)
+    rates = dict(re.findall(r"^(\w+Rate)\s+\+([\d.]+%)", result.output, re.M))
+    verdict = re.match(r"ΔPrecision ([+-][\d.]+%) ", result.output)
+    assert verdict, result.output
+    assert quoted == [rates["GoodMergeRate"], rates["BadMergeRate"], rates["GoodSplitRate"],
+                      rates["BadSplitRate"], verdict.group(1)], (quoted, rates)

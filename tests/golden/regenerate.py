@@ -1,16 +1,13 @@
 """Regenerate the golden SQL of `abcde sql impact` — one file per dialect per
 materialised pipeline step, tests/golden/<dialect>/<NN>_<step>.sql, for the spec below —
 and of the other scripts of a round under tests/golden/<dialect>/<script>/ (sample-items
-reusing the impact script's cells, evaluate of two runs), —
-and the BigQuery and Snowflake scripts shown in docs/data_engineers.md (the output of
-the commands in DOC_COMMANDS, pasted between the page's `<!-- abcde-sql ... -->` marks).
-Run `make golden` (or `.venv/bin/python tests/golden/regenerate.py`) after changing a
-template or abcde.sql.dialects, and review the diff: it shows what each warehouse will run.
+reusing the impact script's cells, evaluate of two runs). Run `make golden` (or
+`.venv/bin/python tests/golden/regenerate.py`) after changing a template or
+abcde.sql.dialects, and review the diff: it shows what each warehouse will run.
 """
 
 from __future__ import annotations
 
-import re
 import shutil
 import sys
 from dataclasses import replace
@@ -23,24 +20,12 @@ from abcde.warehouse.sampling import sample_items_pipeline, sample_pairs_pipelin
 from abcde.warehouse.scripts import ScriptSpec, pipeline_statements, step_statements
 
 GOLDEN = Path(__file__).resolve().parent
-DOC = GOLDEN.parents[1] / "docs" / "data_engineers.md"
 
 SPEC = ScriptSpec(base="proj.ds.base", exp="proj.ds.exp", weights="proj.ds.weights",
                   attributes="proj.ds.attributes",
                   slicings=(("provenance",), ("provenance", "size_class")),
                   columns=Columns("item_id", "cluster_id", "weight"), prefix="abcde_",
                   schema="proj.ds")
-
-# The example data loaded as tables: the scripts docs/data_engineers.md shows.
-DOC_COMMANDS = {
-    dialect: ["sql", "impact", "--dialect", dialect,
-              *(w for role in ("base", "exp", "weights", "attributes")
-                for w in (f"--{role}", f"{inputs}.{role}")),
-              "--slice-by", "provenance", "--schema", out]
-    for dialect, inputs, out in (("bigquery", "proj.ds", "proj.ds"),
-                                 ("snowflake", "db.raw", "db.abcde"))}
-_DOC_BLOCK = re.compile(r"(<!-- abcde-sql (\w+) -->\n).*?(<!-- /abcde-sql -->)", re.S)
-
 
 # The other scripts of the round, in the order a round runs them (the BigQuery analyzer
 # test reads the tables each one creates): sample-items reading the impact script's
@@ -79,33 +64,6 @@ def golden_files() -> dict[Path, str]:
     return out
 
 
-def doc_scripts() -> dict[str, str]:
-    """Dialect -> the script `abcde` prints for its DOC_COMMANDS (run through the CLI,
-    so that the header is the real one)."""
-    from click.testing import CliRunner
-
-    from abcde.cli import main as cli
-
-    out = {}
-    for dialect, args in DOC_COMMANDS.items():
-        result = CliRunner().invoke(cli, args)
-        if result.exit_code != 0:
-            raise RuntimeError(f"abcde {' '.join(args)} failed: {result.output}")
-        out[dialect] = result.output
-    return out
-
-
-def doc_text(page: str) -> str:
-    """`page` with each `<!-- abcde-sql DIALECT -->` block holding the current script."""
-    scripts = doc_scripts()
-    blocks = _DOC_BLOCK.findall(page)
-    if sorted(d for _, d, _ in blocks) != sorted(scripts):
-        raise RuntimeError(f"{DOC} must hold one abcde-sql block per dialect of "
-                           f"DOC_COMMANDS ({', '.join(scripts)})")
-    return _DOC_BLOCK.sub(lambda m: f"{m.group(1)}```sql\n{scripts[m.group(2)]}```\n"
-                          f"{m.group(3)}", page)
-
-
 def main() -> int:
     for dialect in DIALECTS:
         shutil.rmtree(GOLDEN / dialect, ignore_errors=True)
@@ -113,8 +71,7 @@ def main() -> int:
         path = GOLDEN / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-    DOC.write_text(doc_text(DOC.read_text()))
-    print(f"wrote {len(golden_files())} files under {GOLDEN}, and the scripts of {DOC}")
+    print(f"wrote {len(golden_files())} files under {GOLDEN}")
     return 0
 
 

@@ -1,5 +1,5 @@
 """`abcde judge` on a pair sample made by the warehouse scripts and exported into a
-directory (docs/data_engineers.md, steps 3–6): the script runs on DuckDB, its tables are
+directory (docs/warehouse.md, steps 3–6): the script runs on DuckDB, its tables are
 exported as Parquet, CSV or a Snowflake unload (upper-case names), the pairs are judged
 through the app, and `abcde estimate DIR` then gives what the same verdicts give to the
 same sample drawn by `abcde sample-pairs` and judged as a filled questions.csv — an

@@ -446,7 +446,7 @@ def test_estimate_reads_a_warehouse_sample(tmp_path: Path) -> None:
 def test_a_round_unloaded_from_snowflake_with_upper_case_names_is_read(
         tmp_path: Path) -> None:
     """Snowflake stores the scripts' unquoted column names in upper case, and its COPY
-    INTO (docs/data_engineers.md, step 4) writes PAIR_ID, POPULATION, ITEM_ID, VERDICT
+    INTO (docs/warehouse.md, step 4) writes PAIR_ID, POPULATION, ITEM_ID, VERDICT
     into the files: estimate refused the manifest ('not a pair-sample manifest (no
     population)'), the filled questions ('needs columns verdict…') and explore the item
     sample ('lacks the column(s) item_id…'). They now give what the same round drawn by

@@ -42,7 +42,7 @@ from abcde.quality.judgements import VERDICTS
 from abcde.server.app import DEFAULT_CSP, Guard, create_app, isolated, package_files, read_form
 
 STATIC_FILES = ("judge.js", "judge.css", "favicon.svg")
-KEYS = (  # (keys as KeyboardEvent.key, lower-cased; what they do) — also in the README
+KEYS = (  # (keys as KeyboardEvent.key, lower-cased; what they do) — also in docs/quality.md
     ("j 1", "equivalent: the two items are the same entity"),
     ("k 2", "not equivalent"),
     ("u 3", "unknown: cannot tell"),

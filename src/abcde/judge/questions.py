@@ -7,7 +7,7 @@ and ``questions.csv``: one row per unordered judgeable pair with ``pair_id``, ``
 lives only in ``draws``), so a page built from the questions alone is blind. The JSONL
 file is preferred (it keeps numbers and text apart); the CSV is the fallback.
 
-A warehouse sample exported into a directory (docs/data_engineers.md, step 4) has the
+A warehouse sample exported into a directory (docs/warehouse.md, step 4) has the
 same questions as its ``pair_questions`` table and its manifest as ``pair_manifest``
 (:mod:`abcde.sampling.exported`); both are only read, and the verdicts go to the
 directory's ``verdicts.jsonl`` as for any sample.
@@ -80,7 +80,7 @@ def load_questions(directory: str | Path) -> JudgeSample:
     directory : str or Path
         Written by ``abcde sample-pairs --out``: manifest.json and questions.jsonl (or
         questions.csv); or a warehouse sample's tables exported there: pair_manifest,
-        pair_sample and pair_questions (.parquet or .csv; docs/data_engineers.md).
+        pair_sample and pair_questions (.parquet or .csv; docs/warehouse.md).
 
     Returns
     -------
@@ -106,7 +106,7 @@ def load_questions(directory: str | Path) -> JudgeSample:
         raise InputError(f"{d} is not a directory", hint=SAMPLE_HINT)
     manifest_path = d / "manifest.json"
     if not manifest_path.is_file() and is_exported(d):
-        # the tables of a warehouse round, exported (docs/data_engineers.md, step 4)
+        # the tables of a warehouse round, exported (docs/warehouse.md, step 4)
         return _load_exported(d)
     if not manifest_path.is_file():
         raise InputError(f"{d} is not a pair sample: it has no manifest.json", hint=SAMPLE_HINT)

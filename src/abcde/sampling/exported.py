@@ -11,7 +11,7 @@ metrics become `metrics`, `fp_*` the fingerprint; a slices row keeps the columns
 `slice_columns` names (several slicings share the table). Exported files are named after the
 table without its prefix: `pair_manifest`, `pair_sample` (the draws), `pair_slices`,
 `pair_sample_strata`, each .parquet or .csv, a file or a directory of part files (Spark's
-`.write.parquet`, a wildcard `bq extract`); docs/data_engineers.md shows the export
+`.write.parquet`, a wildcard `bq extract`); docs/warehouse.md shows the export
 commands.
 A sample whose `input_valid` is FALSE is refused."""
 
@@ -227,7 +227,7 @@ def read_exported(directory: Path) -> tuple[list[dict[str, Any]], dict[str, Any]
 
 
 QUESTIONS_HINT = ("Export the script's pair_questions table into the directory too, as "
-                  "pair_questions.parquet or .csv, as the other tables (docs/data_engineers.md, "
+                  "pair_questions.parquet or .csv, as the other tables (docs/warehouse.md, "
                   "step 4).")
 
 

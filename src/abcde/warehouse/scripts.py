@@ -161,7 +161,7 @@ def _refuse_quoted(spec: ScriptSpec) -> None:
             raise InputError(f"{option} {name!r} is written with quotes: abcde quotes every "
                              "name itself, and would read the quotes as part of it",
                              hint=f"Give the name without quotes, e.g. {option} {bare} "
-                                  "(docs/data_engineers.md, Names).")
+                                  "(docs/warehouse.md, Names).")
 
 
 def _valid_example(name: str) -> str:
