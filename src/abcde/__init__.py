@@ -17,6 +17,7 @@ from abcde.version import __version__
 importlib.import_module("abcde.impact")  # binds the package to the name
 del globals()["impact"]
 _LAZY = {
+    "Columns": "abcde.inputs.spec",
     "Comparison": "abcde.comparison",
     "EngineConfig": "abcde.engines.config",
     "connect": "abcde.engines",
@@ -33,6 +34,7 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from abcde.comparison import Comparison
+    from abcde.inputs.spec import Columns
     from abcde.engines import connect
     from abcde.engines.config import EngineConfig
     from abcde.evaluation.run import evaluate
@@ -58,7 +60,7 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_LAZY))
 
 
-__all__ = ["AbcdeError", "Comparison", "EngineConfig", "ImpactResult", "InputError",
+__all__ = ["AbcdeError", "Columns", "Comparison", "EngineConfig", "ImpactResult", "InputError",
            "__version__", "connect", "estimate",
            "evaluate", "explore", "impact", "sample_items", "sample_pairs",
            "sample_pairs_stratified", "simulate"]
