@@ -159,6 +159,15 @@ def test_ln_is_natural_log_everywhere() -> None:
 # --- uniform ----------------------------------------------------------------------------
 
 
+def snowflake_uniform(key: str) -> str:
+    """Snowflake's uniform of the key string `key`: no function of Snowflake parses hex
+    that fakesnow runs too, so n sums the 13 hex digits, each the CHARINDEX of its digit
+    in '0123456789abcdef' less one, times its power of 16 (docs/method.md §10.2)."""
+    n = " + ".join(f"(CHARINDEX(SUBSTRING(MD5({key}), {i}, 1), '0123456789abcdef') - 1)"
+                   + (f" * {16 ** (13 - i)}" if i < 13 else "") for i in range(1, 14))
+    return f"(CAST(({n}) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE))"
+
+
 def test_uniform_sql_per_dialect() -> None:
     """The md5 recipe (docs/method.md §10), its 13 hex digits parsed each target's way;
     never the engine's RANDOM() (Snowflake's is a 64-bit integer)."""
@@ -169,9 +178,7 @@ def test_uniform_sql_per_dialect() -> None:
         "bigquery": """(CAST((CAST(CONCAT('0x', SUBSTR(TO_HEX(MD5(CONCAT(CAST('7' AS STRING), ':',
                        CAST(k AS STRING)))), 1, 13)) AS INT64)) * 2 + 1 AS FLOAT64) /
                        CAST(9007199254740992 AS FLOAT64))""",
-        "snowflake": """(CAST((TO_NUMBER(SUBSTRING(MD5(CONCAT(CAST('7' AS VARCHAR), ':', CAST(k AS
-                        VARCHAR))), 1, 13), 'XXXXXXXXXXXXX')) * 2 + 1 AS DOUBLE) /
-                        CAST(9007199254740992 AS DOUBLE))""",
+        "snowflake": snowflake_uniform("CONCAT(CAST('7' AS VARCHAR), ':', CAST(k AS VARCHAR))"),
         "spark": """(CAST((CAST(CONV(SUBSTRING(MD5(CONCAT(CAST('7' AS STRING), ':', CAST(k AS
                     STRING))), 1, 13), 16, 10) AS BIGINT)) * 2 + 1 AS DOUBLE) /
                     CAST(9007199254740992 AS DOUBLE))""",
@@ -207,8 +214,9 @@ def test_uniform_equals_the_md5_recipe(keys: tuple) -> None:
 def test_uniform_per_dialect_parses_md5_hex_digits() -> None:
     """Each target parses the 13 hex digits its own way (docs/method.md §10)."""
     tree = sqlglot.parse_one("SELECT ABCDE_UNIFORM('7', k) AS u FROM t")
-    expected = {"duckdb": "'0x' ||", "bigquery": "TO_HEX(MD5(", "snowflake": "'XXXXXXXXXXXXX'",
-                "spark": "CONV(", "postgres": "AS BIT(64)"}
+    expected = {"duckdb": "'0x' ||", "bigquery": "TO_HEX(MD5(",
+                "snowflake": "CHARINDEX(SUBSTRING(MD5(", "spark": "CONV(",
+                "postgres": "AS BIT(64)"}
     for dialect in DIALECTS:
         sql = to_sql(tree, dialect)
         assert expected[dialect] in sql, (dialect, sql)
@@ -259,9 +267,8 @@ def test_order_key_sql_per_dialect() -> None:
         "bigquery": """(CAST((CAST(CONCAT('0x', SUBSTR(TO_HEX(MD5(CONCAT(CAST('order' AS STRING),
                        ':', CAST(id AS STRING)))), 1, 13)) AS INT64)) * 2 + 1 AS FLOAT64) /
                        CAST(9007199254740992 AS FLOAT64))""",
-        "snowflake": """(CAST((TO_NUMBER(SUBSTRING(MD5(CONCAT(CAST('order' AS VARCHAR), ':',
-                        CAST(id AS VARCHAR))), 1, 13), 'XXXXXXXXXXXXX')) * 2 + 1 AS DOUBLE) /
-                        CAST(9007199254740992 AS DOUBLE))""",
+        "snowflake": snowflake_uniform(
+            "CONCAT(CAST('order' AS VARCHAR), ':', CAST(id AS VARCHAR))"),
         "spark": """(CAST((CAST(CONV(SUBSTRING(MD5(CONCAT(CAST('order' AS STRING), ':', CAST(id AS
                     STRING))), 1, 13), 16, 10) AS BIGINT)) * 2 + 1 AS DOUBLE) /
                     CAST(9007199254740992 AS DOUBLE))""",

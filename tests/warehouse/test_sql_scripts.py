@@ -244,7 +244,8 @@ def _bigquery_analyzer() -> tuple[Any, Any]:
                                        ("size_class", s)],
                 "proj.ds.truth": [("item_id", s), ("cluster_id", s)],
                 # the dataset's view of its tables, as --reuse-cells looks them up
-                # (script/cells_exist.sql; sqlglot writes it `INFORMATION_SCHEMA.TABLES`)
+                # (script/cells_exist.sql): the table TABLES of the catalog
+                # INFORMATION_SCHEMA inside the dataset, `proj`.`ds`.INFORMATION_SCHEMA.TABLES
                 "proj.ds.INFORMATION_SCHEMA.TABLES": [
                     ("table_catalog", s), ("table_schema", s), ("table_name", s)]}
     return language, (Analyzer, CatalogBuilder, TableBuilder, AnalyzerOptions,
@@ -268,13 +269,16 @@ def test_bigquery_sql_passes_the_googlesql_analyzer(zetasql_analyzer: Any) -> No
     def catalog() -> Any:
         """Tables proj.ds.t as table t of catalog ds inside catalog proj (the path
         `proj`.`ds`.`t` resolves through nested catalogs)."""
-        dataset = CatalogBuilder("ds")
+        dataset, views = CatalogBuilder("ds"), CatalogBuilder("INFORMATION_SCHEMA")
         for name, cols in tables.items():
-            table = TableBuilder(name.split(".", 2)[-1])
+            *inside, table_name = name.split(".", 2)[-1].split(".")
+            table = TableBuilder(table_name)
             for col, kind in cols:
                 table.add_column(col, kind)
-            dataset.add_table(table.build())
-        project = SimpleCatalog(name="proj", catalog=[dataset.build()])
+            (views if inside else dataset).add_table(table.build())
+        ds = dataset.build()
+        ds.catalog.append(views.build())
+        project = SimpleCatalog(name="proj", catalog=[ds])
         root = CatalogBuilder("bigquery").with_builtin_functions(
             FnOptions(language_options=language)).build()
         root.catalog.append(project)

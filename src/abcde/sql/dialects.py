@@ -138,7 +138,9 @@ def _table_exists(dialect: Dialect, catalog: exp.Expression, schema: exp.Express
     if sql is None:
         raise TemplateError(f"ABCDE_TABLE_EXISTS has no {dialect.title} form (no "
                             "information_schema)")
-    return exp.paren(sqlglot.parse_one(sql, read=dialect.sqlglot_name))
+    if isinstance(sql, str):
+        sql = sqlglot.parse_one(sql, read=dialect.sqlglot_name)
+    return exp.paren(sql)
 
 
 def _text(value: str, dialect: Dialect) -> str:
@@ -259,10 +261,12 @@ class Dialect:
         reads (a Spark or Snowflake catalog may hold names its own tables cannot)."""
         return None
 
-    def table_exists(self, catalog: str | None, schema: str | None, table: str) -> str | None:
-        """A boolean of the target's SQL: whether table `table` exists in `schema` (None:
-        the current schema) of `catalog` (None: the current database), by its
-        information_schema; None where the target has none (Spark)."""
+    def table_exists(self, catalog: str | None, schema: str | None,
+                     table: str) -> str | exp.Expression | None:
+        """A boolean of the target's SQL (text, or a tree where sqlglot would misread the
+        text): whether table `table` exists in `schema` (None: the current schema) of
+        `catalog` (None: the current database), by its information_schema; None where
+        the target has none (Spark)."""
         return None
 
     def uniform(self, seed: exp.Expression, *keys: exp.Expression) -> exp.Expression:
@@ -366,15 +370,24 @@ class BigQuery(Dialect):
     # documentation, "Flexible column names")
     column_name_forbidden = frozenset('!"$()*,./;?@[\\]^`{}~')
 
-    def table_exists(self, catalog: str | None, schema: str | None, table: str) -> str | None:
-        """A dataset's own INFORMATION_SCHEMA.TABLES. BigQuery has no current dataset
-        (`abcde sql` requires --schema there); a pipeline without one looks nothing up:
-        TRUE, and a missing table is the warehouse's own error."""
+    def table_exists(self, catalog: str | None, schema: str | None,
+                     table: str) -> str | exp.Expression | None:
+        """A dataset's own INFORMATION_SCHEMA.TABLES, named as BigQuery documents it,
+        `proj`.`ds`.INFORMATION_SCHEMA.TABLES: built as a tree, since sqlglot reads that
+        text as the table `proj`.`ds`.`INFORMATION_SCHEMA.TABLES`, which BigQuery does not
+        find. BigQuery has no current dataset (`abcde sql` requires --schema there); a
+        pipeline without one looks nothing up: TRUE, and a missing table is the
+        warehouse's own error."""
         if schema is None:
             return "TRUE"
-        where = ".".join(f"`{p}`" for p in (catalog, schema) if p)
-        return (f"(SELECT COUNT(*) FROM {where}.INFORMATION_SCHEMA.TABLES "
-                f"WHERE table_name = {_text(table, self)}) > 0")
+        tree = sqlglot.parse_one(f"(SELECT COUNT(*) FROM t WHERE table_name = "
+                                 f"{_text(table, self)}) > 0", read=self.sqlglot_name)
+        view = exp.Dot(this=exp.to_identifier("INFORMATION_SCHEMA"),
+                       expression=exp.to_identifier("TABLES"))
+        tree.find(exp.Table).replace(exp.Table(
+            this=view, db=exp.to_identifier(schema, quoted=True),
+            catalog=exp.to_identifier(catalog, quoted=True) if catalog else None))
+        return tree
 
     def name_rule(self, name: str, kind: str) -> str | None:
         """BigQuery's documented rules: a table name of letters, marks, numbers,
@@ -443,8 +456,18 @@ class Snowflake(Dialect):
     name = "snowflake"
     title = "Snowflake"
     sqlglot_name = "snowflake"
-    # from Snowflake's documentation of TO_NUMBER; no local engine runs it
-    md5_52_bits = "TO_NUMBER(SUBSTR(MD5(K), 1, 13), 'XXXXXXXXXXXXX')"
+    # Σ digit·16^(13-i) over the first 13 hex digits, each digit's value its 1-based
+    # CHARINDEX in '0123456789abcdef' less one: MD5 gives 32 lower-case hex digits
+    # (https://docs.snowflake.com/en/sql-reference/functions/md5, whose example is
+    # edf1439075a83a447fb8b630ddc9c8de), CHARINDEX the 1-based position of its first
+    # argument in its second (…/functions/charindex), and the integer arithmetic is exact
+    # in NUMBER(38,0) (n < 2^52). Not TO_NUMBER(…, 'XXX…'), whose hex format element
+    # (…/sql-format-models) is documented for one case of digits and which fakesnow
+    # cannot run; nor FLOOR(MD5_NUMBER_UPPER64(K) / 4096), documented too but which
+    # fakesnow cannot run either (its sqlglot writes DuckDB's m_d5_number_upper64).
+    md5_52_bits = " + ".join(
+        f"(CHARINDEX(SUBSTRING(MD5(K), {i}, 1), '0123456789abcdef') - 1)"
+        + (f" * {16 ** (13 - i)}" if i < 13 else "") for i in range(1, 14))
 
     def write_identifier(self, node: exp.Identifier) -> exp.Identifier:
         """By `_snowflake_identifier`: a lower-case name is its upper-case form."""

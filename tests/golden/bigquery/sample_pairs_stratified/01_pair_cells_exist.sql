@@ -20,7 +20,7 @@ FROM (
             (
               SELECT
                 COUNT(*)
-              FROM `proj`.`ds`.`INFORMATION_SCHEMA.TABLES` AS TABLES
+              FROM `proj`.`ds`.INFORMATION_SCHEMA.TABLES
               WHERE
                 table_name = 'abcde_cell_rows'
             ) > 0
@@ -36,7 +36,7 @@ FROM (
             (
               SELECT
                 COUNT(*)
-              FROM `proj`.`ds`.`INFORMATION_SCHEMA.TABLES` AS TABLES
+              FROM `proj`.`ds`.INFORMATION_SCHEMA.TABLES
               WHERE
                 table_name = 'abcde_validation'
             ) > 0
@@ -52,7 +52,7 @@ FROM (
             (
               SELECT
                 COUNT(*)
-              FROM `proj`.`ds`.`INFORMATION_SCHEMA.TABLES` AS TABLES
+              FROM `proj`.`ds`.INFORMATION_SCHEMA.TABLES
               WHERE
                 table_name = 'abcde_cells'
             ) > 0
@@ -68,7 +68,7 @@ FROM (
             (
               SELECT
                 COUNT(*)
-              FROM `proj`.`ds`.`INFORMATION_SCHEMA.TABLES` AS TABLES
+              FROM `proj`.`ds`.INFORMATION_SCHEMA.TABLES
               WHERE
                 table_name = 'abcde_cell_metrics'
             ) > 0
@@ -84,7 +84,7 @@ FROM (
             (
               SELECT
                 COUNT(*)
-              FROM `proj`.`ds`.`INFORMATION_SCHEMA.TABLES` AS TABLES
+              FROM `proj`.`ds`.INFORMATION_SCHEMA.TABLES
               WHERE
                 table_name = 'abcde_cells_key'
             ) > 0

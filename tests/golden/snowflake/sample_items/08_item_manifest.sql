@@ -23,9 +23,71 @@ WITH overall AS (
       CAST(FLOOR(
         (
           CAST((
-            TO_NUMBER(
-              SUBSTRING(MD5(CONCAT(CAST('sample' AS VARCHAR), ':', CAST(item_id AS VARCHAR))), 1, 13),
-              'XXXXXXXXXXXXX'
+            (
+              CHARINDEX(
+                SUBSTRING(MD5(CONCAT(CAST('sample' AS VARCHAR), ':', CAST(item_id AS VARCHAR))), 1, 1),
+                '0123456789abcdef'
+              ) - 1
+            ) * 281474976710656 + (
+              CHARINDEX(
+                SUBSTRING(MD5(CONCAT(CAST('sample' AS VARCHAR), ':', CAST(item_id AS VARCHAR))), 2, 1),
+                '0123456789abcdef'
+              ) - 1
+            ) * 17592186044416 + (
+              CHARINDEX(
+                SUBSTRING(MD5(CONCAT(CAST('sample' AS VARCHAR), ':', CAST(item_id AS VARCHAR))), 3, 1),
+                '0123456789abcdef'
+              ) - 1
+            ) * 1099511627776 + (
+              CHARINDEX(
+                SUBSTRING(MD5(CONCAT(CAST('sample' AS VARCHAR), ':', CAST(item_id AS VARCHAR))), 4, 1),
+                '0123456789abcdef'
+              ) - 1
+            ) * 68719476736 + (
+              CHARINDEX(
+                SUBSTRING(MD5(CONCAT(CAST('sample' AS VARCHAR), ':', CAST(item_id AS VARCHAR))), 5, 1),
+                '0123456789abcdef'
+              ) - 1
+            ) * 4294967296 + (
+              CHARINDEX(
+                SUBSTRING(MD5(CONCAT(CAST('sample' AS VARCHAR), ':', CAST(item_id AS VARCHAR))), 6, 1),
+                '0123456789abcdef'
+              ) - 1
+            ) * 268435456 + (
+              CHARINDEX(
+                SUBSTRING(MD5(CONCAT(CAST('sample' AS VARCHAR), ':', CAST(item_id AS VARCHAR))), 7, 1),
+                '0123456789abcdef'
+              ) - 1
+            ) * 16777216 + (
+              CHARINDEX(
+                SUBSTRING(MD5(CONCAT(CAST('sample' AS VARCHAR), ':', CAST(item_id AS VARCHAR))), 8, 1),
+                '0123456789abcdef'
+              ) - 1
+            ) * 1048576 + (
+              CHARINDEX(
+                SUBSTRING(MD5(CONCAT(CAST('sample' AS VARCHAR), ':', CAST(item_id AS VARCHAR))), 9, 1),
+                '0123456789abcdef'
+              ) - 1
+            ) * 65536 + (
+              CHARINDEX(
+                SUBSTRING(MD5(CONCAT(CAST('sample' AS VARCHAR), ':', CAST(item_id AS VARCHAR))), 10, 1),
+                '0123456789abcdef'
+              ) - 1
+            ) * 4096 + (
+              CHARINDEX(
+                SUBSTRING(MD5(CONCAT(CAST('sample' AS VARCHAR), ':', CAST(item_id AS VARCHAR))), 11, 1),
+                '0123456789abcdef'
+              ) - 1
+            ) * 256 + (
+              CHARINDEX(
+                SUBSTRING(MD5(CONCAT(CAST('sample' AS VARCHAR), ':', CAST(item_id AS VARCHAR))), 12, 1),
+                '0123456789abcdef'
+              ) - 1
+            ) * 16 + (
+              CHARINDEX(
+                SUBSTRING(MD5(CONCAT(CAST('sample' AS VARCHAR), ':', CAST(item_id AS VARCHAR))), 13, 1),
+                '0123456789abcdef'
+              ) - 1
             )
           ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
         ) * CAST(2147483648 AS DOUBLE)
@@ -35,21 +97,227 @@ WITH overall AS (
       CAST(FLOOR(
         (
           CAST((
-            TO_NUMBER(
-              SUBSTRING(
-                MD5(
-                  CONCAT(
-                    CAST('sample' AS VARCHAR),
-                    ':',
-                    CAST(item_id AS VARCHAR),
-                    ':',
-                    CAST(CAST(LEAST_IGNORE_NULLS(draw_count, CAST(4e18 AS DOUBLE)) AS BIGINT) AS VARCHAR)
-                  )
+            (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(item_id AS VARCHAR),
+                      ':',
+                      CAST(CAST(LEAST_IGNORE_NULLS(draw_count, CAST(4e18 AS DOUBLE)) AS BIGINT) AS VARCHAR)
+                    )
+                  ),
+                  1,
+                  1
                 ),
-                1,
-                13
-              ),
-              'XXXXXXXXXXXXX'
+                '0123456789abcdef'
+              ) - 1
+            ) * 281474976710656 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(item_id AS VARCHAR),
+                      ':',
+                      CAST(CAST(LEAST_IGNORE_NULLS(draw_count, CAST(4e18 AS DOUBLE)) AS BIGINT) AS VARCHAR)
+                    )
+                  ),
+                  2,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 17592186044416 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(item_id AS VARCHAR),
+                      ':',
+                      CAST(CAST(LEAST_IGNORE_NULLS(draw_count, CAST(4e18 AS DOUBLE)) AS BIGINT) AS VARCHAR)
+                    )
+                  ),
+                  3,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 1099511627776 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(item_id AS VARCHAR),
+                      ':',
+                      CAST(CAST(LEAST_IGNORE_NULLS(draw_count, CAST(4e18 AS DOUBLE)) AS BIGINT) AS VARCHAR)
+                    )
+                  ),
+                  4,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 68719476736 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(item_id AS VARCHAR),
+                      ':',
+                      CAST(CAST(LEAST_IGNORE_NULLS(draw_count, CAST(4e18 AS DOUBLE)) AS BIGINT) AS VARCHAR)
+                    )
+                  ),
+                  5,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 4294967296 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(item_id AS VARCHAR),
+                      ':',
+                      CAST(CAST(LEAST_IGNORE_NULLS(draw_count, CAST(4e18 AS DOUBLE)) AS BIGINT) AS VARCHAR)
+                    )
+                  ),
+                  6,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 268435456 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(item_id AS VARCHAR),
+                      ':',
+                      CAST(CAST(LEAST_IGNORE_NULLS(draw_count, CAST(4e18 AS DOUBLE)) AS BIGINT) AS VARCHAR)
+                    )
+                  ),
+                  7,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 16777216 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(item_id AS VARCHAR),
+                      ':',
+                      CAST(CAST(LEAST_IGNORE_NULLS(draw_count, CAST(4e18 AS DOUBLE)) AS BIGINT) AS VARCHAR)
+                    )
+                  ),
+                  8,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 1048576 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(item_id AS VARCHAR),
+                      ':',
+                      CAST(CAST(LEAST_IGNORE_NULLS(draw_count, CAST(4e18 AS DOUBLE)) AS BIGINT) AS VARCHAR)
+                    )
+                  ),
+                  9,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 65536 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(item_id AS VARCHAR),
+                      ':',
+                      CAST(CAST(LEAST_IGNORE_NULLS(draw_count, CAST(4e18 AS DOUBLE)) AS BIGINT) AS VARCHAR)
+                    )
+                  ),
+                  10,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 4096 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(item_id AS VARCHAR),
+                      ':',
+                      CAST(CAST(LEAST_IGNORE_NULLS(draw_count, CAST(4e18 AS DOUBLE)) AS BIGINT) AS VARCHAR)
+                    )
+                  ),
+                  11,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 256 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(item_id AS VARCHAR),
+                      ':',
+                      CAST(CAST(LEAST_IGNORE_NULLS(draw_count, CAST(4e18 AS DOUBLE)) AS BIGINT) AS VARCHAR)
+                    )
+                  ),
+                  12,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 16 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(item_id AS VARCHAR),
+                      ':',
+                      CAST(CAST(LEAST_IGNORE_NULLS(draw_count, CAST(4e18 AS DOUBLE)) AS BIGINT) AS VARCHAR)
+                    )
+                  ),
+                  13,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
             )
           ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
         ) * CAST(2147483648 AS DOUBLE)
@@ -64,15 +332,149 @@ WITH overall AS (
     SUM(
       (
         CAST((
-          TO_NUMBER(
-            SUBSTRING(
-              MD5(
-                CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+          (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                1,
+                1
               ),
-              1,
-              13
-            ),
-            'XXXXXXXXXXXXX'
+              '0123456789abcdef'
+            ) - 1
+          ) * 281474976710656 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                2,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 17592186044416 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                3,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 1099511627776 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                4,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 68719476736 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                5,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 4294967296 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                6,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 268435456 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                7,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 16777216 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                8,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 1048576 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                9,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 65536 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                10,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 4096 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                11,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 256 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                12,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 16 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                13,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
           )
         ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
       )
@@ -80,15 +482,149 @@ WITH overall AS (
     SUM(
       n * (
         CAST((
-          TO_NUMBER(
-            SUBSTRING(
-              MD5(
-                CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+          (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                1,
+                1
               ),
-              1,
-              13
-            ),
-            'XXXXXXXXXXXXX'
+              '0123456789abcdef'
+            ) - 1
+          ) * 281474976710656 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                2,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 17592186044416 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                3,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 1099511627776 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                4,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 68719476736 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                5,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 4294967296 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                6,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 268435456 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                7,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 16777216 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                8,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 1048576 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                9,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 65536 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                10,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 4096 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                11,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 256 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                12,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 16 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                13,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
           )
         ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
       )
@@ -96,15 +632,149 @@ WITH overall AS (
     SUM(
       w * (
         CAST((
-          TO_NUMBER(
-            SUBSTRING(
-              MD5(
-                CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+          (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                1,
+                1
               ),
-              1,
-              13
-            ),
-            'XXXXXXXXXXXXX'
+              '0123456789abcdef'
+            ) - 1
+          ) * 281474976710656 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                2,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 17592186044416 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                3,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 1099511627776 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                4,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 68719476736 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                5,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 4294967296 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                6,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 268435456 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                7,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 16777216 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                8,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 1048576 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                9,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 65536 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                10,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 4096 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                11,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 256 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                12,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 16 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                13,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
           )
         ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
       )

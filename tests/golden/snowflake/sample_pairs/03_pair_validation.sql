@@ -34,21 +34,227 @@ WITH base_in AS (
       CAST(FLOOR(
         (
           CAST((
-            TO_NUMBER(
-              SUBSTRING(
-                MD5(
-                  CONCAT(
-                    CAST('cells_key' AS VARCHAR),
-                    ':',
-                    CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
-                    ':',
-                    CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
-                  )
+            (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  1,
+                  1
                 ),
-                1,
-                13
-              ),
-              'XXXXXXXXXXXXX'
+                '0123456789abcdef'
+              ) - 1
+            ) * 281474976710656 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  2,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 17592186044416 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  3,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 1099511627776 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  4,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 68719476736 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  5,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 4294967296 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  6,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 268435456 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  7,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 16777216 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  8,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 1048576 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  9,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 65536 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  10,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 4096 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  11,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 256 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  12,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 16 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  13,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
             )
           ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
         ) * CAST(2147483648 AS DOUBLE)
@@ -63,21 +269,227 @@ WITH base_in AS (
       CAST(FLOOR(
         (
           CAST((
-            TO_NUMBER(
-              SUBSTRING(
-                MD5(
-                  CONCAT(
-                    CAST('cells_key' AS VARCHAR),
-                    ':',
-                    CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
-                    ':',
-                    CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
-                  )
+            (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  1,
+                  1
                 ),
-                1,
-                13
-              ),
-              'XXXXXXXXXXXXX'
+                '0123456789abcdef'
+              ) - 1
+            ) * 281474976710656 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  2,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 17592186044416 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  3,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 1099511627776 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  4,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 68719476736 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  5,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 4294967296 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  6,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 268435456 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  7,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 16777216 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  8,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 1048576 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  9,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 65536 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  10,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 4096 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  11,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 256 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  12,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 16 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(cluster_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  13,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
             )
           ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
         ) * CAST(2147483648 AS DOUBLE)
@@ -92,21 +504,227 @@ WITH base_in AS (
       CAST(FLOOR(
         (
           CAST((
-            TO_NUMBER(
-              SUBSTRING(
-                MD5(
-                  CONCAT(
-                    CAST('cells_key' AS VARCHAR),
-                    ':',
-                    CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
-                    ':',
-                    CAST(COALESCE(CAST(weight AS VARCHAR), '~') AS VARCHAR)
-                  )
+            (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(weight AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  1,
+                  1
                 ),
-                1,
-                13
-              ),
-              'XXXXXXXXXXXXX'
+                '0123456789abcdef'
+              ) - 1
+            ) * 281474976710656 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(weight AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  2,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 17592186044416 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(weight AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  3,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 1099511627776 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(weight AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  4,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 68719476736 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(weight AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  5,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 4294967296 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(weight AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  6,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 268435456 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(weight AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  7,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 16777216 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(weight AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  8,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 1048576 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(weight AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  9,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 65536 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(weight AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  10,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 4096 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(weight AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  11,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 256 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(weight AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  12,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 16 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(weight AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  13,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
             )
           ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
         ) * CAST(2147483648 AS DOUBLE)
@@ -121,23 +739,253 @@ WITH base_in AS (
       CAST(FLOOR(
         (
           CAST((
-            TO_NUMBER(
-              SUBSTRING(
-                MD5(
-                  CONCAT(
-                    CAST('cells_key' AS VARCHAR),
-                    ':',
-                    CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
-                    ':',
-                    CAST(COALESCE(CAST(s_0 AS VARCHAR), '~') AS VARCHAR),
-                    ':',
-                    CAST(COALESCE(CAST(s_1 AS VARCHAR), '~') AS VARCHAR)
-                  )
+            (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_0 AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_1 AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  1,
+                  1
                 ),
-                1,
-                13
-              ),
-              'XXXXXXXXXXXXX'
+                '0123456789abcdef'
+              ) - 1
+            ) * 281474976710656 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_0 AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_1 AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  2,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 17592186044416 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_0 AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_1 AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  3,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 1099511627776 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_0 AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_1 AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  4,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 68719476736 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_0 AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_1 AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  5,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 4294967296 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_0 AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_1 AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  6,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 268435456 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_0 AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_1 AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  7,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 16777216 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_0 AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_1 AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  8,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 1048576 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_0 AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_1 AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  9,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 65536 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_0 AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_1 AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  10,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 4096 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_0 AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_1 AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  11,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 256 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_0 AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_1 AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  12,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 16 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_0 AS VARCHAR), '~') AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(s_1 AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  13,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
             )
           ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
         ) * CAST(2147483648 AS DOUBLE)

@@ -59,15 +59,149 @@ WITH draw_ids AS (
     i.d,
     (
       CAST((
-        TO_NUMBER(
-          SUBSTRING(
-            MD5(
-              CONCAT(CAST(14 AS VARCHAR), ':', CAST('stratum' AS VARCHAR), ':', CAST(i.d AS VARCHAR))
+        (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(14 AS VARCHAR), ':', CAST('stratum' AS VARCHAR), ':', CAST(i.d AS VARCHAR))
+              ),
+              1,
+              1
             ),
-            1,
-            13
-          ),
-          'XXXXXXXXXXXXX'
+            '0123456789abcdef'
+          ) - 1
+        ) * 281474976710656 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(14 AS VARCHAR), ':', CAST('stratum' AS VARCHAR), ':', CAST(i.d AS VARCHAR))
+              ),
+              2,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 17592186044416 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(14 AS VARCHAR), ':', CAST('stratum' AS VARCHAR), ':', CAST(i.d AS VARCHAR))
+              ),
+              3,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 1099511627776 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(14 AS VARCHAR), ':', CAST('stratum' AS VARCHAR), ':', CAST(i.d AS VARCHAR))
+              ),
+              4,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 68719476736 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(14 AS VARCHAR), ':', CAST('stratum' AS VARCHAR), ':', CAST(i.d AS VARCHAR))
+              ),
+              5,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 4294967296 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(14 AS VARCHAR), ':', CAST('stratum' AS VARCHAR), ':', CAST(i.d AS VARCHAR))
+              ),
+              6,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 268435456 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(14 AS VARCHAR), ':', CAST('stratum' AS VARCHAR), ':', CAST(i.d AS VARCHAR))
+              ),
+              7,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 16777216 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(14 AS VARCHAR), ':', CAST('stratum' AS VARCHAR), ':', CAST(i.d AS VARCHAR))
+              ),
+              8,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 1048576 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(14 AS VARCHAR), ':', CAST('stratum' AS VARCHAR), ':', CAST(i.d AS VARCHAR))
+              ),
+              9,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 65536 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(14 AS VARCHAR), ':', CAST('stratum' AS VARCHAR), ':', CAST(i.d AS VARCHAR))
+              ),
+              10,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 4096 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(14 AS VARCHAR), ':', CAST('stratum' AS VARCHAR), ':', CAST(i.d AS VARCHAR))
+              ),
+              11,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 256 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(14 AS VARCHAR), ':', CAST('stratum' AS VARCHAR), ':', CAST(i.d AS VARCHAR))
+              ),
+              12,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 16 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(14 AS VARCHAR), ':', CAST('stratum' AS VARCHAR), ':', CAST(i.d AS VARCHAR))
+              ),
+              13,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
         )
       ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
     ) * t.total_t AS pos

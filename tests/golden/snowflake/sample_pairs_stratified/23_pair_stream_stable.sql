@@ -19,15 +19,149 @@ WITH cell_totals AS (
     CASE WHEN c.pair_class = 'stable' THEN 1 ELSE 0 END AS layout,
     (
       CAST((
-        TO_NUMBER(
-          SUBSTRING(
-            MD5(
-              CONCAT(CAST(15 AS VARCHAR), ':', CAST('i' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+        (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(15 AS VARCHAR), ':', CAST('i' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+              ),
+              1,
+              1
             ),
-            1,
-            13
-          ),
-          'XXXXXXXXXXXXX'
+            '0123456789abcdef'
+          ) - 1
+        ) * 281474976710656 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(15 AS VARCHAR), ':', CAST('i' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+              ),
+              2,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 17592186044416 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(15 AS VARCHAR), ':', CAST('i' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+              ),
+              3,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 1099511627776 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(15 AS VARCHAR), ':', CAST('i' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+              ),
+              4,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 68719476736 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(15 AS VARCHAR), ':', CAST('i' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+              ),
+              5,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 4294967296 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(15 AS VARCHAR), ':', CAST('i' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+              ),
+              6,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 268435456 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(15 AS VARCHAR), ':', CAST('i' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+              ),
+              7,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 16777216 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(15 AS VARCHAR), ':', CAST('i' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+              ),
+              8,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 1048576 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(15 AS VARCHAR), ':', CAST('i' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+              ),
+              9,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 65536 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(15 AS VARCHAR), ':', CAST('i' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+              ),
+              10,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 4096 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(15 AS VARCHAR), ':', CAST('i' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+              ),
+              11,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 256 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(15 AS VARCHAR), ':', CAST('i' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+              ),
+              12,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 16 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(
+                CONCAT(CAST(15 AS VARCHAR), ':', CAST('i' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+              ),
+              13,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
         )
       ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
     ) * CASE WHEN c.pair_class = 'stable' THEN t.v_total ELSE c.w END AS pos
@@ -43,13 +177,123 @@ WITH cell_totals AS (
     0 AS layout,
     (
       CAST((
-        TO_NUMBER(
-          SUBSTRING(
-            MD5(CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(d AS VARCHAR))),
-            1,
-            13
-          ),
-          'XXXXXXXXXXXXX'
+        (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(d AS VARCHAR))),
+              1,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 281474976710656 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(d AS VARCHAR))),
+              2,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 17592186044416 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(d AS VARCHAR))),
+              3,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 1099511627776 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(d AS VARCHAR))),
+              4,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 68719476736 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(d AS VARCHAR))),
+              5,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 4294967296 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(d AS VARCHAR))),
+              6,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 268435456 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(d AS VARCHAR))),
+              7,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 16777216 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(d AS VARCHAR))),
+              8,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 1048576 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(d AS VARCHAR))),
+              9,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 65536 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(d AS VARCHAR))),
+              10,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 4096 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(d AS VARCHAR))),
+              11,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 256 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(d AS VARCHAR))),
+              12,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
+        ) * 16 + (
+          CHARINDEX(
+            SUBSTRING(
+              MD5(CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(d AS VARCHAR))),
+              13,
+              1
+            ),
+            '0123456789abcdef'
+          ) - 1
         )
       ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
     ) * partner_w AS pos
@@ -176,15 +420,149 @@ WITH cell_totals AS (
       i.w AS own_w,
       (
         CAST((
-          TO_NUMBER(
-            SUBSTRING(
-              MD5(
-                CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+          (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+                ),
+                1,
+                1
               ),
-              1,
-              13
-            ),
-            'XXXXXXXXXXXXX'
+              '0123456789abcdef'
+            ) - 1
+          ) * 281474976710656 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+                ),
+                2,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 17592186044416 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+                ),
+                3,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 1099511627776 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+                ),
+                4,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 68719476736 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+                ),
+                5,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 4294967296 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+                ),
+                6,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 268435456 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+                ),
+                7,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 16777216 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+                ),
+                8,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 1048576 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+                ),
+                9,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 65536 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+                ),
+                10,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 4096 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+                ),
+                11,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 256 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+                ),
+                12,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 16 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST(15 AS VARCHAR), ':', CAST('j' AS VARCHAR), ':', CAST(c.d AS VARCHAR))
+                ),
+                13,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
           )
         ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
       ) * i.others AS upos

@@ -74,29 +74,331 @@ WITH total AS (
       CAST(FLOOR(
         (
           CAST((
-            TO_NUMBER(
-              SUBSTRING(
-                MD5(
-                  CONCAT(
-                    CAST('sample' AS VARCHAR),
-                    ':',
-                    CAST(pair_id AS VARCHAR),
-                    ':',
-                    CAST(item_i AS VARCHAR),
-                    ':',
-                    CAST(item_j AS VARCHAR),
-                    ':',
-                    CAST(pair_class AS VARCHAR),
-                    ':',
-                    CAST(draw_count AS VARCHAR),
-                    ':',
-                    CAST(first_draw AS VARCHAR)
-                  )
+            (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  1,
+                  1
                 ),
-                1,
-                13
-              ),
-              'XXXXXXXXXXXXX'
+                '0123456789abcdef'
+              ) - 1
+            ) * 281474976710656 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  2,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 17592186044416 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  3,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 1099511627776 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  4,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 68719476736 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  5,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 4294967296 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  6,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 268435456 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  7,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 16777216 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  8,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 1048576 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  9,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 65536 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  10,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 4096 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  11,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 256 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  12,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 16 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  13,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
             )
           ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
         ) * CAST(2147483648 AS DOUBLE)
@@ -111,15 +413,149 @@ WITH total AS (
     SUM(
       (
         CAST((
-          TO_NUMBER(
-            SUBSTRING(
-              MD5(
-                CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+          (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                1,
+                1
               ),
-              1,
-              13
-            ),
-            'XXXXXXXXXXXXX'
+              '0123456789abcdef'
+            ) - 1
+          ) * 281474976710656 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                2,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 17592186044416 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                3,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 1099511627776 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                4,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 68719476736 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                5,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 4294967296 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                6,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 268435456 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                7,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 16777216 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                8,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 1048576 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                9,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 65536 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                10,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 4096 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                11,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 256 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                12,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 16 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                13,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
           )
         ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
       )
@@ -127,15 +563,149 @@ WITH total AS (
     SUM(
       n * (
         CAST((
-          TO_NUMBER(
-            SUBSTRING(
-              MD5(
-                CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+          (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                1,
+                1
               ),
-              1,
-              13
-            ),
-            'XXXXXXXXXXXXX'
+              '0123456789abcdef'
+            ) - 1
+          ) * 281474976710656 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                2,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 17592186044416 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                3,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 1099511627776 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                4,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 68719476736 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                5,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 4294967296 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                6,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 268435456 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                7,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 16777216 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                8,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 1048576 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                9,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 65536 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                10,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 4096 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                11,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 256 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                12,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 16 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                13,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
           )
         ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
       )
@@ -143,15 +713,149 @@ WITH total AS (
     SUM(
       w * (
         CAST((
-          TO_NUMBER(
-            SUBSTRING(
-              MD5(
-                CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+          (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                1,
+                1
               ),
-              1,
-              13
-            ),
-            'XXXXXXXXXXXXX'
+              '0123456789abcdef'
+            ) - 1
+          ) * 281474976710656 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                2,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 17592186044416 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                3,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 1099511627776 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                4,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 68719476736 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                5,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 4294967296 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                6,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 268435456 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                7,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 16777216 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                8,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 1048576 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                9,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 65536 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                10,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 4096 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                11,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 256 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                12,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
+          ) * 16 + (
+            CHARINDEX(
+              SUBSTRING(
+                MD5(
+                  CONCAT(CAST('fingerprint' AS VARCHAR), ':', CAST(b AS VARCHAR), ':', CAST(e AS VARCHAR))
+                ),
+                13,
+                1
+              ),
+              '0123456789abcdef'
+            ) - 1
           )
         ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
       )
