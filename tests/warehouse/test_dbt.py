@@ -4,11 +4,10 @@ on dbt-postgres (the test session's PostgreSQL); the tables equal `abcde impact`
 `abcde sample-items` and `abcde evaluate` on the same data; on invalid input the
 validation test fails the build and the metric models are skipped.
 
-dbt lives in its own virtualenv, cached at $ABCDE_DBT_VENV (default
-~/.cache/abcde/dbt-venv-<hash of the pins>): dbt pins protobuf, click and Jinja to
-versions that clash with the dev tools (zetasql needs protobuf 7), so it cannot share
-.venv. The first run installs it (~40 s); dbt-core stays below 1.11, whose parser
-dependency downloads a binary from outside PyPI at install time.
+dbt lives in its own virtualenv (tests/warehouse/venvs.py; $ABCDE_DBT_VENV): dbt pins
+protobuf, click and Jinja to versions that clash with the dev tools (zetasql needs
+protobuf 7), so it cannot share .venv. The first run installs it (~40 s); dbt-core stays
+below 1.11, whose parser dependency downloads a binary from outside PyPI at install time.
 """
 from __future__ import annotations
 
@@ -17,12 +16,12 @@ import math
 import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import duckdb
 import pytest
+from venvs import cached_venv
 
 from abcde.cli import main
 from abcde.impact.run import impact
@@ -42,28 +41,7 @@ PROFILE = """abcde:
 
 @pytest.fixture(scope="session")
 def dbt_bin() -> Path:
-    """dbt of DBT_PINS in a virtualenv of its own; one per set of pins (a checkout with
-    other pins gets another, instead of reinstalling this one under a running test), made
-    under a lock (two test workers may ask at once)."""
-    import fcntl
-    import hashlib
-
-    pins = hashlib.sha256(" ".join(DBT_PINS).encode()).hexdigest()[:10]
-    venv = Path(os.environ.get("ABCDE_DBT_VENV",
-                               Path.home() / ".cache" / "abcde" / f"dbt-venv-{pins}"))
-    dbt = venv / "bin" / "dbt"
-    stamp = venv / ".installed"
-    venv.parent.mkdir(parents=True, exist_ok=True)
-    with open(venv.parent / f"{venv.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        if not stamp.exists():
-            subprocess.run([sys.executable, "-m", "venv", "--clear", str(venv)], check=True)
-            result = subprocess.run([str(venv / "bin" / "pip"), "install", "--quiet",
-                                     *DBT_PINS], capture_output=True, text=True, timeout=600)
-            if result.returncode != 0:
-                pytest.fail(f"cannot install dbt: {result.stderr[-2000:]}")
-            stamp.touch()
-    return dbt
+    return cached_venv("dbt-venv", "ABCDE_DBT_VENV", DBT_PINS) / "bin" / "dbt"
 
 
 def _database(path: Path, base: Path = EXAMPLES / "base.csv") -> None:
