@@ -256,11 +256,18 @@ def _check_round(fetch: Any, size: int, seed: int, pair_seed: int) -> None:
     assert overall["input_valid"] is True
     for k, v in want.overall.items():
         assert _close(overall[k], v), k
+    slices = {r["provenance"]: r for r in fetch("abcde_slices_0")}
+    assert len(slices) == len(want.slices[0]["rows"])
+    for r in want.slices[0]["rows"]:
+        for k, v in r.items():
+            assert _close(slices[r["provenance"]][k], v), (r["provenance"], k)
     items = abcde.sample_items(files["base"], files["exp"], files["weights"],
                                attributes=files["attributes"], size=size, seed=seed)
     got = sorted(fetch("abcde_item_sample"), key=lambda r: r["first_draw"])
     assert [(r["item_id"], r["draw_count"]) for r in got] == [
         (r["item_id"], r["draw_count"]) for r in items.rows]
+    for g, w in zip(got, items.rows, strict=True):
+        assert _close(g["importance_weight"], w["importance_weight"])
     [m] = fetch("abcde_item_manifest")
     assert m["sample_id"] == items.manifest["sample_id"] and m["input_valid"] is True
     pairs = abcde.sample_pairs(files["base"], files["exp"], files["weights"],
@@ -281,30 +288,55 @@ def _check_round(fetch: Any, size: int, seed: int, pair_seed: int) -> None:
             assert _close(row[k], v), (name, k)
 
 
+def _tables(manifest_path: Path) -> tuple[set[str], set[str], list[dict[str, Any]]]:
+    """The package's table models: results, work tables (its own schema), all nodes."""
+    manifest = json.loads(manifest_path.read_text())
+    nodes = [n for n in manifest["nodes"].values() if n["resource_type"] == "model"
+             and n["config"]["materialized"] == "table"]
+    work = {n["name"] for n in nodes if n["config"].get("schema")}
+    return {n["name"] for n in nodes} - work, work, nodes
+
+
 def test_integration_tests_build_the_package_on_duckdb(dbt_bin: Path, tmp_path: Path) -> None:
-    """integration_tests/ installs the package (`local: ../`), loads the seeds and runs
-    `dbt build` with the example profiles.yml on dbt-duckdb: every pipeline's tables equal
-    abcde's. A var that is not an integer in range stops the compilation by name."""
+    """integration_tests/ installs the package (`local: ../`) and a plain `dbt build` with
+    the example profiles.yml on dbt-duckdb loads the seeds before the models that read
+    them: every pipeline's tables equal abcde's; only the results are in the profile's
+    schema, the work tables in <schema>_abcde_work; a pair sample short of its budget
+    warns and does not fail; a var that is not an integer in range stops the compilation
+    by name."""
     project = _package(tmp_path)
     db = tmp_path / "it.duckdb"
     env = {"ABCDE_DBT_DUCKDB": str(db)}
-    for args in (["deps"], ["seed"], ["build"]):
+    for args in (["deps"], ["build"]):
         run = _dbt_run(dbt_bin, project, env, *args)
         assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     assert "Deprecation" not in run.stdout and "Warning" not in run.stderr, run.stdout[-4000:]
-    con = duckdb.connect(str(db), read_only=True)
+    con = duckdb.connect(str(db))
     _check_round(lambda t: _rows(con, t), 300, 11, 5)
-    manifest = json.loads((project / "target" / "manifest.json").read_text())
-    tables = [n for n in manifest["nodes"].values() if n["resource_type"] == "model"
-              and n["config"]["materialized"] == "table"]
-    assert {"abcde_cell_rows", "abcde_overall", "abcde_item_sample", "abcde_pair_sample",
-            "abcde_pair_manifest", "abcde_b_overall", "abcde_e_yandex"} <= {
-        n["name"] for n in tables}
-    for node in tables:
-        actual = [r[0] for r in con.execute(f"DESCRIBE {node['name']}").fetchall()]
+    results, work, nodes = _tables(project / "target" / "manifest.json")
+    manifest = json.loads((project / "target" / "manifest.json").read_text())["nodes"]
+    for role in ("base", "exp", "weights", "attributes"):  # read after the seed loads
+        assert f"seed.abcde_integration_tests.{role}" in \
+            manifest[f"model.abcde.abcde_{role}_in"]["depends_on"]["nodes"]
+    assert {"abcde_overall", "abcde_item_sample", "abcde_pair_sample",
+            "abcde_pair_manifest", "abcde_b_overall", "abcde_e_yandex"} <= results
+    assert {"abcde_cell_rows", "abcde_cells", "abcde_pair_stream"} <= work
+    schemas = {r[0]: r[1] for r in con.execute(
+        "SELECT table_name, table_schema FROM information_schema.tables").fetchall()}
+    assert {t: schemas[t] for t in results | work} == {
+        **dict.fromkeys(results, "main"), **dict.fromkeys(work, "main_abcde_work")}
+    for node in nodes:
+        actual = [r[0] for r in con.execute(
+            f"DESCRIBE {node['schema']}.{node['name']}").fetchall()]
         assert list(node["columns"]) == actual, node["name"]
         assert all(c["description"] for c in node["columns"].values()), node["name"]
+    # a stream too short for the budget: the test on budget_filled warns
+    con.execute("UPDATE abcde_pair_manifest SET budget_filled = FALSE")
     con.close()
+    run = _dbt_run(dbt_bin, project, env, "test", "--select", "abcde_pair_manifest")
+    assert run.returncode == 0, run.stdout[-4000:]
+    assert re.search(r"WARN 1 abcde_is_true_abcde_pair_manifest_budget_filled", run.stdout), \
+        run.stdout[-4000:]
     run = _dbt_run(dbt_bin, project, env, "compile", "--select", "abcde_item_clock",
                    "--vars", "{abcde_size: 2.5}")
     assert run.returncode != 0
@@ -313,19 +345,23 @@ def test_integration_tests_build_the_package_on_duckdb(dbt_bin: Path, tmp_path: 
 
 def test_integration_tests_build_the_package_on_postgres(dbt_bin: Path, tmp_path: Path,
                                                           postgres_dsn: str) -> None:
-    """The same project on dbt-postgres against the test session's PostgreSQL, with the
-    seed and size given as vars on the command line: the sample of that seed and size."""
+    """The same project on dbt-postgres against the test session's PostgreSQL: a plain
+    `dbt build` on a fresh schema (seeds, then models), with the seed and size given as
+    vars on the command line, gives the sample of that seed and size; the work tables
+    are in abcde_it_abcde_work."""
     from urllib.parse import urlparse
 
     import psycopg
 
+    with psycopg.connect(postgres_dsn, autocommit=True) as con:
+        for schema in ("abcde_it", "abcde_it_abcde_work"):
+            con.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE")
     project = _package(tmp_path)
     url = urlparse(postgres_dsn)
     env = {"ABCDE_DBT_PG_HOST": url.hostname or "127.0.0.1", "ABCDE_DBT_PG_PORT": str(url.port),
            "ABCDE_DBT_PG_USER": url.username or "postgres", "ABCDE_DBT_PG_SCHEMA": "abcde_it"}
-    for args in (["deps"], ["seed", "--target", "postgres"],
-                 ["build", "--target", "postgres", "--vars",
-                  "{abcde_size: 200, abcde_seed: 3, abcde_pair_seed: 8}"]):
+    for args in (["deps"], ["build", "--target", "postgres", "--vars",
+                            "{abcde_size: 200, abcde_seed: 3, abcde_pair_seed: 8}"]):
         run = _dbt_run(dbt_bin, project, env, *args)
         assert run.returncode == 0, run.stdout[-4000:] + run.stderr[-2000:]
     with psycopg.connect(postgres_dsn) as con:
@@ -335,6 +371,12 @@ def test_integration_tests_build_the_package_on_postgres(dbt_bin: Path, tmp_path
             return [dict(zip(cols, r, strict=True)) for r in cur.fetchall()]
 
         _check_round(fetch, 200, 3, 8)
+        results, work, _ = _tables(project / "target" / "manifest.json")
+        schemas = dict(con.execute("SELECT table_name, table_schema FROM "
+                                   "information_schema.tables WHERE table_schema LIKE "
+                                   "'abcde_it%'").fetchall())
+        assert {t: schemas[t] for t in results | work} == {
+            **dict.fromkeys(results, "abcde_it"), **dict.fromkeys(work, "abcde_it_abcde_work")}
 
 
 def test_dbt_build_with_a_quote_in_a_table_name(dbt_bin: Path, tmp_path: Path) -> None:

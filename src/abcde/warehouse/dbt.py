@@ -3,10 +3,12 @@ pipeline step, `ref()` between them, `source()` for the input tables, and a sche
 with column docs and the tests that hold on valid input.
 
 Materialised steps become `table` models, the others `ephemeral` (inlined as CTEs, as
-the pipeline inlines them). The `validation` model's test `abcde_is_true` on
-`input_valid` (a generic test the project ships, without arguments, so that it reads the
-same in every dbt version) fails `dbt build` on invalid input, and dbt then skips every
-model downstream of it: metrics of invalid input are not built.
+the pipeline inlines them); the results are built in the profile's schema, the work
+tables in dbt's custom schema of var abcde_work_schema. The `validation` model's test
+`abcde_is_true` on `input_valid` (a generic test the project ships, without arguments,
+so that it reads the same in every dbt version) fails `dbt build` on invalid input, and
+dbt then skips every model downstream of it: metrics of invalid input are not built; on
+`abcde_pair_manifest.budget_filled` it only warns (a smaller sample is still valid).
 
 Models are built where the dbt profile says. Input tables are sources quoted by the rule
 of abcde.sql.dialects (exact names; on Snowflake a lower-case name is its upper-case form),
@@ -86,6 +88,8 @@ COLUMN_DOCS = {
     "missing_weight": "Items of T the weights table lacks.",
     "no_common_items": "1 when the clusterings have no item id in common.",
     "without_attributes": "Items of T without a row in the attributes table (not an error).",
+    "budget_filled": "TRUE when the kept prefix of the stream holds --budget unique "
+                     "judgeable pairs; FALSE: a smaller sample, fill_note says what to do.",
     **{f"unused_{n}": f"Rows of the {n} table whose item id is in neither clustering "
                       f"(not an error; abcde impact reports them as unused_{n})."
        for n in ("weights", "attributes")},
@@ -125,6 +129,8 @@ TESTS = {
     "exp_clusters": {"cluster_id": ["not_null", "unique"]},
     "coverage": {"side": ["not_null", "unique"]},
     "cells": {"b": ["not_null"], "e": ["not_null"], "w": ["not_null"]},
+    # a pair sample short of its budget is valid but smaller than asked: a warning
+    "pair_manifest": {"budget_filled": [{TRUE_TEST: {"config": {"severity": "warn"}}}]},
 }
 
 
@@ -239,6 +245,10 @@ def _source(role: str, name: str, dialect: str, dialects: Sequence[str] = (),
             **where, "quoting": quoting, "tables": [table]}, defaults
 
 
+# vars of the package besides INT_VARS: the custom schema of the work tables, and whether
+# the inputs are seeds of the project (integration_tests/ sets it)
+WORK_SCHEMA = "abcde_work_schema"
+SEED_INPUTS = "abcde_inputs_are_seeds"
 SEED_SENTINEL = 918_273_645
 SIZE_SENTINEL = 827_364_519
 PAIR_SEED_SENTINEL = 716_253_849
@@ -338,9 +348,10 @@ def _tags(parts: Sequence[tuple[Pipeline, list[Output]]]) -> list[str]:
 
 
 def _step_sql(query: exp.Query, names: set[str], model: dict[str, str], dialect: str,
-              ) -> tuple[str, list[str]]:
+              ) -> tuple[str, list[str], list[str]]:
     """The step's SQL for `dialect` with ref()/source() in place of the other steps and
-    inputs, and the checked vars in place of the sentinels; and the models it refs."""
+    inputs, and the checked vars in place of the sentinels; the models it refs and the
+    input roles it reads."""
     def visit(node: exp.Expression) -> exp.Expression:
         if isinstance(node, exp.Table) and not node.db and node.name in names:
             table = exp.to_table(f"{_REF}{node.name}")
@@ -352,18 +363,20 @@ def _step_sql(query: exp.Query, names: set[str], model: dict[str, str], dialect:
     with quiet_sqlglot():
         sql = to_sql(query.transform(visit), dialect, pretty=True)
     refs: list[str] = []
+    roles: list[str] = []
 
     def sub(m: re.Match[str]) -> str:
         if m.group(1) == _REF:
             refs.append(model[m.group(2)])
             return f"{{{{ ref('{model[m.group(2)]}') }}}}"
+        roles.append(m.group(2))
         return f"{{{{ source('{SOURCE}_{m.group(2)}', '{m.group(2)}') }}}}"
 
     sql = _PLACEHOLDER.sub(sub, sql)
     for var, (sentinel, low, high, _) in INT_VARS.items():
         sql = re.sub(rf"\b{sentinel}\b", f"{{{{ abcde.int_var('{var}', {low}, {high}) }}}}",
                      sql)
-    return sql, list(dict.fromkeys(refs))
+    return sql, list(dict.fromkeys(refs)), list(dict.fromkeys(roles))
 
 
 MARKER = ".abcde-dbt.json"
@@ -499,9 +512,9 @@ def _write_package(spec: ScriptSpec, dialects: str | Sequence[str], out: Path,
     for key, (query, materialise, name, output, model) in steps.items():
         names = set(model)
         by_dialect = {d: _step_sql(query, names, model, d) for d in dialects}
-        texts = [sql for sql, _ in by_dialect.values()]
+        texts = [sql for sql, _, _ in by_dialect.values()]
         default = max(texts, key=texts.count)
-        refs = by_dialect[dialects[0]][1]
+        _, refs, roles = by_dialect[dialects[0]]
         macro = f"{key}_sql"
         body = [f"{{# abcde {__version__}: the SQL of model {key} (pipeline step {name}), "
                 "per adapter #}",
@@ -509,17 +522,26 @@ def _write_package(spec: ScriptSpec, dialects: str | Sequence[str], out: Path,
                 f"  {{{{ return(adapter.dispatch('{macro}', 'abcde')()) }}}}",
                 "{% endmacro %}", "",
                 f"{{% macro default__{macro}() %}}", default, "{% endmacro %}"]
-        for d, (sql, _) in by_dialect.items():
+        for d, (sql, _, _) in by_dialect.items():
             if sql != default:
                 body += ["", f"{{% macro {get_dialect(d).name}__{macro}() %}}", sql,
                          "{% endmacro %}"]
         path = macros / "steps" / f"{macro}.sql"
         path.write_text("\n".join(body) + "\n")
         written.append(path)
-        materialized = "table" if materialise else "ephemeral"
         depends = "".join(f"-- depends_on: {{{{ ref('{r}') }}}}\n" for r in refs)
+        # inputs loaded as seeds of the same project (integration_tests/): sources do not
+        # wait for seeds, so a plain `dbt build` would read them before they are loaded
+        depends += "".join(
+            f"{{% if var('{SEED_INPUTS}', false) %}}-- depends_on: "
+            f"{{{{ ref(var('abcde_{role}_identifier')) }}}}{{% endif %}}\n" for role in roles)
+        # only the results land in the profile's schema; the work tables in its
+        # <schema>_<var abcde_work_schema> (dbt's custom schema)
+        config = (f"materialized='table', schema=var('{WORK_SCHEMA}')"
+                  if materialise and output is None
+                  else f"materialized='{'table' if materialise else 'ephemeral'}'")
         text = (f"-- abcde {__version__}: pipeline step {name}\n{depends}"
-                f"{{{{ config(materialized='{materialized}') }}}}\n\n"
+                f"{{{{ config({config}) }}}}\n\n"
                 f"{{{{ abcde.{macro}() }}}}\n")
         path = models / f"{key}.sql"
         path.write_text(text)
@@ -528,7 +550,8 @@ def _write_package(spec: ScriptSpec, dialects: str | Sequence[str], out: Path,
             schema_models.append(_model_doc(key, name, query, output, spec))
 
     sources, variables = [], {"abcde_seed": round_.seed, "abcde_size": round_.size,
-                              "abcde_pair_seed": round_.pair_seed}
+                              "abcde_pair_seed": round_.pair_seed,
+                              WORK_SCHEMA: "abcde_work", SEED_INPUTS: False}
     for role, name in tables.items():
         source, defaults = _source(role, name, dialects[0], dialects)
         sources.append(source)
@@ -550,8 +573,8 @@ def _write_package(spec: ScriptSpec, dialects: str | Sequence[str], out: Path,
     for path, doc in files.items():
         path.write_text(header + _yaml(doc))
         written.append(path)
-    tests_vars = {k: ("" if k.endswith(("_schema", "_database")) else v)
-                  for k, v in variables.items()}
+    tests_vars = {k: ("" if k.endswith(("_schema", "_database")) and k != WORK_SCHEMA
+                      else v) for k, v in variables.items()} | {SEED_INPUTS: True}
     written += _integration_tests(out / "integration_tests", header, tests_vars, profiles)
     return written
 
@@ -560,8 +583,9 @@ def _integration_tests(out: Path, header: str, variables: dict[str, object],
                        profiles: bytes | None = None) -> list[Path]:
     """The project that installs the package (`local: ../`) and builds it on seeds:
     `seeds/<table>.csv` for each input (named as the package's default inputs), loaded
-    into the target's schema (the schema and database vars are empty: the target's) by
-    `dbt seed` before `dbt build` (sources do not wait for seeds)."""
+    into the target's schema (the schema and database vars are empty: the target's); the
+    var abcde_inputs_are_seeds makes the models that read an input depend on its seed,
+    so that a plain `dbt build` loads the seeds first."""
     out.mkdir(parents=True, exist_ok=True)
     (out / "seeds").mkdir(exist_ok=True)
     # ids are read as strings, whatever they look like (as `--item-type string`)
