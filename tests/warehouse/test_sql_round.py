@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
@@ -205,6 +206,64 @@ def test_reusing_cells_made_with_other_input_options_stops_with_what_to_do(
     con.execute(script)
     assert con.execute("SELECT cells_match, input_valid FROM abcde_item_validation"
                        ).fetchall() == [(1, True)]
+
+
+def test_reusing_cells_made_with_another_slice_by() -> None:
+    """The cells of an impact script with --slice-by provenance serve the scripts that read
+    no slice — sample-items with another --slice-by (its attributes), sample-pairs
+    without one — with cells_match 1 and the sample of a script that makes its own
+    cells; they made valid input invalid (cells_match 0). A sample-pairs script whose
+    per-slice totals need other slice attributes stops with abcde's message naming both;
+    with the impact's --slice-by it reuses them, and a changed slice value then gives
+    cells_match 0 there, but not to the item sample, which reads no slice (DuckDB)."""
+    import duckdb
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    con = duckdb.connect()
+    for name in ("base", "exp", "weights", "attributes"):
+        con.execute(f"CREATE TABLE {name} AS SELECT * FROM read_csv('{FILES[name]}', "
+                    "all_varchar = true)")
+    common = ["--dialect", "duckdb", "--base", "base", "--exp", "exp", "--weights",
+              "weights", "--attributes", "attributes"]
+
+    def script(command: str, *args: str) -> str:
+        result = CliRunner().invoke(main, ["sql", command, *common, *args])
+        assert result.exit_code == 0, result.output
+        return result.output
+
+    def check(table: str) -> tuple[int, bool]:
+        [(match, valid)] = con.execute(f"SELECT cells_match, input_valid FROM {table}"
+                                       ).fetchall()
+        return match, valid
+
+    con.execute(script("impact", "--slice-by", "provenance"))
+    items = ["--slice-by", "size_class", "--size", "40", "--seed", "3"]
+    con.execute(script("sample-items", *items, "--reuse-cells"))
+    assert check("abcde_item_validation") == (1, True)
+    got = con.execute("SELECT item_id, draw_count, size_class FROM abcde_item_sample "
+                      "ORDER BY first_draw").fetchall()
+    con.execute(script("sample-items", *items, "--prefix", "own_"))
+    assert got == con.execute("SELECT item_id, draw_count, size_class FROM own_item_sample "
+                              "ORDER BY first_draw").fetchall()
+    con.execute(script("sample-pairs", "--budget", "20", "--reuse-cells"))
+    assert check("abcde_pair_validation") == (1, True)
+    with pytest.raises(duckdb.Error, match=re.escape(
+            "abcde --reuse-cells: the cell tables under this --prefix/--schema hold the "
+            "slice attributes of another --slice-by") + r".*this script: size_class "
+            r"\([0-9a-f]{8}\); the tables: provenance \([0-9a-f]{8}\)\)"):
+        con.execute(script("sample-pairs", "--budget", "20", "--reuse-cells", "--slice-by",
+                           "size_class"))
+    pairs = script("sample-pairs", "--budget", "20", "--reuse-cells", "--slice-by",
+                   "provenance")
+    con.execute(pairs)
+    assert check("abcde_pair_validation") == (1, True)
+    con.execute("UPDATE attributes SET provenance = 'moved' WHERE item_id = 'img_000001'")
+    con.execute(pairs)
+    assert check("abcde_pair_validation") == (0, False)
+    con.execute(script("sample-items", *items, "--reuse-cells"))
+    assert check("abcde_item_validation") == (1, True)
 
 
 def test_cells_of_other_inputs_stop_the_reusing_script_on_every_engine(engine: Engine,

@@ -37,7 +37,13 @@ from abcde.sql.dialects import (
 )
 from abcde.warehouse.evaluation import evaluate_pipelines
 from abcde.warehouse.sampling import sample_items_pipeline, sample_pairs_pipeline
-from abcde.warehouse.scripts import ScriptSpec, comment, impact_pipeline, quiet_sqlglot
+from abcde.warehouse.scripts import (
+    ScriptSpec,
+    comment,
+    impact_pipeline,
+    quiet_sqlglot,
+    script_text,
+)
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
@@ -822,8 +828,9 @@ def _close(a: object, b: object) -> bool:
 
 
 def test_script_runs_on_real_engines_and_equals_impact(engine: Engine, tmp_path: Path) -> None:
-    """The script, statement by statement, on DuckDB, PostgreSQL and Spark, over input
-    tables of the engine: its tables equal `abcde impact` (DuckDB, files) to 1e-12.
+    """The script, statement by statement on DuckDB and PostgreSQL, and on Spark whole
+    from pyspark (`spark.sql` of BEGIN <script> END), over input tables of the engine:
+    its tables equal `abcde impact` (DuckDB, files) to 1e-12.
     Names with capitals are used as given, inputs and outputs alike: on PostgreSQL (case-
     sensitive when quoted) the tables are found, and created, exactly as named."""
     for role in ("base", "exp", "weights", "attributes"):
@@ -832,9 +839,15 @@ def test_script_runs_on_real_engines_and_equals_impact(engine: Engine, tmp_path:
     spec = ScriptSpec(base="In_base", exp="In_exp", weights="In_weights",
                       attributes="In_attributes", slicings=(("provenance",),),
                       prefix="Script_", schema=engine.work_schema)
-    pipeline, _, _ = impact_pipeline(spec)
-    for _, sql in pipeline.statements(engine.dialect):
-        engine.execute(sql)
+    pipeline, _, outputs = impact_pipeline(spec)
+    if engine.dialect.name == "spark":
+        # the pyspark route of docs/data_engineers.md: the whole script, header and all,
+        # as one SQL script (Spark's BEGIN … END)
+        text = script_text(spec, [(pipeline, outputs)], "spark")
+        engine.spark.sql("BEGIN\n" + text + "\nEND")
+    else:
+        for _, sql in pipeline.statements(engine.dialect):
+            engine.execute(sql)
     want = impact(EXAMPLES / "base.csv", EXAMPLES / "exp.csv", EXAMPLES / "weights.csv",
                   attributes=EXAMPLES / "attributes.csv", slice_by="provenance", top=10_000)
     if engine.dialect.name == "postgres":

@@ -50,7 +50,8 @@ def sample_items_pipeline(spec: ScriptSpec, size: int, seed: int,
     docs/method.md §7.1–7.3)."""
     size = COUNT.check("size", size)
     seed = SEED.check("seed", seed)
-    cells = build_cells(spec, relations, "item")
+    # the item sample reads no slice: cells made with any --slice-by serve it
+    cells = build_cells(spec, relations, "item", reads_slices=False)
     pipeline, inputs = cells.pipeline, cells.inputs
     add_affected_items(pipeline, inputs)
     attrs = attribute_names(inputs, ITEM_COLUMNS)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
+import json
 import logging
 import re
 import shlex
@@ -21,7 +22,7 @@ import textwrap
 import unicodedata
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from sqlglot import exp
 
@@ -298,8 +299,20 @@ class Cells:
     slice_steps: list[str]
 
 
+def _cells_digest(spec: ScriptSpec, relations: dict[str, str] | None) -> str:
+    """The SQL digest of the cells (`Pipeline.digest` of cell_metrics) as they are made
+    without slices: the slice attributes add columns to cell_rows, not cells, so cells
+    made with any --slice-by serve a script that reads no slice (cells_key's
+    slice_attributes says which it may read)."""
+    inputs = _inputs(replace(spec, slicings=()), relations)
+    pipeline = Pipeline(prefix=spec.prefix, schema=spec.schema)
+    add_item_steps(pipeline, inputs, with_examples=True, squares=True)
+    add_cell_steps(pipeline, inputs, (), squares=True)
+    return pipeline.digest("cell_metrics")[:16]
+
+
 def build_cells(spec: ScriptSpec, relations: dict[str, str] | None = None,
-                kind: str = "impact") -> Cells:
+                kind: str = "impact", *, reads_slices: bool = True) -> Cells:
     """The one join of the inputs and its aggregation into cells (docs/method.md §2), with
     the validation row and the round's key `cells_key` (script/cells_key.sql: the SQL
     digest of the cells and a fingerprint of each input), materialised.
@@ -309,7 +322,9 @@ def build_cells(spec: ScriptSpec, relations: dict[str, str] | None = None,
     inputs per round — a warehouse bills every scan), and this script's validation row
     `<kind>_validation` adds `cells_match`, whether they were made from these inputs (the
     same digest and fingerprint, computed again by one scan of each input, without the
-    join); cells of other inputs set input_valid FALSE."""
+    join); cells of other inputs set input_valid FALSE. A script that `reads_slices`
+    (per-slice tables of its --slice-by) needs cells made with the same slice attributes
+    (cell_rows holds them as s_0, s_1, …): its guard stops it otherwise, saying which."""
     inputs = _inputs(spec, relations)
     pipeline = Pipeline(prefix=spec.prefix, schema=spec.schema)
     # Σw² per cell (squares) for the pair sampler's exact self parts: every script of a
@@ -341,12 +356,18 @@ def build_cells(spec: ScriptSpec, relations: dict[str, str] | None = None,
     slice_steps = add_cell_steps(pipeline, inputs, spec.slicings, squares=True)
     if relations is None:  # an input named like a step would make the digest circular
         _check_unshadowed(spec, pipeline)
-    fingerprinted = [(n, _fingerprint_columns(inputs, n)) for n in all_inputs]
-    digest = pipeline.digest("cell_metrics")[:16]
+    fingerprinted = _fingerprints(inputs, all_inputs)
+    digest = _cells_digest(spec, relations)
     # the inputs and checks that fix the columns of cells_key and validation
     shape = "+".join(all_inputs) + "/" + hashlib.md5(
         ",".join(validation_columns).encode()).hexdigest()[:8]
-    key = render("script/cells_key.sql", inputs=fingerprinted, digest=digest, shape=shape)
+    # the slice attributes of cell_rows, in the order of their columns s_0, s_1, …: as
+    # text, made exact by the hash of the list (a name may hold ', ')
+    names = [a.name for a in inputs.attribute_columns]
+    attributes = (", ".join(names) or "none") + " (" + hashlib.md5(
+        json.dumps(names).encode()).hexdigest()[:8] + ")"
+    key = render("script/cells_key.sql", inputs=fingerprinted, digest=digest, shape=shape,
+                 attributes=attributes)
     pipeline.add("cells_key", key, materialise=True)
     doc = ("Input checks (one row): counts of each problem over the whole input, an example "
            "id per failed row-level check, and input_valid.")
@@ -360,10 +381,18 @@ def build_cells(spec: ScriptSpec, relations: dict[str, str] | None = None,
                "by a script with other inputs or checks (a weights or attributes table, "
                "--missing-weight): run that script again with this one's input options, "
                f"or this one without --reuse-cells (this script: {shape}; the tables: ")
-    pipeline.add(f"{kind}_cells_guard", render("script/cells_guard.sql", shape=shape,
-                                               message=message), materialise=True)
+    slices = ("abcde --reuse-cells: the cell tables under this --prefix/--schema hold the "
+              "slice attributes of another --slice-by, and this script reads per-slice "
+              "cells of its own: give it the --slice-by of the script that made them (or "
+              "none), or run it without --reuse-cells (this script: "
+              f"{attributes}; the tables: ")
+    pipeline.add(f"{kind}_cells_guard", render(
+        "script/cells_guard.sql", shape=shape, message=message,
+        attributes=attributes if reads_slices and spec.slicings else None,
+        slices_message=slices), materialise=True)
     name = f"{kind}_validation"
     pipeline.add(name, render("script/cells_check.sql", inputs=all_inputs,
+                              values=reads_slices and bool(spec.slicings),
                               columns=validation_columns[:-2]), materialise=True)
     outputs = [Output(name, (*validation_columns[:-2], "cells_match", "input_problems",
                              "input_valid"),
@@ -397,16 +426,21 @@ def _add_cells_exist(spec: ScriptSpec, pipeline: Pipeline, kind: str) -> None:
                  materialise=True, dialects=targets)
 
 
-def _fingerprint_columns(inputs: Inputs, name: str) -> list[str]:
-    """The columns of input `name`'s `<name>_in` step its fingerprint hashes (cast to
-    text; NULL as '~')."""
-    if name in ("base", "exp"):
-        columns = ["item_id", "cluster_id"]
-    elif name == "weights":
-        columns = ["item_id", "weight"]
-    else:
-        columns = ["item_id", *(a.alias for a in inputs.attribute_columns)]
-    return [f"COALESCE(CAST({c} AS VARCHAR), '~')" for c in columns]
+def _fingerprints(inputs: Inputs, names: Sequence[str],
+                  ) -> list[tuple[str, list[str], list[str] | None]]:
+    """(input, columns, value columns) of each input's fingerprint in cells_key: the columns
+    of its `<name>_in` step that make the cells, cast to text (NULL as '~'); for the
+    attributes, when cell_rows holds slice attributes, also their values (with the item
+    id), which only a script that reads per-slice cells compares."""
+    columns = {"base": ["item_id", "cluster_id"], "exp": ["item_id", "cluster_id"],
+               "weights": ["item_id", "weight"], "attributes": ["item_id"]}
+
+    def text(cols: Sequence[str]) -> list[str]:
+        return [f"COALESCE(CAST({c} AS VARCHAR), '~')" for c in cols]
+
+    values = [a.alias for a in inputs.attribute_columns]
+    return [(n, text(columns[n]), text(["item_id", *values])
+             if n == "attributes" and values else None) for n in names]
 
 
 def flag(cells: Cells, name: str, query: exp.Query, columns: Sequence[str], doc: str) -> None:
@@ -591,7 +625,9 @@ def header(spec: ScriptSpec, parts: Sequence[tuple[Pipeline, list[Output]]], dia
             "must exist: run `abcde sql impact` (or the round's first script, without "
             "--reuse-cells) with the same --prefix/--schema and input options first; "
             f"without them {missing}. Made from other inputs, they set cells_match 0 and "
-            "input_valid FALSE. Tables read: " + ", ".join(reused), 86)
+            "input_valid FALSE. Made with another --slice-by, they serve a script without "
+            "per-slice tables (sample-items, or no --slice-by); one with them stops, saying "
+            "so. Tables read: " + ", ".join(reused), 86)
     if work:
         lines.append("Work tables (also created): " + ", ".join(work))
     return comment(lines)

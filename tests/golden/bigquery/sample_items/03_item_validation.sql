@@ -55,7 +55,8 @@ WITH base_in AS (
           ) * 2 + 1 AS FLOAT64) / CAST(9007199254740992 AS FLOAT64)
         ) * CAST(2147483648 AS FLOAT64)
       ) AS INT64)
-    ) AS row_hash
+    ) AS row_hash,
+    CAST(0 AS INT64) AS value_hash
   FROM base_in
   UNION ALL
   SELECT
@@ -86,7 +87,8 @@ WITH base_in AS (
           ) * 2 + 1 AS FLOAT64) / CAST(9007199254740992 AS FLOAT64)
         ) * CAST(2147483648 AS FLOAT64)
       ) AS INT64)
-    ) AS row_hash
+    ) AS row_hash,
+    CAST(0 AS INT64) AS value_hash
   FROM exp_in
   UNION ALL
   SELECT
@@ -117,12 +119,37 @@ WITH base_in AS (
           ) * 2 + 1 AS FLOAT64) / CAST(9007199254740992 AS FLOAT64)
         ) * CAST(2147483648 AS FLOAT64)
       ) AS INT64)
-    ) AS row_hash
+    ) AS row_hash,
+    CAST(0 AS INT64) AS value_hash
   FROM weights_in
   UNION ALL
   SELECT
     'attributes' AS input,
     COUNT(*) AS input_rows,
+    SUM(
+      CAST(FLOOR(
+        (
+          CAST((
+            CAST(CONCAT(
+              '0x',
+              SUBSTR(
+                TO_HEX(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS STRING),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS STRING), '~') AS STRING)
+                    )
+                  )
+                ),
+                1,
+                13
+              )
+            ) AS INT64)
+          ) * 2 + 1 AS FLOAT64) / CAST(9007199254740992 AS FLOAT64)
+        ) * CAST(2147483648 AS FLOAT64)
+      ) AS INT64)
+    ) AS row_hash,
     SUM(
       CAST(FLOOR(
         (
@@ -150,12 +177,13 @@ WITH base_in AS (
           ) * 2 + 1 AS FLOAT64) / CAST(9007199254740992 AS FLOAT64)
         ) * CAST(2147483648 AS FLOAT64)
       ) AS INT64)
-    ) AS row_hash
+    ) AS value_hash
   FROM attributes_in
 ), cells_key_now AS (
   SELECT
-    'd57d42d1070b6445' AS sql_digest,
+    '668aeab1c2a61887' AS sql_digest,
     'base+exp+weights+attributes/31c7c565' AS shape,
+    'provenance, size_class (27be33f4)' AS slice_attributes,
     SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
     SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,
     SUM(CASE WHEN input = 'exp' THEN input_rows ELSE 0 END) AS exp_rows,
@@ -163,7 +191,8 @@ WITH base_in AS (
     SUM(CASE WHEN input = 'weights' THEN input_rows ELSE 0 END) AS weights_rows,
     SUM(CASE WHEN input = 'weights' THEN COALESCE(row_hash, 0) ELSE 0 END) AS weights_hash,
     SUM(CASE WHEN input = 'attributes' THEN input_rows ELSE 0 END) AS attributes_rows,
-    SUM(CASE WHEN input = 'attributes' THEN COALESCE(row_hash, 0) ELSE 0 END) AS attributes_hash
+    SUM(CASE WHEN input = 'attributes' THEN COALESCE(row_hash, 0) ELSE 0 END) AS attributes_hash,
+    SUM(CASE WHEN input = 'attributes' THEN COALESCE(value_hash, 0) ELSE 0 END) AS attributes_values_hash
   FROM fp
 ), stored AS (
   SELECT

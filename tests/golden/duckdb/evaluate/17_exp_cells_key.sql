@@ -56,7 +56,8 @@ WITH base_in AS (
           ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
         ) * CAST(2147483648 AS DOUBLE)
       ) AS BIGINT)
-    ) AS row_hash
+    ) AS row_hash,
+    CAST(0 AS BIGINT) AS value_hash
   FROM base_in
   UNION ALL
   SELECT
@@ -76,7 +77,8 @@ WITH base_in AS (
           ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
         ) * CAST(2147483648 AS DOUBLE)
       ) AS BIGINT)
-    ) AS row_hash
+    ) AS row_hash,
+    CAST(0 AS BIGINT) AS value_hash
   FROM exp_in
   UNION ALL
   SELECT
@@ -96,12 +98,28 @@ WITH base_in AS (
           ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
         ) * CAST(2147483648 AS DOUBLE)
       ) AS BIGINT)
-    ) AS row_hash
+    ) AS row_hash,
+    CAST(0 AS BIGINT) AS value_hash
   FROM weights_in
   UNION ALL
   SELECT
     'attributes' AS input,
     COUNT(*) AS input_rows,
+    SUM(
+      CAST(FLOOR(
+        (
+          CAST((
+            CAST('0x' || SUBSTRING(
+              MD5(
+                CAST('cells_key' AS TEXT) || ':' || CAST(COALESCE(CAST(item_id AS TEXT), '~') AS TEXT)
+              ),
+              1,
+              13
+            ) AS BIGINT)
+          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+        ) * CAST(2147483648 AS DOUBLE)
+      ) AS BIGINT)
+    ) AS row_hash,
     SUM(
       CAST(FLOOR(
         (
@@ -116,12 +134,13 @@ WITH base_in AS (
           ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
         ) * CAST(2147483648 AS DOUBLE)
       ) AS BIGINT)
-    ) AS row_hash
+    ) AS value_hash
   FROM attributes_in
 )
 SELECT
-  '8d8c69ea27acb4db' AS sql_digest,
+  '1e515a2046256e13' AS sql_digest,
   'base+exp+weights+attributes/31c7c565' AS shape,
+  'provenance (db1842ae)' AS slice_attributes,
   SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
   SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,
   SUM(CASE WHEN input = 'exp' THEN input_rows ELSE 0 END) AS exp_rows,
@@ -129,5 +148,6 @@ SELECT
   SUM(CASE WHEN input = 'weights' THEN input_rows ELSE 0 END) AS weights_rows,
   SUM(CASE WHEN input = 'weights' THEN COALESCE(row_hash, 0) ELSE 0 END) AS weights_hash,
   SUM(CASE WHEN input = 'attributes' THEN input_rows ELSE 0 END) AS attributes_rows,
-  SUM(CASE WHEN input = 'attributes' THEN COALESCE(row_hash, 0) ELSE 0 END) AS attributes_hash
+  SUM(CASE WHEN input = 'attributes' THEN COALESCE(row_hash, 0) ELSE 0 END) AS attributes_hash,
+  SUM(CASE WHEN input = 'attributes' THEN COALESCE(value_hash, 0) ELSE 0 END) AS attributes_values_hash
 FROM fp;

@@ -70,7 +70,8 @@ WITH base_in AS (
           ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
         ) * CAST(2147483648 AS DOUBLE)
       ) AS BIGINT)
-    ) AS row_hash
+    ) AS row_hash,
+    CAST(0 AS BIGINT) AS value_hash
   FROM base_in
   UNION ALL
   SELECT
@@ -90,7 +91,8 @@ WITH base_in AS (
           ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
         ) * CAST(2147483648 AS DOUBLE)
       ) AS BIGINT)
-    ) AS row_hash
+    ) AS row_hash,
+    CAST(0 AS BIGINT) AS value_hash
   FROM exp_in
   UNION ALL
   SELECT
@@ -110,12 +112,28 @@ WITH base_in AS (
           ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
         ) * CAST(2147483648 AS DOUBLE)
       ) AS BIGINT)
-    ) AS row_hash
+    ) AS row_hash,
+    CAST(0 AS BIGINT) AS value_hash
   FROM weights_in
   UNION ALL
   SELECT
     'attributes' AS input,
     COUNT(*) AS input_rows,
+    SUM(
+      CAST(FLOOR(
+        (
+          CAST((
+            CAST('0x' || SUBSTRING(
+              MD5(
+                CAST('cells_key' AS TEXT) || ':' || CAST(COALESCE(CAST(item_id AS TEXT), '~') AS TEXT)
+              ),
+              1,
+              13
+            ) AS BIGINT)
+          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+        ) * CAST(2147483648 AS DOUBLE)
+      ) AS BIGINT)
+    ) AS row_hash,
     SUM(
       CAST(FLOOR(
         (
@@ -130,12 +148,13 @@ WITH base_in AS (
           ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
         ) * CAST(2147483648 AS DOUBLE)
       ) AS BIGINT)
-    ) AS row_hash
+    ) AS value_hash
   FROM attributes_in
 ), cells_key_now AS (
   SELECT
-    'd57d42d1070b6445' AS sql_digest,
+    '668aeab1c2a61887' AS sql_digest,
     'base+exp+weights+attributes/31c7c565' AS shape,
+    'provenance, size_class (27be33f4)' AS slice_attributes,
     SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
     SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,
     SUM(CASE WHEN input = 'exp' THEN input_rows ELSE 0 END) AS exp_rows,
@@ -143,7 +162,8 @@ WITH base_in AS (
     SUM(CASE WHEN input = 'weights' THEN input_rows ELSE 0 END) AS weights_rows,
     SUM(CASE WHEN input = 'weights' THEN COALESCE(row_hash, 0) ELSE 0 END) AS weights_hash,
     SUM(CASE WHEN input = 'attributes' THEN input_rows ELSE 0 END) AS attributes_rows,
-    SUM(CASE WHEN input = 'attributes' THEN COALESCE(row_hash, 0) ELSE 0 END) AS attributes_hash
+    SUM(CASE WHEN input = 'attributes' THEN COALESCE(row_hash, 0) ELSE 0 END) AS attributes_hash,
+    SUM(CASE WHEN input = 'attributes' THEN COALESCE(value_hash, 0) ELSE 0 END) AS attributes_values_hash
   FROM fp
 ), stored AS (
   SELECT
@@ -168,6 +188,7 @@ WITH base_in AS (
           AND s.weights_hash = f.weights_hash
           AND s.attributes_rows = f.attributes_rows
           AND s.attributes_hash = f.attributes_hash
+          AND s.attributes_values_hash = f.attributes_values_hash
           THEN 1
           ELSE 0
         END

@@ -67,7 +67,8 @@ WITH base_in AS (
           ) * 2 + 1 AS DOUBLE PRECISION) / CAST(9007199254740992 AS DOUBLE PRECISION)
         ) * CAST(2147483648 AS DOUBLE PRECISION)
       ) AS BIGINT)
-    ) AS row_hash
+    ) AS row_hash,
+    CAST(0 AS BIGINT) AS value_hash
   FROM base_in
   UNION ALL
   SELECT
@@ -87,7 +88,8 @@ WITH base_in AS (
           ) * 2 + 1 AS DOUBLE PRECISION) / CAST(9007199254740992 AS DOUBLE PRECISION)
         ) * CAST(2147483648 AS DOUBLE PRECISION)
       ) AS BIGINT)
-    ) AS row_hash
+    ) AS row_hash,
+    CAST(0 AS BIGINT) AS value_hash
   FROM exp_in
   UNION ALL
   SELECT
@@ -107,12 +109,28 @@ WITH base_in AS (
           ) * 2 + 1 AS DOUBLE PRECISION) / CAST(9007199254740992 AS DOUBLE PRECISION)
         ) * CAST(2147483648 AS DOUBLE PRECISION)
       ) AS BIGINT)
-    ) AS row_hash
+    ) AS row_hash,
+    CAST(0 AS BIGINT) AS value_hash
   FROM weights_in
   UNION ALL
   SELECT
     'attributes' AS input,
     COUNT(*) AS input_rows,
+    SUM(
+      CAST(FLOOR(
+        (
+          CAST((
+            CAST(CAST('x' || LPAD(
+              SUBSTRING(MD5(
+                CAST('cells_key' AS VARCHAR) || ':' || CAST(COALESCE(CAST(item_id AS TEXT), '~') AS VARCHAR)
+              ) FROM 1 FOR 13),
+              16,
+              '0'
+            ) AS BIT(64)) AS BIGINT)
+          ) * 2 + 1 AS DOUBLE PRECISION) / CAST(9007199254740992 AS DOUBLE PRECISION)
+        ) * CAST(2147483648 AS DOUBLE PRECISION)
+      ) AS BIGINT)
+    ) AS row_hash,
     SUM(
       CAST(FLOOR(
         (
@@ -127,12 +145,13 @@ WITH base_in AS (
           ) * 2 + 1 AS DOUBLE PRECISION) / CAST(9007199254740992 AS DOUBLE PRECISION)
         ) * CAST(2147483648 AS DOUBLE PRECISION)
       ) AS BIGINT)
-    ) AS row_hash
+    ) AS value_hash
   FROM attributes_in
 )
 SELECT
-  'ef42db5224e3c231' AS sql_digest,
+  'e389b4ca02a27683' AS sql_digest,
   'base+exp+weights+attributes/31c7c565' AS shape,
+  'provenance (db1842ae)' AS slice_attributes,
   SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
   SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,
   SUM(CASE WHEN input = 'exp' THEN input_rows ELSE 0 END) AS exp_rows,
@@ -140,5 +159,6 @@ SELECT
   SUM(CASE WHEN input = 'weights' THEN input_rows ELSE 0 END) AS weights_rows,
   SUM(CASE WHEN input = 'weights' THEN COALESCE(row_hash, 0) ELSE 0 END) AS weights_hash,
   SUM(CASE WHEN input = 'attributes' THEN input_rows ELSE 0 END) AS attributes_rows,
-  SUM(CASE WHEN input = 'attributes' THEN COALESCE(row_hash, 0) ELSE 0 END) AS attributes_hash
+  SUM(CASE WHEN input = 'attributes' THEN COALESCE(row_hash, 0) ELSE 0 END) AS attributes_hash,
+  SUM(CASE WHEN input = 'attributes' THEN COALESCE(value_hash, 0) ELSE 0 END) AS attributes_values_hash
 FROM fp;

@@ -258,7 +258,8 @@ WITH base_in AS (
           ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
         ) * CAST(2147483648 AS DOUBLE)
       ) AS BIGINT)
-    ) AS row_hash
+    ) AS row_hash,
+    CAST(0 AS BIGINT) AS value_hash
   FROM base_in
   UNION ALL
   SELECT
@@ -493,7 +494,8 @@ WITH base_in AS (
           ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
         ) * CAST(2147483648 AS DOUBLE)
       ) AS BIGINT)
-    ) AS row_hash
+    ) AS row_hash,
+    CAST(0 AS BIGINT) AS value_hash
   FROM exp_in
   UNION ALL
   SELECT
@@ -728,12 +730,217 @@ WITH base_in AS (
           ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
         ) * CAST(2147483648 AS DOUBLE)
       ) AS BIGINT)
-    ) AS row_hash
+    ) AS row_hash,
+    CAST(0 AS BIGINT) AS value_hash
   FROM weights_in
   UNION ALL
   SELECT
     'attributes' AS input,
     COUNT(*) AS input_rows,
+    SUM(
+      CAST(FLOOR(
+        (
+          CAST((
+            (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  1,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 281474976710656 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  2,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 17592186044416 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  3,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 1099511627776 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  4,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 68719476736 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  5,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 4294967296 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  6,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 268435456 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  7,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 16777216 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  8,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 1048576 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  9,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 65536 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  10,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 4096 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  11,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 256 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  12,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 16 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('cells_key' AS VARCHAR),
+                      ':',
+                      CAST(COALESCE(CAST(item_id AS VARCHAR), '~') AS VARCHAR)
+                    )
+                  ),
+                  13,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            )
+          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+        ) * CAST(2147483648 AS DOUBLE)
+      ) AS BIGINT)
+    ) AS row_hash,
     SUM(
       CAST(FLOOR(
         (
@@ -963,12 +1170,13 @@ WITH base_in AS (
           ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
         ) * CAST(2147483648 AS DOUBLE)
       ) AS BIGINT)
-    ) AS row_hash
+    ) AS value_hash
   FROM attributes_in
 )
 SELECT
-  'ef42db5224e3c231' AS sql_digest,
+  'e389b4ca02a27683' AS sql_digest,
   'base+exp+weights+attributes/31c7c565' AS shape,
+  'provenance (db1842ae)' AS slice_attributes,
   SUM(CASE WHEN input = 'base' THEN input_rows ELSE 0 END) AS base_rows,
   SUM(CASE WHEN input = 'base' THEN COALESCE(row_hash, 0) ELSE 0 END) AS base_hash,
   SUM(CASE WHEN input = 'exp' THEN input_rows ELSE 0 END) AS exp_rows,
@@ -976,5 +1184,6 @@ SELECT
   SUM(CASE WHEN input = 'weights' THEN input_rows ELSE 0 END) AS weights_rows,
   SUM(CASE WHEN input = 'weights' THEN COALESCE(row_hash, 0) ELSE 0 END) AS weights_hash,
   SUM(CASE WHEN input = 'attributes' THEN input_rows ELSE 0 END) AS attributes_rows,
-  SUM(CASE WHEN input = 'attributes' THEN COALESCE(row_hash, 0) ELSE 0 END) AS attributes_hash
+  SUM(CASE WHEN input = 'attributes' THEN COALESCE(row_hash, 0) ELSE 0 END) AS attributes_hash,
+  SUM(CASE WHEN input = 'attributes' THEN COALESCE(value_hash, 0) ELSE 0 END) AS attributes_values_hash
 FROM fp;
