@@ -841,7 +841,7 @@ def test_script_runs_on_real_engines_and_equals_impact(engine: Engine, tmp_path:
                       prefix="Script_", schema=engine.work_schema)
     pipeline, _, outputs = impact_pipeline(spec)
     if engine.dialect.name == "spark":
-        # the pyspark route of docs/data_engineers.md: the whole script, header and all,
+        # the pyspark route of docs/warehouse.md: the whole script, header and all,
         # as one SQL script (Spark's BEGIN … END)
         text = script_text(spec, [(pipeline, outputs)], "spark")
         engine.spark.sql("BEGIN\n" + text + "\nEND")
