@@ -34,11 +34,11 @@ _LAZY = {
 
 if TYPE_CHECKING:
     from abcde.comparison import Comparison
-    from abcde.inputs.spec import Columns
     from abcde.engines import connect
     from abcde.engines.config import EngineConfig
     from abcde.evaluation.run import evaluate
     from abcde.impact.run import ImpactResult, impact
+    from abcde.inputs.spec import Columns
     from abcde.quality.estimate import estimate
     from abcde.quality.simulation import simulate
     from abcde.sampling.explore import explore

@@ -802,7 +802,7 @@ def test_seeds_beyond_what_every_warehouse_holds_are_refused(command: list[str],
     args = [a.replace("{tmp}", str(tmp_path)) for a in command]
     result = CliRunner().invoke(main, [*args, str(seed), "--base", "s.b", "--exp", "s.e"])
     assert result.exit_code == 2, result.output
-    assert "4611686018427387903" in result.output
+    assert "seed" in result.output and "4,611,686,018,427,387,903" in result.output
     assert list(tmp_path.iterdir()) == []
 
 

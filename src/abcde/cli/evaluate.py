@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from abcde.cli._common import column_options, engine_options
+from abcde.cli._common import Checked, column_options, engine_options
+from abcde.params import TOP
 from abcde.text import to_json
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ def _split_actual(spec: str) -> tuple[str | None, str]:
               callback=_tolerance(below_one=True),
               help="Per-case scores equal to this relative precision tie in UIR (absorbs "
                    "float noise of summed scores; 0 compares exactly).")
-@click.option("--top", type=click.IntRange(0, 10**9), default=10, show_default=True,
+@click.option("--top", type=Checked(TOP), default=10, show_default=True,
               help="How many worst truth/actual clusters and Yandex themes to list, and "
                    "slice rows to print.")
 @click.option("--out", type=click.Path(file_okay=False), default=None,

@@ -11,10 +11,11 @@ from typing import Any
 
 import click
 
+from abcde.cli._common import Checked
 from abcde.errors import InputError
 from abcde.inputs.spec import Columns, parse_slicings
 from abcde.outputs import output_files
-from abcde.sampling import MAX_SEED
+from abcde.params import COUNT, SEED
 from abcde.sql.dialects import DIALECTS, get_dialect
 from abcde.warehouse.scripts import ID_KINDS, ScriptSpec
 
@@ -208,9 +209,9 @@ def sql_impact(out: str | None, overwrite: bool, **options: Any) -> None:
 @sql_group.command("sample-items")
 @script_options
 @reuse_option
-@click.option("--size", type=click.IntRange(1, 10**9), default=1_000_000, show_default=True,
+@click.option("--size", type=Checked(COUNT), default=1_000_000, show_default=True,
               help="Unique affected items to sample.")
-@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True)
+@click.option("--seed", type=Checked(SEED), default=0, show_default=True)
 @out_option
 def sql_sample_items(out: str | None, overwrite: bool, size: int, seed: int,
                      **options: Any) -> None:
@@ -235,10 +236,10 @@ def sql_sample_items(out: str | None, overwrite: bool, size: int, seed: int,
               "abcde (u_ij) and jaccard (w_ij) pair populations, or one of them.")
 @click.option("--alpha", type=float, default=None,
               help="The mixture's share of the abcde population, in (0, 1) [default: 0.5].")
-@click.option("--budget", type=click.IntRange(1, 10**9), required=True,
+@click.option("--budget", type=Checked(COUNT), required=True,
               help="Unique non-self pairs for the judges.")
-@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True)
-@click.option("--stream-draws", type=click.IntRange(1, 10**9), default=None,
+@click.option("--seed", type=Checked(SEED), default=0, show_default=True)
+@click.option("--stream-draws", type=Checked(COUNT), default=None,
               help="Draws of the materialised stream [default: 10·budget]; the manifest's "
               "budget_filled says whether it held the budget — if not, run again with more "
               "(the same seed extends the same sample).")
@@ -298,19 +299,19 @@ def sql_evaluate(out: str | None, overwrite: bool, truth: str, actual: tuple[str
 
 @click.command("dbt")
 @functools.partial(script_options, dialect=DBT_DIALECTS)
-@click.option("--size", type=click.IntRange(1, 10**9), default=1_000_000, show_default=True,
+@click.option("--size", type=Checked(COUNT), default=1_000_000, show_default=True,
               help="Default of var abcde_size: unique affected items of the item sample.")
-@click.option("--seed", type=click.IntRange(0, MAX_SEED), default=0, show_default=True,
+@click.option("--seed", type=Checked(SEED), default=0, show_default=True,
               help="Default of var abcde_seed.")
 @click.option("--population", type=click.Choice(["mixture", "abcde", "jaccard"]),
               default="mixture", show_default=True, help="Design of the pair sample models.")
 @click.option("--alpha", type=float, default=None,
               help="The mixture's share of the abcde population, in (0, 1) [default: 0.5].")
-@click.option("--budget", type=click.IntRange(1, 10**9), default=1000, show_default=True,
+@click.option("--budget", type=Checked(COUNT), default=1000, show_default=True,
               help="Unique judgeable pairs of the pair sample models.")
-@click.option("--pair-seed", type=click.IntRange(0, MAX_SEED), default=0,
+@click.option("--pair-seed", type=Checked(SEED), default=0,
               show_default=True, help="Default of var abcde_pair_seed.")
-@click.option("--stream-draws", type=click.IntRange(1, 10**9), default=None,
+@click.option("--stream-draws", type=Checked(COUNT), default=None,
               help="Draws of the pair models' stream [default: 10·budget].")
 @click.option("--truth", default=None, help="Ground-truth clustering table: adds the "
               "evaluation models of each --actual run.")

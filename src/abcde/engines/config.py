@@ -77,12 +77,9 @@ class EngineConfig:
         """A new engine of this configuration (closed by the caller)."""
         module, cls = ENGINE_CLASSES[str(self.name)]
         engine_class = getattr(importlib.import_module(module), cls)
-        if self.name == "postgres":
-            return engine_class(dsn=self.dsn)
-        if self.name == "spark":
-            return engine_class(self.spark, master=self.spark_master,
-                                remote=self.spark_remote, conf=self.spark_conf)
-        return engine_class(db=self.db, memory_limit=self.memory_limit, threads=self.threads)
+        # each engine's constructor takes its own options (spark_master as master, ...)
+        return engine_class(**{o.removeprefix("spark_"): getattr(self, o)
+                               for o in _OWN[str(self.name)]})
 
 
 EngineLike = Engine | EngineConfig | str | None
