@@ -143,7 +143,7 @@ def test_overwrite_replaces_the_sample_once_complete(world, judged: Path) -> Non
     no_leftovers(judged.parent)
 
 
-@pytest.mark.parametrize("where", ["abcde.sampling.pairs.write_manifest",
+@pytest.mark.parametrize("where", ["abcde.sample_files.pairs.write_manifest",
                                    "abcde.engines.duckdb.DuckDBEngine.write",
                                    "abcde.outputs._carry"])
 def test_ctrl_c_while_the_files_are_written(world, judged: Path, where: str,

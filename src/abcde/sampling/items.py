@@ -13,7 +13,6 @@ and Σ_{i ∈ slice} w(i) its share weight(slice ∩ affected)/weight(T).
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -34,13 +33,14 @@ from abcde.inputs.session import Inputs, Session
 from abcde.outputs import input_files
 from abcde.params import COUNT, SEED, checked
 from abcde.results import plain_row, summary_repr
+from abcde.sample_files.items import manifest_path, write_item_manifest
+from abcde.sample_files.layout import file_output
+from abcde.sample_files.manifest import fingerprint
 from abcde.sampling.clocks import (
     add_clock_step,
     add_draw_count_steps,
     count_value,
 )
-from abcde.sampling.files import digest, file_output
-from abcde.sampling.manifest import fingerprint
 from abcde.sampling.pairs import attribute_names
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.templates import render
@@ -238,10 +238,8 @@ def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Pat
         engine.write(pipeline.physical_name("item_sample"), sample_tmp,
                      "csv" if out.suffix.lower() == ".csv" else "parquet",
                      order_by=("first_draw",))
-        files = {"sample": str(out), "manifest": str(manifest_path(out))}
-        manifest["files"] = files
-        manifest["digests"] = {out.name: digest(sample_tmp, int(row["unique_items"]))}
-        manifest_tmp.write_text(json.dumps(manifest, indent=2, default=str) + "\n")
+        files = write_item_manifest(out, [sample_tmp, manifest_tmp], manifest,
+                                    int(row["unique_items"]))
     return ItemSample(rows, manifest, files, {a: o for a, o in attrs if a != o})
 
 
@@ -249,7 +247,3 @@ def _counted(row: dict[str, Any]) -> dict[str, Any]:
     """A sample row with its draw count as an int while it is an exact integer."""
     row["draw_count"] = count_value(row["draw_count"])
     return row
-
-
-def manifest_path(sample: Path) -> Path:
-    return sample.with_name(sample.name + ".manifest.json")

@@ -27,7 +27,6 @@ App. A 3.1–3.2; see `abcde.sampling.clocks` for why the stream is indexed by d
 
 from __future__ import annotations
 
-import json
 import logging
 import math
 from collections.abc import Sequence
@@ -47,16 +46,34 @@ from abcde.cells import (
     run_cell_steps,
 )
 from abcde.engines import Engine
-from abcde.engines.files import write_rows
 from abcde.errors import InputError
 from abcde.inputs.session import Inputs, Session
 from abcde.inputs.spec import InputSpec, check_slice_names
 from abcde.outputs import OutputDir, input_files
 from abcde.params import COUNT, MAX_DRAWS, SEED, SHARE, Maybe, OneOf, checked
 from abcde.results import plain_row, summary_repr
+from abcde.sample_files.layout import sample_output
+from abcde.sample_files.manifest import (
+    CLASS_KEYS,
+    DESIGN_VERSION,
+    PAIR_CLASSES,
+    POPULATIONS,
+    TOTAL_COLUMNS,
+    fingerprint,
+    judgeable_pairs,
+    lineage,
+    population_entries,
+    sample_digest,
+    sample_id,
+    slice_order,
+)
+from abcde.sample_files.pairs import (
+    DRAW_COLUMNS,
+    QUESTION_COLUMNS,
+    with_sample_id,
+    write_pair_sample,
+)
 from abcde.sampling.clocks import digits_for
-from abcde.sampling.files import digest, sample_output
-from abcde.sampling.manifest import fingerprint, lineage, sample_digest, sample_id
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.quoting import literal
 from abcde.sql.templates import render
@@ -64,28 +81,13 @@ from abcde.version import __version__
 
 log = logging.getLogger("abcde")
 
-POPULATIONS = ("mixture", "abcde", "jaccard")
-"""`mixture` samples q = α·u/Σu + (1 − α)·w/Σw (docs/method.md §6.9); `abcde` is α = 1
-(ABCDE §5.7), `jaccard` α = 0 (Jaccard decomposition §7)."""
 DEFAULT_ALPHA = 0.5
 """The mixture's share of the ABCDE population: every metric's importance weights are then
 at most 2, so no metric's variance exceeds twice what its own population would give
 (Hesterberg 1995; measured in benchmarks/RESULTS.md, docs/method.md §6.9)."""
-DESIGN_VERSION = 2
-"""Samples of this design exclude self pairs and carry importance weights (manifest
-`design.version`); samples drawn before it (self pairs sampled from one population, no
-`design` in the manifest) are refused by the estimators (docs/method.md §8.1)."""
-DRAW_COLUMNS = ("pair_id", "item_i", "item_j", "pair_class", "label", "draw_count",
-                "first_draw", "u_over_w", "base_cluster_i", "exp_cluster_i",
-                "base_cluster_j", "exp_cluster_j")
-QUESTION_COLUMNS = ("pair_id", "item_1", "item_2", "sample_id", "verdict")
 # what the fingerprint hashes of a drawn sample (item ids enter here, not by a pass over
 # every item of the population)
 DIGEST_KEYS = ("pair_id", "item_i", "item_j", "pair_class", "draw_count", "first_draw")
-PAIR_CLASSES = ("split", "merge", "stable")
-CLASS_KEYS = ("split", "merge", "stable_plus", "stable_minus", "stable_zero")
-"""The classes of the manifest: stable pairs i ≠ j split by the sign of W_b − W_e
-(ΔPrecision's label, ABCDE eq. 58; stable_zero: u_ij = 0)."""
 # the totals beside a slicing's columns in a manifest slice (pairs/slice_pairweights.sql):
 # a slice column so named would be overwritten by the total and lose its value, which
 # `abcde estimate` then cannot match to the draws, so none may be (check_slice_names)
@@ -377,10 +379,6 @@ def draw_stream(engine: Engine, base: Pipeline, n: int, seed: int) -> Pipeline:
     return p
 
 
-TOTAL_COLUMNS = ("u", "w", "q", "u_square", "w_square", "u_uncovered", "w_uncovered",
-                 "judgeable")
-
-
 def fetch_totals(engine: Engine, pipeline: Pipeline) -> dict[str, dict[str, float]]:
     """`pair_totals` as class key → its columns (`pairs/totals.sql`); a class without
     pairs has zeros."""
@@ -389,18 +387,6 @@ def fetch_totals(engine: Engine, pipeline: Pipeline) -> dict[str, dict[str, floa
         r = plain_row(row)
         out[str(r["class_key"])] = {c: float(r[c] or 0.0) for c in TOTAL_COLUMNS}
     return out
-
-
-def class_keys(classes: Sequence[str]) -> list[str]:
-    """The manifest's class keys of pair classes (stable → its three signs)."""
-    return [k for k in CLASS_KEYS if k.split("_")[0] in classes]
-
-
-def judgeable_pairs(totals: dict[str, dict[str, float]],
-                    classes: Sequence[str] = PAIR_CLASSES) -> int:
-    """Unique unordered pairs i ≠ j of positive probability in `classes`, from the
-    closed-form counts of `pairs/totals.sql`: the largest budget a fill can reach."""
-    return round(sum(totals[k]["judgeable"] for k in class_keys(classes)))
 
 
 def fits(engine: Engine, p: Pipeline, ceiling: Ceiling) -> int:
@@ -625,10 +611,9 @@ def _run(engine: Engine, inputs: Inputs, design: Design, budget: int | None,
         p.add("stream_sorted", _sorted("pair_stream", ("d",)))
         result.stream = [plain_row(r) for r in p.fetch(engine, "stream_sorted")]
     if out is not None:
-        result.files = write_sample(out.path, result, engine=engine,
-                                    relation=p.physical_name("pair_sample") if rows else None,
-                                    final=out.target)
-        write_manifest(out.path, manifest, result.files)
+        result.files = write_pair_sample(
+            out, rows, result.questions, manifest, engine=engine,
+            relation=p.physical_name("pair_sample") if rows else None)
     return result
 
 
@@ -649,16 +634,6 @@ def slice_rows(engine: Engine, p: Pipeline, inputs: Inputs, slicings: Sequence[S
         for r in rows:
             slices.append({renamed.get(k, k): plain_row({k: v})[k] for k, v in r.items()})
     return slices
-
-
-def slice_order(values: Sequence[Any]) -> tuple:
-    """The order of a slicing's slices in the manifest (and so in `abcde estimate`): by
-    their values, NULL last, NaN after the numbers, text in code point order — as the
-    --out files of every engine. A GROUP BY has no order: DuckDB's changed from run to
-    run, PostgreSQL's was another."""
-    return tuple((v is None, isinstance(v, float) and math.isnan(v),
-                  0 if v is None or (isinstance(v, float) and math.isnan(v)) else v)
-                 for v in values)
 
 
 def collect_sample(engine: Engine, p: Pipeline, inputs: Inputs, attrs: list[tuple[str, str]],
@@ -700,109 +675,8 @@ def pair_counts(rows: Sequence[dict[str, Any]],
             "judgeable": len(questions), "by_class": by_class}
 
 
-def population_pairs(totals: dict[str, dict[str, float]]) -> dict[str, int]:
-    """The manifest's `population_pairs`: unique judgeable pairs per class and in all."""
-    out = {c: judgeable_pairs(totals, (c,)) for c in PAIR_CLASSES}
-    out["judgeable"] = judgeable_pairs(totals)
-    return out
-
-
-def class_entries(totals: dict[str, dict[str, float]]) -> dict[str, dict[str, float]]:
-    """The manifest's `classes`: per class key its u and w totals (the multipliers), its
-    design probability q, the design's expected Kish effective draws per draw toward
-    each target (`kish_u` = (u_k/Σu)²/Σ_s p_u(s)²/q(s), likewise `kish_w`), the target
-    mass the design never draws (`u_uncovered`, `w_uncovered`) and its judgeable pairs
-    (docs/method.md §6.4, §6.9, §8.11)."""
-    sum_u = sum(t["u"] for t in totals.values())
-    sum_w = sum(t["w"] for t in totals.values())
-    out = {}
-    for key, t in totals.items():
-        entry = {k: t[k] for k in ("u", "w", "q", "u_uncovered", "w_uncovered")}
-        for target, total in (("u", sum_u), ("w", sum_w)):
-            square = t[f"{target}_square"]
-            share = t[target] / total if total > 0 else 0.0
-            entry[f"kish_{target}"] = share * share / square if square > 0 else 0.0
-        entry["judgeable"] = round(t["judgeable"])
-        out[key] = entry
-    return out
-
-
-def population_entries(totals: dict[str, dict[str, float]], self_parts: dict[str, Any],
-                       overall: dict[str, Any]) -> dict[str, Any]:
-    """What a pair sample's manifest says of its population: judgeable pairs, the
-    classes' totals and design quantities, the exact self parts, the sums of u and w
-    over pairs i ≠ j, and the exact impact metrics."""
-    exact = {k: float(self_parts[k] or 0.0)
-             for k in ("delta_precision", "affected_good_index", "u_self")}
-    return {"population_pairs": population_pairs(totals),
-            "classes": class_entries(totals),
-            "exact": exact,
-            "totals": {"u": sum(t["u"] for t in totals.values()),
-                       "w": sum(t["w"] for t in totals.values())},
-            "metrics": overall, "weight": overall["weight"]}
-
-
-def with_sample_id(questions: Sequence[dict[str, Any]], sid: str) -> list[dict[str, Any]]:
-    """Questions with the sample's id just before the verdict (abcde.quality.judgements refuses
-    verdicts of another sample)."""
-    return [{**{k: v for k, v in q.items() if k != "verdict"}, "sample_id": sid,
-             "verdict": q.get("verdict")} for q in questions]
-
-
 def _sorted(step: str, order: Sequence[str]) -> Any:
     """SELECT * FROM step ORDER BY ... (a fetch in a stable order)."""
     from sqlglot import exp
 
     return exp.select("*").from_(step).order_by(*order)
-
-
-def write_sample(out: Path, sample: PairSample, *, engine: Engine | None = None,
-                 relation: str | None = None,
-                 draw_columns: Sequence[str] = DRAW_COLUMNS,
-                 final: Path | None = None) -> dict[str, str]:
-    """draws.parquet (from `relation` on `engine`, which keeps the id types, else from
-    the rows), draws.csv, questions.csv, questions.jsonl — every file in (pair_id,
-    first_draw) order, so the same sample gives the same bytes — written into `out`
-    (the temporary directory of `abcde.sampling.files.sample_output`); the returned
-    paths are where they end up, under `final` (default `out`). Each file's rows, bytes
-    and sha256 go into the manifest's ``digests`` (docs/method.md §7.9); manifest.json
-    itself is written by `write_manifest`, last."""
-    out.mkdir(parents=True, exist_ok=True)
-    final = out if final is None else final
-    files: dict[str, str] = {}
-    digests: dict[str, dict[str, Any]] = {}
-    draw_cols = list(sample.draws[0]) if sample.draws else list(draw_columns)
-    if sample.draws:
-        path = out / "draws.parquet"
-        if engine is not None and relation is not None:
-            engine.write(relation, path, "parquet", order_by=("pair_id", "first_draw"))
-        else:  # Parquet keeps the id types (a CSV reader may read '007' as 7)
-            write_rows(draw_cols, [tuple(r.get(c) for c in draw_cols) for r in sample.draws],
-                       path, "parquet")
-        files["draws_parquet"] = str(final / path.name)
-        digests[path.name] = digest(path, len(sample.draws))
-    question_cols = (list(sample.questions[0]) if sample.questions
-                     else list(QUESTION_COLUMNS))
-    for name, rows, cols in (("draws", sample.draws, draw_cols),
-                             ("questions", sample.questions, question_cols)):
-        path = out / f"{name}.csv"
-        # as every CSV abcde writes (sample-items', --out's): true/false, NaN, Infinity;
-        # Python's csv module wrote True, nan, inf
-        write_rows(cols, [tuple(r.get(c) for c in cols) for r in rows], path, "csv")
-        files[f"{name}_csv"] = str(final / path.name)
-        digests[path.name] = digest(path, len(rows))
-    path = out / "questions.jsonl"
-    with path.open("w") as f:
-        for q in sample.questions:
-            f.write(json.dumps({c: q.get(c) for c in question_cols}, default=str) + "\n")
-    files["questions_jsonl"] = str(final / path.name)
-    digests[path.name] = digest(path, len(sample.questions))
-    files["manifest"] = str(final / "manifest.json")
-    sample.manifest["digests"] = digests
-    return files
-
-
-def write_manifest(out: Path, manifest: dict[str, Any], files: dict[str, str]) -> None:
-    """manifest.json, with the list of files (and their digests, from `write_sample`)."""
-    manifest["files"] = files
-    (out / "manifest.json").write_text(json.dumps(manifest, indent=2, default=str) + "\n")

@@ -32,34 +32,40 @@ from abcde.inputs.session import Session
 from abcde.outputs import input_files
 from abcde.params import COUNT, MAX_DRAWS, SEED, Constraint, Int, Maybe, checked
 from abcde.results import plain_row
-from abcde.sampling.files import sample_output
-from abcde.sampling.manifest import fingerprint, lineage, sample_digest, sample_id
-from abcde.sampling.pairs import (
-    DIGEST_KEYS,
+from abcde.sample_files.layout import sample_output
+from abcde.sample_files.manifest import (
+    class_keys,
+    fingerprint,
+    judgeable_pairs,
+    lineage,
+    population_entries,
+    sample_digest,
+    sample_id,
+)
+from abcde.sample_files.pairs import (
     DRAW_COLUMNS,
     QUESTION_COLUMNS,
+    with_sample_id,
+    write_pair_sample,
+)
+from abcde.sampling.pairs import (
+    DIGEST_KEYS,
     BudgetNotFilled,
     Ceiling,
     Design,
     PairSample,
     attribute_names,
     check_pair_slicings,
-    class_keys,
     collect_sample,
     design_for,
     draw_stream,
     fetch_totals,
     fill_budget,
     fits,
-    judgeable_pairs,
     pair_counts,
-    population_entries,
     prepare,
     slice_rows,
     strata_query,
-    with_sample_id,
-    write_manifest,
-    write_sample,
 )
 from abcde.sql.pipeline import Pipeline, Step
 from abcde.version import __version__
@@ -248,9 +254,8 @@ def run_stratified(session: Session, budget: int, alloc: str | float, *, seed: i
         manifest["sample_id"] = sample_id(manifest)
         result = PairSample(rows, with_sample_id(questions, manifest["sample_id"]), manifest)
         if od is not None:
-            result.files = write_sample(od.path, result, draw_columns=[*DRAW_COLUMNS, "stratum"],
-                                        final=od.target)
-            write_manifest(od.path, manifest, result.files)
+            result.files = write_pair_sample(od, rows, result.questions, manifest,
+                                             draw_columns=[*DRAW_COLUMNS, "stratum"])
         return result
 
 
