@@ -24,7 +24,7 @@ _LAZY = {
     "impact": "abcde.impact.run",
     "ImpactResult": "abcde.impact.run",
     "evaluate": "abcde.evaluation.run",
-    "explore": "abcde.sampling.explore",
+    "explore": "abcde.explorer.groups",
     "sample_items": "abcde.sampling.items",
     "sample_pairs": "abcde.sampling.pairs",
     "estimate": "abcde.quality.estimate",
@@ -37,11 +37,11 @@ if TYPE_CHECKING:
     from abcde.engines import connect
     from abcde.engines.config import EngineConfig
     from abcde.evaluation.run import evaluate
+    from abcde.explorer.groups import explore
     from abcde.impact.run import ImpactResult, impact
     from abcde.inputs.spec import Columns
     from abcde.quality.estimate import estimate
     from abcde.quality.simulation import simulate
-    from abcde.sampling.explore import explore
     from abcde.sampling.items import sample_items
     from abcde.sampling.pairs import sample_pairs
     from abcde.sampling.stratified import sample_pairs_stratified

@@ -15,7 +15,7 @@ from judge.judge_support import ARTIFACTS, STARTS, start_command
 from selenium.webdriver.common.by import By
 from selenium.webdriver.support.ui import Select, WebDriverWait
 
-from abcde.sampling.explore import explore
+from abcde.explorer.groups import explore
 
 
 def test_filter_group_rank_in_the_browser(item_sample: Path, browser_factory: Any) -> None:
@@ -170,7 +170,6 @@ def test_a_long_group_value_leaves_the_numbers_on_screen(
     the value is shown whole, and no number breaks over two lines (an SE 2.8e-05 did,
     once the value took its room). It ran on one line and pushed every number off the
     page."""
-    import shutil
 
     import duckdb
 
@@ -179,7 +178,6 @@ def test_a_long_group_value_leaves_the_numbers_on_screen(
     duckdb.connect().execute(
         f"COPY (SELECT *, CASE country WHEN 'US' THEN '{value}' ELSE country END AS label "
         f"FROM read_parquet('{item_sample}')) TO '{long}'")
-    shutil.copy(f"{item_sample}.manifest.json", f"{long}.manifest.json")
     server = start_command(["explore", str(long), "--serve"], tmp_path)
     try:
         d = browser_factory()

@@ -1,7 +1,7 @@
-"""The exploration server reads and checks its sample once, at start (ABCDE §4.1.1;
-docs/method.md §13.2): requests query the checked rows, on cursors of their own, and a
-sample file replaced under the running server is checked again, never answered from the
-rows of the file it replaced."""
+"""The exploration server reads its sample once, at start (ABCDE §4.1.1; docs/method.md
+§13.2): requests query the rows read, on cursors of their own, and a sample file
+replaced under the running server is read again, never answered from the rows of the
+file it replaced."""
 
 from __future__ import annotations
 
@@ -17,9 +17,9 @@ import pytest
 from starlette.testclient import TestClient
 from structures import same
 
+from abcde.explorer import groups as explore_module
 from abcde.explorer.app import explore_app
-from abcde.sampling import explore as explore_module
-from abcde.sampling.explore import explore
+from abcde.explorer.groups import explore
 from abcde.server.app import allowed_hosts
 
 TOKEN = "t" * 43
@@ -28,15 +28,15 @@ EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 @pytest.fixture
 def checks(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every run of explore's checks of a sample's values, as the label it checked."""
+    """Every read of a sample by explore, as the sample it read."""
     seen: list[str] = []
-    check = explore_module._check_values
+    load = explore_module._load
 
-    def spy(con: duckdb.DuckDBPyConnection, label: str, kind: str) -> None:
-        seen.append(label)
-        check(con, label, kind)
+    def spy(con: duckdb.DuckDBPyConnection, sample: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append(str(sample))
+        return load(con, sample, *args, **kwargs)
 
-    monkeypatch.setattr(explore_module, "_check_values", spy)
+    monkeypatch.setattr(explore_module, "_load", spy)
     return seen
 
 
@@ -129,7 +129,7 @@ def test_a_sample_damaged_under_the_server_is_refused_not_served(
         assert r.status_code == 409, r.text
         error = r.json()["error"]
         assert f"the sample file {path} changed since the server started and is " \
-               "refused" in error and "importance weight(s) do not fit" in error, error
+               "refused" in error and "not as `abcde sample-items` wrote it" in error, error
         page = client.get("/", params=q(group_by="country"))
         assert page.status_code == 409 and 'class="error"' in page.text
         assert "changed since the server started" in page.text
@@ -149,7 +149,7 @@ def test_a_deleted_sample_is_refused(item_sample: Path, tmp_path: Path) -> None:
 
 
 def test_queries_from_many_threads_equal_explore(item_sample: Path) -> None:
-    from abcde.sampling.explore import CheckedSample
+    from abcde.explorer.groups import CheckedSample
 
     checked = CheckedSample(item_sample)
     queries: list[dict[str, Any]] = [

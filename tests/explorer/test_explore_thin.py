@@ -14,7 +14,7 @@ import pytest
 from click.testing import CliRunner
 
 from abcde.cli import main
-from abcde.sampling.explore import MIN_DRAWS, MIN_EFFECTIVE_DRAWS, explore
+from abcde.explorer.groups import MIN_DRAWS, MIN_EFFECTIVE_DRAWS, explore
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 

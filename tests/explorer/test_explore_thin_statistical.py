@@ -15,7 +15,7 @@ from pathlib import Path
 from reference import impact_item_metrics
 
 from abcde.engines.duckdb import DuckDBEngine
-from abcde.sampling.explore import MIN_DRAWS, MIN_EFFECTIVE_DRAWS, explore
+from abcde.explorer.groups import MIN_DRAWS, MIN_EFFECTIVE_DRAWS, explore
 from abcde.sampling.items import sample_items
 
 METRICS = ("jaccard_distance", "merge_distance")

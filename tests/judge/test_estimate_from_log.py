@@ -17,7 +17,7 @@ import pytest
 from sklearn.metrics import cohen_kappa_score
 
 from abcde.judge.questions import load_questions
-from abcde.quality.verdict_log import Event, append_event
+from abcde.sample_files.verdicts import Event, append_event
 
 from .judge_support import truth_verdict
 
@@ -153,7 +153,7 @@ def test_log_lines_that_do_not_match_the_sample_are_refused(sample_dir: Path) ->
                  "verdict": "equivalent", "time": "t", "item_1": "nope", "item_2": "x"}
     path.write_text(json.dumps(bad_items) + "\n")
     run = run_estimate(sample_dir)
-    assert run.returncode == 2 and "do not match this sample" in run.stderr, run.stderr
+    assert run.returncode == 2 and "match this sample" in run.stderr, run.stderr
     unknown_pair = {**bad_items, "pair_id": "99999", "item_1": None, "item_2": None}
     path.write_text(json.dumps(unknown_pair) + "\n")
     run = run_estimate(sample_dir)
@@ -188,15 +188,16 @@ def test_sampling_again_into_a_judged_directory_is_refused(sample_dir: Path) -> 
     directory is refused unless --overwrite, which removes the log too — once the new
     sample is complete (abcde.outputs: a failed run keeps it)."""
     from abcde.errors import InputError
-    from abcde.sampling.files import claim_directory, sample_output
+    from abcde.sample_files.layout import sample_output
 
     for name in ("questions.csv", "questions.jsonl", "draws.parquet", "draws.csv",
                  "manifest.json"):
         (sample_dir / name).unlink()
     log_path = sample_dir / "verdicts.jsonl"
     log_path.write_text("{}\n")
-    with pytest.raises(InputError, match=r"already holds a sample \(verdicts.jsonl\)"):
-        claim_directory(sample_dir, overwrite=False)
+    with pytest.raises(InputError, match=r"already holds a sample \(verdicts.jsonl\)"), \
+            sample_output(sample_dir, overwrite=False):
+        pass
     with pytest.raises(RuntimeError), sample_output(sample_dir, overwrite=True) as od:
         (od.path / "manifest.json").write_text("{}")
         raise RuntimeError("the new sample failed")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from resealed import reseal
 from selenium.webdriver.common.action_chains import ActionChains
 from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
@@ -484,6 +485,7 @@ def test_line_breaks_and_spaces_of_a_value_are_shown(
     for r in rows:
         r["country_1"], r["country_2"] = "12 Main St\nSpringfield", "12  Main St Springfield"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    reseal(path.parent, path.name)
     server = start_server(sample_dir, "--judge", "ana")
     servers.append(server)
     d = browser_factory()
@@ -502,6 +504,7 @@ def test_the_keys_open_on_the_done_page(sample_dir: Path, servers: list[Server],
     tied to the pair page's Keys button), while the page's own moves have keys too."""
     path = sample_dir / "questions.jsonl"
     path.write_text("".join(path.read_text().splitlines(keepends=True)[:2]))
+    reseal(path.parent, path.name)
     server = start_server(sample_dir, "--judge", "ana")
     servers.append(server)
     d = browser_factory()
@@ -533,6 +536,7 @@ def test_a_difference_that_does_not_show_is_said(
     for r in rows:
         r["country_1"], r["country_2"] = "Acme Corp", "Acme\u200b Corp"
     path.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    reseal(path.parent, path.name)
     server = start_server(sample_dir, "--judge", "ana")
     servers.append(server)
     d = browser_factory()

@@ -148,7 +148,7 @@ def test_bad_input_is_exit_2_with_a_message(sample_dir: Path, tmp_path: Path) ->
     for name in ("questions.jsonl", "questions.csv"):
         (no_questions / name).unlink()
     run = run_judge(str(no_questions))
-    assert run.returncode == 2 and "has no questions.jsonl or questions.csv" in run.stderr
+    assert run.returncode == 2 and "questions.jsonl is not as" in run.stderr, run.stderr
     (sample_dir / "verdicts.jsonl").mkdir()  # not writable as a file
     run = run_judge(str(sample_dir))
     assert run.returncode == 2 and "cannot write verdicts to" in run.stderr, run.stderr
@@ -292,8 +292,8 @@ def test_a_directory_that_only_looks_exported_is_refused_as_a_manifest(
     (exported / "pair_manifest.csv").write_text("sample_id\nx\n")
     run = run_judge(str(exported), "--judge", "ana")
     assert run.returncode == 2, (run.stdout, run.stderr)
-    assert (f"{exported / 'pair_manifest.csv'}: not a pair-sample manifest (no "
-            "population)") in run.stderr
+    assert f"{exported / 'pair_manifest.csv'}: not the manifest of a pair sample" \
+        in run.stderr
     assert "Traceback" not in run.stderr
     assert not (exported / "verdicts.jsonl").exists()
 

@@ -43,7 +43,7 @@ def judged_sample(tmp_path_factory: pytest.TempPathFactory) -> Path:
     judges in verdicts.jsonl: `ana` as the ideal clustering says on every pair, `bo` on
     every other pair with every fifth of his verdicts flipped (they then disagree)."""
     from abcde.judge.questions import load_questions
-    from abcde.quality.verdict_log import Event, append_event
+    from abcde.sample_files.verdicts import Event, append_event
 
     out = tmp_path_factory.mktemp("report") / "sample"
     cli("sample-pairs", *INPUTS, "--attributes", str(EXAMPLES / "attributes.csv"),

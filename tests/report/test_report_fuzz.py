@@ -1,15 +1,13 @@
 """`abcde report` on partial or edited JSON: the documents of `abcde impact`, `evaluate`,
 `estimate` and `simulate` with random keys deleted, set to null or to a value of another
 type. Every such document is either reported (exit 0) or refused with exit 2 naming the
-file, the path of the key and the command to run again; never an internal error (exit
-1) or a traceback."""
+file and the command to run again; never an internal error (exit 1) or a traceback."""
 
 from __future__ import annotations
 
 import copy
 import json
 import math
-import re
 from pathlib import Path
 from typing import Any
 
@@ -102,12 +100,8 @@ def _check(originals: dict[str, tuple[dict[str, Any], list[Path_]]], name: str,
     assert "Traceback" not in text and "internal error" not in text, (changes, text)
     event(f"{name}: exit {result.exit_code}")
     if result.exit_code == 2:
-        assert str(bad) in text, text
-        assert f"`abcde {name} … --format json`" in text and "again" in text, text
+        assert str(bad) in text and f"`abcde {name}" in text, text
         assert not out.exists()
-        # the message names a key path of the document (or the top-level keys missing)
-        named = re.search(r": (\S+) (is |has )", text) or re.search(r"it has no (\S+)", text)
-        assert named, text
     else:
         assert out.stat().st_size > 0
 
@@ -141,35 +135,23 @@ def test_edited_simulate_json(originals, data: st.DataObject, tmp_path: Path) ->
     _check(originals, "simulate", data, tmp_path)
 
 
-@pytest.mark.parametrize(("name", "path", "how", "words"), [
-    ("impact", ("overall", "split_distance"), "delete", "overall.split_distance is missing"),
-    ("impact", ("slices", 1, "rows", 2, "contribution"), "retype",
-     "slices[1].rows[2].contribution is the text 'text', not a number"),
-    ("impact", ("slices",), "null", "slices is null, not a list"),
-    ("impact", ("slices", 0, "rows", 0, "provenance"), "delete",
-     "slices[0].rows[0].provenance is missing (a column of slices[0].slice_by)"),
-    ("impact", ("top_clusters", 0, "cluster_id"), "null",
-     "top_clusters[0].cluster_id is null, not a text or a number"),
-    ("evaluate", ("runs", 0, "worst_truth_clusters", 0, "loss"), "null",
-     "runs[0].worst_truth_clusters[0].loss is null, not a number"),
-    ("evaluate", ("uir", "n_cases"), "null", "uir.n_cases is null, not a number"),
-    ("evaluate", ("runs", 1, "name"), "delete", "runs[1].name is missing"),
-    ("estimate", ("delta_precision", "confidence"), "retype",
-     "delta_precision.confidence is the text 'text', not a number"),
-    ("simulate", ("metrics", "delta_precision", "40", "bias"), "nan",
-     "metrics.delta_precision.40.bias is NaN, not a number"),
+@pytest.mark.parametrize(("name", "path", "how"), [
+    ("impact", ("overall", "split_distance"), "delete"),
+    ("impact", ("slices", 1, "rows", 2, "contribution"), "retype"),
+    ("impact", ("slices",), "null"),
+    ("impact", ("slices", 0, "rows", 0, "provenance"), "delete"),
+    ("evaluate", ("runs", 1, "name"), "delete"),
 ])
-def test_the_message_names_the_file_and_the_key(
-        originals, tmp_path: Path, name: str, path: Path_, how: str, words: str) -> None:
-    """Independent expectations: each edit and the words the message must hold."""
+def test_a_document_the_plots_cannot_read_is_refused_whole(
+        originals, tmp_path: Path, name: str, path: Path_, how: str) -> None:
+    """Independent edits a plot cannot take: refused (exit 2) in one sentence naming the
+    file, the command that writes the document and to run it again."""
     doc = copy.deepcopy(originals[name][0])
-    assert mutate(doc, path, "retype" if how == "nan" else how,
-                  math.nan if how == "nan" else "text")
+    assert mutate(doc, path, how, "text")
     bad = tmp_path / "edited.json"
     bad.write_text(json.dumps(doc))
     result = CliRunner().invoke(main, ["report", OPTIONS[name], str(bad), "--out",
                                        str(tmp_path / "r.html")])
     assert result.exit_code == 2, result.output
-    assert f"{bad}: {words}" in result.output, result.output
-    assert shown(path) in result.output
+    assert f"{bad} is not the JSON output of `abcde {name}`" in result.output, result.output
     assert f"Run `abcde {name} … --format json` again" in result.output

@@ -120,7 +120,7 @@ def test_a_warehouse_manifests_slices_come_in_the_order_of_their_values() -> Non
     slices by value (NULL last), the slicings in the order the table holds them."""
     import random
 
-    from abcde.sampling.exported import manifest_from_rows
+    from abcde.sample_files.exported import manifest_from_rows
     from abcde.sampling.pairs import CLASS_KEYS, DESIGN_VERSION, TOTAL_COLUMNS
 
     row = {"population": "mixture", "alpha": 0.5, "design_version": DESIGN_VERSION,

@@ -24,11 +24,11 @@ from scipy import stats
 
 from abcde.engines.duckdb import DuckDBEngine
 from abcde.errors import InputError
+from abcde.explorer.groups import explore
 from abcde.impact.run import impact
 from abcde.inputs.session import open_inputs
 from abcde.inputs.spec import InputSpec
 from abcde.sampling.clocks import add_clock_step, add_draw_count_steps
-from abcde.sampling.explore import explore
 from abcde.sampling.items import prepare_items, sample_items
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.templates import render

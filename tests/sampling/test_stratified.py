@@ -357,7 +357,7 @@ def test_sample_id_does_not_see_the_last_bits_of_a_stratum_total() -> None:
     and DuckDB gave one stratified sample two ids)."""
     import json
 
-    from abcde.sampling.manifest import sample_id
+    from abcde.sample_files.manifest import sample_id
 
     world = make_world(5, 120)
     s = sample_pairs_stratified(world.base, world.exp, world.weight, budget=20, seed=1,

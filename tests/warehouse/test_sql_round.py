@@ -351,8 +351,8 @@ def test_pair_sample_script_equals_sample_pairs(request: pytest.FixtureRequest,
     `abcde.sample_pairs` on DuckDB: the same pairs, classes, labels, draw counts and draw
     order (first draws), u_over_w to 1e-12; the kept prefix ends where the engine's budget
     fill stops, inside a stream of 10·budget draws; the manifest read back
-    (abcde.sampling.exported) has the engine's classes, exact parts and slices."""
-    from abcde.sampling.exported import manifest_from_rows
+    (abcde.sample_files.exported) has the engine's classes, exact parts and slices."""
+    from abcde.sample_files.exported import manifest_from_rows
     from abcde.warehouse.sampling import sample_pairs_pipeline
 
     engines = make_engine(request, engine_name)
@@ -648,7 +648,7 @@ def test_stratified_pair_sample_script_equals_sample_pairs(allocation: str | flo
     strata; `abcde estimate` gives the same estimates from either."""
     from abcde.engines.duckdb import DuckDBEngine
     from abcde.quality.estimate import estimate, load_tables
-    from abcde.sampling.exported import manifest_from_rows
+    from abcde.sample_files.exported import manifest_from_rows
     from abcde.sampling.stratified import sample_pairs_stratified
     from abcde.warehouse.sampling import sample_pairs_pipeline
 

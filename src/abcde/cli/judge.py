@@ -54,7 +54,7 @@ def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
     from abcde.judge.app import PageOptions, estimate_command, judge_app
     from abcde.judge.questions import load_questions, resolve_columns
     from abcde.judge.session import start_session
-    from abcde.quality.verdict_log import check_writable
+    from abcde.sample_files.verdicts import check_writable
     from abcde.server.app import allowed_hosts
     from abcde.server.run import bind, is_loopback, new_token, serve, url_of
 

@@ -48,7 +48,7 @@ def report_cmd(impact: str | None, sample: str | None, judgements: str | None,
                                simulate=simulate, title=title), nl=False)
         return
     # The target is checked before the work; the page is renamed over it only when whole.
-    from abcde.sampling.files import SAMPLE_FILES
+    from abcde.sample_files.layout import SAMPLE_FILES
 
     # the files it reads, and those of the sample directory (its draws, manifest, log)
     kept = [Path(sample) / name for name in SAMPLE_FILES] if sample is not None else []

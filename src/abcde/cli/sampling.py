@@ -83,7 +83,7 @@ def explore_cmd(sample: str, db: str | None, group_by: str, where: str | None, m
     (ABCDE §4.1.1); with --serve, the same in the browser. SAMPLE: the sample file
     (.parquet/.csv, also a warehouse table exported), or with --db a table of that
     database."""
-    from abcde.sampling.explore import explore, thin_note
+    from abcde.explorer.groups import explore, thin_note
 
     given = [name for name, value, default in (("--port", port, 0), ("--host", host, "127.0.0.1"),
                                                ("--open", open_browser, False))

@@ -1,7 +1,7 @@
 """The exploration page: a GET form (filters, grouping, metric) answered by the table of
 the top groups, rendered on the server. No script is needed; every value of the form
 reaches the query only as a validated column name or a bound parameter
-(:func:`abcde.sampling.explore.explore`, ``filters``).
+(:func:`abcde.explorer.groups.explore`, ``filters``).
 
 ====================  =======================================================
 GET  /                the form and, for its query, the top groups
@@ -29,7 +29,7 @@ from starlette.routing import Route
 
 from abcde.cells import IMPACT_METRICS
 from abcde.errors import InputError
-from abcde.sampling.explore import (
+from abcde.explorer.groups import (
     FILTER_OPS,
     OUTPUT_FIELDS,
     CheckedSample,

@@ -8,7 +8,7 @@
 - :mod:`abcde.judge.app` — routes and pages (templates/ and static/ ship in the package).
 
 The verdict log and agreement between judges belong to the estimate and live in
-:mod:`abcde.quality.verdict_log` and :mod:`abcde.quality.agreement`; the local server
+:mod:`abcde.sample_files.verdicts` and :mod:`abcde.quality.agreement`; the local server
 (token, loopback, free port) in :mod:`abcde.server`.
 """
 

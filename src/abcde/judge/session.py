@@ -4,7 +4,7 @@ makes — record a verdict, undo, find the next pair (docs/method.md §12.2–12
 The log file is the state: every request first reads what any server appended since
 (other judges, or this judge in another terminal), so a restart, a second tab and a
 second judge all see the same verdicts. A lock serialises this server's own threads;
-``fcntl.flock`` inside :func:`abcde.quality.verdict_log.append_event` serialises the
+``fcntl.flock`` inside :func:`abcde.sample_files.verdicts.append_event` serialises the
 servers.
 
 The ``--overlap`` of a round is part of that state: every line records the overlap of
@@ -25,9 +25,10 @@ from pathlib import Path
 
 from abcde.errors import InputError
 from abcde.judge.assignment import Assignment
-from abcde.judge.questions import JudgeSample, manifest_stamp
+from abcde.judge.questions import JudgeSample
 from abcde.quality.judgements import VERDICTS, id_text
-from abcde.quality.verdict_log import (
+from abcde.sample_files.layout import stamp
+from abcde.sample_files.verdicts import (
     LOG_NAME,
     Event,
     VerdictLog,
@@ -138,12 +139,7 @@ class JudgeSession:
         pair_manifest) is no longer the file the questions were loaded with."""
         if self.sample.stamp is None:
             return
-        path = Path(self.sample.directory) / self.sample.manifest_name
-        try:
-            same = manifest_stamp(path) == self.sample.stamp
-        except OSError:
-            same = False
-        if not same:
+        if stamp(Path(self.sample.directory) / self.sample.manifest_name) != self.sample.stamp:
             raise SampleReplaced(
                 f"{self.sample.directory} no longer holds sample {self.sample.sample_id} "
                 f"(its {self.sample.manifest_name} was replaced or removed, e.g. by "

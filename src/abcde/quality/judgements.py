@@ -22,7 +22,7 @@ a judge; a file saying otherwise is an error.
 Which sample a file belongs to: pair ids are numbered per sample (in draw order), so a
 pair id alone names a pair only together with its sample. A row keyed by ``pair_id``
 alone must therefore carry the ``sample_id`` of the questions file
-(`abcde.sampling.manifest.sample_id`, also printed by ``abcde estimate``), and it must
+(`abcde.sample_files.manifest.sample_id`, also printed by ``abcde estimate``), and it must
 equal this sample's id; without it the file is refused, since another sample's
 ``pair_id,verdict`` file would otherwise be applied silently to the wrong pairs. Rows
 that name the two item ids are checked against the sample's pairs and need no
@@ -55,8 +55,8 @@ from abcde.errors import InputError, Shown
 from abcde.inputs.frames import table_columns as frame_columns
 from abcde.inputs.records import CSV_SUFFIXES, JSONL_SUFFIXES, read_records, record_suffix
 from abcde.inputs.sources import missing_as_none
-from abcde.sampling.exported import snowflake_renames
-from abcde.sampling.manifest import parse_sample_id
+from abcde.sample_files.exported import snowflake_renames
+from abcde.sample_files.manifest import parse_sample_id
 
 VERDICTS = ("equivalent", "not_equivalent", "unknown")
 SYNONYMS = {
@@ -428,7 +428,7 @@ def match_judgements(rows: Sequence[JudgementRow], pairs: SamplePairs, *,
     where : str
         Where the rows come from, for messages.
     stream : (str, str, int), optional
-        This sample's stream (:func:`abcde.sampling.manifest.stream_of`). Rows whose
+        This sample's stream (:func:`abcde.sample_files.manifest.stream_of`). Rows whose
         sample_id names another sample of the same stream — an earlier sample with a
         smaller budget, or a later one — carry their verdicts over: they are matched
         by their item ids (pair ids are numbered per sample), and their pairs that this
@@ -491,6 +491,7 @@ def match_judgements(rows: Sequence[JudgementRow], pairs: SamplePairs, *,
                  "the rows by the item ids (item_1, item_2), which are checked against the "
                  "sample.")
     missing, foreign, mismatched = [], [], []
+    agreed = 0  # rows whose pair_id and item ids name the same pair of the sample
     verdicts: dict[str, tuple[str, int]] = {}
     conflicts = []
     by_other: dict[str, dict[str, str]] = {sid: {} for sid in related}
@@ -510,10 +511,14 @@ def match_judgements(rows: Sequence[JudgementRow], pairs: SamplePairs, *,
                     by_other[r.sample_id][pid] = r.verdict
         elif r.item_1 is not None or r.item_2 is not None:
             by_items = pairs.by_items.get(_ordered(r.item_1, r.item_2))
+            agreed += pid is not None and by_items == pid
             if pid is not None and by_items != pid:
                 if pid in pairs.by_id or by_items is not None:
                     mismatched.append(f"line {r.line}: pair_id {pid} with items "
-                                      f"{r.item_1}, {r.item_2}")
+                                      f"{r.item_1}, {r.item_2} (" + (
+                                          f"pair {pid} is {pairs.by_id[pid][0]}, "
+                                          f"{pairs.by_id[pid][1]}" if pid in pairs.by_id
+                                          else f"those items are pair {by_items}") + ")")
                 else:
                     foreign.append(f"line {r.line}: pair_id {pid} ({r.item_1}, {r.item_2})")
                 continue
@@ -548,11 +553,17 @@ def match_judgements(rows: Sequence[JudgementRow], pairs: SamplePairs, *,
         for sid, got in by_other.items():
             carried[sid]["verdicts"] = sum(v != "unknown" for v in got.values())
             carried[sid]["unknown"] = sum(v == "unknown" for v in got.values())
-    if mismatched:
-        raise InputError(f"{where}: {len(mismatched)} row(s) whose pair_id and item ids do "
-                         "not match this sample — the file belongs to another sample",
+    if mismatched and not agreed:
+        raise InputError(f"{where}: no row's pair_id and item ids match this sample's "
+                         "pairs: the file belongs to another sample",
                          examples=[Shown(m) for m in mismatched],
                          hint="Estimate with the sample directory the questions came from.")
+    if mismatched:  # the other rows agree: a typo, not another sample
+        raise InputError(f"{where}: {len(mismatched)} row(s) whose pair_id and item ids do "
+                         "not match this sample's pair of that id (mistyped?)",
+                         examples=[Shown(m) for m in mismatched],
+                         hint="Correct the pair_id (or the item ids) of these rows as the "
+                              "sample's questions file has them.")
     if foreign:
         raise InputError(f"{where}: {len(foreign)} judged pair(s) are not in the sample",
                          examples=[Shown(f) for f in foreign],

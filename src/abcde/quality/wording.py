@@ -282,7 +282,7 @@ def render_table(doc: Mapping[str, Any]) -> str:
     if doc.get("warnings"):
         lines.append("")
     if doc.get("judging"):  # verdicts from abcde judge's log (docs/method.md §12.4)
-        from abcde.quality.verdict_log import judging_lines
+        from abcde.quality.judging import judging_lines
 
         lines += [*judging_lines(doc["judging"]), ""]
     smp = doc["sample"]

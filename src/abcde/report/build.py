@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +42,21 @@ def read_doc(value: Doc, option: str) -> tuple[Mapping[str, Any], str]:
         raise InputError(f"{option} {path} holds a JSON {type(doc).__name__}, not the "
                          "document of an abcde command")
     return doc, str(path)
+
+
+def _section(build: Callable[[Mapping[str, Any], str], Section], doc: Mapping[str, Any],
+             source: str, command: str) -> Section:
+    """`build`'s section of a command's document; a document the plots cannot read
+    (cut short or edited: a key missing, null, of another type) is refused whole."""
+    try:
+        return build(doc, source)
+    except InputError:
+        raise
+    except (LookupError, TypeError, ValueError, AttributeError, ArithmeticError):
+        raise InputError(f"{source} is not the JSON output of `abcde {command}` as abcde "
+                         "writes it (cut short or edited?)",
+                         hint=f"Run `abcde {command} … --format json` again and give its "
+                              "output.") from None
 
 
 def _directory(path: Path, option: str) -> InputError:
@@ -100,18 +115,21 @@ def report_html(*, impact: Doc | None = None, estimate: Doc | None = None,
         raise InputError("--judgements and --truth go with --sample DIR")
     sections: list[Section] = []
     if impact is not None:
-        sections.append(impact_section(*read_doc(impact, "--impact")))
+        sections.append(_section(impact_section, *read_doc(impact, "--impact"), "impact"))
     if sample is not None:
         from abcde.quality.estimate import estimate as run_estimate
 
         doc = run_estimate(sample, judgements=judgements, truth=truth)
         sections.append(estimate_section(doc, str(sample)))
     elif estimate is not None:
-        sections.append(estimate_section(*read_doc(estimate, "--estimate")))
+        sections.append(_section(estimate_section, *read_doc(estimate, "--estimate"),
+                                 "estimate"))
     if evaluate is not None:
-        sections.append(evaluate_section(*read_doc(evaluate, "--evaluate")))
+        sections.append(_section(evaluate_section, *read_doc(evaluate, "--evaluate"),
+                                 "evaluate"))
     if simulate is not None:
-        sections.append(simulate_section(*read_doc(simulate, "--simulate")))
+        sections.append(_section(simulate_section, *read_doc(simulate, "--simulate"),
+                                 "simulate"))
     if not sections:
         raise InputError("nothing to report", hint="Give one or more of --impact, --sample, "
                          "--estimate, --evaluate and --simulate.")

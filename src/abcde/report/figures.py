@@ -16,7 +16,6 @@ from typing import Any
 
 from abcde.errors import InputError
 from abcde.quality.metrics import METRIC_KEYS, METRICS
-from abcde.report.shapes import ESTIMATE_DOC, EVALUATE, IMPACT, SIMULATE, check_document
 from abcde.text import fmt, key_label
 
 # Colours: Base grey-blue, Exp orange, good green, bad red, exact impact black.
@@ -265,7 +264,6 @@ def impact_section(doc: Mapping[str, Any], source: str = "impact") -> Section:
     """
     go = _plotly()
     _need(doc, ("overall", "top_clusters", "slices"), "impact", source)
-    check_document(doc, IMPACT, "impact", source)
     o = doc["overall"]
     s = Section("impact", "Impact: how Exp differs from Base",
                 "Exact impact metrics over the items in both clusterings (ABCDE §4).",
@@ -474,7 +472,6 @@ def estimate_section(doc: Mapping[str, Any], source: str = "sample") -> Section:
     """
     go = _plotly()
     _need(doc, ("delta_precision", "sample", "verdict"), "estimate", source)
-    check_document(doc, ESTIMATE_DOC, "estimate", source)
     impact = doc.get("impact") or {}
     s = Section("estimate", "Judged sample: is Exp better?", doc["verdict"], source)
     s.notes += [f"warning: {w}" for w in doc.get("warnings") or []]
@@ -608,7 +605,6 @@ def evaluate_section(doc: Mapping[str, Any], source: str = "evaluate") -> Sectio
     """
     go = _plotly()
     _need(doc, ("runs",), "evaluate", source)
-    check_document(doc, EVALUATE, "evaluate", source)
     runs = doc["runs"]
     s = Section("evaluate", "Evaluation against the ground truth",
                 f"{len(runs)} run{'s' if len(runs) != 1 else ''} evaluated on the items of "
@@ -726,7 +722,6 @@ def simulate_section(doc: Mapping[str, Any], source: str = "simulate") -> Sectio
 
     go = _plotly()
     _need(doc, ("metrics", "budgets", "replications"), "simulate", source)
-    check_document(doc, SIMULATE, "simulate", source)
     s = Section("simulate", "Sizing a round: interval width against the budget",
                 f"{doc['replications']} simulated rounds per budget on the "
                 f"{doc.get('population')} population, judged by the ground truth.", source)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from abcde.sample_files.layout import digest, write_manifest
+from abcde.sample_files.layout import digest, read_manifest, verified, write_manifest
 
 
 def manifest_path(sample: Path) -> Path:
@@ -22,3 +22,15 @@ def write_item_manifest(out: Path, temps: list[Path], manifest: dict[str, Any],
     manifest["digests"] = {out.name: digest(temps[0], rows)}
     write_manifest(temps[1], manifest)
     return files
+
+
+def trusted_item_sample(path: Path) -> bool:
+    """Whether abcde wrote `path`: True when its sealed manifest beside it records its
+    sha256, False without a manifest (a file of the user's own); refused when the
+    manifest or the file is not as abcde wrote them (renaming both is fine)."""
+    where = manifest_path(path)
+    if not where.exists():
+        return False
+    manifest = read_manifest(where, "sample-items")
+    verified(path, manifest, "sample-items", name=next(iter(manifest["digests"]), ""))
+    return True

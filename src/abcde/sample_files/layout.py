@@ -88,8 +88,8 @@ def read_manifest(path: Path, command: str) -> dict[str, Any]:
         version = manifest["format"]["version"]
         sealed = manifest["format"]["sha256"] == _seal(manifest)
     except (OSError, ValueError, RecursionError, TypeError, KeyError):
-        raise not_as_written(path, command, " (edited, cut short, or written before "
-                             "abcde sealed its manifests)") from None
+        raise not_as_written(path, command, " (edited, cut short, or written by an "
+                             "earlier abcde)") from None
     if not sealed:
         raise not_as_written(path, command, " (it was edited)")
     if version != FORMAT_VERSION:
@@ -98,9 +98,10 @@ def read_manifest(path: Path, command: str) -> dict[str, Any]:
     return manifest
 
 
-def verified(path: Path, manifest: Mapping[str, Any], command: str) -> Path:
-    """`path`, once its sha256 is the one the manifest records for it."""
-    want = manifest.get("digests", {}).get(path.name, {}).get("sha256")
+def verified(path: Path, manifest: Mapping[str, Any], command: str,
+             name: str | None = None) -> Path:
+    """`path`, once its sha256 is the one the manifest records for it (or for `name`)."""
+    want = manifest.get("digests", {}).get(name or path.name, {}).get("sha256")
     if not path.is_file():
         raise not_as_written(path, command, " (it is missing)")
     if _sha256(path) != want:

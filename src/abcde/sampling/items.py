@@ -8,7 +8,7 @@ w(i) = dc(i)/Σdc · JD(T)/JD(i) (eq. 25), so that Σ_{i ∈ slice} w(i)·m(i) e
 slice's contribution weight(slice)·m(slice)/weight(T) to m(T) for every impact metric m,
 and Σ_{i ∈ slice} w(i) its share weight(slice ∩ affected)/weight(T).
 
-`abcde.sampling.explore` slices such a sample.
+`abcde.explorer.groups` slices such a sample.
 """
 
 from __future__ import annotations

@@ -270,7 +270,7 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
         Seed of the md5 uniforms: the same seed gives the same stream on every engine.
     out, overwrite
         With `out`, draws.parquet/.csv, questions.csv/.jsonl and manifest.json are
-        written there, atomically (`abcde.sampling.files.sample_output`): a directory
+        written there, atomically (`abcde.sample_files.layout.sample_output`): a directory
         that already holds a sample is refused unless `overwrite`, which replaces it
         only once the new sample is complete; other files there are kept.
     return_stream
