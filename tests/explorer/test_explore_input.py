@@ -93,7 +93,7 @@ DAMAGE = {
     "distances disagree": (set_value("split_distance", "0.99"), "split_distance",
                            ["merge_distance"]),
     "empty item id": (set_value("item_id", ""), "item_id", ["no item id"]),
-    "item twice": (repeat_item, "item_id", ["more than one row", "line 6, line 7"]),
+    "item twice": (repeat_item, "item_id", ["more than one row", "line 6", "line 7"]),
 }
 
 
@@ -243,9 +243,9 @@ def test_a_parquet_sample_with_text_in_a_number_column(item_sample: Path,
 
 
 @pytest.mark.parametrize(("make", "words"), [
-    (lambda p: p.mkdir(), ["is a directory", "Give the file"]),
-    (lambda p: p.write_text("hello"), ["cannot tell the format", "Give the file"]),
-    (lambda p: None, ["does not exist", "Give the file"]),
+    (lambda p: p.mkdir(), ["is a directory"]),
+    (lambda p: p.write_text("hello"), ["cannot tell the format", ".parquet"]),
+    (lambda p: None, ["is not a file"]),
 ])
 def test_a_sample_that_is_no_file_says_what_to_give(tmp_path: Path, make: Callable[[Path], None],
                                                     words: list[str]) -> None:

@@ -345,16 +345,11 @@ def test_explore_reports_user_mistakes_as_input_errors(tmp_path) -> None:
                                                               if a})
 
 
-@pytest.mark.parametrize(("where", "words"), [
-    ("weight >", ["'>' at character 8", "lacks what should follow it"]),
-    ("weight > 1 AND", ["'AND' at character 12", "lacks what should follow it"]),
-    ("weight > (1", ["')' expected"]),
-    ("weight > 1 1", ["'1' at character 12 is not expected"]),
-    ("color = 'red", ["cannot be read as SQL", "unclosed quote"]),
-])
-def test_explore_bad_where_is_worded_plainly(tmp_path, where: str, words: list[str]) -> None:
-    """A filter that does not parse: the filter, where it breaks off and what to write,
-    never sqlglot's wording (its class names) nor an internal error."""
+@pytest.mark.parametrize("where", ["weight >", "weight > 1 AND", "weight > (1",
+                                   "weight > 1 1", "color = 'red"])
+def test_explore_bad_where_is_worded_plainly(tmp_path, where: str) -> None:
+    """A filter that does not parse: exit 2 naming the filter and what to write, never
+    sqlglot's wording (its class names) nor an internal error."""
     from click.testing import CliRunner
 
     from abcde.cli import main
@@ -365,8 +360,8 @@ def test_explore_bad_where_is_worded_plainly(tmp_path, where: str, words: list[s
     sample_items(base, exp, weight, attributes=attrs, size=10, seed=1, out=out)
     res = CliRunner().invoke(main, ["explore", str(out), "--where", where])
     assert res.exit_code == 2, res.output
-    assert f"--where {where!r} is not an SQL condition" in res.output
-    assert all(w in res.output for w in words), res.output
+    assert f"--where {where!r} is not one SQL condition" in res.output
+    assert "Write one condition" in res.output and "<class" not in res.output
     assert "The sample's columns are" in res.output and "color" in res.output
     assert "class" not in res.output and "sqlglot" not in res.output, res.output
 

@@ -7,12 +7,10 @@ x = JD(T)·m(i)/JD(i)·1(i ∈ group): SE = sd(x)/√Σdc. A group too thin for 
 than MIN_DRAWS draws or MIN_EFFECTIVE_DRAWS effective ones) is listed in its place but
 marked `conclusive: false` (`conclusiveness`).
 
-The sample is read once into a table of an in-memory DuckDB. A file of `abcde
-sample-items` beside its manifest is trusted through its digest
-(:func:`abcde.sample_files.items.trusted_item_sample`); any other sample (an exported
-warehouse table, rows, a DataFrame) is checked for what would make a number wrong (an
-empty cell, a value out of its range, an item twice, a weight that does not fit its
-draw count), naming the column and example rows.
+The sample is read once into an in-memory DuckDB. A file of `abcde sample-items`
+beside its manifest is trusted through its digest; any other sample (a warehouse table,
+rows, a DataFrame) is checked for what would make a number wrong (an empty cell, a value
+out of range, an item twice, a weight that does not fit its draw count).
 """
 
 from __future__ import annotations
@@ -33,6 +31,7 @@ from abcde.engines.base import categorise
 from abcde.engines.files import file_format, strict_csv_problem
 from abcde.errors import InputError, Shown
 from abcde.inputs.spec import parse_slicings
+from abcde.params import TOP, OneOf, checked
 from abcde.results import plain_row
 from abcde.sample_files.exported import snowflake_renames
 from abcde.sample_files.items import manifest_path, trusted_item_sample
@@ -75,14 +74,8 @@ class OpenedSample:
     rows: int
 
 
-def _query_groups(group_by: str | Sequence[str], metric: str, top: int,
-                  examples: int) -> list[str]:
-    """The group columns of a query, its options checked before the sample is read."""
-    if metric not in IMPACT_METRICS:
-        raise InputError(f"--metric must be one of {', '.join(IMPACT_METRICS)}")
-    for name, value in (("--top", top), ("--examples", examples)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 0:
-            raise InputError(f"{name} must be an integer >= 0, got {value!r}")
+def _query_groups(group_by: str | Sequence[str], metric: str) -> list[str]:
+    """The group columns of a query, checked before the sample is read."""
     if isinstance(group_by, str) or not isinstance(group_by, Iterable):
         given: Any = str(group_by) if group_by else ""
     else:
@@ -156,29 +149,18 @@ def _sample_of(sample: Any) -> Any:
     return sample
 
 
-def _sample_path(sample: str | Path, db: str | Path | None) -> None:
-    """Refuse a sample name that is no sample file, saying what to give (with `db`, a
-    name without a file suffix is a table of that database)."""
+def _refuse_name(sample: str | Path, db: str | Path | None) -> None:
+    """Refuse what is no item sample by its name: a file of a pair sample directory, or
+    (with `db`, where a name without a file suffix is a table) no table name."""
     path = Path(sample)
-    if db is not None and file_format(path) is None:
-        if not str(sample) or not all(str(sample).split(".")):
-            raise InputError(f"{str(sample)!r} is not a table name",
-                             hint="Name the table of --db that holds the sample, e.g. "
-                                  "item_sample or main.item_sample.")
-        return
-    pair_file = path.name in ("draws.parquet", "draws.csv", "questions.csv",
-                              "questions.jsonl") and (path.parent / MANIFEST).exists()
-    if pair_file or (path / MANIFEST).exists():
+    if db is not None and file_format(path) is None and not all(str(sample).split(".")):
+        raise InputError(f"{str(sample)!r} is not a table name",
+                         hint="Name the table of --db that holds the sample, e.g. "
+                              "item_sample or main.item_sample.")
+    if (path / MANIFEST).exists() or ((path.parent / MANIFEST).exists() and path.name in (
+            "draws.parquet", "draws.csv", "questions.csv", "questions.jsonl")):
         raise InputError(f"sample {path} is a pair sample of `abcde sample-pairs`, not an "
                          "item sample", hint=PAIRS_GIVEN)
-    problem = ("does not exist" if not path.exists() else "is a directory" if path.is_dir()
-               else "cannot tell the format; a sample file is named .parquet or .csv"
-               if file_format(path) is None else None)
-    if problem:
-        raise InputError(f"sample file {path} {problem}", hint=(
-            "Give the file `abcde sample-items --out` wrote (items.parquet or items.csv)"
-            + ("." if db is not None else ", or with --db FILE the name of a table of that "
-               "DuckDB database.")))
 
 
 def _examples(con: duckdb.DuckDBPyConnection, kind: str, cond: str,
@@ -194,7 +176,7 @@ def _examples(con: duckdb.DuckDBPyConnection, kind: str, cond: str,
             for r in rows]
 
 
-def _checks() -> list[tuple[str, str, str]]:
+def _checks(columns: Mapping[str, str]) -> list[tuple[str, str, str]]:
     """(column, the condition a bad row meets, what is wrong) over text or numbers;
     the first that fails is told (docs/method.md §7.3)."""
     x = {c: f"TRY_CAST({ident(c)} AS DOUBLE)" for c in NUMBER_COLUMNS}
@@ -223,7 +205,13 @@ def _checks() -> list[tuple[str, str, str]]:
          f"{ident(SAMPLE_TABLE)})) > 1e-6 * (SELECT median({ratio}) FROM "
          f"{ident(SAMPLE_TABLE)})", "importance weight(s) do not fit their row's "
          "draw_count and jaccard_distance: importance_weight · jaccard_distance / "
-         "draw_count is the same on every row (docs/method.md §7.3)")]
+         "draw_count is the same on every row (docs/method.md §7.3)"),
+        ("item_id", f"item_id IN (SELECT item_id FROM {ident(SAMPLE_TABLE)} GROUP BY "
+         "item_id HAVING COUNT(*) > 1)", "row(s) hold an item id that is on more than one "
+         "row; a sample holds each item once, with how often it was drawn (draw_count)"),
+        *([("input_valid", "NOT COALESCE(TRY_CAST(input_valid AS BOOLEAN), FALSE)",
+            "row(s) were drawn from input that failed the script's checks: read its "
+            "validation table and run it again")] if "input_valid" in columns else [])]
 
 
 def _check(con: duckdb.DuckDBPyConnection, opened: OpenedSample, kind: str,
@@ -238,7 +226,7 @@ def _check(con: duckdb.DuckDBPyConnection, opened: OpenedSample, kind: str,
             raise InputError(f"has type {columns[c]}, not a "
                              f"{'single value' if c == 'item_id' else 'number'}",
                              table=label, column=c, hint=REDRAW)
-    checks = _checks()
+    checks = _checks(columns)
     counts = con.execute("SELECT " + ", ".join(f"COUNT(*) FILTER (WHERE {cond})"
                                                for _, cond, _ in checks)
                          + f" FROM {ident(SAMPLE_TABLE)}").fetchone()
@@ -248,22 +236,6 @@ def _check(con: duckdb.DuckDBPyConnection, opened: OpenedSample, kind: str,
                 if "median" in cond else (column,)
             raise InputError(f"{n:,} {what}", table=label, column=column, hint=REDRAW,
                              examples=_examples(con, kind, cond, shown))
-    twice = con.execute(
-        f"SELECT item_id, list(rowid ORDER BY rowid), COUNT(*) OVER () FROM "
-        f"{ident(SAMPLE_TABLE)} GROUP BY item_id HAVING COUNT(*) > 1 ORDER BY min(rowid) "
-        f"LIMIT {EXAMPLES}").fetchall()
-    if twice:
-        name = (lambda k: f"line {k + 2}") if kind == "csv" else (lambda k: f"row {k + 1}")
-        raise InputError(f"{twice[0][2]:,} item id(s) are on more than one row; a sample "
-                         "holds each item once, with how often it was drawn (draw_count)",
-                         table=label, column="item_id", hint=REDRAW, examples=[
-                             Shown(f"{r[0]!r} ({', '.join(map(name, r[1]))})") for r in twice])
-    if "input_valid" in columns and con.execute(
-            f"SELECT COUNT(*) FROM {ident(SAMPLE_TABLE)} "
-            "WHERE NOT COALESCE(TRY_CAST(input_valid AS BOOLEAN), FALSE)").fetchone()[0]:
-        raise InputError("the sample was drawn from input that failed its checks "
-                         "(input_valid is FALSE)", table=label, hint="Read the script's "
-                         "validation table, fix the input and run the script again.")
     text = [c for c in NUMBER_COLUMNS if categorise(columns[c]) == "string"]
     if text:  # in the same order: rowid still names the row
         con.execute(f"CREATE OR REPLACE {table} {ident(SAMPLE_TABLE)} AS SELECT * REPLACE ("
@@ -289,7 +261,7 @@ def _load(con: duckdb.DuckDBPyConnection, sample: Any, db: str | Path | None, en
                              "sample-items` script wrote (<prefix>item_sample).")
         sample = [plain_row(r) for r in engine.fetch(engine.select_sql(name))]
     elif isinstance(sample, str | Path):
-        _sample_path(sample, db)
+        _refuse_name(sample, db)
         kind = file_format(Path(sample)) or "table"
         trusted = kind != "table" and trusted_item_sample(Path(sample))
     elif isinstance(sample, Sequence | Mapping) or not (
@@ -433,6 +405,10 @@ def thin_note(groups: int, metric: str) -> str:
             f"sample-items --size`) or group more coarsely (fewer --group-by columns).")
 
 
+QUERY = {"metric": OneOf(IMPACT_METRICS), "top": TOP, "examples": TOP}
+
+
+@checked(**QUERY)
 def explore(sample: str | Path | Sequence[dict[str, Any]] | Any,
             group_by: str | Sequence[str] = (), *, where: str | None = None,
             metric: str = "jaccard_distance", top: int = 20, examples: int = 3,
@@ -488,7 +464,7 @@ def explore(sample: str | Path | Sequence[dict[str, Any]] | Any,
     van Staden, S. and Grubb, A. (2024). ABCDE: Application-Based Cluster Diff Evals.
     Google LLC, §4.1.1. Importance weights: docs/method.md §7.3.
     """
-    groups = _query_groups(group_by, metric, top, examples)
+    groups = _query_groups(group_by, metric)
     filters = _checked_filters(filters)
     con = duckdb.connect(":memory:")
     try:
@@ -569,11 +545,12 @@ class CheckedSample:
         assert opened is not None
         return dict(opened.columns)
 
+    @checked(**QUERY)
     def explore(self, group_by: str | Sequence[str] = (), *, where: str | None = None,
                 metric: str = "jaccard_distance", top: int = 20, examples: int = 3,
                 filters: Sequence[tuple[str, str, Any]] = ()) -> dict[str, Any]:
         """`explore` of the sample for one query (the same arguments and document)."""
-        groups = _query_groups(group_by, metric, top, examples)
+        groups = _query_groups(group_by, metric)
         with self._lock:
             loaded = self._current()
             assert loaded.con is not None and loaded.opened is not None

@@ -457,12 +457,13 @@ def verdict_log_source(s: Sample, judgements: Any, truth: Any,
     path = None if s.directory is None else s.directory / LOG_NAME
     if path is not None and (path.is_file() or path.is_symlink()):
         return path  # a link (dangling too) is refused when read, not taken for no log
+    questions = ("its exported pair_questions table" if s.directory is not None
+                 and is_exported(s.directory) else "the sample's questions.csv")
     raise InputError(f"no verdicts for {s.where}: give judgements, a truth or a judge"
                      + ("" if path is None else f" ({path} does not exist)"),
                      hint="Judge the pairs in the browser with `abcde judge DIR`, or fill "
-                          "the verdict column of the sample's questions (questions.csv; "
-                          "the pair_questions table of an exported sample) and pass it "
-                          "with --judgements.")
+                          f"the verdict column of {questions} and pass it with "
+                          "--judgements.")
 
 
 def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,
