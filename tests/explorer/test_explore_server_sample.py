@@ -145,7 +145,8 @@ def test_a_deleted_sample_is_refused(item_sample: Path, tmp_path: Path) -> None:
     client = client_of(path)
     path.unlink()
     r = client.get("/api/groups", params=q())
-    assert r.status_code == 409 and f"file {path} does not exist" in r.json()["error"]
+    assert r.status_code == 409 and f"{path} is not as" in r.json()["error"]
+    assert "it is missing" in r.json()["error"]
 
 
 def test_queries_from_many_threads_equal_explore(item_sample: Path) -> None:
