@@ -153,7 +153,7 @@ def md5_uniform(*parts: object) -> float:
 
 def check_round(got: dict[str, Any]) -> None:
     """The emulator's tables equal the CLI's results (`_cli`)."""
-    from abcde.sampling.exported import manifest_from_rows
+    from abcde.sample_files.exported import manifest_from_rows
 
     want = _cli()
     stop = got["missing_cells"]  # the warehouse's own error, holding abcde's message
