@@ -161,7 +161,35 @@ def _remove_dirs(created: Sequence[Path]) -> None:
 
 
 def _temp_name(target: Path) -> Path:
-    return target.with_name(f"{target.name}.tmp-{secrets.token_hex(4)}")
+    """TARGET.tmp-<pid>-<random> beside the target; the first made for a target removes
+    those of processes that no longer run (killed before their clean-up)."""
+    remove_orphans(target.parent, re.compile(re.escape(target.name) + r"[.]tmp-(\d+)-"))
+    return target.with_name(f"{target.name}.tmp-{os.getpid()}-{secrets.token_hex(4)}")
+
+
+def remove_orphans(parent: Path, pattern: re.Pattern[str]) -> None:
+    """Remove the entries of `parent` whose name `pattern` matches at its start with the
+    id of a process that no longer runs (group 1)."""
+    with contextlib.suppress(OSError):
+        for entry in os.scandir(parent):
+            m = pattern.match(entry.name)
+            if m is None or _runs(int(m[1])):
+                continue
+            if entry.is_dir(follow_symlinks=False):
+                shutil.rmtree(entry.path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(entry.path)
+
+
+def _runs(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:  # another user's: running
+        return True
+    return True
 
 
 def _exchange(a: Path, b: Path) -> bool:
@@ -297,7 +325,7 @@ def output_dir(target: str | Path, *, replaces: Iterable[str] = (), option: str 
     created: list[Path] = []
     try:
         if inside:
-            tmp = target / f".abcde.tmp-{secrets.token_hex(4)}"
+            tmp = _temp_name(target / ".abcde")
         else:
             created = _make_parents(target.parent)
             tmp = _temp_name(target)
@@ -397,8 +425,15 @@ def _commit_dir(out: OutputDir, replaced: Callable[[str], bool], existed: bool,
                 os.rename(aside, tmp)  # the old output, deleted below
         shutil.rmtree(tmp, ignore_errors=True)
         return
-    with deferred_signals():
-        os.rename(tmp, target)
+    try:
+        with deferred_signals():
+            os.rename(tmp, target)
+    except OSError as err:
+        if err.errno not in (errno.ENOTEMPTY, errno.EEXIST):
+            raise
+        # another command created the target meanwhile: replace its output as any
+        # earlier one, carrying what this output does not write
+        _commit_dir(out, replaced, True, option)
 
 
 @contextlib.contextmanager

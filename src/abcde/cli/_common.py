@@ -82,7 +82,7 @@ def disk_full(err: BaseException) -> NoReturn:
     flush does not fail again (stdout itself may be the full device)."""
     where = getattr(err, "filename", None)
     # the temporary file an output is written to first (abcde.outputs) stands for it
-    what = f" writing {re.sub(r'[.]tmp-[0-9a-f]{8}$', '', str(where))}" if where else ""
+    what = f" writing {re.sub(r'[.]tmp-[0-9]+-[0-9a-f]{8}$', '', str(where))}" if where else ""
     # the system's temporary directory (PostgreSQL's inputs are staged there as CSV,
     # DuckDB spills there): say where it is and how to move it
     tmp = tempfile.gettempdir()

@@ -32,7 +32,7 @@ def connect(name: str = "duckdb", **options: object) -> Engine:
     InputError
         An unknown engine name, or an option the engine does not take.
     """
-    EngineConfig(name)  # refuses an unknown name
+    EngineConfig(name if isinstance(name, str) else repr(name))  # refuses an unknown name
     module, cls = ENGINE_CLASSES[name]
     engine_class: type[Engine] = getattr(importlib.import_module(module), cls)
     accepted = [p.name for p in inspect.signature(engine_class).parameters.values()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
+from decimal import Decimal
 from functools import cached_property
 from pathlib import Path
 from typing import Any, ClassVar, Literal
@@ -60,6 +61,27 @@ def sql_type_of(values: Iterable[object]) -> str:
     if kinds <= {int, float}:
         return "DOUBLE"
     return "VARCHAR"
+
+
+def plain(value: Any) -> Any:
+    """A value of an engine's result as a plain Python value, what JSON and the
+    estimators take: a whole Decimal (PostgreSQL's SUM of BIGINT) as int, another as
+    float, a numpy scalar as its Python value, lists and mappings element by element;
+    dates and text as they are."""
+    if value is None or type(value) in (bool, int, float, str):
+        return value
+    if isinstance(value, Decimal):
+        exponent = value.as_tuple().exponent
+        return int(value) if isinstance(exponent, int) and exponent >= 0 else float(value)
+    if isinstance(value, list | tuple):
+        return [plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if type(value).__module__ == "numpy" and hasattr(value, "item"):
+        return value.item()
+    if isinstance(value, bool | int | float | str):  # subclasses (np.float64 is a float)
+        return type(value).__mro__[-2](value)
+    return value
 
 
 def select_all(relation: str, order_by: Sequence[str] = ()) -> str:

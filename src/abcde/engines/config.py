@@ -9,7 +9,7 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -49,8 +49,7 @@ class EngineConfig:
     spark_conf: tuple[tuple[str, str], ...] = ()
 
     def __post_init__(self) -> None:
-        given = {f.name for f in fields(self)
-                 if f.name != "name" and getattr(self, f.name) not in (None, ())}
+        given = {k for k, v in vars(self).items() if k != "name" and v not in (None, ())}
         name = self.name or next((n for n, own in _OWN.items() if given & set(own)), "duckdb")
         if not isinstance(name, str) or name not in ENGINE_CLASSES:
             hint = "The names are lower case." if str(name).lower() in ENGINES else None

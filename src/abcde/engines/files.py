@@ -1,30 +1,37 @@
-"""Files read and written through an in-process DuckDB, for engines whose server cannot
-see the caller's files (PostgreSQL) or would write a directory of parts (Spark)."""
+"""The user's files, read and written through an in-process DuckDB for every engine:
+DuckDB reads an input where it runs (the DuckDB engine) or copies it for the engine
+(PostgreSQL's COPY, Spark's Parquet or Arrow), so every engine sees the same rows, types
+and errors (`read_error`). Paths reach DuckDB literally (`literal`), and the private
+temporary items abcde makes are named so that a later run removes those a killed run
+left (`private_dir`)."""
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import csv
 import gzip
+import os
 import re
 import secrets
+import shutil
+import tempfile
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TextIO
 
 import duckdb
 
 from abcde.engines.base import categorise, select_all, sql_type_of
-from abcde.errors import EngineError
+from abcde.errors import AbcdeError, EngineError, InputError, ResourceError
+from abcde.outputs import remove_orphans
 from abcde.sql.quoting import ident, literal
 
 FILE_FORMATS = {".csv": "csv", ".tsv": "csv", ".txt": "csv", ".parquet": "parquet",
                 ".pq": "parquet", ".parq": "parquet"}
 # compressions DuckDB reads a CSV through, told by the last suffix (x.csv.gz)
 CSV_COMPRESSIONS = (".gz", ".zst")
-
 #: The delimiters DuckDB's sniffer chooses from (its error "Delimiter Candidates").
 DELIMITERS = ",\t;|"
 
@@ -37,20 +44,63 @@ def file_format(path: Path) -> str | None:
     return FILE_FORMATS.get(path.suffix.lower())
 
 
+_PRIVATE = re.compile(r"abcde-(\d+)-")
+
+
+def private_dir(what: str) -> Path:
+    """A new private directory in the system's temporary directory, named
+    abcde-<pid>-<what>-<random>: the first one a process makes removes those of
+    processes that no longer run (a run killed with SIGKILL never reached its clean-up)."""
+    if not _SWEPT:
+        _SWEPT.append(True)
+        remove_orphans(Path(tempfile.gettempdir()), _PRIVATE)
+    return Path(tempfile.mkdtemp(prefix=f"abcde-{os.getpid()}-{what}-"))
+
+
+_SWEPT: list[bool] = []
+_LINKS: dict[str, str] = {}  # link -> the user's path it stands for
+_GLOB = re.compile(r"[*?\[\]{}\\]")
+
+
+def literal_path(path: Path) -> Path:
+    """A name of `path` that no reader expands as a pattern. DuckDB's readers (and
+    Spark's, and Hadoop's {a,b}) expand * ? [...] in a file name, so `base [v2].csv`
+    read `base 2.csv`: such a name is read through a link of a plain name in a private
+    directory (removed at exit), which stands for the file in messages (`shown`)."""
+    if not _GLOB.search(str(path)):
+        return path
+    if not _LINK_DIR:
+        _LINK_DIR.append(private_dir("links"))
+        atexit.register(shutil.rmtree, _LINK_DIR[0], True)
+    compressed = path.suffix.lower() if path.suffix.lower() in CSV_COMPRESSIONS else ""
+    link = _LINK_DIR[0] / f"{len(_LINKS)}.{file_format(path) or 'csv'}{compressed}"
+    os.symlink(os.path.abspath(path), link)
+    _LINKS[str(link)] = str(path)
+    return link
+
+
+_LINK_DIR: list[Path] = []
+
+
+def shown(text: str) -> str:
+    """`text` with the links of `literal_path` named as the files they stand for."""
+    for link, path in _LINKS.items():
+        text = text.replace(link, path)
+    return text
+
+
 def file_source(path: Path, fmt: str, string_columns: Sequence[str] = ()) -> str:
     """DuckDB's table function reading a CSV/Parquet file; `string_columns` of a CSV are
     read as text (ids such as 007 must not become 7)."""
-    p = literal(str(path))
+    p = literal(str(literal_path(path)))
     if fmt == "parquet":
         return f"read_parquet({p})"
-    if fmt == "csv":
-        types = ", ".join(f"{literal(c)}: 'VARCHAR'" for c in string_columns)
-        # The quote is RFC 4180's, not sniffed: on a file whose sample holds no quote, or
-        # an unclosed one, the sniffer settles on no quoting, and `"b,1` became the id
-        # `"b` (a sniff that fails then is located by `strict_csv_problem`).
-        return (f"read_csv({p}, header = true, quote = '\"'"
-                + (f", types = {{{types}}})" if types else ")"))
-    raise EngineError(f"{path}: unsupported file format {fmt!r} (use CSV or Parquet)")
+    types = ", ".join(f"{literal(c)}: 'VARCHAR'" for c in string_columns)
+    # The quote is RFC 4180's, not sniffed: on a file whose sample holds no quote, or
+    # an unclosed one, the sniffer settles on no quoting, and `"b,1` became the id
+    # `"b` (a sniff that fails then is located by `strict_csv_problem`).
+    return (f"read_csv({p}, header = true, quote = '\"'"
+            + (f", types = {{{types}}})" if types else ")"))
 
 
 def read_source(con: duckdb.DuckDBPyConnection, path: Path, fmt: str,
@@ -68,12 +118,10 @@ WORDED_ROWS = 100_000
 def worded_booleans(con: duckdb.DuckDBPyConnection, path: Path,
                     string_columns: Sequence[str] = ()) -> tuple[str, ...]:
     """The columns of a CSV that DuckDB's sniffer types BOOLEAN but that hold other words
-    than true and false (yes/no, T/F, any case): read as a boolean, "yes" became true on
-    every page and in every output, where Spark (which infers a boolean from true/false
-    only) kept the word. Such a column is text, as written. A file DuckDB cannot read
-    gives none: its read says why. The words are looked for in the first WORDED_ROWS
-    rows, as DuckDB's sniffer types a column from a sample: reading the whole file for
-    them was one more pass over it (~2 s for 5M rows) before the work."""
+    than true and false (yes/no, T/F): read as a boolean, "yes" became true, where Spark
+    kept the word. Such a column is text, as written. Looked for in the first
+    WORDED_ROWS rows, as the sniffer types a column from a sample; a file DuckDB cannot
+    read gives none (its read says why)."""
     try:
         described = con.execute(
             f"DESCRIBE SELECT * FROM {file_source(path, 'csv', string_columns)}").fetchall()
@@ -88,6 +136,75 @@ def worded_booleans(con: duckdb.DuckDBPyConnection, path: Path,
     except duckdb.Error:
         return ()
     return tuple(c for c, other in zip(flags, row or (), strict=False) if other)
+
+
+def read_error(err: duckdb.Error, labels: dict[str, str], spill: Path | None = None
+               ) -> AbcdeError | None:
+    """What a DuckDB error means for the user, or None when it is abcde's. A line of an
+    input CSV DuckDB cannot parse, and an input it cannot read (a damaged Parquet file
+    fails only when a query reaches the broken page), are the user's to fix, named by
+    `labels` (file path -> how messages name the input); so is running out of memory or
+    disk (which option gives more; what is full)."""
+    message = shown(str(err))
+    if isinstance(err, duckdb.OutOfMemoryException) or message.startswith(
+            "Out of Memory Error"):
+        return ResourceError(
+            f"DuckDB ran out of memory: {first_line(message)}",
+            hint="Give it more with --memory-limit (e.g. --memory-limit 8GB; the default "
+                 "is 80% of the machine's memory), run fewer --threads (each holds its "
+                 "own buffers, e.g. --threads 2), or use a machine with more memory.")
+    if "No space left on device" in message or "Disk quota exceeded" in message:
+        where = re.search(r'"(/[^"]+)"', message)
+        spilled = spill is not None and (where is None or where[1].startswith(str(spill)))
+        what = (f"for its temporary files in {spill.parent} (set by TMPDIR)" if spilled
+                else f"writing {re.sub(r'[.]tmp-[0-9]+-[0-9a-f]{8}', '', where[1])}"
+                if where else "")
+        return ResourceError(f"no space left on the device {what}: {first_line(message)}",
+                             hint="Free space there, or write it elsewhere (TMPDIR for "
+                                  "temporary files); earlier outputs were left as they were.")
+    problem = csv_problem(message)
+    sniffed = re.search(r'Error when sniffing file "(.*?)"', message)
+    if problem is None and sniffed is not None and sniffed[1] in labels:
+        # the sniffer gives up on a file with an unclosed quote in its sample, and
+        # names no line: a strict read finds it
+        problem = strict_csv_problem(Path(sniffed[1]))
+    if problem is not None:
+        return InputError(problem.message(), table=labels.get(problem.file or ""),
+                          column=problem.column, hint=problem.hint)
+    for path, label in labels.items():
+        if f'"{path}"' in message or f"'{path}'" in message:
+            reason = re.sub(r'^.*?Error: (Failed to read file ".*?": )?', "",
+                            first_line(message))
+            return InputError(f"cannot read {path}: {reason}", table=label, hint=DAMAGED)
+    if isinstance(err, duckdb.ParserException | duckdb.BinderException |
+                  duckdb.CatalogException):
+        return None
+    return _damaged_parquet(labels)
+
+
+DAMAGED = "The file is damaged (cut short or corrupt): write it again from its source."
+
+
+def _damaged_parquet(labels: dict[str, str]) -> InputError | None:
+    """The input Parquet file a read error comes from, when DuckDB's message does not
+    name it (a damaged page, a failed decompression): each is read whole until one fails."""
+    for path, label in labels.items():
+        if file_format(Path(path)) != "parquet":
+            continue
+        con = duckdb.connect(":memory:")
+        try:
+            source = file_source(Path(path), "parquet")
+            con.execute(f"SELECT min(hash(COLUMNS(*))) FROM {source}").fetchall()
+        except duckdb.Error as probe:
+            return InputError(f"cannot read {path}: {first_line(shown(str(probe)))}",
+                              table=label, hint=DAMAGED)
+        finally:
+            con.close()
+    return None
+
+
+def first_line(text: str) -> str:
+    return text.strip().splitlines()[0] if text.strip() else "unknown error"
 
 
 @dataclass(frozen=True)
@@ -106,71 +223,81 @@ class CsvProblem:
 
 _CONVERT = re.compile(r'Error when converting column "(?P<col>.*?)"\. Could not convert string '
                       r'"(?P<value>.*?)" to \'(?P<type>.*?)\'')
-
-
-def _fields_reason(header: int, found: int) -> str:
-    return (f"more fields than the {header} of the header" if found > header
-            else f"{found} field(s) where the header has {header}")
-
-
 _FIELDS_HINT = ("Every line needs as many fields as the header; quote values holding the "
                 "delimiter.")
-UNCLOSED_QUOTE = "a quoted value is never closed"
-NOT_UTF8 = "the text is not valid UTF-8"
 NOT_UTF8_HINT = ("Save the file as UTF-8: re-encode it from the encoding it was written in, "
                  "e.g. iconv -f WINDOWS-1252 -t UTF-8 old.csv > new.csv.")
 UTF16_HINT = ("The file is UTF-16 (what Excel saves as \"Unicode text\"): save it as UTF-8, "
               "e.g. iconv -f UTF-16 -t UTF-8 old.csv > new.csv, or in Excel as CSV UTF-8.")
+_FIELDS = re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)")
+_REASONS = (
+    (_FIELDS, lambda m: (f"more fields than the {m[1]} of the header" if int(m[2]) > int(m[1])
+                         else f"{m[2]} field(s) where the header has {m[1]}"), _FIELDS_HINT),
+    (re.compile(r"unterminated quote"), lambda m: "a quoted value is never closed",
+     "Close the quote; a quote inside a quoted value is written twice (\"\")."),
+    (re.compile(r"Invalid unicode"), lambda m: "the text is not valid UTF-8", NOT_UTF8_HINT),
+    (re.compile(r"Maximum line size of (\d+) bytes exceeded"),
+     lambda m: f"longer than {m[1]} bytes (an unclosed quote?)", "Fix the line."),
+)
+
+
+def csv_problem(text: str) -> CsvProblem | None:
+    """A DuckDB 'CSV Error on Line: N' message, parsed; None for any other error. A line
+    with more fields than the header in a file that seems quoted with ' says so."""
+    line = re.search(r"CSV Error on Line: (\d+)", text)
+    if line is None:
+        return None
+    file = re.search(r"^\s*file = (.*)$", text, re.MULTILINE)
+    name = shown(file[1].strip()) if file else None
+    n = int(line[1])
+    if (m := _CONVERT.search(text)) is not None:
+        return CsvProblem(
+            name, n, f"the value {m['value']!r} of column {m['col']!r} is not "
+            f"{m['type']}", column=m["col"],
+            hint=f"DuckDB typed column {m['col']!r} {m['type']} from the first rows of the "
+                 "file. Fix the value, or give the input as Parquet with the column's "
+                 "intended type.")
+    for pattern, reason, hint in _REASONS:
+        if (m := pattern.search(text)) is not None:
+            if pattern is _FIELDS and name is not None:
+                hint = single_quote_hint(*_lines(Path(name), n)) or hint
+            if hint is NOT_UTF8_HINT and name is not None and _utf16(_head(Path(name))):
+                hint = UTF16_HINT
+            return CsvProblem(name, n, reason(m), hint=hint)
+    return CsvProblem(name, n, "malformed line")
 
 
 def _head(path: Path) -> bytes:
-    """The first 4096 bytes of a plain or .gz file (b"" for a .zst or what cannot be read
-    here)."""
-    if path.suffix.lower() == ".zst":
-        return b""
+    """The first 4096 bytes of a plain or .gz file (b"" for a .zst or what cannot be
+    read here)."""
     with contextlib.suppress(OSError, EOFError, zlib.error):
-        opener = gzip.open if path.suffix.lower() == ".gz" else open
-        with opener(path, "rb") as f:
-            return f.read(4096)
+        if path.suffix.lower() != ".zst":
+            opener = gzip.open if path.suffix.lower() == ".gz" else open
+            with opener(path, "rb") as f:
+                return f.read(4096)
     return b""
 
 
-def utf16_without_bom(path: Path) -> str | None:
-    """'UTF-16LE' or 'UTF-16BE' for a CSV in UTF-16 without a byte-order mark (a zero
-    byte beside nearly every other one, as ASCII text has in UTF-16), else None. DuckDB
-    reads such a file as UTF-8 with zero bytes, and its error (too few fields on a last
-    line holding one zero byte, a missing column named '\\x00i\\x00t…', a sniffer that
-    gives up) says nothing of the encoding."""
-    head = _head(path)
-    if len(head) < 4 or head.startswith((b"\xff\xfe", b"\xfe\xff")):
-        return None
-    evens, odds = head[0::2].count(0), head[1::2].count(0)
-    if odds > len(head) // 4 and evens <= odds // 8:
+def _utf16(head: bytes) -> str | None:
+    """'UTF-16LE'/'UTF-16BE' for text in UTF-16 (a byte-order mark, or a zero byte beside
+    nearly every other one, as ASCII text has in UTF-16), else None."""
+    if head.startswith(b"\xff\xfe"):
         return "UTF-16LE"
-    if evens > len(head) // 4 and odds <= evens // 8:
+    if head.startswith(b"\xfe\xff"):
+        return "UTF-16BE"
+    evens, odds = head[0::2].count(0), head[1::2].count(0)
+    if len(head) >= 4 and odds > len(head) // 4 and evens <= odds // 8:
+        return "UTF-16LE"
+    if len(head) >= 4 and evens > len(head) // 4 and odds <= evens // 8:
         return "UTF-16BE"
     return None
 
 
-def not_utf8_hint(path: Path | None) -> str:
-    """How to make the file UTF-8: from UTF-16 when it is UTF-16 (a byte-order mark, or
-    a zero byte beside every ASCII one), else from Windows-1252 (the usual other
-    encoding), which is no advice for UTF-16."""
-    head = _head(path) if path is not None else b""
-    if head.startswith((b"\xff\xfe", b"\xfe\xff")) or (
-            len(head) >= 4 and max(head[0::2].count(0), head[1::2].count(0)) > len(head) // 4):
-        return UTF16_HINT
-    return NOT_UTF8_HINT
-_UNCLOSED_HINT = "Close the quote; a quote inside a quoted value is written twice (\"\")."
-_FIELDS = re.compile(r"Expected Number of Columns: (\d+) Found: (\d+)")
-_REASONS = (
-    (_FIELDS,
-     lambda m: _fields_reason(int(m[1]), int(m[2])), _FIELDS_HINT),
-    (re.compile(r"unterminated quote"), lambda m: UNCLOSED_QUOTE, _UNCLOSED_HINT),
-    (re.compile(r"Invalid unicode"), lambda m: NOT_UTF8, NOT_UTF8_HINT),
-    (re.compile(r"Maximum line size of (\d+) bytes exceeded"),
-     lambda m: f"longer than {m[1]} bytes (an unclosed quote?)", "Fix the line."),
-)
+def utf16_without_bom(path: Path) -> str | None:
+    """The UTF-16 of a CSV without a byte-order mark: DuckDB reads it as UTF-8 with zero
+    bytes, and its error says nothing of the encoding."""
+    head = _head(path)
+    return None if head.startswith((b"\xff\xfe", b"\xfe\xff")) else _utf16(head)
 
 
 SINGLE_QUOTE_HINT = (
@@ -185,10 +312,8 @@ _SINGLE_QUOTED_FIELD = re.compile(rf"(?:^|[{re.escape(DELIMITERS)}])[ ]*'")
 def single_quote_hint(*lines: str | None) -> str | None:
     """:data:`SINGLE_QUOTE_HINT` when a field of one of the lines (the header, the line
     that failed) opens with ``'``: a file quoted with ' is the likely cause of a line
-    with more fields than the header (a delimiter inside '...'); else None.
+    with more fields than the header.
 
-    Examples
-    --------
     >>> single_quote_hint("'item_id','cluster_id'", None) == SINGLE_QUOTE_HINT
     True
     >>> single_quote_hint("item_id,name", "7,O'Brien, Pat") is None
@@ -199,105 +324,23 @@ def single_quote_hint(*lines: str | None) -> str | None:
     return None
 
 
-def _header_and_line(path: Path, number: int) -> tuple[str | None, str | None]:
-    """The header and line `number` (the header is 1) of a local plain or .gz CSV, as
-    text; None for what cannot be read here."""
-    header = line = None
-    if path.suffix.lower() == ".zst":
-        return None, None
+def _lines(path: Path, number: int = 1) -> tuple[str | None, str | None]:
+    """The header and line `number` (the header is 1) of a CSV (.gz and .zst
+    decompressed, by DuckDB: Python has no zstd before 3.14), None for what cannot be
+    read here."""
+    con = duckdb.connect(":memory:")
     try:
-        with _text_lines(path) as f:
-            for n, text in enumerate(f, start=1):
-                if n == 1:
-                    header = text.rstrip("\r\n")
-                if n == number:
-                    line = text.rstrip("\r\n")
-                    break
-    except OSError:
-        pass
-    return header, line
-
-
-def csv_problem(text: str) -> CsvProblem | None:
-    """A DuckDB 'CSV Error on Line: N' message, parsed; None for any other error. A line
-    with more fields than the header in a file that seems quoted with ' says so
-    (:func:`single_quote_hint`)."""
-    line = re.search(r"CSV Error on Line: (\d+)", text)
-    if line is None:
-        return None
-    file = re.search(r"^\s*file = (.*)$", text, re.MULTILINE)
-    name = file[1].strip() if file else None
-    n = int(line[1])
-    if (m := _CONVERT.search(text)) is not None:
-        return CsvProblem(
-            name, n, f"the value {m['value']!r} of column {m['col']!r} is not "
-            f"{m['type']}", column=m["col"],
-            hint=f"DuckDB typed column {m['col']!r} {m['type']} from the first rows of the "
-                 "file. Fix the value, or give the input as Parquet with the column's "
-                 "intended type.")
-    for pattern, reason, hint in _REASONS:
-        if (m := pattern.search(text)) is not None:
-            if pattern is _FIELDS and name is not None:
-                hint = single_quote_hint(*_header_and_line(Path(name), n)) or hint
-            if hint is NOT_UTF8_HINT:
-                hint = not_utf8_hint(Path(name) if name is not None else None)
-            return CsvProblem(name, n, reason(m), hint=hint)
-    return CsvProblem(name, n, "malformed line")
-
-
-def _text_lines(path: Path) -> TextIO:
-    """A plain or .gz CSV file opened as text (undecodable bytes replaced), for reading
-    its lines in Python; not a .zst (Python has no zstd before 3.14)."""
-    opener = gzip.open if path.suffix.lower() == ".gz" else open
-    return opener(path, "rt", encoding="utf-8", errors="replace", newline="")
-
-
-def _header_line(con: duckdb.DuckDBPyConnection, path: Path) -> str | None:
-    """The first line of a CSV file (.gz and .zst decompressed), None if unreadable."""
-    if path.suffix.lower() != ".zst":
-        try:
-            with _text_lines(path) as f:
-                return f.readline().rstrip("\r\n")
-        except OSError:
-            return None
-    # Python has no zstd before 3.14: DuckDB decompresses it, the line one value
-    # (a control character as delimiter, no quoting); its error then names the line
-    # in the decompressed text as it does a plain CSV's
-    try:
-        row = con.execute(f"SELECT line FROM read_csv({literal(str(path))}, header = false, "
-                          f"auto_detect = false, delim = {literal(chr(1))}, quote = '', "
-                          "escape = '', columns = {'line': 'VARCHAR'}) LIMIT 1").fetchone()
+        rows = con.execute(
+            f"SELECT line FROM read_csv({literal(str(literal_path(path)))}, header = false, "
+            f"auto_detect = false, delim = {literal(chr(1))}, quote = '', escape = '', "
+            "columns = {'line': 'VARCHAR'}, strict_mode = false, ignore_errors = true) "
+            f"LIMIT {number}").fetchall()
     except duckdb.Error:
-        return None
-    return row[0] if row and row[0] is not None else None
-
-
-def line_problem(line: str, width: int, delimiter: str = ",") -> tuple[str, str]:
-    """Why one line of a CSV whose header has `width` fields split at `delimiter` is
-    malformed (a line an engine refused without saying why), in `csv_problem`'s words:
-    (reason, hint)."""
-    try:
-        fields = next(csv.reader([line], delimiter=delimiter, strict=True), [])
-    except csv.Error:  # "unexpected end of data": a quote open at the line's end
-        return UNCLOSED_QUOTE, _UNCLOSED_HINT
-    hint = single_quote_hint(line) if len(fields) > width else None
-    return _fields_reason(width, len(fields)), hint or _FIELDS_HINT
-
-
-def line_number(path: Path, line: str) -> int | None:
-    """The number (the header is 1) of the first line of the file that reads `line`
-    (without its line break), or None when there is none or the file cannot be read
-    here (e.g. a path of a Spark Connect server)."""
-    if path.suffix.lower() == ".zst":
-        return None
-    try:
-        with _text_lines(path) as f:
-            for number, text in enumerate(f, start=1):
-                if text.rstrip("\r\n") == line:
-                    return number
-    except OSError:
-        return None
-    return None
+        return None, None
+    finally:
+        con.close()
+    lines = [r[0] for r in rows]
+    return (lines[0] if lines else None), (lines[number - 1] if len(lines) >= number else None)
 
 
 def header_delimiter(header: str) -> str | None:
@@ -311,18 +354,11 @@ def header_delimiter(header: str) -> str | None:
 
 
 def repeated_header_names(path: Path) -> dict[str, list[int]]:
-    """Names the header line of a local CSV holds more than once, ignoring case and
-    surrounding spaces as DuckDB does, with their 1-based positions ({} when none or
-    when the file cannot be read here). DuckDB reads such a file with the later ones
-    renamed (cluster_id_1), so the first would be used without a word."""
-    if path.suffix.lower() == ".zst":
-        con = duckdb.connect(":memory:")
-        try:
-            header = _header_line(con, path)
-        finally:
-            con.close()
-    else:
-        header = _header_line(None, path)  # type: ignore[arg-type]  # not used for these
+    """Names the header line of a CSV holds more than once, ignoring case and
+    surrounding spaces as DuckDB does, with their 1-based positions: DuckDB reads such
+    a file with the later ones renamed (cluster_id_1), so the first would be used
+    without a word."""
+    header = _lines(path)[0]
     if not header:
         return {}
     delim = max(DELIMITERS, key=header.count)
@@ -332,82 +368,65 @@ def repeated_header_names(path: Path) -> dict[str, list[int]]:
     return {name: ks for name, ks in positions.items() if len(ks) > 1}
 
 
-def csv_delimiter(path: Path) -> str | None:
-    """The delimiter DuckDB reads a CSV with (its sniffer, with `file_source`'s quote
-    and header), else the one its header line suggests (the sniffer gives up on a file
-    whose sample has an unclosed quote or a byte that is not UTF-8; the strict read
-    then finds that line); None when the file cannot be read here (e.g. a path of a
-    Spark Connect server) or its header suggests none."""
-    con = duckdb.connect(":memory:")
-    try:
-        row = con.execute("SELECT Delimiter FROM sniff_csv(?, header = true, quote = '\"')",
-                          [str(path)]).fetchone()
-        if row and row[0] in DELIMITERS:
-            return row[0]
-    except duckdb.Error:
-        pass
-    try:
-        header = _header_line(con, path)
-    finally:
-        con.close()
-    return header_delimiter(header) if header is not None else None
-
-
 def strict_csv_problem(path: Path, delimiter: str | None = None) -> CsvProblem | None:
     """Read a CSV whose header was not understood with the delimiter its header line
-    suggests (or `delimiter`, the one an engine read it with), strictly: the first
-    malformed line, or None when it parses (then the header simply lacks a column).
-    DuckDB's sniffer otherwise settles on a dialect in which every line is one value,
-    and the file seems to lack its columns."""
+    suggests, strictly: the first malformed line, or None when it parses (then the
+    header simply lacks a column). DuckDB's sniffer otherwise settles on a dialect in
+    which every line is one value, and the file seems to lack its columns."""
+    header = _lines(path)[0]
+    delim = delimiter or (header_delimiter(header) if header is not None else None)
+    if delim is None or header is None:
+        return None
+    names = next(csv.reader([header], delimiter=delim))
+    columns = ", ".join(f"{literal(c)}: 'VARCHAR'" for c in names)
     con = duckdb.connect(":memory:")
     try:
-        header = _header_line(con, path)
-        if header is None:
-            return None
-        delim = delimiter or header_delimiter(header)
-        if delim is not None:
-            names = next(csv.reader([header], delimiter=delim))
-            columns = ", ".join(f"{literal(c)}: 'VARCHAR'" for c in names)
-            try:
-                con.execute(f"SELECT COUNT(*) FROM read_csv({literal(str(path))}, header = true, "
-                            f"auto_detect = false, delim = {literal(delim)}, quote = '\"', "
-                            f"escape = '\"', columns = {{{columns}}})").fetchall()
-            except duckdb.Error as err:
-                return csv_problem(str(err))
-        return None
+        con.execute(f"SELECT COUNT(*) FROM read_csv({literal(str(literal_path(path)))}, "
+                    f"header = true, auto_detect = false, delim = {literal(delim)}, "
+                    f"quote = '\"', escape = '\"', columns = {{{columns}}})").fetchall()
+    except duckdb.Error as err:
+        return csv_problem(str(err))
+    finally:
+        con.close()
+    return None
+
+
+@contextlib.contextmanager
+def reading(labels: dict[str, str]):  # type: ignore[no-untyped-def]
+    """An in-process DuckDB reading the user's files, its errors worded (`read_error`)."""
+    con = duckdb.connect(":memory:")
+    try:
+        yield con
+    except duckdb.Error as err:
+        raise (read_error(err, labels) or EngineError(shown(str(err)))) from err
     finally:
         con.close()
 
 
-def file_columns(path: Path, fmt: str) -> list[str]:
+def file_columns(path: Path, fmt: str, labels: dict[str, str]) -> list[str]:
     """The column names DuckDB reads from a CSV/Parquet file (a CSV's sniffed header),
     without reading its rows."""
-    con = duckdb.connect(":memory:")
-    try:
+    with reading(labels) as con:
         cur = con.execute(f"SELECT * FROM {file_source(path, fmt)} LIMIT 0")
         return [d[0] for d in cur.description]
-    except duckdb.Error as err:
-        raise EngineError(f"cannot read {path}: {err}") from err
-    finally:
-        con.close()
 
 
-def write_copy_csv(path: Path, fmt: str, out: Path, string_columns: Sequence[str] = (),
-                   ) -> list[tuple[str, str]]:
-    """Write the rows of a CSV/Parquet file to `out` as CSV that PostgreSQL's COPY ...
-    (FORMAT csv) reads back to the values DuckDB reads, and return its (column name,
-    DuckDB type): every engine sees the same input. DuckDB writes the file in bulk:
-    handing a server the rows one Python tuple at a time took seconds per million rows.
-    Every value but NULL is quoted (COPY reads "" as the empty string and an unquoted
-    empty field as NULL); a float is written as a DOUBLE (a FLOAT's 0.1 is
-    0.10000000149011612, as Python reads it), in the shortest text that reads back to the
-    same bits (nan, inf, -inf, which PostgreSQL reads);
-    a list, struct or map as JSON."""
-    con = duckdb.connect(":memory:")
-    try:
+def copy_file(path: Path, fmt: str, out: Path, string_columns: Sequence[str],
+              labels: dict[str, str]) -> list[tuple[str, str]]:
+    """Write the rows of a CSV/Parquet file as DuckDB reads them to `out`, and return
+    their (column name, DuckDB type): every engine sees the same input. Parquet for
+    Spark; a CSV that PostgreSQL's COPY ... (FORMAT csv) reads back to the same values:
+    every value but NULL quoted (COPY reads "" as the empty string and an unquoted empty
+    field as NULL), a float as a DOUBLE in the shortest text that reads back to the
+    same bits (a FLOAT's 0.1 is 0.10000000149011612), a list, struct or map as JSON."""
+    with reading(labels) as con:
         source = read_source(con, path, fmt, string_columns)
         cur = con.execute(f"SELECT * FROM {source} LIMIT 0")
         columns = [(d[0], str(d[1])) for d in cur.description]
+        if out.suffix == ".parquet":
+            con.execute(f"COPY (SELECT * FROM {source}) TO {literal(str(out))} "
+                        "(FORMAT PARQUET)")
+            return columns
         exprs = []
         for name, type_name in columns:
             kind = categorise(type_name)
@@ -417,10 +436,6 @@ def write_copy_csv(path: Path, fmt: str, out: Path, string_columns: Sequence[str
         con.execute(f"COPY (SELECT {', '.join(exprs)} FROM {source}) TO {literal(str(out))} "
                     "(FORMAT CSV, HEADER false, FORCE_QUOTE *)")
         return columns
-    except duckdb.Error as err:
-        raise EngineError(f"cannot read {path}: {err}") from err
-    finally:
-        con.close()
 
 
 def create_table(con: duckdb.DuckDBPyConnection, name: str, columns: Sequence[str],

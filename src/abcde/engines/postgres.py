@@ -8,21 +8,27 @@ temporary tables (the server may not see the caller's files).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
 import re
 import secrets
-import tempfile
+import shutil
 import time
-from collections.abc import Sequence
-from decimal import Decimal
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import sqlglot
 
-from abcde.engines.base import Engine, categorise, sql_type_of
-from abcde.engines.files import file_columns, write_copied_csv, write_copy_csv, write_rows
+from abcde.engines.base import Engine, categorise, plain, sql_type_of
+from abcde.engines.files import (
+    copy_file,
+    file_columns,
+    private_dir,
+    write_copied_csv,
+    write_rows,
+)
 from abcde.errors import AbcdeError, EngineError, EngineUnavailable, InputError, ResourceError
 from abcde.sql.dialects import Postgres
 from abcde.sql.quoting import CANONICAL_DIALECT, ident, table_ref
@@ -98,15 +104,6 @@ def _pg_type(duckdb_type: str) -> str:
     if t.startswith("DECIMAL"):
         return t.replace("DECIMAL", "NUMERIC")
     return _PG_TYPES.get(t, "TEXT")
-
-
-def _plain(value: Any) -> Any:
-    """NUMERIC results as Python numbers: SUM of BIGINT is NUMERIC in PostgreSQL."""
-    if isinstance(value, Decimal):
-        if value.is_finite() and value.as_tuple().exponent >= 0:  # type: ignore[operator]
-            return int(value)
-        return float(value)
-    return value
 
 
 # the password of a URI (scheme://user:PASSWORD@host) and of a key=value DSN; up to the
@@ -212,6 +209,17 @@ def _error(err: psycopg.Error, text: str, work_schema: str | None = None) -> Abc
             hint="Free disk space on the server (its temporary files), or have its "
                  "administrator raise the limit it names (temp_file_limit, work_mem).")
     return EngineError(text)
+
+
+@contextlib.contextmanager
+def _private() -> Iterator[Path]:
+    """A private directory for a copy of rows, removed at the end (also when
+    interrupted; a later run removes one a killed run left, `private_dir`)."""
+    tmp = private_dir("pg-copy")
+    try:
+        yield tmp
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 
 
 class PostgresEngine(Engine):
@@ -352,7 +360,7 @@ class PostgresEngine(Engine):
             with self.con.cursor() as cur:
                 cur.execute(sql, params)
                 names = [d.name for d in cur.description]
-                return [{k: _plain(v) for k, v in zip(names, row, strict=True)}
+                return [{k: plain(v) for k, v in zip(names, row, strict=True)}
                         for row in cur.fetchall()]
         except psycopg.Error as err:
             raise _error(err, f"PostgreSQL refused a query: {err}\n{sql}",
@@ -402,9 +410,9 @@ class PostgresEngine(Engine):
         command is interrupted). Logged with its time, as the SQL steps are (-v): the
         copy of a large input is a good part of a run."""
         start = time.perf_counter()
-        with tempfile.TemporaryDirectory(prefix="abcde_pg_copy_") as tmp:
-            data = Path(tmp) / "rows.csv"
-            columns = write_copy_csv(path, fmt, data, string_columns)
+        with _private() as tmp:
+            data = tmp / "rows.csv"
+            columns = copy_file(path, fmt, data, string_columns, self.file_labels)
             names = self._create_temporary(name, [(c, _pg_type(t)) for c, t in columns])
             try:
                 # ENCODING: DuckDB writes UTF-8, whatever the connection's client_encoding
@@ -421,7 +429,7 @@ class PostgresEngine(Engine):
                  time.perf_counter() - start, path)
 
     def csv_columns(self, path: Path) -> list[str]:
-        return file_columns(path, "csv")
+        return file_columns(path, "csv", self.file_labels)
 
     def register_rows(self, name: str, columns: Sequence[str], rows: Sequence[tuple]) -> None:
         types = [_pg_type(sql_type_of(row[k] for row in rows)) for k in range(len(columns))]
@@ -536,7 +544,7 @@ class PostgresEngine(Engine):
                 for d in cur.description:
                     info = self.con.adapters.types.get(d.type_code)
                     types.append(_file_type(info.name if info else "", d.precision, d.scale))
-                rows = [tuple(v if t else _plain(v) for v, t in zip(row, types, strict=True))
+                rows = [tuple(v if t else plain(v) for v, t in zip(row, types, strict=True))
                         for row in cur.fetchall()]
         except psycopg.Error as err:
             raise _error(err, f"PostgreSQL refused to read {relation}: {err}",
@@ -556,8 +564,8 @@ class PostgresEngine(Engine):
         with the columns' types (`columns`: name, DuckDB type) into the file: fetching
         them as Python tuples took 2-3 s per 100,000 clusters of a result file. Into a
         private temporary directory, removed at the end (also when interrupted)."""
-        with tempfile.TemporaryDirectory(prefix="abcde_pg_copy_") as tmp:
-            data = Path(tmp) / "rows.csv"
+        with _private() as tmp:
+            data = tmp / "rows.csv"
             try:
                 with self.con.cursor() as cur, cur.copy(
                         f"COPY ({sql}) TO STDOUT (FORMAT csv, FORCE_QUOTE *, "

@@ -4,50 +4,39 @@ Python (classic or Spark Connect), else a session abcde starts: a local one
 Connect client (`remote`, `sc://host:15002`).
 
 Work tables go to a private database `abcde_work_<random>` (dropped on close); inputs
-are temporary views. Settings of a local session: docs/method.md §11.4.
-
-Nothing of Spark's own output reaches the user's terminal: a JVM that abcde starts
-writes its stdout and stderr (log lines, progress bars) to a log file of its own, and
-PySpark's loggers are silenced while abcde's statements run (their errors become
-`EngineError`s).
+are temporary views over the rows DuckDB reads from the files (`abcde.engines.files`),
+so that Spark sees the same rows, types and errors as every engine. Settings of a local
+session: docs/method.md §11.4. A JVM that abcde starts writes its output to a log file
+of its own, never to the terminal, and dies with the abcde process.
 """
 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import logging
 import os
 import re
 import secrets
 import shutil
+import signal
 import socket
 import sys
-import tempfile
+import threading
 import warnings
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
-from abcde.engines.base import Engine, sql_type_of
-from abcde.engines.files import (
-    NOT_UTF8,
-    NOT_UTF8_HINT,
-    UNCLOSED_QUOTE,
-    CsvProblem,
-    csv_delimiter,
-    header_delimiter,
-    line_number,
-    line_problem,
-    strict_csv_problem,
-    write_rows,
-)
+from abcde.engines.base import Engine, plain, sql_type_of
+from abcde.engines.files import copy_file, file_columns, private_dir, write_rows
 from abcde.errors import EngineError, EngineUnavailable, InputError
 from abcde.sql.dialects import Spark
 from abcde.sql.quoting import ident, table_ref
 
 try:
     from pyspark.errors import PySparkException
-    from pyspark.sql import DataFrameReader, SparkSession
+    from pyspark.sql import SparkSession
     from pyspark.sql import types as T
 except ImportError as err:  # pragma: no cover - depends on the installed extras
     raise EngineUnavailable("the Spark engine needs PySpark: pip install 'abcde[spark]'"
@@ -111,22 +100,17 @@ _CONNECT_ENV = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE", "SPARK_LOCAL_REMOT
 
 
 @contextlib.contextmanager
-def _connect_env(values: dict[str, str]) -> Iterator[None]:
-    """PySpark's process-wide switches between classic and Connect mode set to `values`
-    for the block and given back after it: PySpark sets them when it opens a Connect
-    session, and a classic session opened later in the same process would then refuse
-    to start (and the other way round)."""
-    saved = {k: os.environ.get(k) for k in _CONNECT_ENV}
-    for k in _CONNECT_ENV:
-        os.environ.pop(k, None)
-    os.environ.update(values)
+def _classic_env() -> Iterator[None]:
+    """PySpark's process-wide switches to Connect mode cleared for the block and given
+    back after it: PySpark sets them when it opens a Connect session, and a classic
+    session opened later in the same process would then refuse to start."""
+    saved = {k: os.environ.pop(k, None) for k in _CONNECT_ENV}
     try:
         yield
     finally:
         for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
+            os.environ.pop(k, None)
+            if v is not None:
                 os.environ[k] = v
 
 
@@ -134,9 +118,8 @@ def java_missing() -> str | None:
     """Why no Java runtime can start Spark's JVM, or None when one is there."""
     home = os.environ.get("JAVA_HOME")
     if home:
-        if (Path(home) / "bin" / "java").exists():
-            return None
-        return f"JAVA_HOME={home} holds no bin/java"
+        return None if (Path(home) / "bin" / "java").exists() else \
+            f"JAVA_HOME={home} holds no bin/java"
     if shutil.which("java") is None:
         return "no Java runtime found (no `java` on PATH and JAVA_HOME is not set)"
     return None
@@ -145,9 +128,8 @@ def java_missing() -> str | None:
 @contextlib.contextmanager
 def _jvm_output(log_file: Path) -> Iterator[None]:
     """File descriptors 1 and 2 point at `log_file` for the block: a JVM started in it
-    (PySpark's `spark-submit` child inherits them) writes its start-up lines, log lines and
-    progress bars there for its whole life, never on the user's terminal or into
-    abcde's JSON on stdout."""
+    inherits them, and writes its log lines there for its whole life, never on the
+    user's terminal or into abcde's JSON on stdout."""
     for stream in (sys.stdout, sys.stderr):
         with contextlib.suppress(Exception):
             stream.flush()
@@ -164,54 +146,111 @@ def _jvm_output(log_file: Path) -> Iterator[None]:
             os.close(f)
 
 
-def _tail(path: Path, lines: int = 15) -> str:
+@contextlib.contextmanager
+def _tied_jvm() -> Iterator[None]:
+    """A JVM that PySpark launches in the block dies with this process, on every exit
+    path: on Linux the kernel kills it when the process ends, even by SIGKILL
+    (PR_SET_PDEATHSIG, set in the launcher before it becomes the JVM), and a start that
+    fails or is interrupted kills it at once. PySpark relies on the JVM noticing its
+    closed stdin, which a JVM interrupted at start-up never did (one was seen alive,
+    its parent gone, minutes later)."""
+    import pyspark.java_gateway as gateway
+
+    launch, started = gateway.Popen, []
+    prctl = None
+    if sys.platform.startswith("linux") and threading.current_thread() is threading.main_thread():
+        # only from the main thread: the signal comes when the thread that started the
+        # JVM ends, and a worker thread of the caller's may end before the process
+        with contextlib.suppress(OSError, AttributeError):
+            prctl = ctypes.CDLL(None, use_errno=True).prctl
+
+    def popen(command: Any, **kwargs: Any) -> Any:
+        before = kwargs.get("preexec_fn")
+
+        def preexec() -> None:
+            if before is not None:
+                before()
+            if prctl is not None:
+                prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+
+        started.append(launch(command, **{**kwargs, "preexec_fn": preexec}))
+        return started[-1]
+
+    gateway.Popen = popen
     try:
-        text = path.read_text(errors="replace").strip().splitlines()
-    except OSError:
-        return ""
-    return "\n".join(text[-lines:])
+        yield
+    except BaseException:
+        for proc in started:
+            with contextlib.suppress(OSError):
+                proc.kill()
+                proc.wait(timeout=10)
+        raise
+    finally:
+        gateway.Popen = launch
 
 
-def _java_reason(err: Exception, jvm_log: Path) -> str:
-    """What went wrong, in a line or two rather than Py4J's Java stack trace: the JVM
-    log's ERROR lines (e.g. "All masters are unresponsive! Giving up."), else the Java
-    exception's own line."""
-    tail = _tail(jvm_log, 200).splitlines()
+def _reason(err: BaseException, jvm_log: Path | None = None) -> str:
+    """What went wrong, in a line rather than a Java stack trace: the JVM log's last
+    ERROR lines (or what a JVM that died at start printed), else the gRPC details, the
+    deepest "Caused by" or the Java exception's own line; without Spark's SQLSTATE."""
+    tail: list[str] = []
+    with contextlib.suppress(OSError):
+        tail = jvm_log.read_text(errors="replace").splitlines()[-200:] if jvm_log else []
     logged = [line.split(" ERROR ", 1)[1].strip() for line in tail if " ERROR " in line]
-    if logged:
-        return "; ".join(dict.fromkeys(logged[-3:]))[:500]
-    # a JVM that ended before PySpark could talk to it (JAVA_GATEWAY_EXITED): what
-    # spark-submit or the JVM printed, e.g. "Invalid maximum heap size: -Xmxlots" or
-    # "Master must either be yarn or start with spark, k8s, or local"
     died = [re.sub(r"^Exception in thread \S+ [\w.$]+: ", "", line.strip()) for line in tail
             if line.startswith(("Exception in thread", "Invalid ", "Error occurred",
-                                "Unrecognized option", "Error: Could not create"))]
-    if died and "JAVA_GATEWAY_EXITED" in str(err):
-        return "; ".join(dict.fromkeys(died[:2]))[:500]
-    lines = [line.strip() for line in str(err).splitlines()]
+                                "Unrecognized option", "Error: "))]
+    lines = [line.strip() for line in str(err).strip().splitlines()]
+    grpc = re.search(r'details = "(.*?)"', str(err))
+    causes = [re.sub(r"^Caused by: [\w.$]+: ", "", line) for line in lines
+              if line.startswith("Caused by:")]
     java = [line.lstrip(": ") for line in lines if line.startswith(": ")]
-    return (java[:1] or lines[:1] or [type(err).__name__])[0][:500]
+    reason = ("; ".join(dict.fromkeys(logged[-3:] or died[:2])) if logged or died
+              else grpc[1] if grpc
+              else (causes[-1:] or java[:1] or lines[:1] or [type(err).__name__])[0])
+    return re.sub(r"\s*SQLSTATE: \w+\.?$", "", reason)[:500]
 
 
-def _probe_masters(master: str, check: str) -> None:
-    """A standalone cluster URL (spark://host:port[,host:port]) whose masters refuse a
-    plain TCP connection is refused at once: Spark would retry it for a minute before
-    giving up."""
-    if not master.startswith("spark://"):
-        return
+def _start_failure(err: BaseException, where: str, jvm_log: Path | None = None
+                   ) -> EngineUnavailable:
+    """The one message of a session that did not start, with what the user can do."""
+    reason = _reason(err, jvm_log)
+    text = f"{reason} {err}"
+    if "BindException" in text or "Cannot assign requested address" in text \
+            or "could not bind" in text:
+        advice = ("Spark could not bind its driver's port on this machine's address: set "
+                  "SPARK_LOCAL_IP=127.0.0.1 (or --spark-conf spark.driver.bindAddress=…).")
+    elif "handshake failed" in text.lower():
+        advice = ("The server does not speak TLS as the URL asks (use_ssl=true): drop that "
+                  "option, or give the server a certificate.")
+    elif where.startswith("sc://"):
+        advice = ("Check that the server runs and listens there (start-connect-server.sh, "
+                  "spark.connect.grpc.binding.port), and the host and port of "
+                  "--spark-remote.")
+    else:
+        advice = ("Check the Java runtime (17 or later), the --spark-master URL and the "
+                  "--spark-conf settings.")
+    shown_log = f" The JVM's log: {jvm_log}" if jvm_log is not None else ""
+    what = ("cannot reach the Spark Connect server at" if where.startswith("sc://") else
+            "cannot reach the Spark master at" if isinstance(err, OSError)
+            else "cannot start a Spark session on")
+    return EngineUnavailable(f"{what} {where}: {reason}\n{advice}{shown_log}")
+
+
+def _reachable(addresses: Sequence[str], where: str) -> None:
+    """A plain TCP connection to one of the host:port `addresses`, else refused at once:
+    Spark retries an unreachable master or Connect server for minutes."""
     problems = []
-    for address in master.removeprefix("spark://").split(","):
+    for address in addresses:
         host, _, port = address.strip().rpartition(":")
         try:
             socket.create_connection((host.strip("[]"), int(port)), timeout=10).close()
             return
         except ValueError:
-            raise EngineUnavailable(f"--spark-master {master}: {address!r} is not "
-                                    "host:port (e.g. spark://master:7077)") from None
+            raise EngineUnavailable(f"{where}: {address!r} is not host:port") from None
         except OSError as err:
             problems.append(f"{address}: {err.strerror or err}")
-    raise EngineUnavailable(f"cannot reach the Spark master at {master} "
-                            f"({'; '.join(problems)})\n{check}")
+    raise _start_failure(OSError("; ".join(problems)), where)
 
 
 def _classic_session_running() -> bool:
@@ -229,107 +268,52 @@ def local_session(master: str = "local[2]", warehouse: str | Path | None = None,
     for abcde: docs/method.md §11.4; a cluster manager URL such as `spark://host:7077` or
     `yarn` gets only abcde's quiet settings). `conf`: (key, value) pairs applied last,
     so they override abcde's. The JVM's output goes to `log_dir`/jvm.log (default: a
-    temporary directory), never to the terminal."""
+    private temporary directory), never to the terminal; the JVM dies with the process."""
     missing = java_missing()
     if missing:
         raise EngineUnavailable(
             f"Spark needs a Java runtime (17 or later): {missing}. Install one (e.g. "
             "apt-get install openjdk-17-jre-headless) or set JAVA_HOME to it.")
-    local = master.startswith("local")
-    logs = (Path(log_dir) if log_dir is not None
-            else Path(tempfile.mkdtemp(prefix="abcde_spark_log_")))
+    logs = Path(log_dir) if log_dir is not None else private_dir("spark-log")
     logs.mkdir(parents=True, exist_ok=True)
-    log4j = logs / "log4j2.properties"
-    log4j.write_text(_LOG4J)
-    java_options = f"-Dlog4j2.configurationFile=file:{log4j}"
-    builder = (SparkSession.builder.master(master).appName("abcde")
-               # abcde draws its own progress (abcde.progress): no console bars of Spark's
-               .config("spark.ui.showConsoleProgress", "false")
-               .config("spark.driver.extraJavaOptions", java_options)
-               .config("spark.sql.session.timeZone", "UTC"))
-    if local:
+    (logs / "log4j2.properties").write_text(_LOG4J)
+    settings = {"spark.ui.showConsoleProgress": "false",  # abcde draws its own progress
+                "spark.driver.extraJavaOptions":
+                    f"-Dlog4j2.configurationFile=file:{logs / 'log4j2.properties'}",
+                "spark.sql.session.timeZone": "UTC"}
+    if master.startswith("local"):
         os.environ.setdefault("SPARK_LOCAL_IP", "127.0.0.1")
-        builder = (builder.config("spark.ui.enabled", "false")
-                   .config("spark.sql.shuffle.partitions", "4")
-                   .config("spark.driver.memory", driver_memory)
-                   .config("spark.driver.host", "127.0.0.1")
-                   .config("spark.driver.bindAddress", "127.0.0.1"))
+        settings.update({"spark.ui.enabled": "false", "spark.sql.shuffle.partitions": "4",
+                         "spark.driver.memory": driver_memory,
+                         "spark.driver.host": "127.0.0.1",
+                         "spark.driver.bindAddress": "127.0.0.1",
+                         # its block files where a later run removes them if it is killed
+                         "spark.local.dir": str(logs / "local")})
     if warehouse is not None:
-        builder = builder.config("spark.sql.warehouse.dir", str(warehouse))
-    for key, value in conf:
+        settings["spark.sql.warehouse.dir"] = str(warehouse)
+    builder = SparkSession.builder.master(master).appName("abcde")
+    for key, value in [*settings.items(), *conf]:
         builder = builder.config(key, value)
-    check = ("Check the Java runtime (17 or later), the --spark-master URL and the "
-             "--spark-conf settings.")
-    _probe_masters(master, check)
+    if master.startswith("spark://"):
+        _reachable(master.removeprefix("spark://").split(","), master)
     jvm_log = logs / "jvm.log"
     # getOrCreate hands back a session the process already runs, which is not abcde's
     # to stop when its settings fail
     running = _classic_session_running()
+    session = None
     try:
-        with _jvm_output(jvm_log), quiet_pyspark(), _connect_env({}):
+        with _jvm_output(jvm_log), quiet_pyspark(), _classic_env(), _tied_jvm():
             session = builder.getOrCreate()
-    except Exception as err:  # the JVM did not start, a port was refused, ...
-        raise EngineUnavailable(
-            f"cannot start a Spark session on {master}: {_java_reason(err, jvm_log)}\n"
-            f"{check} The JVM's log: {jvm_log}") from None
-    try:  # Spark reads the SQL settings (spark.sql.*) only when the first query comes
-        with quiet_pyspark():
+            # Spark reads the SQL settings (spark.sql.*) only when the first query comes
             session.sql("SELECT 1")
-    except Exception as err:
-        if not running:
+    except Exception as err:  # the JVM did not start, a port was refused, a setting ...
+        if session is not None and not running:
             with quiet_pyspark(), contextlib.suppress(Exception):
                 session.stop()
-        raise EngineUnavailable(f"Spark refused a setting of the session: "
-                                f"{_setting_reason(err)}\nFix or drop that --spark-conf."
-                                ) from None
+        raise _start_failure(err, master, jvm_log) from None
     session.sparkContext.setLogLevel("ERROR")
     log.info("Spark %s on %s; the JVM's log: %s", session.version, master, jvm_log)
     return session
-
-
-def _setting_reason(err: Exception) -> str:
-    """Spark's reason for refusing a setting (its error's last cause, e.g. "[INVALID_CONF_
-    VALUE.TYPE_MISMATCH] The value 'abc' in the config "spark.sql.shuffle.partitions" is
-    invalid. ..."), without the Java class names or the stack trace."""
-    origin = getattr(err, "_origin", None)  # the Java exception of a classic session
-    try:
-        while origin is not None and origin.getCause() is not None:
-            origin = origin.getCause()
-        root = origin.getMessage() if origin is not None else None
-    except Exception:  # the JVM has gone
-        root = None
-    text = str(err).strip()
-    reason = (root or (_java_cause(err) if "Caused by:" in text
-                       else (text.splitlines() or [type(err).__name__])[0]))[:500]
-    reason = re.sub(r"^Caused by: [\w.$]+: ", "", reason)
-    return re.sub(r"\s*SQLSTATE: \w+\.?$", "", reason)
-
-
-def _host_port(url: str) -> tuple[str, int]:
-    """Host and port of a Spark Connect URL (sc://host[:port][/;options]; port 15002 by
-    default)."""
-    rest = url.removeprefix("sc://").split("/", 1)[0].split(";", 1)[0]
-    if rest.startswith("["):  # an IPv6 address
-        host, _, tail = rest[1:].partition("]")
-        port = tail.removeprefix(":")
-    else:
-        host, _, port = rest.partition(":")
-    try:
-        return host, int(port) if port else 15002
-    except ValueError:
-        raise EngineUnavailable(f"--spark-remote {url!r}: {port!r} is not a port number"
-                                ) from None
-
-
-def _grpc_reason(err: Exception) -> str:
-    """What a failed gRPC call says (its `details`, e.g. "failed to connect to all
-    addresses; ... Failed parsing HTTP/2" when the port serves something else), rather
-    than the first line of its repr."""
-    text = str(err).strip()
-    found = re.search(r'details = "(.*?)"\n', text)
-    if found:
-        return found[1][:300]
-    return (text.splitlines()[0] if text else type(err).__name__)[:300]
 
 
 def remote_session(url: str, conf: Conf = (), probe_retries: int = 4) -> SparkSession:
@@ -338,39 +322,26 @@ def remote_session(url: str, conf: Conf = (), probe_retries: int = 4) -> SparkSe
     `conf`: (key, value) session settings. The server is asked for `SELECT 1` with a
     few quick retries (not Spark Connect's ten minutes of them): one that does not
     answer is an `EngineUnavailable` naming the URL."""
-    # gRPC's C core logs to the terminal (a failed TLS handshake of ;use_ssl=true with a
-    # server that has none, once per retry); abcde reports the failure itself. Read
-    # when gRPC starts, so set before the first channel.
+    # gRPC's C core logs to the terminal (a failed TLS handshake, once per retry); abcde
+    # reports the failure itself. Read when gRPC starts, so set before the first channel.
     os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
     try:
         from pyspark.sql.connect.client.retries import DefaultPolicy
+        from pyspark.sql.connect.session import SparkSession as ConnectSession
     except ImportError as err:
         raise EngineUnavailable(f"the Spark Connect client is missing ({err}): pip install "
                                 "'abcde[spark]' (it includes pyspark[connect])") from None
-    # the Connect client's own builder: the generic one refuses a remote session in a
-    # process that already runs a classic one (SESSION_ALREADY_EXIST)
-    from pyspark.sql.connect.session import SparkSession as ConnectSession
-
-    # the settings are set after the probe, one by one (`_set_remote_conf`): the
-    # builder's own config() sets them silently, dropping any the server refuses
-    builder = ConnectSession.builder.remote(url)
     shown = url.split(";", 1)[0]  # never print a token
-    check = ("Check that the server runs and listens there (start-connect-server.sh, "
-             "spark.connect.grpc.binding.port), and the host and port of --spark-remote.")
-    host, port = _host_port(url)
-    try:  # a plain TCP connection first: PySpark retries an unreachable server for minutes
-        socket.create_connection((host, port), timeout=10).close()
-    except OSError as err:
-        raise EngineUnavailable(f"cannot reach the Spark Connect server at {shown}: "
-                                f"{err}\n{check}") from None
+    address = url.removeprefix("sc://").split("/", 1)[0].split(";", 1)[0]
+    _reachable([address if re.search(r":[^\]]*$", address) else f"{address}:15002"], shown)
     client = None
     try:
-        with quiet_pyspark(), _connect_env({}), warnings.catch_warnings():
+        with quiet_pyspark(), _classic_env(), warnings.catch_warnings():
             # PySpark warns RETRIES_EXCEEDED before raising what abcde reports
             warnings.simplefilter("ignore", UserWarning)
-            # a session of its own (not getOrCreate's shared one): stopping it when the
-            # command ends leaves other sessions of the process on the server open
-            session = builder.create()
+            # a session of its own (not getOrCreate's shared one, nor the generic
+            # builder, which refuses one in a process running a classic session)
+            session = ConnectSession.builder.remote(url).create()
             client = session.client  # type: ignore[attr-defined]
             client.set_retry_policies([DefaultPolicy(max_retries=probe_retries,
                                                      max_backoff=2000)])
@@ -383,21 +354,8 @@ def remote_session(url: str, conf: Conf = (), probe_retries: int = 4) -> SparkSe
             with contextlib.suppress(Exception), warnings.catch_warnings():
                 warnings.simplefilter("ignore", UserWarning)
                 client.close()
-        reason = _grpc_reason(err)
-        if "handshake failed" in reason.lower():
-            check = ("The server does not speak TLS as the URL asks (use_ssl=true): drop "
-                     "that option, or give the server a certificate.")
-        raise EngineUnavailable(f"cannot reach the Spark Connect server at {shown}: "
-                                f"{reason}\n{check}") from None
-    _set_remote_conf(session, conf)
-    log.info("Spark Connect %s at %s", session.version, shown)
-    return session
-
-
-def _set_remote_conf(session: SparkSession, conf: Conf) -> None:
-    """Set `conf` on a Spark Connect session; a setting the server refuses (a value of
-    the wrong type, a setting of the server's own start such as spark.driver.memory)
-    stops the session and is an `EngineUnavailable` naming it."""
+        raise _start_failure(err, shown) from None
+    # set one by one after the probe: the builder's config() drops any the server refuses
     for key, value in conf:
         try:
             with quiet_pyspark():
@@ -405,34 +363,23 @@ def _set_remote_conf(session: SparkSession, conf: Conf) -> None:
         except Exception as err:
             with quiet_pyspark(), contextlib.suppress(Exception):
                 session.stop()
-            text = str(err).strip()
-            reason = re.sub(r"\s*SQLSTATE: \w+\.?$", "",
-                            (text.splitlines() or [type(err).__name__])[0])[:500]
             hint = ("It is a setting of the server itself: set it where the Spark Connect "
                     "server starts (--conf of start-connect-server.sh, spark-defaults.conf)."
-                    if "CANNOT_MODIFY" in text else "Fix or drop that --spark-conf.")
+                    if "CANNOT_MODIFY" in str(err) else "Fix or drop that --spark-conf.")
             raise EngineUnavailable(f"the Spark Connect server refused --spark-conf "
-                                    f"{key}={value}: {reason}\n{hint}") from None
+                                    f"{key}={value}: {_reason(err)}\n{hint}") from None
+    log.info("Spark Connect %s at %s", session.version, shown)
+    return session
 
 
-def _java_cause(err: Exception) -> str:
-    """The line of a Py4J error that says what failed: its last "Caused by", else the
-    Java exception's own line (its first line only names the Py4J call)."""
-    lines = [line.strip() for line in str(err).splitlines()]
-    causes = [line for line in lines if line.startswith("Caused by:")]
-    errors = [line.lstrip(": ") for line in lines if line.startswith(": ")]
-    return (causes[-1:] or errors[:1] or [type(err).__name__])[0][:500]
-
-
-def _driver_failure(err: Exception, sql: str) -> EngineError:
-    """A failure of the JVM under a classic session (not a refusal of the SQL): most
-    often its driver ran out of heap and the SparkContext shut down, which surfaces as
-    a Py4J error (an internal error of Spark's, a NullPointerException of its
-    scheduler) rather than as an error of the query."""
-    what = _java_cause(err)
+def _failure(err: Exception, sql: str) -> EngineError:
+    """A refused statement, or (a Py4J error) a failure of the JVM under a classic
+    session, most often a driver out of heap whose SparkContext shut down."""
+    if isinstance(err, PySparkException):
+        return EngineError(f"Spark refused a statement: {err}\n{sql}")
     return EngineError(
-        f"Spark failed while running a step: {what}\nWhen the SparkContext has shut "
-        "down, the usual cause is a driver out of memory: give it more (--spark-conf "
+        f"Spark failed while running a step: {_reason(err)}\nWhen the SparkContext has "
+        "shut down, the usual cause is a driver out of memory: give it more (--spark-conf "
         "spark.driver.memory=8g) or split the work finer (--spark-conf "
         f"spark.sql.shuffle.partitions=64).\n{sql}")
 
@@ -440,28 +387,12 @@ def _driver_failure(err: Exception, sql: str) -> EngineError:
 def _file_type(spark_type: T.DataType) -> str | None:
     """The DuckDB type a result column of `spark_type` is written with, for the types
     whose Python values do not tell it (a date would be written as text); None: by its
-    values, as integers and floats are from every engine (`write_rows`). Spark hands a
-    TIMESTAMP (with local time zone) to Python as a local time, which DuckDB reads in
-    the same zone."""
-    if isinstance(spark_type, T.DateType):
-        return "DATE"
-    if isinstance(spark_type, T.TimestampNTZType):
-        return "TIMESTAMP"
-    if isinstance(spark_type, T.TimestampType):
-        return "TIMESTAMPTZ"
+    values. Spark hands a TIMESTAMP (with local time zone) to Python as a local time,
+    which DuckDB reads in the same zone."""
     if isinstance(spark_type, T.DecimalType):
         return f"DECIMAL({spark_type.precision},{spark_type.scale})"
-    return None
-
-
-def _csv_reader(spark: SparkSession, sep: str) -> DataFrameReader:
-    """Spark's CSV reader with a header and the delimiter `sep`, reading quotes as RFC
-    4180 and the other engines do: a quote inside a quoted value is written twice
-    (Spark's default escape is a backslash: "a""b" stayed the id "a""b" and "C:\\" never
-    closed), and a quoted value followed by more text ("b"x) is an error, not the value
-    "b"x."""
-    return (spark.read.option("header", "true").option("sep", sep).option("escape", '"')
-            .option("unescapedQuoteHandling", "RAISE_ERROR"))
+    return {T.DateType: "DATE", T.TimestampNTZType: "TIMESTAMP",
+            T.TimestampType: "TIMESTAMPTZ"}.get(type(spark_type))
 
 
 class SparkEngine(Engine):
@@ -480,42 +411,37 @@ class SparkEngine(Engine):
     def __init__(self, spark: SparkSession | None = None, master: str | None = None,
                  work_schema: str | None = None, *, remote: str | None = None,
                  conf: Conf = (), driver_memory: str = "2g") -> None:
-        if spark is not None and (master or remote):
-            raise EngineError("give a SparkSession or master/remote, not both")
-        if master and remote:
-            raise EngineUnavailable("--spark-master and --spark-remote exclude each other: "
-                                    "a classic session runs on a cluster manager, a Spark "
-                                    "Connect session on a server")
+        if sum(bool(v) for v in (spark, master, remote)) > 1:
+            raise EngineUnavailable("give one of a SparkSession, --spark-master and "
+                                    "--spark-remote")
         self._own_session = spark is None
-        self._tmp: Path | None = None
-        if spark is None:
-            self._tmp = Path(tempfile.mkdtemp(prefix="abcde_spark_"))
-            try:
-                if remote:
-                    spark = remote_session(remote, conf)
-                else:
-                    master = master or "local[2]"
-                    # getOrCreate hands back a classic session this process already
-                    # runs (the user's own, from Python): abcde works in it but is not
-                    # the one to stop it on close
-                    if _classic_session_running():
-                        self._own_session = False
-                        log.info("a Spark session already runs in this process: abcde "
-                                 "works in it (its master, not %s) and leaves it running",
-                                 master)
-                    warehouse = self._tmp / "warehouse" if master.startswith("local") else None
-                    spark = local_session(master, warehouse=warehouse, conf=conf,
-                                          driver_memory=driver_memory, log_dir=self._tmp)
-            except BaseException as err:
-                # the message of a session that did not start names the JVM's log here
-                if not (isinstance(err, EngineUnavailable) and str(self._tmp) in str(err)):
-                    shutil.rmtree(self._tmp, ignore_errors=True)
-                raise
+        self._tmp = private_dir("spark")
+        try:
+            if remote:
+                spark = remote_session(remote, conf)
+            elif spark is None:
+                master = master or "local[2]"
+                if _classic_session_running():
+                    # getOrCreate hands back the process's own session (the user's):
+                    # abcde works in it but does not stop it on close
+                    self._own_session = False
+                    log.info("a Spark session already runs in this process: abcde works "
+                             "in it (its master, not %s) and leaves it running", master)
+                warehouse = self._tmp / "warehouse" if master.startswith("local") else None
+                spark = local_session(master, warehouse=warehouse, conf=conf,
+                                      driver_memory=driver_memory, log_dir=self._tmp)
+        except BaseException as err:
+            # the message of a session that did not start names the JVM's log here
+            if str(self._tmp) not in str(err):
+                shutil.rmtree(self._tmp, ignore_errors=True)
+            raise
         self.spark = spark
+        # files as Parquet on this machine for a classic local session; as Arrow tables
+        # for any other, whose executors or server may not see this machine's files
+        self._local = not is_connect(spark) and str(
+            spark.sparkContext.master).startswith("local")
         self.work_schema = work_schema or f"abcde_work_{secrets.token_hex(4)}"
         self._views: list[str] = []
-        # CSV files read and checked, by (path, size, modification time): `_csv_format`
-        self._csv_formats: dict[tuple[str, int, int], tuple[T.StructType, str]] = {}
         self.execute(f"CREATE DATABASE IF NOT EXISTS {self._quote(self.work_schema)}")
 
     @staticmethod
@@ -528,7 +454,7 @@ class SparkEngine(Engine):
         cluster's metastore — not the in-memory catalog of a local session abcde starts."""
         if not location or "." in location:
             raise InputError(f"--workspace {location!r}: name one database of the Spark "
-                             "catalog (no dots), e.g. abcde_round1")
+                             "catalog (no dots), e.g. abcde_round1", option="workspace")
         if self._own_session and not is_connect(self.spark):
             log.warning("--workspace %s on a Spark session abcde started: its catalog lives "
                         "in memory and ends with this command (use --spark-remote, or a "
@@ -540,202 +466,64 @@ class SparkEngine(Engine):
         rows = self.fetch(f"SHOW TABLES IN {self._quote(schema)}")
         return [r["tableName"] for r in rows if not r.get("isTemporary")]
 
-    def execute(self, sql: str) -> None:
+    def _run(self, sql: str) -> Any:
         try:
             with quiet_pyspark():
-                self.spark.sql(sql)
-        except PySparkException as err:
-            raise EngineError(f"Spark refused a statement: {err}\n{sql}") from err
-        except Py4JError as err:
-            raise _driver_failure(err, sql) from err
+                return self.spark.sql(sql)
+        except (PySparkException, Py4JError) as err:
+            raise _failure(err, sql) from err
+
+    def execute(self, sql: str) -> None:
+        self._run(sql)
 
     def fetch(self, sql: str) -> list[dict[str, Any]]:
         try:
             with quiet_pyspark():
-                return [row.asDict() for row in self.spark.sql(sql).collect()]
-        except PySparkException as err:
-            raise EngineError(f"Spark refused a query: {err}\n{sql}") from err
-        except Py4JError as err:
-            raise _driver_failure(err, sql) from err
+                rows = self.spark.sql(sql).collect()
+        except (PySparkException, Py4JError) as err:
+            raise _failure(err, sql) from err
+        return [{k: plain(v) for k, v in row.asDict().items()} for row in rows]
 
     def register_file(self, name: str, path: Path, fmt: str,
                       string_columns: Sequence[str] = ()) -> None:
-        """A temporary view over the file (read by Spark: by the server of a Spark
-        Connect session); CSV types are inferred, except that `string_columns` are read
-        as text (ids such as 007 stay distinct from 7). A CSV with a malformed line is
-        an `InputError` (`_check_csv`). A relative path is made absolute for a Spark
-        Connect server, which would resolve it against its own working directory (a
-        file the client sees there, as abcde checked, is then the same file where the
-        two share the file system)."""
-        if is_connect(self.spark) and not path.is_absolute() and path.exists():
-            label = self.file_labels.get(str(path))
-            path = path.absolute()
-            if label is not None:
-                self.file_labels.setdefault(str(path), label)
+        """A temporary view of the file's rows as DuckDB reads them: written as Parquet
+        to the engine's private directory for a local session, else handed over as an
+        Arrow table."""
+        if self._local:
+            out = self._tmp / f"{name}_{len(self._views)}.parquet"
+            copy_file(path, fmt, out, string_columns, self.file_labels)
+            self._view(name, lambda: self.spark.read.parquet(str(out)))
+            return
+        from abcde.engines.files import read_source, reading
+
+        with reading(self.file_labels) as con:
+            table = con.execute(f"SELECT * FROM {read_source(con, path, fmt, string_columns)}"
+                                ).to_arrow_table()
+        self._view(name, lambda: self.spark.createDataFrame(table))
+
+    def csv_columns(self, path: Path) -> list[str]:
+        return file_columns(path, "csv", self.file_labels)
+
+    def _view(self, name: str, frame: Any) -> None:
         try:
             with quiet_pyspark():
-                if fmt == "parquet":
-                    df = self.spark.read.parquet(str(path))
-                elif fmt == "csv":
-                    schema, sep = self._csv_format(path)
-                    if string_columns:
-                        schema = T.StructType([
-                            T.StructField(f.name, T.StringType() if f.name in string_columns
-                                          else f.dataType, True) for f in schema.fields])
-                    df = _csv_reader(self.spark, sep).schema(schema).csv(str(path))
-                else:
-                    raise InputError(f"{path}: unsupported file format {fmt!r} (use CSV or "
-                                     "Parquet)")
-                df.createOrReplaceTempView(name)
-        except PySparkException as err:
-            raise EngineError(f"Spark cannot read {path}: {err}") from err
-        except Py4JError as err:  # a failed job of a classic session (e.g. a corrupt .gz)
-            raise EngineError(f"Spark cannot read {path}: {_java_cause(err)}") from err
-        self._views.append(name)
-
-    def _csv_format(self, path: Path) -> tuple[T.StructType, str]:
-        """The schema Spark infers for a CSV file (a pass over the whole file) and the
-        delimiter it is read with (`_csv_delimiter`), once the file is known to hold no
-        malformed line and only UTF-8 (`_check_csv`, another pass). Both are kept for
-        the file as it is now: inputs are registered twice (again with their id columns
-        as text), and a second inference would cost more than the check."""
-        try:
-            stat = path.stat()
-            key: tuple[str, int, int] | None = (str(path), stat.st_size, stat.st_mtime_ns)
-        except OSError:  # a path only the Spark Connect server sees
-            key = None
-        if key is not None and key in self._csv_formats:
-            return self._csv_formats[key]
-        local = key is not None
-        sep = self._csv_delimiter(path, local=local)
-        try:
-            schema = (_csv_reader(self.spark, sep).option("inferSchema", "true")
-                      .csv(str(path)).schema)
-            self._check_csv(path, schema.fieldNames(), sep, local=local)
+                frame().createOrReplaceTempView(name)
         except (PySparkException, Py4JError) as err:
-            if "Unescaped quote character" not in str(err):
-                raise
-            # unescapedQuoteHandling=RAISE_ERROR: a quoted value followed by more text
-            # ("b"x), which Spark otherwise took as the value "b"x
-            raise self._malformed_csv(path, sep=sep) from err
-        if key is not None:
-            self._csv_formats[key] = (schema, sep)
-        return schema, sep
-
-    def _csv_delimiter(self, path: Path, *, local: bool) -> str:
-        """The delimiter DuckDB would read the CSV with (`csv_delimiter`: a .tsv, or a
-        file separated by ; or |, is not one column of whole lines as Spark's default
-        comma made it). A file only a Spark Connect server sees is judged by its header
-        line, read by Spark; a comma when the header suggests no other."""
-        if local:
-            return csv_delimiter(path) or ","
-        try:
-            with quiet_pyspark():
-                first = self.spark.read.text(str(path)).first()
-        except (PySparkException, Py4JError):  # the CSV read that follows says why
-            return ","
-        return (header_delimiter(first[0]) if first is not None and first[0] else None) or ","
-
-    def _check_csv(self, path: Path, names: Sequence[str], sep: str, *, local: bool
-                   ) -> None:
-        """Refuse a CSV with a line of more or fewer fields than its header, as the other
-        engines do; an unclosed quote is one (its value runs to the end of the line).
-        Spark's PERMISSIVE read pads or cuts such a line into a row ("b,1 became the id
-        `b,1` with a NULL cluster), and FAILFAST misses it when a query needs only some
-        columns (Spark then splits only those). The line's text comes in a corrupt-record
-        column, which also makes Spark split every field. The fields are read as text
-        (a fifth cheaper than converting them; the inferred types fit every value).
-        Refuse as well text that is not UTF-8 (`_not_utf8`): Spark decodes such a byte as
-        U+FFFD, so `bé` in Latin-1 became the id `b\ufffd` (and two ids one)."""
-        raw = "_abcde_malformed_line"
-        while raw in names:
-            raw += "_"
-        text = [T.StructField(n, T.StringType()) for n in [*names, raw]]
-        frame = (_csv_reader(self.spark, sep).schema(T.StructType(text))
-                 .option("mode", "PERMISSIVE").option("columnNameOfCorruptRecord", raw)
-                 .csv(str(path)))
-        # One job over every split (LIMIT 1 would scan them in growing rounds), in SQL
-        # text (pyspark.sql.functions of a classic session fail under Spark Connect in
-        # the same process). Every column is used: Spark checks the fields of the columns
-        # a query reads only, and refuses a query of the corrupt-record column alone.
-        fields = ", ".join(self._quote(n) for n in names)
-        replaced = " OR ".join(f"instr({self._quote(n)}, '\ufffd') > 0" for n in names)
-        found = (frame.where(f"{self._quote(raw)} IS NOT NULL OR {replaced}")
-                 .selectExpr(f"first({self._quote(raw)}, true) AS line", "count(1) AS lines",
-                             f"max(hash({fields})) AS any")
-                 .first())
-        if found is not None and found["line"] is not None:
-            raise self._malformed_csv(path, found["line"], len(names), sep)
-        if (found is not None and found["lines"]) or any("\ufffd" in n for n in names):
-            problem = self._not_utf8(path, sep, local=local)
-            if problem is not None:
-                raise problem
-
-    def _not_utf8(self, path: Path, sep: str, *, local: bool) -> InputError | None:
-        """The error for a CSV in which Spark read a U+FFFD: a byte that is not UTF-8 (the
-        first such line, as the other engines name it), or None when the file holds
-        that character itself. A file only a Spark Connect server sees (not `local`) is
-        read there as lines of bytes (Spark's text source does not decode them)."""
-        label = self.file_labels.get(str(path))
-        if local:
-            problem = strict_csv_problem(path, sep)
-            return None if problem is None else InputError(
-                problem.message(), table=label, column=problem.column, hint=problem.hint)
-        with quiet_pyspark():
-            found = (self.spark.read.text(str(path)).where("NOT is_valid_utf8(value)")
-                     .selectExpr("make_valid_utf8(value) AS line").first())
-        if found is None:
-            return None
-        return InputError(f"cannot parse {path}: the line {found['line']!r}: {NOT_UTF8}",
-                          table=label, hint=NOT_UTF8_HINT)
-
-    def _malformed_csv(self, path: Path, line: str | None = None, width: int = 0,
-                       sep: str = ",") -> InputError:
-        """The error for a CSV Spark found a malformed `line` in (its text, of a header of
-        `width` fields split at `sep`; None: a quoted value followed by more text). A
-        file abcde can read here is read strictly as the other engines read it, for the
-        same message (the first malformed line, by number); else the line is found by
-        its text."""
-        label = self.file_labels.get(str(path))
-        problem = strict_csv_problem(path, sep)
-        if problem is not None:
-            return InputError(problem.message(), table=label, column=problem.column,
-                              hint=problem.hint)
-        if line is None:
-            return InputError(f"cannot parse {path}: a quoted value is followed by more "
-                              "text before the delimiter", table=label,
-                              hint="Quote the whole value; a quote inside a quoted value is "
-                                   "written twice (\"\").")
-        reason, hint = line_problem(line, width, sep)
-        if reason == UNCLOSED_QUOTE:  # or one the other engines read: across lines
-            hint += (" Spark reads a CSV line by line: a quoted value cannot hold a line "
-                     "break (give such a file as Parquet).")
-        number = line_number(path, line)
-        if number is None:  # not a file of this machine (a Spark Connect server's)
-            return InputError(f"cannot parse {path}: the line {line!r}: {reason}",
-                              table=label, hint=hint)
-        return InputError(CsvProblem(str(path), number, reason).message(), table=label,
-                          hint=hint)
+            raise _failure(err, f"(the rows of {name})") from err
+        self._views.append(name)
 
     def register_rows(self, name: str, columns: Sequence[str], rows: Sequence[tuple]) -> None:
         types = [sql_type_of(row[k] for row in rows) for k in range(len(columns))]
         schema = T.StructType([T.StructField(c, _SPARK_TYPES[t], True)
                                for c, t in zip(columns, types, strict=True)])
-        try:
-            with quiet_pyspark():
-                self.spark.createDataFrame([tuple(r) for r in rows], schema
-                                           ).createOrReplaceTempView(name)
-        except PySparkException as err:
-            raise EngineError(f"Spark refused the rows of {name}: {err}") from err
-        self._views.append(name)
+        self._view(name, lambda: self.spark.createDataFrame([tuple(r) for r in rows], schema))
 
     def register_relation(self, name: str, obj: object) -> None:
         """A Spark DataFrame (of this session), as a temporary view."""
         if not hasattr(obj, "createOrReplaceTempView"):
             raise InputError(f"cannot read a {type(obj).__name__} on the Spark engine; "
                              "give a Spark DataFrame, a file or a table")
-        obj.createOrReplaceTempView(name)  # type: ignore[attr-defined]
-        self._views.append(name)
+        self._view(name, lambda: obj)
 
     def user_table(self, name: str) -> str:
         """A table or view of the session's catalog (`table`, `db.table`,
@@ -750,41 +538,36 @@ class SparkEngine(Engine):
         except PySparkException:
             return table_ref(name)
         alias = f"abcde_table_{secrets.token_hex(4)}"
-        frame.createOrReplaceTempView(alias)
-        self._views.append(alias)
+        self._view(alias, lambda: frame)
         return ident(alias)
 
     def missing_table(self, name: str, relation: str) -> tuple[str, str]:
         """There is no --db on Spark: a name is a table or view of the session's catalog,
-        or a path the driver reads (the default hint spoke of --db)."""
+        or a path the driver reads."""
         current = "its current database"
         with contextlib.suppress(Exception), quiet_pyspark():
             current = f"the current database, {self.spark.catalog.currentDatabase()}"
         return (f"no file, and no table or view of the Spark session's catalog, named "
                 f"{name!r}",
-                "Give a path to a CSV/Parquet file that Spark's driver can read, or a table "
-                f"or view of the session's catalog (db.table; a name without a database is "
-                f"looked up in {current}; SHOW TABLES IN db lists them).")
+                "Give a path to a CSV/Parquet file, or a table or view of the session's "
+                f"catalog (db.table; a name without a database is looked up in {current}; "
+                "SHOW TABLES IN db lists them).")
 
     def columns(self, relation: str) -> list[tuple[str, str]]:
-        try:
-            with quiet_pyspark():
-                return list(self.spark.sql(self.select_sql(relation)).dtypes)
-        except PySparkException as err:
-            raise EngineError(str(err)) from err
+        return list(self._run(self.select_sql(relation)).dtypes)
 
     def write(self, relation: str, path: Path, fmt: str, order_by: Sequence[str] = ()) -> None:
         """One file (collected through the driver, or to the client of a Spark Connect
         session: results are per cluster or slice)."""
+        sql = self.select_sql(relation, order_by)
         try:
             with quiet_pyspark():
-                df = self.spark.sql(self.select_sql(relation, order_by))
+                df = self.spark.sql(sql)
                 rows = [tuple(r) for r in df.collect()]
-                names = df.columns
-                types = [_file_type(f.dataType) for f in df.schema.fields]
-        except PySparkException as err:
-            raise EngineError(f"Spark refused to read {relation}: {err}") from err
-        write_rows(names, rows, path, fmt, types)
+        except (PySparkException, Py4JError) as err:
+            raise _failure(err, sql) from err
+        write_rows(df.columns, rows, path, fmt, [_file_type(f.dataType)
+                                                  for f in df.schema.fields])
 
     def close(self) -> None:
         self.closed = True
@@ -797,8 +580,7 @@ class SparkEngine(Engine):
             if self._own_session:
                 with quiet_pyspark(), contextlib.suppress(Exception):
                     self.spark.stop()
-            if self._tmp is not None:
-                shutil.rmtree(self._tmp, ignore_errors=True)
+            shutil.rmtree(self._tmp, ignore_errors=True)
 
 
 __all__ = ["SparkEngine", "is_connect", "java_missing", "local_session", "quiet_pyspark",

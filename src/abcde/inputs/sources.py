@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import functools
 import re
+import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
@@ -18,7 +19,6 @@ from typing import Any
 from abcde.engines.base import Engine, TypeCategory, categorise
 from abcde.engines.files import (
     SINGLE_QUOTE_HINT,
-    csv_problem,
     file_format,
     repeated_header_names,
     strict_csv_problem,
@@ -70,16 +70,16 @@ class Source:
         """Refuse a missing column, naming the columns there are. `shared_by`: the other
         inputs the option names a column of; those that have it make the hint say to
         rename this one's, since changing the option would lose theirs."""
+        twice = self.repeated_header.get(column.strip().lower())
+        if twice:
+            # an export of a join (item_id,cluster_id,cluster_id): which one?
+            raise InputError(
+                f"the header names column {column!r} {len(twice)} times (fields "
+                f"{', '.join(map(str, twice))}, names compared ignoring case, as DuckDB "
+                "reads them); only the first would be read", table=self.label,
+                column=column, hint="Rename or drop the others, so that the header names "
+                                    "each column once.")
         if column in self.columns:
-            twice = self.repeated_header.get(column.strip().lower())
-            if twice:
-                # an export of a join (item_id,cluster_id,cluster_id): which one?
-                raise InputError(
-                    f"the header names column {column!r} {len(twice)} times (fields "
-                    f"{', '.join(map(str, twice))}, names compared ignoring case); "
-                    "only the first would be read", table=self.label, column=column,
-                    hint="Rename or drop the others, so that the header names each "
-                         "column once.")
             return
         if self.fmt == "csv" and self.path is not None:
             # a malformed CSV is sniffed as one column per line: say what is wrong
@@ -278,33 +278,31 @@ def _index_names(source: object) -> tuple[str, ...]:
 
 def _register_file(engine: Engine, name: str, path: Path, fmt: str | None, label: str,
                    string_columns: Sequence[str]) -> str:
-    if not path.exists():
-        raise InputError(f"file {path} does not exist", table=label)
-    if path.is_dir():
-        raise InputError(f"{path} is a directory, not a file", table=label)
-    if not path.is_file():
-        # a named pipe or <(command): its size reads 0 ("empty") and it has no suffix
-        # ("name it .csv"); the engines read a file more than once
-        raise InputError(f"{path} is not a regular file (a pipe or a device)", table=label,
-                         hint="Write the data to a CSV or Parquet file and give that file.")
-    if fmt is None:
-        raise InputError(f"cannot tell the format of {path}: name it .csv (.csv.gz, "
-                         ".csv.zst) or .parquet", table=label)
-    if path.stat().st_size == 0:
-        raise InputError(f"{path} is empty (0 bytes)", table=label,
-                         hint="Check the file; a CSV needs at least its header line.")
+    try:
+        info = path.stat()
+    except OSError as err:  # ENOENT, ELOOP (a symbolic link loop), EACCES, ...
+        raise InputError(f"cannot open {path}: {err.strerror or err}", table=label) from None
+    problem = (f"{path} is a directory, not a file" if stat.S_ISDIR(info.st_mode) else
+               # a named pipe or <(command): the engines read a file more than once
+               f"{path} is not a regular file (a pipe or a device)"
+               if not stat.S_ISREG(info.st_mode) else
+               f"cannot tell the format of {path}: name it .csv (.csv.gz, .csv.zst) or "
+               ".parquet" if fmt is None else
+               f"{path} is empty (0 bytes)" if info.st_size == 0 else None)
+    if problem is not None:
+        raise InputError(problem, table=label)
     if fmt == "csv" and (utf16 := utf16_without_bom(path)) is not None:
         raise InputError(f"{path} is {utf16} text without a byte-order mark (a zero byte "
                          "beside every character), not UTF-8", table=label,
                          hint=f"Save it as UTF-8: iconv -f {utf16} -t UTF-8 old.csv > "
                               "new.csv, or in Excel as CSV UTF-8.")
-    labels = engine.file_labels  # for DuckDB's errors on lines past the rows it sniffed
+    labels = engine.file_labels  # for the engines' errors on lines past the sniffed rows
     known = labels.get(str(path))
     labels[str(path)] = label if known in (None, label) else f"{known} and {label}"
     try:
         # a CSV's id columns are read as text: those of its columns, which the engine
-        # tells from the header (PostgreSQL, whose registration copies the rows) or
-        # from a first registration
+        # tells from the header (where registering copies the rows) or from a first
+        # registration
         known = engine.csv_columns(path) if fmt == "csv" and string_columns else None
         if known is None:
             engine.register_file(name, path, fmt)
@@ -316,13 +314,6 @@ def _register_file(engine: Engine, name: str, path: Path, fmt: str | None, label
             engine.register_file(name, path, fmt, [c for c in string_columns if c in known])
         engine.columns(ident(name))  # reading the schema fails here for an unreadable file
     except EngineError as err:
-        # DuckDB names the line of a malformed CSV, except when its sniffer gives up on
-        # the file (an unclosed quote in its sample): the strict read finds the line
-        problem = (csv_problem(str(err)) or strict_csv_problem(path)) if fmt == "csv" \
-            else None
-        if problem is not None:
-            raise InputError(f"cannot parse {path}: line {problem.line}: {problem.reason}",
-                             table=label, column=problem.column, hint=problem.hint) from err
         raise InputError(f"cannot read {path} as {fmt.upper()}: {_first_line(err)}",
                          table=label) from err
     return ident(name)
