@@ -31,7 +31,8 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
         debug = click.get_current_context().find_root().params.get("debug", False)
         try:
             result = fn(*args, **kwargs)
-            sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
+            if sys.stdout is not None:  # None: started with stdout closed (>&-)
+                sys.stdout.flush()  # a closed pipe shows here, not at interpreter exit
             return result
         except AbcdeError as err:
             if debug:

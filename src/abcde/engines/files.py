@@ -343,6 +343,11 @@ def _lines(path: Path, number: int = 1) -> tuple[str | None, str | None]:
     return (lines[0] if lines else None), (lines[number - 1] if len(lines) >= number else None)
 
 
+def header_line(path: Path) -> str | None:
+    """The first line of a CSV (decompressed), None when it has none."""
+    return _lines(path)[0]
+
+
 def header_delimiter(header: str) -> str | None:
     """The delimiter a CSV's header line suggests: of `DELIMITERS`, the most frequent in
     it that splits it into two or more distinct names; None when none does."""
@@ -358,7 +363,7 @@ def repeated_header_names(path: Path) -> dict[str, list[int]]:
     surrounding spaces as DuckDB does, with their 1-based positions: DuckDB reads such
     a file with the later ones renamed (cluster_id_1), so the first would be used
     without a word."""
-    header = _lines(path)[0]
+    header = header_line(path)
     if not header:
         return {}
     delim = max(DELIMITERS, key=header.count)

@@ -30,6 +30,25 @@ DELIMITERS = (",", ";", "\t", "|")
 UTF8 = ("utf-8", "utf-8-sig")
 
 
+MAX_JSON_BYTES = 1 << 28
+
+
+def load_json(data: bytes | str) -> Any:
+    """`json.loads` for a document a user may hand abcde (a manifest, a saved result, a
+    line of a JSONL file), bounded: one larger than MAX_JSON_BYTES or nested deeper
+    than Python's recursion allows is a `json.JSONDecodeError` (a ValueError), as
+    malformed JSON is, never a RecursionError. Bytes are decoded as JSON allows (UTF-8
+    with or without a byte-order mark, UTF-16, UTF-32: `json.detect_encoding`)."""
+    if len(data) > MAX_JSON_BYTES:
+        raise json.JSONDecodeError(f"larger than {MAX_JSON_BYTES >> 20} MiB", "", 0)
+    if isinstance(data, bytes):
+        data = data.decode(json.detect_encoding(data))
+    try:
+        return json.loads(data)
+    except RecursionError:
+        raise json.JSONDecodeError("nested too deeply", "", 0) from None
+
+
 @dataclass(frozen=True)
 class Records:
     """What a record file holds: its columns (the CSV header, or the keys of the JSONL
@@ -271,7 +290,7 @@ def _parse_jsonl(text: str, what: str, where: str
         # json.dump(records) or df.to_json(orient="records"): one array, not a line per
         # object; its first line failed as "invalid JSON" or "expected a JSON object"
         try:
-            whole = json.loads(text)
+            whole = load_json(text)
         except json.JSONDecodeError:
             whole = None
         if isinstance(whole, list):
@@ -283,7 +302,7 @@ def _parse_jsonl(text: str, what: str, where: str
         if not chunk.strip():
             continue
         try:
-            record = json.loads(chunk)
+            record = load_json(chunk)
         except json.JSONDecodeError as err:
             raise InputError(f"{what} {where}, line {line}: invalid JSON ({err.msg})",
                              hint="A JSONL file holds one JSON object a line.") from None

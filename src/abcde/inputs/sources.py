@@ -18,8 +18,10 @@ from typing import Any
 
 from abcde.engines.base import Engine, TypeCategory, categorise
 from abcde.engines.files import (
+    CSV_COMPRESSIONS,
     SINGLE_QUOTE_HINT,
     file_format,
+    header_line,
     repeated_header_names,
     strict_csv_problem,
     utf16_without_bom,
@@ -288,7 +290,10 @@ def _register_file(engine: Engine, name: str, path: Path, fmt: str | None, label
                if not stat.S_ISREG(info.st_mode) else
                f"cannot tell the format of {path}: name it .csv (.csv.gz, .csv.zst) or "
                ".parquet" if fmt is None else
-               f"{path} is empty (0 bytes)" if info.st_size == 0 else None)
+               f"{path} is empty (0 bytes)" if info.st_size == 0 else
+               f"{path} holds no header line once decompressed (an empty file, compressed)"
+               if fmt == "csv" and path.suffix.lower() in CSV_COMPRESSIONS
+               and header_line(path) is None else None)
     if problem is not None:
         raise InputError(problem, table=label)
     if fmt == "csv" and (utf16 := utf16_without_bom(path)) is not None:

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from abcde.errors import InputError
+from abcde.inputs.records import load_json
 from abcde.report.figures import (
     Section,
     estimate_section,
@@ -26,7 +27,7 @@ def read_doc(value: Doc, option: str) -> tuple[Mapping[str, Any], str]:
         return value, option
     path = Path(value)
     try:
-        text = path.read_text(encoding="utf-8")
+        text = path.read_bytes()
     except FileNotFoundError:
         raise InputError(f"{option} {path}: no such file") from None
     except IsADirectoryError:
@@ -34,7 +35,7 @@ def read_doc(value: Doc, option: str) -> tuple[Mapping[str, Any], str]:
     except (OSError, UnicodeDecodeError) as err:
         raise InputError(f"{option} {path}: cannot read it ({err})") from None
     try:
-        doc = json.loads(text)
+        doc = load_json(text)
     except json.JSONDecodeError as err:
         raise InputError(f"{option} {path} is not JSON (line {err.lineno}: {err.msg})",
                          hint="Give the output of the command with --format json.") from None

@@ -27,6 +27,7 @@ from pathlib import Path
 from sqlglot import exp
 
 from abcde.errors import InputError
+from abcde.inputs.records import load_json
 from abcde.inputs.spec import WEIGHT_RANGE_TEXT
 from abcde.outputs import output_dir
 from abcde.sampling import MAX_SEED
@@ -392,7 +393,7 @@ def _replaced(out: Path, overwrite: bool) -> list[str]:
     marker = out / MARKER
     if marker.is_file():
         try:
-            listed = json.loads(marker.read_text(encoding="utf-8"))["files"]
+            listed = load_json(marker.read_bytes())["files"]
             if isinstance(listed, list) and all(isinstance(f, str) for f in listed):
                 return [*listed, MARKER]
         except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
