@@ -7,6 +7,7 @@ creating one new --out both end whole."""
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import shutil
@@ -230,3 +231,122 @@ def test_two_commands_creating_one_new_out_both_succeed(tmp_path: Path) -> None:
         assert proc.returncode == 0, err
     assert (out / "index.json").is_file() or any(out.iterdir())
     assert [p.name for p in tmp_path.iterdir() if ".tmp-" in p.name] == []
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path):  # type: ignore[no-untyped-def]
+    """A directory on a 1 MiB file system, filled up (root mounts a tmpfs)."""
+    where = tmp_path / "full"
+    where.mkdir()
+    if subprocess.run(["mount", "-t", "tmpfs", "-o", "size=1m", "tmpfs", str(where)],
+                      capture_output=True).returncode != 0:
+        pytest.skip("cannot mount a small file system here (needs root)")
+    with contextlib.suppress(OSError), (where / "fill").open("wb") as f:
+        for _ in range(64):
+            f.write(b"\0" * (1 << 15))
+            f.flush()
+    try:
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+@pytest.mark.parametrize("option", ["--out", "--workspace"])
+def test_a_full_disk_names_what_is_full(full_disk: Path, option: str) -> None:
+    """A full disk at --out or --workspace is named as such, not blamed on DuckDB's
+    temporary files and TMPDIR."""
+    target = full_disk / ("out" if option == "--out" else "ws.duckdb")
+    extra = ["--out-format", "csv"] if option == "--out" else []
+    command = "impact" if option == "--out" else "sample-items"
+    args = [command, EX / "base.csv", EX / "exp.csv", option, target, *extra]
+    if option == "--workspace":
+        args += ["--out", full_disk.parent / "items.csv"]
+    code, out = run(*args)
+    assert code == 2, out
+    assert f"no space left on the device writing {target}" in out, out
+    assert "TMPDIR" not in out, out
+
+
+def test_memory_limit_beyond_the_machine_is_refused() -> None:
+    code, out = run("impact", EX / "base.csv", EX / "exp.csv", "--memory-limit", "900TB")
+    assert code == 2 and "--memory-limit" in out and "machine's memory" in out, out
+
+
+def _dead_pid() -> int:
+    proc = subprocess.Popen([sys.executable, "-c", "pass"])
+    proc.wait()
+    return proc.pid
+
+
+def test_a_later_run_removes_what_a_killed_run_left(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run killed with SIGKILL leaves its private temporary items (DuckDB's spill
+    directory, PostgreSQL's copy of an input) and `<out>.tmp-*`; a later run removes
+    those of processes that no longer run, and leaves those of running ones."""
+    import tempfile
+
+    import abcde.engines.files as files
+
+    temp = tmp_path / "tmp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
+    monkeypatch.setattr(files, "_SWEPT", [])
+    dead, alive = _dead_pid(), subprocess.Popen([sys.executable, "-c", "input()"],
+                                                stdin=subprocess.PIPE)
+    try:
+        for pid in (dead, alive.pid):
+            (temp / f"abcde-{pid}-pg-copy-x1").mkdir()
+            (temp / f"abcde-{pid}-pg-copy-x1" / "rows.csv").write_text("1,2\n")
+            (tmp_path / f"out.tmp-{pid}-0123abcd").mkdir()
+        code, out = run("impact", EX / "base.csv", EX / "exp.csv", "--out", tmp_path / "out")
+        assert code == 0, out
+        left = sorted(p.name for p in [*temp.iterdir(), *tmp_path.iterdir()]
+                      if "tmp-" in p.name or p.name.startswith("abcde-"))
+        assert left == [f"abcde-{alive.pid}-pg-copy-x1", f"out.tmp-{alive.pid}-0123abcd"]
+    finally:
+        alive.kill()
+        alive.wait()
+
+
+def _jvms(marker: str) -> list[int]:
+    """The processes whose environment holds `marker` (the JVMs of one abcde run)."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        with contextlib.suppress(OSError):
+            if proc.name.isdigit() and marker.encode() in (proc / "environ").read_bytes():
+                found.append(int(proc.name))
+    return found
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("seed", range(4))
+def test_an_interrupted_spark_run_leaves_no_jvm(seed: int) -> None:
+    """`abcde impact --engine spark` interrupted (SIGINT) at a random moment of its start
+    or its run, or killed (SIGKILL): no JVM outlives it (one was left with parent 1 in 9
+    of 22 tries)."""
+    import os
+    import random
+    import signal
+    import time
+
+    from abcde.engines.spark import java_missing
+
+    if java_missing():
+        pytest.skip(java_missing())
+    marker = f"ABCDE_JVM_TEST_{os.getpid()}_{seed}"
+    moment = random.Random(seed).uniform(1.0, 9.0)
+    proc = subprocess.Popen([sys.executable, "-m", "abcde", "impact", str(EX / "base.csv"),
+                             str(EX / "exp.csv"), "--engine", "spark"],
+                            env={**os.environ, marker: "1"}, stdout=subprocess.DEVNULL,
+                            stderr=subprocess.DEVNULL)
+    time.sleep(moment)
+    proc.send_signal(signal.SIGKILL if seed == 3 else signal.SIGINT)
+    proc.wait(timeout=120)
+    deadline = time.monotonic() + 20
+    while _jvms(marker) and time.monotonic() < deadline:
+        time.sleep(0.5)
+    left = _jvms(marker)
+    for pid in left:
+        with contextlib.suppress(OSError):
+            os.kill(pid, signal.SIGKILL)
+    assert not left, f"a JVM outlived abcde (interrupted after {moment:.1f} s)"

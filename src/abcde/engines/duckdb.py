@@ -138,6 +138,9 @@ class DuckDBEngine(Engine):
                 return f"{WORKSPACE_DB}.main"
             except duckdb.Error as err:
                 if "lock" not in str(err).lower():
+                    full = read_error(err, {}, None)  # a full disk is not a wrong file
+                    if full is not None:
+                        raise full from err
                     raise InputError(f"cannot open workspace {path}: {_attach_reason(err)}",
                                      hint=hint, option="workspace") from err
                 if time.monotonic() >= deadline:

@@ -154,14 +154,14 @@ def read_error(err: duckdb.Error, labels: dict[str, str], spill: Path | None = N
                  "is 80% of the machine's memory), run fewer --threads (each holds its "
                  "own buffers, e.g. --threads 2), or use a machine with more memory.")
     if "No space left on device" in message or "Disk quota exceeded" in message:
-        where = re.search(r'"(/[^"]+)"', message)
+        where = re.search(r'\\?"(/[^"\\]+)\\?"', message)
         spilled = spill is not None and (where is None or where[1].startswith(str(spill)))
-        what = (f"for its temporary files in {spill.parent} (set by TMPDIR)" if spilled
+        what = (f"for DuckDB's temporary files in {spill.parent} (set by TMPDIR)" if spilled
                 else f"writing {re.sub(r'[.]tmp-[0-9]+-[0-9a-f]{8}', '', where[1])}"
                 if where else "")
-        return ResourceError(f"no space left on the device {what}: {first_line(message)}",
-                             hint="Free space there, or write it elsewhere (TMPDIR for "
-                                  "temporary files); earlier outputs were left as they were.")
+        return ResourceError(f"no space left on the device {what}",
+                             hint="Free space there, or write elsewhere; earlier outputs "
+                                  "were left as they were.")
     problem = csv_problem(message)
     sniffed = re.search(r'Error when sniffing file "(.*?)"', message)
     if problem is None and sniffed is not None and sniffed[1] in labels:
