@@ -8,6 +8,8 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
+from abcde.engines.base import plain
+
 OUT_FORMATS = ("parquet", "csv")
 #: the longest list and mapping a result's repr shows in full
 REPR_ROWS, REPR_KEYS = 5, 40
@@ -36,20 +38,9 @@ def _short(value: Any) -> str:
 
 
 def plain_row(row: dict[str, Any], text: Sequence[str] = ()) -> dict[str, Any]:
-    """Plain Python numbers (DuckDB sums of integers come back as int128 via int). A
-    NaN or infinite value of a `text` column (a slice value: the metrics never are)
-    becomes the string 'NaN', 'Infinity' or '-Infinity', which JSON can hold."""
-    out = {}
-    for k, v in row.items():
-        if isinstance(v, float) and k in text and not math.isfinite(v):
-            out[k] = "NaN" if math.isnan(v) else ("Infinity" if v > 0 else "-Infinity")
-        elif isinstance(v, bool) or v is None or isinstance(v, str | float):
-            out[k] = v
-        elif isinstance(v, int):
-            out[k] = int(v)
-        else:
-            try:
-                out[k] = float(v)
-            except (TypeError, ValueError):
-                out[k] = v
-    return out
+    """A result row with the NaN or infinite values of its `text` columns (slice values;
+    the metrics never are) as 'NaN', 'Infinity' or '-Infinity', which JSON can hold.
+    Engines return plain Python values already (`abcde.engines.base.plain`)."""
+    return {k: ("NaN" if math.isnan(v) else "Infinity" if v > 0 else "-Infinity")
+            if k in text and isinstance(v, float) and not math.isfinite(v) else plain(v)
+            for k, v in row.items()}

@@ -79,7 +79,7 @@ def test_a_failed_spark_start_is_told_in_a_line_not_a_java_trace(tmp_path: Path)
     """What Spark logged as ERROR (or else the Java exception's line) stands for the
     failure; the stack trace stays in the JVM's log."""
     pytest.importorskip("pyspark")
-    from abcde.engines.spark import _java_reason
+    from abcde.engines.spark import _reason
 
     trace = ("An error occurred while calling None.org.apache.spark.sql.classic."
              "SparkSession.\n: java.lang.IllegalStateException: Cannot call methods on a "
@@ -90,13 +90,13 @@ def test_a_failed_spark_start_is_told_in_a_line_not_a_java_trace(tmp_path: Path)
     log.write_text("Setting default log level to \"WARN\".\n26/11/24 22:25:23 ERROR "
                    "StandaloneSchedulerBackend: Application has been killed. Reason: All "
                    "masters are unresponsive! Giving up.\n")
-    assert _java_reason(RuntimeError(trace), log) == (
+    assert _reason(RuntimeError(trace), log) == (
         "StandaloneSchedulerBackend: Application has been killed. Reason: All masters are "
         "unresponsive! Giving up.")
     log.write_text("nothing logged as an error\n")
-    assert _java_reason(RuntimeError(trace), log) == (
+    assert _reason(RuntimeError(trace), log) == (
         "java.lang.IllegalStateException: Cannot call methods on a stopped SparkContext.")
-    assert _java_reason(RuntimeError(trace), tmp_path / "missing.log").startswith(
+    assert _reason(RuntimeError(trace), tmp_path / "missing.log").startswith(
         "java.lang.IllegalStateException")
 
 

@@ -195,7 +195,7 @@ def test_misleading_diagnoses_are_specific(tmp_path: Path, case: str) -> None:
         path.write_bytes(gzip.compress(b""))
         needle = "no header"
     else:
-        needle = "No such file"
+        needle = "does not exist"
     code, out = run("impact", path, EX / "exp.csv")
     assert code == 2, out
     assert needle in out and "base" in out, out

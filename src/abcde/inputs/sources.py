@@ -283,7 +283,9 @@ def _register_file(engine: Engine, name: str, path: Path, fmt: str | None, label
     try:
         info = path.stat()
     except OSError as err:  # ENOENT, ELOOP (a symbolic link loop), EACCES, ...
-        raise InputError(f"cannot open {path}: {err.strerror or err}", table=label) from None
+        raise InputError(f"file {path} does not exist" if isinstance(err, FileNotFoundError)
+                         else f"cannot open {path}: {err.strerror or err}",
+                         table=label) from None
     problem = (f"{path} is a directory, not a file" if stat.S_ISDIR(info.st_mode) else
                # a named pipe or <(command): the engines read a file more than once
                f"{path} is not a regular file (a pipe or a device)"
