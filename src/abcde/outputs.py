@@ -1,26 +1,19 @@
-"""Atomic outputs: every file abcde writes is written under a temporary name beside its
-target and swapped in by rename only when the whole output is complete, so a run that
-fails, is refused or is interrupted (Ctrl-C) leaves what was there before as it was.
+"""Atomic outputs: every file abcde writes goes under a temporary name beside its
+target (TARGET.tmp-<pid>-<random>; a later run removes those of a process that no longer
+runs) and is swapped in by rename only when the whole output is complete, so a run that
+fails, is refused or is interrupted leaves what was there before as it was.
 
-Two context managers, one for each shape of output:
-
-- :func:`output_dir` — a directory (a pair sample, `impact --out`, `evaluate --out`, a
-  dbt project). The command writes into ``TARGET.tmp-<random>`` beside the target. On
+- :func:`output_dir`: a directory (a pair sample, `impact --out`, a dbt project). On
   success the entries of an existing target that the new output does not replace are
-  carried into it (hard links, else copies), and the two directories are exchanged —
-  atomically with Linux's ``renameat2(RENAME_EXCHANGE)``, else by renaming the old one
-  aside and the new one in — and the old one is deleted. When the target cannot be
-  renamed (it is the working directory or holds it, a mount point, or its parent is
-  not writable) the temporary directory goes inside it and the files are renamed into
-  place one by one, manifests last.
-- :func:`output_files` — single files (an item sample and its manifest, `sql --out`):
-  each written as ``NAME.tmp-<random>`` beside it and renamed over it at the end.
+  carried into it (hard links, else copies) and the two directories are exchanged
+  (Linux's renameat2(RENAME_EXCHANGE), else two renames). A target that cannot be
+  renamed (it holds the working directory, a mount point, an unwritable parent) gets
+  the temporary directory inside it, and the files are renamed in one by one, manifests
+  last.
+- :func:`output_files`: single files, each renamed over its target at the end.
 
-Both create the temporary place on entry, so an unwritable target (`--out /proc/x`)
-is refused before any work is done, and both remove it (and any parent directory they
-created) on failure or KeyboardInterrupt. The renames of the commit run with SIGINT,
-SIGTERM and SIGHUP held, so that an interrupt arrives before or after them, never in
-between (`deferred_signals`). Other writers of the project use the same two functions.
+Both refuse an unwritable target before any work and clean up on failure or Ctrl-C; the
+renames run with SIGINT, SIGTERM and SIGHUP held (`deferred_signals`).
 """
 
 from __future__ import annotations
@@ -276,35 +269,13 @@ class OutputDir:
 @contextlib.contextmanager
 def output_dir(target: str | Path, *, replaces: Iterable[str] = (), option: str = "--out",
                inputs: Iterable[Path] = ()) -> Iterator[OutputDir]:
-    """A directory output written atomically (module docstring).
-
-    Parameters
-    ----------
-    target : str or Path
-        The directory the output goes to; created (with its parents) if missing.
-    replaces : iterable of str
-        Entries of an existing target (relative paths; ``'dir/'`` for a directory and
-        everything in it) that belong to the output being replaced: they are dropped
-        even when the new output lacks them. Every other entry the new output does not
-        write is kept. Entries the new output writes always replace the old ones.
-    option : str
-        How messages name the target (e.g. ``--out``).
-    inputs : iterable of Path
-        The run's input files (`input_files`): an output that would replace or drop one
-        of them is refused at the commit, leaving the target as it was.
-
-    Yields
-    ------
-    OutputDir
-        Write under ``.path``; record ``.final(path)``.
-
-    Raises
-    ------
-    InputError
-        When the target is a file, the temporary directory cannot be made (an
-        unwritable place), or an input is an entry of `replaces`, before the caller does
-        any work; when a file the output writes would replace an input, at the commit.
-    """
+    """A directory output written atomically (module docstring), as an `OutputDir`:
+    write under `.path`, record `.final(path)`. `replaces`: entries of an existing
+    target (relative paths, 'dir/' for a whole directory) that belong to the output
+    being replaced, dropped even when the new output lacks them; every other entry it
+    does not write is kept. `inputs` (`input_files`): an output that would replace or
+    drop one of them is refused, leaving the target as it was. `option` names the target
+    in messages."""
     inputs, replaced = list(inputs), _matcher(replaces)
     if str(target) == "-":  # the shell's name for stdout (report --out -), not a name
         raise InputError(f"{option} - would make a directory named '-': {option} names a "
@@ -439,17 +410,10 @@ def _commit_dir(out: OutputDir, replaced: Callable[[str], bool], existed: bool,
 @contextlib.contextmanager
 def output_files(*targets: str | Path, option: str = "--out", what: str = "a file",
                  inputs: Iterable[Path] = ()) -> Iterator[list[Path]]:
-    """Single files written atomically: yields one temporary path per target (beside
-    it, same file system); on success each is renamed over its target, in the given
-    order (put a manifest last), with interrupts held; on failure they are removed.
-    `inputs`: the run's input files (`input_files`), which no target may be.
-
-    Raises
-    ------
-    InputError
-        When a target is a directory, one of `inputs`, or its place cannot be written,
-        before any work.
-    """
+    """Single files written atomically: one temporary path per target (beside it), each
+    renamed over its target in the given order (a manifest last) with interrupts held,
+    removed on failure. A target that is a directory, a device or one of `inputs`, or
+    whose place cannot be written, is refused before any work."""
     # a symbolic link is written through: the file it names gets the new content
     paths = [Path(os.path.realpath(t)) if Path(t).is_symlink() else Path(t)
              for t in targets]

@@ -338,33 +338,34 @@ class PostgresEngine(Engine):
             if not raced:
                 raise
 
+    @contextlib.contextmanager
+    def _cursor(self, what: str) -> Iterator[Any]:
+        """A cursor whose errors are abcde's (`_error`), `what` naming what was asked."""
+        try:
+            with self.con.cursor() as cur:
+                yield cur
+        except psycopg.Error as err:
+            raise _error(err, f"PostgreSQL refused {what}: {err}", self.work_schema) from err
+
     def list_tables(self, schema: str) -> list[str]:
         rows = self.fetch_params("SELECT tablename FROM pg_catalog.pg_tables WHERE "
                                  "schemaname = %s", (schema,))
         return [r["tablename"] for r in rows]
 
     def execute(self, sql: str) -> None:
-        try:
-            with self.con.cursor() as cur:
-                cur.execute(sql)
-        except psycopg.Error as err:
-            raise _error(err, f"PostgreSQL refused a statement: {err}\n{sql}",
-                         self.work_schema) from err
+        with self._cursor(f"a statement ({sql})") as cur:
+            cur.execute(sql)
 
     def fetch(self, sql: str) -> list[dict[str, Any]]:
         return self.fetch_params(sql, None)
 
     def fetch_params(self, sql: str, params: Sequence[Any] | None) -> list[dict[str, Any]]:
         """`fetch` with query parameters (%s placeholders, sent apart from the SQL)."""
-        try:
-            with self.con.cursor() as cur:
-                cur.execute(sql, params)
-                names = [d.name for d in cur.description]
-                return [{k: plain(v) for k, v in zip(names, row, strict=True)}
-                        for row in cur.fetchall()]
-        except psycopg.Error as err:
-            raise _error(err, f"PostgreSQL refused a query: {err}\n{sql}",
-                         self.work_schema) from err
+        with self._cursor(f"a query ({sql})") as cur:
+            cur.execute(sql, params)
+            names = [d.name for d in cur.description]
+            return [{k: plain(v) for k, v in zip(names, row, strict=True)}
+                    for row in cur.fetchall()]
 
     def _load(self, name: str, columns: Sequence[tuple[str, str]], rows: Sequence[tuple]
               ) -> None:
@@ -373,13 +374,10 @@ class PostgresEngine(Engine):
         if json:  # psycopg adapts a dict or list only when told it is JSON
             rows = [tuple(Jsonb(v) if k in json and v is not None else v
                           for k, v in enumerate(row)) for row in rows]
-        try:
-            with self.con.cursor() as cur, cur.copy(
-                    f"COPY {ident(name)} ({names}) FROM STDIN") as copy:
-                for row in rows:
-                    copy.write_row(row)
-        except psycopg.Error as err:
-            raise EngineError(f"PostgreSQL refused the rows of {name}: {err}") from err
+        with self._cursor(f"the rows of {name}") as cur, cur.copy(
+                f"COPY {ident(name)} ({names}) FROM STDIN") as copy:
+            for row in rows:
+                copy.write_row(row)
         self._analyze(name)
 
     def _create_temporary(self, name: str, columns: Sequence[tuple[str, str]]) -> str:
@@ -414,16 +412,12 @@ class PostgresEngine(Engine):
             data = tmp / "rows.csv"
             columns = copy_file(path, fmt, data, string_columns, self.file_labels)
             names = self._create_temporary(name, [(c, _pg_type(t)) for c, t in columns])
-            try:
-                # ENCODING: DuckDB writes UTF-8, whatever the connection's client_encoding
-                with self.con.cursor() as cur, cur.copy(
-                        f"COPY {ident(name)} ({names}) FROM STDIN "
-                        "(FORMAT csv, ENCODING 'UTF8')") as copy, data.open("rb") as f:
-                    while chunk := f.read(1 << 20):
-                        copy.write(chunk)
-            except psycopg.Error as err:
-                raise _error(err, f"PostgreSQL refused the rows of {name}: {err}",
-                             self.work_schema) from err
+            # ENCODING: DuckDB writes UTF-8, whatever the connection's client_encoding
+            with self._cursor(f"the rows of {name}") as cur, cur.copy(
+                    f"COPY {ident(name)} ({names}) FROM STDIN "
+                    "(FORMAT csv, ENCODING 'UTF8')") as copy, data.open("rb") as f:
+                while chunk := f.read(1 << 20):
+                    copy.write(chunk)
         self._analyze(name)
         log.info("load %s: %.2f s (%s copied to the server)", name,
                  time.perf_counter() - start, path)
@@ -450,13 +444,10 @@ class PostgresEngine(Engine):
         return f"{ident(rows[0]['schema'])}.{ident(name)}" if rows else ident(name)
 
     def columns(self, relation: str) -> list[tuple[str, str]]:
-        try:
-            with self.con.cursor() as cur:
-                cur.execute(self.select_sql(relation) + " LIMIT 0")
-                return [(d.name, self._type_name(d.type_code, d.precision, d.scale))
-                        for d in cur.description]
-        except psycopg.Error as err:
-            raise EngineError(str(err)) from err
+        with self._cursor(f"to read {relation}") as cur:
+            cur.execute(self.select_sql(relation) + " LIMIT 0")
+            return [(d.name, self._type_name(d.type_code, d.precision, d.scale))
+                    for d in cur.description]
 
     def _type_name(self, oid: int, precision: int | None = None,
                    scale: int | None = None) -> str:
@@ -536,19 +527,15 @@ class PostgresEngine(Engine):
             self._write_by_copy(sql, relation, [(n, t) for (n, _), t in
                                                 zip(columns, copied, strict=True)], path, fmt)
             return
-        try:
-            with self.con.cursor() as cur:
-                cur.execute(sql)
-                names = [d.name for d in cur.description]
-                types = []
-                for d in cur.description:
-                    info = self.con.adapters.types.get(d.type_code)
-                    types.append(_file_type(info.name if info else "", d.precision, d.scale))
-                rows = [tuple(v if t else plain(v) for v, t in zip(row, types, strict=True))
-                        for row in cur.fetchall()]
-        except psycopg.Error as err:
-            raise _error(err, f"PostgreSQL refused to read {relation}: {err}",
-                         self.work_schema) from err
+        with self._cursor(f"to read {relation}") as cur:
+            cur.execute(sql)
+            names = [d.name for d in cur.description]
+            types = []
+            for d in cur.description:
+                info = self.con.adapters.types.get(d.type_code)
+                types.append(_file_type(info.name if info else "", d.precision, d.scale))
+            rows = [tuple(v if t else plain(v) for v, t in zip(row, types, strict=True))
+                    for row in cur.fetchall()]
         write_rows(names, rows, path, fmt, types)
 
     def _exact_float_text(self) -> bool:
@@ -566,15 +553,11 @@ class PostgresEngine(Engine):
         private temporary directory, removed at the end (also when interrupted)."""
         with _private() as tmp:
             data = tmp / "rows.csv"
-            try:
-                with self.con.cursor() as cur, cur.copy(
-                        f"COPY ({sql}) TO STDOUT (FORMAT csv, FORCE_QUOTE *, "
-                        "ENCODING 'UTF8')") as copy, data.open("wb") as f:
-                    for chunk in copy:
-                        f.write(chunk)
-            except psycopg.Error as err:
-                raise _error(err, f"PostgreSQL refused to read {relation}: {err}",
-                             self.work_schema) from err
+            with self._cursor(f"to read {relation}") as cur, cur.copy(
+                    f"COPY ({sql}) TO STDOUT (FORMAT csv, FORCE_QUOTE *, "
+                    "ENCODING 'UTF8')") as copy, data.open("wb") as f:
+                for chunk in copy:
+                    f.write(chunk)
             write_copied_csv(data, columns, path, fmt)
 
     def close(self) -> None:

@@ -89,35 +89,11 @@ def is_jsonl(path: str | Path) -> bool:
 
 def decode_text(path: Path, what: str = "file") -> tuple[str, str]:
     """The text of a small file saved by whatever program, and the encoding it was read
-    with.
-
-    A byte-order mark says UTF-8 or UTF-16/32 (Excel's "Unicode text" is UTF-16); UTF-16
-    without one is told by its zero bytes; other text is UTF-8 if it decodes as UTF-8,
-    else Windows-1252 (what Excel and Windows editors write in Western Europe; Latin-1
-    read as Windows-1252 differs only in unprintable control characters). A spreadsheet
-    workbook saved under a .csv name, and other binary files, are refused.
-
-    Parameters
-    ----------
-    path : Path
-        The file.
-    what : str
-        How messages name the file ("judgement file").
-
-    Returns
-    -------
-    (str, str)
-        The text and the encoding's name.
-
-    Raises
-    ------
-    InputError
-        For a workbook (.xlsx/.xls) or another binary file, naming the file.
-
-    References
-    ----------
-    docs/method.md §8.1 (judgement files).
-    """
+    with: a byte-order mark says UTF-8 or UTF-16/32 (Excel's "Unicode text"); UTF-16
+    without one is told by its zero bytes; other text is UTF-8 if it decodes, else
+    Windows-1252 (Excel and Windows editors in Western Europe). gzip is decompressed; a
+    workbook saved under a .csv name, zstd and other binary files are refused, naming
+    the file (docs/method.md §8.1)."""
     data = path.read_bytes()
     if data.startswith(b"\x1f\x8b"):  # gzip: its bytes would read as binary ("zero bytes")
         try:
@@ -161,29 +137,9 @@ def decode_text(path: Path, what: str = "file") -> tuple[str, str]:
 
 def sniff_delimiter(header: str, expected: Sequence[Collection[str]] = (),
                     default: str = ",") -> str:
-    """The delimiter of a CSV header line (European Excel writes ``;``).
+    """The delimiter of a CSV header line: the first of , ; tab | that splits it into one
+    of the `expected` column sets, else the one it holds most of, else `default`.
 
-    Parameters
-    ----------
-    header : str
-        The file's first line.
-    expected : sequence of collections of str
-        Column sets a file of this kind has (any one of them suffices).
-    default : str
-        The delimiter when the line holds none of the candidates.
-
-    Returns
-    -------
-    str
-        The first of , ; tab | that splits the line into one of the `expected` column
-        sets, else the one it holds most of.
-
-    References
-    ----------
-    docs/method.md §8.1 (judgement files).
-
-    Examples
-    --------
     >>> sniff_delimiter("pair_id;verdict", [{"pair_id", "verdict"}]), sniff_delimiter("a,b")
     (';', ',')
     """
@@ -200,33 +156,11 @@ def sniff_delimiter(header: str, expected: Sequence[Collection[str]] = (),
 
 def read_records(path: str | Path, *, what: str = "file",
                  expected: Sequence[Collection[str]] = ()) -> Records:
-    """Read a CSV or JSONL file of records.
-
-    Parameters
-    ----------
-    path
-        The file: `.jsonl`, `.ndjson` or `.json` is one JSON object a line; anything else
-        is CSV with a header (tab-separated for `.tsv`, else the delimiter , ; tab or |
-        sniffed from the header). Encoding as :func:`decode_text` tells it.
-    what
-        How messages name the file ("judgement file", "score file").
-    expected
-        Column sets a file of this kind has, to sniff the delimiter by
-        (:func:`sniff_delimiter`).
-
-    Returns
-    -------
-    Records
-        Header names are stripped of surrounding spaces; CSV values are strings as
-        written, JSONL values as parsed.
-
-    Raises
-    ------
-    InputError
-        Naming the file (and the line): missing, a directory, unreadable, a workbook or
-        binary file, no header, a CSV row with more or fewer fields than the header,
-        a line that is not a JSON object.
-    """
+    """The records of a CSV or JSONL file (`.jsonl`, `.ndjson`, `.json`: one JSON object
+    a line; else CSV with a header, tab-separated for `.tsv`, else the delimiter sniffed
+    by `expected`), decoded as `decode_text` tells; header names stripped, CSV values as
+    written, JSONL values as parsed. Every problem is an InputError naming the file `what`
+    and the line."""
     p = Path(path)
     try:
         text, encoding = decode_text(p, what)
