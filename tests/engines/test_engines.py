@@ -568,36 +568,6 @@ def test_a_utf8_csv_holding_the_replacement_character_is_read(engine: Engine,
     assert got == ["a", "b", "b\ufffd"]
 
 
-@pytest.mark.spark
-def test_spark_judges_a_server_only_csv_by_its_header_and_bytes(
-        spark_session: Any, tmp_path: Path) -> None:
-    """A file only a Spark Connect server sees cannot be sniffed here: Spark reads its
-    header line for the delimiter, and its lines as bytes for the first that is not
-    UTF-8 (quoted, as the other server-path messages quote the line)."""
-    from abcde.engines.spark import SparkEngine
-
-    eng = SparkEngine(spark_session)
-    try:
-        for delimiter in ",\t;|":
-            path = tmp_path / "server.csv"
-            _write_delimited(path, ("item_id", "cluster_id"), [("a, b", 1)], delimiter)
-            assert eng._csv_delimiter(path, local=False) == delimiter
-        one = tmp_path / "one.csv"
-        one.write_text("item_id\na\n")
-        assert eng._csv_delimiter(one, local=False) == ","
-        bad = tmp_path / "bad.csv"
-        bad.write_bytes("item_id,cluster_id\na,1\nb\xe9,1\n".encode("latin-1"))
-        err = eng._not_utf8(bad, ",", local=False)
-        assert err is not None and err.exit_code == 2
-        assert str(err).startswith(f"cannot parse {bad}: the line 'b\ufffd,1': the text is "
-                                   "not valid UTF-8\n"), err
-        fffd = tmp_path / "fffd.csv"
-        fffd.write_text("item_id,cluster_id\nb\ufffd,1\n", encoding="utf-8")
-        assert eng._not_utf8(fffd, ",", local=False) is None
-    finally:
-        eng.close()
-
-
 def test_a_csv_with_another_delimiter_is_one_column_and_says_which_to_use(
         engine: Engine, tmp_path: Path) -> None:
     """A delimiter none of the engines sniffs (`:`) leaves one column on each: the

@@ -16,7 +16,7 @@ from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-from abcde.engines.base import Engine, TypeCategory, categorise
+from abcde.engines.base import Engine, TypeCategory, categorise, plain
 from abcde.engines.files import (
     CSV_COMPRESSIONS,
     SINGLE_QUOTE_HINT,
@@ -243,7 +243,7 @@ def _one_type_per_column(frame: Any, label: str, id_columns: Sequence[str]) -> A
         return frame
     frame = frame.copy(deep=False)  # the caller's frame is left as it was
     for column in mixed:
-        values = [_plain(v) for v in frame[column].tolist()]
+        values = [plain(v) for v in frame[column].tolist()]
         present = [v for v in values if missing_as_none(v) is not None]
         if column in id_columns:
             _check_ids(present, label, str(column))
@@ -381,7 +381,7 @@ def _check_ids(values: Sequence[Any], label: str, column: str) -> None:
 def _mapping_rows(mapping: Mapping[Any, Any], label: str, key_column: str,
                   id_column: str | None) -> list[tuple]:
     cols = _mapping_columns(mapping)
-    items = [(_plain(k), {c: _plain(x) for c, x in v.items()} if cols else _plain(v))
+    items = [(plain(k), {c: plain(x) for c, x in v.items()} if cols else plain(v))
              for k, v in mapping.items()]
     _check_ids([k for k, _ in items], label, key_column)
     if not cols:
@@ -390,17 +390,6 @@ def _mapping_rows(mapping: Mapping[Any, Any], label: str, key_column: str,
             return items
         return [(k, _number(v)) for k, v in items]
     return [(k, *(_number(v.get(c)) for c in cols)) for k, v in items]
-
-
-def _plain(value: Any) -> Any:
-    """A numpy scalar (np.int64, np.float64, np.str_, np.bool_: what a dict built from
-    arrays holds, e.g. dict(zip(df.item_id.to_numpy(), df.weight.to_numpy()))) as the
-    Python value it stands for. Columns are typed by their values' Python types
-    (`sql_type_of`), which would take numpy numbers for text: weights refused as not
-    numbers, integer ids as text that matches no integer id of another input."""
-    if type(value).__module__ == "numpy" and hasattr(value, "item"):
-        return value.item()
-    return value
 
 
 def _number(value: Any) -> Any:
