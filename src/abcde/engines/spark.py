@@ -494,12 +494,16 @@ class SparkEngine(Engine):
             copy_file(path, fmt, out, string_columns, self.file_labels)
             self._view(name, lambda: self.spark.read.parquet(str(out)))
             return
+        from pyspark.sql.pandas.types import from_arrow_schema
+
         from abcde.engines.files import read_source, reading
 
         with reading(self.file_labels) as con:
-            table = con.execute(f"SELECT * FROM {read_source(con, path, fmt, string_columns)}"
-                                ).to_arrow_table()
-        self._view(name, lambda: self.spark.createDataFrame(table))
+            table = con.sql(f"SELECT * FROM {read_source(con, path, fmt, string_columns)}"
+                            ).to_arrow_table()
+        # an empty table's schema is given: Spark Connect cannot infer it from no rows
+        schema = from_arrow_schema(table.schema) if table.num_rows == 0 else None
+        self._view(name, lambda: self.spark.createDataFrame(table, schema=schema))
 
     def csv_columns(self, path: Path) -> list[str]:
         return file_columns(path, "csv", self.file_labels)
