@@ -78,23 +78,7 @@ class _Reporter:
 
 
 def wanted(stream: IO[str] | None = None) -> bool:
-    """Whether progress would be shown on `stream` (default stderr).
-
-    Parameters
-    ----------
-    stream : file, optional
-        Where it would go.
-
-    Returns
-    -------
-    bool
-        True when the stream is a terminal and ``ABCDE_PROGRESS`` is not ``0`` (and
-        ``TERM`` is not ``dumb``).
-
-    References
-    ----------
-    docs/method.md §13.3.
-    """
+    """Show `name` as the running step while the block runs; count it done after."""
     stream = stream or sys.stderr
     if os.environ.get("ABCDE_PROGRESS", "").strip() in ("0", "false", "no", "off"):
         return False
@@ -107,22 +91,7 @@ def wanted(stream: IO[str] | None = None) -> bool:
 
 
 def start(stream: IO[str] | None = None) -> bool:
-    """Turn the display on for this process, when :func:`wanted`.
-
-    Parameters
-    ----------
-    stream : file, optional
-        Where to draw (default stderr).
-
-    Returns
-    -------
-    bool
-        Whether it is on.
-
-    References
-    ----------
-    docs/method.md §13.3.
-    """
+    """Turn the display on for this process, when :func:`wanted`; whether it is on."""
     global _stream
     stream = stream or sys.stderr
     if not wanted(stream):
@@ -206,23 +175,8 @@ class _Task:
 
 @contextlib.contextmanager
 def task(description: str, total: int) -> Iterator[_Task]:
-    """A loop of known length, shown as a bar while it runs.
-
-    Parameters
-    ----------
-    description : str
-        What the loop does, e.g. "simulated rounds".
-    total : int
-        How many times it runs; call ``advance()`` after each.
-
-    Returns
-    -------
-    context manager yielding an object with ``advance(n=1)``
-
-    References
-    ----------
-    docs/method.md §13.3.
-    """
+    """A loop of `total` rounds, shown as a bar while it runs: call ``advance()`` after
+    each."""
     r = _current()
     if r is None:
         yield _Task(None, None)
@@ -237,23 +191,7 @@ def task(description: str, total: int) -> Iterator[_Task]:
 
 
 def track(items: Sequence[T], description: str) -> Iterator[T]:
-    """The items of a loop, shown as a bar (:func:`task`) while the loop runs.
-
-    Parameters
-    ----------
-    items : sequence
-        What the loop goes over (its length is the bar's total).
-    description : str
-        What the loop does.
-
-    Returns
-    -------
-    iterator over `items`
-
-    References
-    ----------
-    docs/method.md §13.3.
-    """
+    """The items of a loop, shown as a bar (:func:`task`) while the loop runs."""
     with task(description, len(items)) as bar:
         for item in items:
             yield item

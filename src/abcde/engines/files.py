@@ -446,11 +446,10 @@ def copy_file(path: Path, fmt: str, out: Path, string_columns: Sequence[str],
 def create_table(con: duckdb.DuckDBPyConnection, name: str, columns: Sequence[str],
                  rows: Sequence[Sequence[object]], *, temp: bool = False,
                  types: Sequence[str | None] | None = None, keep_nan: bool = False) -> None:
-    """CREATE [TEMP] TABLE `name` from Python rows, each column of its DuckDB type in
-    `types`, else (None) of the SQL type of its values (`sql_type_of`), rows in the given
-    order. The rows are scanned as numpy arrays: DuckDB's executemany takes seconds per
-    thousand rows. The scan reads a float NaN as NULL (as pandas means it); with
-    `keep_nan` it stays NaN (an engine's result, where NaN is a value)."""
+    """CREATE [TEMP] TABLE `name` from Python rows, in order, each column of its DuckDB
+    type in `types`, else of its values' (`sql_type_of`); scanned as numpy arrays
+    (executemany took seconds per thousand rows). A float NaN reads as NULL, unless
+    `keep_nan` (an engine's result, where NaN is a value)."""
     import numpy as np  # here: `abcde impact` on files never needs it
 
     given = list(types) if types is not None else [None] * len(columns)
@@ -488,10 +487,9 @@ def _float_text(value: object) -> str:
 
 def copy_query(relation: str, columns: Sequence[tuple[str, str]], fmt: str,
                order_by: Sequence[str] = ()) -> str:
-    """The query DuckDB's COPY writes a table's file from (rows in `order_by` order).
-    In CSV a NaN or infinite float is spelled NaN, Infinity, -Infinity, as abcde's JSON
-    and the slice keys of its warehouse scripts spell them (DuckDB writes nan, inf);
-    other floats as DuckDB writes them. `columns`: (name, DuckDB type) of `relation`."""
+    """The query DuckDB's COPY writes a table's file from (rows in `order_by` order); in
+    CSV a NaN or infinite float is spelled NaN, Infinity, -Infinity, as abcde's JSON
+    spells them. `columns`: (name, DuckDB type) of `relation`."""
     if fmt == "parquet" or not any(categorise(t) == "float" for _, t in columns):
         return select_all(relation, order_by)
     exprs = []
@@ -510,9 +508,9 @@ def copy_query(relation: str, columns: Sequence[tuple[str, str]], fmt: str,
 
 def write_rows(columns: Sequence[str], rows: Sequence[tuple], path: Path, fmt: str,
                types: Sequence[str | None] | None = None) -> None:
-    """Write rows to one Parquet or CSV file, in the given order; `types`: the DuckDB
-    type of each column where the engine's type says more than the Python values do
-    (`create_table`): a date stays a DATE, as the DuckDB engine writes it, not text."""
+    """Write rows to one Parquet or CSV file, in order; `types` (`create_table`): a
+    column's DuckDB type where the engine's says more than the Python values (a DATE
+    stays a DATE)."""
     con = duckdb.connect(":memory:")
     try:
         create_table(con, "t", columns, rows, types=types, keep_nan=True)
@@ -523,9 +521,9 @@ def write_rows(columns: Sequence[str], rows: Sequence[tuple], path: Path, fmt: s
 
 def write_copied_csv(data: Path, columns: Sequence[tuple[str, str]], path: Path,
                      fmt: str) -> None:
-    """Write one Parquet or CSV file from `data`, rows as PostgreSQL's COPY ... TO
-    (FORMAT csv, FORCE_QUOTE *) writes them (every value but NULL quoted, so "" is the
-    empty string), in the given order; `columns`: (name, DuckDB type) of each field."""
+    """Write one Parquet or CSV file from `data`, the CSV of PostgreSQL's COPY ... TO
+    (FORMAT csv, FORCE_QUOTE *: "" is the empty string), in order; `columns`: (name,
+    DuckDB type) of each field."""
     con = duckdb.connect(":memory:")
     try:
         spec = ", ".join(f"{literal(n)}: {literal(t)}" for n, t in columns)
