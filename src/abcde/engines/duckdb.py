@@ -102,16 +102,19 @@ class DuckDBEngine(Engine):
         """Attach the user's database read-only; every way this fails is the user's to fix."""
         hint = ("--db takes a DuckDB database file; CSV and Parquet files are given to "
                 "--base, --exp, --weights and --attributes directly.")
-        if file_format(db) is not None or db.is_dir() or not db.exists():
-            what = ("does not exist" if not db.exists() else "is a directory" if db.is_dir()
-                    else f"is a {file_format(db)} file")
-            raise InputError(f"--db {db} {what}, not a DuckDB database file", hint=hint,
-                             option="db")
+        problem = (f"database file {db} does not exist" if not db.exists() else
+                   f"--db {db} is a directory, not a DuckDB database file" if db.is_dir()
+                   else f"--db {db} is a {str(file_format(db)).upper()} file, not a DuckDB "
+                   "database" if file_format(db) is not None else None)
+        if problem is not None:
+            raise InputError(problem, hint=hint, option="db")
         try:
             self.con.execute(f"ATTACH {literal(str(db))} AS {USER_DB} (READ_ONLY)")
         except duckdb.Error as err:
+            locked = "lock" in str(err).lower()
             raise InputError(f"cannot open database file {db}: {_attach_reason(err)}",
-                             hint=hint, option="db") from err
+                             option="db", hint="Close the other program (or copy the file) "
+                             "and run again." if locked else hint) from err
         self.user_db = USER_DB
         self._user_db_path = db.resolve()
 
@@ -276,8 +279,7 @@ def _stat(path: Path) -> tuple[int, int]:
 def _attach_reason(err: duckdb.Error) -> str:
     text = str(err)
     if "lock" in text.lower():
-        return ("another process has it open for writing (DuckDB locks the file): close "
-                "the other program (or copy the file) and run again")
+        return "another process has it open for writing (DuckDB locks the file)"
     if "not a valid DuckDB database" in text:
         return "it is not a DuckDB database file"
     return first_line(text)
