@@ -125,7 +125,7 @@ class DuckDBEngine(Engine):
         path = Path(location)
         hint = "--workspace takes a DuckDB database file, e.g. round1.duckdb."
         problem = ("is a directory" if path.is_dir() else
-                   f"is a {file_format(path)} file, not a DuckDB database"
+                   f"is a {str(file_format(path)).upper()} file, not a DuckDB database"
                    if file_format(path) is not None else
                    f"names a file in {path.parent}, which does not exist"
                    if not path.parent.is_dir() else

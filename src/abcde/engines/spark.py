@@ -307,10 +307,13 @@ def local_session(master: str = "local[2]", warehouse: str | Path | None = None,
             # Spark reads the SQL settings (spark.sql.*) only when the first query comes
             session.sql("SELECT 1")
     except Exception as err:  # the JVM did not start, a port was refused, a setting ...
-        if session is not None and not running:
+        if session is None:
+            raise _start_failure(err, master, jvm_log) from None
+        if not running:
             with quiet_pyspark(), contextlib.suppress(Exception):
                 session.stop()
-        raise _start_failure(err, master, jvm_log) from None
+        raise EngineUnavailable(f"Spark refused a setting of the session: {_reason(err)}\n"
+                                "Fix or drop that --spark-conf.") from None
     session.sparkContext.setLogLevel("ERROR")
     log.info("Spark %s on %s; the JVM's log: %s", session.version, master, jvm_log)
     return session

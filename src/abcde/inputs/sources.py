@@ -297,7 +297,8 @@ def _register_file(engine: Engine, name: str, path: Path, fmt: str | None, label
                if fmt == "csv" and path.suffix.lower() in CSV_COMPRESSIONS
                and header_line(path) is None else None)
     if problem is not None:
-        raise InputError(problem, table=label)
+        raise InputError(problem, table=label, hint="Write the data to a CSV or Parquet "
+                         "file and give that file." if "regular" in problem else None)
     if fmt == "csv" and (utf16 := utf16_without_bom(path)) is not None:
         raise InputError(f"{path} is {utf16} text without a byte-order mark (a zero byte "
                          "beside every character), not UTF-8", table=label,
