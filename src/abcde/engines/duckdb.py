@@ -124,16 +124,15 @@ class DuckDBEngine(Engine):
         `WorkspaceBusy`)."""
         path = Path(location)
         hint = "--workspace takes a DuckDB database file, e.g. round1.duckdb."
-        problem = ("is a directory" if path.is_dir() else
-                   f"is a {str(file_format(path)).upper()} file, not a DuckDB database"
+        problem = (" is a directory" if path.is_dir() else
+                   f" is a {str(file_format(path)).upper()} file, not a DuckDB database"
                    if file_format(path) is not None else
-                   f"names a file in {path.parent}, which does not exist"
-                   if not path.parent.is_dir() else
-                   "is the --db file, which abcde never writes to"
+                   f": directory {path.parent} does not exist" if not path.parent.is_dir()
+                   else " is the --db file, which abcde never writes to"
                    if self.user_db is not None and self._user_db_path == path.resolve()
                    else None)
         if problem is not None:
-            raise InputError(f"--workspace {path} {problem}", hint=hint, option="workspace")
+            raise InputError(f"--workspace {path}{problem}", hint=hint, option="workspace")
         deadline, waiting = time.monotonic() + WORKSPACE_WAIT, False
         while True:
             try:
