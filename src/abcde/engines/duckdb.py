@@ -164,10 +164,12 @@ class DuckDBEngine(Engine):
                           f"{literal(database)} AND schema_name = {literal(name or 'main')}")
         return [r["table_name"] for r in rows]
 
-    def _run(self, sql: str) -> duckdb.DuckDBPyConnection:
-        """Run a statement; DuckDB's errors as abcde's (`_error`), Ctrl-C as itself."""
+    def _run(self, sql: str, fetch: bool = False) -> Any:
+        """Run a statement (and fetch its rows); DuckDB's errors as abcde's (`_error`),
+        Ctrl-C as itself. A damaged page fails only when the rows are fetched."""
         try:
-            return self.con.execute(sql)
+            cur = self.con.execute(sql)
+            return (cur, cur.fetchall()) if fetch else cur
         except duckdb.InterruptException as err:
             raise KeyboardInterrupt from err
         except duckdb.Error as err:
@@ -181,10 +183,9 @@ class DuckDBEngine(Engine):
         self._run(sql)
 
     def fetch(self, sql: str) -> list[dict[str, Any]]:
-        cur = self._run(sql)
+        cur, rows = self._run(sql, fetch=True)
         names = [d[0] for d in cur.description]
-        return [{k: plain(v) for k, v in zip(names, row, strict=True)}
-                for row in cur.fetchall()]
+        return [{k: plain(v) for k, v in zip(names, row, strict=True)} for row in rows]
 
     def _error(self, err: duckdb.Error, sql: str) -> AbcdeError:
         """The user's part of a DuckDB error (`read_error`; an input file that changed
@@ -251,7 +252,7 @@ class DuckDBEngine(Engine):
 
     def columns(self, relation: str) -> list[tuple[str, str]]:
         return [(row[0], row[1]) for row in
-                self._run(f"DESCRIBE SELECT * FROM {relation}").fetchall()]
+                self._run(f"DESCRIBE SELECT * FROM {relation}", fetch=True)[1]]
 
     def write(self, relation: str, path: Path, fmt: str, order_by: Sequence[str] = ()) -> None:
         option = "FORMAT PARQUET" if fmt == "parquet" else "FORMAT CSV, HEADER"
