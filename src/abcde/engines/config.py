@@ -77,7 +77,7 @@ class EngineConfig:
         module, cls = ENGINE_CLASSES[str(self.name)]
         engine_class = getattr(importlib.import_module(module), cls)
         # each engine's constructor takes its own options (spark_master as master, ...)
-        return engine_class(**{o.removeprefix("spark_"): getattr(self, o)
+        return engine_class(**{o.removeprefix("spark_"): vars(self)[o]
                                for o in _OWN[str(self.name)]})
 
 
