@@ -77,7 +77,7 @@ class OpenedSample:
 def _query_groups(group_by: str | Sequence[str], metric: str) -> list[str]:
     """The group columns of a query, checked before the sample is read."""
     if isinstance(group_by, str) or not isinstance(group_by, Iterable):
-        given: Any = str(group_by) if group_by else ""
+        given: Any = group_by or ""  # parse_slicings refuses what names no column
     else:
         given = [list(group_by)] if list(group_by) else ""
     groups = parse_slicings(given, option="--group-by")[0] if given else []
