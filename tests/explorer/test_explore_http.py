@@ -80,7 +80,7 @@ def test_values_are_parameters(client: TestClient, value: str) -> None:
     ({"col": "jaccard_distance", "op": ">", "val": "abc"}, "is not a value of"),
     ({"metric": "evil"}, "metric"),
     ({"top": "-1"}, "top must be"),
-    ({"top": "0"}, "top must be a whole number from 1"),  # explore's "all": every group
+    ({"top": "0"}, "top must be an integer from 1"),  # explore's "all": every group
     ({"examples": "\u00b2"}, "examples must be"),  # "²".isdigit(), but not int()'s
     ({"top": "\u0663"}, "top must be"),  # ARABIC-INDIC DIGIT THREE: not typed in the form
     ({"col": ["country", "country"], "op": "=", "val": "x"}, "needs a column"),

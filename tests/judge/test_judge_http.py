@@ -901,6 +901,6 @@ def test_the_restart_command_of_a_replaced_sample_can_be_pasted(
     manifest = spaced / "manifest.json"
     manifest.write_text(manifest.read_text() + " ")  # a new file in its place
     with pytest.raises(SampleReplaced) as caught:
-        session.check_same_sample()
+        session.refresh()
     assert f"`abcde judge {shlex.quote(str(spaced))}` again" in str(caught.value.hint)
     assert "'" in shlex.quote(str(spaced))

@@ -32,7 +32,7 @@ def test_wheel_ships_templates_and_static_files(tmp_path: Path) -> None:
                     str(target), str(wheel)], check=True)
     code = ("import abcde.judge.app as a, abcde.server.app as s\n"
             "print(a.__file__)\n"
-            "files = s.package_files('abcde.judge', 'static', a.STATIC_FILES)\n"
+            "files = s.package_files('abcde.judge', a.STATIC_FILES)\n"
             "print(sorted(files))\n"
             "print(a.templates().get_template('pair.html').filename)\n")
     env = {**os.environ, "PYTHONPATH": str(target)}

@@ -136,7 +136,7 @@ def test_bad_input_is_exit_2_with_a_message(sample_dir: Path, tmp_path: Path) ->
         "bad judge": ([str(sample_dir), "--judge", " "], "judge name"),
         # an empty name is a mistake, not a request for the login name
         "empty judge": ([str(sample_dir), "--judge", ""], "judge name ''"),
-        "bad port": ([str(sample_dir), "--port", "70000"], "is not a TCP port"),
+        "bad port": ([str(sample_dir), "--port", "70000"], "--port must be"),
     }
     for name, (args, message) in cases.items():
         run = run_judge(*args)

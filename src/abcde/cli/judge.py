@@ -7,8 +7,11 @@ import sys
 
 import click
 
-from abcde.cli._common import ExistingPath
+from abcde.cli._common import Checked, ExistingPath
 from abcde.errors import InputError
+from abcde.params import Real
+
+OVERLAP = Real(0.0, 1.0)
 
 
 def _default_judge() -> str:
@@ -30,7 +33,7 @@ def _default_judge() -> str:
               "reach the page (the token still guards it; the traffic is plain HTTP).")
 @click.option("--open", "open_browser", is_flag=True,
               help="Open the page in your default browser.")
-@click.option("--overlap", type=float, default=None,
+@click.option("--overlap", type=Checked(OVERLAP, click.FLOAT), default=None,
               show_default="the value DIR/verdicts.jsonl records, else 0",
               help="Share of the pairs (0-1) shown to every judge, for agreement; the "
               "other pairs need one verdict from anyone. Recorded in the log with the "
@@ -53,13 +56,11 @@ def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
     (pair_manifest, pair_sample, pair_questions; only read)."""
     from abcde.judge.app import PageOptions, estimate_command, judge_app
     from abcde.judge.questions import load_questions, resolve_columns
-    from abcde.judge.session import start_session
+    from abcde.judge.session import JudgeSession
     from abcde.sample_files.verdicts import check_writable
+    from abcde.server import run
     from abcde.server.app import allowed_hosts
-    from abcde.server.run import bind, is_loopback, new_token, serve, url_of
 
-    if overlap is not None and not 0.0 <= overlap <= 1.0:
-        raise click.BadParameter("must be between 0 and 1", param_hint="--overlap")
     sample = load_questions(sample_dir)
     images = resolve_columns(sample, image_cols, "--image-col")
     links = resolve_columns(sample, link_cols, "--link-col")
@@ -68,28 +69,27 @@ def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
         raise InputError(f"--image-col and --link-col both name {', '.join(map(repr, both))}: "
                          "an attribute is shown either as an image or as a link",
                          hint="Name it once: an image is also a link to its address.")
-    options = PageOptions(images, links, show_estimates)
     check_writable(sample.directory)
-    session = start_session(sample, _default_judge() if judge_name is None else judge_name,
-                            overlap)
-    sock = bind(host, port)
+    session = JudgeSession(sample, _default_judge() if judge_name is None else judge_name,
+                           overlap)
+    sock = run.bind(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
-    token = new_token()
-    app = judge_app(session, token, allowed_hosts(bound_host, bound_port), options)
-    url = url_of(sock, "/", token)
-    snap = session.snapshot()
-    progress = session.progress(snap)
+    token = run.new_token()
+    app = judge_app(session, token, allowed_hosts(bound_host, bound_port),
+                    PageOptions(images, links, show_estimates))
+    url = run.url_of(sock, "/", token)
+    progress = session.progress(session.snapshot())
+    estimate = estimate_command(sample.directory)
     click.echo(f"abcde judge: sample {sample.sample_id}, judge {session.judge!r}: "
                f"{progress['judged']} of {progress['assigned']} pairs judged, overlap "
                f"{session.overlap!r} (verdicts go to {session.log_path})")
-    if not progress["left"]:  # "0 of 0 pairs judged" alone left the judge guessing
+    if not progress["left"]:
         click.echo(f"nothing is left for {session.judge!r} to judge: the round has a verdict "
                    f"on {progress['round_judged']} of {progress['round_pairs']} pairs. "
-                   + _next_step(progress, estimate_command(sample.directory)))
-    for warning in session.log.warnings():  # a line torn by a crash: a verdict not there
+                   + _next_step(progress, estimate))
+    # a line torn by a crash (a verdict not there), and what the sample's loader noticed
+    for warning in [*session.log.warnings(), *sample.notes]:
         click.echo(f"warning: {warning}", err=True)
-    for note in sample.notes:
-        click.echo(f"warning: {note}", err=True)
     if not sample.attributes:
         draw = ("`abcde sql sample-pairs ... --attributes TABLE`, run it and export "
                 "pair_questions again" if sample.exported
@@ -97,19 +97,17 @@ def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
         click.echo(f"warning: the questions of {sample.directory} carry no attributes (the "
                    "sample was drawn without --attributes): judges see only the two item "
                    f"ids. Draw it with {draw} to show the items' attributes.", err=True)
-    if not is_loopback(bound_host):
+    if not run.is_loopback(bound_host):
         click.echo(f"warning: listening on {bound_host}, reachable from other machines; "
                    "anyone with the URL can judge as you", err=True)
-    click.echo(f"Open {url}")
-    click.echo("Press Ctrl-C to stop (every verdict is already saved).")
+    click.echo(f"Open {url}\nPress Ctrl-C to stop (every verdict is already saved).")
     sys.stdout.flush()
-    serve(app, sock, open_url=url if open_browser else None)
+    run.serve(app, sock, open_url=url if open_browser else None)
     snap = session.snapshot()
     progress = session.progress(snap)
     click.echo(f"stopped: {len(snap.mine)} verdicts of {session.judge!r} in "
                f"{session.log_path}; the round has a verdict on {progress['round_judged']} "
-               f"of {progress['round_pairs']} pairs")
-    click.echo(_next_step(progress, estimate_command(sample.directory)))
+               f"of {progress['round_pairs']} pairs\n" + _next_step(progress, estimate))
 
 
 def _next_step(progress: dict[str, int], command: str) -> str:

@@ -5,11 +5,5 @@
 - :mod:`abcde.judge.session` — one judge's round: the verdict log replayed, verdicts, undo;
 - :mod:`abcde.judge.cells` — how a value is shown (text, image, link; only http(s));
 - :mod:`abcde.judge.estimates` — the optional ``--show-estimates`` panel;
-- :mod:`abcde.judge.app` — routes and pages (templates/ and static/ ship in the package).
-
-The verdict log and agreement between judges belong to the estimate and live in
-:mod:`abcde.sample_files.verdicts` and :mod:`abcde.quality.agreement`; the local server
-(token, loopback, free port) in :mod:`abcde.server`.
+- :mod:`abcde.judge.app` — routes and pages, on the local server of :mod:`abcde.server`.
 """
-
-from __future__ import annotations

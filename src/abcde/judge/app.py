@@ -1,10 +1,9 @@
 """The judging web app: routes and pages (docs/method.md §12).
 
-Pages are rendered on the server by Jinja2 (autoescape on) and every move is a plain
-form POST answered by a redirect (POST → 303 → GET), so the browser's own reload and
-history work, nothing depends on script for correctness, and a verdict's 303 is sent
-only after the verdict is on disk. ``judge.js`` adds the keys. Routes (every one behind
-the token guard of :mod:`abcde.server.app`):
+Pages are rendered on the server (Jinja2, autoescaped); every move is a form POST
+answered by a redirect (POST → 303 → GET), sent only once the verdict is on disk, so
+reload and history work and nothing depends on script. ``judge.js`` adds the keys.
+Every route is behind the guard of :mod:`abcde.server.app`:
 
 ====================  =======================================================
 GET  /                the judge's next pair (303), or /done
@@ -13,14 +12,14 @@ POST /verdict         form ``pair_id``, ``verdict`` → 303 to the next needed p
 POST /undo            retract this judge's latest verdict → 303 to that pair
 GET  /done            nothing left for this judge
 GET  /api/status      progress as JSON (for scripts and tests)
-GET  /static/{name}   judge.js, judge.css, favicon.svg (a fixed map)
+GET  /static/{name}   judge.js, judge.css, favicon.svg
 ====================  =======================================================
 """
 
 from __future__ import annotations
 
 import shlex
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -39,7 +38,7 @@ from abcde.judge.cells import cell, differs, unseen_difference
 from abcde.judge.estimates import EstimatesPanel
 from abcde.judge.session import JudgeSession, Snapshot
 from abcde.quality.judgements import VERDICTS
-from abcde.server.app import DEFAULT_CSP, Guard, create_app, isolated, package_files, read_form
+from abcde.server.app import DEFAULT_CSP, Guard, create_app, isolated, package_files
 
 STATIC_FILES = ("judge.js", "judge.css", "favicon.svg")
 KEYS = (  # (keys as KeyboardEvent.key, lower-cased; what they do) — also in docs/quality.md
@@ -64,21 +63,7 @@ class PageOptions:
 
 
 def templates() -> jinja2.Environment:
-    """The page templates shipped in the package, autoescaped.
-
-    Parameters
-    ----------
-    None
-
-    Returns
-    -------
-    jinja2.Environment
-        Autoescape on, undefined names an error.
-
-    References
-    ----------
-    docs/method.md §12.1.
-    """
+    """The page templates shipped in the package: autoescaped, undefined names an error."""
     env = jinja2.Environment(loader=jinja2.PackageLoader("abcde.judge", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
@@ -90,135 +75,71 @@ def templates() -> jinja2.Environment:
 
 
 def estimate_command(directory: str | Path) -> str:
-    """The command that estimates from a judged sample, as the user can paste it.
+    """The command that estimates from the judged sample, as the user can paste it.
 
-    Parameters
-    ----------
-    directory : str or Path
-        The sample directory as ``abcde judge`` was given it (relative to where it runs).
-
-    Returns
-    -------
-    str
-        ``abcde estimate DIR`` with DIR quoted for a POSIX shell when it needs it.
-
-    References
-    ----------
-    docs/method.md §12.
-
-    Examples
-    --------
     >>> estimate_command("round 1")
     "abcde estimate 'round 1'"
     """
     return f"abcde estimate {shlex.quote(str(directory))}"
 
 
-def judge_csp(image_cols: Sequence[str]) -> str:
-    """The page's Content-Security-Policy.
-
-    Parameters
-    ----------
-    image_cols : sequence of str
-        The ``--image-col`` attributes.
-
-    Returns
-    -------
-    str
-        Only the page's own script and style; images from the web (http, https) only
-        when ``image_cols`` is not empty.
-
-    References
-    ----------
-    docs/method.md §12.1.
-    """
-    if not image_cols:
-        return DEFAULT_CSP
-    return DEFAULT_CSP.replace("img-src 'self'", "img-src 'self' http: https:")
-
-
 def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
               options: PageOptions = PageOptions()) -> Starlette:
-    """The app for one judge on one sample, behind the token guard.
-
-    Parameters
-    ----------
-    session : JudgeSession
-        The judge's round.
-    token : str
-        The secret every request must carry.
-    hosts : frozenset of str
-        The Host header values allowed (:func:`abcde.server.app.allowed_hosts`).
-    options : PageOptions
-        Image and link attributes, and whether to show the estimates panel.
-
-    Returns
-    -------
-    Starlette
-        The routes of the module docstring.
-
-    References
-    ----------
-    docs/method.md §12.
-    """
+    """The app of one judge on one sample, behind the guard (``hosts``: the Host values
+    allowed, :func:`abcde.server.app.allowed_hosts`). Images from the web are allowed
+    by the page's Content-Security-Policy only with ``--image-col``."""
     env = templates()
     panel = EstimatesPanel(session.sample.directory) if options.show_estimates else None
     sample = session.sample
+    kinds = {**{a: "image" for a in options.image_cols},
+             **{a: "link" for a in options.link_cols}}
 
     def u(path: str) -> str:
         return f"{path}?token={quote(token, safe='')}"
 
-    def pair_url(pid: str | None) -> str:
-        return u("/done") if pid is None else u(f"/pair/{quote(pid, safe='')}")
+    def pair_url(pid: str | None) -> str | None:
+        return None if pid is None else u(f"/pair/{quote(pid, safe='')}")
 
-    def render(name: str, snap: Snapshot, status: int = 200, **context: Any) -> HTMLResponse:
-        progress = session.progress(snap)
-        context.update(
-            u=u, judge=session.judge, sample_id=sample.sample_id, progress=progress,
-            keys=KEYS, panel=panel.compute(snap.answered) if panel is not None else None)
-        return HTMLResponse(env.get_template(name).render(context), status_code=status)
+    def go(url: str | None) -> Response:
+        return RedirectResponse(url or u("/done"), status_code=303)
+
+    def render(name: str, snap: Snapshot, **context: Any) -> HTMLResponse:
+        context.update(u=u, judge=session.judge, sample_id=sample.sample_id,
+                       progress=session.progress(snap), keys=KEYS,
+                       panel=panel.compute(snap.answered) if panel is not None else None)
+        return HTMLResponse(env.get_template(name).render(context))
 
     def home(request: Request) -> Response:
-        snap = session.snapshot()
-        return RedirectResponse(pair_url(session.next_pair(snap)), status_code=303)
+        return go(pair_url(session.next_pair(session.snapshot())))
 
     def pair_page(request: Request) -> Response:
-        try:
-            pid = session.check_pair(request.path_params["pair_id"])
-        except KeyError:
-            raise HTTPException(404, "no such pair in this sample") from None
+        pid = session.pair(request.path_params["pair_id"])
+        if pid is None:
+            raise HTTPException(404, "no such pair in this sample")
         snap = session.snapshot()
         q = sample.questions[pid]
         mine, others = set(snap.mine), snap.others
         listing = session.assignment.listing(mine, others)
-        kinds = {**{a: "image" for a in options.image_cols},
-                 **{a: "link" for a in options.link_cols}}
         rows = []
         for name, a, b in q.attributes:
             shown = cell(a, kinds.get(name, "text")), cell(b, kinds.get(name, "text"))
-            # Differing values are highlighted, except two images or two links: those
-            # are compared by eye (their addresses differ between any two items). A
-            # value of an image or link column that is no web address is shown as text,
-            # and compared as text.
-            by_eye = all(c.kind in ("image", "link") for c in shown)
-            marked = not by_eye and differs(a, b)
+            # two images or two links are compared by eye (their addresses differ
+            # between any two items); a value that is no web address is text
+            marked = differs(a, b) and not all(c.kind in ("image", "link") for c in shown)
             rows.append({"name": name, "a": shown[0], "b": shown[1], "differs": marked,
                          "unseen": unseen_difference(a, b) if marked else None})
-        prev_pid = session.assignment.neighbour(pid, -1, mine, others)
-        next_pid = session.assignment.neighbour(pid, +1, mine, others)
         return render(
             "pair.html", snap, pair_id=pid, item_1=cell(q.item_1), item_2=cell(q.item_2),
             rows=rows, current=snap.mine.get(pid),
             position=listing.index(pid) + 1 if pid in listing else None,
             listed=len(listing), answered_elsewhere=pid not in listing,
-            prev_url=None if prev_pid is None else pair_url(prev_pid),
-            next_url=None if next_pid is None else pair_url(next_pid),
+            prev_url=pair_url(session.assignment.neighbour(pid, -1, mine, others)),
+            next_url=pair_url(session.assignment.neighbour(pid, +1, mine, others)),
             buttons=VERDICT_BUTTONS)
 
     async def written(what: str, move: Callable[..., Any], *args: Any) -> Any:
-        """A move that appends to the log; a disk that is full (or failing) is said on
-        the page, 503, not an internal error: nothing was acknowledged, so nothing is
-        lost, and the judge can give it again."""
+        """A move that appends to the log; a full or failing disk is said (503): nothing
+        was acknowledged, so nothing is lost, and the judge can give it again."""
         try:
             return await run_in_threadpool(move, *args)
         except OSError as err:
@@ -227,31 +148,25 @@ def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
                                      "again once the problem is fixed") from None
 
     async def verdict(request: Request) -> Response:
-        form = await read_form(request, ("pair_id", "verdict"))
-        word = form.get("verdict", "")
-        if word not in VERDICTS:
-            raise HTTPException(400, f"verdict must be one of {', '.join(VERDICTS)}")
-        try:
-            pid = session.check_pair(form.get("pair_id"))
-        except KeyError:
-            raise HTTPException(400, "no such pair in this sample") from None
+        form = request.scope["form"]
+        pid, word = session.pair(form.get("pair_id")), form.get("verdict")
+        if pid is None or word not in VERDICTS:
+            raise HTTPException(400, f"a verdict is a pair_id of this sample and one of "
+                                     f"{', '.join(VERDICTS)}")
         await written("verdict", session.record, pid, word)  # on disk before we answer
         snap = await run_in_threadpool(session.snapshot)
-        return RedirectResponse(pair_url(session.next_pair(snap, after=pid)), status_code=303)
+        return go(pair_url(session.next_pair(snap, after=pid)))
 
     async def undo(request: Request) -> Response:
-        await read_form(request, ())
         target = await written("undo", session.undo)
-        if target is None:
-            return RedirectResponse(u("/"), status_code=303)
-        return RedirectResponse(pair_url(target), status_code=303)
+        return go(u("/")) if target is None else go(pair_url(target))
 
     def done(request: Request) -> Response:
         snap = session.snapshot()
         listing = session.assignment.listing(set(snap.mine), snap.others)
-        left = session.next_pair(snap)  # another judge may have undone a verdict
-        return render("done.html", snap, last_url=pair_url(listing[-1]) if listing else None,
-                      next_url=None if left is None else pair_url(left),
+        return render("done.html", snap, last_url=pair_url(listing[-1] if listing else None),
+                      # another judge may have undone a verdict
+                      next_url=pair_url(session.next_pair(snap)),
                       estimate=estimate_command(sample.directory))
 
     def status(request: Request) -> Response:
@@ -261,13 +176,14 @@ def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
                              "next_pair": session.next_pair(snap)})
 
     routes = [Route("/", home, methods=["GET", "HEAD"]),
-              # :path — a hand-made pair id may hold a "/" (sent as %2F, decoded before
-              # routing), which a one-segment parameter answered with 404
+              # :path — a hand-made pair id may hold a "/" (sent as %2F)
               Route("/pair/{pair_id:path}", pair_page, methods=["GET", "HEAD"]),
               Route("/verdict", verdict, methods=["POST"]),
               Route("/undo", undo, methods=["POST"]),
               Route("/done", done, methods=["GET", "HEAD"]),
               Route("/api/status", status, methods=["GET"])]
-    guard = Guard(token=token, hosts=hosts, csp=judge_csp(options.image_cols))
-    return create_app(routes, guard, package_files("abcde.judge", "static", STATIC_FILES),
+    csp = DEFAULT_CSP.replace("img-src 'self'", "img-src 'self' http: https:") \
+        if options.image_cols else DEFAULT_CSP
+    return create_app(routes, Guard(token, hosts, csp=csp),
+                      package_files("abcde.judge", STATIC_FILES),
                       conflicts=(InputError,))  # the files changed under the server

@@ -1,8 +1,7 @@
 """How one attribute value is shown on the judging page (docs/method.md §12.3): text by
-default; with ``--image-col`` an image, with ``--link-col`` a link — but only for an
-absolute http(s) URL without spaces or control characters; anything else stays text,
-so a ``javascript:`` or ``data:`` value can never become active. Jinja2 escapes
-everything (autoescape), attributes included."""
+default; with ``--image-col`` an image, with ``--link-col`` a link — only for an
+absolute http(s) URL without spaces or control characters, so a ``javascript:`` or
+``data:`` value stays text. Jinja2 escapes everything (autoescape)."""
 
 from __future__ import annotations
 
@@ -25,67 +24,30 @@ class Cell:
 
 
 def as_text(value: Any) -> str | None:
-    """A value as the page prints it.
+    """A value as the page prints it (as the questions files write it); None for no
+    value. Whole floats print as integers only up to 2**53, where a double holds every
+    integer (1e300 would print 285 invented digits).
 
-    Parameters
-    ----------
-    value : any
-        An attribute value from the questions.
-
-    Returns
-    -------
-    str or None
-        Its text (whole floats up to 2**53 without ".0", larger as 1e+20, booleans as
-        true/false, lists and objects as JSON); None for no value (null, blank, NaN).
-
-    References
-    ----------
-    docs/method.md §12.3.
-
-    Examples
-    --------
     >>> as_text(3.0), as_text(0.5), as_text(" "), as_text(float("nan")), as_text([1, "a"])
     ('3', '0.5', None, None, '[1, "a"]')
-    >>> as_text(True), as_text([True, None])
-    ('true', '[true, null]')
+    >>> as_text(True), as_text([True, None]), as_text(1e300)
+    ('true', '[true, null]', '1e+300')
     """
-    if value is None:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
         return None
-    if isinstance(value, bool):  # as the questions files write it, not Python's True
-        return "true" if value else "false"
-    if isinstance(value, float):
-        if math.isnan(value):
-            return None
-        # whole floats as integers only where a double holds every integer (2**53):
-        # beyond, int() would print digits the data never had (1e300: 301 of them)
-        whole = value.is_integer() and abs(value) <= 2.0 ** 53
-        return str(int(value)) if whole else repr(value)
-    if isinstance(value, dict | list):
+    if isinstance(value, bool | dict | list):
         return json.dumps(value, ensure_ascii=False)
+    if isinstance(value, float):
+        return str(int(value)) if value.is_integer() and abs(value) <= 2.0 ** 53 \
+            else repr(value)
     text = str(value)
     return text if text.strip() else None
 
 
 def web_url(text: str | None) -> str | None:
-    """A value that may become an image or a link.
+    """``text`` when it is an absolute http(s) URL with a host, without spaces or
+    control characters; else None.
 
-    Parameters
-    ----------
-    text : str or None
-        The value's text.
-
-    Returns
-    -------
-    str or None
-        ``text`` when it is an absolute http(s) URL with a host and without spaces or
-        control characters (at most 4096 characters); None otherwise.
-
-    References
-    ----------
-    docs/method.md §12.1.
-
-    Examples
-    --------
     >>> web_url("https://a.example/x.png"), web_url("javascript:alert(1)"), web_url("//a/b")
     ('https://a.example/x.png', None, None)
     """
@@ -98,77 +60,37 @@ def web_url(text: str | None) -> str | None:
         parts = urlsplit(url)
     except ValueError:
         return None
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
-        return None
-    return url
+    return url if parts.scheme.lower() in ("http", "https") and parts.hostname else None
 
 
 def cell(value: Any, kind: str = "text") -> Cell:
-    """How one value is shown.
-
-    Parameters
-    ----------
-    value : any
-        The value.
-    kind : str
-        "text", or "image"/"link" for ``--image-col``/``--link-col`` attributes.
-
-    Returns
-    -------
-    Cell
-        "empty" for no value; "image" or "link" only for a web URL
-        (:func:`web_url`); "text" otherwise.
-
-    References
-    ----------
-    docs/method.md §12.1, §12.3.
-    """
+    """How one value is shown: "image"/"link" (``kind``) only for a web URL."""
     text = as_text(value)
     if text is None:
         return Cell("empty", "")
-    if kind in ("image", "link"):
-        url = web_url(text)
-        if url is not None:
-            return Cell(kind, text, url)
-    return Cell("text", text)
+    url = web_url(text) if kind in ("image", "link") else None
+    return Cell(kind, text, url) if url is not None else Cell("text", text)
 
 
 def differs(a: Any, b: Any) -> bool:
-    """Whether two values of an attribute differ as the page shows them.
+    """Whether two values differ as the page shows them.
 
-    Parameters
-    ----------
-    a, b : any
-        The two items' values.
-
-    Returns
-    -------
-    bool
-
-    References
-    ----------
-    docs/method.md §12.3.
-
-    Examples
-    --------
     >>> differs(1, 1.0), differs(None, ""), differs("a", "b")
     (False, False, True)
     """
     return as_text(a) != as_text(b)
 
 
-# Characters a page does not show: format characters (zero-width space, joiners, the
-# byte-order mark, the soft hyphen), controls, and spaces other than the plain one (a
-# no-break space looks like a space)
+# what a page does not show: format characters (zero-width space, joiners, the BOM, the
+# soft hyphen), controls, and spaces other than the plain one
 _UNSEEN = ("Cf", "Cc", "Zs", "Zl", "Zp")
-# controls have no Unicode name (unicodedata.name raises)
 _CONTROLS = {"\r": "CARRIAGE RETURN", "\t": "CHARACTER TABULATION", "\n": "LINE FEED"}
 
 
 def _as_seen(text: str) -> str:
-    """What the eye tells of `text` on the page (which keeps line breaks and runs of
-    spaces): composed letters (NFC), any space as a space, any line break as one, no
-    other format or control character, no trailing space."""
+    """What the eye tells of ``text`` on the page (which keeps line breaks and runs of
+    spaces): NFC, any space as a space, any line break as one, no other format or
+    control character, no trailing space."""
     out = []
     for ch in unicodedata.normalize("NFC", text):
         cat = unicodedata.category(ch)
@@ -182,28 +104,11 @@ def _as_seen(text: str) -> str:
 
 
 def unseen_difference(a: Any, b: Any) -> str | None:
-    """Why two values that differ look the same on the page, if they do.
+    """Why two values that differ look the same on the page, if they do: the characters
+    that do not show (at most three, by code point and name), or the same letters in
+    other code points. A judge shown "≠" between two look-alikes could not tell whether
+    it matters.
 
-    Parameters
-    ----------
-    a, b : any
-        The two items' values.
-
-    Returns
-    -------
-    str or None
-        None when the values are equal as shown or differ visibly; else what tells them
-        apart: the characters that do not show, by code point and name (at most three),
-        or that the same letters are written with other code points (é composed, and e
-        + a combining accent). A judge shown "≠" between two identical-looking values
-        could not tell whether it matters.
-
-    References
-    ----------
-    docs/method.md §12.3.
-
-    Examples
-    --------
     >>> unseen_difference("Acme", "Acme\u200b")
     'differ only in characters that do not show: U+200B ZERO WIDTH SPACE'
     >>> unseen_difference("Acme", "Acne") is None, unseen_difference("x", "x") is None
