@@ -205,3 +205,60 @@ def test_run_and_judge_names_that_look_like_html_are_drawn_as_they_are(
         assert sorted(shown["x"]) == sorted(judges.values()), (fig_id, shown)
         assert shown["links"] == 0, fig_id
     screenshot(d, "report-html-names.png")
+
+
+TICKS = ("const out = {};"
+         "for (const el of document.querySelectorAll('.js-plotly-plot'))"
+         "  out[el.id] = {ticks: [...el.querySelectorAll('.xtick text, .ytick text')]"
+         "    .map(t => t.textContent), notes: [...el.querySelectorAll('.annotation-text')]"
+         "    .map(t => t.textContent), labels: [...el.querySelectorAll('.textpoint text')]"
+         "    .map(t => t.textContent)};"
+         "return out;")
+
+
+def test_the_displays_read_honestly_in_chromium(docs: dict[str, Path], tmp_path: Path,
+                                                browser_factory: Any) -> None:
+    """As Chromium draws them: no tick in plotly's SI style ("800μ"), rates tick in
+    percent, two close runs are drawn zoomed with the zoom said on the plot and the
+    values beside the dots, a one-budget simulation's half-widths on an axis from 0, and
+    the estimates that are not conclusive labelled so. Screenshots: report-zoomed-runs,
+    report-one-budget, report-not-conclusive (test-artifacts/)."""
+    import copy
+
+    evaluate = json.loads(docs["evaluate"].read_text())
+    for run, value in zip(evaluate["runs"], (0.963, 0.978), strict=False):
+        run["overall"] = {k: value if k in ("precision", "recall", "f1") else v
+                          for k, v in run["overall"].items()}
+    simulate = json.loads(docs["simulate"].read_text())
+    one = copy.deepcopy(simulate)
+    one["budgets"] = [40]
+    one["metrics"] = {k: {"40": v["40"]} for k, v in simulate["metrics"].items()}
+    pages = {}
+    for name, option, doc in (("zoomed-runs", "--evaluate", evaluate),
+                              ("one-budget", "--simulate", one),
+                              ("not-conclusive", "--estimate", None)):
+        path = tmp_path / f"{name}.json"
+        if doc is not None:
+            path.write_text(json.dumps(doc))
+        pages[name] = tmp_path / f"{name}.html"
+        cli("report", option, str(path if doc is not None else docs["estimate"]), "--out",
+            str(pages[name]))
+    d = browser_factory()
+    drawn = {}
+    for name, page in pages.items():
+        open_report(d, page)
+        assert [e for e in d.get_log("browser") if e["level"] in ("SEVERE", "WARNING")] == []
+        drawn[name] = d.execute_script(TICKS)
+        screenshot(d, f"report-{name}.png", height=1400)
+    for name, plots in drawn.items():
+        for plot, shown in plots.items():
+            assert not any("μ" in t or "\u00b5" in t for t in shown["ticks"]), (name, plot)
+    runs = drawn["zoomed-runs"]["evaluate-runs"]
+    assert all(t.endswith("%") for t in runs["ticks"] if t[0].isdigit()), runs
+    assert runs["notes"] and runs["notes"][0].startswith("zoomed: the axis starts at 9")
+    assert {"96.3%", "97.8%"} <= set(runs["labels"])
+    half = drawn["one-budget"]["simulate-delta_precision"]
+    assert "0%" in half["ticks"] and not half["notes"]
+    flagged = [p for p, shown in drawn["not-conclusive"].items()
+               if "not conclusive" in shown["labels"]]
+    assert "estimate-split_rate" in flagged

@@ -111,8 +111,10 @@ def test_an_estimate_of_many_slices_plots_its_heaviest(docs: dict[str, Path]) ->
     model = doc["slices"][0]
     weights = [(k * 37) % 100 for k in range(100)]  # every weight 0–99 once, shuffled
     doc["slices"] = [{**model, "slice": {"shop": f"shop {k}"}, "weight": float(w),
-                      "delta_precision": {**model["delta_precision"], "estimate": k / 1000},
-                      "contribution": {**model["contribution"], "estimate": -k / 1000}}
+                      "delta_precision": {**model["delta_precision"], "estimate": k / 1000,
+                                          "not_conclusive": None},
+                      "contribution": {**model["contribution"], "estimate": -k / 1000,
+                                       "not_conclusive": None}}
                      for k, w in enumerate(weights)]
     html = report_html(estimate=doc)
     figs = figures(html)

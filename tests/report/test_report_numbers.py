@@ -69,7 +69,7 @@ def test_estimate_numbers(page: Path, docs: dict[str, Path]) -> None:
     doc = load(docs, "estimate")
     impact = load(docs, "impact")["overall"]
     figs = figures(page)
-    checked = 0
+    checked = flagged = 0
     for key, metric in METRICS.items():
         e = doc[key]
         if e.get("estimate") is None:
@@ -77,25 +77,38 @@ def test_estimate_numbers(page: Path, docs: dict[str, Path]) -> None:
         fig_id = ("estimate-delta-precision" if key == "delta_precision"
                   else f"estimate-{metric.decomposes}")
         fig = figs[fig_id]
-        points = trace(fig, "estimate")
+        # a metric flagged not conclusive is drawn apart (grey, open, labelled)
+        suffix = " (not conclusive)" if e.get("not_conclusive") else ""
+        points = trace(fig, "estimate" + suffix)
         k = points["y"].index(metric.label)
         assert points["x"][k] == e["estimate"]
-        # the interval and SE, then the full label for the hover
-        assert points["customdata"][k] == [e["ci_low"], e["ci_high"], e["se"], metric.label]
-        lines = trace(fig, "interval")
+        # the interval and SE, the full label for the hover, the reason of the flag
+        reason = (e.get("not_conclusive") or "").replace("<", "&lt;")  # as plotly shows it
+        assert points["customdata"][k] == [e["ci_low"], e["ci_high"], e["se"], metric.label,
+                                           reason]
+        other = [t for t in fig["data"] if t["name"] == "estimate" + (
+            "" if suffix else " (not conclusive)")]
+        assert not other or metric.label not in other[0]["y"]
+        lines = trace(fig, "interval" + suffix)
         j = lines["y"].index(metric.label)
         assert lines["x"][j:j + 2] == [e["ci_low"], e["ci_high"]]
+        flagged += bool(suffix)
         if metric.decomposes:
             exact = trace(fig, "exact impact metric")
             assert exact["x"] == [doc["impact"][metric.decomposes]]
             assert exact["x"][0] == pytest.approx(impact[metric.decomposes], rel=1e-12)
         checked += 1
     assert checked == 13  # ΔPrecision and the 12 parts of the jaccard population
+    assert 0 < flagged < checked  # both kinds on this page
 
     for key in ("delta_precision", "contribution"):
-        points = trace(figs[f"estimate-slices-{key}"], "estimate")
-        assert points["x"] == [s[key]["estimate"] for s in doc["slices"]]
-        assert points["y"] == [s["slice"]["provenance"] for s in doc["slices"]]
+        fig = figs[f"estimate-slices-{key}"]
+        for suffix, flag in (("", False), (" (not conclusive)", True)):
+            rows = [s for s in doc["slices"] if bool(s[key].get("not_conclusive")) == flag]
+            if rows:
+                points = trace(fig, "estimate" + suffix)
+                assert points["x"] == [s[key]["estimate"] for s in rows]
+                assert points["y"] == [s["slice"]["provenance"] for s in rows]
 
     verdicts = figs["estimate-verdicts"]
     classes = doc["sample"]["classes"]
