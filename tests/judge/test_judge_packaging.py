@@ -18,7 +18,7 @@ def test_wheel_ships_templates_and_static_files(tmp_path: Path) -> None:
     dist = tmp_path / "dist"
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation",
                     "-q", "-w", str(dist), str(ROOT)], check=True)
-    wheel = next(dist.glob("abcde-*.whl"))
+    wheel = next(dist.glob("abcde*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
     shipped = {str(p.relative_to(ROOT / "src"))
                for package in (PACKAGE, PACKAGE.parent / "report", PACKAGE.parent / "explorer")
