@@ -5,6 +5,7 @@ the fixed static files is served, and the verdict/undo flow writes the log
 
 from __future__ import annotations
 
+import html
 import json
 import re
 from pathlib import Path
@@ -272,6 +273,12 @@ def test_estimates_panel_only_when_asked(sample_dir: Path) -> None:
         c.post(f"/verdict?token={token}", data={"pair_id": pid, "verdict": "equivalent"})
     page = c.get(f"/pair/1?token={token}").text
     assert "ΔPrecision" in page and "GoodSplitRate" in page and "ABCDE §5.8" in page
+    # and what they are computed from, as the sample's manifest records it
+    inputs = json.loads((sample_dir / "manifest.json").read_text())["inputs"]
+    said = re.search(r'<p class="muted" id="inputs">(.*?)</p>', page).group(1)
+    assert said == "Computed from " + "; ".join(
+        f"{k} <bdi>{html.escape(v, quote=True).replace('&#x27;', '&#39;')}</bdi>"
+        for k, v in inputs.items() if v) + "."
 
 
 def test_a_replaced_sample_gets_no_verdict_of_the_old_one(sample_dir: Path,

@@ -90,6 +90,9 @@ def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
     by the page's Content-Security-Policy only with ``--image-col``."""
     env = templates()
     panel = EstimatesPanel(session.sample.directory) if options.show_estimates else None
+    # what the panel's estimates are computed from, as the manifest records it
+    inputs = {k: v for k, v in ((panel.sample.manifest.get("inputs") or {}) if panel
+                                else {}).items() if v}
     sample = session.sample
     kinds = {**{a: "image" for a in options.image_cols},
              **{a: "link" for a in options.link_cols}}
@@ -106,7 +109,8 @@ def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
     def render(name: str, snap: Snapshot, **context: Any) -> HTMLResponse:
         context.update(u=u, judge=session.judge, sample_id=sample.sample_id,
                        progress=session.progress(snap), keys=KEYS,
-                       panel=panel.compute(snap.answered) if panel is not None else None)
+                       panel=panel.compute(snap.answered) if panel is not None else None,
+                       inputs=inputs)
         return HTMLResponse(env.get_template(name).render(context))
 
     def home(request: Request) -> Response:
