@@ -231,7 +231,7 @@ def test_a_mistake_keeps_the_form_in_the_browser(item_sample: Path,
         d.find_element(By.ID, "apply").click()
         WebDriverWait(d, 60).until(lambda drv: drv.find_elements(By.CSS_SELECTOR,
                                                                  "p.error"))
-        assert "top must be a whole number from 1 to 200" in \
+        assert "top must be an integer from 1 to 200" in \
             d.find_element(By.CSS_SELECTOR, "p.error").text
         assert d.find_element(By.CSS_SELECTOR,
                               "input[name=group_by][value=provenance]").is_selected()
