@@ -276,9 +276,12 @@ def test_estimates_panel_only_when_asked(sample_dir: Path) -> None:
     # and what they are computed from, as the sample's manifest records it
     inputs = json.loads((sample_dir / "manifest.json").read_text())["inputs"]
     said = re.search(r'<p class="muted" id="inputs">(.*?)</p>', page).group(1)
+    shown = {k: v if k == "weights" else v[v.index("(") + 1:-1]  # "base (path)": the path
+             for k, v in inputs.items() if v}
     assert said == "Computed from " + "; ".join(
         f"{k} <bdi>{html.escape(v, quote=True).replace('&#x27;', '&#39;')}</bdi>"
-        for k, v in inputs.items() if v) + "."
+        for k, v in shown.items()) + "."
+    assert set(shown) == {"base", "exp", "weights", "attributes"}
 
 
 def test_a_replaced_sample_gets_no_verdict_of_the_old_one(sample_dir: Path,

@@ -18,6 +18,7 @@ GET  /static/{name}   judge.js, judge.css, favicon.svg
 
 from __future__ import annotations
 
+import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -90,9 +91,11 @@ def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
     by the page's Content-Security-Policy only with ``--image-col``."""
     env = templates()
     panel = EstimatesPanel(session.sample.directory) if options.show_estimates else None
-    # what the panel's estimates are computed from, as the manifest records it
-    inputs = {k: v for k, v in ((panel.sample.manifest.get("inputs") or {}) if panel
-                                else {}).items() if v}
+    # what the panel's estimates are computed from, as the manifest records it ("base
+    # (path)": the path)
+    inputs = {k: v if k == "weights" else re.sub(r"^[^()]* \((.*)\)$", r"\1", v)
+              for k, v in ((panel.sample.manifest.get("inputs") or {}) if panel
+                           else {}).items() if v}
     sample = session.sample
     kinds = {**{a: "image" for a in options.image_cols},
              **{a: "link" for a in options.link_cols}}
