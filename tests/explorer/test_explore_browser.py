@@ -45,10 +45,10 @@ def test_filter_group_rank_in_the_browser(item_sample: Path, browser_factory: An
         for row, g in zip(rows, want["groups"], strict=True):
             keys = [c.text for c in row.find_elements(By.CSS_SELECTOR, "td.key")]
             assert keys == [g["provenance"], g["size_class"]]
-            assert float(row.find_element(By.CSS_SELECTOR, "td.contribution").text) == \
-                float(f"{g['contribution']:.4g}")
-            assert float(row.find_element(By.CSS_SELECTOR, "td.se").text) == \
-                float(f"{g['se']:.2g}")
+            # shares in percent, as the report shows them
+            assert row.find_element(By.CSS_SELECTOR, "td.contribution").text == \
+                f"{100 * g['contribution']:.4g}%"
+            assert row.find_element(By.CSS_SELECTOR, "td.se").text == f"{100 * g['se']:.2g}%"
             assert row.find_element(By.CSS_SELECTOR, "td.examples").text == \
                 ", ".join(g["examples"])
         assert d.find_element(By.ID, "summary").text.startswith(

@@ -110,6 +110,9 @@ def _templates() -> jinja2.Environment:
                              trim_blocks=True, lstrip_blocks=True)
     env.filters["num"] = lambda v, d=4: "-" if v is None else (
         f"{v:,}" if isinstance(v, int) else f"{v:.{d}g}" if isinstance(v, float) else str(v))
+    # shares and rates in percent, as the report shows them (not 7.831e-06)
+    env.filters["pct"] = lambda v, d=4: "-" if v is None else (
+        "0%" if v == 0 else f"{100 * v:.{d}g}%")
     env.filters["key"] = key_label
     env.filters["isolate"] = isolated
     return env
