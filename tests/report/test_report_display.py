@@ -219,3 +219,15 @@ def test_a_page_of_different_populations_says_so(docs: dict[str, Path]) -> None:
         in notes[0]
     assert "their pair populations differ" in notes[1]
     assert "jaccard" in notes[1] and "mixture (α 0.5)" in notes[1]
+
+
+def test_a_bias_within_rounding_is_not_plotted_in_standard_errors(
+        docs: dict[str, Path]) -> None:
+    """Estimates equal to the exact value but for rounding (a bias of 1e-19 over an SE
+    of 2.4e-20) were plotted as a bias of -4.2 SE, beyond the ±3 lines."""
+    doc = load(docs, "simulate")
+    cell = doc["metrics"]["delta_precision"]["40"]
+    cell.update(bias=-1e-19, bias_se=2.4e-20, exact=0.0015)
+    figs = figures(report_html(simulate=doc))
+    bias = trace(figs["simulate-bias"], "ΔPrecision")
+    assert 40 not in bias["x"] and all(abs(y) < 1e6 for y in bias["y"])

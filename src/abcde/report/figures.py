@@ -740,8 +740,9 @@ def simulate_section(doc: Mapping[str, Any], source: str = "simulate") -> Sectio
             coverage.add_scatter(name=label, x=[int(b) for b in measured],
                                  y=[per_budget[b]["coverage"] for b in measured],
                                  **_marked(per_budget, measured, rounds, labelled=False))
-        scored = [b for b in per_budget if per_budget[b].get("bias") is not None
-                  and per_budget[b].get("bias_se")]
+        # a bias within rounding of the exact value is none, whatever its SE says
+        scored = [b for b, c in per_budget.items() if c.get("bias") is not None
+                  and c.get("bias_se") and abs(c["bias"]) > 1e-9 * abs(c.get("exact") or 1)]
         if scored:
             bias.add_scatter(name=label, x=[int(b) for b in scored],
                              y=[per_budget[b]["bias"] / per_budget[b]["bias_se"]
