@@ -5,6 +5,7 @@ reach the query only as checked column names or bound parameters."""
 from __future__ import annotations
 
 import html
+import json
 import re
 from pathlib import Path
 
@@ -16,6 +17,8 @@ from structures import same
 from abcde.explorer.app import explore_app
 from abcde.explorer.groups import explore
 from abcde.server.app import allowed_hosts
+
+from .conftest import EXAMPLES
 
 TOKEN = "t" * 43
 
@@ -61,6 +64,10 @@ def test_groups_equal_explore(client: TestClient, item_sample: Path) -> None:
     page = client.get("/", params=params)
     assert page.status_code == 200
     assert f"the top 7 of {len(set(rows))} groups by" in page.text
+    # what the sample was drawn from, as its manifest records it
+    inputs = json.loads(Path(f"{item_sample}.manifest.json").read_text())["inputs"]
+    assert f"Sampled from base <bdi>{EXAMPLES / 'base.csv'}</bdi>; exp <bdi>" in page.text
+    assert f"weights <bdi>{html.escape(inputs['weights'])}</bdi>" in page.text
     for g in want["groups"]:
         assert f'<td class="key">{g["provenance"]}</td>' in page.text
         for e in g["examples"]:

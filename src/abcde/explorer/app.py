@@ -36,7 +36,16 @@ from abcde.explorer.groups import (
     thin_note,
 )
 from abcde.params import Int
-from abcde.server.app import Guard, create_app, isolated, isolated_values, package_files
+from abcde.sample_files.items import manifest_path
+from abcde.sample_files.layout import read_manifest
+from abcde.server.app import (
+    Guard,
+    create_app,
+    isolated,
+    isolated_values,
+    named_inputs,
+    package_files,
+)
 from abcde.text import key_label, to_json
 
 MAX_FILTERS, MAX_TOP, MAX_EXAMPLES = 4, 200, 10
@@ -148,13 +157,18 @@ def explore_app(sample: str | Path, token: str, hosts: frozenset[str]) -> Starle
         # keeps its box: the next submit of the form would drop it otherwise
         attributes += [g for g in dict.fromkeys(form.group_by)
                        if g in columns and g not in attributes]
+        # what the sample was drawn from, as its manifest (checked by `run`) records it
+        where = manifest_path(path)
+        inputs = named_inputs(read_manifest(where, "sample-items").get("inputs")
+                              if doc is not None and where.exists() else None)
         rows = doc["groups"] if doc else []
         biggest = max((abs(r["contribution"]) for r in rows), default=0.0) or 1.0
         html = env.get_template("explore.html").render(
             token=token, sample=path.name, columns=columns, attributes=attributes,
             metrics=IMPACT_METRICS, ops=list(FILTER_OPS), doc=doc, form=form,
             metric=form.metric if form.metric in IMPACT_METRICS else "jaccard_distance",
-            error=error, biggest=biggest, max_filters=MAX_FILTERS, thin_note=thin_note,
+            error=error, biggest=biggest, inputs=inputs, max_filters=MAX_FILTERS,
+            thin_note=thin_note,
             css=f"/static/explore.css?{urlencode({'token': token})}",
             icon=f"/static/favicon.svg?{urlencode({'token': token})}")
         return HTMLResponse(html, status_code=status)

@@ -18,7 +18,6 @@ GET  /static/{name}   judge.js, judge.css, favicon.svg
 
 from __future__ import annotations
 
-import re
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -39,7 +38,14 @@ from abcde.judge.cells import cell, differs, unseen_difference
 from abcde.judge.estimates import EstimatesPanel
 from abcde.judge.session import JudgeSession, Snapshot
 from abcde.quality.judgements import VERDICTS
-from abcde.server.app import DEFAULT_CSP, Guard, create_app, isolated, package_files
+from abcde.server.app import (
+    DEFAULT_CSP,
+    Guard,
+    create_app,
+    isolated,
+    named_inputs,
+    package_files,
+)
 
 STATIC_FILES = ("judge.js", "judge.css", "favicon.svg")
 KEYS = (  # (keys as KeyboardEvent.key, lower-cased; what they do) — also in docs/quality.md
@@ -91,11 +97,8 @@ def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
     by the page's Content-Security-Policy only with ``--image-col``."""
     env = templates()
     panel = EstimatesPanel(session.sample.directory) if options.show_estimates else None
-    # what the panel's estimates are computed from, as the manifest records it ("base
-    # (path)": the path)
-    inputs = {k: v if k == "weights" else re.sub(r"^[^()]* \((.*)\)$", r"\1", v)
-              for k, v in ((panel.sample.manifest.get("inputs") or {}) if panel
-                           else {}).items() if v}
+    # what the panel's estimates are computed from, as the manifest records it
+    inputs = named_inputs(panel.sample.manifest.get("inputs") if panel else None)
     sample = session.sample
     kinds = {**{a: "image" for a in options.image_cols},
              **{a: "link" for a in options.link_cols}}

@@ -272,3 +272,10 @@ def isolated_values(message: str, values: Iterable[object]) -> Markup:
         at = m.end()
     out.append(escape(message[at:]))
     return Markup("").join(out)
+
+
+def named_inputs(inputs: Mapping[str, str | None] | None) -> dict[str, str]:
+    """The inputs a manifest records, each by its file ("base (path)": the path; the
+    weights as described), for a page to say what its numbers are computed from."""
+    return {k: v if k == "weights" else re.sub(r"^[^()]* \((.*)\)$", r"\1", v)
+            for k, v in (inputs or {}).items() if v}
