@@ -33,7 +33,7 @@ def test_nothing_to_report(tmp_path: Path) -> None:
 @pytest.mark.parametrize(("content", "message"), [
     ("{not json", "is not JSON ("),
     ("[1, 2]", "holds a JSON list"),
-    ('{"overall": {}}', "is not the JSON output of `abcde impact`: it has no top_clusters"),
+    ('{"overall": {}}', "is not the JSON output of `abcde impact` as abcde writes it"),
 ])
 def test_bad_documents_are_refused_and_the_old_file_kept(tmp_path: Path, content: str,
                                                         message: str) -> None:
@@ -58,11 +58,12 @@ def test_a_document_given_to_the_wrong_option_names_the_right_one(
                         ("--simulate", "impact"), ("--estimate", "evaluate")):
         code, text = run(option, str(docs[doc]), "--out", str(tmp_path / "r.html"))
         assert code == 2, text
-        assert f"It is the JSON output of `abcde {doc}`: give it to --{doc}" in text, text
+        assert f"It is the JSON output of `abcde {doc}`: give it to --{doc}." in text, text
     other = tmp_path / "other.json"
     other.write_text('{"matrix": {}}')
     code, text = run("--impact", str(other), "--out", str(tmp_path / "r.html"))
-    assert code == 2 and "Give the output of `abcde impact" in text and "It is" not in text
+    assert code == 2 and "Run `abcde impact … --format json` again" in text
+    assert "It is" not in text
     assert not (tmp_path / "r.html").exists()
 
 

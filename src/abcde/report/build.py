@@ -49,19 +49,29 @@ def read_doc(value: Doc, option: str) -> tuple[Mapping[str, Any], str]:
     return doc, str(path)
 
 
+#: the keys of each command's document, to tell which command wrote a misplaced one
+DOCUMENT_KEYS = {"impact": ("overall", "top_clusters", "slices"),
+                 "estimate": ("delta_precision", "sample", "verdict"),
+                 "evaluate": ("runs",), "simulate": ("metrics", "budgets", "replications")}
+
+
 def _section(build: Callable[..., Section], value: Doc, option: str) -> Section:
     """`build`'s section of the document given to `option`; one its plots cannot read
-    (cut short or edited: a key missing, null or of another type) is refused whole."""
+    (cut short, edited, or another command's) is refused whole."""
     doc, source = read_doc(value, option)
+    command = option.removeprefix("--")
     try:
         return build(doc, source)
     except InputError:
         raise
     except (LookupError, TypeError, ValueError, AttributeError, ArithmeticError):
-        command = option.removeprefix("--")
+        other = next((c for c, keys in DOCUMENT_KEYS.items()
+                      if c != command and all(k in doc for k in keys)), None)
         raise InputError(f"{source} is not the JSON output of `abcde {command}` as abcde "
-                         "writes it (cut short or edited?)", hint=f"Run `abcde {command} … "
-                         "--format json` again and give its output.") from None
+                         "writes it (cut short or edited?)", hint=(
+                             f"It is the JSON output of `abcde {other}`: give it to "
+                             f"--{other}." if other else f"Run `abcde {command} … --format "
+                             "json` again and give its output.")) from None
 
 
 def report_html(*, impact: Doc | None = None, estimate: Doc | None = None,

@@ -267,25 +267,6 @@ def _shown(rows: Sequence[Any], what: str) -> tuple[list[Any], str]:
                                    "shown; the JSON holds them all.")
 
 
-#: the keys of each command's document, to tell which command wrote a misplaced one
-_DOCUMENT_KEYS = {"impact": ("overall", "top_clusters", "slices"),
-                  "estimate": ("delta_precision", "sample", "verdict"),
-                  "evaluate": ("runs",), "simulate": ("metrics", "budgets", "replications")}
-
-
-def _checked(doc: Mapping[str, Any], what: str, source: str) -> None:
-    missing = [k for k in _DOCUMENT_KEYS[what] if k not in doc]
-    if missing:
-        other = next((cmd for cmd, keys in _DOCUMENT_KEYS.items()
-                      if cmd != what and all(k in doc for k in keys)), None)
-        hint = (f"It is the JSON output of `abcde {other}`: give it to --{other} (and to "
-                f"--{what} the output of `abcde {what} … --format json`)." if other else
-                f"Give the output of `abcde {what} … --format json` (run it again if this "
-                "file was cut short or edited).")
-        raise InputError(f"{source} is not the JSON output of `abcde {what}`: it has no "
-                         f"{', '.join(missing)}", hint=hint)
-
-
 def _heatmap(go: Any, names: Sequence[str], z: Sequence[Sequence[float | None]],
              text: str, hover: str) -> Any:
     """A matrix of names by names on a diverging scale from −1 to 1."""
@@ -326,7 +307,6 @@ def impact_section(doc: Mapping[str, Any], source: str = "impact") -> Section:
     clusters, per-slice contributions and the cluster sizes (ABCDE §4, §4.1; Jaccard
     decomposition §4–5)."""
     go = _plotly()
-    _checked(doc, "impact", source)
     o = doc["overall"]
     s = Section("impact", "Impact: how Exp differs from Base",
                 "Exact impact metrics over the items in both clusterings (ABCDE §4).",
@@ -499,7 +479,6 @@ def estimate_section(doc: Mapping[str, Any], source: str = "sample",
     class and the judges' agreement (ABCDE §5, §5.7–5.8; docs/method.md §8, §12.4).
     ``inputs``: those of the sample's manifest, when the document lacks them."""
     go = _plotly()
-    _checked(doc, "estimate", source)
     impact = doc.get("impact") or {}
     s = Section("estimate", "Judged sample: is Exp better?", doc["verdict"], source,
                 {**(doc.get("inputs") or inputs or {}), "pairs": pair_population(doc)})
@@ -626,7 +605,6 @@ def evaluate_section(doc: Mapping[str, Any], source: str = "evaluate") -> Sectio
     """An evaluation: the runs' metrics side by side, the worst clusters, the UIR matrix
     and the F_α sweep (ABCDE §3; Amigó et al. 2011; docs/method.md §9–10)."""
     go = _plotly()
-    _checked(doc, "evaluate", source)
     runs = doc["runs"]
     inputs = dict(doc.get("inputs") or {})
     actual = inputs.pop("actual", None) or {}
@@ -724,7 +702,6 @@ def simulate_section(doc: Mapping[str, Any], source: str = "simulate") -> Sectio
     from abcde.quality.simulation import FLAG_COVERAGE
 
     go = _plotly()
-    _checked(doc, "simulate", source)
     rounds = doc["replications"]
     s = Section("simulate", "Sizing a round: interval width against the budget",
                 f"{rounds} simulated rounds per budget on the {doc.get('population')} "
