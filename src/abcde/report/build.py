@@ -36,9 +36,7 @@ def read_doc(value: Doc, option: str) -> tuple[Mapping[str, Any], str]:
                          f"--format json > {command}.json` and give {option} {command}.json.")
     try:
         doc = load_json(path.read_bytes())
-    except FileNotFoundError:
-        raise InputError(f"{option} {path}: no such file") from None
-    except OSError as err:
+    except OSError as err:  # no such file, no permission
         raise InputError(f"{option} {path}: cannot read it ({err.strerror})") from None
     except ValueError as err:  # not text, not JSON, too large or nested too deep
         raise InputError(f"{option} {path} is not JSON ({str(err)[:200]})",
