@@ -60,8 +60,6 @@ def _section(build: Callable[..., Section], value: Doc, option: str) -> Section:
     command = option.removeprefix("--")
     try:
         return build(doc, source)
-    except InputError:
-        raise
     except (LookupError, TypeError, ValueError, AttributeError, ArithmeticError):
         other = next((c for c, keys in DOCUMENT_KEYS.items()
                       if c != command and all(k in doc for k in keys)), None)
