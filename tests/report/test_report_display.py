@@ -106,7 +106,7 @@ def test_close_runs_are_drawn_to_one_and_labelled_far_ones_from_zero(
     fig = figures(report_html(evaluate=_evaluate_with(doc, {"base": 0.963, "exp": 0.978})
                               ))["evaluate-runs"]
     lo, hi = fig["layout"]["yaxis"]["range"]
-    assert 0.9 < lo < 0.963 and hi == 1
+    assert 0.9 < lo < 0.963 and 1 < hi < 1.01  # room above for a dot at 100%
     assert (0.978 - 0.963) / (hi - lo) >= 0.3
     assert {t["type"] for t in fig["data"]} == {"scatter"}
     assert trace(fig, "base")["text"] == ["96.3%"] * 3

@@ -179,7 +179,9 @@ def value_range(values: Sequence[float], anchors: Sequence[float] = (0.0,),
             return ([anchor - 1.0, anchor] if anchor > 0 else [anchor, anchor + 1.0]), False
         if not zoom or spread >= ZOOM * (hi - lo) or len(set(vals)) == 1:
             pad = 0.08 * (hi - lo)  # room for the markers beyond the values
-            return [lo - pad if lo < anchor else lo, hi + pad if hi > anchor else hi], False
+            edge = 0.02 * (hi - lo) if anchor else 0.0  # and for one at 1 (bars start at 0)
+            return [lo - pad if lo < anchor else lo - edge,
+                    hi + pad if hi > anchor else hi + edge], False
     far = min(max(abs(v - a) for v in vals) for a in anchors)  # to the nearer anchor
     width = max(spread / 0.6, ZOOM * far)
     start = (min(vals) + max(vals) - width) / 2
@@ -206,7 +208,7 @@ def _axis(fig: Any, axis: str, values: Sequence[float], unit: str = PERCENT, *,
                        f"{show(rng[0], unit)}, not 0", xref="paper", yref="paper", x=0, y=0,
                        xanchor="left", yanchor="bottom", showarrow=False,
                        font={"color": BAD}, bgcolor="rgba(255,255,255,0.85)")
-    return ZOOMED if zoomed else (f" The axis runs to {show(rng[1], unit)} and does not "
+    return ZOOMED if zoomed else (f" The axis runs to {show(1.0, unit)} and does not "
                                   "start at 0: what differs is the distance to it.")
 
 
