@@ -1,15 +1,6 @@
-"""What `abcde evaluate` reports: the metric names of its JSON document and the result
-classes of one run and of the whole evaluation (docs/method.md §4, §5, §9).
-
-Below the pipeline (`abcde.evaluation.run`), the comparisons (`abcde.evaluation.compare`)
-and the text report (`abcde.evaluation.text`), which all read these names; it imports
-nothing heavy, so the command line can use it without loading numpy.
-
-References
-----------
-[PW] S. van Staden. Pointwise Metrics for Clustering Evaluation. Google Switzerland,
-May 2024. arXiv:2405.10421.
-"""
+"""What `abcde evaluate` reports: the metric names of its JSON and the result classes of
+one run and of the whole evaluation (docs/method.md §4, §5, §9). Imports nothing heavy:
+the text report and the command line read it without numpy."""
 
 from __future__ import annotations
 
@@ -19,27 +10,27 @@ from typing import Any
 
 from abcde.results import summary_repr
 
-#: Pointwise metrics per cell ([PW] eq. 11–15; docs/method.md §4.1).
+#: Pointwise metrics per cell (pointwise paper eq. 11–15; docs/method.md §4.1).
 POINTWISE_METRICS = ("precision", "recall", "f1", "accuracy", "jaccard_distance",
                      "jaccard_index")
-#: Keys of `overall`: the lifted metrics and the F1 of the overall P and R (docs/method.md §4.2).
+#: Keys of `overall`: the lifted metrics and the F1 of the overall P and R (§4.2).
 OVERALL_METRICS = ("precision", "recall", "f1", "f1_of_overall", "accuracy",
                    "jaccard_distance", "jaccard_index")
-#: The classic unweighted metrics (docs/method.md §5.1).
+#: The classic unweighted metrics (§5.1) and the pair counts behind the pairwise ones.
 CLASSIC_METRICS = ("pairwise_precision", "pairwise_recall", "pairwise_f1",
                    "adjusted_rand_index", "purity", "inverse_purity", "fmeasure",
                    "homogeneity", "completeness", "v_measure", "nmi")
-#: The pair counts behind the pairwise metrics (docs/method.md §5.1).
 PAIR_COUNTS = ("true_positive_pairs", "false_positive_pairs", "false_negative_pairs",
                "true_negative_pairs")
-#: Yandex cluster_metrics, each in a basic and an optimistic variant (docs/method.md §5.2).
+#: Yandex cluster_metrics, each basic and optimistic (§5.2).
 YANDEX_METRICS = ("ecc", "bcp", "bcr", "bcf1")
 YANDEX_KINDS = ("basic", "optimistic")
 
 
 @dataclass
 class RunResult:
-    """One actual run evaluated against the truth (docs/method.md §4, §5)."""
+    """One actual run against the truth; `cases` (the UIR test cases, case -> {metric:
+    value}) is not part of the JSON."""
 
     name: str
     label: str
@@ -52,11 +43,9 @@ class RunResult:
     worst_actual_clusters: list[dict[str, Any]]
     slices: list[dict[str, Any]]
     files: dict[str, str] = field(default_factory=dict)
-    #: The UIR test cases: case -> {metric: value} (not part of the JSON).
     cases: dict[Hashable, dict[str, float]] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        """The run's part of the JSON document (everything but `cases`)."""
         return {"name": self.name, "input": self.label, "overall": self.overall,
                 "coverage": self.coverage, "classic": self.classic,
                 "pair_counts": self.pair_counts, "yandex": self.yandex,
@@ -84,7 +73,6 @@ class EvaluateResult:
         raise KeyError(name)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON document: inputs, runs, comparisons and the UIR summary."""
         return {"inputs": self.inputs, "runs": [r.to_dict() for r in self.runs],
                 "comparisons": self.comparisons, "uir": self.uir}
 

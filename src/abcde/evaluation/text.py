@@ -1,17 +1,5 @@
 """The text reports of `abcde evaluate` and `abcde uir`, rendered from their JSON
-documents (docs/method.md §4, §5, §9).
-
-Light on purpose: it imports only the metric names (`abcde.evaluation.results`) and the
-table formatter, never numpy or the pipeline.
-
-References
-----------
-[PW] S. van Staden. Pointwise Metrics for Clustering Evaluation. Google Switzerland,
-May 2024. arXiv:2405.10421.
-[UIR] E. Amigó, J. Gonzalo, J. Artiles, F. Verdejo. Combining evaluation metrics via the
-unanimous improvement ratio and its application to clustering tasks. *Journal of
-Artificial Intelligence Research* 42 (2011) 689–718. doi:10.1613/jair.3401.
-"""
+documents (docs/method.md §4, §5, §9); light: no numpy, no pipeline."""
 
 from __future__ import annotations
 
@@ -20,8 +8,6 @@ from typing import Any
 from abcde.evaluation.results import CLASSIC_METRICS, OVERALL_METRICS, YANDEX_METRICS
 from abcde.evaluation.uir import MIN_CASES_FOR_ROBUST
 from abcde.text import fmt, table
-
-__all__ = ["evaluate_text", "uir_text"]
 
 
 def _matrix_text(matrix: dict[str, dict[str, float]]) -> str:
@@ -81,25 +67,8 @@ def _parametric_text(value: float | None, error: str | None) -> str:
 
 
 def uir_text(doc: dict[str, Any]) -> str:
-    """The report of `abcde uir`.
-
-    Parameters
-    ----------
-    doc : dict
-        The JSON document of `abcde uir` (`abcde.evaluation.compare.uir_report`).
-
-    Returns
-    -------
-    str
-        The UIR matrix, each pair's UIR with its reading and parametric UIR, the
-        reference systems, the robust improvements and the F_α sweep.
-
-    References
-    ----------
-    E. Amigó, J. Gonzalo, J. Artiles, F. Verdejo. Combining evaluation metrics via the
-    unanimous improvement ratio and its application to clustering tasks. JAIR 42 (2011)
-    689–718, §2.1, §4.2, §6.3, §6.4 (Table 7), §8. docs/method.md §9.
-    """
+    """`abcde uir`'s report: the matrix, each pair's UIR with its reading and parametric
+    UIR, the reference systems, the robust improvements and the F_α sweep."""
     thr = doc["threshold"]
     parts = [f"UIR over {', '.join(doc['metrics'])} (robust when >= {thr}; "
              "Amigó et al. 2011 §6.3)", _matrix_text(doc["matrix"]), ""]
@@ -119,31 +88,9 @@ def uir_text(doc: dict[str, Any]) -> str:
 
 
 def evaluate_text(doc: dict[str, Any], top: int = 10) -> str:
-    """The report of `abcde evaluate`; lists (slices, worst clusters and themes) show at
-    most `top` rows — every row is in the JSON and under --out.
-
-    Parameters
-    ----------
-    doc : dict
-        The JSON document of `abcde evaluate` (`EvaluateResult.to_dict()`).
-    top : int
-        How many slice rows to print per slicing.
-
-    Returns
-    -------
-    str
-        Inputs, coverage, the pointwise, classic and Yandex metrics per run, slices,
-        worst clusters and themes, the comparisons and the UIR summary.
-
-    References
-    ----------
-    S. van Staden. Pointwise Metrics for Clustering Evaluation. Google Switzerland, 2024.
-    arXiv:2405.10421, §3. Yandex. Оценка качества кластеризации: свойства, метрики, код
-    на GitHub. Habr, post 500742, 2020 (github.com/yandex/cluster_metrics). E. Amigó,
-    J. Gonzalo, J. Artiles, F. Verdejo. Combining evaluation metrics via the unanimous
-    improvement ratio and its application to clustering tasks. JAIR 42 (2011) 689–718.
-    docs/method.md §4, §5, §9.
-    """
+    """`abcde evaluate`'s report: inputs, coverage, the metrics per run, at most `top`
+    rows of each list (all of them are in the JSON and under --out), the comparisons and
+    the UIR summary."""
     runs = doc["runs"]
     parts = ["Inputs", f"  truth      {doc['inputs']['truth']}"]
     for name, label in doc["inputs"]["actual"].items():
