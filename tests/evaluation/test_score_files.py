@@ -141,7 +141,7 @@ def test_read_scores_decimal_comma(tmp_path: Path) -> None:
     result = CliRunner().invoke(main, ["uir", str(p), "--metrics", "p", "--format", "json"])
     assert result.exit_code == 0, result.output
     # A > B on case 1, tied on case 2: UIR(A, B) = (2 - 1) / 2
-    assert json.loads(result.output)["matrix"]["A"]["B"] == 0.5
+    assert json.loads(result.stdout)["matrix"]["A"]["B"] == 0.5
 
 
 def test_a_json_array_of_scores_is_told_to_be_jsonl(tmp_path: Path) -> None:

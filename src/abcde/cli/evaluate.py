@@ -33,6 +33,12 @@ def _split_actual(spec: str) -> tuple[str | None, str]:
 @click.option("--actual", "actual", required=True, multiple=True,
               help="An actual clustering to evaluate; repeat for several runs. "
                    "NAME=PATH names the run (default: the file name).")
+@click.option("--truth-sample", default=None, metavar="size|uniform|COLUMN",
+              help="The truth is a sample of complete true clusters of the runs' "
+                   "population, drawn with probability proportional to size, uniformly, "
+                   "or with the inclusion probabilities in COLUMN of the truth: estimate "
+                   "the population's pointwise metrics with 95% intervals. Default: the "
+                   "truth labels a closed set, metrics on the items both hold.")
 @column_options
 @click.option("--attributes", default=None, help="Table of item attributes for slices.")
 @click.option("--slice-by", multiple=True, help="Attribute column(s) to slice by: "
@@ -59,7 +65,8 @@ def _split_actual(spec: str) -> tuple[str | None, str]:
               "reuse them while the inputs are unchanged: a DuckDB file, a PostgreSQL "
               "schema or a Spark database.")
 @engine_options
-def evaluate_cmd(truth: str, actual: tuple[str, ...], weights: str | None,
+def evaluate_cmd(truth: str, actual: tuple[str, ...], truth_sample: str | None,
+                 weights: str | None,
                  attributes: str | None, slice_by: tuple[str, ...], uir_cases: str,
                  uir_metrics: str, uir_rel_tol: float, columns: Columns,
                  missing_weight: float | None, top: int, out: str | None, out_format: str,
@@ -75,12 +82,15 @@ def evaluate_cmd(truth: str, actual: tuple[str, ...], weights: str | None,
         require_plotly()
     pairs = [_split_actual(a) for a in actual]
     result = evaluate(truth, [p for _, p in pairs], weights, names=[n for n, _ in pairs],
-                      uir=UirOptions(uir_cases, uir_metrics, rel_tol=uir_rel_tol), top=top,
+                      uir=UirOptions(uir_cases, uir_metrics, rel_tol=uir_rel_tol),
+                      truth_sample=truth_sample, top=top,
                       out=out, out_format=out_format, attributes=attributes,
                       slice_by=list(slice_by), item_col=columns.item,
                       cluster_col=columns.cluster, weight_col=columns.weight,
                       missing_weight=missing_weight, engine=engine, workspace=workspace)
     doc = result.to_dict()
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
     if fmt_ == "html":
         from abcde.report.build import report_html
 

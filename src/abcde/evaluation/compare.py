@@ -69,6 +69,10 @@ def compare_runs(a: RunResult, b: RunResult, metrics: Sequence[str] | None,
         "items_in_both": {a.name: a.overall["items"], b.name: b.overall["items"]},
         "uir": None,
     }
+    if a.sample is not None and b.sample is not None:  # paired on the same clusters
+        from abcde.evaluation.population import paired_doc
+
+        doc["population"] = paired_doc(a.sample, b.sample)
     if metrics is None:
         return doc
     if not shared:

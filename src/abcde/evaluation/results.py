@@ -25,6 +25,14 @@ PAIR_COUNTS = ("true_positive_pairs", "false_positive_pairs", "false_negative_pa
 #: Yandex cluster_metrics, each basic and optimistic (§5.2).
 YANDEX_METRICS = ("ecc", "bcp", "bcr", "bcf1")
 YANDEX_KINDS = ("basic", "optimistic")
+#: The designs of a truth of complete clusters named by a word; any other value of
+#: `truth_sample` names a column of the truth (docs/method.md §4.4).
+DESIGNS = ("size", "uniform")
+#: A population estimate (a truth of complete clusters, docs/method.md §4.4) is not
+#: conclusive below this effective number of sampled clusters, or of clusters carrying
+#: its loss (or a difference): an interval resting on a handful of them can cover far
+#: less than it says.
+MIN_CLUSTERS, MIN_LOSS_CLUSTERS = 30.0, 10.0
 
 
 @dataclass
@@ -44,9 +52,14 @@ class RunResult:
     slices: list[dict[str, Any]]
     files: dict[str, str] = field(default_factory=dict)
     cases: dict[Hashable, dict[str, float]] = field(default_factory=dict)
+    #: With a truth of complete clusters: the estimates (JSON), and the per-cluster sums
+    #: they come from (`abcde.evaluation.population.Sample`, not JSON), which pair runs.
+    population: dict[str, Any] | None = None
+    sample: Any = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
         return {"name": self.name, "input": self.label, "overall": self.overall,
+                **({"population": self.population} if self.population else {}),
                 "coverage": self.coverage, "classic": self.classic,
                 "pair_counts": self.pair_counts, "yandex": self.yandex,
                 "worst_truth_clusters": self.worst_truth_clusters,
@@ -64,6 +77,7 @@ class EvaluateResult:
     runs: list[RunResult]
     comparisons: list[dict[str, Any]]
     uir: dict[str, Any] | None
+    warnings: list[str] = field(default_factory=list)
 
     def run(self, name: str) -> RunResult:
         """The run called `name` (KeyError if there is none)."""
@@ -74,6 +88,6 @@ class EvaluateResult:
 
     def to_dict(self) -> dict[str, Any]:
         return {"inputs": self.inputs, "runs": [r.to_dict() for r in self.runs],
-                "comparisons": self.comparisons, "uir": self.uir}
+                "comparisons": self.comparisons, "uir": self.uir, "warnings": self.warnings}
 
     __repr__ = summary_repr

@@ -36,6 +36,7 @@ from abcde.evaluation import DEFAULT_REL_TOL, REL_TOL
 from abcde.evaluation.compare import compare_runs, evaluate_uir_summary, shared_cases
 from abcde.evaluation.results import (
     CLASSIC_METRICS,
+    DESIGNS,
     OVERALL_METRICS,
     PAIR_COUNTS,
     POINTWISE_METRICS,
@@ -67,6 +68,13 @@ UIR_METRICS = ("precision", "recall", "f1", "f1_of_overall", "accuracy", "jaccar
 #: The legacy keywords of `evaluate` and the `UirOptions` field each sets.
 _UIR_KEYWORDS = {"uir_cases": "cases", "uir_metrics": "metrics", "alphas": "alphas",
                  "uir_rel_tol": "rel_tol"}
+#: From this share of the weight of the runs' clusters of truth items on items the truth
+#: does not label, a closed truth is probably not closed (a warning says so).
+UNLABELLED_SHARE = 0.01
+#: Below this many effective clusters per cluster of a benchmark of complete clusters, the
+#: design weighs its clusters so unequally that intervals cover less than they say
+#: (tests/evaluation/test_population_statistical.py): a warning says so.
+LOW_EFFICIENCY = 0.25
 #: Names a slice column may not have: the metric columns beside it.
 SLICE_RESERVED = frozenset({"items", "weight", "cells", "loss", *OVERALL_METRICS})
 
@@ -198,15 +206,19 @@ def _as_runs(actual: object, names: Sequence[str | None] | None,
 
 
 def add_evaluation_steps(pipeline: Pipeline, inputs: Inputs, slicings: Sequence[Sequence[str]],
-                         slice_cells: Sequence[str] | None = None, *,
-                         tables: bool = True) -> list[str]:
+                         slice_cells: Sequence[str] | None = None, *, tables: bool = True,
+                         complete: bool = False) -> list[str]:
     """Every evaluation step after `cell_rows` (docs/method.md §4, §5): the cell steps
-    unless their `slice_cells` are given (a warehouse script's), the pointwise cells,
-    overall, cluster and slice tables (materialised with `tables`, to be written out),
-    the classic and Yandex metrics. Returns the per-slicing steps."""
+    unless their `slice_cells` are given (a warehouse script's), the run's items outside
+    T in the clusters that meet it, the pointwise cells (with `complete`, of a truth of
+    complete clusters: the run's whole clusters, §4.4), overall, cluster and slice
+    tables (materialised with `tables`, to be written out), the classic and Yandex
+    metrics. Returns the per-slicing steps."""
     if slice_cells is None:
         slice_cells = add_cell_steps(pipeline, inputs, slicings)
-    pipeline.add("pointwise_cells", render("evaluate/pointwise_cells.sql"))
+    if complete:
+        pipeline.add("run_weight", render("evaluate/run_weight.sql"), materialise=True)
+    pipeline.add("pointwise_cells", render("evaluate/pointwise_cells.sql", complete=complete))
     pipeline.add("overall", render("evaluate/pointwise_overall.sql", metrics=POINTWISE_METRICS))
     for side, name, loss in (("b", "truth_clusters", "recall"),
                              ("e", "actual_clusters", "precision")):
@@ -215,11 +227,21 @@ def add_evaluation_steps(pipeline: Pipeline, inputs: Inputs, slicings: Sequence[
                      materialise=tables)
     steps = [pipeline.add(f"slices_{k}", render(
         "evaluate/pointwise_slices.sql", slice_columns=[inputs.attribute(c) for c in slicing],
-        slice_cells=cells, metrics=POINTWISE_METRICS), materialise=tables)
+        slice_cells=cells, metrics=POINTWISE_METRICS, by_cluster=False), materialise=tables)
         for k, (slicing, cells) in enumerate(zip(slicings, slice_cells, strict=True))]
     pipeline.add("classic", render("evaluate/classic.sql"))
+    pipeline.add("outside", render("evaluate/outside.sql"), materialise=True)
     pipeline.add("yandex_themes", render("evaluate/yandex_themes.sql"), materialise=True)
     pipeline.add("yandex", render("evaluate/yandex.sql"))
+    if complete:
+        pipeline.add("benchmark_clusters", render(
+            "evaluate/benchmark_clusters.sql", metrics=POINTWISE_METRICS,
+            design="truth_design" in pipeline.steps))
+        for k, (slicing, cells) in enumerate(zip(slicings, slice_cells, strict=True)):
+            pipeline.add(f"benchmark_slices_{k}", render(
+                "evaluate/pointwise_slices.sql", by_cluster=True, slice_cells=cells,
+                slice_columns=[inputs.attribute(c) for c in slicing],
+                metrics=POINTWISE_METRICS))
     return steps
 
 
@@ -238,8 +260,8 @@ def evaluation_pipeline(inputs: Inputs, slicings: Sequence[Sequence[str]] = (),
 @checked(top=TOP, out_format=OneOf(OUT_FORMATS))
 def evaluate(truth: object, actual: object, weights: object | None = None, *,
              names: Sequence[str | None] | None = None, uir: UirOptions | None = None,
-             top: int = 10, out: str | Path | None = None, out_format: str = "parquet",
-             **inputs: Any) -> EvaluateResult:
+             truth_sample: str | None = None, top: int = 10, out: str | Path | None = None,
+             out_format: str = "parquet", **inputs: Any) -> EvaluateResult:
     """How well each actual clustering matches the truth, and how the runs compare.
 
     Parameters
@@ -258,6 +280,13 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
     uir
         What UIR compares (`UirOptions`: cases, metrics, alphas, rel_tol); the keywords
         `uir_cases`, `uir_metrics`, `alphas` and `uir_rel_tol` set the same.
+    truth_sample
+        None: the truth labels a closed set of items, and the runs are scored on the
+        items they share with it. Else the truth is a sample of complete true clusters
+        of the runs' population, drawn with probability ∝ size ("size"), uniformly
+        ("uniform"), or with the inclusion probabilities in this column of the truth:
+        every pointwise metric of the population is estimated with a 95% interval, per
+        run, per slice and paired between runs (docs/method.md §4.4).
     top
         How many worst truth/actual clusters and Yandex themes to list.
     out, out_format
@@ -273,8 +302,9 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
     -------
     EvaluateResult
         Per run the pointwise, classic and Yandex metrics, coverage, worst clusters and
-        slices; per pair of runs the deltas and UIR; the UIR summary. ``to_dict()`` is
-        the JSON.
+        slices (with `truth_sample`, ``population``: the estimates with intervals, which
+        ``overall`` then holds); per pair of runs the deltas and UIR; the UIR summary;
+        ``warnings``. ``to_dict()`` is the JSON.
 
     References
     ----------
@@ -282,8 +312,14 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
     arXiv:2405.10421, §3. Yandex. Оценка качества кластеризации: свойства, метрики, код
     на GitHub. Habr, post 500742, 2020. E. Amigó, J. Gonzalo, J. Artiles, F. Verdejo.
     Combining evaluation metrics via the unanimous improvement ratio and its application
-    to clustering tasks. JAIR 42 (2011) 689–718. docs/method.md §4, §5, §9.
+    to clustering tasks. JAIR 42 (2011) 689–718. O. Binette, S. A. York, E. Hickerson,
+    Y. Baek, S. Madhavan, C. Jones. Estimating the performance of entity resolution
+    algorithms: lessons learned through PatentsView.org. The American Statistician 77(4)
+    (2023) 370–380. docs/method.md §4, §5, §9.
     """
+    if truth_sample is not None and not (isinstance(truth_sample, str) and truth_sample):
+        raise InputError("{option} must be size, uniform or a column of the truth, not "
+                         f"{truth_sample!r}", option="truth_sample")
     legacy = {_UIR_KEYWORDS[k]: inputs.pop(k) for k in list(inputs) if k in _UIR_KEYWORDS}
     uir = replace(uir or UirOptions(), **legacy)
     session = Session.of(truth, None, weights, roles=("truth", "actual"), **inputs)
@@ -311,16 +347,16 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
                      inputs=input_files(spec.base, spec.weights, spec.attributes, *runs))
           if out is not None else contextlib.nullcontext()) as od, \
             opened(config) as eng, Workspace.opened(eng, session.location) as ws:
+        plan = _Plan(slicings, top, uir, out_format, fetch_cases, truth_sample)
         results, sweep = [], None
         for k, (name, source) in enumerate(zip(labels, runs, strict=True)):
             run_inputs = open_inputs(eng, replace(spec, exp=source))
             run_inputs.workspace = ws
-            result, sweep = _run_one(eng, run_inputs, name, k, slicings, top, uir, od,
-                                     out_format, fetch_cases)
+            result, sweep = _run_one(eng, run_inputs, name, k, plan, od)
             results.append(result)
         described = run_inputs.description()
         input_doc = {"truth": described["truth"], "weights": described["weights"],
-                     "attributes": described["attributes"],
+                     "attributes": described["attributes"], "truth_sample": truth_sample,
                      "actual": {r.name: r.label for r in results}}
         shared = shared_cases(results)
         uir_doc, pairs = (evaluate_uir_summary(results, uir.cases, uir.metrics, uir.alphas,
@@ -333,21 +369,54 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
         comparisons = [compare_runs(a, b, uir.metrics if uir.cases else None, shared,
                                     uir.rel_tol, pairs) for a, b in combinations(results, 2)]
     return EvaluateResult(inputs=input_doc, runs=results, comparisons=comparisons,
-                          uir=uir_doc)
+                          uir=uir_doc, warnings=_warnings(results, truth_sample))
 
 
-def _run_one(engine: Engine, inputs: Inputs, name: str, k: int, slicings: list[list[str]],
-             top: int, uir: UirOptions, out: OutputDir | None, out_format: str,
-             fetch_cases: bool) -> tuple[RunResult, tuple[int, dict[str, float] | None] | None]:
+@dataclass(frozen=True)
+class _Plan:
+    """What every run of one evaluation computes."""
+
+    slicings: list[list[str]]
+    top: int
+    uir: UirOptions
+    out_format: str
+    fetch_cases: bool
+    truth_sample: str | None
+
+
+def _run_one(engine: Engine, inputs: Inputs, name: str, k: int, plan: _Plan,
+             out: OutputDir | None,
+             ) -> tuple[RunResult, tuple[int, dict[str, float] | None] | None]:
     """One run: its steps, the small results fetched, its files written; with one run and
     truth-cluster cases, the number of cases and their F_α sweep computed in SQL."""
+    slicings, uir, design = plan.slicings, plan.uir, plan.truth_sample
     pipeline = Pipeline(prefix=f"abcde_eval{k}_", schema=engine.work_schema)
     add_item_steps(pipeline, inputs)
     checked = build_cell_rows(engine, pipeline, inputs)
-    slice_steps = add_evaluation_steps(pipeline, inputs, slicings, tables=out is not None)
-    truth_cases = fetch_cases and uir.slice_column is None
-    pipeline.steps["truth_clusters"].materialise |= truth_cases
+    if design not in (None, *DESIGNS):
+        inputs.base.require(design, "--truth-sample", "inclusion probabilities")
+        if inputs.base.category(design) not in ("integer", "float", "decimal"):
+            raise InputError(f"column {design!r} holds {inputs.base.columns[design]}, not "
+                             "inclusion probabilities", table=inputs.base.label,
+                             option="truth_sample")
+        pipeline.add("truth_design", render(
+            "evaluate/truth_design.sql", relation=inputs.base.relation, column=design,
+            cluster_col=inputs.columns.cluster, cluster_type=inputs.base_cluster_type))
+    slice_steps = add_evaluation_steps(pipeline, inputs, slicings, tables=out is not None,
+                                       complete=design is not None)
+    truth_cases = plan.fetch_cases and uir.slice_column is None
+    pipeline.steps["truth_clusters"].materialise |= truth_cases or design is not None
     run_cell_steps(engine, pipeline, inputs, "cells", "cell_metrics")
+    pipeline.run(engine, "outside")
+    if design is not None:
+        pipeline.run(engine, "run_weight")
+        unweighted = int(pipeline.fetch(engine, "run_weight")[0]["unweighted"] or 0)
+        if unweighted:
+            raise InputError(f"{unweighted:,} item(s) of the run have no weight: a truth of "
+                             "complete clusters counts every item of the run's clusters",
+                             table=inputs.weights.label if inputs.weights else None,
+                             option="missing_weight",
+                             hint="Add their weights, or give them one with --missing-weight.")
     pipeline.run(engine, *(s for s in ("truth_clusters", "actual_clusters", *slice_steps)
                            if pipeline.steps[s].materialise), "yandex_themes")
 
@@ -359,7 +428,7 @@ def _run_one(engine: Engine, inputs: Inputs, name: str, k: int, slicings: list[l
 
     overall, classic, yandex = (rows(s)[0] for s in ("overall", "classic", "yandex"))
     worst = {side: rows(f"worst_{side}", "evaluate/worst_clusters.sql", relation=side,
-                        metrics=POINTWISE_METRICS, k=top)
+                        metrics=POINTWISE_METRICS, k=plan.top)
              for side in ("truth_clusters", "actual_clusters")}
     slices = []
     for slicing, step in zip(slicings, slice_steps, strict=True):
@@ -370,22 +439,27 @@ def _run_one(engine: Engine, inputs: Inputs, name: str, k: int, slicings: list[l
     cases: dict[Hashable, dict[str, float]] = {}
     if truth_cases:
         cases = {r["cluster_id"]: _case(r) for r in pipeline.fetch(engine, "truth_clusters")}
-    elif fetch_cases:
+    elif plan.fetch_cases:
         found = next(s["rows"] for s in slices if s["slice_by"] == [uir.slice_column])
         cases = {r[uir.slice_column]: _case(r) for r in found}
     sweep = None
-    if uir.cases == "truth_cluster" and not fetch_cases:
+    if uir.cases == "truth_cluster" and not plan.fetch_cases:
         pair = f_alpha_metrics(uir.metrics)
         row = rows("case_sweep", "evaluate/case_sweep.sql", relation="truth_clusters",
                    alphas=[repr(a) for a in uir.alphas],
                    p=pair[0] if pair else "precision", r=pair[1] if pair else "recall")[0]
         sweep = (int(row["n_cases"]), {f"{a:g}": float(row[f"f_{j}"])
                                        for j, a in enumerate(uir.alphas)} if pair else None)
+    coverage = coverage_report(engine, pipeline, inputs, overall, checked)
+    unlabelled = rows("unlabelled", "evaluate/unlabelled.sql")[0]
+    coverage["unlabelled_in_run_clusters"] = {"items": int(unlabelled["items"]),
+                                              "weight": unlabelled["weight"],
+                                              "share": unlabelled["share"]}
     result = RunResult(
         name=name, label=inputs.exp.label,
         overall={"items": int(overall["items"]), "weight": float(overall["weight"]),
                  **{m: overall[m] for m in OVERALL_METRICS}},
-        coverage=coverage_report(engine, pipeline, inputs, overall, checked),
+        coverage=coverage,
         classic={m: classic[m] for m in CLASSIC_METRICS},
         pair_counts={m: float(classic[m]) for m in PAIR_COUNTS},
         yandex={kind: {m: yandex[f"{m}_{kind}"] for m in YANDEX_METRICS}
@@ -393,14 +467,61 @@ def _run_one(engine: Engine, inputs: Inputs, name: str, k: int, slicings: list[l
         | {"themes": int(yandex["themes"]),
            "themes_with_recall": int(yandex["themes_with_recall"] or 0),
            "worst_themes": rows("yandex_worst_themes", "evaluate/yandex_worst_themes.sql",
-                                k=top)},
+                                k=plan.top)},
         worst_truth_clusters=worst["truth_clusters"],
         worst_actual_clusters=worst["actual_clusters"], slices=slices, cases=cases)
+    if design is not None:
+        _estimate(engine, pipeline, inputs, result, design, slicings)
     if out is not None:
-        result.files = _write(engine, pipeline, out, name, out_format, slicings, slice_steps)
+        result.files = _write(engine, pipeline, out, name, plan.out_format, slicings,
+                              slice_steps)
         for entry, stem in zip(result.slices, slice_file_stems(slicings), strict=True):
             entry["file"] = result.files[stem]
     return result, sweep
+
+
+def _estimate(engine: Engine, pipeline: Pipeline, inputs: Inputs, result: RunResult,
+              design: str, slicings: list[list[str]]) -> None:
+    """The population's metrics from a truth of complete clusters (docs/method.md §4.4):
+    the per-cluster sums from the engine, the estimates here; `overall` holds them."""
+    from abcde.evaluation.population import Sample, population_doc  # numpy
+
+    sample = Sample.of(pipeline.fetch(engine, "benchmark_clusters"), design)
+    slices = []
+    for k, slicing in enumerate(slicings):
+        aliases = {inputs.attribute(c).alias: c for c in slicing}
+        found = [{aliases.get(c, c): v for c, v in plain_row(r, text=list(aliases)).items()}
+                 for r in pipeline.fetch(engine, f"benchmark_slices_{k}")]
+        slices.append((slicing, found))
+    result.population, result.sample = population_doc(sample, design, slices), sample
+    result.overall.update({m: v["estimate"]
+                           for m, v in result.population["metrics"].items()})
+
+
+def _warnings(results: Sequence[RunResult], truth_sample: str | None) -> list[str]:
+    """Where a closed truth probably is a sample of complete clusters (the runs' clusters
+    of its items hold weight it does not label, merges the metrics on T leave out), and
+    where a benchmark's design weighs its clusters very unequally."""
+    out = []
+    for r in results:
+        share = r.coverage["unlabelled_in_run_clusters"]["share"]
+        if truth_sample is None and share >= UNLABELLED_SHARE:
+            kind = ("probably a sample of complete true clusters: --truth-sample (Python: "
+                    "truth_sample=) size, uniform or a column of inclusion probabilities "
+                    "estimates the population's metrics" if share < 0.5 else
+                    "probably a sample of items, not of whole clusters: the metrics on the "
+                    "items both hold are what it can tell")
+            out.append(f"{r.name}: {share:.1%} of the weight of the run's clusters of truth "
+                       "items (averaged over the truth's clusters) is on items the truth "
+                       f"does not label, merges the metrics leave out. The truth is {kind} "
+                       "(docs/evaluation.md).")
+        p = r.population
+        if p is not None and p["effective_clusters"] < LOW_EFFICIENCY * p["clusters"]:
+            out.append(f"{r.name}: the design weighs the benchmark's clusters very unequally "
+                       f"({p['effective_clusters']:.0f} effective of {p['clusters']:,}): the "
+                       "intervals can cover less than they say; a benchmark drawn with "
+                       "probability proportional to size avoids this (docs/evaluation.md).")
+    return out
 
 
 def _case(row: Mapping[str, Any]) -> dict[str, float]:
