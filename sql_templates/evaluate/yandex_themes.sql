@@ -4,7 +4,8 @@
    |g| counts every item of the truth file: the items of g in T plus the truth items
    the actual clustering lacks ("unclustered", outside T: recall 0). |c| counts every
    item of the actual cluster: marked(c) items present in the truth plus the unlabelled
-   ones (outside T). For every actual cluster c meeting g, common = |c ∩ g| and
+   ones (outside T: evaluate/outside.sql). For every actual cluster c meeting g,
+   common = |c ∩ g| and
      precision(c, g) = (common + r·(|c| − marked(c))) / |c|, r = 0 basic, 1 optimistic;
      recall(c, g) = common / |g|.
    ECC(g) = Σ_k recall_k·p_k·Π_{m<k}(1 − p_m), clusters by common descending (ties
@@ -19,15 +20,6 @@ WITH yt_unclustered AS (
   FROM cell_rows
   WHERE NOT common AND one_side_id IS NOT NULL AND b IS NOT NULL
   GROUP BY b
-),
-yt_unlabelled AS (
-  SELECT e, SUM(item_rows) AS n
-  FROM cell_rows
-  WHERE NOT common AND one_side_id IS NOT NULL AND e IS NOT NULL
-    {# only clusters that meet the truth: with a small truth and a large run, most
-       rows of cell_rows are the run's own items #}
-    AND e IN (SELECT e FROM cells)
-  GROUP BY e
 ),
 {# marked(c) = N_e, the items of c in T, |g ∩ T| = N_b and whether the theme meets
    other clusters come with the cells (cells/cell_metrics.sql): no aggregation or join
@@ -44,7 +36,7 @@ yt_matchings AS (
     x.n < x.n_b AS multi
   FROM cell_metrics AS x
   LEFT JOIN yt_unclustered AS unc ON x.b = unc.b
-  LEFT JOIN yt_unlabelled AS l ON x.e = l.e
+  LEFT JOIN outside AS l ON x.e = l.e
 ),
 yt_scored AS (
   SELECT

@@ -607,3 +607,25 @@ def test_out_is_left_as_it_was_when_the_uir_part_is_interrupted(
     after = {p.relative_to(out): p.read_bytes() for p in out.rglob("*") if p.is_file()}
     assert after == before
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out", "r0.csv", "r1.csv", "truth.csv"]
+
+
+def test_uir_options_as_one_object_or_as_keywords(eng: object) -> None:
+    """`uir=UirOptions(...)` and today's keywords (uir_cases, uir_metrics, alphas,
+    uir_rel_tol) set the same options, checked once, each refusal naming its option."""
+    from abcde.evaluation.run import UirOptions
+
+    truth = {"a": 1, "b": 1, "c": 2, "d": 2}
+    split = {"a": 1, "b": 9, "c": 2, "d": 2}
+    options = UirOptions(metrics="accuracy,f1", alphas=(0, 1), rel_tol=0.0)
+    by_object = evaluate(truth, [split, truth], names=["s", "t"], uir=options, engine=eng)
+    by_keywords = evaluate(truth, [split, truth], names=["s", "t"], engine=eng,
+                           uir_metrics=["accuracy", "f1"], alphas=[0, 1], uir_rel_tol=0)
+    assert by_object.uir == by_keywords.uir
+    assert by_object.uir["f_alpha_metrics"] == ["accuracy", "f1"]
+    assert list(by_object.uir["f_alpha"]["t"]) == ["0", "1"]
+    assert evaluate(truth, split, uir_cases=None, engine=eng).uir is None
+    for keyword, value in (("uir_cases", "slice:"), ("uir_metrics", "jaccard_distance"),
+                           ("uir_metrics", ""), ("alphas", []), ("uir_rel_tol", 1.0)):
+        with pytest.raises(InputError) as err:
+            evaluate(truth, split, engine=eng, **{keyword: value})
+        assert err.value.option == keyword

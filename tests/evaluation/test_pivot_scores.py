@@ -1,18 +1,17 @@
-"""`pivot_scores` in array operations against a plain row-by-row loop written here
-(docs/method.md §9.1): the same table, in the same order, with the same key objects, on
-random long tables, valid or not."""
+"""`pivot_scores` against a plain row-by-row loop written here (docs/method.md §9.1): the
+same table, in the same order, with the same key objects, on random long tables, valid
+or not."""
 
 from __future__ import annotations
 
 import math
-import random
 from collections.abc import Sequence
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from abcde.evaluation import scores
+from abcde.errors import InputError
 from abcde.evaluation.scores import UirInputError, pivot_scores
 
 
@@ -124,81 +123,32 @@ def test_pivot_scores_matches_the_row_loop(case: tuple[list, list[str]]) -> None
     rows, metrics = case
     expected = outcome(reference, rows, metrics)
     assert outcome(pivot_scores, rows, metrics) == expected
-    fast = scores._pivot_fast(list(rows), tuple(metrics))
-    if fast is not None:  # the array path never accepts what the loop refuses
-        assert shape(fast) == expected
-
-
-def test_array_path_takes_plain_tables_in_any_row_order() -> None:
-    """Seeded: 2 systems × 500 cases × 2 metrics, rows shuffled, metric order varying by
-    case and int case ids: the array path answers (it is not left to the loop) and
-    agrees with the reference."""
-    rng = random.Random(7)
-    rows = []
-    for s in ("run1", "run2"):
-        for c in rng.sample(range(500), 500):
-            ms = ["recall", "precision"] if rng.random() < 0.5 else ["precision", "recall"]
-            rows += [(s, c, m, rng.random()) for m in ms]
-    rng.shuffle(rows)
-    fast = scores._pivot_fast(rows, ("precision", "recall"))
-    assert fast is not None
-    assert shape(fast) == shape(reference(rows, ["precision", "recall"]))
-    assert shape(pivot_scores(iter(rows), ["precision", "recall"])) == shape(fast)
-
-
-def test_uir_summary_pivots_once(monkeypatch) -> None:
-    """The pairs and the F_α sweep of `uir_summary` reuse its one pivoted table (each
-    pivot of a large evaluate's scores costs seconds), with the results of `uir_pairs`
-    and `f_alpha_sweep` called on their own."""
-    from abcde.evaluation import uir as uir_module
-
-    rng = random.Random(3)
-    table = {s: {c: {"precision": rng.random(), "recall": rng.random(), "f1": rng.random()}
-                 for c in range(50)} for s in ("a", "b", "c")}
-    metrics = ["precision", "recall"]
-    pairs = uir_module.uir_pairs(table, metrics)
-    sweep = uir_module.f_alpha_sweep(table, "precision", "recall")
-    calls = []
-    pivot = uir_module.as_score_table
-
-    def counted(*args, **kwargs):
-        calls.append(args)
-        return pivot(*args, **kwargs)
-
-    monkeypatch.setattr(uir_module, "as_score_table", counted)
-    summary = uir_module.uir_summary(table, metrics)
-    assert len(calls) == 1
-    assert summary.pairs == pairs
-    assert summary.f_alpha == sweep
 
 
 def test_a_dataframe_or_arrow_score_table_is_read_by_column_name() -> None:
-    """uir_summary(df) iterated the DataFrame's column names and refused them as 'row 0:
-    ... got 6 fields'; a DataFrame or an Arrow table with the columns system, case,
-    metric, value (in any order) is the long table, and one without them is refused
+    """A DataFrame or an Arrow table with the columns system, case, metric, value (in any
+    order) is the long table; one without them, or with a column twice, is refused
     naming what it lacks."""
     import pandas as pd
     import pyarrow as pa
 
-    from abcde.evaluation.uir import uir_summary
+    from abcde.evaluation.uir import uir_matrix
 
     rows = [("a", 1, "p", 0.5), ("a", 2, "p", 0.6), ("b", 1, "p", 0.7), ("b", 2, "p", 0.6)]
     frame = pd.DataFrame(rows, columns=["system", "case", "metric", "value"])
     for table in (frame[["value", "metric", "case", "system"]], pa.Table.from_pandas(frame)):
-        got = uir_summary(table, ["p"])
+        got = uir_matrix(table, ["p"])
         # b beats a on case 1 and ties on case 2: UIR(b over a) = (2 - 1)/2
-        assert got.matrix == uir_summary(rows, ["p"]).matrix
-        assert got.matrix["b"]["a"] == 0.5
+        assert got == uir_matrix(rows, ["p"])
+        assert got["b"]["a"] == 0.5
     with pytest.raises(UirInputError, match="lacks value"):
-        uir_summary(frame.rename(columns={"value": "score"}), ["p"])
-    # two `value` columns: "value 'value' is not a number" named neither the column nor
-    # what was wrong; the Arrow table kept one of them without a word
+        uir_matrix(frame.rename(columns={"value": "score"}), ["p"])
     twice = frame.assign(extra=frame["value"] * 0)
     twice.columns = ["system", "case", "metric", "value", "value"]
     for table in (twice, pa.Table.from_arrays([pa.array(twice.iloc[:, k].tolist())
                                                for k in range(5)], names=list(twice.columns))):
-        with pytest.raises(UirInputError, match="'value' are repeated"):
-            uir_summary(table, ["p"])
+        with pytest.raises(InputError, match="'value' are repeated"):
+            uir_matrix(table, ["p"])
 
 
 def test_systems_whose_names_print_alike_are_refused(tmp_path) -> None:

@@ -68,10 +68,6 @@ def test_tolerance_turns_near_ties_into_ties() -> None:
     c = {1: {"precision": 0.3, "recall": 0.5 * (1 + 0.9e-9)}}
     d = {1: {"precision": 0.3, "recall": 0.5 * (1 + 2e-9)}}
     assert uir(c, b, M).ties == 1 and uir(d, b, M).uir == 1.0
-    with pytest.raises(UirInputError, match="tol"):
-        uir(a, b, M, tol=-1.0)
-    with pytest.raises(UirInputError, match="rel_tol"):
-        uir(a, b, M, rel_tol=math.nan)
 
 
 def _weighted_mean(pairs: list[tuple[float, float]]) -> float:
@@ -194,7 +190,7 @@ def test_uir_matrix_rejects_duplicates_non_finite_and_bad_metrics() -> None:
     a, b = table3()
     rows = long_rows(A=a, B=b)
     with pytest.raises(
-        UirInputError, match=r"duplicate score for system 'A', case 1, metric 'precision'"
+        UirInputError, match=r"system 'A', case 1, metric 'precision': a duplicate"
     ):
         uir_matrix([*rows, ("A", 1, "precision", 0.5)], M)
     for bad in (math.nan, math.inf, -math.inf):
@@ -203,7 +199,7 @@ def test_uir_matrix_rejects_duplicates_non_finite_and_bad_metrics() -> None:
             uir_matrix(broken, M)
     with pytest.raises(UirInputError, match="not a number"):
         uir_matrix([*rows[:-1], ("B", 10, "recall", "0.3")], M)
-    with pytest.raises(UirInputError, match=r"not in the score table: 'purity'"):
+    with pytest.raises(UirInputError, match=r"no score of the metric\(s\) 'purity'"):
         uir_matrix(rows, ["precision", "purity"])
     with pytest.raises(UirInputError, match="empty"):
         uir_matrix(rows, [])
@@ -211,18 +207,6 @@ def test_uir_matrix_rejects_duplicates_non_finite_and_bad_metrics() -> None:
         uir_matrix(rows, ["recall", "recall"])
     with pytest.raises(UirInputError, match="got 3 fields"):
         uir_matrix([("A", 1, 0.5)], M)
-
-
-def test_uir_validation_between_two_tables() -> None:
-    a, b = table3()
-    with pytest.raises(UirInputError, match=r"case\(s\) only in a: 10"):
-        uir(a, {t: r for t, r in b.items() if t != 10}, M)
-    with pytest.raises(UirInputError, match=r"system b, case 2: metric 'recall' is missing"):
-        uir(a, {**b, 2: {"precision": 0.7}}, M)
-    with pytest.raises(UirInputError, match="no test cases"):
-        uir({}, {}, M)
-    with pytest.raises(UirInputError, match="not finite"):
-        uir(a, {**b, 1: {"precision": math.nan, "recall": 0.5}}, M)
 
 
 def test_extra_metrics_are_ignored_but_f_is_not_mixed_in() -> None:
@@ -246,9 +230,6 @@ def test_f_alpha_by_hand() -> None:
     assert f_alpha(0.0, 0.7, 0.0) == 0.7
     exact = 1 / (Fraction(3, 10) / Fraction(2, 5) + Fraction(7, 10) / Fraction(3, 4))
     assert f_alpha(0.4, 0.75, 0.3) == pytest.approx(float(exact))
-    for bad in ((-0.1, 0.5, 0.5), (0.5, math.nan, 0.5), (0.5, 0.5, 1.5)):
-        with pytest.raises(ValueError):
-            f_alpha(*bad)
 
 
 def test_f_alpha_sweep_averages_per_case_f() -> None:
@@ -299,8 +280,6 @@ def test_reference_system_is_the_system_that_improves_it_most() -> None:
     assert ref["Z"].tied == ("X", "Y") and ref["Z"].uir == -0.25 and ref["Z"].reference == "X"
     # Table 7's "improved systems" column: b with UIR(a, b) ≥ 0.25
     assert improved_systems(mat) == {"X": ["Y"], "Y": [], "Z": ["X", "Y"]}
-    with pytest.raises(UirInputError):
-        reference_system({"X": {"X": 0.0}})
 
 
 def test_interpret_uir_rule_of_thumb() -> None:
@@ -314,8 +293,6 @@ def test_interpret_uir_rule_of_thumb() -> None:
     reading = interpret_uir(uir(a, b, M), names=("new", "old"))
     assert reading.startswith("not robust") and "weighted" in reading
     assert "2 metric-biased" in reading and "new" in reading and "old" in reading
-    with pytest.raises(ValueError):
-        interpret_uir(1.5)
 
 
 def test_interpret_uir_ties_without_biased_cases() -> None:

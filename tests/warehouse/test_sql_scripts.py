@@ -168,6 +168,11 @@ def rendered(tmp_path_factory: pytest.TempPathFactory) -> dict[str, list[str]]:
         abcde.evaluate(truth, [b, e], w, attributes=a, slice_by="provenance",
                        out=tmp / "evaluate")
         abcde.evaluate(truth, b, w)  # one run: the cases' F_α sweep in SQL
+        designed = tmp / "designed.csv"  # a truth of complete clusters, its design a column
+        designed.write_text("".join(f"{line.strip()},{'p' if k == 0 else 0.5}\n"
+                                    for k, line in enumerate(Path(truth).read_text().splitlines())))
+        abcde.evaluate(str(designed), [b, e], w, attributes=a, slice_by="provenance",
+                       truth_sample="p")
         abcde.sample_items(b, e, w, attributes=a, size=50, seed=3)
         abcde.sample_pairs(b, e, w, attributes=a, budget=50, seed=3, slice_by="provenance")
         abcde.sample_pairs(b, e, w, budget=50, seed=3, population="jaccard")

@@ -1,41 +1,21 @@
 """`abcde evaluate` (actual runs against a ground truth) and `abcde uir` (UIR of systems
-scored per test case): options, the library call, printing. The work is in
-`abcde.evaluation` (run, compare, uir, text)."""
+scored per test case): options, the library call, printing."""
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
 
 from abcde.cli._common import Checked, column_options, engine_options
+from abcde.evaluation import DEFAULT_REL_TOL, REL_TOL, TOL
 from abcde.params import TOP
 from abcde.text import to_json
 
 if TYPE_CHECKING:
     from abcde.engines.config import EngineConfig
     from abcde.inputs.spec import Columns
-
-#: abcde.evaluation.uir.DEFAULT_REL_TOL, written out: importing abcde.evaluation.uir
-#: (numpy) would slow every command's start (tests/evaluation/test_cli_evaluate.py checks
-#: that the two agree).
-DEFAULT_REL_TOL = 1e-9
-
-
-def _tolerance(below_one: bool) -> Callable[[click.Context, click.Parameter, float], float]:
-    """A tie tolerance, checked as an option (the library's own check names no option)."""
-    def check(ctx: click.Context, param: click.Parameter, value: float) -> float:
-        if not (math.isfinite(value) and value >= 0 and (value < 1 or not below_one)):
-            span = (f"in [0, 1); give e.g. {DEFAULT_REL_TOL:g} (the default) to absorb "
-                    "float noise" if below_one else "finite and >= 0; give e.g. 0.001 to "
-                    "tie scores that close")
-            raise click.BadParameter(f"{value!r}: a tolerance must be {span}, or 0 to "
-                                     "compare scores exactly")
-        return value
-    return check
 
 
 def _split_actual(spec: str) -> tuple[str | None, str]:
@@ -53,6 +33,12 @@ def _split_actual(spec: str) -> tuple[str | None, str]:
 @click.option("--actual", "actual", required=True, multiple=True,
               help="An actual clustering to evaluate; repeat for several runs. "
                    "NAME=PATH names the run (default: the file name).")
+@click.option("--truth-sample", default=None, metavar="size|uniform|COLUMN",
+              help="The truth is a sample of complete true clusters of the runs' "
+                   "population, drawn with probability proportional to size, uniformly, "
+                   "or with the inclusion probabilities in COLUMN of the truth: estimate "
+                   "the population's pointwise metrics with 95% intervals. Default: the "
+                   "truth labels a closed set, metrics on the items both hold.")
 @column_options
 @click.option("--attributes", default=None, help="Table of item attributes for slices.")
 @click.option("--slice-by", multiple=True, help="Attribute column(s) to slice by: "
@@ -62,10 +48,9 @@ def _split_actual(spec: str) -> tuple[str | None, str]:
 @click.option("--uir-metrics", default="precision,recall", show_default=True,
               help="Per-case metrics UIR combines (comma-separated): precision, recall, "
                    "f1, f1_of_overall, accuracy, jaccard_index.")
-@click.option("--uir-rel-tol", type=float, default=DEFAULT_REL_TOL, show_default=True,
-              callback=_tolerance(below_one=True),
-              help="Per-case scores equal to this relative precision tie in UIR (absorbs "
-                   "float noise of summed scores; 0 compares exactly).")
+@click.option("--uir-rel-tol", type=Checked(REL_TOL, click.FLOAT), default=DEFAULT_REL_TOL,
+              show_default=True, help="Per-case scores equal to this relative precision "
+              "tie in UIR (absorbs float noise of summed scores; 0 compares exactly).")
 @click.option("--top", type=Checked(TOP), default=10, show_default=True,
               help="How many worst truth/actual clusters and Yandex themes to list, and "
                    "slice rows to print.")
@@ -80,14 +65,15 @@ def _split_actual(spec: str) -> tuple[str | None, str]:
               "reuse them while the inputs are unchanged: a DuckDB file, a PostgreSQL "
               "schema or a Spark database.")
 @engine_options
-def evaluate_cmd(truth: str, actual: tuple[str, ...], weights: str | None,
+def evaluate_cmd(truth: str, actual: tuple[str, ...], truth_sample: str | None,
+                 weights: str | None,
                  attributes: str | None, slice_by: tuple[str, ...], uir_cases: str,
                  uir_metrics: str, uir_rel_tol: float, columns: Columns,
                  missing_weight: float | None, top: int, out: str | None, out_format: str,
                  fmt_: str, engine: EngineConfig, workspace: str | None = None) -> None:
     """Evaluate actual clusterings against a ground truth (pointwise metrics, classic
     metrics, Yandex ECC/BCubed) and compare the runs (deltas, UIR)."""
-    from abcde.evaluation.run import evaluate
+    from abcde.evaluation.run import UirOptions, evaluate
     from abcde.evaluation.text import evaluate_text
 
     if fmt_ == "html":  # before any work: --out is never written by a run that fails
@@ -95,14 +81,16 @@ def evaluate_cmd(truth: str, actual: tuple[str, ...], weights: str | None,
 
         require_plotly()
     pairs = [_split_actual(a) for a in actual]
-    names = [n for n, _ in pairs]
-    result = evaluate(truth, [p for _, p in pairs], weights, names=names,
-                      attributes=attributes, slice_by=list(slice_by), uir_cases=uir_cases,
-                      uir_metrics=uir_metrics, uir_rel_tol=uir_rel_tol,
-                      item_col=columns.item, cluster_col=columns.cluster,
-                      weight_col=columns.weight, missing_weight=missing_weight, top=top,
-                      out=out, out_format=out_format, engine=engine, workspace=workspace)
+    result = evaluate(truth, [p for _, p in pairs], weights, names=[n for n, _ in pairs],
+                      uir=UirOptions(uir_cases, uir_metrics, rel_tol=uir_rel_tol),
+                      truth_sample=truth_sample, top=top,
+                      out=out, out_format=out_format, attributes=attributes,
+                      slice_by=list(slice_by), item_col=columns.item,
+                      cluster_col=columns.cluster, weight_col=columns.weight,
+                      missing_weight=missing_weight, engine=engine, workspace=workspace)
     doc = result.to_dict()
+    for warning in result.warnings:
+        click.echo(f"warning: {warning}", err=True)
     if fmt_ == "html":
         from abcde.report.build import report_html
 
@@ -118,12 +106,10 @@ def evaluate_cmd(truth: str, actual: tuple[str, ...], weights: str | None,
                    "on every case. Higher must be better. Rows of other metrics are "
                    "ignored. With two metrics, F_alpha is swept over them (alpha weighs "
                    "precision, or else the first one).")
-@click.option("--rel-tol", type=float, default=DEFAULT_REL_TOL, show_default=True,
-              callback=_tolerance(below_one=True),
-              help="Scores equal to this relative precision count as tied (absorbs float "
-                   "noise in computed scores; 0 compares exactly).")
-@click.option("--tol", type=float, default=0.0, show_default=True,
-              callback=_tolerance(below_one=False),
+@click.option("--rel-tol", type=Checked(REL_TOL, click.FLOAT), default=DEFAULT_REL_TOL,
+              show_default=True, help="Scores equal to this relative precision count as "
+              "tied (absorbs float noise in computed scores; 0 compares exactly).")
+@click.option("--tol", type=Checked(TOL, click.FLOAT), default=0.0, show_default=True,
               help="Scores within this absolute difference also count as tied.")
 @click.option("--format", "fmt_", type=click.Choice(["table", "json"]), default="table",
               show_default=True)

@@ -1,18 +1,14 @@
-"""Evaluation against a ground truth (pointwise metrics, classic and Yandex metrics)
-and the Unanimous Improvement Ratio between systems (docs/method.md §4, §5, §9).
+"""Evaluation against a ground truth (pointwise, classic and Yandex metrics; `run`) and the
+Unanimous Improvement Ratio between systems (`uir`, `uir_parametric`, over the score
+tables of `scores`; `compare` for runs side by side); docs/method.md §4, §5, §9.
 
-Modules, lower ones first (each imports only those above it in this list):
-
-* `scores`: per-case score tables — the long table read from CSV or JSONL, pivoted and
-  validated;
-* `uir`: UIR of two systems, the UIR matrix, reference systems, the F_α sweep, the
-  reading by the 0.25 rule of thumb, and `uir_summary`, the one function that builds
-  the matrix for `abcde evaluate` and `abcde uir`;
-* `uir_parametric`: the parametric UIR and its bivariate-normal / Monte Carlo
-  integration;
-* `results`: the metric names and result classes of `abcde evaluate`'s JSON;
-* `compare`: run-vs-run deltas and UIR, the UIR summary of `abcde evaluate`, and the
-  report of `abcde uir`;
-* `run`: the evaluation pipeline per run and `evaluate`, the public API;
-* `text`: the text reports of both commands.
+Here only what the command line needs before any of them is loaded: the tolerances of
+equal scores (docs/method.md §9.2).
 """
+
+from abcde.params import Real
+
+#: Far above float noise (~1e-16 relative), far below any real difference of metrics.
+DEFAULT_REL_TOL = 1e-9
+#: The tolerances of equal scores: relative in [0, 1), absolute >= 0 (0: exact).
+REL_TOL, TOL = Real(0.0, 1.0, open="hi"), Real(0.0)

@@ -1,15 +1,6 @@
-"""What `abcde evaluate` reports: the metric names of its JSON document and the result
-classes of one run and of the whole evaluation (docs/method.md §4, §5, §9).
-
-Below the pipeline (`abcde.evaluation.run`), the comparisons (`abcde.evaluation.compare`)
-and the text report (`abcde.evaluation.text`), which all read these names; it imports
-nothing heavy, so the command line can use it without loading numpy.
-
-References
-----------
-[PW] S. van Staden. Pointwise Metrics for Clustering Evaluation. Google Switzerland,
-May 2024. arXiv:2405.10421.
-"""
+"""What `abcde evaluate` reports: the metric names of its JSON and the result classes of
+one run and of the whole evaluation (docs/method.md §4, §5, §9). Imports nothing heavy:
+the text report and the command line read it without numpy."""
 
 from __future__ import annotations
 
@@ -19,27 +10,35 @@ from typing import Any
 
 from abcde.results import summary_repr
 
-#: Pointwise metrics per cell ([PW] eq. 11–15; docs/method.md §4.1).
+#: Pointwise metrics per cell (pointwise paper eq. 11–15; docs/method.md §4.1).
 POINTWISE_METRICS = ("precision", "recall", "f1", "accuracy", "jaccard_distance",
                      "jaccard_index")
-#: Keys of `overall`: the lifted metrics and the F1 of the overall P and R (docs/method.md §4.2).
+#: Keys of `overall`: the lifted metrics and the F1 of the overall P and R (§4.2).
 OVERALL_METRICS = ("precision", "recall", "f1", "f1_of_overall", "accuracy",
                    "jaccard_distance", "jaccard_index")
-#: The classic unweighted metrics (docs/method.md §5.1).
+#: The classic unweighted metrics (§5.1) and the pair counts behind the pairwise ones.
 CLASSIC_METRICS = ("pairwise_precision", "pairwise_recall", "pairwise_f1",
                    "adjusted_rand_index", "purity", "inverse_purity", "fmeasure",
                    "homogeneity", "completeness", "v_measure", "nmi")
-#: The pair counts behind the pairwise metrics (docs/method.md §5.1).
 PAIR_COUNTS = ("true_positive_pairs", "false_positive_pairs", "false_negative_pairs",
                "true_negative_pairs")
-#: Yandex cluster_metrics, each in a basic and an optimistic variant (docs/method.md §5.2).
+#: Yandex cluster_metrics, each basic and optimistic (§5.2).
 YANDEX_METRICS = ("ecc", "bcp", "bcr", "bcf1")
 YANDEX_KINDS = ("basic", "optimistic")
+#: The designs of a truth of complete clusters named by a word; any other value of
+#: `truth_sample` names a column of the truth (docs/method.md §4.4).
+DESIGNS = ("size", "uniform")
+#: A population estimate (a truth of complete clusters, docs/method.md §4.4) is not
+#: conclusive below this effective number of sampled clusters, or of clusters carrying
+#: its loss (or a difference): an interval resting on a handful of them can cover far
+#: less than it says.
+MIN_CLUSTERS, MIN_LOSS_CLUSTERS = 30.0, 10.0
 
 
 @dataclass
 class RunResult:
-    """One actual run evaluated against the truth (docs/method.md §4, §5)."""
+    """One actual run against the truth; `cases` (the UIR test cases, case -> {metric:
+    value}) is not part of the JSON."""
 
     name: str
     label: str
@@ -52,12 +51,15 @@ class RunResult:
     worst_actual_clusters: list[dict[str, Any]]
     slices: list[dict[str, Any]]
     files: dict[str, str] = field(default_factory=dict)
-    #: The UIR test cases: case -> {metric: value} (not part of the JSON).
     cases: dict[Hashable, dict[str, float]] = field(default_factory=dict)
+    #: With a truth of complete clusters: the estimates (JSON), and the per-cluster sums
+    #: they come from (`abcde.evaluation.population.Sample`, not JSON), which pair runs.
+    population: dict[str, Any] | None = None
+    sample: Any = field(default=None, repr=False)
 
     def to_dict(self) -> dict[str, Any]:
-        """The run's part of the JSON document (everything but `cases`)."""
         return {"name": self.name, "input": self.label, "overall": self.overall,
+                **({"population": self.population} if self.population else {}),
                 "coverage": self.coverage, "classic": self.classic,
                 "pair_counts": self.pair_counts, "yandex": self.yandex,
                 "worst_truth_clusters": self.worst_truth_clusters,
@@ -75,6 +77,7 @@ class EvaluateResult:
     runs: list[RunResult]
     comparisons: list[dict[str, Any]]
     uir: dict[str, Any] | None
+    warnings: list[str] = field(default_factory=list)
 
     def run(self, name: str) -> RunResult:
         """The run called `name` (KeyError if there is none)."""
@@ -84,8 +87,7 @@ class EvaluateResult:
         raise KeyError(name)
 
     def to_dict(self) -> dict[str, Any]:
-        """The JSON document: inputs, runs, comparisons and the UIR summary."""
         return {"inputs": self.inputs, "runs": [r.to_dict() for r in self.runs],
-                "comparisons": self.comparisons, "uir": self.uir}
+                "comparisons": self.comparisons, "uir": self.uir, "warnings": self.warnings}
 
     __repr__ = summary_repr

@@ -1,27 +1,19 @@
 """The text reports of `abcde evaluate` and `abcde uir`, rendered from their JSON
-documents (docs/method.md §4, §5, §9).
-
-Light on purpose: it imports only the metric names (`abcde.evaluation.results`) and the
-table formatter, never numpy or the pipeline.
-
-References
-----------
-[PW] S. van Staden. Pointwise Metrics for Clustering Evaluation. Google Switzerland,
-May 2024. arXiv:2405.10421.
-[UIR] E. Amigó, J. Gonzalo, J. Artiles, F. Verdejo. Combining evaluation metrics via the
-unanimous improvement ratio and its application to clustering tasks. *Journal of
-Artificial Intelligence Research* 42 (2011) 689–718. doi:10.1613/jair.3401.
-"""
+documents (docs/method.md §4, §5, §9); light: no numpy, no pipeline."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from abcde.evaluation.results import CLASSIC_METRICS, OVERALL_METRICS, YANDEX_METRICS
+from abcde.evaluation.results import (
+    CLASSIC_METRICS,
+    MIN_CLUSTERS,
+    MIN_LOSS_CLUSTERS,
+    OVERALL_METRICS,
+    YANDEX_METRICS,
+)
 from abcde.evaluation.uir import MIN_CASES_FOR_ROBUST
 from abcde.text import fmt, table
-
-__all__ = ["evaluate_text", "uir_text"]
 
 
 def _matrix_text(matrix: dict[str, dict[str, float]]) -> str:
@@ -80,26 +72,37 @@ def _parametric_text(value: float | None, error: str | None) -> str:
     return f", no parametric UIR ({error})" if error else ""
 
 
+_DRAWN = {"size": "with probability proportional to size", "uniform": "uniformly"}
+
+
+def _interval(v: dict[str, Any], sign: str = "") -> str:
+    """estimate [low, high], with '!' when not conclusive."""
+    text = f"{v['estimate']:{sign}.4f}"
+    if v["low"] is not None:
+        text += f" [{v['low']:{sign}.4f}, {v['high']:{sign}.4f}]"
+    return text if v["conclusive"] else text + " !"
+
+
+_NOT_CONCLUSIVE = (f"  !: not conclusive, fewer than {MIN_CLUSTERS:.0f} effective clusters or "
+                   f"than {MIN_LOSS_CLUSTERS:.0f} carrying the metric's errors (or the "
+                   "difference)")
+
+
+def _verdict(name: str, deltas: dict[str, dict[str, Any]]) -> str:
+    """Which metrics the paired intervals say moved, and which way."""
+    moved = [(m, words) for m, words in (
+        ("precision", ("more precise", "less precise")),
+        ("recall", ("more complete", "less complete")), ("f1", ("higher F1", "lower F1")))
+        if deltas[m]["low"] is not None and (deltas[m]["low"] > 0 or deltas[m]["high"] < 0)]
+    said = [words[deltas[m]["low"] < 0] + ("" if deltas[m]["conclusive"] else
+                                           " (not conclusive)") for m, words in moved]
+    return (f"{name}: {', '.join(said)} (the intervals exclude 0)" if said else
+            "no difference the intervals can tell from 0")
+
+
 def uir_text(doc: dict[str, Any]) -> str:
-    """The report of `abcde uir`.
-
-    Parameters
-    ----------
-    doc : dict
-        The JSON document of `abcde uir` (`abcde.evaluation.compare.uir_report`).
-
-    Returns
-    -------
-    str
-        The UIR matrix, each pair's UIR with its reading and parametric UIR, the
-        reference systems, the robust improvements and the F_α sweep.
-
-    References
-    ----------
-    E. Amigó, J. Gonzalo, J. Artiles, F. Verdejo. Combining evaluation metrics via the
-    unanimous improvement ratio and its application to clustering tasks. JAIR 42 (2011)
-    689–718, §2.1, §4.2, §6.3, §6.4 (Table 7), §8. docs/method.md §9.
-    """
+    """`abcde uir`'s report: the matrix, each pair's UIR with its reading and parametric
+    UIR, the reference systems, the robust improvements and the F_α sweep."""
     thr = doc["threshold"]
     parts = [f"UIR over {', '.join(doc['metrics'])} (robust when >= {thr}; "
              "Amigó et al. 2011 §6.3)", _matrix_text(doc["matrix"]), ""]
@@ -119,31 +122,9 @@ def uir_text(doc: dict[str, Any]) -> str:
 
 
 def evaluate_text(doc: dict[str, Any], top: int = 10) -> str:
-    """The report of `abcde evaluate`; lists (slices, worst clusters and themes) show at
-    most `top` rows — every row is in the JSON and under --out.
-
-    Parameters
-    ----------
-    doc : dict
-        The JSON document of `abcde evaluate` (`EvaluateResult.to_dict()`).
-    top : int
-        How many slice rows to print per slicing.
-
-    Returns
-    -------
-    str
-        Inputs, coverage, the pointwise, classic and Yandex metrics per run, slices,
-        worst clusters and themes, the comparisons and the UIR summary.
-
-    References
-    ----------
-    S. van Staden. Pointwise Metrics for Clustering Evaluation. Google Switzerland, 2024.
-    arXiv:2405.10421, §3. Yandex. Оценка качества кластеризации: свойства, метрики, код
-    на GitHub. Habr, post 500742, 2020 (github.com/yandex/cluster_metrics). E. Amigó,
-    J. Gonzalo, J. Artiles, F. Verdejo. Combining evaluation metrics via the unanimous
-    improvement ratio and its application to clustering tasks. JAIR 42 (2011) 689–718.
-    docs/method.md §4, §5, §9.
-    """
+    """`abcde evaluate`'s report: inputs, coverage, the metrics per run, at most `top`
+    rows of each list (all of them are in the JSON and under --out), the comparisons and
+    the UIR summary."""
     runs = doc["runs"]
     parts = ["Inputs", f"  truth      {doc['inputs']['truth']}"]
     for name, label in doc["inputs"]["actual"].items():
@@ -162,7 +143,9 @@ def evaluate_text(doc: dict[str, Any], top: int = 10) -> str:
         cov_rows.append({"run": r["name"], "items in both": c["items_in_both"],
                          "truth items missing": c["only_in_truth"]["items"],
                          "actual items not in truth": c["only_in_actual"]["items"]})
-    parts += ["Coverage (metrics are on the items in both)",
+    parts += ["Coverage (" + ("the runs' whole clusters of the truth's items count"
+                              if "population" in runs[0] else
+                              "metrics are on the items in both") + ")",
               table(cov_rows, list(cov_rows[0]))]
     for r in runs:
         given = r["coverage"].get("given_missing_weight", {})
@@ -171,14 +154,34 @@ def evaluate_text(doc: dict[str, Any], top: int = 10) -> str:
                          f"{given['missing_weight']:g}: {fmt(given['items'])} "
                          f"(weight {fmt(given['weight'])})")
     parts.append("")
-    grid("Pointwise metrics (weighted; pointwise paper §3)", OVERALL_METRICS,
-         lambda r, k: r["overall"][k])
+    if "population" in runs[0]:
+        p = runs[0]["population"]
+        drawn = _DRAWN.get(p["design"], f"with the probabilities of {p['design']!r}")
+        title = (f"Pointwise metrics of the population, from {p['clusters']:,} complete true "
+                 f"clusters drawn {drawn} ({p['effective_clusters']:.0f} effective; "
+                 f"{p['confidence']:.0%} intervals; docs/method.md §4.4)"
+                 + ("" if p["conclusive"] else f"\n  not conclusive: fewer than "
+                    f"{MIN_CLUSTERS:.0f} effective clusters"))
+        grid(title, OVERALL_METRICS, lambda r, k: _interval(r["population"]["metrics"][k]))
+        if not all(v["conclusive"] for r in runs for v in r["population"]["metrics"].values()):
+            parts.insert(-1, _NOT_CONCLUSIVE)
+    else:
+        grid("Pointwise metrics (weighted; pointwise paper §3)", OVERALL_METRICS,
+             lambda r, k: r["overall"][k])
     grid("Classic metrics (unweighted)", CLASSIC_METRICS, lambda r, k: r["classic"][k])
     ykeys = tuple(f"{m} ({kind})" for kind in ("basic", "optimistic") for m in YANDEX_METRICS)
     grid("Yandex cluster_metrics (unweighted; all truth items)", ykeys,
          lambda r, k: r["yandex"][k.split(" (")[1][:-1]][k.split(" ")[0]])
     for r in runs:
-        for slicing in r["slices"]:
+        for slicing in r.get("population", {}).get("slices", []):
+            cols = slicing["slice_by"]
+            rows = [{**{c: s[c] for c in cols}, "clusters": s["clusters"],
+                     **{m: _interval(s["metrics"][m]) for m in ("precision", "recall", "f1")}}
+                    for s in slicing["rows"][:top]]
+            parts += [f"{r['name']}: the population by {', '.join(cols)} (largest estimated "
+                      "weight first)", table(rows, [*cols, "clusters", "precision", "recall",
+                                                     "f1"], keys=cols), _NOT_CONCLUSIVE, ""]
+        for slicing in [] if "population" in r else r["slices"]:
             cols = slicing["slice_by"]
             rows = slicing["rows"]
             more = f"; {len(rows) - top} more in the JSON" if len(rows) > top else ""
@@ -202,8 +205,16 @@ def evaluate_text(doc: dict[str, Any], top: int = 10) -> str:
     u = doc.get("uir")
     for c in doc["comparisons"]:
         d = c["deltas"]["overall"]
-        parts.append(f"{c['experiment']} vs {c['baseline']}: "
-                     + ", ".join(f"Δ{k} {d[k]:+.4f}" for k in ("precision", "recall", "f1")))
+        if "population" in c:
+            d = c["population"]
+            parts.append(f"{c['experiment']} vs {c['baseline']} (paired on the same "
+                         "clusters): " + ", ".join(f"Δ{k} {_interval(d[k], '+')}"
+                                                   for k in ("precision", "recall", "f1"))
+                         + f": {_verdict(c['experiment'], d)}")
+        else:
+            parts.append(f"{c['experiment']} vs {c['baseline']}: "
+                         + ", ".join(f"Δ{k} {d[k]:+.4f}" for k in ("precision", "recall",
+                                                                     "f1")))
         cu = c["uir"]
         if cu and cu.get("value") is not None:
             par = cu["parametric"]

@@ -359,6 +359,8 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
     source = _source_name(judgements, truth, judge)
     _refuse_no_known_verdict(s, verdicts, source)
     out = estimate_with_verdicts(s, verdicts, confidence=confidence, se_method=se_method)
+    if truth is not None:
+        out["truth_exact"] = truth_exact(s, truth, item_col, cluster_col)
     if judgements is not None:  # a truth or a judge answers for every pair
         missing = [p for p in s.pairs.by_id if p not in s.pairs.self_ids and p not in verdicts]
         if missing:  # a judge skipped rows, a file was cut: say so, not only "unknown"
@@ -367,6 +369,49 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
                 f"{len(missing):,} of the sample's {len(s.pairs.by_id) - len(s.pairs.self_ids):,}"
                 f" pairs have no row in {source} and count as unknown (pair ids {shown})")
     return out
+
+
+#: The impact metrics the quality metrics decompose exactly (good + bad): they tell the
+#: clusterings a sample was drawn from (docs/method.md §8.4).
+_PARTS = {"split_rate": "split_rate", "merge_rate": "merge_rate",
+          "split_distance": "split_distance", "merge_distance": "merge_distance"}
+
+
+def truth_exact(s: Sample, truth: Any, item_col: str = "item_id",
+                cluster_col: str = "cluster_id") -> dict[str, Any]:
+    """The truth's exact value of every metric (`abcde.quality.exact`, docs/method.md
+    §8.12), as `abcde simulate` computes them, beside the estimates: from the clusterings
+    the sample's manifest names (files, read from the working directory), checked to be
+    those the sample was drawn from (its exact split and merge rates and distances are
+    the sums of their good and bad parts); else ``available`` False and why."""
+    import re
+
+    from abcde.quality.exact import exact_quality
+
+    named = s.manifest.get("inputs") or {}
+    paths = {role: re.fullmatch(rf"{role} \((.+)\)", str(named.get(role)))
+             for role in ("base", "exp")}
+    weights = str(named.get("weights"))
+    given = re.fullmatch(r"from weights \((.+)\)", weights)
+    if not all(paths.values()) or not (given or weights.startswith("1 for every item")) \
+            or not all(Path(m.group(1)).is_file() for m in paths.values()):
+        return {"available": False, "reason": "the clusterings of the sample are not files "
+                f"at hand ({named.get('base')}, {named.get('exp')}, weights {weights}); "
+                "`abcde simulate` computes the exact values from the clusterings"}
+    base, exp = (paths[r].group(1) for r in ("base", "exp"))  # type: ignore[union-attr]
+    try:
+        exact = exact_quality(base, exp, given.group(1) if given else None, truth=truth,
+                              item_col=item_col, cluster_col=cluster_col).as_dict()
+    except InputError as err:  # the files changed, or other column names
+        return {"available": False, "reason": str(err)}
+    impact = s.manifest.get("metrics") or {}
+    for name, whole in _PARTS.items():
+        parts = [exact["values"].get(f"{q}_{name}", 0.0) for q in ("good", "bad")]
+        if exact["available"] and not abs(sum(parts) - float(impact.get(whole, 0.0))) <= \
+                1e-9 * max(1.0, abs(float(impact.get(whole, 0.0)))):
+            return {"available": False, "reason": f"{base} and {exp} are not the "
+                    f"clusterings the sample was drawn from (their {name} differs)"}
+    return exact
 
 
 def _source_name(judgements: Any, truth: Any, judge: Any) -> str:

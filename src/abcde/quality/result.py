@@ -116,6 +116,9 @@ class Estimate:
             "pairs": self.pairs,
             "draws": self.draws,
             "multiplier": self.multiplier,
+            # the part known without sampling (the self pairs', §6.8); "exact", its old
+            # name, stays for readers of earlier documents
+            "self_pair_part": self.exact,
             "exact": self.exact,
             "not_conclusive": self.not_conclusive,
             "note": self.note,

@@ -26,6 +26,8 @@ UNKNOWN_START = "unknown verdicts:"  # how the sample-wide warning of it starts
 RANGE_COLUMN = "if unknowns all equiv / not"
 """The text table's column of :class:`~abcde.quality.result.UnknownRange` (docs/method.md
 §8.11)."""
+#: The truth's exact value beside each estimate (`abcde estimate --truth`, §8.12).
+TRUTH_COLUMN = "exact (truth)"
 
 LABELS = {key: m.label for key, m in METRICS.items()}
 """Metric key → the papers' name, e.g. good_split_rate → GoodSplitRate."""
@@ -302,6 +304,8 @@ def render_table(doc: Mapping[str, Any]) -> str:
     lines.append("")
     rows = []
     impact = doc.get("impact") or {}
+    by_truth = doc.get("truth_exact") or {}
+    truth = by_truth.get("values") or {} if by_truth.get("available") else {}
     unavailable = doc.get("unavailable") or {}
     levels = {doc[k].get("confidence") for k in LABELS if isinstance(doc.get(k), dict)}
     level = levels.pop() if len(levels) == 1 and None not in levels else 0.95
@@ -334,9 +338,13 @@ def render_table(doc: Mapping[str, Any]) -> str:
                      f"{of} {100 * impact[of]:.3f}%",
                      RANGE_COLUMN: span or "-",
                      "note": _short_note(m.get("note")) or ("exact" if m.get("interval") ==
-                                                            "exact" else "")})
-    lines.append(table(rows, ["metric", "estimate", "se", ci, "n_eff", "pairs", "of (exact)",
+                                                            "exact" else ""),
+                     TRUTH_COLUMN: _percent(truth.get(key), 3) if key in truth else "-"})
+    lines.append(table(rows, ["metric", "estimate", "se", ci, "n_eff", "pairs",
+                              *([TRUTH_COLUMN] if truth else []), "of (exact)",
                               *([RANGE_COLUMN] if ranged else []), "note"]))
+    if "truth_exact" in doc and not truth:
+        lines.append(f"exact by the truth: not available — {doc['truth_exact']['reason']}")
     if ranged:
         unknown_pairs = int((doc.get("sample") or {}).get("unknown_pairs") or 0)
         lines.append(f"{RANGE_COLUMN}: the estimate if the sample's {unknown_pairs:,} unknown "

@@ -1,9 +1,7 @@
-"""`abcde sql evaluate`: the evaluation of one or more actual clusterings against a ground
-truth (pointwise, classic and Yandex metrics; docs/method.md §4–5) as standalone SQL —
-per run the steps of `abcde.evaluation.run.add_evaluation_steps` over named tables, with
-its own validation row (the truth plays Base, the run Exp), under the prefix
-`<prefix><run>_`. The comparison of runs (deltas, UIR) is Python's work on these small
-tables: `abcde uir` reads per-case scores exported from `<run>_truth_clusters`."""
+"""`abcde sql evaluate`: the evaluation of actual runs against a ground truth as standalone
+SQL (docs/method.md §4–5) — per run the steps of `abcde.evaluation.run.add_evaluation_steps`
+over named tables with its own validation row, under the prefix `<prefix><run>_`. The
+comparison of runs (deltas, UIR) is Python's, on these small tables (`abcde uir`)."""
 
 from __future__ import annotations
 
@@ -12,8 +10,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 
 from abcde.errors import InputError
-from abcde.evaluation.results import OVERALL_METRICS
-from abcde.evaluation.run import add_evaluation_steps
+from abcde.evaluation.run import SLICE_RESERVED, add_evaluation_steps
 from abcde.inputs.spec import check_slice_names
 from abcde.sql.pipeline import Pipeline
 from abcde.warehouse.scripts import (
@@ -43,8 +40,8 @@ DOCS = {
 
 
 def run_name(name: str | None, table: str) -> str:
-    """A run's name: given, else the table's own name (`proj.ds.run_v1` → `run_v1`); it
-    becomes part of table names, so only letters, digits and `_`."""
+    """Given, else the table's own name (`proj.ds.run_v1` → `run_v1`): part of table
+    names, so letters, digits and `_` only."""
     out = name if name is not None else table.rsplit(".", 1)[-1]
     if not _RUN_NAME.fullmatch(out):
         raise InputError(f"run name {out!r} cannot be part of a table name (letters, "
@@ -55,9 +52,8 @@ def run_name(name: str | None, table: str) -> str:
 def evaluate_pipelines(spec: ScriptSpec, actual: Sequence[tuple[str | None, str]],
                        relations: dict[str, str] | None = None,
                        ) -> list[tuple[str, Pipeline, list[Output]]]:
-    """(run name, pipeline, outputs) per actual run: `spec.base` is the truth; each run's
-    tables are named `<prefix><run>_<step>`. `relations`: the inputs' SQL relations
-    (role -> relation; a run's table as role `actual_<k>`), e.g. dbt sources."""
+    """(run name, pipeline, outputs) per actual run, `spec.base` the truth; `relations`:
+    the inputs' SQL relations (role -> relation, a run's as `actual_<k>`; dbt sources)."""
     if not actual:
         raise InputError("no actual clustering given", hint="Give --actual at least once.")
     if spec.reuse_cells:
@@ -71,9 +67,8 @@ def evaluate_pipelines(spec: ScriptSpec, actual: Sequence[tuple[str | None, str]
         raise InputError(f"run names must be unique, ignoring case (they name the runs' "
                          f"tables); repeated: {', '.join(dup)}",
                          hint="Name the runs: --actual NAME=TABLE.")
-    # input_valid: the slice tables carry it too (it made a second column of that name)
-    check_slice_names(spec.slicings, {"items", "weight", "cells", "loss", *OVERALL_METRICS},
-                      VERDICT_COLUMN)
+    # input_valid: the slice tables carry it too
+    check_slice_names(spec.slicings, SLICE_RESERVED, VERDICT_COLUMN)
     out = []
     for k, (name, (_, table)) in enumerate(zip(names, actual, strict=True)):
         run_spec = replace(spec, exp=table, prefix=f"{spec.prefix}{name}_")

@@ -1,31 +1,15 @@
-DROP TABLE IF EXISTS `proj`.`ds`.`abcde_base_yandex_themes`;
+DROP TABLE IF EXISTS proj.ds.abcde_base_yandex_themes;
 
-CREATE TABLE `proj`.`ds`.`abcde_base_yandex_themes` AS
+CREATE TABLE proj.ds.abcde_base_yandex_themes AS
 WITH yt_unclustered AS (
   SELECT
     b,
     SUM(item_rows) AS n
-  FROM `proj`.`ds`.`abcde_base_cell_rows` AS cell_rows
+  FROM proj.ds.abcde_base_cell_rows AS cell_rows
   WHERE
     NOT common AND NOT one_side_id IS NULL AND NOT b IS NULL
   GROUP BY
     b
-), yt_unlabelled AS (
-  SELECT
-    e,
-    SUM(item_rows) AS n
-  FROM `proj`.`ds`.`abcde_base_cell_rows` AS cell_rows
-  WHERE
-    NOT common
-    AND NOT one_side_id IS NULL
-    AND NOT e IS NULL
-    AND e IN (
-      SELECT
-        e
-      FROM `proj`.`ds`.`abcde_base_cells` AS cells
-    )
-  GROUP BY
-    e
 ), yt_matchings AS (
   SELECT
     x.b,
@@ -35,10 +19,10 @@ WITH yt_unclustered AS (
     CAST(x.n_e AS DOUBLE) AS marked,
     CAST(x.n_b AS DOUBLE) + COALESCE(CAST(unc.n AS DOUBLE), CAST(0 AS DOUBLE)) AS theme_size,
     x.n < x.n_b AS multi
-  FROM `proj`.`ds`.`abcde_base_cell_metrics` AS x
+  FROM proj.ds.abcde_base_cell_metrics AS x
   LEFT JOIN yt_unclustered AS unc
     ON x.b = unc.b
-  LEFT JOIN yt_unlabelled AS l
+  LEFT JOIN proj.ds.abcde_base_outside AS l
     ON x.e = l.e
 ), yt_scored AS (
   SELECT
@@ -59,7 +43,7 @@ WITH yt_unclustered AS (
     COALESCE(
       SUM(CASE WHEN p_basic >= 1 THEN 1 ELSE 0 END) OVER (
         PARTITION BY b
-        ORDER BY common DESC, e NULLS LAST
+        ORDER BY common DESC NULLS LAST, e
         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
       ),
       0
@@ -67,7 +51,7 @@ WITH yt_unclustered AS (
     COALESCE(
       SUM(LN(CAST(CASE WHEN p_basic < 1 THEN 1 - p_basic ELSE 1 END AS DOUBLE))) OVER (
         PARTITION BY b
-        ORDER BY common DESC, e NULLS LAST
+        ORDER BY common DESC NULLS LAST, e
         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
       ),
       CAST(0 AS DOUBLE)
@@ -75,7 +59,7 @@ WITH yt_unclustered AS (
     COALESCE(
       SUM(CASE WHEN p_opt >= 1 THEN 1 ELSE 0 END) OVER (
         PARTITION BY b
-        ORDER BY common DESC, e NULLS LAST
+        ORDER BY common DESC NULLS LAST, e
         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
       ),
       0
@@ -83,7 +67,7 @@ WITH yt_unclustered AS (
     COALESCE(
       SUM(LN(CAST(CASE WHEN p_opt < 1 THEN 1 - p_opt ELSE 1 END AS DOUBLE))) OVER (
         PARTITION BY b
-        ORDER BY common DESC, e NULLS LAST
+        ORDER BY common DESC NULLS LAST, e
         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING
       ),
       CAST(0 AS DOUBLE)
@@ -162,7 +146,7 @@ WITH yt_unclustered AS (
     NOT EXISTS(
       SELECT
         1
-      FROM `proj`.`ds`.`abcde_base_cell_metrics` AS x
+      FROM proj.ds.abcde_base_cell_metrics AS x
       WHERE
         x.b = unc.b
     )
@@ -193,4 +177,4 @@ FROM (
     END AS bcf1_optimistic
   FROM yt_final
 ) AS t
-CROSS JOIN `proj`.`ds`.`abcde_base_validation` AS v;
+CROSS JOIN proj.ds.abcde_base_validation AS v;
