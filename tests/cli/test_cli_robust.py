@@ -529,7 +529,8 @@ def test_ids_mangled_by_a_spreadsheet_are_named(judged: Path, tmp_path: Path) ->
 def test_ids_stripped_of_leading_zeros_are_named(world, tmp_path: Path) -> None:
     """Zero-padded numeric ids (00017) become numbers in a spreadsheet (17): the rows keep
     their pair_id and sample_id, so they used to be refused as "belongs to another
-    sample"; the message names the lost zeros and how to keep them."""
+    sample" alone; the message names the rows, a spreadsheet's rewriting among the causes
+    and how to keep the ids as text."""
     padded = {}
     for name in ("base", "exp", "weights"):
         text = Path(world[name]).read_text()
@@ -550,8 +551,8 @@ def test_ids_stripped_of_leading_zeros_are_named(world, tmp_path: Path) -> None:
         w.writeheader()
         w.writerows(rows)
     assert run(*estimate_args(sample, sample / "questions.csv")).exit_code == 0
-    refused(run(*estimate_args(sample, stripped)), "lost their leading zeros", "line 2",
-            f"the sample has {int(rows[0]['item_1']):05d}", "Text")
+    refused(run(*estimate_args(sample, stripped)), "00017 as 17", "line 2",
+            f"with items {int(rows[0]['item_1'])}, ", "Text")
 
 
 # --------------------------------------------------------------------------- #

@@ -233,6 +233,13 @@ def test_judgement_file_errors(sample_dir: Path, tmp_path: Path) -> None:
     msg = _error(sample_dir, _write(tmp_path / "d.csv", other))
     assert "another sample" in msg
 
+    # one mistyped pair id among rows that agree with the sample: a typo, said as such
+    typo = [dict(r) for r in rows]
+    typo[3]["pair_id"] = rows[4]["pair_id"]
+    msg = _error(sample_dir, _write(tmp_path / "typo.csv", typo))
+    assert "mistyped" in msg and f"pair_id {rows[4]['pair_id']} with" in msg, msg
+    assert "another sample" not in msg, msg
+
     tagged = [{**r, "sample_id": "0123456789ab"} for r in rows]
     msg = _error(sample_dir, _write(tmp_path / "e.csv", tagged))
     assert "another sample" in msg and "0123456789ab" in msg
@@ -275,6 +282,11 @@ def test_cli_table_json_and_exit_code(sample_dir: Path, tmp_path: Path) -> None:
     bad = _write(tmp_path / "bad.csv", [{"pair_id": 1, "verdict": "perhaps"}])
     res = runner.invoke(main, ["estimate", str(sample_dir), "--judgements", str(bad)])
     assert res.exit_code == 2 and "perhaps" in res.output
+    # the level is checked by abcde.estimate and named as the option was typed
+    for level in ("1.5", "0"):
+        res = runner.invoke(main, ["estimate", str(sample_dir), "--truth", str(truth),
+                                   "--confidence", level])
+        assert res.exit_code == 2 and "--confidence" in res.output, res.output
 
 
 def test_a_source_without_any_known_verdict_is_refused(sample_dir: Path,
@@ -348,12 +360,13 @@ def test_ids_written_as_decimals(sample_dir: Path, tmp_path: Path) -> None:
                                               for r in rows])
     assert estimate(sample_dir, judgements=padded)["delta_precision"] == \
         want["delta_precision"]
+    # item ids written so name no item of the sample: refused (they match no pair), never
+    # read as another sample's
     items = _write(tmp_path / "items.csv", [{**r, "item_1": f"{r['item_1']}.0"}
                                             for r in rows])
     msg = _error(sample_dir, items)
-    assert f"{len(rows)} item id(s) are written as decimals" in msg, msg
-    assert f"line 2: item_1 {rows[0]['item_1']}.0 (the sample has {rows[0]['item_1']})" \
-        in msg and "another sample" not in msg, msg
+    assert f"line 2: pair_id {rows[0]['pair_id']} with items {rows[0]['item_1']}.0" in msg, msg
+    assert "another sample" in msg or "not in the sample" in msg, msg
 
 
 def test_pair_id_keyed_file_needs_its_sample_id(sample_dir: Path, tmp_path: Path) -> None:
@@ -422,7 +435,7 @@ def test_header_with_spaces_and_byte_order_mark(sample_dir: Path, tmp_path: Path
     ],
 )
 def test_bad_manifest_is_refused(manifest: dict, match: str) -> None:
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(InputError, match=match):
         estimate_from_draws(draw_rows(*GOOD), {2: "equivalent"}, manifest)
 
 
@@ -641,3 +654,28 @@ def test_a_truth_file_is_read_as_the_clusterings_are(tmp_path: Path) -> None:
         by_file = estimate(out, truth=truth)
         assert by_file["judgements"] == by_dict["judgements"]
         assert by_file["delta_precision"] == by_dict["delta_precision"]
+
+
+def test_a_sample_without_a_split_pair_warns_with_the_budget_it_needs(tmp_path: Path) -> None:
+    """`abcde estimate` on a sample that drew no split pair (budget 10, seed 3 of this
+    world) printed its split rates as undefined without a warning: it warns, naming the
+    class and the budget at which the manifest's design expects 10 effective draws of
+    it — a budget N with N/budget × draws × kish ≥ 10, computed here from the manifest."""
+    import math
+
+    out = tmp_path / "s"
+    sample_pairs(BASE, EXP, WEIGHT, budget=10, seed=3, out=out)
+    manifest = json.loads((out / "manifest.json").read_text())
+    assert manifest["pairs"]["by_class"]["split"]["pairs"] == 0
+    truth = _write(tmp_path / "truth.csv", _rows(TRUTH))
+    res = CliRunner().invoke(main, ["estimate", str(out), "--truth", str(truth)])
+    assert res.exit_code == 0, res.output
+    line = next(x for x in res.output.splitlines() if x.startswith("WARNING: no split pair"))
+    assert "GoodSplitRate, BadSplitRate" in line and "undefined" in line, line
+    split = manifest["classes"]["split"]
+    per_pair = manifest["draws"] * min(split["kish_u"], split["kish_w"]) / manifest["budget"]
+    need = int(line.split("--budget ")[1].rstrip(").").replace(",", ""))
+    assert need * per_pair >= 10 - 1e-9 > (need - 1) * per_pair, (need, per_pair)
+    doc = estimate(out, truth=TRUTH)
+    assert any(w.startswith("no split pair was drawn") for w in doc["warnings"])
+    assert math.isfinite(doc["delta_precision"]["estimate"])

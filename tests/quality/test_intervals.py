@@ -45,14 +45,6 @@ def test_kirchner_edge_cases() -> None:
     mean, se = weighted_mean_se([0.7], [2.0])
     assert mean == 0.7 and math.isnan(se)
     assert weighted_mean_se([1.0, 1.0, 1.0], [1, 1, 1]) == (1.0, 0.0)
-    with pytest.raises(ValueError, match="equal length"):
-        weighted_mean_se([1, 2], [1])
-    with pytest.raises(ValueError, match="positive weight"):
-        weighted_mean_se([], [])
-    with pytest.raises(ValueError, match="non-negative"):
-        weighted_mean_se([1, 2], [1, -1])
-    with pytest.raises(ValueError, match="finite"):
-        weighted_mean_se([1, math.nan], [1, 1])
 
 
 def test_pair_clustered_se_is_kirchner_when_every_pair_is_judged() -> None:

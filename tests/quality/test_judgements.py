@@ -65,13 +65,13 @@ def test_every_spelling_means_the_same_everywhere(value: object, expected: str) 
 @pytest.mark.parametrize("value", ["maybe", "1.5", 2, 1.0, "equivalent!"])
 def test_anything_else_is_refused_everywhere(value: object) -> None:
     assert normalise_verdict(value) is None
-    with pytest.raises(ValueError, match="verdict must be one of"):
+    with pytest.raises(InputError, match="verdict must be one of"):
         parse_verdict(value)
     with pytest.raises(InputError, match="unknown verdict word"):
         rows_from_records([(2, {"pair_id": "7", "verdict": value})], {"pair_id", "verdict"},
                           "file")
     draws = draw_rows((1, "a", "c", "stable", 1.0, 2), (2, "a", "b", "split", -1.0, 3))
-    with pytest.raises(ValueError, match="verdict must be one of"):
+    with pytest.raises(InputError, match="verdict must be one of"):
         estimate_from_draws(draws, {2: value}, TOY_MANIFEST)
 
 
@@ -80,7 +80,7 @@ def test_true_and_one_keep_their_own_meaning_in_a_column() -> None:
     dict but not the same spelling (1.0 is no verdict), whatever comes first."""
     draws = draw_rows((1, "a", "c", "stable", 1.0, 2), (2, "a", "b", "split", -1.0, 3),
                       (3, "c", "d", "split", -1.0, 1))
-    with pytest.raises(ValueError, match=r"got 1\.0"):
+    with pytest.raises(InputError, match=r"got 1\.0"):
         estimate_from_draws(draws, {"pair_id": [2, 3], "verdict": [True, 1.0]},
                             TOY_MANIFEST)
 

@@ -8,20 +8,30 @@ import numpy as np
 import pytest
 from toy_draws import GOOD, TOY_MANIFEST, draw_rows
 
+from abcde.errors import InputError
 from abcde.quality.estimate import estimate_from_draws
-from abcde.quality.sample import judged_sample, reweighting_factors
+from abcde.quality.sample import judged_sample
+
+
+def factors(rows: list[tuple], verdicts: dict) -> dict:
+    """The reweighting factor per class of ``abcde estimate``'s sample summary."""
+    out = estimate_from_draws(draw_rows(*rows), verdicts, TOY_MANIFEST)["sample"]["classes"]
+    return {k: c["factor"] for k, c in out.items() if c["sampled_draws"]}
 
 
 def test_reweighting_paper_example() -> None:
     """1000 split pairs sampled, 800 judged → each judged split draw weighs 1.25."""
-    factors = reweighting_factors(["split"] * 1000, [1] * 1000, [True] * 800 + [False] * 200)
-    assert factors == {"split": 1.25}
+    rows = [(k, f"a{k}", f"b{k}", "split", -1.0, 1) for k in range(1, 1001)]
+    judged = {k: "equivalent" for k in range(1, 801)}
+    assert factors(rows, judged) == {"split": 1.25}
 
 
 def test_reweighting_counts_draws_per_class() -> None:
-    classes = ["split", "split", "merge", "stable", "stable"]
-    factors = reweighting_factors(classes, [3, 1, 2, 2, 6], [True, False, False, True, False])
-    assert factors == {"split": 4 / 3, "merge": None, "stable": 4.0}
+    rows = [(1, "a", "b", "split", -1.0, 3), (2, "c", "d", "split", -1.0, 1),
+            (3, "e", "f", "merge", 1.0, 2), (4, "g", "h", "stable", 1.0, 2),
+            (5, "i", "j", "stable", 1.0, 6)]
+    got = factors(rows, {1: "equivalent", 4: "not_equivalent"})
+    assert got == {"split": 4 / 3, "merge": None, "stable_plus": 4.0}
 
 
 def test_importance_weights_follow_the_design() -> None:
@@ -94,14 +104,14 @@ def test_row_list_input_equals_column_input() -> None:
     ],
 )
 def test_bad_input_is_refused(rows: list[tuple], verdicts: dict, match: str) -> None:
-    with pytest.raises(ValueError, match=match):
+    with pytest.raises(InputError, match=match):
         estimate_from_draws(draw_rows(*rows), verdicts, TOY_MANIFEST)
 
 
 def test_missing_columns_are_named() -> None:
     draws = draw_rows(*GOOD)
     del draws["u_over_w"]
-    with pytest.raises(ValueError, match=r"lacks columns \['u_over_w'\]"):
+    with pytest.raises(InputError, match=r"lacks columns \['u_over_w'\]"):
         estimate_from_draws(draws, {}, TOY_MANIFEST)
 
 
@@ -110,7 +120,7 @@ def test_a_sample_of_an_earlier_design_is_refused() -> None:
     estimated: its estimates could be confidently wrong (docs/method.md §8.1)."""
     old = {"population": "jaccard", "totals": {"total": 0.5, "split": 0.2, "merge": 0.1,
                                                "stable": 0.2}}
-    with pytest.raises(ValueError, match="earlier abcde"):
+    with pytest.raises(InputError, match="earlier abcde"):
         estimate_from_draws(draw_rows(*GOOD), {2: "equivalent"}, old)
 
 
@@ -133,7 +143,7 @@ def test_verdict_keys_compare_as_text() -> None:
     )
     assert by_text == by_int == by_float
     assert by_text["sample"]["missing_verdicts"] == 0
-    with pytest.raises(ValueError, match="compare as text"):
+    with pytest.raises(InputError, match="compare as text"):
         estimate_from_draws(draws, {2: "equivalent", "2": "not_equivalent"}, TOY_MANIFEST)
 
 
@@ -158,7 +168,7 @@ def test_verdicts_as_pandas_and_a_pair_id_given_twice() -> None:
     for given in ({"pair_id": [1, 2, 3, 2], "verdict": [*verdicts.values(), "yes"]},
                   [*verdicts.items(), (2, "equivalent")],
                   pd.concat([series, pd.Series({2: "equivalent"})])):
-        with pytest.raises(ValueError, match="pair id '2' is given twice with different"):
+        with pytest.raises(InputError, match="pair id '2' is given twice with different"):
             estimate_from_draws(draws, given, TOY_MANIFEST)
 
 
@@ -195,6 +205,7 @@ def test_confidence_is_a_plain_number_in_the_document() -> None:
     got = estimate_from_draws(draws, verdicts, TOY_MANIFEST, confidence=np.float32(0.9))
     assert got == want and type(got["delta_precision"]["confidence"]) is float
     json.dumps(got)
-    for bad in ("0.9", True):
-        with pytest.raises(ValueError, match="confidence must be a number in"):
+    for bad in ("0.9", True, 1.0, 0):
+        with pytest.raises(InputError) as err:
             estimate_from_draws(draws, verdicts, TOY_MANIFEST, confidence=bad)
+        assert err.value.option == "confidence"

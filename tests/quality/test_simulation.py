@@ -206,3 +206,60 @@ def test_budgets_and_replications_are_integers_and_one_budget_may_stand_alone() 
         assert err.value.option == option
     alone = simulate(BASE, EXP, WEIGHT, truth=TRUTH, budgets=20, replications=1)
     assert alone["budgets"] == [20] and {r["budget"] for r in alone["rows"]} == {20}
+
+
+def test_a_long_run_says_how_long_after_its_first_round(monkeypatch: pytest.MonkeyPatch,
+                                                        caplog: pytest.LogCaptureFixture) -> None:
+    """`simulate --replications 1000000000` ran for hours without a word: after its first
+    round a run that will take long says how long, and how many rounds fit the time it
+    considers long (issue 32). A short run says nothing."""
+    import itertools
+
+    ticks = itertools.count(0.0, 1000.0)  # every look at the clock: 1000 s later
+    monkeypatch.setattr("abcde.quality.simulation.monotonic", lambda: next(ticks))
+    with caplog.at_level("WARNING", logger="abcde"):
+        simulate(BASE, EXP, WEIGHT, truth=TRUTH, budgets=(20,), replications=3, seed=1)
+    (record,) = [r for r in caplog.records if "simulate:" in r.getMessage()]
+    text = record.getMessage()
+    assert "the first of 3 rounds took 1000.0 s" in text and "about 50 minutes" in text, text
+    assert "--replications" in text and "Ctrl-C" in text, text
+    caplog.clear()
+    monkeypatch.setattr("abcde.quality.simulation.monotonic", itertools.count(0.0, 1.0).__next__)
+    with caplog.at_level("WARNING", logger="abcde"):
+        simulate(BASE, EXP, WEIGHT, truth=TRUTH, budgets=(20,), replications=3, seed=1)
+    assert not [r for r in caplog.records if "simulate:" in r.getMessage()]
+
+
+def test_a_bias_below_the_exact_values_rounding_is_no_bias() -> None:
+    """Estimates that differ from the exact value by a rounding error (a few units of the
+    last place: the exact value is a sum in SQL, the estimate another) were reported as
+    "bias -0.000% (-4.2 SE)": below the exact value's precision the bias is 0 and no SE
+    ratio is shown; a real bias, however small in percent, keeps its sign and its SEs."""
+    from abcde.quality.exact import ExactQuality
+    from abcde.quality.simulation import _summary, render_table
+
+    exact, ulp = 0.1, math.ulp(0.1)
+
+    def rounds(*estimates: float) -> dict[int, list[dict]]:
+        return {100: [{k: {"estimate": e, "ci_low": e - 0.01, "ci_high": e + 0.01,
+                           "not_conclusive": None} for k in METRIC_KEYS} for e in estimates]}
+
+    truth = ExactQuality(True, {k: exact for k in METRIC_KEYS})
+    out = _summary(rounds(*[exact - ulp, exact - 2 * ulp] * 5), truth, 10, 1.96)
+    out.update(population="mixture", alpha=0.5, stratify=None)
+    cell = out["metrics"]["delta_precision"][100]
+    assert cell["bias"] == 0.0 and cell["coverage"] == 1.0
+    assert "SE)" not in render_table(out) and "-0.000%" not in render_table(out)
+    real = _summary(rounds(*[exact - 1e-7, exact - 2e-7] * 5), truth, 10, 1.96)
+    real.update(population="mixture", alpha=0.5, stratify=None)
+    assert real["metrics"]["delta_precision"][100]["bias"] == pytest.approx(-1.5e-7)
+    assert "bias -0.000015% (-9.0 SE)" in render_table(real)
+
+
+def test_an_exact_rate_has_no_bias_in_a_real_round() -> None:
+    """With the Experiment as the truth GoodSplitRate is SplitRate(T) in every round; its
+    estimate and the SQL's exact value differ in the last bits only, which is no bias."""
+    doc = simulate(BASE, EXP, WEIGHT, truth=EXP, population="jaccard", budgets=(40,),
+                   replications=4, seed=2)
+    for key in ("good_split_rate", "good_split_distance", "good_merge_distance"):
+        assert doc["metrics"][key][40]["bias"] == 0.0, key

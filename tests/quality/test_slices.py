@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from toy_draws import GOOD, TOY_MANIFEST, draw_rows
 
+from abcde.errors import InputError
 from abcde.quality.estimate import estimate_from_draws
 
 ROW = {"color": "red", "weight": 1.0, "pairweight": 0.1, "split": 0.05, "merge": 0.0,
@@ -14,7 +15,7 @@ ROW = {"color": "red", "weight": 1.0, "pairweight": 0.1, "split": 0.05, "merge":
 
 def test_slices_need_their_columns() -> None:
     manifest = {**TOY_MANIFEST, "slices": [ROW]}
-    with pytest.raises(ValueError, match="no such column"):
+    with pytest.raises(InputError, match="no such column"):
         estimate_from_draws(draw_rows(*GOOD), {2: "equivalent"}, manifest)
 
 
@@ -23,7 +24,7 @@ def test_slices_of_an_earlier_design_are_refused() -> None:
     estimated by parts: it is refused with the reason."""
     old = {k: ROW[k] for k in ("color", "weight", "pairweight")}
     draws = {**draw_rows(*GOOD), "color": ["red", "red"]}
-    with pytest.raises(ValueError, match=r"lacks .*split"):
+    with pytest.raises(InputError, match=r"lacks .*split"):
         estimate_from_draws(draws, {1: "equivalent", 2: "equivalent"},
                             {**TOY_MANIFEST, "slices": [old]})
 

@@ -6,8 +6,9 @@ import pytest
 from toy_draws import TOY_MANIFEST, manifest, many_pairs
 
 from abcde.quality.estimate import estimate_from_draws
-from abcde.quality.result import Estimate, exact_value, scaled_estimate
-from abcde.quality.wording import precision_verdict
+from abcde.quality.intervals import z_value
+from abcde.quality.result import Estimate
+from abcde.quality.wording import precision_verdict, render_table
 
 
 @pytest.mark.parametrize(
@@ -19,7 +20,13 @@ from abcde.quality.wording import precision_verdict
     ],
 )
 def test_precision_verdict(value: float, se: float, expected: str) -> None:
-    assert precision_verdict(scaled_estimate(value, se, 1.0, pairs=9, draws=9)) == expected
+    assert precision_verdict(wald(value, se)) == expected
+
+
+def wald(value: float, se: float) -> Estimate:
+    """An estimate with the interval value ± z·SE."""
+    half = z_value(0.95) * se
+    return Estimate(value, se, value - half, value + half, 9, 9, 1.0)
 
 
 def test_precision_verdict_when_undefined() -> None:
@@ -33,8 +40,10 @@ def test_precision_verdict_when_undefined() -> None:
 def test_only_an_exact_estimate_is_called_exact() -> None:
     """"no sampling error; exact" only for an estimate of kind exact; a zero-width
     interval from draws cannot occur, and a narrow one is never called exact."""
-    assert "exact" in precision_verdict(exact_value(0.857, note="exact: self pairs only"))
-    narrow = scaled_estimate(0.21, 1e-9, 1.0, pairs=9, draws=9)
+    exact = Estimate(0.857, 0.0, 0.857, 0.857, 0, 0, 0.0, note="exact: self pairs only",
+                     interval="exact", exact=0.857)
+    assert "exact" in precision_verdict(exact)
+    narrow = wald(0.21, 1e-9)
     assert "exact" not in precision_verdict(narrow)
 
 
@@ -87,3 +96,40 @@ def test_a_lopsided_interval_is_given_by_its_ends() -> None:
     above = Estimate(0.02, 0.004, 0.0125, 0.0301, 30, 30, 1.0)
     assert precision_verdict(above) == ("ΔPrecision +2.00% (95% CI +1.25% to +3.01%): "
                                         "the Experiment is more precise")
+
+
+def test_a_value_that_rounds_to_zero_has_no_sign() -> None:
+    """"ΔPrecision -0.000%" (a tiny negative estimate, or a negative zero) read as a loss:
+    a value that rounds to 0 at the digits shown prints as 0, in the verdict and the
+    table alike; every other value keeps its sign (issue 32)."""
+    from abcde.quality.wording import percent
+
+    assert [percent(v, 3) for v in (-4e-7, -0.0, 0.0, 4e-7, -6e-6, 0.0123)] == [
+        "0.000%", "0.000%", "0.000%", "0.000%", "-0.001%", "+1.230%"]
+    assert percent(-0.0123, 3, sign=False) == "-1.230%" and percent(None, 3) == "-"
+    assert precision_verdict(wald(-3e-9, 0.001)) == (
+        "ΔPrecision 0.00% ± 0.20% (95% CI): no significant difference")
+    draws = many_pairs(40, 40, 40)
+    verdicts = {p: "not_equivalent" for p in draws["pair_id"]}
+    table = render_table({**estimate_from_draws(draws, verdicts, TOY_MANIFEST),
+                          "sample_id": "s", "judgements": {}})
+    assert "-0.000%" not in table and "+0.000%" not in table and " 0.000%" in table
+
+
+def test_a_class_of_the_population_that_was_not_drawn_is_named_with_its_budget() -> None:
+    """A sample without any split pair left the split rates and distances undefined
+    without a warning, although its manifest says how often the design draws that class:
+    the warning names the class, the metrics it leaves undefined, and the budget at which
+    the design expects 10 effective draws of it (n_eff grows with the budget)."""
+    draws = many_pairs(0, 40, 40)
+    verdicts = {p: "equivalent" for p in draws["pair_id"]}
+    doc = estimate_from_draws(draws, verdicts, {**TOY_MANIFEST, "budget": 80})
+    (warning,) = [w for w in doc["warnings"] if w.startswith("no split pair was drawn")]
+    assert "GoodSplitRate, BadSplitRate, GoodSplitDistance, BadSplitDistance are undefined" \
+        in warning, warning
+    # the design draws a split pair with q = 0.4 and constant importance weights (kish 1
+    # per draw of the class): 80 draws expect 32 effective ones, 25 expect 10
+    assert "the design expects 32.0 effective draws of split pairs; a budget of about 25" \
+        in warning, warning
+    assert doc["good_split_rate"]["estimate"] is None
+    assert not any("no merge pair" in w for w in doc["warnings"])

@@ -67,21 +67,20 @@ def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | No
 
     given = [w for w, v in (("SAMPLE_DIR", sample_dir), ("--db", db),
                             ("--engine", engine_name)) if v is not None]
-    if len(given) != 1:
-        raise click.UsageError("give one of SAMPLE_DIR, --db or --engine (with "
-                               "--sample-prefix)" + (f"; got {' and '.join(given)}"
-                                                     if given else ""))
-    if sample_dir is None and sample_prefix is None:
-        raise click.UsageError(f"{given[0]} needs --sample-prefix, the --prefix of the script")
-    if sample_dir is not None and (sample_prefix is not None or sample_schema is not None):
-        raise click.UsageError("--sample-prefix and --sample-schema go with --db or --engine")
-    if dsn is not None and engine_name != "postgres":
-        raise click.UsageError("--dsn is for --engine postgres")
-    if judgements and truth is not None:
-        raise click.UsageError("give one of --judgements and --truth, not both")
-    if sample_dir is None and not judgements and truth is None:
-        raise click.UsageError(f"with {given[0]} give --judgements or --truth (the verdicts "
-                               "of `abcde judge` are read from SAMPLE_DIR)")
+    source = given[0] if given else "SAMPLE_DIR"
+    misuse = next((why for bad, why in (
+        (len(given) != 1, "give one of SAMPLE_DIR, --db or --engine (with --sample-prefix)"
+         + (f"; got {' and '.join(given)}" if given else "")),
+        (sample_dir is None and sample_prefix is None,
+         f"{source} needs --sample-prefix, the --prefix of the script"),
+        (sample_dir is not None and (sample_prefix, sample_schema) != (None, None),
+         "--sample-prefix and --sample-schema go with --db or --engine"),
+        (dsn is not None and engine_name != "postgres", "--dsn is for --engine postgres"),
+        (sample_dir is None and not judgements and truth is None,
+         f"with {source} give --judgements or --truth (the verdicts of `abcde judge` are "
+         "read from SAMPLE_DIR)")) if bad), None)
+    if misuse:  # the combinations of where the sample is; the library checks the rest
+        raise click.UsageError(misuse)
     sample: object = sample_dir
     if db is not None:
         sample = load_tables(sample_prefix, sample_schema, db=db)  # type: ignore[arg-type]
@@ -94,11 +93,8 @@ def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | No
                                  engine=engine)
         finally:
             engine.close()
-    if not 0 < confidence < 1:
-        raise click.BadParameter("must be in (0, 1)", param_hint="--confidence")
     files = judgements[0] if len(judgements) == 1 else list(judgements) or None
-    doc = estimate(sample, judgements=files, truth=truth,
-                   item_col=item_col,
+    doc = estimate(sample, judgements=files, truth=truth, item_col=item_col,
                    cluster_col=cluster_col, confidence=confidence, se_method=se_method)
     if fmt == "html":
         from abcde.report.build import report_html
@@ -132,7 +128,8 @@ def simulate_cmd(comparison: Comparison, truth: str, population: str, alpha: flo
                  unknown_share: float, stratify: str | None, fmt: str) -> None:
     """Size the judgement budget and check the estimates on your data: per quality metric
     and budget, the 95% interval half-width, the coverage of the exact value and the bias,
-    from simulated rounds judged by --truth (whose exact metrics are computed in SQL)."""
+    from simulated rounds judged by --truth (whose exact metrics are computed in SQL). A
+    run that will take long says how long after its first round."""
     from abcde.quality.simulation import render_table
 
     doc = comparison.simulate(truth, population=population, alpha=alpha, budgets=budgets,
@@ -146,4 +143,4 @@ def simulate_cmd(comparison: Comparison, truth: str, population: str, alpha: flo
     click.echo(to_json(doc) if fmt == "json" else render_table(doc))
 
 
-COMMANDS = (estimate_cmd, simulate_cmd,)
+COMMANDS = (estimate_cmd, simulate_cmd)

@@ -9,7 +9,6 @@ current verdicts, resolved by majority), so the panel and the final estimate agr
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -17,6 +16,7 @@ from typing import Any
 from abcde.errors import AbcdeError
 from abcde.quality.agreement import JUDGE_UNCERTAINTY_NOTE, agreement, by_pair, resolve
 from abcde.quality.slices import slice_rows
+from abcde.quality.wording import percent
 from abcde.server.app import isolated_values
 
 PANEL_METRICS = (("delta_precision", "ΔPrecision"),
@@ -25,9 +25,8 @@ PANEL_METRICS = (("delta_precision", "ΔPrecision"),
 
 
 def _pct(x: float | None, sign: bool = False) -> str:
-    if x is None or not math.isfinite(x):
-        return "–"
-    return f"{100 * x:+.2f}%" if sign else f"{100 * x:.2f}%"
+    text = percent(x, 2, sign)
+    return "–" if text == "-" else text  # the page's dash for a missing number
 
 
 class EstimatesPanel:
@@ -77,10 +76,9 @@ class EstimatesPanel:
             ends = m.get("unknown_range")
             panel["rows"].append({
                 "label": label,
-                "estimate": _pct(m.get("estimate"), sign=key == "delta_precision"),
+                "estimate": _pct(m.get("estimate"), sign),
                 "interval": "–" if m.get("ci_low") is None else
-                f"[{_pct(m['ci_low'], key == 'delta_precision')}, "
-                f"{_pct(m['ci_high'], key == 'delta_precision')}]",
+                f"[{_pct(m['ci_low'], sign)}, {_pct(m['ci_high'], sign)}]",
                 "pairs": m.get("pairs", 0),
                 # where the pairs without a verdict yet could take it (docs/method.md §8.11)
                 "range": "–" if not ends else

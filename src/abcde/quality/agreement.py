@@ -39,24 +39,8 @@ JUDGE_UNCERTAINTY_NOTE = ("the intervals describe the sampling of pairs only, no
 
 
 def by_pair(verdicts: Mapping[str, Mapping[str, str]]) -> dict[str, dict[str, str]]:
-    """judge → pair → verdict, turned into pair → judge → verdict.
+    """judge → pair → verdict as pair → judge → verdict.
 
-    Parameters
-    ----------
-    verdicts : mapping
-        judge → pair id → verdict (each judge's current verdicts).
-
-    Returns
-    -------
-    dict
-        pair id → judge → verdict.
-
-    References
-    ----------
-    docs/method.md §12.4.
-
-    Examples
-    --------
     >>> by_pair({"ana": {"1": "equivalent"}, "bo": {"1": "unknown", "2": "equivalent"}})
     {'1': {'ana': 'equivalent', 'bo': 'unknown'}, '2': {'bo': 'equivalent'}}
     """
@@ -78,26 +62,8 @@ class Resolution:
 
 def resolve(pairs: Mapping[str, Mapping[str, str]]) -> Resolution:
     """One verdict per pair by majority of the known verdicts: unknowns abstain, a tie
-    between equivalent and not_equivalent is unknown.
+    is unknown; ``contested`` pairs got both known verdicts (docs/method.md §12.4).
 
-    Parameters
-    ----------
-    pairs : mapping
-        pair id → judge → verdict.
-
-    Returns
-    -------
-    Resolution
-        ``verdicts`` (pair id → verdict), ``contested`` (pairs given both known
-        verdicts) and ``ties`` (contested pairs made unknown).
-
-    References
-    ----------
-    docs/method.md §12.4; §8.1 (unknown beside a known verdict); §8.3 (unknowns are
-    dropped and reweighted).
-
-    Examples
-    --------
     >>> r = resolve({"1": {"a": "equivalent", "b": "not_equivalent", "c": "equivalent"},
     ...              "2": {"a": "equivalent", "b": "not_equivalent"},
     ...              "3": {"a": "unknown", "b": "not_equivalent"}})
@@ -123,26 +89,9 @@ def resolve(pairs: Mapping[str, Mapping[str, str]]) -> Resolution:
 
 def cohen_kappa(a: Sequence[str], b: Sequence[str],
                 categories: Sequence[str] = VERDICTS) -> float | None:
-    """Cohen's kappa of two raters' labels of the same items.
+    """Cohen's (p_o − p_e)/(1 − p_e) of two raters' labels of the same items; None
+    without items or when p_e = 1.
 
-    Parameters
-    ----------
-    a, b : sequence of str
-        The two raters' labels, item by item.
-    categories : sequence of str
-        The categories (default: the three verdicts).
-
-    Returns
-    -------
-    float or None
-        (p_o − p_e)/(1 − p_e); None when there is no item or p_e = 1.
-
-    References
-    ----------
-    docs/method.md §12.4; [Cohen] (docs/method.md §0.2).
-
-    Examples
-    --------
     >>> round(cohen_kappa(["equivalent", "equivalent", "not_equivalent", "unknown"],
     ...                   ["equivalent", "not_equivalent", "not_equivalent", "unknown"]), 4)
     0.6364
@@ -158,26 +107,10 @@ def cohen_kappa(a: Sequence[str], b: Sequence[str],
 
 
 def fleiss_kappa(counts: Sequence[Sequence[int]]) -> float | None:
-    """Fleiss' kappa of a table subjects × categories of rating counts.
+    """Fleiss' (P̄ − P̄_e)/(1 − P̄_e) of a subjects × categories table of rating counts
+    (rows with fewer than two ratings left out; raters may vary by row); None when no row
+    is left or P̄_e = 1.
 
-    Parameters
-    ----------
-    counts : sequence of sequences of int
-        One row per subject (pair), one column per category: how many raters gave it.
-        Rows with fewer than two ratings are left out; the number of raters may vary
-        between rows.
-
-    Returns
-    -------
-    float or None
-        (P̄ − P̄_e)/(1 − P̄_e); None when no row is left or P̄_e = 1.
-
-    References
-    ----------
-    docs/method.md §12.4; [Fleiss] (docs/method.md §0.2).
-
-    Examples
-    --------
     >>> round(fleiss_kappa([[3, 0, 0], [2, 1, 0], [0, 3, 0], [1, 1, 1]]), 4)
     0.2683
     """
@@ -194,24 +127,9 @@ def fleiss_kappa(counts: Sequence[Sequence[int]]) -> float | None:
 
 
 def raw_agreement(counts: Sequence[Sequence[int]]) -> float | None:
-    """Mean over subjects of the share of agreeing rater pairs (Fleiss's P̄).
+    """Fleiss's P̄, the mean share of agreeing rater pairs per subject (None without a
+    subject of two ratings).
 
-    Parameters
-    ----------
-    counts : sequence of sequences of int
-        As for :func:`fleiss_kappa`.
-
-    Returns
-    -------
-    float or None
-        P̄; None when no subject has two ratings.
-
-    References
-    ----------
-    docs/method.md §12.4.
-
-    Examples
-    --------
     >>> raw_agreement([[3, 0, 0], [2, 1, 0]])  # (1 + 1/3) / 2
     0.6666666666666666
     """
@@ -223,25 +141,9 @@ def raw_agreement(counts: Sequence[Sequence[int]]) -> float | None:
 
 
 def agreement(pairs: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
-    """The agreement section of ``abcde estimate``.
-
-    Parameters
-    ----------
-    pairs : mapping
-        pair id → judge → verdict.
-
-    Returns
-    -------
-    dict
-        ``judges`` (how many), ``pairs`` (answered by two or more), ``raw_agreement``,
-        ``kappa`` and ``kappa_kind`` ("cohen" for two judges, "fleiss" for more, None
-        for one), and ``pairwise``: for every two judges with common pairs, their
-        ``judges``, ``pairs``, ``raw_agreement`` and ``cohen_kappa``.
-
-    References
-    ----------
-    docs/method.md §12.4; [Cohen], [Fleiss] (docs/method.md §0.2).
-    """
+    """The agreement section of ``abcde estimate`` for pair → judge → verdict: judges,
+    pairs answered by two or more, raw agreement and kappa (Cohen's for two judges,
+    Fleiss' for more) and every two judges' ``pairwise`` agreement (docs/method.md §12.4)."""
     judges = sorted({j for js in pairs.values() for j in js})
     shared = {p: js for p, js in pairs.items() if len(js) >= 2}
     counts = [[sum(v == c for v in js.values()) for c in VERDICTS] for js in shared.values()]

@@ -1,33 +1,24 @@
 """Sizing the judgement budget and checking the estimators on one's own data: simulated
-judgement rounds with a ground truth as the judge, their intervals, and — since the
-truth fixes every metric's exact value — their bias and coverage (ABCDE §5.8, App. A;
-Jaccard decomposition §7–8; docs/method.md §8.12–8.13).
+judgement rounds with a ground truth as the judge, and — since the truth fixes every
+metric's exact value — their bias and coverage (docs/method.md §8.12–8.13; ABCDE §5.8,
+App. A; Jaccard decomposition §7–8).
 
-For each replication r (seed + r) the real SQL sampler draws one stream and walks it
-until the largest budget is filled (ABCDE App. A 3.1–3.2); every smaller budget b is
-the prefix of the same stream cut at its b-th unique judgeable pair — exactly the
-sample `sample_pairs(budget=b, seed=seed + r)` would give, since the stream is indexed
-by draw number. Each sample is judged by the truth (same truth cluster ⇒ equivalent,
-an item the truth lacks ⇒ unknown; optionally a further share of pairs made unknown at
-random) and estimated. The exact value of every metric is computed from the truth in
-SQL (`abcde.quality.exact`, per triple cell), when the truth covers T. The report gives,
-per budget and metric: the mean estimate − exact (the bias, with its standard error
-sd/√R), the share of the intervals that hold the exact value (the coverage; below
-:func:`flag_coverage` of the level, 90% for 95% intervals, it is flagged), the mean
-half-width of the intervals, and how often the metric was undefined or not conclusive.
-When the truth does not cover T, the exact values, bias and coverage are unavailable
-and the report says why.
-
-With ``stratify`` (an allocation: proportional, equal or a fraction) the rounds use
-`abcde.sampling.stratified` instead, one sampling run per budget and replication.
+Replication r (seed + r) draws one stream with the real SQL sampler and walks it until
+the largest budget is filled; every smaller budget is the prefix cut at its b-th unique
+judgeable pair, the very sample ``sample_pairs(budget=b, seed=seed + r)`` gives (ABCDE
+App. A 3.1–3.2). A stratified simulation runs the stratified sampler per budget. The
+truth judges each sample (a further share of pairs made unknown at random) and the
+exact values come from SQL (:mod:`abcde.quality.exact`) when the truth covers T.
 """
 
 from __future__ import annotations
 
+import logging
 import math
 import random
 from collections.abc import Sequence
 from dataclasses import replace
+from time import monotonic
 from typing import Any
 
 from abcde import progress
@@ -39,7 +30,9 @@ from abcde.quality.exact import ExactQuality, exact_quality
 from abcde.quality.intervals import DEFAULT_SE, z_value
 from abcde.quality.judgements import SamplePairs, judge_pairs, read_truth, truth_judge
 from abcde.quality.metrics import METRIC_KEYS
+from abcde.quality.wording import LABELS, level_text, percent
 from abcde.results import plain_row
+from abcde.sample_files.manifest import population_entries
 from abcde.sampling.pairs import (
     Ceiling,
     Design,
@@ -47,128 +40,65 @@ from abcde.sampling.pairs import (
     design_for,
     fetch_totals,
     fill_budget,
-    population_entries,
+    nothing_to_judge,
     prepare,
 )
 
+log = logging.getLogger("abcde")
 DEFAULT_BUDGETS = (100, 300, 1000, 3000)
 FLAG_COVERAGE = 0.90
-"""Below this share of 95% intervals holding the exact value, a metric is flagged
-(:func:`flag_coverage` at 0.95)."""
+"""The coverage below which 95% intervals are flagged (:func:`flag_coverage`)."""
+LONG_RUN = 600.0
+"""Seconds beyond which the time a run will take is said after its first round."""
+PRECISION = 1e-9
+"""Relative: a bias or a miss of the exact value below it is rounding, not statistics
+(the exact values are sums in SQL, docs/method.md §8.12)."""
 
 
 def flag_coverage(confidence: float) -> float:
-    """The coverage below which intervals of a level are flagged as too narrow.
+    """1 − 2·(1 − confidence): intervals that miss the exact value more than twice as
+    often as their level allows are flagged (docs/method.md §8.13).
 
-    They are flagged when they miss the exact value more than twice as often as their
-    level allows: 1 − 2·(1 − confidence), 90% for 95% intervals. A fixed 90% flagged every
-    metric of a correct 80% interval and none of a 99% interval that missed 9% of the
-    time (docs/method.md §8.13).
-
-    Parameters
-    ----------
-    confidence : float
-        The intervals' level, in (0, 1).
-
-    Returns
-    -------
-    float
-
-    References
-    ----------
-    docs/method.md §8.13.
-
-    Examples
-    --------
-    >>> round(flag_coverage(0.95), 6), round(flag_coverage(0.8), 6), round(flag_coverage(0.99), 6)
-    (0.9, 0.6, 0.98)
+    >>> round(flag_coverage(0.95), 6), round(flag_coverage(0.8), 6)
+    (0.9, 0.6)
     """
     return 1 - 2 * (1 - confidence)
 
 
-def simulation_ceiling() -> Ceiling:
-    """The default cost ceiling, worded for `abcde simulate`: its largest --budgets is
-    filled, and it has no --max-stream-draws.
-
-    Parameters
-    ----------
-    None
-
-    Returns
-    -------
-    Ceiling
-        ``Ceiling.of()`` with simulate's option names.
-
-    References
-    ----------
-    docs/method.md §7.5.
-    """
-    return replace(Ceiling.of(), budget_option="the largest of --budgets", draws_option=None)
-
-
 def cut_stream(stream: Sequence[dict[str, Any]], budget: int) -> list[dict[str, Any]]:
-    """The sample a budget takes from a stream of draws.
-
-    The draws (in draw order) up to the one that brings the budget-th unique judgeable
-    pair, aggregated into unique ordered pairs with draw counts and pair ids numbered by
-    first draw (as sql_templates/pairs/sample.sql does).
-
-    Parameters
-    ----------
-    stream : sequence of mappings
-        Draws in draw order, with item_i, item_j, pair_class, label and u_over_w (every
-        column but the draw number d is carried into the rows).
-    budget : int
-        Unique judgeable (unordered) pairs.
-
-    Returns
-    -------
-    list of dict
-        Draw rows pair_id, item_i, item_j, pair_class, label, u_over_w, …, draw_count.
-
-    Raises
-    ------
-    ValueError
-        When the stream holds fewer judgeable pairs than the budget.
-
-    References
-    ----------
-    docs/method.md §7.4–7.5 (the pair stream, budget fill). ABCDE App. A 3.1–3.2
-    (S. van Staden, A. Grubb. ABCDE: Application-Based Cluster Diff Evals. Google, 2024,
-    arXiv:2407.21430).
-    """
+    """The sample a budget takes from a stream of draws (in draw order): the draws up to
+    the one bringing the budget-th unique judgeable pair, as unique ordered pairs with
+    draw counts and pair ids numbered by first draw (as sql_templates/pairs/sample.sql;
+    docs/method.md §7.4–7.5)."""
     seen: set[tuple[Any, Any]] = set()
     end = None
     for k, r in enumerate(stream):
         if r["item_i"] != r["item_j"]:
-            key = tuple(sorted((str(r["item_i"]), str(r["item_j"]))))
-            if key not in seen:
-                seen.add(key)
-                if len(seen) == budget:
-                    end = k
-                    break
+            seen.add(tuple(sorted((str(r["item_i"]), str(r["item_j"])))))
+            if len(seen) == budget:
+                end = k
+                break
     if end is None:
         raise ValueError(f"the stream holds fewer than {budget} judgeable pairs")
     rows: dict[tuple[Any, Any], dict[str, Any]] = {}
-    ids: dict[tuple[str, str], int] = {}
+    ids: dict[tuple[str, ...], int] = {}
     for r in stream[: end + 1]:
         ordered = (r["item_i"], r["item_j"])
         if ordered in rows:
             rows[ordered]["draw_count"] += 1
-            continue
-        unordered = tuple(sorted((str(r["item_i"]), str(r["item_j"]))))
-        pid = ids.setdefault(unordered, len(ids) + 1)  # type: ignore[arg-type]
-        row = {k: v for k, v in r.items() if k != "d"}
-        rows[ordered] = {**row, "pair_id": pid, "draw_count": 1}
+        else:
+            pid = ids.setdefault(tuple(sorted((str(r["item_i"]), str(r["item_j"])))),
+                                 len(ids) + 1)
+            rows[ordered] = {**{k: v for k, v in r.items() if k != "d"}, "pair_id": pid,
+                             "draw_count": 1}
     return list(rows.values())
 
 
 def simulate(base: object, exp: object, weights: object | None = None, *, truth: object,
              population: str = "mixture", alpha: float | None = None,
-             budgets: Sequence[int] = DEFAULT_BUDGETS,
-             replications: int = 20, seed: int = 0, unknown_share: float = 0.0,
-             stratify: str | float | None = None, confidence: float = 0.95,
-             **inputs: Any) -> dict[str, Any]:
+             budgets: Sequence[int] = DEFAULT_BUDGETS, replications: int = 20, seed: int = 0,
+             unknown_share: float = 0.0, stratify: str | float | None = None,
+             confidence: float = 0.95, **inputs: Any) -> dict[str, Any]:
     """Bias, coverage and interval half-width of every quality metric per budget.
 
     Parameters
@@ -176,15 +106,14 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
     base, exp, weights : table, file, mapping or DataFrame
         The clusterings and optional item weights, as for ``abcde.sample_pairs``.
     truth : mapping, DataFrame, Arrow table, str or Path
-        The ground truth that plays the judge (:func:`~abcde.quality.judgements.read_truth`)
-        and fixes the exact values (:func:`~abcde.quality.exact.exact_quality`).
+        The ground truth that judges and fixes the exact values.
     population, alpha : str, float
-        The sampling design, as for ``abcde.sample_pairs`` (default: the mixture,
-        α = 0.5).
+        The sampling design, as for ``abcde.sample_pairs`` (default the mixture, α = 0.5).
     budgets : sequence of int, or int
         Budgets (unique judgeable pairs) to compare.
     replications : int
-        Simulated rounds per budget (seeds ``seed``, ``seed + 1``, …).
+        Simulated rounds per budget (seeds ``seed``, ``seed + 1``, …). When the first
+        round shows that all take more than 10 minutes, the time is said on the log.
     seed : int
         The first round's seed.
     unknown_share : float
@@ -199,23 +128,19 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
     Returns
     -------
     dict
-        ``{"population", "alpha", "budgets", "replications", "stratify", "confidence",
-        "flag_coverage", "exact":
-        {"available", "values", "reason", …}, "metrics": {metric: {budget: {"exact",
-        "mean", "bias", "bias_se", "coverage", "flagged", "half_width", "estimate_sd",
-        "undefined", "not_conclusive"}}}, "rows": [...]}`` — ``bias`` = mean estimate −
-        exact with ``bias_se`` = sd/√R, ``coverage`` the share of the reported intervals
-        that hold the exact value (None when the truth does not cover T), ``flagged`` when
-        it is below ``flag_coverage`` (:func:`flag_coverage` of ``confidence``),
-        ``half_width`` the mean (ci_high − ci_low)/2;
-        ``rows`` is one flat record per (budget, metric), handy for a DataFrame.
+        ``population``, ``alpha``, ``budgets``, ``replications``, ``stratify``,
+        ``unknown_share``, ``confidence``, ``flag_coverage``, ``exact`` (available,
+        values, reason, …), ``metrics`` (metric → budget → exact, mean, bias = mean −
+        exact (0 below rounding), bias_se = sd/√R, coverage, flagged, half_width (mean
+        reported), estimate_sd, spread_half_width = z·sd, undefined, not_conclusive) and
+        ``rows`` (one flat record per budget and metric).
 
     References
     ----------
-    docs/method.md §7.4–7.5, §8, §8.12–8.13. ABCDE §5.8, App. A (S. van Staden, A. Grubb.
-    ABCDE: Application-Based Cluster Diff Evals. Google, 2024, arXiv:2407.21430); Jaccard
-    decomposition §7–8 (S. van Staden. Decomposing the Jaccard Distance and the Jaccard
-    Index in ABCDE. Google Switzerland, 2024).
+    docs/method.md §7.4–7.5, §8.12–8.13. S. van Staden, A. Grubb. ABCDE: Application-Based
+    Cluster Diff Evals. Google, 2024, arXiv:2407.21430, §5.8, App. A. S. van Staden.
+    Decomposing the Jaccard Distance and the Jaccard Index in ABCDE. Google Switzerland,
+    2024, §7–8.
     """
     return run_simulate(Session.of(base, exp, weights, **inputs), truth,
                         design=design_for(population, alpha), budgets=budgets,
@@ -230,20 +155,19 @@ def run_simulate(session: Session, truth: object, *, design: Design | None = Non
                  seed: int = 0, unknown_share: float = 0.0,
                  stratify: str | float | None = None,
                  confidence: float = 0.95) -> dict[str, Any]:
-    """`simulate` of a session's inputs (and `abcde.Comparison.simulate`)."""
+    """:func:`simulate` of a session's inputs (and ``abcde.Comparison.simulate``)."""
     design = design or design_for()
     if seed + replications - 1 > MAX_SEED:  # replication r draws with seed + r
         raise InputError(f"{{option}} + replications - 1 must be at most {MAX_SEED:,}, the "
                          "largest seed", option="seed")
     allocation = None
     if stratify is not None:
-        from abcde.sampling.stratified import ALLOCATION
+        from abcde.sampling.stratified import ALLOCATION, run_stratified
 
         allocation = ALLOCATION.check("stratify", stratify)
-    z = z_value(confidence)
     spec = session.spec
-    truth_map = read_truth(truth, spec.columns.item, spec.columns.cluster)
-    base_judge = truth_judge(truth_map)
+    judge = truth_judge(read_truth(truth, spec.columns.item, spec.columns.cluster))
+    ceiling = replace(Ceiling.of(), budget_option="the largest of --budgets", draws_option=None)
     results: dict[int, list[dict[str, Any]]] = {b: [] for b in budgets}
     with session.using() as (eng, inputs):
         exact = exact_quality(spec.base, spec.exp, spec.weights, truth=truth,
@@ -252,39 +176,55 @@ def run_simulate(session: Session, truth: object, *, design: Design | None = Non
                               missing_weight=spec.missing_weight, engine=eng)
         if stratify is None:
             pipeline, _ = prepare(eng, inputs, design, prefix="abcde_sim_")
-            totals = fetch_totals(eng, pipeline)
-            self_parts = plain_row(pipeline.fetch(eng, "pair_self")[0])
-            overall = plain_row(pipeline.fetch(eng, "overall")[0])
             manifest = {"design": design.as_dict(), "population": design.population,
                         "alpha": design.alpha, "sample_id": "simulation",
-                        **population_entries(totals, self_parts, overall)}
+                        **population_entries(fetch_totals(eng, pipeline),
+                                             plain_row(pipeline.fetch(eng, "pair_self")[0]),
+                                             plain_row(pipeline.fetch(eng, "overall")[0]))}
+        start = monotonic()
         for r in progress.track(range(replications), "simulated rounds"):
             rng = random.Random(seed * 1_000_003 + r)
             if stratify is None:
-                p, _, _ = fill_budget(eng, pipeline, budgets[-1], seed + r,
-                                      ceiling=simulation_ceiling())
+                p, _, _ = fill_budget(eng, pipeline, budgets[-1], seed + r, ceiling=ceiling)
                 p.add("sim_stream", _sorted("pair_stream", ("d",)))
                 stream = [plain_row(x) for x in p.fetch(eng, "sim_stream")]
             for b in budgets:
                 if stratify is None:
                     s = Sample(cut_stream(stream, b), manifest, "simulation")
                 else:
-                    from abcde.sampling.stratified import run_stratified
-
                     ps = run_stratified(session, b, allocation, seed=seed + r, design=design)
                     if not ps.manifest["pairs"]["judgeable"]:
-                        # its empty draws were refused as an edited sample
-                        from abcde.sampling.pairs import nothing_to_judge
-
                         raise nothing_to_judge()
                     s = Sample(ps.draws, ps.manifest, "simulation")
-                verdicts = _judge(s.pairs, base_judge, unknown_share, rng)
+                verdicts = _judge(s.pairs, judge, unknown_share, rng)
                 results[b].append(estimate_with_verdicts(s, verdicts, confidence=confidence,
                                                          se_method=DEFAULT_SE))
-    doc = _summary(results, exact, replications, z, confidence)
+            if r == 0:
+                _say_how_long(monotonic() - start, replications)
+    doc = _summary(results, exact, replications, z_value(confidence), confidence)
     doc.update(population=design.population, alpha=design.alpha, stratify=stratify,
                unknown_share=unknown_share)
     return doc
+
+
+def _say_how_long(first: float, replications: int) -> None:
+    """After the first round, the time all will take when it is long: a run of hours is
+    said before it is committed to (issue: 10⁹ replications ran without a word)."""
+    total = first * replications
+    if total <= LONG_RUN or replications < 2:
+        return
+    fit = max(1, int(LONG_RUN / first)) if first > 0 else replications
+    log.warning("simulate: the first of %s rounds took %.1f s, so all take about %s; "
+                "interrupt (Ctrl-C) and lower --replications (about %s fit in %d minutes) "
+                "or the largest of --budgets if that is too long",
+                f"{replications:,}", first, _duration(total), f"{fit:,}", LONG_RUN // 60)
+
+
+def _duration(seconds: float) -> str:
+    for unit, size in (("years", 365.25 * 86400), ("days", 86400), ("hours", 3600)):
+        if seconds >= 2 * size:
+            return f"{seconds / size:,.0f} {unit}"
+    return f"{seconds / 60:,.0f} minutes"
 
 
 def _judge(pairs: SamplePairs, judge: Any, unknown_share: float,
@@ -299,10 +239,10 @@ def _judge(pairs: SamplePairs, judge: Any, unknown_share: float,
 
 def _summary(results: dict[int, list[dict[str, Any]]], exact: ExactQuality,
              replications: int, z: float, confidence: float = 0.95) -> dict[str, Any]:
-    """Per (metric, budget): bias and its SE, coverage, the mean half-width of the
-    intervals actually reported ((ci_high − ci_low)/2: Wilson intervals are asymmetric and
-    never zero-wide, so z·mean(SE) would understate them), the sd of the estimates and
-    z·sd (the half-width an honest interval needs), undefined and not-conclusive counts."""
+    """Per metric and budget: bias and its SE, coverage, the mean half-width of the
+    intervals reported (Wilson intervals are lopsided, never zero-wide: z·mean(SE) would
+    understate them), the sd of the estimates and z·sd, undefined and not-conclusive
+    counts. A bias or miss below PRECISION of the exact value is rounding."""
     metrics: dict[str, dict[int, dict[str, Any]]] = {}
     rows = []
     flag_below = flag_coverage(confidence)
@@ -323,11 +263,11 @@ def _summary(results: dict[int, list[dict[str, Any]]], exact: ExactQuality,
                 "estimate_sd": sd, "spread_half_width": None if sd is None else z * sd,
                 "undefined": len(docs) - len(with_ci),
                 "not_conclusive": sum(bool(d[key].get("not_conclusive")) for d in docs)}
+            tol = PRECISION * max(abs(value), 1e-12) if value is not None else 0.0
             if value is not None and mean is not None:
-                cell["bias"] = mean - value
+                cell["bias"] = 0.0 if abs(mean - value) <= tol else mean - value
                 cell["bias_se"] = None if sd is None else sd / math.sqrt(len(ests))
             if value is not None and with_ci:
-                tol = 1e-9 * max(abs(value), 1e-12)
                 held = [e["ci_low"] - tol <= value <= e["ci_high"] + tol for e in with_ci]
                 cell["coverage"] = sum(held) / len(held)
                 cell["flagged"] = cell["coverage"] < flag_below
@@ -345,43 +285,32 @@ def _sd(xs: Sequence[float]) -> float | None:
     return math.sqrt(math.fsum((x - m) ** 2 for x in xs) / (len(xs) - 1))
 
 
+def _bias_text(bias: float) -> str:
+    """A bias in percent with 3 decimals, or two significant digits where those would
+    show 0: a real bias of 1e-7 must not read 0.000% beside its SEs."""
+    small = 0 < abs(100 * bias) < 5e-4
+    return percent(bias, 1 - math.floor(math.log10(abs(100 * bias))) if small else 3)
+
+
 def render_table(doc: dict[str, Any]) -> str:
-    """The text report of ``abcde simulate``.
-
-    Parameters
-    ----------
-    doc : dict
-        The result of :func:`simulate`.
-
-    Returns
-    -------
-    str
-        Metrics × budgets, each cell: the mean half-width of the reported intervals, the
-        coverage of the exact value, the bias (mean − exact, in standard errors), "!"
-        when the coverage is below the document's ``flag_coverage``; or why the exact values are
-        unavailable.
-
-    References
-    ----------
-    docs/method.md §8.8, §8.13.
-    """
-    from abcde.quality.wording import LABELS, level_text
+    """The text report of ``abcde simulate``: per metric and budget the mean half-width of
+    the reported intervals, the coverage of the exact value, the bias in SEs of the mean
+    and "!" when the coverage is below ``flag_coverage`` (docs/method.md §8.13)."""
     from abcde.text import table
 
     budgets = doc["budgets"]
-    rows = []
-    flagged = []
+    rows, flagged = [], []
     for key, per in doc["metrics"].items():
         row: dict[str, Any] = {"metric": LABELS.get(key, key)}
         for b in budgets:
             c = per[b]
-            cell = "-" if c["half_width"] is None else f"±{100 * c['half_width']:.3f}%"
+            cell = "-" if c["half_width"] is None else f"±{percent(c['half_width'], 3, False)}"
             if c["coverage"] is not None:
                 cell += f" cov {100 * c['coverage']:.0f}%"
             if c["bias"] is not None:
                 se = c["bias_se"]
-                sig = "" if not se else f" ({c['bias'] / se:+.1f} SE)"
-                cell += f" bias {100 * c['bias']:+.3f}%{sig}"
+                sig = f" ({c['bias'] / se:+.1f} SE)" if se and c["bias"] else ""
+                cell += f" bias {_bias_text(c['bias'])}{sig}"
             if c["flagged"]:
                 cell += " !"
                 flagged.append(f"{LABELS.get(key, key)} at {b}")
@@ -391,20 +320,18 @@ def render_table(doc: dict[str, Any]) -> str:
                 cell += f" ({c['not_conclusive']} not concl.)"
             row[str(b)] = cell
         rows.append(row)
-    design = f"{doc['population']} population, α = {doc['alpha']:g}"
-    level = level_text(doc.get("confidence", 0.95))  # documents of before it was recorded
-    flag_below = doc.get("flag_coverage", FLAG_COVERAGE)
-    head = (f"per budget: mean {level} half-width, coverage of the exact value, bias = mean "
-            f"estimate − exact (in SEs of the mean) — {design}, {doc['replications']} "
-            f"replications{', stratified ' + str(doc['stratify']) if doc['stratify'] else ''}")
-    lines = [head]
-    exact = doc["exact"]
-    if not exact["available"]:
-        lines.append(f"exact values unavailable: {exact['reason']}; only the half-widths are "
-                     "shown")
+    lines = [f"per budget: mean {level_text(doc.get('confidence', 0.95))} half-width, "
+             f"coverage of the exact value, bias = mean estimate − exact (in SEs of the mean)"
+             f" — {doc['population']} population, α = {doc['alpha']:g}, "
+             f"{doc['replications']} replications"
+             f"{', stratified ' + str(doc['stratify']) if doc['stratify'] else ''}"]
+    if not doc["exact"]["available"]:
+        lines.append(f"exact values unavailable: {doc['exact']['reason']}; only the "
+                     "half-widths are shown")
     lines.append(table(rows, ["metric", *[str(b) for b in budgets]]))
     if flagged:
-        lines.append(f"! coverage below {100 * flag_below:.0f}%: {', '.join(flagged)} — "
-                     "these intervals are too narrow for this data; a larger budget, the "
-                     "mixture population or stratification may help (docs/method.md §8.13)")
+        lines.append(f"! coverage below {100 * doc.get('flag_coverage', FLAG_COVERAGE):.0f}%: "
+                     f"{', '.join(flagged)} — these intervals are too narrow for this data; a "
+                     "larger budget, the mixture population or stratification may help "
+                     "(docs/method.md §8.13)")
     return "\n".join(lines)
