@@ -254,6 +254,12 @@ def test_a_bias_below_the_exact_values_rounding_is_no_bias() -> None:
     real.update(population="mixture", alpha=0.5, stratify=None)
     assert real["metrics"]["delta_precision"][100]["bias"] == pytest.approx(-1.5e-7)
     assert "bias -0.000015% (-9.0 SE)" in render_table(real)
+    # a real bias whose estimates differ only in their last bits has no SE to count in
+    steady = _summary(rounds(*[exact + 1e-3, exact + 1e-3 + ulp] * 5), truth, 10, 1.96)
+    steady.update(population="mixture", alpha=0.5, stratify=None)
+    cell = steady["metrics"]["delta_precision"][100]
+    assert cell["bias"] == pytest.approx(1e-3) and cell["bias_se"] == 0.0
+    assert "bias +0.100%" in render_table(steady) and "SE)" not in render_table(steady)
 
 
 def test_an_exact_rate_has_no_bias_in_a_real_round() -> None:

@@ -242,7 +242,7 @@ def _summary(results: dict[int, list[dict[str, Any]]], exact: ExactQuality,
     """Per metric and budget: bias and its SE, coverage, the mean half-width of the
     intervals reported (Wilson intervals are lopsided, never zero-wide: z·mean(SE) would
     understate them), the sd of the estimates and z·sd, undefined and not-conclusive
-    counts. A bias or miss below PRECISION of the exact value is rounding."""
+    counts. A bias, its SE or a miss below PRECISION of the exact value is rounding."""
     metrics: dict[str, dict[int, dict[str, Any]]] = {}
     rows = []
     flag_below = flag_coverage(confidence)
@@ -266,7 +266,8 @@ def _summary(results: dict[int, list[dict[str, Any]]], exact: ExactQuality,
             tol = PRECISION * max(abs(value), 1e-12) if value is not None else 0.0
             if value is not None and mean is not None:
                 cell["bias"] = 0.0 if abs(mean - value) <= tol else mean - value
-                cell["bias_se"] = None if sd is None else sd / math.sqrt(len(ests))
+                se = None if sd is None else sd / math.sqrt(len(ests))
+                cell["bias_se"] = se if se is None or se > tol else 0.0  # rounding: none
             if value is not None and with_ci:
                 held = [e["ci_low"] - tol <= value <= e["ci_high"] + tol for e in with_ci]
                 cell["coverage"] = sum(held) / len(held)
