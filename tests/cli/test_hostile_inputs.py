@@ -34,7 +34,9 @@ def run(*args: object) -> tuple[int, str]:
     result = CliRunner().invoke(main, [str(a) for a in args])
     assert "internal error" not in result.output and "Traceback" not in result.output, \
         result.output
-    return result.exit_code, result.output
+    # a JSON document is stdout alone (warnings go to stderr)
+    json_out = result.exit_code == 0 and "json" in [str(a) for a in args]
+    return result.exit_code, result.stdout if json_out else result.output
 
 
 def _numbers(output: str) -> object:
