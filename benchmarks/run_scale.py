@@ -20,8 +20,9 @@ with a 4 GB driver (`--spark-conf spark.driver.memory=4g`).
   the overall metrics agree (1e-9 relative) and that both engines draw the same
   samples (item ids and draw counts; pair ids, items and draw counts).
 * round: impact + sample-items + sample-pairs (all with the attributes) without a
-  workspace, with a fresh DuckDB workspace per round, and the three through the Python
-  API in one process with a fresh workspace (what a one-process `round` command could
+  workspace, with a fresh DuckDB workspace per round, the three through the Python
+  API in one process with a fresh workspace, and the three as methods of one
+  `abcde.Comparison` (its cells kept in memory) (what a one-process `round` command could
   save: imports, process starts); the round's time against `impact` alone; checks that
   the samples are identical.
 * evaluate: `abcde evaluate --truth base --actual exp` against `abcde impact` on the
@@ -80,6 +81,17 @@ kw = dict(weights=weights, attributes=attributes, threads=2, memory_limit="4GB",
 abcde.impact(base, exp, **kw)
 abcde.sample_items(base, exp, size=100000, seed=7, out=items_out, overwrite=True, **kw)
 abcde.sample_pairs(base, exp, budget=10000, seed=7, out=pairs_out, overwrite=True, **kw)
+"""
+
+COMPARISON_ROUND = """
+import sys
+import abcde
+base, exp, weights, attributes, items_out, pairs_out = sys.argv[1:7]
+engine = abcde.EngineConfig(threads=2, memory_limit="4GB")
+with abcde.Comparison(base, exp, weights, attributes=attributes, engine=engine) as c:
+    c.impact()
+    c.sample_items(100000, seed=7, out=items_out, overwrite=True)
+    c.sample_pairs(10000, seed=7, out=pairs_out, overwrite=True)
 """
 
 HANDWRITTEN_DUCKDB = """
@@ -294,6 +306,10 @@ def round_mode(data: Path, args: argparse.Namespace, tmp: Path) -> tuple[str, st
         steps["round (one process, workspace)"] = [
             python, "-c", ONE_PROCESS_ROUND, f["base"], f["exp"], f["weights"],
             f["attributes"], str(ws2), str(tmp / "i2.parquet"), str(tmp / "p2")]
+        # one Comparison: its cells kept in memory, no workspace file
+        steps["round (one Comparison)"] = [
+            python, "-c", COMPARISON_ROUND, f["base"], f["exp"], f["weights"],
+            f["attributes"], str(tmp / "i3.parquet"), str(tmp / "p3")]
         names = list(steps)
         if rnd % 2:  # alternate which round goes first
             names = names[3:6] + names[:3] + names[6:]
@@ -311,7 +327,7 @@ def round_mode(data: Path, args: argparse.Namespace, tmp: Path) -> tuple[str, st
             and rows_equal(
                 read_rows(tmp / "p0" / "draws.parquet", "*", "pair_id, first_draw"),
                 read_rows(tmp / f"p{k}" / "draws.parquet", "*", "pair_id, first_draw"))
-            for k in (1, 2)))
+            for k in (1, 2, 3)))
     for label, parts in (("round", ("impact", "sample-items", "sample-pairs")),
                          ("round (workspace)", ("impact (workspace)",
                                                 "sample-items (workspace)",
