@@ -15,13 +15,14 @@ import math
 import re
 import sys
 from collections import defaultdict
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 import sqlglot
 from click.testing import CliRunner
-from conftest import unavailable
+from conftest import make_engine, unavailable
 from sqlglot import exp
 
 import abcde
@@ -38,6 +39,7 @@ from abcde.sql.dialects import (
     identifier,
     to_sql,
 )
+from abcde.sql.pipeline import Pipeline
 from abcde.warehouse.evaluation import evaluate_pipelines
 from abcde.warehouse.sampling import sample_items_pipeline, sample_pairs_pipeline
 from abcde.warehouse.scripts import ScriptSpec, comment, impact_pipeline, script_text
@@ -984,7 +986,7 @@ def test_validation_names_the_side_input_and_an_id_it_repeats(engine: Engine) ->
     """A weights table with id 'c' on two rows and an attributes table with 'a' and
     'z' (in no clustering) on two rows each: the validation row says which table repeats
     how many ids and names the least of them, on each engine (repeated_item_ids alone
-    only flags the input as invalid). An id on one row of each gives 0 and NULL."""
+    only flags the input as invalid)."""
     engine.register_rows("rb", ["item_id", "cluster_id"], [("a", "1"), ("c", "1"),
                                                            ("d", "2")])
     engine.register_rows("re", ["item_id", "cluster_id"], [("a", "1"), ("c", "2"),
@@ -1005,16 +1007,7 @@ def test_validation_names_the_side_input_and_an_id_it_repeats(engine: Engine) ->
     assert (v["repeated_ids_attributes"], v["repeated_ids_attributes_example"]) == (2, "a")
     [validation] = [o for o in outputs if o.step == "validation"]
     assert list(v) == list(validation.columns)
-
-    engine.register_rows("rw1", ["item_id", "weight"], [("a", 1.0), ("c", 2.0), ("d", 1.0)])
-    pipeline, _, _ = impact_pipeline(ScriptSpec(base="rb", exp="re", weights="rw1",
-                                                prefix="one_", schema=engine.work_schema))
-    for _, sql in pipeline.statements(engine.dialect):
-        engine.execute(sql)
-    [v] = engine.fetch(f"SELECT * FROM {to_sql(pipeline.table('validation'), engine.dialect)}")
-    assert v["input_valid"] is True and v["repeated_item_ids"] == 0
-    assert (v["repeated_ids_weights"], v["repeated_ids_weights_example"]) == (0, None)
-    assert "repeated_ids_attributes" not in v
+    # an id on one row of each side input: test_validation_counts_side_rows_matching_no_item
 
 
 def test_spec_from_regenerate_is_the_documented_one() -> None:
@@ -1036,21 +1029,46 @@ def _unused_inputs(engine: Engine) -> None:
                                                            ("z", "q")])
 
 
-def test_validation_counts_side_rows_matching_no_item(engine: Engine) -> None:
+@pytest.fixture(scope="module", params=[
+    "duckdb", pytest.param("postgres", marks=pytest.mark.postgres),
+    pytest.param("spark", marks=pytest.mark.spark)])
+def unused_run(request: pytest.FixtureRequest) -> Iterator[tuple[Engine, Pipeline, list]]:
+    """The impact script over `_unused_inputs`, run once per engine for the tests that
+    read its tables (a Spark run of the script costs half a minute)."""
+    engines = make_engine(request, request.param)
+    engine = next(engines)
+    try:
+        _unused_inputs(engine)
+        spec = ScriptSpec(base="ub", exp="ue", weights="uw", attributes="ua",
+                          slicings=(("provenance",),), prefix="unused_",
+                          schema=engine.work_schema)
+        pipeline, _, outputs = impact_pipeline(spec)
+        for _, sql in pipeline.statements(engine.dialect):
+            engine.execute(sql)
+        yield engine, pipeline, outputs
+    finally:
+        engines.close()
+
+
+def test_validation_counts_side_rows_matching_no_item(
+        unused_run: tuple[Engine, Pipeline, list]) -> None:
     """`abcde impact` reports unused_weights and unused_attributes (rows of the side
     input matching no item of either clustering); the script's validation row counts
-    them too, on each engine — an id in only one clustering (f) is matched, not unused."""
-    _unused_inputs(engine)
-    spec = ScriptSpec(base="ub", exp="ue", weights="uw", attributes="ua",
-                      slicings=(("provenance",),), prefix="unused_", schema=engine.work_schema)
-    pipeline, _, outputs = impact_pipeline(spec)
-    for _, sql in pipeline.statements(engine.dialect):
-        engine.execute(sql)
+    them too, on each engine — an id in only one clustering (f) is matched, not unused.
+    Side inputs that repeat no id give 0 and NULL (and without attributes, no column)."""
+    engine, pipeline, outputs = unused_run
     [v] = engine.fetch(f"SELECT * FROM {to_sql(pipeline.table('validation'), engine.dialect)}")
     assert (v["unused_weights"], v["unused_attributes"]) == (2, 1)
     assert v["input_valid"] is True and v["without_attributes"] == 0
+    assert v["repeated_item_ids"] == 0
+    for side in ("weights", "attributes"):
+        assert (v[f"repeated_ids_{side}"], v[f"repeated_ids_{side}_example"]) == (0, None)
     [validation] = [o for o in outputs if o.step == "validation"]
     assert list(v) == list(validation.columns)
+    _, _, outputs = impact_pipeline(ScriptSpec(base="ub", exp="ue", weights="uw"))
+    [validation] = [o for o in outputs if o.step == "validation"]
+    assert "repeated_ids_weights" in validation.columns
+    assert "repeated_ids_attributes" not in validation.columns
 
 
 def test_unused_rows_equal_impact_on_the_same_duckdb_tables(tmp_path: Path) -> None:
@@ -1091,28 +1109,28 @@ def test_unused_rows_equal_impact_on_the_same_duckdb_tables(tmp_path: Path) -> N
 INTEGER_TYPES = {"bigint", "integer", "int"}
 
 
-def test_every_count_of_the_script_is_an_integer(engine: Engine) -> None:
+def test_every_count_of_the_script_is_an_integer(
+        unused_run: tuple[Engine, Pipeline, list]) -> None:
     """Counts are integers on every engine: on PostgreSQL a SUM of integers is NUMERIC
     (psycopg gives Decimal), on DuckDB a HUGEINT; the script casts them to BIGINT — every
     count of the validation row, and items, affected_items, cells and
     items_without_weight of the output tables."""
-    _unused_inputs(engine)
-    spec = ScriptSpec(base="ub", exp="ue", weights="uw", attributes="ua",
-                      slicings=(("provenance",),), prefix="ints_", schema=engine.work_schema)
-    pipeline, _, outputs = impact_pipeline(spec)
-    for _, sql in pipeline.statements(engine.dialect):
-        engine.execute(sql)
+    engine, pipeline, outputs = unused_run
     typeof = "pg_typeof" if engine.dialect.name == "postgres" else "typeof"
     counts = {"items", "affected_items", "cells", "items_without_weight"}
     checked = []
     for o in outputs:
         names = [c for c in o.columns if c != "input_valid" and not c.endswith("_example")
                  ] if o.step == "validation" else [c for c in o.columns if c in counts]
+        if not names:
+            continue
         table = to_sql(pipeline.table(o.step), engine.dialect)
-        for column in names:
-            quoted = to_sql(exp.column(column, quoted=True), engine.dialect)
-            [row] = engine.fetch(f"SELECT {typeof}({quoted}) AS t FROM {table} LIMIT 1")
-            assert str(row["t"]).lower() in INTEGER_TYPES, (o.step, column, row["t"])
+        # one query per table: the type of each of its count columns
+        select = ", ".join(f"{typeof}({to_sql(exp.column(c, quoted=True), engine.dialect)})"
+                           f" AS t{k}" for k, c in enumerate(names))
+        [row] = engine.fetch(f"SELECT {select} FROM {table} LIMIT 1")
+        for k, column in enumerate(names):
+            assert str(row[f"t{k}"]).lower() in INTEGER_TYPES, (o.step, column, row[f"t{k}"])
             checked.append((o.step, column))
     assert ("validation", "unused_weights") in checked and ("slices_0", "items") in checked
     [v] = engine.fetch(f"SELECT * FROM {to_sql(pipeline.table('validation'), engine.dialect)}")
