@@ -138,13 +138,10 @@ _ORDER_FREE_AGGREGATES = (exp.Sum, exp.Count, exp.Min, exp.Max)
 
 
 def _mirror_following_frame(window: exp.Window) -> exp.Window:
-    """`AGG(x) OVER (… ORDER BY k ROWS BETWEEN n FOLLOWING AND UNBOUNDED FOLLOWING)` as
-    its mirror `AGG(x) OVER (… ORDER BY k DESC NULLS FIRST ROWS BETWEEN UNBOUNDED
-    PRECEDING AND n PRECEDING)`: the same rows (every key reversed, NULLs too), in a frame
-    that grows from the partition's start, which every engine computes in one pass. Only
-    for aggregates whose value does not depend on the order of the rows, over orders
-    without ties (abcde's windows order by unique keys); any other window is returned as
-    it is. Edits `window` in place, so that a transform goes on into its children."""
+    """`AGG(x) OVER (… ORDER BY k ROWS BETWEEN n FOLLOWING AND UNBOUNDED FOLLOWING)` as its
+    mirror (every key reversed, NULLs too; `… UNBOUNDED PRECEDING AND n PRECEDING`): the
+    same rows in a frame every engine computes in one pass. Only for order-free aggregates
+    over orders without ties (abcde's keys are unique); edits `window` in place."""
     spec, order = window.args.get("spec"), window.args.get("order")
     if (spec is None or order is None or not isinstance(window.this, _ORDER_FREE_AGGREGATES)
             or str(spec.args.get("kind", "")).upper() != "ROWS"

@@ -247,17 +247,11 @@ def _cells_digest(spec: ScriptSpec, relations: dict[str, str] | None) -> str:
 
 def build_cells(spec: ScriptSpec, relations: dict[str, str] | None = None,
                 kind: str = "impact", *, reads_slices: bool = True) -> Cells:
-    """The one join of the inputs and its aggregation into cells (docs/method.md §2), with
-    the validation row and the round's key `cells_key` (the SQL digest of the cells and a
-    fingerprint of each input), materialised.
-
-    With `spec.reuse_cells` the cell tables are those an earlier script of the round
-    made under the same prefix and schema: read, not made (one pass over the inputs per
-    round: a warehouse bills every scan), and this script's validation row
-    `<kind>_validation` adds `cells_match`, whether they were made from these inputs
-    (digest and fingerprints computed again by one scan of each input, without the join).
-    A script that `reads_slices` needs cells made with the same slice attributes: its
-    guard stops it otherwise, saying which."""
+    """The one join of the inputs into cells (docs/method.md §2), the validation row and
+    the round's key `cells_key` (SQL digest of the cells, a fingerprint of each input).
+    With `spec.reuse_cells` an earlier script's cells are read, not made (a warehouse
+    bills every scan), and `<kind>_validation` adds `cells_match` (the key computed again
+    without the join); a script that `reads_slices` stops unless they hold its slices."""
     inputs = _inputs(spec, relations)
     pipeline = Pipeline(prefix=spec.prefix, schema=spec.schema)
     # Σw² per cell (squares) for the pair sampler: every script of a round makes the
