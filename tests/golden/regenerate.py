@@ -8,6 +8,7 @@ abcde.sql.dialects, and review the diff: it shows what each warehouse will run.
 
 from __future__ import annotations
 
+import functools
 import shutil
 import sys
 from dataclasses import replace
@@ -17,7 +18,7 @@ from abcde.inputs.spec import Columns
 from abcde.sql.dialects import DIALECTS
 from abcde.warehouse.evaluation import evaluate_pipelines
 from abcde.warehouse.sampling import sample_items_pipeline, sample_pairs_pipeline
-from abcde.warehouse.scripts import ScriptSpec, pipeline_statements, step_statements
+from abcde.warehouse.scripts import ScriptSpec, impact_pipeline, statements
 
 GOLDEN = Path(__file__).resolve().parent
 
@@ -47,17 +48,20 @@ def script_pipelines() -> dict[str, list]:
             "evaluate": [p for _, p, _ in evaluate_pipelines(EVALUATE_SPEC, EVALUATE_RUNS)]}
 
 
+@functools.cache
 def golden_files() -> dict[Path, str]:
-    """Relative path -> SQL text, for every dialect and step."""
+    """Relative path -> SQL text, for every dialect and step (made once per process: the
+    tests share it; do not edit the dict)."""
     out = {}
+    impact = impact_pipeline(SPEC)[0]
     scripts = script_pipelines()
     for dialect in DIALECTS:
-        for k, (step, sql) in enumerate(step_statements(SPEC, dialect), start=1):
+        for k, (step, sql) in enumerate(statements(impact, dialect), start=1):
             out[Path(dialect) / f"{k:02d}_{step}.sql"] = sql
         for name, pipelines in scripts.items():
             k = 0
             for pipeline in pipelines:
-                for step, sql in pipeline_statements(pipeline, dialect):
+                for step, sql in statements(pipeline, dialect):
                     k += 1
                     label = f"{pipeline.prefix[len(SPEC.prefix):]}{step}"
                     out[Path(dialect) / name / f"{k:02d}_{label}.sql"] = sql
@@ -67,11 +71,12 @@ def golden_files() -> dict[Path, str]:
 def main() -> int:
     for dialect in DIALECTS:
         shutil.rmtree(GOLDEN / dialect, ignore_errors=True)
-    for rel, text in golden_files().items():
+    files = golden_files()
+    for rel, text in files.items():
         path = GOLDEN / rel
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-    print(f"wrote {len(golden_files())} files under {GOLDEN}")
+    print(f"wrote {len(files)} files under {GOLDEN}")
     return 0
 
 

@@ -202,3 +202,21 @@ def test_no_quadratic_frame_in_the_golden_sql(dialect: str) -> None:
     for f in files:
         text = " ".join(f.read_text().split())
         assert "FOLLOWING AND UNBOUNDED FOLLOWING" not in text, f
+
+
+def test_bigquery_orders_nulls_of_an_aggregate_window_its_own_way(
+        caplog: pytest.LogCaptureFixture) -> None:
+    """BigQuery cannot say NULLS LAST in the window of an aggregate over a frame: sqlglot
+    drops it with a warning. The BigQuery dialect writes such windows in BigQuery's own
+    order (the same SQL, without a warning); other windows keep their NULLS LAST."""
+    import logging
+
+    sql = ("SELECT SUM(w) OVER (PARTITION BY b ORDER BY e ROWS BETWEEN UNBOUNDED PRECEDING "
+           "AND 1 PRECEDING) AS s, ROW_NUMBER() OVER (ORDER BY e) AS k FROM t")
+    tree = sqlglot.parse_one(sql, read="duckdb")
+    with caplog.at_level(logging.WARNING, logger="sqlglot"):
+        written = to_sql(tree, "bigquery")
+    assert not caplog.records, [r.getMessage() for r in caplog.records]
+    assert written == ("SELECT SUM(w) OVER (PARTITION BY b ORDER BY e ROWS BETWEEN UNBOUNDED "
+                       "PRECEDING AND 1 PRECEDING) AS s, ROW_NUMBER() OVER (ORDER BY e NULLS "
+                       "LAST) AS k FROM t")

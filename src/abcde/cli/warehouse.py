@@ -17,7 +17,7 @@ from abcde.inputs.spec import Columns, parse_slicings
 from abcde.outputs import output_files
 from abcde.params import COUNT, SEED
 from abcde.sql.dialects import DIALECTS, get_dialect
-from abcde.warehouse.scripts import ID_KINDS, ScriptSpec
+from abcde.warehouse.scripts import ID_KINDS, ScriptSpec, refuse
 
 DIALECT = click.option("--dialect", type=click.Choice(DIALECTS), required=True,
                        help="SQL dialect of the warehouse.")
@@ -85,52 +85,37 @@ def reuse_option(fn: Callable[..., Any]) -> Callable[..., Any]:
              "exist).")(fn)
 
 
-def make_spec(dialect: str, base: str, exp: str, weights: str | None,
-              missing_weight: float | None, attributes: str | None,
-              slice_by: tuple[str, ...], item_col: str, cluster_col: str, weight_col: str,
-              item_type: str, cluster_type: str, prefix: str, schema: str | None,
-              reuse_cells: bool = False, for_dbt: bool = False,
-              roles: tuple[str, str] = ("base", "exp")) -> ScriptSpec:
-    target = get_dialect(dialect)
-    if target.tables_need_schema and not schema and not for_dbt:
-        raise click.UsageError(f"{target.title} tables live in a dataset: give --schema "
-                               "PROJECT.DATASET for the tables the SQL creates")
-    spec = ScriptSpec(base=base, exp=exp, weights=weights, attributes=attributes,
-                      slicings=tuple(tuple(s) for s in parse_slicings(list(slice_by))),
-                      columns=Columns(item_col, cluster_col, weight_col),
-                      missing_weight=missing_weight, item_type=item_type,
-                      cluster_type=cluster_type, prefix=prefix, schema=schema,
-                      reuse_cells=reuse_cells, roles=roles)
-    # after the checks of the options themselves, which `abcde impact` shares
-    refuse_files([(f"--{roles[0]}", base), (f"--{roles[1]}", exp), ("--weights", weights),
-                  ("--attributes", attributes)])
-    return spec
+def make_spec(dialect: str, base: str, exp: str, slice_by: tuple[str, ...], item_col: str,
+              cluster_col: str, weight_col: str, for_dbt: bool = False,
+              roles: tuple[str, str] = ("base", "exp"), **options: Any) -> ScriptSpec:
+    """The ScriptSpec of the table options; a table named like a file here is refused."""
+    if get_dialect(dialect).tables_need_schema and not options["schema"] and not for_dbt:
+        raise click.UsageError(f"{get_dialect(dialect).title} tables live in a dataset: give "
+                               "--schema PROJECT.DATASET for the tables the SQL creates")
+    refuse_files([(f"--{roles[0]}", base), (f"--{roles[1]}", exp),
+                  ("--weights", options["weights"]), ("--attributes", options["attributes"])])
+    return ScriptSpec(base=base, exp=exp, slicings=tuple(map(tuple, parse_slicings(slice_by))),
+                      columns=Columns(item_col, cluster_col, weight_col), roles=roles,
+                      **options)
 
 
 def refuse_files(names: Sequence[tuple[str, str | None]]) -> None:
     """A table name that is a file here (`--base base.csv`) is refused: the SQL would read
     the table `csv` of the schema `base`, which a file user never means."""
-    for option, name in names:
-        if name and Path(name).is_file():
-            raise click.UsageError(
-                f"{option} {name} is a file, but the SQL reads tables of the warehouse "
-                f"(this would be the table {name!r}). Load the file into a table and give "
-                "the table's name, or run abcde on the files themselves (abcde impact, "
-                "sample-items, sample-pairs, evaluate: DuckDB reads CSV and Parquet).")
+    refuse((f"{option} {name} is a file, but the SQL reads tables of the warehouse (this "
+            f"would be the table {name!r})", "Load the file into a table and give the "
+            "table's name, or run abcde on the files themselves (abcde impact, sample-items, "
+            "sample-pairs, evaluate: DuckDB reads CSV and Parquet).")
+           for option, name in names if name and Path(name).is_file())
 
 
 def parse_runs(actual: Sequence[str]) -> list[tuple[str | None, str]]:
-    """--actual NAME=TABLE or TABLE -> (name or None, table); NAME= without a table is
-    refused here, under the option's own name."""
-    runs: list[tuple[str | None, str]] = []
-    for a in actual:
-        name, table = a.split("=", 1) if "=" in a else (None, a)
-        if not table.strip():
-            raise InputError(f"--actual {a!r} names no table",
-                             hint="Give TABLE or NAME=TABLE, e.g. --actual "
-                                  "run_a=proj.ds.run_a.")
-        runs.append((name, table))
-    return runs
+    """--actual NAME=TABLE or TABLE -> (name or None, table)."""
+    runs = [(None, a) if "=" not in a else tuple(a.split("=", 1)) for a in actual]
+    refuse((f"--actual {a!r} names no table", "Give TABLE or NAME=TABLE, e.g. --actual "
+            "run_a=proj.ds.run_a.") for a, (_, table) in zip(actual, runs, strict=True)
+           if not table.strip())
+    return runs  # type: ignore[return-value]
 
 
 def command_line() -> str:
@@ -139,8 +124,7 @@ def command_line() -> str:
     ctx = click.get_current_context()
     words = ["abcde", *ctx.command_path.split()[1:]]
     for param in ctx.command.params:
-        source = ctx.get_parameter_source(param.name)  # type: ignore[arg-type]
-        if source is not click.core.ParameterSource.COMMANDLINE:
+        if ctx.get_parameter_source(param.name) is not click.core.ParameterSource.COMMANDLINE:  # type: ignore[arg-type]
             continue
         value = ctx.params[param.name]  # type: ignore[index]
         if getattr(param, "is_flag", False):  # a flag is its name alone
@@ -158,29 +142,18 @@ def sql_group() -> None:
 
 
 def _emit(text: str, out: str | None, name: str, overwrite: bool = False) -> None:
-    """Print the script, or write it to OUT/NAME: the temporary file is made first (an
-    unwritable --out is refused before anything is replaced) and NAME is replaced only by
-    a complete script. An existing OUT/NAME (perhaps edited, or another round's) is
-    replaced only with --overwrite, as the samplers treat their files."""
+    """Print the script, or write it to OUT/NAME atomically; an existing OUT/NAME (perhaps
+    edited, or another round's) is replaced only with --overwrite."""
     if out is None:
         click.echo(text, nl=False)
         return
     path = Path(out) / name
-    if Path(out).exists() and not Path(out).is_dir():
-        raise InputError(f"--out {out} exists and is not a directory",
-                         hint=f"--out names the directory of {name} (created if missing).")
-    if path.is_dir():
-        raise InputError(f"--out {out} holds a directory {name}",
-                         hint="Choose another --out, or remove that directory.")
-    if path.exists() and not overwrite:
-        raise InputError(f"{path} already exists",
-                         hint="Choose another --out, or pass --overwrite to replace it once "
-                              "the new script is complete.")
+    if path.is_file() and not overwrite:
+        raise InputError(f"{path} already exists", hint="Choose another --out, or pass "
+                         "--overwrite to replace it once the new script is complete.")
     with output_files(path, what=f"the directory of {name}") as (tmp,):
         tmp.write_text(text)
     click.echo(f"wrote {path}")
-
-
 
 
 def out_option(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -289,11 +262,9 @@ def sql_evaluate(out: str | None, overwrite: bool, truth: str, actual: tuple[str
     refuse_files([("--actual", t) for _, t in runs])
     spec = make_spec(base=truth, exp=runs[0][1], **options, roles=("truth", "actual"))
     parts = evaluate_pipelines(spec, runs)
-    more = [(f"actual {n}", t) for (n, _, _), (_, t) in zip(parts[1:], runs[1:], strict=True)]
     text = script_text(spec, [(p, o) for _, p, o in parts], options["dialect"],
                        command_line(), "evaluate",
-                       roles={"base": "truth", "exp": f"actual {parts[0][0]}"},
-                       more_inputs=more)
+                       [(n, t) for (n, _, _), (_, t) in zip(parts, runs, strict=True)])
     _emit(text, out, "evaluate.sql", overwrite)
 
 

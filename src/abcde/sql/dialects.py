@@ -1,32 +1,28 @@
 """Every difference between engines, in one place: one class per target.
 
 Templates are parsed in DuckDB's dialect; `to_sql` rewrites the placeholder helpers of
-`abcde.sql.helpers` (`ABCDE_FDIV`, `ABCDE_LN`, `ABCDE_UNIFORM`, `ABCDE_IS_FINITE`,
-`ABCDE_MD5_HEX`) into
-the expression that keeps its meaning on the target, then lets sqlglot write the rest.
-
-A dialect is a table and a few hooks, as sqlglot's generators are: `Dialect.REWRITES`
-maps each placeholder to the function that writes it (a target that needs another
-writes `REWRITES = {**Dialect.REWRITES, "ABCDE_X": ...}`, as sqlglot's generators extend
-`TRANSFORMS`); what differs as data is a class attribute (the md5 parse of `uniform`, the
-sqlglot dialect, whether a dbt source names a database); a method only where a table entry
-cannot say it (`write_identifier`: Snowflake's rule for names). The traps these avoid,
-measured on real engines: docs/method.md §11; the md5 recipe of `uniform`: §10.
+`abcde.sql.helpers` (`ABCDE_FDIV`, `ABCDE_UNIFORM`, ...) into the expression that keeps
+its meaning on the target, then lets sqlglot write the rest. A dialect is a table and a
+few hooks, as sqlglot's generators are: `REWRITES` maps each placeholder to the function
+that writes it (a target that needs another extends the table, as sqlglot's generators
+extend `TRANSFORMS`); what differs as data is a class attribute; a method only where an
+entry cannot say it. The traps these avoid, measured on real engines: docs/method.md §11;
+the md5 recipe of the uniform: §10.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Callable, Sequence
-from typing import ClassVar
+from dataclasses import dataclass
+from typing import ClassVar, NoReturn
 
 import sqlglot
 from sqlglot import exp
 
 from abcde.errors import TemplateError
-
-_TWO_POW_53 = 9007199254740992
 
 _DOUBLE = exp.DataType.build("DOUBLE")
 _VARCHAR = exp.DataType.build("VARCHAR")
@@ -41,8 +37,7 @@ def key_string(seed: exp.Expression, *keys: exp.Expression) -> exp.Expression:
     differently per engine)."""
     parts: list[exp.Expression] = []
     for k in (seed, *keys):
-        if parts:
-            parts.append(exp.Literal.string(":"))
+        parts += [exp.Literal.string(":")] if parts else []
         parts.append(exp.Cast(this=k, to=_VARCHAR.copy()))
     return exp.Concat(expressions=parts, safe=True, coalesce=False)
 
@@ -54,15 +49,13 @@ Rewrite = Callable[..., exp.Expression]
 def _fdiv(_: Dialect, a: exp.Expression, b: exp.Expression) -> exp.Expression:
     """CAST(a AS DOUBLE) / NULLIF(CAST(b AS DOUBLE), 0): Snowflake keeps 6 decimals and
     Spark/Postgres divide integers and decimals exactly otherwise; 1/0 is NULL, not inf."""
-    return exp.Div(
-        this=_double(a),
-        expression=exp.Nullif(this=_double(b), expression=_double(exp.Literal.number(0))),
-    )
+    return exp.Div(this=_double(a),
+                   expression=exp.Nullif(this=_double(b),
+                                         expression=_double(exp.Literal.number(0))))
 
 
 def _ln(_: Dialect, x: exp.Expression) -> exp.Expression:
-    """LN(CAST(x AS DOUBLE)): `LOG(x)` is log10 on DuckDB and ln elsewhere, and PostgreSQL
-    rejects the form sqlglot writes for it."""
+    """LN(CAST(x AS DOUBLE)): `LOG(x)` is log10 on DuckDB and ln elsewhere."""
     return exp.Ln(this=_double(x))
 
 
@@ -76,71 +69,59 @@ def _is_finite(_: Dialect, x: exp.Expression) -> exp.Expression:
     return exp.Coalesce(this=finite, expressions=[exp.false()])
 
 
+@functools.cache
+def _parsed(recipe: str, sqlglot_name: str) -> exp.Expression:
+    return sqlglot.parse_one(recipe, read=sqlglot_name)
+
+
 def _recipe(dialect: Dialect, recipe: str, k: exp.Expression) -> exp.Expression:
-    """A dialect's recipe (SQL in the target's dialect over a column K: `md5_52_bits`,
-    `md5_hex`, `id_hash`) with K replaced by the expression k."""
-    tree = sqlglot.parse_one(recipe, read=dialect.sqlglot_name)
-    return tree.transform(
-        lambda node: k.copy() if isinstance(node, exp.Column) and node.name == "K" else node
-    )
+    """A recipe of the target's SQL over a column K, with K replaced by k."""
+    return _parsed(recipe, dialect.sqlglot_name).transform(
+        lambda node: k.copy() if isinstance(node, exp.Column) and node.name == "K" else node)
 
 
 def _uniform(dialect: Dialect, seed: exp.Expression, *keys: exp.Expression) -> exp.Expression:
     """u = (2n + 1) / 2^53, strictly inside (0, 1), exact in a double; n = the first 13
-    hex digits (52 bits) of md5('<seed>:<key>...'), parsed by the target's
-    `md5_52_bits` (docs/method.md §10). Never the engine's RANDOM(): Snowflake's is a
-    64-bit integer, and no seed is portable (§11)."""
+    hex digits (52 bits) of md5('<seed>:<key>...') by the target's `md5_52_bits`
+    (docs/method.md §10). Never the engine's RANDOM(): no seed is portable (§11)."""
     n = _recipe(dialect, dialect.md5_52_bits, key_string(seed, *keys))
-    two_n_plus_1 = exp.Add(
-        this=exp.Mul(this=exp.paren(n), expression=exp.Literal.number(2)),
-        expression=exp.Literal.number(1),
-    )
+    two_n_plus_1 = exp.Add(this=exp.Mul(this=exp.paren(n), expression=exp.Literal.number(2)),
+                           expression=exp.Literal.number(1))
     return exp.paren(exp.Div(this=_double(two_n_plus_1),
-                             expression=_double(exp.Literal.number(_TWO_POW_53))))
+                             expression=_double(exp.Literal.number(2**53))))
 
 
 def _md5_hex(dialect: Dialect, *parts: exp.Expression) -> exp.Expression:
-    """The md5 of '<part1>:<part2>...' as 32 lower-case hex digits, by the target's
-    `md5_hex`: an id computed in SQL (a sample's id) that is the same on every engine.
-    Parts must be integers or strings, as for `_uniform`."""
+    """md5('<part1>:<part2>...') as 32 lower-case hex digits: an id computed in SQL (a
+    sample's id) that is the same on every engine."""
     return _recipe(dialect, dialect.md5_hex, key_string(*parts))
 
 
+def _no_form(helper: str, dialect: Dialect) -> NoReturn:
+    raise TemplateError(f"{helper} has no {dialect.title} form (docs/method.md §2.5, §11)")
+
+
 def _id_hash(dialect: Dialect, x: exp.Expression) -> exp.Expression:
-    """The target's `id_hash` of x (`abcde.sql.helpers.id_hash`); a target without one
-    cannot run the SQL that needs it (docs/method.md §2.5)."""
-    if dialect.id_hash is None:
-        raise TemplateError(f"ABCDE_ID_HASH has no {dialect.title} form (only DuckDB and "
-                            "PostgreSQL run it: docs/method.md §2.5)")
-    return _recipe(dialect, dialect.id_hash, x)
+    """The target's `id_hash` of x (`abcde.sql.helpers.id_hash`)."""
+    return _recipe(dialect, dialect.id_hash or _no_form("ABCDE_ID_HASH", dialect), x)
 
 
 def _fail(dialect: Dialect, message: exp.Expression) -> exp.Expression:
-    """An expression that stops the statement with `message` (text) when it is
-    evaluated: the target's `fail` recipe, by default a cast of the message to an
-    integer, which every strict engine refuses with the message in its error. Spark with
-    spark.sql.ansi.enabled=false casts it to NULL instead and goes on: it raises."""
+    """Stops the statement with `message` when evaluated: a cast of the text to an
+    integer, which every strict engine refuses with the message in its error (Spark
+    without ANSI mode casts it to NULL: its `fail` raises)."""
     if dialect.fail is None:
         return exp.Cast(this=message, to=exp.DataType.build("INT"))
     return _recipe(dialect, dialect.fail, message)
 
 
-def _table_exists(dialect: Dialect, catalog: exp.Expression, schema: exp.Expression,
-                  table: exp.Expression) -> exp.Expression:
-    """TRUE when the table `catalog`.`schema`.`table` exists (string literals, '' for a
-    part not given: the current database or schema), by the target's information_schema
-    (`Dialect.table_exists`); a target without one (Spark) cannot write it."""
-    parts = [p.name if isinstance(p, exp.Literal) and p.is_string else None
-             for p in (catalog, schema, table)]
-    if parts[2] is None or any(p is None for p in parts):
-        raise TemplateError("ABCDE_TABLE_EXISTS takes three string literals")
-    sql = dialect.table_exists(parts[0] or None, parts[1] or None, parts[2])
-    if sql is None:
-        raise TemplateError(f"ABCDE_TABLE_EXISTS has no {dialect.title} form (no "
-                            "information_schema)")
-    if isinstance(sql, str):
-        sql = sqlglot.parse_one(sql, read=dialect.sqlglot_name)
-    return exp.paren(sql)
+def _table_exists(dialect: Dialect, *names: exp.Expression) -> exp.Expression:
+    """TRUE when the table (catalog, schema, table: string literals, '' for the current
+    one) exists, by the target's information_schema (`Dialect.table_exists`)."""
+    catalog, schema, table = (n.name or None for n in names)
+    sql = dialect.table_exists(catalog, schema, table) or _no_form("ABCDE_TABLE_EXISTS", dialect)
+    return exp.paren(sqlglot.parse_one(sql, read=dialect.sqlglot_name)
+                     if isinstance(sql, str) else sql)
 
 
 def _text(value: str, dialect: Dialect) -> str:
@@ -149,8 +130,7 @@ def _text(value: str, dialect: Dialect) -> str:
 
 
 def _slice_text(dialect: Dialect, x: exp.Expression) -> exp.Expression:
-    """A slice attribute's value as the text `abcde impact` gives it in JSON, the same on
-    every target that can tell a column's type (`Dialect.slice_text`)."""
+    """A slice attribute's value as the text `abcde impact` gives it in JSON."""
     return _recipe(dialect, dialect.slice_text, x)
 
 
@@ -158,15 +138,10 @@ _ORDER_FREE_AGGREGATES = (exp.Sum, exp.Count, exp.Min, exp.Max)
 
 
 def _mirror_following_frame(window: exp.Window) -> exp.Window:
-    """`AGG(x) OVER (… ORDER BY k ROWS BETWEEN n FOLLOWING AND UNBOUNDED FOLLOWING)` as
-    its mirror `AGG(x) OVER (… ORDER BY k DESC NULLS FIRST ROWS BETWEEN UNBOUNDED
-    PRECEDING AND n PRECEDING)`: the same rows (every key reversed, NULLs too), in a
-    frame that grows from the partition's start, which every engine computes in one
-    pass. Any other window is returned as it is. Only for aggregates whose value does
-    not depend on the order of the rows (a floating-point SUM may round differently in
-    the last bit, as any change of summation order does). The rows after a row are
-    defined only when the order has no ties: abcde's windows order by unique keys. Edits
-    `window` in place, so that a transform goes on into its children."""
+    """`AGG(x) OVER (… ORDER BY k ROWS BETWEEN n FOLLOWING AND UNBOUNDED FOLLOWING)` as its
+    mirror (every key reversed, NULLs too; `… UNBOUNDED PRECEDING AND n PRECEDING`): the
+    same rows in a frame every engine computes in one pass. Only for order-free aggregates
+    over orders without ties (abcde's keys are unique); edits `window` in place."""
     spec, order = window.args.get("spec"), window.args.get("order")
     if (spec is None or order is None or not isinstance(window.this, _ORDER_FREE_AGGREGATES)
             or str(spec.args.get("kind", "")).upper() != "ROWS"
@@ -188,153 +163,105 @@ def _mirror_following_frame(window: exp.Window) -> exp.Window:
     return window
 
 
+@dataclass(frozen=True)
 class Dialect:
-    """How one target writes abcde's SQL. A dialect holds no state (instances of one
-    class are equal): `get_dialect` gives it by name, and an engine holds its own
-    (`engine.dialect`)."""
+    """How one target writes abcde's SQL. A dialect holds no state (instances of one class
+    are equal): `get_dialect` gives it by name, and an engine holds its own."""
 
-    name: ClassVar[str]
-    """abcde's name of the target (`--dialect`, tests/golden/<name>/)."""
-    title: ClassVar[str]
-    """The target's name in messages."""
-    sqlglot_name: ClassVar[str]
-    """The sqlglot dialect that writes (and reads) the target's SQL."""
+    name: ClassVar[str]  # abcde's name of the target (--dialect, tests/golden/<name>/)
+    title: ClassVar[str]  # its name in messages
+    sqlglot_name: ClassVar[str]  # the sqlglot dialect that writes (and reads) its SQL
+    # n = the first 13 hex digits (52 bits) of md5(K) as an integer, K the key string
     md5_52_bits: ClassVar[str]
-    """n = the first 13 hex digits (52 bits) of md5(K) as an integer, in the target's SQL;
-    `K` stands for the key string (docs/method.md §10)."""
-    md5_hex: ClassVar[str] = "MD5(K)"
-    """md5(K) as 32 lower-case hex digits, in the target's SQL (`K`: the key string)."""
+    md5_hex: ClassVar[str] = "MD5(K)"  # md5(K) as 32 lower-case hex digits
     dbt_source_has_database: ClassVar[bool] = True
-    """Whether a dbt source of the target can name a database (database.schema.table)."""
     tables_need_schema: ClassVar[bool] = False
-    """Whether a table name needs its schema (dataset) to be valid on the target."""
-    column_name_forbidden: ClassVar[frozenset[str]] = frozenset()
-    """Characters a column name cannot hold on the target, even quoted."""
+    column_name_forbidden: ClassVar[frozenset[str]] = frozenset()  # even quoted
+    # a 64-bit hash of the id K as a number the target sums exactly; None where the one
+    # pass keeps its FULL JOIN: the warehouses and Spark (docs/method.md §2.5)
     id_hash: ClassVar[str | None] = None
-    """A 64-bit hash of the id K (an integer or a string) as a number the target sums
-    exactly, in the target's SQL; None where the one pass keeps its FULL JOIN: the
-    warehouse targets, and Spark (docs/method.md §2.5)."""
+    # header lines on how to run a script, where the usual client goes on past an error
     run_advice: ClassVar[tuple[str, ...]] = ()
-    """Lines of a script's header on how to run it, where the target's usual client
-    does not stop at a failing statement by default."""
+    # how the target stops a statement with the message K; None: a cast to an integer
     fail: ClassVar[str | None] = None
-    """How the target stops a statement with the message K (`_fail`); None: a cast of K
-    to an integer, an error on every target whose casts are strict."""
+    # A slice attribute K of any type as the text `abcde impact` gives in JSON (1.0, -0.0,
+    # 1e+16, NaN, Infinity, true, 2024-01-05). A plain cast gives it for text, integers,
+    # booleans and dates; a float keeps the target's own text where no form here can
+    # tell a column's type (BigQuery, Snowflake, Spark).
     slice_text: ClassVar[str] = "CAST(K AS VARCHAR)"
-    """A slice attribute K of any type as text (`abcde.sql.helpers.slice_text`), in the
-    target's SQL: the text `abcde impact` gives in JSON (a float as Python writes it,
-    1.0 and -0.0 and 1e+16; NaN, Infinity, -Infinity; true/false; 2024-01-05). The
-    default, a plain cast, gives it for text, integers, booleans and dates; a float
-    keeps the target's own text where no form here tells a column's type: BigQuery has
-    no typeof, Snowflake's SYSTEM$TYPEOF runs on no local engine, and Spark's text of a
-    double is Java's (1.0E16; before Java 19 not always the shortest digits, 4.9E-324)."""
-    mirror_following_frames: ClassVar[bool] = False
-    """Whether a window frame that runs to UNBOUNDED FOLLOWING is written as its mirror
-    (`_mirror_following_frame`): Spark and PostgreSQL recompute such a frame for every
-    row, O(n²) in the rows of a partition (docs/method.md §11.1)."""
 
     REWRITES: ClassVar[dict[str, Rewrite]] = {
-        "ABCDE_FDIV": _fdiv,
-        "ABCDE_LN": _ln,
-        "ABCDE_IS_FINITE": _is_finite,
-        "ABCDE_UNIFORM": _uniform,
-        "ABCDE_MD5_HEX": _md5_hex,
-        "ABCDE_ID_HASH": _id_hash,
-        "ABCDE_FAIL": _fail,
-        "ABCDE_TABLE_EXISTS": _table_exists,
+        "ABCDE_FDIV": _fdiv, "ABCDE_LN": _ln, "ABCDE_IS_FINITE": _is_finite,
+        "ABCDE_UNIFORM": _uniform, "ABCDE_MD5_HEX": _md5_hex, "ABCDE_ID_HASH": _id_hash,
+        "ABCDE_FAIL": _fail, "ABCDE_TABLE_EXISTS": _table_exists,
         "ABCDE_SLICE_TEXT": _slice_text,
     }
 
     def write_identifier(self, node: exp.Identifier) -> exp.Identifier:
-        """A name of the parsed tree as the target writes it; as sqlglot writes it by
-        default (quoted names stay quoted)."""
+        """A name of the parsed tree as the target writes it (quoted names stay quoted)."""
         return node
+
+    def write_window(self, window: exp.Window) -> exp.Window:
+        """A window of the parsed tree as the target writes it."""
+        return window
 
     def name_rule(self, name: str, kind: str) -> str | None:
         """Why the target cannot create a table (`kind` 'table') or hold a schema
-        ('schema') of this name, even quoted (the rule, in words); None if it can."""
+        ('schema') of this name, even quoted, in words; None if it can."""
         return None
 
     def input_table_rule(self, parts: Sequence[str]) -> str | None:
-        """Why an input table named by `parts` (split at '.') cannot exist on the target,
-        in words; None if it can. Only where the target's rule holds for every table it
-        reads (a Spark or Snowflake catalog may hold names its own tables cannot)."""
+        """Why an input table named by `parts` cannot exist on the target; None if it can."""
         return None
 
     def table_exists(self, catalog: str | None, schema: str | None,
                      table: str) -> str | exp.Expression | None:
-        """A boolean of the target's SQL (text, or a tree where sqlglot would misread the
-        text): whether table `table` exists in `schema` (None: the current schema) of
-        `catalog` (None: the current database), by its information_schema; None where
-        the target has none (Spark)."""
+        """A boolean of the target's SQL: whether `table` exists in `schema` (None: the
+        current one) of `catalog` (None: the current database); None where the target
+        has no information_schema (Spark)."""
         return None
 
-    def uniform(self, seed: exp.Expression, *keys: exp.Expression) -> exp.Expression:
-        """The expression of `ABCDE_UNIFORM(seed, keys...)` on this target."""
-        return self.REWRITES["ABCDE_UNIFORM"](self, seed, *keys)
-
     def rewrite(self, tree: exp.Expression, *, copy: bool = True) -> exp.Expression:
-        """`tree` with every placeholder helper rewritten by `REWRITES` and every name by
-        `write_identifier` (in place when copy=False)."""
+        """`tree` with every placeholder rewritten by `REWRITES`, every name by
+        `write_identifier` and every window by `write_window` (in place when copy=False)."""
         rewrites = self.REWRITES
         if copy:
             tree = tree.copy()
-        # Innermost helpers first (reversed pre-order), so that a helper nested in another
-        # one — fdiv(ln(x), y) — is rewritten too: sqlglot's transform does not descend
-        # into the arguments of a node it has just replaced.
+        # innermost helpers first (reversed pre-order): sqlglot's transform does not
+        # descend into the arguments of a node it has just replaced
         helpers = [n for n in tree.find_all(exp.Anonymous) if n.name.upper() in rewrites]
         for node in reversed(helpers):
             new = rewrites[node.name.upper()](self, *node.expressions)
             if node is tree:
                 tree = new
-            else:
-                # A helper is one operand: as one of an operator it needs parentheses,
-                # or `x * FDIV(a, b)` would be written `x * a / b` and read `(x * a) / b`
-                if (isinstance(node.parent, exp.Binary | exp.Unary)
-                        and isinstance(new, exp.Binary)):
-                    new = exp.paren(new, copy=False)
-                node.replace(new)
-        mirror = self.mirror_following_frames
+                continue
+            # an operand of an operator needs parentheses: `x * FDIV(a, b)` is not `x * a / b`
+            if isinstance(node.parent, exp.Binary | exp.Unary) and isinstance(new, exp.Binary):
+                new = exp.paren(new, copy=False)
+            node.replace(new)
 
         def write(n: exp.Expression) -> exp.Expression:
             if isinstance(n, exp.Identifier):
                 return self.write_identifier(n)
-            if mirror and isinstance(n, exp.Window):
-                return _mirror_following_frame(n)
-            return n
+            return self.write_window(n) if isinstance(n, exp.Window) else n
 
         return tree.transform(write, copy=False)
 
     def sql(self, tree: exp.Expression, *, pretty: bool = False, copy: bool = True) -> str:
         """`tree` rewritten and written in the target's SQL."""
-        # the rewritten tree is private (copied here, or the caller's own with
-        # copy=False): sqlglot's generator need not copy it again (a deep copy of
-        # every query, a third of the SQL generation's time)
+        # the rewritten tree is private: the generator need not copy it again (a deep
+        # copy of every query, a third of the generation's time)
         return self.rewrite(tree, copy=copy).sql(dialect=self.sqlglot_name, pretty=pretty,
                                                  copy=False)
 
     def __str__(self) -> str:
         return self.name
 
-    def __repr__(self) -> str:
-        return f"{type(self).__name__}()"
-
-    def __eq__(self, other: object) -> bool:
-        if not isinstance(other, Dialect):
-            return NotImplemented
-        return type(other) is type(self)
-
-    def __hash__(self) -> int:
-        return hash(type(self))
-
 
 class DuckDB(Dialect):
-    name = "duckdb"
-    title = "DuckDB"
-    sqlglot_name = "duckdb"
+    name, title, sqlglot_name = "duckdb", "DuckDB", "duckdb"
     md5_52_bits = "CAST('0x' || SUBSTR(MD5(K), 1, 13) AS BIGINT)"
-    # a UBIGINT; its SUM is a HUGEINT
-    id_hash = "HASH(K)"
+    id_hash = "HASH(K)"  # a UBIGINT; its SUM is a HUGEINT
     # a float or decimal as a double (a FLOAT widened exactly, as `abcde impact` reads
     # it), whose text is Python's repr but for nan/-nan and inf; TRY_CAST binds for
     # every type (the branch runs only for floats and decimals)
@@ -346,7 +273,7 @@ class DuckDB(Dialect):
         "ELSE CAST(TRY_CAST(K AS DOUBLE) AS VARCHAR) END "
         "ELSE CAST(K AS VARCHAR) END")
 
-    def table_exists(self, catalog: str | None, schema: str | None, table: str) -> str | None:
+    def table_exists(self, catalog: str | None, schema: str | None, table: str) -> str:
         """DuckDB matches names case-insensitively; information_schema.tables lists the
         tables of every attached database."""
         in_schema = _text(schema, self) if schema else "CURRENT_SCHEMA()"
@@ -358,26 +285,33 @@ class DuckDB(Dialect):
         return f"(SELECT COUNT(*) FROM information_schema.tables WHERE {' AND '.join(where)}) > 0"
 
 
+_WORD = re.compile(r"[A-Za-z0-9_]+")
+
+
 class BigQuery(Dialect):
-    name = "bigquery"
-    title = "BigQuery"
-    sqlglot_name = "bigquery"
+    name, title, sqlglot_name = "bigquery", "BigQuery", "bigquery"
     md5_52_bits = "CAST(CONCAT('0x', SUBSTR(TO_HEX(MD5(K)), 1, 13)) AS INT64)"
     md5_hex = "TO_HEX(MD5(K))"
-    # a table lives in a dataset; `CREATE TABLE t` without one is refused
-    tables_need_schema = True
+    tables_need_schema = True  # `CREATE TABLE t` without a dataset is refused
     # even a flexible column name: '.' would read as a path into a STRUCT (BigQuery
     # documentation, "Flexible column names")
     column_name_forbidden = frozenset('!"$()*,./;?@[\\]^`{}~')
 
+    def write_window(self, window: exp.Window) -> exp.Window:
+        """An aggregate over a frame orders NULLs as BigQuery does (first when ascending):
+        BigQuery cannot say NULLS LAST there, which sqlglot drops with a warning. Those
+        windows order by keys that hold no NULL on valid input (ids, strata, md5 keys)."""
+        if window.args.get("spec") and isinstance(window.this, exp.AggFunc):
+            for ordered in (window.args.get("order") or exp.Order()).expressions:
+                ordered.set("nulls_first", not ordered.args.get("desc"))
+        return window
+
     def table_exists(self, catalog: str | None, schema: str | None,
-                     table: str) -> str | exp.Expression | None:
-        """A dataset's own INFORMATION_SCHEMA.TABLES, named as BigQuery documents it,
-        `proj`.`ds`.INFORMATION_SCHEMA.TABLES: built as a tree, since sqlglot reads that
-        text as the table `proj`.`ds`.`INFORMATION_SCHEMA.TABLES`, which BigQuery does not
-        find. BigQuery has no current dataset (`abcde sql` requires --schema there); a
-        pipeline without one looks nothing up: TRUE, and a missing table is the
-        warehouse's own error."""
+                     table: str) -> str | exp.Expression:
+        """A dataset's own view `proj`.`ds`.INFORMATION_SCHEMA.TABLES, as BigQuery
+        documents it: built as a tree (sqlglot would read the text as the table
+        `INFORMATION_SCHEMA.TABLES`). Without a dataset (no current one on BigQuery)
+        nothing is looked up: TRUE, and a missing table is the warehouse's error."""
         if schema is None:
             return "TRUE"
         tree = sqlglot.parse_one(f"(SELECT COUNT(*) FROM t WHERE table_name = "
@@ -390,25 +324,20 @@ class BigQuery(Dialect):
         return tree
 
     def name_rule(self, name: str, kind: str) -> str | None:
-        """BigQuery's documented rules: a table name of letters, marks, numbers,
-        connectors (_), dashes and spaces, up to 1,024 bytes; a dataset name of letters,
-        digits and _ only."""
+        """BigQuery's documented rules: a dataset of letters, digits and _; a table of
+        letters, marks, numbers, connectors, dashes and spaces, up to 1,024 bytes."""
         if kind == "schema":
-            if not _WORD.fullmatch(name):
-                return "BigQuery dataset names hold only ASCII letters, digits and _"
-            return None
+            return (None if _WORD.fullmatch(name)
+                    else "BigQuery dataset names hold only ASCII letters, digits and _")
         if any(unicodedata.category(c)[0] not in "LMN"
                and unicodedata.category(c) not in ("Pc", "Pd", "Zs") for c in name):
-            return ("BigQuery table names hold only letters, marks, digits, _, dashes and "
-                    "spaces")
-        if len(name.encode()) > 1024:
-            return "BigQuery table names are at most 1,024 bytes"
-        return None
+            return "BigQuery table names hold only letters, marks, digits, _, dashes and spaces"
+        return "BigQuery table names are at most 1,024 bytes" if len(name.encode()) > 1024 else None
 
     def input_table_rule(self, parts: Sequence[str]) -> str | None:
-        """`proj:ds.t`, the bq tool's form, would be read as the dataset `proj:ds`, which
-        cannot exist (datasets hold letters, digits and _). Only the colon is refused: a
-        dbt package for every adapter checks a PostgreSQL schema `raw-data` here too."""
+        """`proj:ds.t`, the bq tool's form, names the dataset `proj:ds`, which cannot
+        exist (only the colon is refused: a package for every adapter may name a
+        PostgreSQL schema `raw-data`)."""
         if len(parts) < 2 or ":" not in parts[-2]:
             return None
         return (f"{self.name_rule(parts[-2], 'schema')}: {parts[-2]!r} is the bq tool's "
@@ -418,44 +347,22 @@ class BigQuery(Dialect):
 # Snowflake's reserved and limited keywords: the table of
 # https://docs.snowflake.com/en/sql-reference/reserved-keywords, plus ASC, DESC and OUTER,
 # which its text names too. A name in this list cannot be written unquoted.
-SNOWFLAKE_RESERVED = frozenset({
-    "ACCOUNT", "ALL", "ALTER", "AND", "ANY", "AS", "ASC", "BETWEEN", "BY", "CASE", "CAST",
-    "CHECK", "COLUMN", "CONNECT", "CONNECTION", "CONSTRAINT", "CREATE", "CROSS", "CURRENT",
-    "CURRENT_DATE", "CURRENT_TIME", "CURRENT_TIMESTAMP", "CURRENT_USER", "DATABASE",
-    "DELETE", "DESC", "DISTINCT", "DROP", "ELSE", "EXISTS", "FALSE", "FOLLOWING", "FOR",
-    "FROM", "FULL", "GRANT", "GROUP", "GSCLUSTER", "HAVING", "ILIKE", "IN", "INCREMENT",
-    "INNER", "INSERT", "INTERSECT", "INTO", "IS", "ISSUE", "JOIN", "LATERAL", "LEFT",
-    "LIKE", "LOCALTIME", "LOCALTIMESTAMP", "MINUS", "NATURAL", "NOT", "NULL", "OF", "ON",
-    "OR", "ORDER", "ORGANIZATION", "OUTER", "QUALIFY", "REGEXP", "REVOKE", "RIGHT", "RLIKE",
-    "ROW", "ROWS", "SAMPLE", "SCHEMA", "SELECT", "SET", "SOME", "START", "TABLE",
-    "TABLESAMPLE", "THEN", "TO", "TRIGGER", "TRUE", "TRY_CAST", "UNION", "UNIQUE", "UPDATE",
-    "USING", "VALUES", "VIEW", "WHEN", "WHENEVER", "WHERE", "WITH",
-})
-
+_SNOWFLAKE_WORDS = """
+    ACCOUNT ALL ALTER AND ANY AS ASC BETWEEN BY CASE CAST CHECK COLUMN CONNECT CONNECTION
+    CONSTRAINT CREATE CROSS CURRENT CURRENT_DATE CURRENT_TIME CURRENT_TIMESTAMP CURRENT_USER
+    DATABASE DELETE DESC DISTINCT DROP ELSE EXISTS FALSE FOLLOWING FOR FROM FULL GRANT GROUP
+    GSCLUSTER HAVING ILIKE IN INCREMENT INNER INSERT INTERSECT INTO IS ISSUE JOIN LATERAL
+    LEFT LIKE LOCALTIME LOCALTIMESTAMP MINUS NATURAL NOT NULL OF ON OR ORDER ORGANIZATION
+    OUTER QUALIFY REGEXP REVOKE RIGHT RLIKE ROW ROWS SAMPLE SCHEMA SELECT SET SOME START
+    TABLE TABLESAMPLE THEN TO TRIGGER TRUE TRY_CAST UNION UNIQUE UPDATE USING VALUES VIEW
+    WHEN WHENEVER WHERE WITH"""
+SNOWFLAKE_RESERVED = frozenset(_SNOWFLAKE_WORDS.split())
 
 _SIMPLE_NAME = re.compile(r"[a-z_][a-z0-9_]*")
-_WORD = re.compile(r"[A-Za-z0-9_]+")
-
-
-def _snowflake_identifier(node: exp.Identifier) -> exp.Identifier:
-    """Snowflake stores a name created unquoted in UPPER case and matches quoted names
-    exactly, so a quoted "item_id" misses the column ITEM_ID of `CREATE TABLE t (item_id
-    ...)`. A name all in lower case (letters, digits, _) therefore stands for its upper-case
-    form, as if typed unquoted: it is written unquoted, or as "UPPER" when it is a reserved
-    word (`order` -> "ORDER": the same name, and valid SQL). Any other name (capitals,
-    other characters) stays quoted and is matched exactly as given."""
-    name = node.this
-    if not (isinstance(name, str) and _SIMPLE_NAME.fullmatch(name)):
-        return node
-    if name.upper() in SNOWFLAKE_RESERVED:
-        return exp.to_identifier(name.upper(), quoted=True)
-    return exp.to_identifier(name, quoted=False)
 
 
 class Snowflake(Dialect):
-    name = "snowflake"
-    title = "Snowflake"
-    sqlglot_name = "snowflake"
+    name, title, sqlglot_name = "snowflake", "Snowflake", "snowflake"
     # Σ digit·16^(13-i) over the first 13 hex digits, each digit's value its 1-based
     # CHARINDEX in '0123456789abcdef' less one: MD5 gives 32 lower-case hex digits
     # (https://docs.snowflake.com/en/sql-reference/functions/md5, whose example is
@@ -463,19 +370,26 @@ class Snowflake(Dialect):
     # argument in its second (…/functions/charindex), and the integer arithmetic is exact
     # in NUMBER(38,0) (n < 2^52). Not TO_NUMBER(…, 'XXX…'), whose hex format element
     # (…/sql-format-models) is documented for one case of digits and which fakesnow
-    # cannot run; nor FLOOR(MD5_NUMBER_UPPER64(K) / 4096), documented too but which
-    # fakesnow cannot run either (its sqlglot writes DuckDB's m_d5_number_upper64).
+    # cannot run; nor FLOOR(MD5_NUMBER_UPPER64(K) / 4096), which fakesnow cannot run either.
     md5_52_bits = " + ".join(
         f"(CHARINDEX(SUBSTRING(MD5(K), {i}, 1), '0123456789abcdef') - 1)"
         + (f" * {16 ** (13 - i)}" if i < 13 else "") for i in range(1, 14))
 
     def write_identifier(self, node: exp.Identifier) -> exp.Identifier:
-        """By `_snowflake_identifier`: a lower-case name is its upper-case form."""
-        return _snowflake_identifier(node)
+        """Snowflake stores a name created unquoted in upper case and matches quoted names
+        exactly (a quoted "item_id" misses the column ITEM_ID). A name all in lower case
+        (letters, digits, _) therefore stands for its upper-case form, as if typed
+        unquoted: written unquoted, or as "UPPER" when it is a reserved word. Any other
+        name stays quoted and is matched exactly as given."""
+        name = node.this
+        if not (isinstance(name, str) and _SIMPLE_NAME.fullmatch(name)):
+            return node
+        if name.upper() in SNOWFLAKE_RESERVED:
+            return exp.to_identifier(name.upper(), quoted=True)
+        return exp.to_identifier(name, quoted=False)
 
-    def table_exists(self, catalog: str | None, schema: str | None, table: str) -> str | None:
-        """INFORMATION_SCHEMA.TABLES of the database, which holds names as stored (a
-        lower-case name written unquoted is stored in upper case: `write_identifier`)."""
+    def table_exists(self, catalog: str | None, schema: str | None, table: str) -> str:
+        """The database's INFORMATION_SCHEMA.TABLES, which holds names as stored."""
 
         def stored(name: str) -> str:
             node = self.write_identifier(exp.to_identifier(name, quoted=True))
@@ -494,36 +408,30 @@ class Snowflake(Dialect):
 
 
 class Spark(Dialect):
-    name = "spark"
-    title = "Spark"
-    sqlglot_name = "spark"
+    name, title, sqlglot_name = "spark", "Spark", "spark"
     md5_52_bits = "CAST(CONV(SUBSTRING(MD5(K), 1, 13), 16, 10) AS BIGINT)"
-    # dbt-spark sources have a schema but no database
-    dbt_source_has_database = False
-    mirror_following_frames = True
-    # a cast is strict only under ANSI mode (the default since Spark 4, off before it
-    # and on clusters that turn it off)
+    dbt_source_has_database = False  # dbt-spark sources have a schema only
+    # a cast is strict only under ANSI mode (the default since Spark 4)
     fail = "RAISE_ERROR(K)"
+    # No id_hash: with the inner join of the one pass Spark plans the weights' join into
+    # the same stage, and at 100M items its SparkContext died where the FULL JOIN
+    # completes (benchmarks/RESULTS.md; docs/method.md §2.5).
+
+    def write_window(self, window: exp.Window) -> exp.Window:
+        """Spark recomputes a frame that runs to UNBOUNDED FOLLOWING for every row, O(n²)
+        in a partition's rows (docs/method.md §11.1): its mirror instead."""
+        return _mirror_following_frame(window)
 
     def name_rule(self, name: str, kind: str) -> str | None:
-        """Spark's session catalog refuses any other name, quoted or not
-        (INVALID_SCHEMA_OR_RELATION_NAME)."""
-        if not _WORD.fullmatch(name):
-            return "Spark table and schema names hold only ASCII letters, digits and _"
-        return None
-    # No id_hash: Spark keeps the FULL JOIN of the one pass (docs/method.md §2.5). With
-    # the inner join, Spark plans the weights' join on the same key into the same stage,
-    # and at 100M items (local[2], 4 shuffle partitions, 4 GB driver) its SparkContext
-    # died, where the FULL JOIN completes (benchmarks/RESULTS.md).
+        """Spark's session catalog refuses any other name, quoted or not."""
+        return (None if _WORD.fullmatch(name)
+                else "Spark table and schema names hold only ASCII letters, digits and _")
 
 
 def _postgres_slice_text() -> str:
-    """PostgreSQL's `slice_text`. A float or numeric is read as a double through its text
-    (no cast of every type to a double parses; a real through a real, so that it widens
-    exactly), whose text (shortest round trip, as Python's) differs from Python's repr
-    only in layout: 1 for 1.0, -0 for -0.0, and 1.5e+15 where Python writes positions up
-    to 1e16 (1500000000000000.0: the numeric's text, then '.0'). NaN, Infinity and
-    -Infinity are already JSON's."""
+    """A float or numeric read as a double through its text (a real through a real, so
+    that it widens exactly), whose text differs from Python's repr only in layout: 1 for
+    1.0, -0 for -0.0, and 1.5e+15 where Python writes positions up to 1e16."""
     kind = "CAST(PG_TYPEOF(K) AS TEXT)"
     d = (f"CAST(CASE WHEN {kind} = 'real' THEN CAST(CAST(CAST(K AS TEXT) AS REAL) AS "
          "DOUBLE PRECISION) ELSE CAST(CAST(K AS TEXT) AS DOUBLE PRECISION) END AS TEXT)")
@@ -533,24 +441,23 @@ def _postgres_slice_text() -> str:
 
 
 class Postgres(Dialect):
-    name = "postgres"
-    title = "PostgreSQL"
-    # psql's default goes on after a failing statement: past a guard's stop (cells of
-    # other inputs or none) to the statements that read what the guard refused
+    name, title, sqlglot_name = "postgres", "PostgreSQL", "postgres"
+    # psql's default goes on after a failing statement: past a guard's stop
     run_advice = ("Run it with psql as `psql -v ON_ERROR_STOP=1 -f <this file>`: without",
                   "ON_ERROR_STOP, psql goes on after a failing statement (e.g. a --reuse-cells",
                   "guard's stop) and runs the rest of the script.")
-    sqlglot_name = "postgres"
     md5_52_bits = ("CAST(CAST('x' || LPAD(SUBSTR(MD5(K), 1, 13), 16, '0') AS BIT(64)) "
                    "AS BIGINT)")
-    mirror_following_frames = True
     # a bigint of the id's text (ids of both inputs have one type); its SUM is a numeric
     id_hash = "HASHTEXTEXTENDED(CAST(K AS TEXT), 0)"
     slice_text = _postgres_slice_text()
 
-    def table_exists(self, catalog: str | None, schema: str | None, table: str) -> str | None:
-        """Quoted names are matched exactly; an unqualified table is created in
-        CURRENT_SCHEMA."""
+    def write_window(self, window: exp.Window) -> exp.Window:
+        """As Spark: PostgreSQL recomputes a frame to UNBOUNDED FOLLOWING for every row."""
+        return _mirror_following_frame(window)
+
+    def table_exists(self, catalog: str | None, schema: str | None, table: str) -> str:
+        """Quoted names are matched exactly; an unqualified table is in CURRENT_SCHEMA."""
         where = [f"table_name = {_text(table, self)}",
                  f"table_schema = {_text(schema, self) if schema else 'CURRENT_SCHEMA'}"]
         if catalog:
@@ -558,11 +465,9 @@ class Postgres(Dialect):
         return f"(SELECT COUNT(*) FROM information_schema.tables WHERE {' AND '.join(where)}) > 0"
 
     def name_rule(self, name: str, kind: str) -> str | None:
-        """PostgreSQL cuts a longer name short (NAMEDATALEN), silently but for a notice:
-        two tables could become one."""
-        if len(name.encode()) > 63:
-            return "PostgreSQL names are at most 63 bytes (longer ones are cut short)"
-        return None
+        """PostgreSQL cuts a longer name short (NAMEDATALEN): two tables could become one."""
+        return ("PostgreSQL names are at most 63 bytes (longer ones are cut short)"
+                if len(name.encode()) > 63 else None)
 
 
 _BY_NAME: dict[str, Dialect] = {d.name: d for d in (DuckDB(), BigQuery(), Snowflake(),
@@ -574,14 +479,14 @@ def get_dialect(dialect: str | Dialect) -> Dialect:
     """The dialect of a name of `DIALECTS` (a Dialect is returned as is)."""
     if isinstance(dialect, Dialect):
         return dialect
-    if isinstance(dialect, str) and dialect in _BY_NAME:
-        return _BY_NAME[dialect]
-    raise TemplateError(f"unknown dialect {dialect!r}; choose one of {', '.join(DIALECTS)}")
+    if dialect not in _BY_NAME:
+        raise TemplateError(f"unknown dialect {dialect!r}; choose one of {', '.join(DIALECTS)}")
+    return _BY_NAME[dialect]
 
 
 def identifier(name: str, dialect: str | Dialect) -> exp.Identifier:
     """A user-given name as abcde writes it for `dialect`: quoted, but on Snowflake by
-    the rule of `_snowflake_identifier`."""
+    its rule (`Snowflake.write_identifier`)."""
     return get_dialect(dialect).write_identifier(exp.to_identifier(name, quoted=True))
 
 

@@ -1,10 +1,8 @@
 """Placeholder helpers for the SQL templates: the unsafe constructs of docs/method.md §11
 (float division, natural log, random numbers, finiteness, ranking ties) written once as
-`ABCDE_*` functions that `abcde.sql.dialects` rewrites per target in the parsed tree.
-
-Each helper returns DuckDB SQL text with the placeholder; its doctest shows the SQL that
-text becomes on DuckDB (`as_sql`), and `tests/sql/test_helpers.py` on every dialect.
-"""
+`ABCDE_*` functions that `abcde.sql.dialects` rewrites per target. Each returns DuckDB SQL
+text; its doctest shows what it becomes on DuckDB (tests/sql/test_helpers.py: on every
+dialect)."""
 
 from __future__ import annotations
 
@@ -17,8 +15,7 @@ from abcde.sql.quoting import CANONICAL_DIALECT, ident, literal, table_ref
 
 
 def as_sql(text: str, dialect: str | Dialect = "duckdb") -> str:
-    """SQL text holding helpers (parsed as the templates are, in DuckDB's dialect) as
-    `dialect` writes it.
+    """SQL text holding helpers (DuckDB's dialect, as templates) as `dialect` writes it.
 
     >>> as_sql("SELECT ABCDE_LN(x) AS y FROM t", "spark")
     'SELECT LN(CAST(x AS DOUBLE)) AS y FROM t'
@@ -27,12 +24,8 @@ def as_sql(text: str, dialect: str | Dialect = "duckdb") -> str:
 
 
 def fdiv(a: str, b: str) -> str:
-    """Float division with a NULL (not an error, not inf) for a zero denominator: both
-    operands cast to a double (Snowflake keeps 6 decimals of a division of numbers,
-    Spark and PostgreSQL divide integers and decimals exactly; docs/method.md §11).
+    """Float division, NULL for a zero denominator (docs/method.md §11).
 
-    >>> fdiv("a", "b")
-    'ABCDE_FDIV(a, b)'
     >>> as_sql(fdiv("a", "b"))
     'CAST(a AS DOUBLE) / NULLIF(CAST(b AS DOUBLE), CAST(0 AS DOUBLE))'
     """
@@ -40,8 +33,7 @@ def fdiv(a: str, b: str) -> str:
 
 
 def ln(x: str) -> str:
-    """Natural logarithm (`LOG` means log10 on DuckDB and ln elsewhere; docs/method.md
-    §11).
+    """Natural logarithm (`LOG` is log10 on DuckDB, ln elsewhere).
 
     >>> as_sql(ln("x"))
     'LN(CAST(x AS DOUBLE))'
@@ -50,9 +42,8 @@ def ln(x: str) -> str:
 
 
 def uniform(seed: str, *keys: str) -> str:
-    """Reproducible U(0,1) from md5('<seed>:<key1>:<key2>...'), identical on every engine:
-    u = (2n + 1) / 2^53, n = the first 13 hex digits of the md5 (docs/method.md §10).
-    Keys must be integers or strings (a double prints differently per engine).
+    """Reproducible U(0,1) from md5('<seed>:<key1>:...'), identical on every engine
+    (docs/method.md §10). Keys must be integers or strings.
 
     >>> print(as_sql(uniform("'7'", "k")))  # doctest: +NORMALIZE_WHITESPACE
     (CAST((CAST('0x' || SUBSTRING(MD5(CAST('7' AS TEXT) || ':' || CAST(k AS TEXT)), 1, 13)
@@ -62,14 +53,10 @@ def uniform(seed: str, *keys: str) -> str:
 
 
 def order_key(*ids: str) -> str:
-    """A sort key for ids that depends only on their text: the md5 uniform of
-    ('order', ids...). The native order differs between types (9 < 10 but '9' > '10':
-    one input as CSV text, the other as Parquet integers) and PostgreSQL orders text by
-    its collation; this key is the same for 10 and '10' on every engine. Sort by it,
-    then by the ids themselves (a tie-break only a 52-bit md5 collision reaches).
+    """A sort key of ids that depends only on their text (the same for 10 and '10' on
+    every engine, whatever the types and collations): the md5 uniform of ('order', ids);
+    sort by it, then by the ids (a tie only a 52-bit md5 collision reaches).
 
-    >>> order_key("id")
-    "ABCDE_UNIFORM('order', id)"
     >>> print(as_sql(order_key("id")))  # doctest: +NORMALIZE_WHITESPACE
     (CAST((CAST('0x' || SUBSTRING(MD5(CAST('order' AS TEXT) || ':' || CAST(id AS TEXT)), 1,
       13) AS BIGINT)) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE))
@@ -78,8 +65,7 @@ def order_key(*ids: str) -> str:
 
 
 def md5_hex(*parts: str) -> str:
-    """md5('<part1>:<part2>...') as 32 lower-case hex digits on every engine (BigQuery's
-    MD5 returns bytes: TO_HEX). Parts must be integers or strings.
+    """md5('<part1>:<part2>...') as 32 lower-case hex digits on every engine.
 
     >>> as_sql(md5_hex("'items'", "n"))
     "MD5(CAST('items' AS TEXT) || ':' || CAST(n AS TEXT))"
@@ -88,9 +74,8 @@ def md5_hex(*parts: str) -> str:
 
 
 def id_hash(x: str) -> str:
-    """A 64-bit hash of an id (integer or string), as a number whose SUM the target
-    computes exactly (no overflow, no rounding): the multiset test of
-    `abcde.cells.same_ids`. Per engine, not portable: sums are compared within one run.
+    """A 64-bit hash of an id as a number the target sums exactly: the multiset test of
+    `abcde.cells.same_ids` (per engine: sums are compared within one run).
 
     >>> as_sql(id_hash("item_id"))
     'HASH(item_id)'
@@ -101,7 +86,7 @@ def id_hash(x: str) -> str:
 
 
 def is_finite(x: str) -> str:
-    """TRUE when x is a finite number (not NULL, NaN or ±inf): x - x = 0, FALSE when NULL.
+    """TRUE when x is a finite number (not NULL, NaN or ±inf).
 
     >>> as_sql(is_finite("x"))
     'COALESCE(CAST(x AS DOUBLE) - CAST(x AS DOUBLE) = CAST(0 AS DOUBLE), FALSE)'
@@ -110,9 +95,8 @@ def is_finite(x: str) -> str:
 
 
 def fail(message: str) -> str:
-    """Stops the statement with the text `message` when evaluated (e.g. in a CASE branch
-    no valid input reaches): a cast to an integer the engine refuses, or Spark's
-    RAISE_ERROR, which needs no ANSI mode.
+    """Stops the statement with the text `message` when evaluated (a CASE branch no
+    valid input reaches).
 
     >>> as_sql(fail("'stop'"))
     "CAST('stop' AS INT)"
@@ -124,8 +108,7 @@ def fail(message: str) -> str:
 
 def table_exists(catalog: str, schema: str, table: str) -> str:
     """TRUE when the table exists, by the target's information_schema (string literals;
-    '' for the current database or schema). Spark has none: a step using it runs only
-    where `Dialect.table_exists` has a form (`Pipeline.add(..., dialects=...)`).
+    '' for the current database or schema; Spark has none).
 
     >>> print(as_sql(table_exists("''", "'s'", "'t'")))  # doctest: +NORMALIZE_WHITESPACE
     ((SELECT COUNT(*) FROM information_schema.tables WHERE LOWER(table_name) = LOWER('t')
@@ -135,9 +118,8 @@ def table_exists(catalog: str, schema: str, table: str) -> str:
 
 
 def slice_text(x: str) -> str:
-    """A slice attribute of any type (a script cannot know it) as text, the same on every
-    target that can tell a column's type and equal to the value `abcde impact` gives in
-    JSON: 1.0, -0.0, 1e+16, NaN, Infinity, true, 2024-01-05 (`Dialect.slice_text`).
+    """A slice attribute of any type as the text `abcde impact` gives in JSON
+    (`Dialect.slice_text`).
 
     >>> as_sql(slice_text("a"), "bigquery")
     'CAST(a AS STRING)'
@@ -145,10 +127,8 @@ def slice_text(x: str) -> str:
     return f"ABCDE_SLICE_TEXT({x})"
 
 
-# The weights abcde accepts (docs/method.md §1). Only ratios of weights matter, so any weights can
-# be rescaled into this range; inside it every sum (of up to 1e10 items), product and
-# ratio the metrics and estimators form is a normal double: no overflow to inf, no
-# subnormal losing digits. One constant for every validation path (Python and SQL).
+# The weights abcde accepts (docs/method.md §1): only ratios matter, and inside this range
+# every sum (of up to 1e10 items), product and ratio the estimators form is a normal double.
 WEIGHT_MIN, WEIGHT_MAX = 1e-100, 1e100
 
 
@@ -168,14 +148,11 @@ RANK_DIGITS = 9
 
 
 def rank_key(x: str) -> str:
-    """A key that orders positive x like x, but is equal for values that agree to about
-    RANK_DIGITS significant digits: k = floor(ln x + 1/2) and the mantissa x·e^−k ∈
-    [e^−½, e^½) rounded to RANK_DIGITS decimals, packed into one exactly representable
-    number. (The ½ keeps round numbers such as 1.0 off the boundaries between k's.)
-    Mathematically equal values — the two halves of a cluster split in two contribute the
-    same — differ in their last bits between engines and between parallel runs; ranked by
-    this key, such ties are broken by id the same way everywhere. NULL for x ≤ 0.
-    Python's twin: `rank_value`.
+    """A key that orders positive x like x but is equal for values that agree to about
+    RANK_DIGITS significant digits (equal values differ in their last bits between
+    engines and parallel runs; ranked by this key, such ties break by id everywhere):
+    k = floor(ln x + 1/2) and the mantissa x·e^−k rounded to RANK_DIGITS decimals, packed
+    into one exact number. NULL for x ≤ 0. Python's twin: `rank_value`.
 
     >>> print(as_sql(rank_key("x")))  # doctest: +NORMALIZE_WHITESPACE
     (CASE WHEN x > 0 THEN CAST(4000000000 AS DOUBLE) * FLOOR(LN(CAST(x AS DOUBLE))
@@ -190,11 +167,9 @@ def rank_key(x: str) -> str:
 
 
 def round_relative(x: str, digits: int = 12) -> str:
-    """Positive x rounded to about `digits` significant digits, so that a sum whose last
-    bits depend on the order of summation (a parallel SUM) gives the same number on every
-    run: x·e^−k with k = floor(ln x + 1/2) rounded to `digits` decimals, times e^k. (ROUND
-    is not used: PostgreSQL has no ROUND of a double with decimals, and rounds halves to
-    even; docs/method.md §11.) NULL for x ≤ 0 or NULL.
+    """Positive x rounded to about `digits` significant digits, so that a parallel SUM
+    gives the same number on every run (not ROUND: PostgreSQL has none for a double with
+    decimals; docs/method.md §11). NULL for x ≤ 0 or NULL.
 
     >>> print(as_sql(round_relative("x", 3)))  # doctest: +NORMALIZE_WHITESPACE
     (CASE WHEN x > 0 THEN (CAST(FLOOR(CAST(x AS DOUBLE) * EXP(-FLOOR(LN(CAST(x AS DOUBLE))
@@ -209,9 +184,7 @@ def round_relative(x: str, digits: int = 12) -> str:
 
 
 def rank_value(x: float | None) -> float:
-    """The Python twin of `rank_key`, for rankings made in Python: 4·10^d·k +
-    round(x·e^−k·10^d), k = floor(ln x + 1/2), d = RANK_DIGITS; −inf for x ≤ 0 or None
-    (ranked last in a descending order)."""
+    """The Python twin of `rank_key`; −inf for x ≤ 0 or None (last when descending)."""
     if x is None or not x > 0:
         return -math.inf
     k = math.floor(math.log(x) + 0.5)

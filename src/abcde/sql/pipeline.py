@@ -21,9 +21,7 @@ from abcde.sql.quoting import CANONICAL_DIALECT, ident, table_ref
 
 
 class Runner(Protocol):
-    """What a pipeline needs of an engine (abcde.engines.base.Engine provides it): the
-    dialect it runs, and a statement or a query run on it. A protocol, so that sql/
-    does not depend on engines/ (engines depend on sql/)."""
+    """What a pipeline needs of an engine (a protocol: engines/ depends on sql/)."""
 
     dialect: Any
 
@@ -40,12 +38,9 @@ class Step:
     name: str
     query: exp.Query
     materialise: bool = False
-    dialects: frozenset[str] | None = None
-    """The targets (`Dialect.name`) that run the step; None: every one. A check that
-    some target cannot write (no information_schema on Spark) is left out there."""
+    dialects: frozenset[str] | None = None  # the targets that run it; None: every one
 
     def runs_on(self, dialect: str | Dialect) -> bool:
-        """Whether `dialect` runs the step."""
         name = dialect if isinstance(dialect, str) else dialect.name
         return self.dialects is None or name in self.dialects
 
@@ -53,24 +48,18 @@ class Step:
 @dataclass
 class Pipeline:
     """Steps in order; `prefix` names the physical tables of materialised steps, in
-    `schema` if given. Like every user-given name, schema and prefix are quoted: tables
-    are created exactly as named (abcde.sql.dialects decides how Snowflake writes them)."""
+    `schema` if given (quoted, as every user-given name)."""
 
     prefix: str = "abcde_"
     schema: str | None = None
     steps: dict[str, Step] = field(default_factory=dict)
+    # materialised steps placed elsewhere (a workspace): step -> relation, DuckDB SQL
     tables: dict[str, str] = field(default_factory=dict)
-    """Materialised steps placed elsewhere than `schema`.`prefix`step (a workspace):
-    step -> relation in DuckDB SQL, every part quoted."""
-    provided: set[str] = field(default_factory=set)
-    """Steps whose table exists already (`provide`): `run` leaves them alone."""
-    built: set[str] = field(default_factory=set)
-    """Materialised steps whose table `run` made or that were provided: `fetch` reads
-    their table instead of computing them again."""
+    provided: set[str] = field(default_factory=set)  # tables that exist: never run
+    built: set[str] = field(default_factory=set)  # tables made or provided: `fetch` reads them
 
     def copy(self) -> Pipeline:
-        """A pipeline with the same steps and tables, to extend without changing this
-        one."""
+        """A pipeline with the same steps and tables, to extend without changing this one."""
         return Pipeline(prefix=self.prefix, schema=self.schema, steps=dict(self.steps),
                         tables=dict(self.tables), provided=set(self.provided),
                         built=set(self.built))
@@ -89,10 +78,9 @@ class Pipeline:
         log.info("step %s: read from the workspace (%s)", name, relation)
 
     def digest(self, name: str, replace: dict[str, str] | None = None) -> str:
-        """A hash of what step `name` computes: its own query and those of the steps it
-        reads, recursively (not the physical names of tables); `replace` maps
-        relation texts of the inputs to stable names (a random view name must not
-        change the hash)."""
+        """A hash of what step `name` computes: its query and those of the steps it reads,
+        recursively (not the tables' names); `replace` maps relation texts of the inputs
+        to stable names (a random view name must not change the hash)."""
         import hashlib
 
         seen: dict[str, str] = {}
@@ -111,14 +99,12 @@ class Pipeline:
 
     def add(self, name: str, query: exp.Query, *, materialise: bool = False,
             dialects: frozenset[str] | None = None) -> str:
-        if name in self.steps:
-            raise ValueError(f"duplicate pipeline step {name!r}")
+        assert name not in self.steps, f"duplicate pipeline step {name!r}"
         self.steps[name] = Step(name, query, materialise, dialects)
         return name
 
     def physical_name(self, name: str) -> str:
-        """The table of step `name` as a relation in DuckDB SQL, every part quoted (what
-        `Engine.write` and the engines' relation arguments take)."""
+        """The table of step `name` as a relation in DuckDB SQL, every part quoted."""
         if name in self.tables:
             return self.tables[name]
         table = f"{self.prefix}{name}"
@@ -129,9 +115,8 @@ class Pipeline:
         return exp.to_table(self.physical_name(name), dialect=CANONICAL_DIALECT)
 
     def relation_names(self) -> set[str]:
-        """Every name the pipeline's queries give a relation of their own: its steps and
-        the CTEs of their queries. An unqualified user table of one of these names would
-        be read as abcde's relation instead."""
+        """Every name the queries give a relation of their own (steps and CTEs): an
+        unqualified user table so named would be read as abcde's relation."""
         names = set(self.steps)
         for step in self.steps.values():
             names |= {cte.alias for cte in step.query.find_all(exp.CTE)}
@@ -148,11 +133,8 @@ class Pipeline:
 
     def rewrite_query(self, query: exp.Query) -> exp.Query:
         """A query over step names made runnable: unmaterialised steps it reads become
-        CTEs, materialised ones are renamed to their physical tables.
-
-        CTEs are flattened into one WITH list (nested WITH is not portable): a step's
-        own CTEs come right before it; a clash of names is a template bug.
-        """
+        CTEs (one flat WITH list: nested WITH is not portable), materialised ones are
+        renamed to their physical tables."""
         ctes: list[tuple[str, exp.Query]] = []
         seen: set[str] = set()
 
@@ -168,8 +150,7 @@ class Pipeline:
             return q
 
         def add(name: str, q: exp.Query) -> None:
-            if name in seen:
-                raise ValueError(f"CTE name {name!r} used twice in one pipeline query")
+            assert name not in seen, f"CTE name {name!r} used twice in one pipeline query"
             seen.add(name)
             ctes.append((name, q))
 
@@ -206,9 +187,8 @@ class Pipeline:
 
     def create_statements(self, name: str, dialect: str | Dialect, *,
                           pretty: bool = False, query: exp.Query | None = None) -> list[str]:
-        """DROP TABLE IF EXISTS, then CREATE TABLE ... AS, for one step (CREATE OR
-        REPLACE is not portable); from `query` (over step names) instead of the step's
-        own when given (`run_as`)."""
+        """DROP TABLE IF EXISTS, then CREATE TABLE ... AS (CREATE OR REPLACE is not
+        portable), of one step, or of `query` in its place (`run_as`)."""
         table = self.table(name)
         drop = exp.Drop(tables=[table.copy()], kind="TABLE", exists=True)
         body = self._inline(name) if query is None else self.rewrite_query(query)
@@ -232,8 +212,7 @@ class Pipeline:
 
     def run_as(self, engine: Runner, name: str, query: exp.Query, why: str) -> None:
         """Materialise step `name` from `query`, which gives the same rows for the inputs
-        at hand (`why` says why, in the log): the step keeps its own query, so its
-        `digest` (a workspace's key) does not depend on the way it was computed."""
+        at hand (`why`, in the log); the step keeps its query and so its `digest`."""
         self._materialise(engine, name, query, f" ({why})")
 
     def _materialise(self, engine: Runner, name: str, query: exp.Query | None,

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 from sqlglot import exp
 
-from abcde.errors import TemplateError
-
 CANONICAL_DIALECT = "duckdb"
 
 
@@ -19,8 +17,6 @@ def ident(name: str) -> str:
     >>> ident('a"b')
     '"a""b"'
     """
-    if not isinstance(name, str) or not name:
-        raise TemplateError(f"not a column name: {name!r}")
     return exp.to_identifier(name, quoted=True).sql(CANONICAL_DIALECT)
 
 
@@ -30,10 +26,7 @@ def table_ref(name: str) -> str:
     >>> table_ref("proj.ds.base")
     '"proj"."ds"."base"'
     """
-    parts = name.split(".")
-    if not all(parts):
-        raise TemplateError(f"not a table name: {name!r}")
-    return ".".join(ident(p) for p in parts)
+    return ".".join(ident(p) for p in name.split("."))
 
 
 def literal(value: object) -> str:

@@ -1,11 +1,8 @@
 """Render the SQL templates of `sql_templates/` and parse them once, in DuckDB's dialect.
 
-Templates hold only structure (column lists, slices, optional clauses). Everything that
-differs between engines is written through the helpers of `abcde.sql.helpers`, which
-emit placeholder functions (`ABCDE_FDIV`, ...) that `abcde.sql.dialects` rewrites per
-target in the parsed tree. User-given names reach SQL only through `ident`/`table_ref`
-(`abcde.sql.quoting`), which quote them with sqlglot. The environment is built once and
-shared by every template (one cache).
+Templates hold only structure; what differs between engines is written through the
+helpers of `abcde.sql.helpers` (placeholders `abcde.sql.dialects` rewrites per target),
+and user-given names reach SQL only through `ident`/`table_ref` (`abcde.sql.quoting`).
 """
 
 from __future__ import annotations
@@ -32,12 +29,7 @@ def template_dir() -> Path:
     """Templates ship inside the wheel as `abcde/sql_templates`; a source checkout has
     them at the repository's top level (editable installs map only `src/abcde`)."""
     packaged = Path(str(resources.files("abcde"))) / "sql_templates"
-    if packaged.is_dir():
-        return packaged
-    checkout = Path(__file__).resolve().parents[3] / "sql_templates"
-    if checkout.is_dir():
-        return checkout
-    raise TemplateError(f"SQL templates not found (looked in {packaged} and {checkout})")
+    return packaged if packaged.is_dir() else Path(__file__).resolve().parents[3] / "sql_templates"
 
 
 #: How templates are compiled; part of the cache's file names (below), so that compiled
@@ -48,11 +40,9 @@ _OPTIONS: dict[str, Any] = {"undefined": jinja2.StrictUndefined, "autoescape": F
 
 
 class _BytecodeCache(jinja2.FileSystemBytecodeCache):
-    """Jinja's cache of compiled templates, in Jinja's private per-user directory of the
-    system's temporary directory (Jinja checks its owner and mode, and a template whose
-    source changed is compiled again): compiling the templates costs every `abcde`
-    command ~0.03 s. A cache that cannot be read or written (full or read-only disk) is
-    only a slower start, never an error."""
+    """Jinja's cache of compiled templates (in its private per-user temporary directory):
+    compiling them costs every command ~0.03 s. A cache that cannot be read or written
+    is only a slower start, never an error."""
 
     def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
         with contextlib.suppress(OSError):
@@ -83,19 +73,13 @@ def _environment() -> jinja2.Environment:
 
 def render_text(name: str, **context: Any) -> str:
     """Render template `name` (e.g. "impact/cells.sql") to DuckDB SQL text."""
-    try:
-        return _environment().get_template(name).render(**context)
-    except jinja2.TemplateError as err:
-        raise TemplateError(f"template {name}: {err}") from err
+    return _environment().get_template(name).render(**context)
 
 
 def render(name: str, **context: Any) -> exp.Query:
     """Render and parse once in DuckDB's dialect; a parse error names the template."""
     text = render_text(name, **context)
     try:
-        parsed = sqlglot.parse_one(text, read=CANONICAL_DIALECT)
+        return sqlglot.parse_one(text, read=CANONICAL_DIALECT)  # type: ignore[return-value]
     except sqlglot.errors.ParseError as err:
         raise TemplateError(f"template {name} does not parse: {err}\n{text}") from err
-    if not isinstance(parsed, exp.Query):
-        raise TemplateError(f"template {name} must hold one query, got {type(parsed).__name__}")
-    return parsed

@@ -1,47 +1,45 @@
-"""`abcde dbt`: the impact pipeline (abcde.warehouse.scripts) as a dbt project — one model per
-pipeline step, `ref()` between them, `source()` for the input tables, and a schema.yml
-with column docs and the tests that hold on valid input.
+"""`abcde dbt`: every pipeline of abcde.warehouse as a dbt package — one model per step,
+`ref()` between them, `source()` for the input tables, and a schema.yml with column docs
+and the tests that hold on valid input.
 
-Materialised steps become `table` models, the others `ephemeral` (inlined as CTEs, as
-the pipeline inlines them); the results are built in the profile's schema, the work
-tables in dbt's custom schema of var abcde_work_schema. The `validation` model's test
-`abcde_is_true` on `input_valid` (a generic test the project ships, without arguments,
-so that it reads the same in every dbt version) fails `dbt build` on invalid input, and
-dbt then skips every model downstream of it: metrics of invalid input are not built; on
-`abcde_pair_manifest.budget_filled` it only warns (a smaller sample is still valid).
-
-Models are built where the dbt profile says. Input tables are sources quoted by the rule
-of abcde.sql.dialects (exact names; on Snowflake a lower-case name is its upper-case form),
-as in `abcde sql`. dbt renders every model and schema.yml as Jinja, so a name holding
-Jinja syntax is refused.
+Materialised steps become `table` models, the others `ephemeral` (inlined as CTEs, as the
+pipeline inlines them); the results are built in the profile's schema, the work tables in
+dbt's custom schema of var abcde_work_schema. The `validation` model's test `abcde_is_true`
+on `input_valid` fails `dbt build` on invalid input, and dbt then skips every model
+downstream of it; on `abcde_pair_manifest.budget_filled` it only warns (a smaller sample
+is still valid). Input tables are sources quoted by the rule of abcde.sql.dialects, as in
+`abcde sql`; dbt renders every model and schema.yml as Jinja, so a name holding Jinja
+syntax is refused.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, replace
+from itertools import chain
 from pathlib import Path
 
+import sqlglot
 from sqlglot import exp
 
 from abcde.errors import InputError
 from abcde.inputs.records import load_json
 from abcde.inputs.spec import WEIGHT_RANGE_TEXT
 from abcde.outputs import output_dir
-from abcde.sampling import MAX_SEED
-from abcde.sampling.clocks import check_count, check_seed
+from abcde.params import MAX_SEED
 from abcde.sql.dialects import SNOWFLAKE_RESERVED, Dialect, get_dialect, identifier, to_sql
 from abcde.sql.pipeline import Pipeline
 from abcde.version import __version__
 from abcde.warehouse.scripts import (
     Output,
+    Problem,
     ScriptSpec,
-    check_created_names,
-    check_dialect_names,
+    created_problems,
     impact_pipeline,
-    quiet_sqlglot,
+    name_problems,
+    refuse,
 )
 
 SOURCE = "abcde_inputs"
@@ -73,9 +71,8 @@ COLUMN_DOCS = {
     "b": "Base cluster id.", "e": "Exp cluster id.", "n": "Items of the cell.",
     "w": "Weight of the cell.",
     "items_in_both": "Rows of items in both clusterings (|T| on valid input).",
-    "empty_base": "1 when the Base table has no rows.",
-    "empty_exp": "1 when the Exp table has no rows.",
-    **{f"empty_{n}": f"1 when the {n} table has no rows." for n in ("weights", "attributes")},
+    **{f"empty_{n}": f"1 when the {n} table has no rows."
+       for n in ("base", "exp", "weights", "attributes")},
     "null_item_ids": "Rows with a NULL item id, over all inputs.",
     "repeated_item_ids": "1 when an input repeats an item id.",
     **{f"repeated_ids_{n}": f"Item ids on more than one row of the {n} table (they fail "
@@ -139,107 +136,83 @@ def _yaml(value: object, indent: int = 0) -> str:
     """A small YAML writer (JSON scalars are valid YAML), to need no YAML library."""
     pad = "  " * indent
     if isinstance(value, dict):
-        return "".join(
-            f"{pad}{k}:\n{_yaml(v, indent + 1)}" if isinstance(v, dict | list) and v
-            else f"{pad}{k}: {json.dumps(v)}\n" for k, v in value.items())
+        return "".join(f"{pad}{k}:\n{_yaml(v, indent + 1)}" if isinstance(v, dict | list) and v
+                       else f"{pad}{k}: {json.dumps(v)}\n" for k, v in value.items())
     if isinstance(value, list):
-        out = []
-        for v in value:
-            if isinstance(v, dict):
-                body = _yaml(v, indent + 1).lstrip()
-                out.append(f"{pad}- {body}")
-            else:
-                out.append(f"{pad}- {json.dumps(v)}\n")
-        return "".join(out)
+        return "".join(f"{pad}- {_yaml(v, indent + 1).lstrip()}" if isinstance(v, dict)
+                       else f"{pad}- {json.dumps(v)}\n" for v in value)
     return f"{pad}{json.dumps(value)}\n"
 
 
-_JINJA = ("{{", "{%", "{#")
 # a Jinja (Python) identifier: what a model's macro `<prefix><step>_sql` must be
 _MACRO_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
-def _check_names(spec: ScriptSpec, dialect: str | Dialect) -> None:
-    """Names dbt would render as Jinja, and sources the dbt adapter cannot name (dbt-spark:
-    no database), are refused; so are names the dialect cannot hold
-    (abcde.warehouse.scripts.check_dialect_names)."""
-    check_dialect_names(spec, get_dialect(dialect).name)
-    for option, name in spec.names().items():
-        if any(j in name for j in _JINJA):
-            raise InputError(f"{option} {name!r} holds Jinja syntax, which dbt would run",
-                             hint="Rename it, without '{{', '{%' or '{#'.")
+def _problems(spec: ScriptSpec, dialect: str | Dialect) -> Iterator[Problem]:
+    """What dbt cannot take: names holding Jinja syntax (dbt would run it), a prefix that
+    makes no macro name, and a source with a database where the adapter has none."""
+    target = get_dialect(dialect)
+    for option, _, name in spec.names():
+        if any(j in name for j in ("{{", "{%", "{#")):
+            yield (f"{option} {name!r} holds Jinja syntax, which dbt would run",
+                   "Rename it, without '{{', '{%' or '{#'.")
     if spec.prefix and not _MACRO_NAME.fullmatch(spec.prefix):
         example = re.sub(r"[^A-Za-z0-9_]", "_", spec.prefix)[:20]
-        raise InputError(
-            f"--prefix {spec.prefix!r}: dbt names models, their files and macros "
-            "<prefix><step>, so a prefix holds only ASCII letters, digits and _, and does "
-            "not start with a digit",
-            hint=f"Give a prefix so named, e.g. --prefix "
-                 f"{'p' if example[0].isdigit() else ''}{example}.")
-    target = get_dialect(dialect)
+        yield (f"--prefix {spec.prefix!r}: dbt names models, their files and macros "
+               "<prefix><step>, so a prefix holds only ASCII letters, digits and _, and does "
+               "not start with a digit", f"Give a prefix so named, e.g. --prefix "
+               f"{'p' if example[0].isdigit() else ''}{example}.")
     for role, name in spec.tables().items():
         if not target.dbt_source_has_database and name.count(".") > 1:
-            raise InputError(f"{spec.option(role)} {name!r}: dbt-{target.name} sources have "
-                             "a schema but no database", hint=f"Name it schema.table, e.g. "
-                             f"{'.'.join(name.split('.')[-2:])}.")
+            yield (f"{spec.option(role)} {name!r}: dbt-{target.name} sources have a schema "
+                   "but no database", f"Name it schema.table, e.g. "
+                   f"{'.'.join(name.split('.')[-2:])}.")
 
 
 def _plain(name: str, dialects: Sequence[str]) -> bool:
     """A lower-case word that no adapter of the package reserves: written unquoted, it
     names the same table everywhere (Snowflake folds it to upper case, as abcde's rule
     says; the others keep it or ignore case)."""
-    import sqlglot
-
-    if not re.fullmatch(r"[a-z_][a-z0-9_]*", name):
-        return False
-    for d in dialects:
-        tokens = sqlglot.Dialect.get_or_raise(get_dialect(d).sqlglot_name).tokenizer_class.KEYWORDS
-        if name.upper() in tokens:
-            return False
-    return name.upper() not in SNOWFLAKE_RESERVED
+    return bool(re.fullmatch(r"[a-z_][a-z0-9_]*", name)) and name.upper() not in {
+        *SNOWFLAKE_RESERVED, *(k for d in dialects for k in sqlglot.Dialect.get_or_raise(
+            get_dialect(d).sqlglot_name).tokenizer_class.KEYWORDS)}
 
 
-def _source(role: str, name: str, dialect: str, dialects: Sequence[str] = (),
+def _source(role: str, name: str, dialects: Sequence[str]
             ) -> tuple[dict[str, object], dict[str, object]]:
-    """A dbt source for one input table: its database, schema and table are the vars
-    abcde_<role>_{database,schema,identifier}, quoted by abcde's rule (abcde.sql.dialects),
-    which must be the same for every adapter of the package; and the defaults of those
-    vars (the name given, as the rule writes it)."""
+    """A dbt source for one input table, and the defaults of its vars: its database,
+    schema and table are the vars abcde_<role>_{database,schema,identifier}, quoted by
+    abcde's rule (abcde.sql.dialects), which must be the same for every adapter."""
     parts = dict(zip(["identifier", "schema", "database"], reversed(name.split(".")),
                      strict=False))
-    where: dict[str, object] = {}
-    quoting = {}
-    defaults: dict[str, object] = {}
+    quoting, defaults = {}, {}
     for key in ("database", "schema", "identifier"):
         if key not in parts:
             continue
-        ident = identifier(parts[key], dialect)
-        forms = {(bool(i.quoted), i.this) for i in (identifier(parts[key], d)
-                                                     for d in (dialect, *dialects))}
-        if len(forms) > 1 and _plain(parts[key], dialects):
-            # a lower-case word: unquoted, it is the same table on every adapter
-            quoting[key], defaults[f"abcde_{role}_{key}"] = False, parts[key]
-            continue
-        for other in dialects:
-            form = identifier(parts[key], other)
-            if (bool(form.quoted), form.this) != (bool(ident.quoted), ident.this):
+        idents = {d: identifier(parts[key], d) for d in dialects}
+        forms = {d: (bool(i.quoted), i.this) for d, i in idents.items()}
+        ident = idents[dialects[0]]
+        written = to_sql(ident, dialects[0])
+        if len(set(forms.values())) > 1:
+            if not _plain(parts[key], dialects):  # one source has one name and quoting
+                other = next(d for d, f in forms.items() if f != forms[dialects[0]])
                 raise InputError(
-                    f"{name!r}: {get_dialect(dialect).title} and "
+                    f"{name!r}: {get_dialect(dialects[0]).title} and "
                     f"{get_dialect(other).title} quote {parts[key]!r} differently "
                     "(abcde's name rule), and a dbt source has one name and quoting",
-                    hint="Write a package per warehouse: --dialect "
-                         f"{get_dialect(other).name} alone.")
-        written = to_sql(ident, dialect)
-        if ident.quoted and written != f"{written[0]}{ident.this}{written[-1]}":
-            # a quote character inside the name: dbt's quoting does not escape it, so the
+                    hint=f"Write a package per warehouse: --dialect {other} alone.")
+            # a lower-case word: unquoted, it is the same table on every adapter
+            quoting[key], defaults[f"abcde_{role}_{key}"] = False, parts[key]
+        elif ident.quoted and written != f"{written[0]}{ident.this}{written[-1]}":
+            # a quote character inside the name, which dbt's quoting does not escape: the
             # part goes in escaped as `abcde sql` writes it, and dbt leaves it as is
             quoting[key], defaults[f"abcde_{role}_{key}"] = False, written
-            continue
-        quoting[key], defaults[f"abcde_{role}_{key}"] = bool(ident.quoted), ident.this
+        else:
+            quoting[key], defaults[f"abcde_{role}_{key}"] = bool(ident.quoted), ident.this
     # an empty var (or none given) means the target's: the integration tests' seeds
-    with_database = all(get_dialect(d).dbt_source_has_database for d in (dialect, *dialects))
-    for key in ("database", "schema") if with_database else ("schema",):
-        where[key] = f"{{{{ var('abcde_{role}_{key}', '') or target.{key} }}}}"
+    with_database = all(get_dialect(d).dbt_source_has_database for d in dialects)
+    where = {key: f"{{{{ var('abcde_{role}_{key}', '') or target.{key} }}}}"
+             for key in (("database", "schema") if with_database else ("schema",))}
     table = {"name": role, "identifier": f"{{{{ var('abcde_{role}_identifier') }}}}",
              "description": f"The {role} input (default {name}; var abcde_{role}_identifier)."}
     return {"name": f"{SOURCE}_{role}", "description": f"The {role} input of abcde.",
@@ -250,13 +223,11 @@ def _source(role: str, name: str, dialect: str, dialects: Sequence[str] = (),
 # the inputs are seeds of the project (integration_tests/ sets it)
 WORK_SCHEMA = "abcde_work_schema"
 SEED_INPUTS = "abcde_inputs_are_seeds"
-SEED_SENTINEL = 918_273_645
-SIZE_SENTINEL = 827_364_519
-PAIR_SEED_SENTINEL = 716_253_849
-INT_VARS = {  # var -> (sentinel rendered in its place, minimum, maximum, what it is)
-    "abcde_seed": (SEED_SENTINEL, 0, MAX_SEED, "seed of the item sample"),
-    "abcde_size": (SIZE_SENTINEL, 1, 10**9, "unique affected items of the item sample"),
-    "abcde_pair_seed": (PAIR_SEED_SENTINEL, 0, MAX_SEED, "seed of the pair sample"),
+SEED_SENTINEL, SIZE_SENTINEL, PAIR_SEED_SENTINEL = 918_273_645, 827_364_519, 716_253_849
+INT_VARS = {  # var -> (sentinel rendered in its place, minimum, maximum)
+    "abcde_seed": (SEED_SENTINEL, 0, MAX_SEED),
+    "abcde_size": (SIZE_SENTINEL, 1, 10**9),
+    "abcde_pair_seed": (PAIR_SEED_SENTINEL, 0, MAX_SEED),
 }
 INT_VAR_SQL = f"""{{# abcde {__version__}: an integer option of the package (a dbt var), checked:
    a value that is not an integer in [minimum, maximum] stops the compilation with its
@@ -316,53 +287,40 @@ class DbtRound:
 
 
 def _pipelines(spec: ScriptSpec, round_: DbtRound, relations: dict[str, str],
-               ) -> list[tuple[Pipeline, list[Output]]]:
-    """The pipelines of the package with sentinel seed and size (abcde.warehouse): impact,
-    the item sample (same cells: in dbt one model each, built once) and the evaluations."""
+               ) -> list[tuple[str, Pipeline, list[Output]]]:
+    """(tag, pipeline, outputs) of the package, with sentinel seeds and size: impact, the
+    item sample, the pair sample (the same cells: one model each, built once) and the
+    evaluations; the tag names a model whose step name another pipeline computes otherwise."""
     from abcde.warehouse.evaluation import evaluate_pipelines
     from abcde.warehouse.sampling import sample_items_pipeline, sample_pairs_pipeline
 
-    check_count("--size", round_.size, maximum=10**9)
-    check_seed(round_.seed)
     base = {k: v for k, v in relations.items() if k in spec.tables()}
-    parts: list[tuple[Pipeline, list[Output]]] = []
-    impact, _, outputs = impact_pipeline(spec, base)
-    parts.append((impact, outputs))
-    items, _, outputs = sample_items_pipeline(spec, SIZE_SENTINEL, SEED_SENTINEL, base)
-    parts.append((items, outputs))
-    check_seed(round_.pair_seed)
-    pairs, _, outputs = sample_pairs_pipeline(
-        spec, round_.population, round_.budget, PAIR_SEED_SENTINEL, alpha=round_.alpha,
-        stream_draws=round_.stream_draws, relations=base)
-    parts.append((pairs, outputs))
+    parts = [("impact", *impact_pipeline(spec, base)[::2]),
+             ("item", *sample_items_pipeline(spec, SIZE_SENTINEL, SEED_SENTINEL, base)[::2]),
+             ("pair", *sample_pairs_pipeline(
+                 spec, round_.population, round_.budget, PAIR_SEED_SENTINEL,
+                 alpha=round_.alpha, stream_draws=round_.stream_draws, relations=base)[::2])]
     if round_.truth is not None:
         ev_spec = replace(spec, base=round_.truth, exp="", roles=("truth", "actual"))
-        rel = {**base, "base": relations["truth"],
-               **{f"actual_{k}": relations[f"actual_{k}"] for k in range(len(round_.actual))}}
-        parts += [(p, o) for _, p, o in evaluate_pipelines(ev_spec, list(round_.actual), rel)]
+        rel = {**relations, "base": relations["truth"]}
+        parts += [(f"evaluate{k}", p, o) for k, (_, p, o) in enumerate(
+            evaluate_pipelines(ev_spec, list(round_.actual), rel))]
     return parts
 
 
-def _tags(parts: Sequence[tuple[Pipeline, list[Output]]]) -> list[str]:
-    """A short name per pipeline of `_pipelines`, for models whose step name clashes."""
-    return ["impact", "item", "pair", *(f"evaluate{k}" for k in range(len(parts) - 3))]
-
-
-def _step_sql(query: exp.Query, names: set[str], model: dict[str, str], dialect: str,
+def _step_sql(query: exp.Query, model: dict[str, str], dialect: str,
               ) -> tuple[str, list[str], list[str]]:
     """The step's SQL for `dialect` with ref()/source() in place of the other steps and
     inputs, and the checked vars in place of the sentinels; the models it refs and the
     input roles it reads."""
     def visit(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Table) and not node.db and node.name in names:
+        if isinstance(node, exp.Table) and not node.db and node.name in model:
             table = exp.to_table(f"{_REF}{node.name}")
             table.set("alias", node.args.get("alias") or exp.TableAlias(
                 this=exp.to_identifier(node.name)))
             return table
         return node
 
-    with quiet_sqlglot():
-        sql = to_sql(query.transform(visit), dialect, pretty=True)
     refs: list[str] = []
     roles: list[str] = []
 
@@ -373,8 +331,8 @@ def _step_sql(query: exp.Query, names: set[str], model: dict[str, str], dialect:
         roles.append(m.group(2))
         return f"{{{{ source('{SOURCE}_{m.group(2)}', '{m.group(2)}') }}}}"
 
-    sql = _PLACEHOLDER.sub(sub, sql)
-    for var, (sentinel, low, high, _) in INT_VARS.items():
+    sql = _PLACEHOLDER.sub(sub, to_sql(query.transform(visit), dialect, pretty=True))
+    for var, (sentinel, low, high) in INT_VARS.items():
         sql = re.sub(rf"\b{sentinel}\b", f"{{{{ abcde.int_var('{var}', {low}, {high}) }}}}",
                      sql)
     return sql, list(dict.fromkeys(refs)), list(dict.fromkeys(roles))
@@ -387,149 +345,116 @@ PROJECT_ENTRIES = ("dbt_project.yml", "models/", "macros/", "integration_tests/"
 
 
 def _replaced(out: Path, overwrite: bool) -> list[str]:
-    """The entries of an existing `out` that the new project replaces: those its marker
-    lists (a project abcde wrote is replaced whole, stale models included); in a
-    directory abcde did not write, the project files only with `overwrite`."""
-    marker = out / MARKER
-    if marker.is_file():
-        try:
-            listed = load_json(marker.read_bytes())["files"]
-            if isinstance(listed, list) and all(isinstance(f, str) for f in listed):
-                return [*listed, MARKER]
-        except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
-            pass
-    present = [e for e in PROJECT_ENTRIES if (out / e.rstrip("/")).exists()]
-    if present and not overwrite:
-        raise InputError(
-            f"--out {out} holds a dbt project abcde did not write ({', '.join(present)}; "
-            f"no {MARKER})", hint="Choose a new directory, or pass --overwrite to replace "
-            "its dbt_project.yml, models/ and macros/ (other files are kept).")
+    """The entries of `out` the new package replaces: those its marker lists (a package
+    abcde wrote is replaced whole, stale models included); in a non-empty directory abcde
+    did not write, the package's entries, only with `overwrite`."""
+    try:
+        listed = load_json((out / MARKER).read_bytes())["files"]
+        if isinstance(listed, list) and all(isinstance(f, str) for f in listed):
+            return [*listed, MARKER]
+    except (OSError, UnicodeDecodeError, ValueError, KeyError, TypeError):
+        pass
     others = sorted(p.name for p in out.iterdir()) if out.is_dir() else []
-    if others and not overwrite:  # e.g. a repository's root given by mistake
+    if others and not overwrite:  # another dbt project, or a repository's root
         shown = ", ".join(others[:5]) + (", ..." if len(others) > 5 else "")
         raise InputError(
-            f"--out {out} is a directory abcde did not write and it is not empty ({shown}; "
-            f"no {MARKER})", hint="Choose a new or empty directory, or pass --overwrite to "
-            "write the project's dbt_project.yml, models/ and macros/ there (other files "
-            "are kept).")
+            f"--out {out} is not empty and abcde did not write it ({shown}; no {MARKER})",
+            hint="Choose a new or empty directory, or pass --overwrite to replace its "
+                 "dbt_project.yml, models/, macros/ and integration_tests/ (other files are "
+                 "kept).")
     return [*PROJECT_ENTRIES, MARKER]
 
 
-def dbt_project(spec: ScriptSpec, dialects: str | Sequence[str], out: Path,
+def dbt_project(spec: ScriptSpec, dialects: Sequence[str], out: Path,
                 round_: DbtRound | None = None, *, overwrite: bool = False) -> list[Path]:
-    """Write the dbt package into `out` (`_write_package`); returns the files written.
+    """Write the dbt package `abcde` into `out`, and its integration-test project into
+    `out/integration_tests`; returns the files written.
 
-    The package is written atomically (`abcde.outputs.output_dir`) with a marker file
-    listing its files: a package abcde wrote before is replaced whole (no stale model of
-    a removed slicing or weights table is left for `dbt build`), other files of the
-    directory (profiles.yml, dbt's target/ and logs/) are kept; a directory holding a
-    dbt project abcde did not write, or any other non-empty directory without the marker,
-    is refused unless `overwrite`. integration_tests/profiles.yml is the example profile
-    only when absent: one already there (the user's connection, edited) is kept as is."""
-    names = [dialects] if isinstance(dialects, str) else list(dialects)
-    for d in names:
-        _check_names(spec, d)
+    Every step of every pipeline is a model calling a macro dispatched on the adapter
+    (`adapter.dispatch`): `default__` holds the SQL most of `dialects` share, an adapter
+    whose SQL differs has its own `<adapter>__` version. The inputs are sources whose
+    database, schema and table are vars; the seeds and size of the samples are vars
+    checked at compile time; what changes the SQL's shape is fixed here. The package is
+    written atomically with a marker file listing its files: a package abcde wrote
+    before is replaced whole, other files of the directory (profiles.yml, dbt's target/)
+    are kept, and an edited integration_tests/profiles.yml stays as it is."""
+    round_ = round_ or DbtRound()
+    dialects = list(dict.fromkeys(dialects))
+    refuse(chain.from_iterable(chain(name_problems(spec, d), _problems(spec, d))
+                               for d in dialects))
+    tables = dict(spec.tables())
+    if (round_.truth is None) != (not round_.actual):
+        raise InputError("--truth and --actual go together (the ground truth and the runs "
+                         "evaluated against it)")
+    if round_.truth is not None:
+        from abcde.warehouse.evaluation import run_name
+
+        runs = [(run_name(name, table), table) for name, table in round_.actual]
+        refuse((f"run name {run!r} starts with a digit, and so would its dbt models and "
+                "macros (<prefix><run>_<step>) without a --prefix",
+                f"Name the run otherwise, e.g. --actual run_{run}={table}, or give a --prefix.")
+               for run, table in runs if not _MACRO_NAME.match(f"{spec.prefix}{run}"))
+        tables |= {"truth": round_.truth, **{f"actual_{k}": t for k, (_, t) in enumerate(runs)}}
+    parts = _pipelines(spec, round_, {role: f"{_SRC}{role}" for role in tables})
     replaces = _replaced(out, overwrite) if out.exists() else []
     profiles = out / "integration_tests" / "profiles.yml"
     kept = profiles.read_bytes() if profiles.is_file() else None
     with output_dir(out, replaces=replaces) as od:
-        written = _write_package(spec, names, od.path, round_, profiles=kept)
-        rel = sorted(str(p.relative_to(od.path)) for p in written)
+        written = _write_package(spec, dialects, od.path, round_, parts, tables, kept)
         (od.path / MARKER).write_text(json.dumps(
-            {"written_by": f"abcde {__version__} dbt --dialect {' --dialect '.join(names)}",
-             "files": rel}, indent=2) + "\n", encoding="utf-8")
+            {"written_by": f"abcde {__version__} dbt --dialect {' --dialect '.join(dialects)}",
+             "files": sorted(str(p.relative_to(od.path)) for p in written)}, indent=2) + "\n",
+            encoding="utf-8")
     return [od.final(p) for p in written]
 
 
-def _write_package(spec: ScriptSpec, dialects: str | Sequence[str], out: Path,
-                   round_: DbtRound | None = None, *, profiles: bytes | None = None,
-                   ) -> list[Path]:
-    """Write the dbt package `abcde` into `out` and its integration-test project into
-    `out/integration_tests` (with `profiles` as its profiles.yml, if given, else the
-    example); returns the files written.
-
-    Every materialised or inlined step of every pipeline (impact, the item sample, the
-    evaluations) is a model calling a macro dispatched on the adapter
-    (`adapter.dispatch`): `default__` holds the SQL most of `dialects` share, and an
-    adapter whose SQL differs has its own `<adapter>__` version. The inputs are sources
-    whose database, schema and table are vars, and the seed and size of the item sample
-    are vars checked at compile time; options that change the SQL's shape (columns,
-    slicings, which inputs, the runs) are fixed when the package is written."""
-    round_ = round_ or DbtRound()
-    dialects = [dialects] if isinstance(dialects, str) else list(dict.fromkeys(dialects))
-    if not dialects:
-        raise InputError("give at least one --dialect")
-    for d in dialects:
-        _check_names(spec, d)
-    tables = dict(spec.tables())
-    if round_.truth is not None:
-        if not round_.actual:
-            raise InputError("--truth needs --actual (the runs to evaluate)")
-        from abcde.warehouse.evaluation import run_name
-
-        tables["truth"] = round_.truth
-        for k, (name, table) in enumerate(round_.actual):
-            run = run_name(name, table)
-            if not _MACRO_NAME.match(f"{spec.prefix}{run}"):
-                raise InputError(f"run name {run!r} starts with a digit, and so would its "
-                                 "dbt models and macros (<prefix><run>_<step>) without a "
-                                 "--prefix", hint=f"Name the run otherwise, e.g. --actual "
-                                 f"run_{run}={table}, or give a --prefix.")
-            tables[f"actual_{k}"] = table
-    elif round_.actual:
-        raise InputError("--actual needs --truth (the ground truth to evaluate against)")
-    relations = {role: f"{_SRC}{role}" for role in tables}
-    parts = _pipelines(spec, round_, relations)
-
-    # one model per step name (prefix + step): steps the pipelines share (the cells)
-    # must be the same query, and are built once
-    # must be the same query, and are built once; a step named like another pipeline's
-    # but computed otherwise (the item sample's unflagged overall) gets its pipeline's tag
+def _write_package(spec: ScriptSpec, dialects: list[str], out: Path, round_: DbtRound,
+                   parts: list[tuple[str, Pipeline, list[Output]]], tables: dict[str, str],
+                   profiles: bytes | None) -> list[Path]:
+    """Write the models, macros, schema.yml, dbt_project.yml and integration_tests/."""
+    # one model per step name (prefix + step): steps the pipelines share (the cells) are
+    # the same query, built once; a step named like another pipeline's but computed
+    # otherwise (the item sample's unflagged overall) gets its pipeline's tag
     steps: dict[str, tuple[exp.Query, bool, str, Output | None, dict[str, str]]] = {}
-    for (pipeline, outputs), tag in zip(parts, _tags(parts), strict=True):
+    for tag, pipeline, outputs in parts:
         by_step = {o.step: o for o in outputs}
-        model: dict[str, str] = {}
+        model = {}
         for name, step in pipeline.steps.items():
             key = f"{pipeline.prefix}{name}"
-            if key in steps and steps[key][0] != step.query:
-                key = f"{pipeline.prefix}{tag}_{name}"
-            model[name] = key
-        for d in dialects:  # a table model is a relation of that name on every adapter
-            check_created_names(spec, d, pipeline, [model[n] for n, st in
-                                                    pipeline.steps.items() if st.materialise])
+            model[name] = key if key not in steps or steps[key][0] == step.query else \
+                f"{pipeline.prefix}{tag}_{name}"
+        refuse(chain.from_iterable(
+            created_problems(spec, d, pipeline, [model[n] for n, st in pipeline.steps.items()
+                                                 if st.materialise]) for d in dialects))
         for name, step in pipeline.steps.items():
-            key = model[name]
-            if key in steps:
-                if steps[key][0] != step.query:
-                    raise AssertionError(f"two pipelines define model {key} differently")
-                continue
-            steps[key] = (step.query, step.materialise, name, by_step.get(name), model)
+            steps.setdefault(model[name], (step.query, step.materialise, name,
+                                           by_step.get(name), model))
 
     models, macros = out / "models", out / "macros"
-    for d in (models, macros / "steps"):
-        d.mkdir(parents=True, exist_ok=True)
+    (macros / "steps").mkdir(parents=True, exist_ok=True)
+    models.mkdir(exist_ok=True)
     written: list[Path] = []
+
+    def write(path: Path, text: str) -> None:
+        path.write_text(text)
+        written.append(path)
+
     schema_models = []
     for key, (query, materialise, name, output, model) in steps.items():
-        names = set(model)
-        by_dialect = {d: _step_sql(query, names, model, d) for d in dialects}
+        by_dialect = {d: _step_sql(query, model, d) for d in dialects}
         texts = [sql for sql, _, _ in by_dialect.values()]
         default = max(texts, key=texts.count)
         _, refs, roles = by_dialect[dialects[0]]
         macro = f"{key}_sql"
         body = [f"{{# abcde {__version__}: the SQL of model {key} (pipeline step {name}), "
-                "per adapter #}",
-                f"{{% macro {macro}() %}}",
+                "per adapter #}", f"{{% macro {macro}() %}}",
                 f"  {{{{ return(adapter.dispatch('{macro}', 'abcde')()) }}}}",
-                "{% endmacro %}", "",
-                f"{{% macro default__{macro}() %}}", default, "{% endmacro %}"]
+                "{% endmacro %}", "", f"{{% macro default__{macro}() %}}", default,
+                "{% endmacro %}"]
         for d, (sql, _, _) in by_dialect.items():
             if sql != default:
-                body += ["", f"{{% macro {get_dialect(d).name}__{macro}() %}}", sql,
-                         "{% endmacro %}"]
-        path = macros / "steps" / f"{macro}.sql"
-        path.write_text("\n".join(body) + "\n")
-        written.append(path)
+                body += ["", f"{{% macro {d}__{macro}() %}}", sql, "{% endmacro %}"]
+        write(macros / "steps" / f"{macro}.sql", "\n".join(body) + "\n")
         depends = "".join(f"-- depends_on: {{{{ ref('{r}') }}}}\n" for r in refs)
         # inputs loaded as seeds of the same project (integration_tests/): sources do not
         # wait for seeds, so a plain `dbt build` would read them before they are loaded
@@ -541,77 +466,51 @@ def _write_package(spec: ScriptSpec, dialects: str | Sequence[str], out: Path,
         config = (f"materialized='table', schema=var('{WORK_SCHEMA}')"
                   if materialise and output is None
                   else f"materialized='{'table' if materialise else 'ephemeral'}'")
-        text = (f"-- abcde {__version__}: pipeline step {name}\n{depends}"
-                f"{{{{ config({config}) }}}}\n\n"
-                f"{{{{ abcde.{macro}() }}}}\n")
-        path = models / f"{key}.sql"
-        path.write_text(text)
-        written.append(path)
+        write(models / f"{key}.sql", f"-- abcde {__version__}: pipeline step {name}\n"
+              f"{depends}{{{{ config({config}) }}}}\n\n{{{{ abcde.{macro}() }}}}\n")
         if materialise:
             schema_models.append(_model_doc(key, name, query, output, spec))
 
-    sources, variables = [], {"abcde_seed": round_.seed, "abcde_size": round_.size,
-                              "abcde_pair_seed": round_.pair_seed,
-                              WORK_SCHEMA: "abcde_work", SEED_INPUTS: False}
+    variables: dict[str, object] = {"abcde_seed": round_.seed, "abcde_size": round_.size,
+                                    "abcde_pair_seed": round_.pair_seed,
+                                    WORK_SCHEMA: "abcde_work", SEED_INPUTS: False}
+    sources = []
     for role, name in tables.items():
-        source, defaults = _source(role, name, dialects[0], dialects)
+        source, defaults = _source(role, name, dialects)
         sources.append(source)
         variables |= defaults
-    schema = {"version": 2, "sources": sources, "models": schema_models}
-    for name, text in ((f"{TRUE_TEST}.sql", TRUE_TEST_SQL), ("int_var.sql", INT_VAR_SQL)):
-        (macros / name).write_text(text)
-        written.append(macros / name)
-    adapters = ", ".join(get_dialect(d).name for d in dialects)
-    header = (f"# abcde {__version__}: generated by `abcde dbt` (adapters: {adapters})\n")
-    files = {
-        out / "dbt_project.yml": {
-            "name": "abcde", "version": __version__, "config-version": 2,
-            "require-dbt-version": [">=1.9.0", "<2.0.0"],
-            "profile": "abcde", "model-paths": ["models"], "macro-paths": ["macros"],
-            "models": {"abcde": {"+materialized": "table"}}, "vars": variables},
-        models / "schema.yml": schema,
-    }
-    for path, doc in files.items():
-        path.write_text(header + _yaml(doc))
-        written.append(path)
-    tests_vars = {k: ("" if k.endswith(("_schema", "_database")) and k != WORK_SCHEMA
-                      else v) for k, v in variables.items()} | {SEED_INPUTS: True}
-    written += _integration_tests(out / "integration_tests", header, tests_vars, profiles)
-    return written
-
-
-def _integration_tests(out: Path, header: str, variables: dict[str, object],
-                       profiles: bytes | None = None) -> list[Path]:
-    """The project that installs the package (`local: ../`) and builds it on seeds:
-    `seeds/<table>.csv` for each input (named as the package's default inputs), loaded
-    into the target's schema (the schema and database vars are empty: the target's); the
-    var abcde_inputs_are_seeds makes the models that read an input depend on its seed,
-    so that a plain `dbt build` loads the seeds first."""
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "seeds").mkdir(exist_ok=True)
-    # ids are read as strings, whatever they look like (as `--item-type string`)
-    seeds: dict[str, object] = {}
-    for key, table in variables.items():
-        role = key[len("abcde_"):-len("_identifier")]
-        if key.endswith("_identifier"):
-            ids = ["item_id"] + (["cluster_id"] if role in ("base", "exp", "truth")
-                                 or role.startswith("actual_") else [])
-            seeds[str(table)] = {"+column_types": dict.fromkeys(ids, "varchar")}
-    files = {
-        out / "dbt_project.yml": header + _yaml({
-            "name": "abcde_integration_tests", "version": __version__,
-            "config-version": 2, "profile": "abcde", "seed-paths": ["seeds"],
-            "vars": {"abcde": variables},
-            "seeds": {"abcde_integration_tests": seeds}}),
-        out / "packages.yml": header + _yaml({"packages": [{"local": "../"}]}),
-    }
-    for path, text in files.items():
-        path.write_text(text)
+    write(macros / f"{TRUE_TEST}.sql", TRUE_TEST_SQL)
+    write(macros / "int_var.sql", INT_VAR_SQL)
+    header = f"# abcde {__version__}: generated by `abcde dbt` (adapters: {', '.join(dialects)})\n"
+    write(out / "dbt_project.yml", header + _yaml({
+        "name": "abcde", "version": __version__, "config-version": 2,
+        "require-dbt-version": [">=1.9.0", "<2.0.0"], "profile": "abcde",
+        "model-paths": ["models"], "macro-paths": ["macros"],
+        "models": {"abcde": {"+materialized": "table"}}, "vars": variables}))
+    write(models / "schema.yml", header + _yaml({"version": 2, "sources": sources,
+                                                 "models": schema_models}))
+    # the integration tests: the package (`local: ../`) built on seeds named as its default
+    # inputs, loaded into the target's schema (the schema and database vars are empty)
+    tests = out / "integration_tests"
+    (tests / "seeds").mkdir(parents=True, exist_ok=True)
+    test_vars = {k: "" if k.endswith(("_schema", "_database")) and k != WORK_SCHEMA else v
+                 for k, v in variables.items()} | {SEED_INPUTS: True}
+    seeds = {str(table): {"+column_types": dict.fromkeys(  # ids read as text
+        ["item_id", *(["cluster_id"] if role in ("base", "exp", "truth")
+                      or role.startswith("actual_") else [])], "varchar")}
+        for role, table in ((k[len("abcde_"):-len("_identifier")], v)
+                            for k, v in variables.items() if k.endswith("_identifier"))}
+    write(tests / "dbt_project.yml", header + _yaml({
+        "name": "abcde_integration_tests", "version": __version__, "config-version": 2,
+        "profile": "abcde", "seed-paths": ["seeds"], "vars": {"abcde": test_vars},
+        "seeds": {"abcde_integration_tests": seeds}}))
+    write(tests / "packages.yml", header + _yaml({"packages": [{"local": "../"}]}))
     if profiles is None:
-        (out / "profiles.yml").write_text(header + PROFILES_EXAMPLE)
+        write(tests / "profiles.yml", header + PROFILES_EXAMPLE)
     else:
-        (out / "profiles.yml").write_bytes(profiles)
-    return [*files, out / "profiles.yml"]
+        (tests / "profiles.yml").write_bytes(profiles)
+        written.append(tests / "profiles.yml")
+    return written
 
 
 def _column_doc(step: str, column: str, spec: ScriptSpec) -> str:
@@ -622,8 +521,8 @@ def _column_doc(step: str, column: str, spec: ScriptSpec) -> str:
     if step.startswith("slices_"):
         return f"Slice column {column} (its value; NULL for items without one)."
     if step == "cell_rows" and column.startswith("s_"):
-        names = list(dict.fromkeys(c for s in spec.slicings for c in s))
-        return f"Value of the slice attribute {names[int(column[2:])]} (as a string)."
+        return (f"Value of the slice attribute {spec.attribute_names[int(column[2:])]} "
+                "(as a string).")
     if step == "cell_rows" and column.endswith("_n"):
         return f"Rows of the group failing check {column[:-len('_n')]}."
     if column.endswith("_example"):
@@ -646,12 +545,9 @@ def _model_doc(name: str, step: str, query: exp.Query, output: Output | None,
         names: Sequence[str] = query.named_selects
     else:
         description, names = output.doc, output.columns
-    columns = []
-    for c in names:
-        entry: dict[str, object] = {"name": c, "description": _column_doc(step, c, spec)}
-        if c in TESTS.get(step, {}):
-            entry["data_tests"] = TESTS[step][c]
-        columns.append(entry)
+    columns = [{"name": c, "description": _column_doc(step, c, spec),
+                **({"data_tests": TESTS[step][c]} if c in TESTS.get(step, {}) else {})}
+               for c in names]
     return {"name": name, "description": description, "columns": columns}
 
 
