@@ -18,7 +18,7 @@ from typing import Any
 
 import duckdb
 
-from abcde.engines.files import _utf16, csv_problem, private_dir
+from abcde.engines.files import csv_problem, private_dir, utf16
 from abcde.errors import InputError
 from abcde.sql.quoting import literal
 
@@ -82,7 +82,7 @@ def _decoded(path: Path, what: str) -> tuple[str, str]:
     boms = ((b"\xef\xbb\xbf", "utf-8-sig"), (b"\xff\xfe\x00\x00", "utf-32"),
             (b"\x00\x00\xfe\xff", "utf-32"), (b"\xff\xfe", "utf-16"), (b"\xfe\xff", "utf-16"))
     encoding = next((e for bom, e in boms if data.startswith(bom)), None) or (
-        _utf16(data[:4096]) or "utf-8").lower()
+        utf16(data[:4096]) or "utf-8").lower()
     if encoding == "utf-8" and b"\x00" in data[:4096]:
         raise InputError(f"{what} {path} is not a text file (it holds zero bytes)",
                          hint="Give a CSV or JSONL file.")
