@@ -246,7 +246,7 @@ class DuckDBEngine(Engine):
                      if getattr(f.type, "tz", None)}
         else:
             values = (dtypes.values() if callable(getattr(dtypes, "values", None))
-                      else dtypes or ())
+                      else () if dtypes is None else dtypes)
             zones = {str(z) for d in values
                      if (z := getattr(d, "tz", None) or getattr(d, "time_zone", None))}
         if self.temp_dir is not None and len(zones) == 1 and self._time_zone is None:
