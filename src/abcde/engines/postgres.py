@@ -26,7 +26,6 @@ from abcde.engines.files import (
     copy_file,
     file_columns,
     private_dir,
-    write_copied_csv,
     write_rows,
 )
 from abcde.errors import AbcdeError, EngineError, EngineUnavailable, InputError, ResourceError
@@ -558,7 +557,8 @@ class PostgresEngine(Engine):
                     "ENCODING 'UTF8')") as copy, data.open("wb") as f:
                 for chunk in copy:
                     f.write(chunk)
-            write_copied_csv(data, columns, path, fmt)
+            write_rows([n for n, _ in columns], [], path, fmt, [t for _, t in columns],
+                       copied=data)
 
     def close(self) -> None:
         self.closed = True

@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 from abcde.errors import InputError
+from abcde.inputs.records import load_json
 from abcde.outputs import OutputDir, output_dir, output_files
 
 FORMAT_VERSION = 1
@@ -67,7 +68,7 @@ def write_manifest(path: Path, manifest: dict[str, Any]) -> None:
     """`manifest` sealed (module docstring) into `path`, the last file of a sample."""
     text = json.dumps(manifest, indent=2, default=str)
     manifest.clear()
-    manifest.update(json.loads(text))  # what a reader will see: texts for Paths, ...
+    manifest.update(load_json(text))  # what a reader will see: texts for Paths, ...
     manifest["format"] = {"version": FORMAT_VERSION}
     manifest["format"]["sha256"] = _seal(manifest)
     path.write_text(json.dumps(manifest, indent=2) + "\n", encoding="utf-8")
@@ -84,10 +85,10 @@ def not_as_written(path: Path, command: str, why: str = "") -> InputError:
 def read_manifest(path: Path, command: str) -> dict[str, Any]:
     """A sealed manifest of the current format, else `not_as_written`."""
     try:
-        manifest = json.loads(path.read_bytes())
+        manifest = load_json(path.read_bytes())
         version = manifest["format"]["version"]
         sealed = manifest["format"]["sha256"] == _seal(manifest)
-    except (OSError, ValueError, RecursionError, TypeError, KeyError):
+    except (OSError, ValueError, TypeError, KeyError):
         raise not_as_written(path, command, " (edited, cut short, or written by an "
                              "earlier abcde)") from None
     if not sealed:

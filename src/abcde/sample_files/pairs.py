@@ -12,6 +12,7 @@ from typing import Any
 
 from abcde.engines.base import Engine
 from abcde.engines.files import write_rows
+from abcde.inputs.records import load_json
 from abcde.outputs import OutputDir
 from abcde.sample_files.layout import (
     MANIFEST,
@@ -99,4 +100,4 @@ def read_questions(directory: Path, manifest: Mapping[str, Any]) -> list[dict[st
     """The question rows of questions.jsonl, verified."""
     path = verified(directory / "questions.jsonl", manifest, "sample-pairs")
     with path.open(encoding="utf-8") as f:
-        return [json.loads(line) for line in f if line.strip()]
+        return [load_json(line) for line in f if line.strip()]

@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from abcde.errors import InputError, Shown
+from abcde.inputs.records import load_json
 from abcde.sample_files.layout import LOG_NAME
 
 VERDICTS = ("equivalent", "not_equivalent", "unknown")
@@ -172,8 +173,8 @@ def _text(value: Any) -> str | None:
 def _event(raw: bytes, line: int, where: Path) -> Event | None:
     """The event of a line; None for a line that is not JSON (torn by a crash)."""
     try:
-        obj = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, ValueError, RecursionError):
+        obj = load_json(raw)
+    except ValueError:
         return None
     try:
         overlap = obj.get("overlap")
@@ -301,8 +302,8 @@ def is_verdict_log(path: str | Path) -> bool:
     with p.open("rb") as f:
         first = next((raw for raw in f if raw.strip()), b"")
     try:
-        obj = json.loads(first)
-    except (ValueError, RecursionError):
+        obj = load_json(first)
+    except ValueError:
         return False
     return isinstance(obj, Mapping) and all(k in obj for k in RECORD_KEYS)
 
