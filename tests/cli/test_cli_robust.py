@@ -682,9 +682,9 @@ def test_quote_in_a_dbt_source_name_is_escaped(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", ["", ",", "color,", " "])
 def test_empty_slice_by_is_refused(world, value: str) -> None:
     for command in (["impact", world["base"], world["exp"]],
-                    ["sql", "impact", "--dialect", "duckdb", "--base", "b", "--exp", "e"]):
-        refused(run(*command, "--attributes", world["attributes"], "--slice-by", value),
-                "--slice-by", "empty column")
+                    ["sql", "impact", "--dialect", "duckdb", "--base", "b", "--exp", "e", "--attributes", "a"]):
+        attrs = [] if command[0] == "sql" else ["--attributes", world["attributes"]]
+        refused(run(*command, *attrs, "--slice-by", value), "--slice-by", "empty column")
 
 
 @pytest.mark.parametrize("value", ["color,color", "color, color", "a_b,a_b"])
@@ -693,9 +693,10 @@ def test_repeated_slice_column_is_refused(world, value: str, tmp_path: Path) -> 
     name = value.split(",")[0]
     for command in (["impact", world["base"], world["exp"], "--out", tmp_path / "o"],
                     pairs_args(world, tmp_path / "s", 50),
-                    ["sql", "impact", "--dialect", "duckdb", "--base", "b", "--exp", "e"]):
-        refused(run(*command, "--attributes", world["attributes"], "--slice-by", value),
-                "--slice-by", f"{name!r} more than once")
+                    ["sql", "impact", "--dialect", "duckdb", "--base", "b", "--exp", "e", "--attributes", "a"]):
+        attrs = [] if command[0] == "sql" else ["--attributes", world["attributes"]]
+        refused(run(*command, *attrs, "--slice-by", value), "--slice-by",
+                f"{name!r} more than once")
     assert not (tmp_path / "o").exists() and not (tmp_path / "s").exists()
 
 
@@ -708,9 +709,10 @@ def test_repeated_slicing_is_refused(world, first: str, second: str, shown: str,
     two names; in another column order it is still the same rows."""
     for command in (["impact", world["base"], world["exp"], "--out", tmp_path / "o"],
                     pairs_args(world, tmp_path / "s", 50),
-                    ["sql", "impact", "--dialect", "duckdb", "--base", "b", "--exp", "e"]):
-        refused(run(*command, "--attributes", world["attributes"], "--slice-by", first,
-                    "--slice-by", second), "--slice-by", shown, "Give each slicing once")
+                    ["sql", "impact", "--dialect", "duckdb", "--base", "b", "--exp", "e", "--attributes", "a"]):
+        attrs = [] if command[0] == "sql" else ["--attributes", world["attributes"]]
+        refused(run(*command, *attrs, "--slice-by", first, "--slice-by", second),
+                "--slice-by", shown, "Give each slicing once")
     assert not (tmp_path / "o").exists() and not (tmp_path / "s").exists()
     two = tmp_path / "two.csv"
     lines = Path(world["attributes"]).read_text().splitlines()

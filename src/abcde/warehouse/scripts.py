@@ -63,10 +63,11 @@ class ScriptSpec(InputSpec):
     reuse_cells: bool = False
 
     def tables(self) -> dict[str, str]:
-        """Input role -> table name, for the inputs given."""
+        """Input role -> table name, for the inputs given (Base and Exp always: an empty
+        name is refused by `name_problems`)."""
         named = {"base": self.base, "exp": self.exp, "weights": self.weights,
                  "attributes": self.attributes}
-        return {k: v for k, v in named.items() if v}
+        return {k: v for k, v in named.items() if v is not None and (v or k in ("base", "exp"))}
 
     def option(self, role: str) -> str:
         """The option naming the input `role` (an evaluation's --truth and --actual)."""
