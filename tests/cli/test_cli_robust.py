@@ -682,7 +682,8 @@ def test_quote_in_a_dbt_source_name_is_escaped(tmp_path: Path) -> None:
 @pytest.mark.parametrize("value", ["", ",", "color,", " "])
 def test_empty_slice_by_is_refused(world, value: str) -> None:
     for command in (["impact", world["base"], world["exp"]],
-                    ["sql", "impact", "--dialect", "duckdb", "--base", "b", "--exp", "e", "--attributes", "a"]):
+                    ["sql", "impact", "--dialect", "duckdb", "--base", "b", "--exp", "e",
+                     "--attributes", "a"]):
         attrs = [] if command[0] == "sql" else ["--attributes", world["attributes"]]
         refused(run(*command, *attrs, "--slice-by", value), "--slice-by", "empty column")
 
@@ -693,7 +694,8 @@ def test_repeated_slice_column_is_refused(world, value: str, tmp_path: Path) -> 
     name = value.split(",")[0]
     for command in (["impact", world["base"], world["exp"], "--out", tmp_path / "o"],
                     pairs_args(world, tmp_path / "s", 50),
-                    ["sql", "impact", "--dialect", "duckdb", "--base", "b", "--exp", "e", "--attributes", "a"]):
+                    ["sql", "impact", "--dialect", "duckdb", "--base", "b", "--exp", "e",
+                     "--attributes", "a"]):
         attrs = [] if command[0] == "sql" else ["--attributes", world["attributes"]]
         refused(run(*command, *attrs, "--slice-by", value), "--slice-by",
                 f"{name!r} more than once")
@@ -709,7 +711,8 @@ def test_repeated_slicing_is_refused(world, first: str, second: str, shown: str,
     two names; in another column order it is still the same rows."""
     for command in (["impact", world["base"], world["exp"], "--out", tmp_path / "o"],
                     pairs_args(world, tmp_path / "s", 50),
-                    ["sql", "impact", "--dialect", "duckdb", "--base", "b", "--exp", "e", "--attributes", "a"]):
+                    ["sql", "impact", "--dialect", "duckdb", "--base", "b", "--exp", "e",
+                     "--attributes", "a"]):
         attrs = [] if command[0] == "sql" else ["--attributes", world["attributes"]]
         refused(run(*command, *attrs, "--slice-by", first, "--slice-by", second),
                 "--slice-by", shown, "Give each slicing once")
