@@ -259,7 +259,7 @@ def _load(con: duckdb.DuckDBPyConnection, sample: Any, db: str | Path | None, en
         if not engine.table_exists(name):
             raise InputError(f"no table {sample}", hint="Name the table the `abcde sql "
                              "sample-items` script wrote (<prefix>item_sample).")
-        sample = [plain_row(r) for r in engine.fetch(engine.select_sql(name))]
+        sample = engine.fetch(engine.select_sql(name))
     elif isinstance(sample, str | Path):
         _refuse_name(sample, db)
         kind = file_format(Path(sample)) or "table"
