@@ -8,8 +8,6 @@ from collections.abc import Sequence
 from dataclasses import fields
 from typing import Any
 
-from abcde.engines.base import plain
-
 OUT_FORMATS = ("parquet", "csv")
 #: the longest list and mapping a result's repr shows in full
 REPR_ROWS, REPR_KEYS = 5, 40
@@ -38,9 +36,9 @@ def _short(value: Any) -> str:
 
 
 def plain_row(row: dict[str, Any], text: Sequence[str] = ()) -> dict[str, Any]:
-    """A result row with the NaN or infinite values of its `text` columns (slice values;
-    the metrics never are) as 'NaN', 'Infinity' or '-Infinity', which JSON can hold.
-    Engines return plain Python values already (`abcde.engines.base.plain`)."""
+    """A fetched row (plain Python values: `abcde.engines.base.plain`) with the NaN or
+    infinite values of its `text` columns (slice values; the metrics never are) as
+    'NaN', 'Infinity' or '-Infinity', which JSON can hold."""
     return {k: ("NaN" if math.isnan(v) else "Infinity" if v > 0 else "-Infinity")
-            if k in text and isinstance(v, float) and not math.isfinite(v) else plain(v)
+            if k in text and isinstance(v, float) and not math.isfinite(v) else v
             for k, v in row.items()}

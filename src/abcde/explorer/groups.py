@@ -253,17 +253,17 @@ def _load(con: duckdb.DuckDBPyConnection, sample: Any, db: str | Path | None, en
 
     con.execute("SET enable_progress_bar = false")
     duck = DuckDBEngine(db=db, connection=con)  # --db read-only; its failures worded
-    sample, kind, trusted, label = _sample_of(sample), "rows", False, "sample (rows)"
+    sample, kind, trusted, label = _sample_of(sample), "rows", None, "sample (rows)"
     if engine is not None:  # a table of a warehouse the engine reaches: the rows, once
         name, label = table_ref(str(sample)), f"sample ({sample})"
         if not engine.table_exists(name):
             raise InputError(f"no table {sample}", hint="Name the table the `abcde sql "
                              "sample-items` script wrote (<prefix>item_sample).")
-        sample = [plain_row(r) for r in engine.fetch(engine.select_sql(name))]
+        sample = engine.fetch(engine.select_sql(name))
     elif isinstance(sample, str | Path):
         _refuse_name(sample, db)
         kind = file_format(Path(sample)) or "table"
-        trusted = kind != "table" and trusted_item_sample(Path(sample))
+        trusted = trusted_item_sample(Path(sample)) if kind != "table" else None
     elif isinstance(sample, Sequence | Mapping) or not (
             hasattr(sample, "columns") or hasattr(sample, "column_names")):
         sample = [dict(r) for r in sample]  # rows; a DataFrame or Arrow table is read in place
@@ -278,10 +278,13 @@ def _load(con: duckdb.DuckDBPyConnection, sample: Any, db: str | Path | None, en
                           else str(sample), string_columns=ID_COLUMNS)
         relation, label = src.relation, src.label
     # an item_sample table unloaded from Snowflake names its columns in upper case
-    names = [c for c, _ in duck.columns(relation)]
-    renames = snowflake_renames(names, "item_id")
+    typed = duck.columns(relation)
+    renames = snowflake_renames([c for c, _ in typed], "item_id")
+    restored = (trusted or {}).get("neutralised")  # the text as it was (layout.restore)
     duck.execute(f"CREATE {table} {ident(SAMPLE_TABLE)} AS SELECT " + ", ".join(
-        f"{ident(c)} AS {ident(renames.get(c, c))}" for c in names) + f" FROM {relation}")
+        (f"CASE WHEN starts_with({ident(c)}, '''') THEN {ident(c)}[2:] ELSE {ident(c)} END"
+         if restored and categorise(t) == "string" else ident(c))
+        + f" AS {ident(renames.get(c, c))}" for c, t in typed) + f" FROM {relation}")
     columns = dict(duck.columns(ident(SAMPLE_TABLE)))
     missing = [c for c in ("item_id", *NUMBER_COLUMNS) if c not in columns]
     if missing and "pair_id" in columns:
@@ -297,7 +300,7 @@ def _load(con: duckdb.DuckDBPyConnection, sample: Any, db: str | Path | None, en
                          hint=REDRAW)
     (count,) = con.execute(f"SELECT COUNT(*) FROM {ident(SAMPLE_TABLE)}").fetchone()
     opened = OpenedSample(label, columns, count)
-    if count and not trusted:  # an empty CSV's columns read as text: nothing to check
+    if count and trusted is None:  # an empty CSV's columns read as text: nothing to check
         _check(con, opened, kind, table)
         opened = OpenedSample(label, dict(duck.columns(ident(SAMPLE_TABLE))), count)
     return opened

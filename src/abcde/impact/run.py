@@ -149,7 +149,7 @@ def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,
     sizes = {}
     for side, name in (("b", "base"), ("e", "exp")):
         pipeline.add(f"{name}_sizes", render("impact/size_distribution.sql", side=side))
-        sizes[name] = [plain_row(r) for r in pipeline.fetch(engine, f"{name}_sizes")]
+        sizes[name] = pipeline.fetch(engine, f"{name}_sizes")
 
     slices = []
     for k, (slicing, step) in enumerate(zip(slicings, slice_steps, strict=True)):
@@ -164,9 +164,9 @@ def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,
         slices.append({"slice_by": slicing, "rows": rows})
 
     result = ImpactResult(
-        overall=plain_row(overall), coverage=coverage,
-        top_base_clusters=[plain_row(r) for r in tops["base_clusters"]],
-        top_exp_clusters=[plain_row(r) for r in tops["exp_clusters"]],
+        overall=overall, coverage=coverage,
+        top_base_clusters=tops["base_clusters"],
+        top_exp_clusters=tops["exp_clusters"],
         top_clusters=interleave(tops["base_clusters"], tops["exp_clusters"], top),
         slices=slices,
         inputs=inputs.description(),
@@ -211,8 +211,8 @@ def interleave(base_rows: list[dict[str, Any]], exp_rows: list[dict[str, Any]],
                k: int) -> list[dict[str, Any]]:
     """The K most affected clusters of Base and Exp in one ranking by contribution
     (ABCDE §4.1, footnote 2). The top K of the union lies in the union of the top Ks."""
-    rows = ([{"side": "base", **plain_row(r)} for r in base_rows]
-            + [{"side": "exp", **plain_row(r)} for r in exp_rows])
+    rows = ([{"side": "base", **r} for r in base_rows]
+            + [{"side": "exp", **r} for r in exp_rows])
     # ids compare within a side only, where they share one type: SQL's order
     rows.sort(key=lambda r: (-rank_value(r["contribution"]), r["side"], r["cluster_id"]))
     return rows[:k]

@@ -15,7 +15,6 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from abcde.inputs.session import Session
-from abcde.results import plain_row
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.templates import render
 
@@ -84,7 +83,7 @@ def exact_quality(base: object, exp: object, weights: object | None = None, *,
         pipeline.add("exact_quality", render(
             "quality/exact.sql", truth_cells=truth_cells,
             truth=opened.attribute(column).alias, metrics=EXACT_METRICS))
-        row = plain_row(pipeline.fetch(engine, "exact_quality")[0])
+        row = pipeline.fetch(engine, "exact_quality")[0]
     uncovered = max(int(row["uncovered_items"] or 0),
                     int(checked.get("without_attributes", 0) or 0))
     if uncovered:

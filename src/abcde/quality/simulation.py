@@ -31,7 +31,6 @@ from abcde.quality.intervals import DEFAULT_SE, z_value
 from abcde.quality.judgements import SamplePairs, judge_pairs, read_truth, truth_judge
 from abcde.quality.metrics import METRIC_KEYS
 from abcde.quality.wording import LABELS, level_text, percent
-from abcde.results import plain_row
 from abcde.sample_files.manifest import population_entries
 from abcde.sampling.pairs import (
     Ceiling,
@@ -179,15 +178,15 @@ def run_simulate(session: Session, truth: object, *, design: Design | None = Non
             manifest = {"design": design.as_dict(), "population": design.population,
                         "alpha": design.alpha, "sample_id": "simulation",
                         **population_entries(fetch_totals(eng, pipeline),
-                                             plain_row(pipeline.fetch(eng, "pair_self")[0]),
-                                             plain_row(pipeline.fetch(eng, "overall")[0]))}
+                                             pipeline.fetch(eng, "pair_self")[0],
+                                             pipeline.fetch(eng, "overall")[0])}
         start = monotonic()
         for r in progress.track(range(replications), "simulated rounds"):
             rng = random.Random(seed * 1_000_003 + r)
             if stratify is None:
                 p, _, _ = fill_budget(eng, pipeline, budgets[-1], seed + r, ceiling=ceiling)
                 p.add("sim_stream", _sorted("pair_stream", ("d",)))
-                stream = [plain_row(x) for x in p.fetch(eng, "sim_stream")]
+                stream = p.fetch(eng, "sim_stream")
             for b in budgets:
                 if stratify is None:
                     s = Sample(cut_stream(stream, b), manifest, "simulation")

@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from abcde.engines.base import plain
 from abcde.errors import InputError
-from abcde.results import plain_row
 from abcde.sample_files.manifest import (
     CLASS_KEYS,
     DESIGN_VERSION,
@@ -56,7 +56,7 @@ def manifest_from_rows(row: Mapping[str, Any], slices: Sequence[Mapping[str, Any
     """The manifest of `abcde sample-pairs` from the script's manifest row, slices and
     strata: the class totals (`classes_<key>_<column>`) go through `population_entries`,
     so every derived entry is computed as for a sample drawn by `abcde sample-pairs`."""
-    row = plain_row(dict(row))
+    row = dict(row)
     if row.get("input_valid") is False:
         raise InputError(f"{where}: the sample was drawn from input that failed its checks "
                          "(input_valid is FALSE)", hint="Read the script's validation table, "
@@ -85,7 +85,7 @@ def manifest_from_rows(row: Mapping[str, Any], slices: Sequence[Mapping[str, Any
     # its own slicing's columns and the totals
     by_slicing: dict[str, list[dict[str, Any]]] = {}
     for r in slices:
-        by_slicing.setdefault(str(r["slice_columns"]), []).append(plain_row(dict(r)))
+        by_slicing.setdefault(str(r["slice_columns"]), []).append(dict(r))
     rows = [(r, cs.split(",")) for cs, of in by_slicing.items()
             for r in sorted(of, key=lambda r: slice_order([r[c] for c in cs.split(",")]))]
     every = {c for _, cs in rows for c in cs} | {"slice_columns", "input_valid"}
@@ -103,7 +103,7 @@ def manifest_from_rows(row: Mapping[str, Any], slices: Sequence[Mapping[str, Any
             "population_pairs": int(r["population_pairs"] or 0),
             "stream_draws": int(r.get("stream_draws") or 0),
             "draws": int(r.get("draws") or 0), "pairs": _pairs(r)}
-            for r in sorted((plain_row(dict(r)) for r in strata),
+            for r in sorted((dict(r) for r in strata),
                             key=lambda r: r["stratum_index"])]
     return manifest
 
@@ -165,7 +165,7 @@ def _read_file(path: Path | None) -> list[dict[str, Any]]:
         cur = con.execute(f"SELECT * FROM {'read_csv' if csv else 'read_parquet'}"
                           f"({literal(where)}{', header = true' if csv else ''})")
         names = [d[0] for d in cur.description]
-        return [dict(zip(names, r, strict=True)) for r in cur.fetchall()]
+        return [{k: plain(v) for k, v in zip(names, r, strict=True)} for r in cur.fetchall()]
     finally:
         con.close()
 
@@ -241,7 +241,7 @@ def read_tables(prefix: str, schema: str | None = None, *, db: str | Path | None
 
     try:
         row = _one(read("pair_manifest", True), f"{prefix}pair_manifest")
-        stratified = bool(plain_row(dict(row)).get("stratified"))
+        stratified = bool(row.get("stratified"))
         manifest = manifest_from_rows(row, read("pair_slices", False),
                                       read("pair_sample_strata", stratified),
                                       f"{prefix}pair_manifest")

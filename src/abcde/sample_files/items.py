@@ -24,13 +24,13 @@ def write_item_manifest(out: Path, temps: list[Path], manifest: dict[str, Any],
     return files
 
 
-def trusted_item_sample(path: Path) -> bool:
-    """Whether abcde wrote `path`: True when its sealed manifest beside it records its
-    sha256, False without a manifest (a file of the user's own); refused when the
+def trusted_item_sample(path: Path) -> dict[str, Any] | None:
+    """The manifest of `path` when abcde wrote it (its sealed manifest beside it records
+    its sha256), None without a manifest (a file of the user's own); refused when the
     manifest or the file is not as abcde wrote them (renaming both is fine)."""
     where = manifest_path(path)
     if not where.exists():
-        return False
+        return None
     manifest = read_manifest(where, "sample-items")
     verified(path, manifest, "sample-items", name=next(iter(manifest["digests"]), ""))
-    return True
+    return manifest

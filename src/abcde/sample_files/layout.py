@@ -22,6 +22,9 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from sqlglot import exp
+
+from abcde.engines.base import categorise
 from abcde.errors import InputError
 from abcde.inputs.records import load_json
 from abcde.outputs import OutputDir, output_dir, output_files
@@ -39,6 +42,23 @@ _FORMULA = ("=", "+", "-", "@", "\t", "\r", "'")
 def neutralised(value: Any) -> Any:
     """A value as a CSV for people holds it (module docstring)."""
     return f"'{value}" if isinstance(value, str) and value.startswith(_FORMULA) else value
+
+
+def neutralised_query(relation: str, columns: Sequence[tuple[str, str]]) -> exp.Select:
+    """`relation` as a CSV for people holds it: `neutralised` in SQL, on its text
+    columns (`columns`: name and engine type)."""
+    quote = exp.Literal.string("'")
+
+    def cell(name: str, type_name: str) -> exp.Expression:
+        col = exp.column(name, quoted=True)
+        if categorise(type_name) != "string":
+            return col
+        first = exp.Substring(this=col, start=exp.Literal.number(1),
+                              length=exp.Literal.number(1))
+        return exp.Case().when(first.isin(*map(exp.Literal.string, _FORMULA)),
+                               exp.DPipe(this=quote, expression=col)).else_(col)
+
+    return exp.select(*(cell(n, t).as_(n, quoted=True) for n, t in columns)).from_(relation)
 
 
 def restore(value: Any) -> Any:

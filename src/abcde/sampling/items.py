@@ -32,9 +32,9 @@ from abcde.errors import InputError
 from abcde.inputs.session import Inputs, Session
 from abcde.outputs import input_files
 from abcde.params import COUNT, SEED, checked
-from abcde.results import plain_row, summary_repr
+from abcde.results import summary_repr
 from abcde.sample_files.items import manifest_path, write_item_manifest
-from abcde.sample_files.layout import file_output
+from abcde.sample_files.layout import file_output, neutralised_query
 from abcde.sample_files.manifest import fingerprint
 from abcde.sampling.clocks import (
     add_clock_step,
@@ -208,14 +208,14 @@ def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Pat
     pipeline = prepare_items(engine, inputs)
     attrs = attribute_names(inputs, ITEM_COLUMNS)
     pipeline.run(engine, *add_item_sample_steps(pipeline, inputs, size, seed, attrs))
-    row = plain_row(engine.fetch(engine.select_sql(pipeline.physical_name("item_manifest")))[0])
+    row = engine.fetch(engine.select_sql(pipeline.physical_name("item_manifest")))[0]
     overall = {k: row[k] for k in OVERALL_KEYS}
     rows: list[dict[str, Any]] = []
     files: dict[str, str] = {}
     if fetch:
         pipeline.add("item_sample_sorted", sqlexp.select("*").from_("item_sample")
                      .order_by("first_draw"))
-        rows = [_counted(plain_row(r)) for r in pipeline.fetch(engine, "item_sample_sorted")]
+        rows = [_counted(r) for r in pipeline.fetch(engine, "item_sample_sorted")]
     drawn = {"sample": {k: int(row[k] or 0) for k in ("unique_items", "item_digest",
                                                        "draw_digest")}}
     manifest = {
@@ -235,9 +235,15 @@ def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Pat
         # into the temporary files of `file_output`, renamed over `out` and its manifest
         # (last) once both are complete
         sample_tmp, manifest_tmp = temps or (out, manifest_path(out))
-        engine.write(pipeline.physical_name("item_sample"), sample_tmp,
-                     "csv" if out.suffix.lower() == ".csv" else "parquet",
-                     order_by=("first_draw",))
+        written = "item_sample"
+        if out.suffix.lower() == ".csv":  # for spreadsheets: no text read as a formula
+            columns = engine.columns(pipeline.physical_name(written))
+            written = pipeline.add("item_sample_csv", neutralised_query(written, columns),
+                                   materialise=True)
+            pipeline.run(engine, written)
+            manifest["neutralised"] = True  # explore restores the text (layout.restore)
+        engine.write(pipeline.physical_name(written), sample_tmp,
+                     "csv" if written != "item_sample" else "parquet", order_by=("first_draw",))
         files = write_item_manifest(out, [sample_tmp, manifest_tmp], manifest,
                                     int(row["unique_items"]))
     return ItemSample(rows, manifest, files, {a: o for a, o in attrs if a != o})

@@ -51,7 +51,7 @@ from abcde.inputs.session import Inputs, Session
 from abcde.inputs.spec import InputSpec, check_slice_names
 from abcde.outputs import OutputDir, input_files
 from abcde.params import COUNT, MAX_DRAWS, SEED, SHARE, Maybe, OneOf, checked
-from abcde.results import plain_row, summary_repr
+from abcde.results import summary_repr
 from abcde.sample_files.layout import sample_output
 from abcde.sample_files.manifest import (
     CLASS_KEYS,
@@ -383,8 +383,7 @@ def fetch_totals(engine: Engine, pipeline: Pipeline) -> dict[str, dict[str, floa
     """`pair_totals` as class key → its columns (`pairs/totals.sql`); a class without
     pairs has zeros."""
     out = {k: dict.fromkeys(TOTAL_COLUMNS, 0.0) for k in CLASS_KEYS}
-    for row in pipeline.fetch(engine, "pair_totals"):
-        r = plain_row(row)
+    for r in pipeline.fetch(engine, "pair_totals"):
         out[str(r["class_key"])] = {c: float(r[c] or 0.0) for c in TOTAL_COLUMNS}
     return out
 
@@ -575,8 +574,8 @@ def _run(engine: Engine, inputs: Inputs, design: Design, budget: int | None,
          ceiling: Ceiling | None = None) -> PairSample:
     pipeline, slice_steps = prepare(engine, inputs, design, slicings)
     totals = fetch_totals(engine, pipeline)
-    self_parts = plain_row(pipeline.fetch(engine, "pair_self")[0])
-    overall = plain_row(pipeline.fetch(engine, "overall")[0])
+    self_parts = pipeline.fetch(engine, "pair_self")[0]
+    overall = pipeline.fetch(engine, "overall")[0]
     attrs = attribute_names(inputs, [*DRAW_COLUMNS, *QUESTION_COLUMNS], QUESTION_COLUMNS)
 
     if sum(t["q"] for t in totals.values()) <= 0:
@@ -609,7 +608,7 @@ def _run(engine: Engine, inputs: Inputs, design: Design, budget: int | None,
     result = PairSample(rows, with_sample_id(questions, manifest["sample_id"]), manifest)
     if return_stream and n > 0:
         p.add("stream_sorted", _sorted("pair_stream", ("d",)))
-        result.stream = [plain_row(r) for r in p.fetch(engine, "stream_sorted")]
+        result.stream = p.fetch(engine, "stream_sorted")
     if out is not None:
         result.files = write_pair_sample(
             out, rows, result.questions, manifest, engine=engine,
@@ -632,7 +631,7 @@ def slice_rows(engine: Engine, p: Pipeline, inputs: Inputs, slicings: Sequence[S
         rows = p.fetch(engine, name)
         rows.sort(key=lambda r: slice_order([r[c.name] for c in cols]))
         for r in rows:
-            slices.append({renamed.get(k, k): plain_row({k: v})[k] for k, v in r.items()})
+            slices.append({renamed.get(k, k): v for k, v in r.items()})
     return slices
 
 
@@ -658,8 +657,7 @@ def collect_sample(engine: Engine, p: Pipeline, inputs: Inputs, attrs: list[tupl
     p.run(engine, *(["sample_attributes"] if attrs else []), "pair_sample", "pair_questions")
     p.add("sample_sorted", _sorted("pair_sample", ("pair_id", "first_draw")))
     p.add("questions_sorted", _sorted("pair_questions", ("pair_id",)))
-    return ([plain_row(r) for r in p.fetch(engine, "sample_sorted")],
-            [plain_row(r) for r in p.fetch(engine, "questions_sorted")])
+    return p.fetch(engine, "sample_sorted"), p.fetch(engine, "questions_sorted")
 
 
 def pair_counts(rows: Sequence[dict[str, Any]],

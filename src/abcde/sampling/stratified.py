@@ -31,7 +31,6 @@ from abcde.errors import InputError
 from abcde.inputs.session import Session
 from abcde.outputs import input_files
 from abcde.params import COUNT, MAX_DRAWS, SEED, Constraint, Int, Maybe, checked
-from abcde.results import plain_row
 from abcde.sample_files.layout import sample_output
 from abcde.sample_files.manifest import (
     class_keys,
@@ -182,8 +181,8 @@ def run_stratified(session: Session, budget: int, alloc: str | float, *, seed: i
                                 QUESTION_COLUMNS)
         slices = slice_rows(eng, pipeline, inputs, slicings, slice_steps, attrs)
         totals = fetch_totals(eng, pipeline)
-        self_parts = plain_row(pipeline.fetch(eng, "pair_self")[0])
-        overall = plain_row(pipeline.fetch(eng, "overall")[0])
+        self_parts = pipeline.fetch(eng, "pair_self")[0]
+        overall = pipeline.fetch(eng, "overall")[0]
         budgets = allocate(budget, {name: stratum_q(totals, classes)
                                     for name, classes in STRATA}, alloc)
         check_strata(budgets, totals, budget, alloc)
