@@ -311,10 +311,9 @@ def test_an_over_allocated_stratum_is_refused_with_the_largest_budget(allocation
     with pytest.raises(InputError) as err:
         sample_pairs_stratified(SMALL_BASE, SMALL_EXP, budget=40, allocation=allocation)
     msg = str(err.value)
-    assert (f"the largest --budget the strata can supply with this allocation is {most:,} "
-            in msg), msg
+    assert f"every stratum supplies with this allocation is {most:,} " in msg, msg
     assert f"one more would give stratum {over} more than its {held[over]:,})" in msg
-    assert f"Lower --budget to at most {most:,}," in msg
+    assert f"lower budget to at most {most:,} or change" in msg and err.value.option == "budget"
     s = sample_pairs_stratified(SMALL_BASE, SMALL_EXP, budget=most, allocation=allocation)
     assert len(s.questions) == most
     with pytest.raises(InputError, match=f"stratum {over} has only {held[over]} "):
@@ -376,9 +375,9 @@ def test_sample_id_does_not_see_the_last_bits_of_a_stratum_total() -> None:
 def test_a_stratum_the_ceiling_does_not_fill_names_the_total_budget(world: Any,
                                                                     max_draws: int) -> None:
     """A stratum whose budget its cost ceiling does not fill is refused with the largest
-    total --budget whose allocation every stratum's ceiling fills (the strata not drawn
-    yet included) — not the stratum's own budget as if it were --budget (and one hint,
-    not two). That --budget is sampled; one more is refused."""
+    total budget whose allocation every stratum's ceiling fills (every stratum is drawn)
+    — not the stratum's own budget as if it were the total — and --max-stream-draws, in
+    one sentence. That budget is sampled; one more is refused."""
     def sample(budget: int) -> Any:
         return sample_pairs_stratified(world.base, world.exp, world.weight, budget=budget,
                                        allocation=0.5, seed=3, max_stream_draws=max_draws)
@@ -386,17 +385,15 @@ def test_a_stratum_the_ceiling_does_not_fill_names_the_total_budget(world: Any,
     with pytest.raises(InputError) as err:
         sample(400)
     msg = str(err.value)
-    name, fit = re.search(r"^stratum (\w+): .* a budget of up to ([\d,]+) is filled", msg,
-                          re.S).groups()
-    fit = int(fit.replace(",", ""))
-    total = int(re.search(r"the largest --budget whose allocation every stratum fills "
-                          r"within the ceiling is ([\d,]+) \(", msg).group(1).replace(",", ""))
-    assert msg.count("Lower --budget") == 1 and f"Lower --budget to at most {total:,}," in msg
-    assert "of the stratum's " in msg and "population's" not in msg, msg
-    assert re.search(r"; one more would give stratum \w+ more than the [\d,]+ its (pairs|"
-                     r"ceiling fills)\)", msg), msg
+    name, held = re.search(r"^stratum (\w+): a stream of [\d,]+ draws.* holds only ([\d,]+) "
+                           r"of the stratum's", msg, re.S).groups()
+    total = int(re.search(r"every stratum supplies with this allocation is ([\d,]+) \(",
+                          msg).group(1).replace(",", ""))
+    assert msg.count("lower the budget") == 1 and f"at most {total:,}, raise" in msg, msg
+    assert "population's" not in msg and err.value.option == "max_stream_draws", msg
+    assert re.search(r"; one more would give stratum \w+ more than its [\d,]+\)", msg), msg
     s = sample(total)
     st = {x["name"]: x for x in s.manifest["strata"]}
-    assert st[name]["budget"] <= fit and len(s.questions) == total
-    with pytest.raises(InputError, match=r"^stratum \w+: .* is filled within the ceiling"):
+    assert st[name]["budget"] <= int(held.replace(",", "")) and len(s.questions) == total
+    with pytest.raises(InputError, match=r"^stratum \w+: a stream of"):
         sample(total + 1)
