@@ -1,7 +1,7 @@
 DROP TABLE IF EXISTS `proj`.`ds`.`abcde_pair_draw_strata_stable`;
 
 CREATE TABLE `proj`.`ds`.`abcde_pair_draw_strata_stable` AS
-WITH draw_ids AS (
+WITH draw_ids_stable AS (
   SELECT
     d0.v * 1 + d1.v * 10 + d2.v * 100 + d3.v * 1000 AS d
   FROM UNNEST([
@@ -77,7 +77,7 @@ WITH draw_ids AS (
         ) AS INT64)
       ) * 2 + 1 AS FLOAT64) / CAST(9007199254740992 AS FLOAT64)
     ) * t.total_t AS pos
-  FROM draw_ids AS i
+  FROM draw_ids_stable AS i
   CROSS JOIN total AS t
 ), stacked AS (
   SELECT
