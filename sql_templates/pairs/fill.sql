@@ -7,17 +7,37 @@
    draw kept (`cut`: the whole stream when not filled), `fits` — the largest r such that
    every budget up to r has its r-th pair within its cost ceiling {{ ceiling }} (a
    function of the budget r, judge_rank here) — the judgeable pairs of the classes
-   sampled (pairs/totals.sql) and what to do (`fill_note`). #}
+   sampled (pairs/totals.sql) and what to do (`fill_note`). The pairs are ranked by
+   their first draw in two levels, so that no window runs over the stream in one
+   partition: {{ buckets }} buckets of consecutive draw numbers, each bucket's pairs
+   counted, the pairs before it (a running sum over the buckets), and the rank within
+   it (first draws are distinct: one draw, one pair). #}
+{% set buckets = 256 %}
 WITH firsts AS (
-  SELECT MIN(d) AS first_d
+  SELECT
+    MIN(d) AS first_d,
+    CAST(FLOOR({{ fdiv('MIN(d) * ' ~ buckets, n) }}) AS BIGINT) AS bucket
   FROM pair_stream
   GROUP BY LEAST(item_i, item_j), GREATEST(item_i, item_j)
 ),
 asked AS (
   SELECT {{ budget }} AS budget
 ),
+bucket_pairs AS (
+  SELECT bucket, COUNT(*) AS pairs FROM firsts GROUP BY bucket
+),
+bucket_offsets AS (
+  SELECT
+    bucket,
+    SUM(pairs) OVER (ORDER BY bucket ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - pairs AS before
+  FROM bucket_pairs
+),
 ranked AS (
-  SELECT first_d, ROW_NUMBER() OVER (ORDER BY first_d) AS judge_rank FROM firsts
+  SELECT
+    f.first_d,
+    o.before + ROW_NUMBER() OVER (PARTITION BY f.bucket ORDER BY f.first_d) AS judge_rank
+  FROM firsts AS f
+  JOIN bucket_offsets AS o ON f.bucket = o.bucket
 ),
 found AS (
   SELECT
