@@ -3,7 +3,8 @@ DROP TABLE IF EXISTS `proj`.`ds`.`abcde_pair_fill`;
 CREATE TABLE `proj`.`ds`.`abcde_pair_fill` AS
 WITH firsts AS (
   SELECT
-    MIN(d) AS first_d
+    MIN(d) AS first_d,
+    CAST(FLOOR(CAST(MIN(d) * 256 AS DOUBLE) / NULLIF(CAST(5000 AS DOUBLE), CAST(0 AS DOUBLE))) AS BIGINT) AS bucket
   FROM `proj`.`ds`.`abcde_pair_stream` AS pair_stream
   GROUP BY
     LEAST(item_i, item_j),
@@ -11,11 +12,25 @@ WITH firsts AS (
 ), asked AS (
   SELECT
     500 AS budget
+), bucket_pairs AS (
+  SELECT
+    bucket,
+    COUNT(*) AS pairs
+  FROM firsts
+  GROUP BY
+    bucket
+), bucket_offsets AS (
+  SELECT
+    bucket,
+    SUM(pairs) OVER (ORDER BY bucket NULLS LAST ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - pairs AS before
+  FROM bucket_pairs
 ), ranked AS (
   SELECT
-    first_d,
-    ROW_NUMBER() OVER (ORDER BY first_d NULLS LAST) AS judge_rank
-  FROM firsts
+    f.first_d,
+    o.before + ROW_NUMBER() OVER (PARTITION BY f.bucket ORDER BY f.first_d NULLS LAST) AS judge_rank
+  FROM firsts AS f
+  JOIN bucket_offsets AS o
+    ON f.bucket = o.bucket
 ), found AS (
   SELECT
     COUNT(*) AS judgeable,
