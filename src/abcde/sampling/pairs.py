@@ -60,13 +60,13 @@ from abcde.sample_files.manifest import (
     DESIGN_VERSION,
     PAIR_CLASSES,
     POPULATIONS,
+    STREAM_VERSION,
     TOTAL_COLUMNS,
     fingerprint,
     judgeable_pairs,
     lineage,
     population_entries,
     sample_digest,
-    sample_id,
     slice_order,
 )
 from abcde.sample_files.pairs import (
@@ -592,9 +592,29 @@ def finish(engine: Engine, p: Pipeline, inputs: Inputs, slicings: Sequence[Seque
                     inputs=inputs.description(),
                     fingerprint=fingerprint(engine, p, {"sample": sample_digest(
                         rows, digest_keys)}))
-    manifest["lineage"] = lineage(manifest)
-    manifest["sample_id"] = sample_id(manifest)
+    if not rows:  # nothing drawn: no pair_sample to hash
+        p.steps.pop("pair_sample_digest", None)
+        p.add("pair_sample_digest", exp.select("0 AS rows_drawn", "0 AS pair_digest"))
+    ids = plain_row(p.fetch(engine, add_sample_id(p, manifest))[0])
+    manifest["lineage"] = lineage(manifest, ids["stream"])
+    manifest["sample_id"] = ids["sample_id"]
     return PairSample(rows, with_sample_id(questions, manifest["sample_id"]), manifest)
+
+
+def add_sample_id(p: Pipeline, manifest: dict[str, Any]) -> str:
+    """`pair_sample_id` (`pairs/sample_id.sql`): the stream's and the sample's ids from
+    the manifest's design, seed, stratification and budget (or draws), the inputs' cell
+    and item counts and the sample's digest, as the engines and the scripts compute it."""
+    if "fingerprint" not in p.steps:
+        p.add("fingerprint", render("sampling/fingerprint.sql"))
+    if "pair_sample_digest" not in p.steps:
+        p.add("pair_sample_digest", render("pairs/sample_digest.sql"))
+    size = (f"b{manifest['budget']}" if manifest.get("budget") is not None
+            else f"d{manifest['stream_draws']}")
+    return p.add("pair_sample_id", render(
+        "pairs/sample_id.sql", population=manifest["population"], alpha=manifest["alpha"],
+        seed=manifest["seed"], stratified=bool(manifest.get("stratified")),
+        allocation=manifest.get("strata_allocation"), version=STREAM_VERSION, size=size))
 
 
 def slice_rows(engine: Engine, p: Pipeline, inputs: Inputs, slicings: Sequence[Sequence[str]],

@@ -23,6 +23,7 @@ from abcde.sampling.pairs import (
     SLICE_TOTALS,
     add_chain,
     add_design_steps,
+    add_sample_id,
     add_sample_steps,
     attribute_names,
     design_for,
@@ -167,9 +168,9 @@ def sample_pairs_pipeline(spec: ScriptSpec, population: str = "mixture", budget:
                          [name for _, name, _, _ in strata])
         p.add("pair_sample_strata", render("pairs/strata_table.sql", strata=strata, n=int(n),
                                            classes_all=PAIR_CLASSES), materialise=True)
-    p.add("pair_sample_digest", render("pairs/sample_digest.sql"))
-    if "fingerprint" not in p.steps:
-        p.add("fingerprint", render("sampling/fingerprint.sql"))
+    add_sample_id(p, {"population": design.population, "alpha": design.alpha, "seed": seed,
+                      "budget": int(budget), "stratified": allocation is not None,
+                      "strata_allocation": allocation})
     p.add("pair_manifest", render("pairs/manifest.sql", version=__version__,
                                   stratified=allocation is not None, allocation=allocation,
                                   population=design.population, alpha=design.alpha,
