@@ -67,44 +67,6 @@ WITH total AS (
     CAST(SUM(CASE WHEN affected THEN w * jaccard_index ELSE CAST(0 AS FLOAT64) END) AS FLOAT64) / NULLIF(CAST(SUM(w) AS FLOAT64), CAST(0 AS FLOAT64)) AS affected_jaccard_index,
     CAST(SUM(CASE WHEN affected THEN CAST(0 AS FLOAT64) ELSE w END) AS FLOAT64) / NULLIF(CAST(SUM(w) AS FLOAT64), CAST(0 AS FLOAT64)) AS unaffected_jaccard_index
   FROM `proj`.`ds`.`abcde_cell_metrics` AS cell_metrics
-), pair_sample_digest AS (
-  SELECT
-    COUNT(*) AS rows_drawn,
-    SUM(
-      CAST(FLOOR(
-        (
-          CAST((
-            CAST(CONCAT(
-              '0x',
-              SUBSTR(
-                TO_HEX(
-                  MD5(
-                    CONCAT(
-                      CAST('sample' AS STRING),
-                      ':',
-                      CAST(pair_id AS STRING),
-                      ':',
-                      CAST(item_i AS STRING),
-                      ':',
-                      CAST(item_j AS STRING),
-                      ':',
-                      CAST(pair_class AS STRING),
-                      ':',
-                      CAST(draw_count AS STRING),
-                      ':',
-                      CAST(first_draw AS STRING)
-                    )
-                  )
-                ),
-                1,
-                13
-              )
-            ) AS INT64)
-          ) * 2 + 1 AS FLOAT64) / CAST(9007199254740992 AS FLOAT64)
-        ) * CAST(2147483648 AS FLOAT64)
-      ) AS INT64)
-    ) AS pair_digest
-  FROM `proj`.`ds`.`abcde_pair_sample` AS pair_sample
 ), fingerprint AS (
   SELECT
     COUNT(*) AS cells,
@@ -165,6 +127,98 @@ WITH total AS (
       )
     ) AS weight_hash
   FROM `proj`.`ds`.`abcde_cells` AS cells
+), pair_sample_digest AS (
+  SELECT
+    COUNT(*) AS rows_drawn,
+    SUM(
+      CAST(FLOOR(
+        (
+          CAST((
+            CAST(CONCAT(
+              '0x',
+              SUBSTR(
+                TO_HEX(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS STRING),
+                      ':',
+                      CAST(pair_id AS STRING),
+                      ':',
+                      CAST(item_i AS STRING),
+                      ':',
+                      CAST(item_j AS STRING),
+                      ':',
+                      CAST(pair_class AS STRING),
+                      ':',
+                      CAST(draw_count AS STRING),
+                      ':',
+                      CAST(first_draw AS STRING)
+                    )
+                  )
+                ),
+                1,
+                13
+              )
+            ) AS INT64)
+          ) * 2 + 1 AS FLOAT64) / CAST(9007199254740992 AS FLOAT64)
+        ) * CAST(2147483648 AS FLOAT64)
+      ) AS INT64)
+    ) AS pair_digest
+  FROM `proj`.`ds`.`abcde_pair_sample` AS pair_sample
+), parts AS (
+  SELECT
+    SUBSTRING(
+      TO_HEX(
+        MD5(
+          CONCAT(
+            CAST('stream' AS STRING),
+            ':',
+            CAST('mixture' AS STRING),
+            ':',
+            CAST('0.5' AS STRING),
+            ':',
+            CAST(7 AS STRING),
+            ':',
+            CAST('' AS STRING),
+            ':',
+            CAST(1 AS STRING),
+            ':',
+            CAST(CAST(f.cells AS INT64) AS STRING),
+            ':',
+            CAST(CAST(f.items AS INT64) AS STRING)
+          )
+        )
+      ),
+      1,
+      16
+    ) AS stream,
+    CAST(COALESCE(g.rows_drawn, 0) AS INT64) AS rows_drawn,
+    CAST(COALESCE(g.pair_digest, 0) AS INT64) AS pair_digest
+  FROM fingerprint AS f
+  CROSS JOIN pair_sample_digest AS g
+), pair_sample_id AS (
+  SELECT
+    stream,
+    's' || SUBSTRING(stream, 1, 8) || '-b500-' || SUBSTRING(
+      TO_HEX(
+        MD5(
+          CONCAT(
+            CAST('pairs' AS STRING),
+            ':',
+            CAST(stream AS STRING),
+            ':',
+            CAST('b500' AS STRING),
+            ':',
+            CAST(rows_drawn AS STRING),
+            ':',
+            CAST(pair_digest AS STRING)
+          )
+        )
+      ),
+      1,
+      8
+    ) AS sample_id
+  FROM parts
 ), drawn AS (
   SELECT
     COUNT(*) AS pairs_ordered,
@@ -331,40 +385,13 @@ FROM (
     f.fp_item_hash,
     f.fp_weight_hash,
     g.pair_digest,
-    SUBSTRING(
-      TO_HEX(
-        MD5(
-          CONCAT(
-            CAST('pairs' AS STRING),
-            ':',
-            CAST('mixture' AS STRING),
-            ':',
-            CAST('0.5' AS STRING),
-            ':',
-            CAST(7 AS STRING),
-            ':',
-            CAST(500 AS STRING),
-            ':',
-            CAST(5000 AS STRING),
-            ':',
-            CAST(CAST(d.pairs_ordered AS INT64) AS STRING),
-            ':',
-            CAST(g.pair_digest AS STRING),
-            ':',
-            CAST(CAST(f.fp_cells AS INT64) AS STRING),
-            ':',
-            CAST(CAST(f.fp_items AS INT64) AS STRING)
-          )
-        )
-      ),
-      1,
-      12
-    ) AS sample_id
+    i.sample_id
   FROM drawn AS d
   CROSS JOIN classes AS c
   CROSS JOIN self_parts AS x
   CROSS JOIN `proj`.`ds`.`abcde_pair_fill` AS fl
   CROSS JOIN digest AS g
+  CROSS JOIN pair_sample_id AS i
   CROSS JOIN fp AS f
   CROSS JOIN overall AS o
 ) AS t

@@ -67,25 +67,6 @@ WITH total AS (
     CAST(SUM(CASE WHEN affected THEN w * jaccard_index ELSE CAST(0 AS DOUBLE) END) AS DOUBLE) / NULLIF(CAST(SUM(w) AS DOUBLE), CAST(0 AS DOUBLE)) AS affected_jaccard_index,
     CAST(SUM(CASE WHEN affected THEN CAST(0 AS DOUBLE) ELSE w END) AS DOUBLE) / NULLIF(CAST(SUM(w) AS DOUBLE), CAST(0 AS DOUBLE)) AS unaffected_jaccard_index
   FROM "proj"."ds"."abcde_cell_metrics" AS cell_metrics
-), pair_sample_digest AS (
-  SELECT
-    COUNT(*) AS rows_drawn,
-    SUM(
-      CAST(FLOOR(
-        (
-          CAST((
-            CAST('0x' || SUBSTRING(
-              MD5(
-                CAST('sample' AS TEXT) || ':' || CAST(pair_id AS TEXT) || ':' || CAST(item_i AS TEXT) || ':' || CAST(item_j AS TEXT) || ':' || CAST(pair_class AS TEXT) || ':' || CAST(draw_count AS TEXT) || ':' || CAST(first_draw AS TEXT)
-              ),
-              1,
-              13
-            ) AS BIGINT)
-          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
-        ) * CAST(2147483648 AS DOUBLE)
-      ) AS BIGINT)
-    ) AS pair_digest
-  FROM "proj"."ds"."abcde_pair_sample" AS pair_sample
 ), fingerprint AS (
   SELECT
     COUNT(*) AS cells,
@@ -125,6 +106,49 @@ WITH total AS (
       )
     ) AS weight_hash
   FROM "proj"."ds"."abcde_cells" AS cells
+), pair_sample_digest AS (
+  SELECT
+    COUNT(*) AS rows_drawn,
+    SUM(
+      CAST(FLOOR(
+        (
+          CAST((
+            CAST('0x' || SUBSTRING(
+              MD5(
+                CAST('sample' AS TEXT) || ':' || CAST(pair_id AS TEXT) || ':' || CAST(item_i AS TEXT) || ':' || CAST(item_j AS TEXT) || ':' || CAST(pair_class AS TEXT) || ':' || CAST(draw_count AS TEXT) || ':' || CAST(first_draw AS TEXT)
+              ),
+              1,
+              13
+            ) AS BIGINT)
+          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+        ) * CAST(2147483648 AS DOUBLE)
+      ) AS BIGINT)
+    ) AS pair_digest
+  FROM "proj"."ds"."abcde_pair_sample" AS pair_sample
+), parts AS (
+  SELECT
+    SUBSTRING(
+      MD5(
+        CAST('stream' AS TEXT) || ':' || CAST('mixture' AS TEXT) || ':' || CAST('0.5' AS TEXT) || ':' || CAST(7 AS TEXT) || ':' || CAST('equal' AS TEXT) || ':' || CAST(1 AS TEXT) || ':' || CAST(CAST(f.cells AS BIGINT) AS TEXT) || ':' || CAST(CAST(f.items AS BIGINT) AS TEXT)
+      ),
+      1,
+      16
+    ) AS stream,
+    CAST(COALESCE(g.rows_drawn, 0) AS BIGINT) AS rows_drawn,
+    CAST(COALESCE(g.pair_digest, 0) AS BIGINT) AS pair_digest
+  FROM fingerprint AS f
+  CROSS JOIN pair_sample_digest AS g
+), pair_sample_id AS (
+  SELECT
+    stream,
+    's' || SUBSTRING(stream, 1, 8) || '-b500-' || SUBSTRING(
+      MD5(
+        CAST('pairs' AS TEXT) || ':' || CAST(stream AS TEXT) || ':' || CAST('b500' AS TEXT) || ':' || CAST(rows_drawn AS TEXT) || ':' || CAST(pair_digest AS TEXT)
+      ),
+      1,
+      8
+    ) AS sample_id
+  FROM parts
 ), drawn AS (
   SELECT
     COUNT(*) AS pairs_ordered,
@@ -291,18 +315,13 @@ FROM (
     f.fp_item_hash,
     f.fp_weight_hash,
     g.pair_digest,
-    SUBSTRING(
-      MD5(
-        CAST('pairs' AS TEXT) || ':' || CAST('mixture' AS TEXT) || ':' || CAST('0.5' AS TEXT) || ':' || CAST(7 AS TEXT) || ':' || CAST(500 AS TEXT) || ':' || CAST(5000 AS TEXT) || ':' || CAST(CAST(d.pairs_ordered AS BIGINT) AS TEXT) || ':' || CAST(g.pair_digest AS TEXT) || ':' || CAST(CAST(f.fp_cells AS BIGINT) AS TEXT) || ':' || CAST(CAST(f.fp_items AS BIGINT) AS TEXT)
-      ),
-      1,
-      12
-    ) AS sample_id
+    i.sample_id
   FROM drawn AS d
   CROSS JOIN classes AS c
   CROSS JOIN self_parts AS x
   CROSS JOIN "proj"."ds"."abcde_pair_fill" AS fl
   CROSS JOIN digest AS g
+  CROSS JOIN pair_sample_id AS i
   CROSS JOIN fp AS f
   CROSS JOIN overall AS o
 ) AS t

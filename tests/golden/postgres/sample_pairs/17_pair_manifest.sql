@@ -67,25 +67,6 @@ WITH total AS (
     CAST(SUM(CASE WHEN affected THEN w * jaccard_index ELSE CAST(0 AS DOUBLE PRECISION) END) AS DOUBLE PRECISION) / NULLIF(CAST(SUM(w) AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS affected_jaccard_index,
     CAST(SUM(CASE WHEN affected THEN CAST(0 AS DOUBLE PRECISION) ELSE w END) AS DOUBLE PRECISION) / NULLIF(CAST(SUM(w) AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION)) AS unaffected_jaccard_index
   FROM "proj"."ds"."abcde_cell_metrics" AS cell_metrics
-), pair_sample_digest AS (
-  SELECT
-    COUNT(*) AS rows_drawn,
-    SUM(
-      CAST(FLOOR(
-        (
-          CAST((
-            CAST(CAST('x' || LPAD(
-              SUBSTRING(MD5(
-                CAST('sample' AS VARCHAR) || ':' || CAST(pair_id AS VARCHAR) || ':' || CAST(item_i AS VARCHAR) || ':' || CAST(item_j AS VARCHAR) || ':' || CAST(pair_class AS VARCHAR) || ':' || CAST(draw_count AS VARCHAR) || ':' || CAST(first_draw AS VARCHAR)
-              ) FROM 1 FOR 13),
-              16,
-              '0'
-            ) AS BIT(64)) AS BIGINT)
-          ) * 2 + 1 AS DOUBLE PRECISION) / CAST(9007199254740992 AS DOUBLE PRECISION)
-        ) * CAST(2147483648 AS DOUBLE PRECISION)
-      ) AS BIGINT)
-    ) AS pair_digest
-  FROM "proj"."ds"."abcde_pair_sample" AS pair_sample
 ), fingerprint AS (
   SELECT
     COUNT(*) AS cells,
@@ -131,6 +112,41 @@ WITH total AS (
       )
     ) AS weight_hash
   FROM "proj"."ds"."abcde_cells" AS cells
+), pair_sample_digest AS (
+  SELECT
+    COUNT(*) AS rows_drawn,
+    SUM(
+      CAST(FLOOR(
+        (
+          CAST((
+            CAST(CAST('x' || LPAD(
+              SUBSTRING(MD5(
+                CAST('sample' AS VARCHAR) || ':' || CAST(pair_id AS VARCHAR) || ':' || CAST(item_i AS VARCHAR) || ':' || CAST(item_j AS VARCHAR) || ':' || CAST(pair_class AS VARCHAR) || ':' || CAST(draw_count AS VARCHAR) || ':' || CAST(first_draw AS VARCHAR)
+              ) FROM 1 FOR 13),
+              16,
+              '0'
+            ) AS BIT(64)) AS BIGINT)
+          ) * 2 + 1 AS DOUBLE PRECISION) / CAST(9007199254740992 AS DOUBLE PRECISION)
+        ) * CAST(2147483648 AS DOUBLE PRECISION)
+      ) AS BIGINT)
+    ) AS pair_digest
+  FROM "proj"."ds"."abcde_pair_sample" AS pair_sample
+), parts AS (
+  SELECT
+    SUBSTRING(MD5(
+      CAST('stream' AS VARCHAR) || ':' || CAST('mixture' AS VARCHAR) || ':' || CAST('0.5' AS VARCHAR) || ':' || CAST(7 AS VARCHAR) || ':' || CAST('' AS VARCHAR) || ':' || CAST(1 AS VARCHAR) || ':' || CAST(CAST(f.cells AS BIGINT) AS VARCHAR) || ':' || CAST(CAST(f.items AS BIGINT) AS VARCHAR)
+    ) FROM 1 FOR 16) AS stream,
+    CAST(COALESCE(g.rows_drawn, 0) AS BIGINT) AS rows_drawn,
+    CAST(COALESCE(g.pair_digest, 0) AS BIGINT) AS pair_digest
+  FROM fingerprint AS f
+  CROSS JOIN pair_sample_digest AS g
+), pair_sample_id AS (
+  SELECT
+    stream,
+    's' || SUBSTRING(stream FROM 1 FOR 8) || '-b500-' || SUBSTRING(MD5(
+      CAST('pairs' AS VARCHAR) || ':' || CAST(stream AS VARCHAR) || ':' || CAST('b500' AS VARCHAR) || ':' || CAST(rows_drawn AS VARCHAR) || ':' || CAST(pair_digest AS VARCHAR)
+    ) FROM 1 FOR 8) AS sample_id
+  FROM parts
 ), drawn AS (
   SELECT
     COUNT(*) AS pairs_ordered,
@@ -354,14 +370,13 @@ FROM (
     f.fp_item_hash,
     f.fp_weight_hash,
     g.pair_digest,
-    SUBSTRING(MD5(
-      CAST('pairs' AS VARCHAR) || ':' || CAST('mixture' AS VARCHAR) || ':' || CAST('0.5' AS VARCHAR) || ':' || CAST(7 AS VARCHAR) || ':' || CAST(500 AS VARCHAR) || ':' || CAST(5000 AS VARCHAR) || ':' || CAST(CAST(d.pairs_ordered AS BIGINT) AS VARCHAR) || ':' || CAST(g.pair_digest AS VARCHAR) || ':' || CAST(CAST(f.fp_cells AS BIGINT) AS VARCHAR) || ':' || CAST(CAST(f.fp_items AS BIGINT) AS VARCHAR)
-    ) FROM 1 FOR 12) AS sample_id
+    i.sample_id
   FROM drawn AS d
   CROSS JOIN classes AS c
   CROSS JOIN self_parts AS x
   CROSS JOIN "proj"."ds"."abcde_pair_fill" AS fl
   CROSS JOIN digest AS g
+  CROSS JOIN pair_sample_id AS i
   CROSS JOIN fp AS f
   CROSS JOIN overall AS o
 ) AS t

@@ -67,344 +67,6 @@ WITH total AS (
     CAST(SUM(CASE WHEN affected THEN w * jaccard_index ELSE CAST(0 AS DOUBLE) END) AS DOUBLE) / NULLIF(CAST(SUM(w) AS DOUBLE), CAST(0 AS DOUBLE)) AS affected_jaccard_index,
     CAST(SUM(CASE WHEN affected THEN CAST(0 AS DOUBLE) ELSE w END) AS DOUBLE) / NULLIF(CAST(SUM(w) AS DOUBLE), CAST(0 AS DOUBLE)) AS unaffected_jaccard_index
   FROM proj.ds.abcde_cell_metrics AS cell_metrics
-), pair_sample_digest AS (
-  SELECT
-    COUNT(*) AS rows_drawn,
-    SUM(
-      CAST(FLOOR(
-        (
-          CAST((
-            (
-              CHARINDEX(
-                SUBSTRING(
-                  MD5(
-                    CONCAT(
-                      CAST('sample' AS VARCHAR),
-                      ':',
-                      CAST(pair_id AS VARCHAR),
-                      ':',
-                      CAST(item_i AS VARCHAR),
-                      ':',
-                      CAST(item_j AS VARCHAR),
-                      ':',
-                      CAST(pair_class AS VARCHAR),
-                      ':',
-                      CAST(draw_count AS VARCHAR),
-                      ':',
-                      CAST(first_draw AS VARCHAR)
-                    )
-                  ),
-                  1,
-                  1
-                ),
-                '0123456789abcdef'
-              ) - 1
-            ) * 281474976710656 + (
-              CHARINDEX(
-                SUBSTRING(
-                  MD5(
-                    CONCAT(
-                      CAST('sample' AS VARCHAR),
-                      ':',
-                      CAST(pair_id AS VARCHAR),
-                      ':',
-                      CAST(item_i AS VARCHAR),
-                      ':',
-                      CAST(item_j AS VARCHAR),
-                      ':',
-                      CAST(pair_class AS VARCHAR),
-                      ':',
-                      CAST(draw_count AS VARCHAR),
-                      ':',
-                      CAST(first_draw AS VARCHAR)
-                    )
-                  ),
-                  2,
-                  1
-                ),
-                '0123456789abcdef'
-              ) - 1
-            ) * 17592186044416 + (
-              CHARINDEX(
-                SUBSTRING(
-                  MD5(
-                    CONCAT(
-                      CAST('sample' AS VARCHAR),
-                      ':',
-                      CAST(pair_id AS VARCHAR),
-                      ':',
-                      CAST(item_i AS VARCHAR),
-                      ':',
-                      CAST(item_j AS VARCHAR),
-                      ':',
-                      CAST(pair_class AS VARCHAR),
-                      ':',
-                      CAST(draw_count AS VARCHAR),
-                      ':',
-                      CAST(first_draw AS VARCHAR)
-                    )
-                  ),
-                  3,
-                  1
-                ),
-                '0123456789abcdef'
-              ) - 1
-            ) * 1099511627776 + (
-              CHARINDEX(
-                SUBSTRING(
-                  MD5(
-                    CONCAT(
-                      CAST('sample' AS VARCHAR),
-                      ':',
-                      CAST(pair_id AS VARCHAR),
-                      ':',
-                      CAST(item_i AS VARCHAR),
-                      ':',
-                      CAST(item_j AS VARCHAR),
-                      ':',
-                      CAST(pair_class AS VARCHAR),
-                      ':',
-                      CAST(draw_count AS VARCHAR),
-                      ':',
-                      CAST(first_draw AS VARCHAR)
-                    )
-                  ),
-                  4,
-                  1
-                ),
-                '0123456789abcdef'
-              ) - 1
-            ) * 68719476736 + (
-              CHARINDEX(
-                SUBSTRING(
-                  MD5(
-                    CONCAT(
-                      CAST('sample' AS VARCHAR),
-                      ':',
-                      CAST(pair_id AS VARCHAR),
-                      ':',
-                      CAST(item_i AS VARCHAR),
-                      ':',
-                      CAST(item_j AS VARCHAR),
-                      ':',
-                      CAST(pair_class AS VARCHAR),
-                      ':',
-                      CAST(draw_count AS VARCHAR),
-                      ':',
-                      CAST(first_draw AS VARCHAR)
-                    )
-                  ),
-                  5,
-                  1
-                ),
-                '0123456789abcdef'
-              ) - 1
-            ) * 4294967296 + (
-              CHARINDEX(
-                SUBSTRING(
-                  MD5(
-                    CONCAT(
-                      CAST('sample' AS VARCHAR),
-                      ':',
-                      CAST(pair_id AS VARCHAR),
-                      ':',
-                      CAST(item_i AS VARCHAR),
-                      ':',
-                      CAST(item_j AS VARCHAR),
-                      ':',
-                      CAST(pair_class AS VARCHAR),
-                      ':',
-                      CAST(draw_count AS VARCHAR),
-                      ':',
-                      CAST(first_draw AS VARCHAR)
-                    )
-                  ),
-                  6,
-                  1
-                ),
-                '0123456789abcdef'
-              ) - 1
-            ) * 268435456 + (
-              CHARINDEX(
-                SUBSTRING(
-                  MD5(
-                    CONCAT(
-                      CAST('sample' AS VARCHAR),
-                      ':',
-                      CAST(pair_id AS VARCHAR),
-                      ':',
-                      CAST(item_i AS VARCHAR),
-                      ':',
-                      CAST(item_j AS VARCHAR),
-                      ':',
-                      CAST(pair_class AS VARCHAR),
-                      ':',
-                      CAST(draw_count AS VARCHAR),
-                      ':',
-                      CAST(first_draw AS VARCHAR)
-                    )
-                  ),
-                  7,
-                  1
-                ),
-                '0123456789abcdef'
-              ) - 1
-            ) * 16777216 + (
-              CHARINDEX(
-                SUBSTRING(
-                  MD5(
-                    CONCAT(
-                      CAST('sample' AS VARCHAR),
-                      ':',
-                      CAST(pair_id AS VARCHAR),
-                      ':',
-                      CAST(item_i AS VARCHAR),
-                      ':',
-                      CAST(item_j AS VARCHAR),
-                      ':',
-                      CAST(pair_class AS VARCHAR),
-                      ':',
-                      CAST(draw_count AS VARCHAR),
-                      ':',
-                      CAST(first_draw AS VARCHAR)
-                    )
-                  ),
-                  8,
-                  1
-                ),
-                '0123456789abcdef'
-              ) - 1
-            ) * 1048576 + (
-              CHARINDEX(
-                SUBSTRING(
-                  MD5(
-                    CONCAT(
-                      CAST('sample' AS VARCHAR),
-                      ':',
-                      CAST(pair_id AS VARCHAR),
-                      ':',
-                      CAST(item_i AS VARCHAR),
-                      ':',
-                      CAST(item_j AS VARCHAR),
-                      ':',
-                      CAST(pair_class AS VARCHAR),
-                      ':',
-                      CAST(draw_count AS VARCHAR),
-                      ':',
-                      CAST(first_draw AS VARCHAR)
-                    )
-                  ),
-                  9,
-                  1
-                ),
-                '0123456789abcdef'
-              ) - 1
-            ) * 65536 + (
-              CHARINDEX(
-                SUBSTRING(
-                  MD5(
-                    CONCAT(
-                      CAST('sample' AS VARCHAR),
-                      ':',
-                      CAST(pair_id AS VARCHAR),
-                      ':',
-                      CAST(item_i AS VARCHAR),
-                      ':',
-                      CAST(item_j AS VARCHAR),
-                      ':',
-                      CAST(pair_class AS VARCHAR),
-                      ':',
-                      CAST(draw_count AS VARCHAR),
-                      ':',
-                      CAST(first_draw AS VARCHAR)
-                    )
-                  ),
-                  10,
-                  1
-                ),
-                '0123456789abcdef'
-              ) - 1
-            ) * 4096 + (
-              CHARINDEX(
-                SUBSTRING(
-                  MD5(
-                    CONCAT(
-                      CAST('sample' AS VARCHAR),
-                      ':',
-                      CAST(pair_id AS VARCHAR),
-                      ':',
-                      CAST(item_i AS VARCHAR),
-                      ':',
-                      CAST(item_j AS VARCHAR),
-                      ':',
-                      CAST(pair_class AS VARCHAR),
-                      ':',
-                      CAST(draw_count AS VARCHAR),
-                      ':',
-                      CAST(first_draw AS VARCHAR)
-                    )
-                  ),
-                  11,
-                  1
-                ),
-                '0123456789abcdef'
-              ) - 1
-            ) * 256 + (
-              CHARINDEX(
-                SUBSTRING(
-                  MD5(
-                    CONCAT(
-                      CAST('sample' AS VARCHAR),
-                      ':',
-                      CAST(pair_id AS VARCHAR),
-                      ':',
-                      CAST(item_i AS VARCHAR),
-                      ':',
-                      CAST(item_j AS VARCHAR),
-                      ':',
-                      CAST(pair_class AS VARCHAR),
-                      ':',
-                      CAST(draw_count AS VARCHAR),
-                      ':',
-                      CAST(first_draw AS VARCHAR)
-                    )
-                  ),
-                  12,
-                  1
-                ),
-                '0123456789abcdef'
-              ) - 1
-            ) * 16 + (
-              CHARINDEX(
-                SUBSTRING(
-                  MD5(
-                    CONCAT(
-                      CAST('sample' AS VARCHAR),
-                      ':',
-                      CAST(pair_id AS VARCHAR),
-                      ':',
-                      CAST(item_i AS VARCHAR),
-                      ':',
-                      CAST(item_j AS VARCHAR),
-                      ':',
-                      CAST(pair_class AS VARCHAR),
-                      ':',
-                      CAST(draw_count AS VARCHAR),
-                      ':',
-                      CAST(first_draw AS VARCHAR)
-                    )
-                  ),
-                  13,
-                  1
-                ),
-                '0123456789abcdef'
-              ) - 1
-            )
-          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
-        ) * CAST(2147483648 AS DOUBLE)
-      ) AS BIGINT)
-    ) AS pair_digest
-  FROM proj.ds.abcde_pair_sample AS pair_sample
 ), fingerprint AS (
   SELECT
     COUNT(*) AS cells,
@@ -861,6 +523,394 @@ WITH total AS (
       )
     ) AS weight_hash
   FROM proj.ds.abcde_cells AS cells
+), pair_sample_digest AS (
+  SELECT
+    COUNT(*) AS rows_drawn,
+    SUM(
+      CAST(FLOOR(
+        (
+          CAST((
+            (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  1,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 281474976710656 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  2,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 17592186044416 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  3,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 1099511627776 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  4,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 68719476736 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  5,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 4294967296 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  6,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 268435456 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  7,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 16777216 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  8,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 1048576 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  9,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 65536 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  10,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 4096 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  11,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 256 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  12,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            ) * 16 + (
+              CHARINDEX(
+                SUBSTRING(
+                  MD5(
+                    CONCAT(
+                      CAST('sample' AS VARCHAR),
+                      ':',
+                      CAST(pair_id AS VARCHAR),
+                      ':',
+                      CAST(item_i AS VARCHAR),
+                      ':',
+                      CAST(item_j AS VARCHAR),
+                      ':',
+                      CAST(pair_class AS VARCHAR),
+                      ':',
+                      CAST(draw_count AS VARCHAR),
+                      ':',
+                      CAST(first_draw AS VARCHAR)
+                    )
+                  ),
+                  13,
+                  1
+                ),
+                '0123456789abcdef'
+              ) - 1
+            )
+          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+        ) * CAST(2147483648 AS DOUBLE)
+      ) AS BIGINT)
+    ) AS pair_digest
+  FROM proj.ds.abcde_pair_sample AS pair_sample
+), parts AS (
+  SELECT
+    SUBSTRING(
+      MD5(
+        CONCAT(
+          CAST('stream' AS VARCHAR),
+          ':',
+          CAST('mixture' AS VARCHAR),
+          ':',
+          CAST('0.5' AS VARCHAR),
+          ':',
+          CAST(7 AS VARCHAR),
+          ':',
+          CAST('equal' AS VARCHAR),
+          ':',
+          CAST(1 AS VARCHAR),
+          ':',
+          CAST(CAST(f.cells AS BIGINT) AS VARCHAR),
+          ':',
+          CAST(CAST(f.items AS BIGINT) AS VARCHAR)
+        )
+      ),
+      1,
+      16
+    ) AS stream,
+    CAST(COALESCE(g.rows_drawn, 0) AS BIGINT) AS rows_drawn,
+    CAST(COALESCE(g.pair_digest, 0) AS BIGINT) AS pair_digest
+  FROM fingerprint AS f
+  CROSS JOIN pair_sample_digest AS g
+), pair_sample_id AS (
+  SELECT
+    stream,
+    's' || SUBSTRING(stream, 1, 8) || '-b500-' || SUBSTRING(
+      MD5(
+        CONCAT(
+          CAST('pairs' AS VARCHAR),
+          ':',
+          CAST(stream AS VARCHAR),
+          ':',
+          CAST('b500' AS VARCHAR),
+          ':',
+          CAST(rows_drawn AS VARCHAR),
+          ':',
+          CAST(pair_digest AS VARCHAR)
+        )
+      ),
+      1,
+      8
+    ) AS sample_id
+  FROM parts
 ), drawn AS (
   SELECT
     COUNT(*) AS pairs_ordered,
@@ -1027,38 +1077,13 @@ FROM (
     f.fp_item_hash,
     f.fp_weight_hash,
     g.pair_digest,
-    SUBSTRING(
-      MD5(
-        CONCAT(
-          CAST('pairs' AS VARCHAR),
-          ':',
-          CAST('mixture' AS VARCHAR),
-          ':',
-          CAST('0.5' AS VARCHAR),
-          ':',
-          CAST(7 AS VARCHAR),
-          ':',
-          CAST(500 AS VARCHAR),
-          ':',
-          CAST(5000 AS VARCHAR),
-          ':',
-          CAST(CAST(d.pairs_ordered AS BIGINT) AS VARCHAR),
-          ':',
-          CAST(g.pair_digest AS VARCHAR),
-          ':',
-          CAST(CAST(f.fp_cells AS BIGINT) AS VARCHAR),
-          ':',
-          CAST(CAST(f.fp_items AS BIGINT) AS VARCHAR)
-        )
-      ),
-      1,
-      12
-    ) AS sample_id
+    i.sample_id
   FROM drawn AS d
   CROSS JOIN classes AS c
   CROSS JOIN self_parts AS x
   CROSS JOIN proj.ds.abcde_pair_fill AS fl
   CROSS JOIN digest AS g
+  CROSS JOIN pair_sample_id AS i
   CROSS JOIN fp AS f
   CROSS JOIN overall AS o
 ) AS t

@@ -67,43 +67,6 @@ WITH total AS (
     CAST(SUM(CASE WHEN affected THEN w * jaccard_index ELSE CAST(0 AS DOUBLE) END) AS DOUBLE) / NULLIF(CAST(SUM(w) AS DOUBLE), CAST(0 AS DOUBLE)) AS affected_jaccard_index,
     CAST(SUM(CASE WHEN affected THEN CAST(0 AS DOUBLE) ELSE w END) AS DOUBLE) / NULLIF(CAST(SUM(w) AS DOUBLE), CAST(0 AS DOUBLE)) AS unaffected_jaccard_index
   FROM `proj`.`ds`.`abcde_cell_metrics` AS cell_metrics
-), pair_sample_digest AS (
-  SELECT
-    COUNT(*) AS rows_drawn,
-    SUM(
-      CAST(FLOOR(
-        (
-          CAST((
-            CAST(CONV(
-              SUBSTRING(
-                MD5(
-                  CONCAT(
-                    CAST('sample' AS STRING),
-                    ':',
-                    CAST(pair_id AS STRING),
-                    ':',
-                    CAST(item_i AS STRING),
-                    ':',
-                    CAST(item_j AS STRING),
-                    ':',
-                    CAST(pair_class AS STRING),
-                    ':',
-                    CAST(draw_count AS STRING),
-                    ':',
-                    CAST(first_draw AS STRING)
-                  )
-                ),
-                1,
-                13
-              ),
-              16,
-              10
-            ) AS BIGINT)
-          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
-        ) * CAST(2147483648 AS DOUBLE)
-      ) AS BIGINT)
-    ) AS pair_digest
-  FROM `proj`.`ds`.`abcde_pair_sample` AS pair_sample
 ), fingerprint AS (
   SELECT
     COUNT(*) AS cells,
@@ -161,6 +124,93 @@ WITH total AS (
       )
     ) AS weight_hash
   FROM `proj`.`ds`.`abcde_cells` AS cells
+), pair_sample_digest AS (
+  SELECT
+    COUNT(*) AS rows_drawn,
+    SUM(
+      CAST(FLOOR(
+        (
+          CAST((
+            CAST(CONV(
+              SUBSTRING(
+                MD5(
+                  CONCAT(
+                    CAST('sample' AS STRING),
+                    ':',
+                    CAST(pair_id AS STRING),
+                    ':',
+                    CAST(item_i AS STRING),
+                    ':',
+                    CAST(item_j AS STRING),
+                    ':',
+                    CAST(pair_class AS STRING),
+                    ':',
+                    CAST(draw_count AS STRING),
+                    ':',
+                    CAST(first_draw AS STRING)
+                  )
+                ),
+                1,
+                13
+              ),
+              16,
+              10
+            ) AS BIGINT)
+          ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
+        ) * CAST(2147483648 AS DOUBLE)
+      ) AS BIGINT)
+    ) AS pair_digest
+  FROM `proj`.`ds`.`abcde_pair_sample` AS pair_sample
+), parts AS (
+  SELECT
+    SUBSTRING(
+      MD5(
+        CONCAT(
+          CAST('stream' AS STRING),
+          ':',
+          CAST('mixture' AS STRING),
+          ':',
+          CAST('0.5' AS STRING),
+          ':',
+          CAST(7 AS STRING),
+          ':',
+          CAST('' AS STRING),
+          ':',
+          CAST(1 AS STRING),
+          ':',
+          CAST(CAST(f.cells AS BIGINT) AS STRING),
+          ':',
+          CAST(CAST(f.items AS BIGINT) AS STRING)
+        )
+      ),
+      1,
+      16
+    ) AS stream,
+    CAST(COALESCE(g.rows_drawn, 0) AS BIGINT) AS rows_drawn,
+    CAST(COALESCE(g.pair_digest, 0) AS BIGINT) AS pair_digest
+  FROM fingerprint AS f
+  CROSS JOIN pair_sample_digest AS g
+), pair_sample_id AS (
+  SELECT
+    stream,
+    's' || SUBSTRING(stream, 1, 8) || '-b500-' || SUBSTRING(
+      MD5(
+        CONCAT(
+          CAST('pairs' AS STRING),
+          ':',
+          CAST(stream AS STRING),
+          ':',
+          CAST('b500' AS STRING),
+          ':',
+          CAST(rows_drawn AS STRING),
+          ':',
+          CAST(pair_digest AS STRING)
+        )
+      ),
+      1,
+      8
+    ) AS sample_id
+  FROM parts
 ), drawn AS (
   SELECT
     COUNT(*) AS pairs_ordered,
@@ -327,38 +377,13 @@ FROM (
     f.fp_item_hash,
     f.fp_weight_hash,
     g.pair_digest,
-    SUBSTRING(
-      MD5(
-        CONCAT(
-          CAST('pairs' AS STRING),
-          ':',
-          CAST('mixture' AS STRING),
-          ':',
-          CAST('0.5' AS STRING),
-          ':',
-          CAST(7 AS STRING),
-          ':',
-          CAST(500 AS STRING),
-          ':',
-          CAST(5000 AS STRING),
-          ':',
-          CAST(CAST(d.pairs_ordered AS BIGINT) AS STRING),
-          ':',
-          CAST(g.pair_digest AS STRING),
-          ':',
-          CAST(CAST(f.fp_cells AS BIGINT) AS STRING),
-          ':',
-          CAST(CAST(f.fp_items AS BIGINT) AS STRING)
-        )
-      ),
-      1,
-      12
-    ) AS sample_id
+    i.sample_id
   FROM drawn AS d
   CROSS JOIN classes AS c
   CROSS JOIN self_parts AS x
   CROSS JOIN `proj`.`ds`.`abcde_pair_fill` AS fl
   CROSS JOIN digest AS g
+  CROSS JOIN pair_sample_id AS i
   CROSS JOIN fp AS f
   CROSS JOIN overall AS o
 ) AS t
