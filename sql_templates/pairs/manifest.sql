@@ -34,9 +34,6 @@ self_parts AS (
     u_self AS exact_u_self
   FROM pair_self
 ),
-digest AS (
-  SELECT CAST(COALESCE(pair_digest, 0) AS BIGINT) AS pair_digest FROM pair_sample_digest
-),
 fp AS (
   SELECT cells AS fp_cells, items AS fp_items, weight AS fp_weight, cell_hash AS fp_cell_hash,
          item_hash AS fp_item_hash, weight_hash AS fp_weight_hash
@@ -82,13 +79,12 @@ SELECT
   f.fp_cell_hash,
   f.fp_item_hash,
   f.fp_weight_hash,
-  g.pair_digest,
+  i.pair_digest,
   i.sample_id
 FROM drawn AS d
 CROSS JOIN classes AS c
 CROSS JOIN self_parts AS x
 CROSS JOIN pair_fill AS fl
-CROSS JOIN digest AS g
 CROSS JOIN pair_sample_id AS i
 CROSS JOIN fp AS f
 CROSS JOIN overall AS o

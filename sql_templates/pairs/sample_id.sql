@@ -15,5 +15,7 @@ WITH parts AS (
 )
 SELECT
   stream,
+  rows_drawn,
+  pair_digest,
   's' || SUBSTR(stream, 1, 8) || '-{{ size }}-' || SUBSTR({{ md5_hex("'pairs'", 'stream', literal(size), 'rows_drawn', 'pair_digest') }}, 1, 8) AS sample_id
 FROM parts

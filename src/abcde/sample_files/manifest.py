@@ -51,13 +51,6 @@ def fingerprint(engine: Engine, pipeline: Pipeline, extra: dict[str, Any]) -> di
     return {"sha256": _hash(parts)[:16], **parts}
 
 
-def sample_digest(rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> str:
-    """sha256 (16 hex digits) of the drawn rows' `keys`, ids as text (an integer id and
-    its CSV text give the same digest, on every engine), in a sorted order."""
-    items = sorted(json.dumps([str(r[k]) for k in keys]) for r in rows)
-    return hashlib.sha256("\n".join(items).encode()).hexdigest()[:16]
-
-
 def inputs_fingerprint(manifest: Mapping[str, Any]) -> str | None:
     """The fingerprint without what was drawn: the same for every sample of the inputs."""
     fp = manifest.get("fingerprint")

@@ -66,7 +66,6 @@ from abcde.sample_files.manifest import (
     judgeable_pairs,
     lineage,
     population_entries,
-    sample_digest,
     slice_order,
 )
 from abcde.sample_files.pairs import (
@@ -87,9 +86,6 @@ DEFAULT_ALPHA = 0.5
 """The mixture's share of the ABCDE population: every metric's importance weights are then
 at most 2, so no metric's variance exceeds twice what its own population would give
 (Hesterberg 1995; measured in benchmarks/RESULTS.md, docs/method.md §6.9)."""
-# what the fingerprint hashes of a drawn sample (item ids enter here, not by a pass over
-# every item of the population)
-DIGEST_KEYS = ("pair_id", "item_i", "item_j", "pair_class", "draw_count", "first_draw")
 # the totals beside a slicing's columns in a manifest slice (pairs/slice_pairweights.sql):
 # a slice column so named would be overwritten by the total and lose its value, which
 # `abcde estimate` then cannot match to the draws, so none may be (check_slice_names)
@@ -582,20 +578,20 @@ def add_sample_steps(p: Pipeline, inputs: Inputs, attrs: list[tuple[str, str]],
 def finish(engine: Engine, p: Pipeline, inputs: Inputs, slicings: Sequence[Sequence[str]],
            slice_steps: Sequence[str], attrs: list[tuple[str, str]],
            totals: dict[str, dict[str, float]], manifest: dict[str, Any],
-           rows: list[dict[str, Any]], questions: list[dict[str, Any]],
-           digest_keys: Sequence[str] = DIGEST_KEYS) -> PairSample:
+           rows: list[dict[str, Any]], questions: list[dict[str, Any]]) -> PairSample:
     """The sample with its manifest completed: what it says of the population, the
-    slices, the inputs, the fingerprint, the lineage and the sample id."""
-    manifest.update(**population_entries(totals, plain_row(p.fetch(engine, "pair_self")[0]),
-                                         plain_row(p.fetch(engine, "overall")[0])),
-                    slices=slice_rows(engine, p, inputs, slicings, slice_steps, attrs),
-                    inputs=inputs.description(),
-                    fingerprint=fingerprint(engine, p, {"sample": sample_digest(
-                        rows, digest_keys)}))
+    slices, the inputs, the fingerprint (with the digest of what was drawn), the lineage
+    and the sample id."""
     if not rows:  # nothing drawn: no pair_sample to hash
         p.steps.pop("pair_sample_digest", None)
         p.add("pair_sample_digest", exp.select("0 AS rows_drawn", "0 AS pair_digest"))
     ids = plain_row(p.fetch(engine, add_sample_id(p, manifest))[0])
+    manifest.update(**population_entries(totals, plain_row(p.fetch(engine, "pair_self")[0]),
+                                         plain_row(p.fetch(engine, "overall")[0])),
+                    slices=slice_rows(engine, p, inputs, slicings, slice_steps, attrs),
+                    inputs=inputs.description(),
+                    fingerprint=fingerprint(engine, p, {"sample": {
+                        k: int(ids[k]) for k in ("rows_drawn", "pair_digest")}}))
     manifest["lineage"] = lineage(manifest, ids["stream"])
     manifest["sample_id"] = ids["sample_id"]
     return PairSample(rows, with_sample_id(questions, manifest["sample_id"]), manifest)

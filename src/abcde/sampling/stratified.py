@@ -35,7 +35,6 @@ from abcde.sample_files.layout import sample_output
 from abcde.sample_files.manifest import class_keys, judgeable_pairs
 from abcde.sample_files.pairs import DRAW_COLUMNS, QUESTION_COLUMNS, write_pair_sample
 from abcde.sampling.pairs import (
-    DIGEST_KEYS,
     BudgetNotFilled,
     Ceiling,
     Design,
@@ -211,7 +210,7 @@ def run_stratified(session: Session, budget: int, alloc: str | float, *, seed: i
             "strata": strata, "draws": sum(s["draws"] for s in strata),
             "pairs": pair_counts(rows, questions)}
         result = finish(eng, p, inputs, spec.slicings, slice_steps, attrs, totals, manifest,
-                        rows, questions, (*DIGEST_KEYS, "stratum"))
+                        rows, questions)
         if od is not None:
             result.files = write_pair_sample(od, rows, result.questions, result.manifest,
                                              draw_columns=[*DRAW_COLUMNS, "stratum"])
