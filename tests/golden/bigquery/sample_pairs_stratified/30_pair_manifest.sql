@@ -199,6 +199,8 @@ WITH total AS (
 ), pair_sample_id AS (
   SELECT
     stream,
+    rows_drawn,
+    pair_digest,
     's' || SUBSTRING(stream, 1, 8) || '-b500-' || SUBSTRING(
       TO_HEX(
         MD5(
@@ -280,10 +282,6 @@ WITH total AS (
     affected_good_index AS exact_affected_good_index,
     u_self AS exact_u_self
   FROM pair_self
-), digest AS (
-  SELECT
-    CAST(COALESCE(pair_digest, 0) AS INT64) AS pair_digest
-  FROM pair_sample_digest
 ), fp AS (
   SELECT
     cells AS fp_cells,
@@ -384,13 +382,12 @@ FROM (
     f.fp_cell_hash,
     f.fp_item_hash,
     f.fp_weight_hash,
-    g.pair_digest,
+    i.pair_digest,
     i.sample_id
   FROM drawn AS d
   CROSS JOIN classes AS c
   CROSS JOIN self_parts AS x
   CROSS JOIN `proj`.`ds`.`abcde_pair_fill` AS fl
-  CROSS JOIN digest AS g
   CROSS JOIN pair_sample_id AS i
   CROSS JOIN fp AS f
   CROSS JOIN overall AS o

@@ -143,6 +143,8 @@ WITH total AS (
 ), pair_sample_id AS (
   SELECT
     stream,
+    rows_drawn,
+    pair_digest,
     's' || SUBSTRING(stream FROM 1 FOR 8) || '-b500-' || SUBSTRING(MD5(
       CAST('pairs' AS VARCHAR) || ':' || CAST(stream AS VARCHAR) || ':' || CAST('b500' AS VARCHAR) || ':' || CAST(rows_drawn AS VARCHAR) || ':' || CAST(pair_digest AS VARCHAR)
     ) FROM 1 FOR 8) AS sample_id
@@ -265,10 +267,6 @@ WITH total AS (
     affected_good_index AS exact_affected_good_index,
     u_self AS exact_u_self
   FROM pair_self
-), digest AS (
-  SELECT
-    CAST(COALESCE(pair_digest, 0) AS BIGINT) AS pair_digest
-  FROM pair_sample_digest
 ), fp AS (
   SELECT
     cells AS fp_cells,
@@ -369,13 +367,12 @@ FROM (
     f.fp_cell_hash,
     f.fp_item_hash,
     f.fp_weight_hash,
-    g.pair_digest,
+    i.pair_digest,
     i.sample_id
   FROM drawn AS d
   CROSS JOIN classes AS c
   CROSS JOIN self_parts AS x
   CROSS JOIN "proj"."ds"."abcde_pair_fill" AS fl
-  CROSS JOIN digest AS g
   CROSS JOIN pair_sample_id AS i
   CROSS JOIN fp AS f
   CROSS JOIN overall AS o
