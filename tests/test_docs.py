@@ -192,14 +192,12 @@ def test_the_json_keys_the_docs_list_are_the_ones_written(
     assert keys <= set(re.findall(r"`(\w+)`", sim)), keys - set(re.findall(r"`(\w+)`", sim))
 
 
-def test_a_budget_above_the_population_gets_the_budget_quoted(
+def test_a_budget_above_the_population_is_refused_with_its_pairs(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """docs/quality.md: a budget above the examples' judgeable pairs is refused with the
-    budget a stream of 2 × pairs + 100 draws fills (not the largest within the ceiling,
-    which the text seemed to promise), the number it quotes."""
-    quoted = re.search(r"not the largest \(([\d,]+) on\s+the examples\)", QUALITY)
+    """docs/quality.md: a budget above the examples' judgeable pairs (the number it
+    quotes) is refused at once, with that number."""
     pairs = re.search(r"on the examples,\s+[\d,]+ of the\s+([\d,]+) pairs", QUALITY)
-    assert quoted and pairs
+    assert pairs and "refused at once" in QUALITY
     monkeypatch.chdir(ROOT)
     budget = int(pairs.group(1).replace(",", "")) + 1
     result = CliRunner().invoke(main, [
@@ -208,10 +206,7 @@ def test_a_budget_above_the_population_gets_the_budget_quoted(
         "--out", str(tmp_path / "s")])
     assert result.exit_code == 2
     assert f"only {pairs.group(1)} judgeable pairs" in result.output, result.output
-    # the probe of 2 × pairs + 100 draws is within the default ceiling: raising
-    # --max-stream-draws would not change the number, so it is not offered
-    assert f"Lower --budget to at most {quoted.group(1)}.\n" in result.output, result.output
-    assert "--max-stream-draws" not in result.output, result.output
+    assert f"--budget to at most {pairs.group(1)}" in result.output, result.output
 
 
 def test_the_evaluation_numbers_quoted_are_those_of_the_examples(

@@ -5,8 +5,8 @@
    and draws), per class key the design's totals (classes_<key>_<column>,
    pairs/totals.sql: the estimators' multipliers, docs/method.md §6.4, §6.9), the self
    pairs' exact parts (exact_*, pairs/self_pairs.sql), the exact impact metrics, the
-   fingerprint of the cells (fp_*), and the sample's id: the md5 of integer parts, the
-   same on every engine. #}
+   fingerprint of the cells (fp_*), and the sample's id (pairs/sample_id.sql, as the
+   engines compute it). #}
 WITH drawn AS (
   SELECT
     COUNT(*) AS pairs_ordered,
@@ -33,9 +33,6 @@ self_parts AS (
     affected_good_index AS exact_affected_good_index,
     u_self AS exact_u_self
   FROM pair_self
-),
-digest AS (
-  SELECT CAST(COALESCE(pair_digest, 0) AS BIGINT) AS pair_digest FROM pair_sample_digest
 ),
 fp AS (
   SELECT cells AS fp_cells, items AS fp_items, weight AS fp_weight, cell_hash AS fp_cell_hash,
@@ -82,12 +79,12 @@ SELECT
   f.fp_cell_hash,
   f.fp_item_hash,
   f.fp_weight_hash,
-  g.pair_digest,
-  SUBSTR({{ md5_hex("'pairs'", literal(population), literal(alpha|string), seed|string, budget|string, n|string, 'CAST(d.pairs_ordered AS BIGINT)', 'g.pair_digest', 'CAST(f.fp_cells AS BIGINT)', 'CAST(f.fp_items AS BIGINT)') }}, 1, 12) AS sample_id
+  i.pair_digest,
+  i.sample_id
 FROM drawn AS d
 CROSS JOIN classes AS c
 CROSS JOIN self_parts AS x
 CROSS JOIN pair_fill AS fl
-CROSS JOIN digest AS g
+CROSS JOIN pair_sample_id AS i
 CROSS JOIN fp AS f
 CROSS JOIN overall AS o

@@ -1,9 +1,8 @@
-{# The sample: draws of the stream up to draw number `cut` (the budget fill), one row per
+{# The kept draws of one stream: draw numbers up to `cut` (the budget fill), one row per
    unique ORDERED pair with its draw count and first draw (1-based draw number).
    pair_id numbers the unordered pairs {i, j} by their first draw, so (i, j) and (j, i)
-   share it; item_i is the vantage item (ABCDE App. B.1) and its attributes ride along.
-   An ordered pair's class, label and u_over_w are those of its stratum, the
-   same for each of its draws. #}
+   share it; item_i is the vantage item (ABCDE App. B.1). An ordered pair's class, label
+   and u_over_w are those of its stratum, the same for each of its draws. #}
 WITH kept AS (
   SELECT d, item_i, item_j, pair_class, label, u_over_w, base_cluster_i,
          exp_cluster_i, base_cluster_j, exp_cluster_j
@@ -27,22 +26,16 @@ unordered AS (
   FROM ordered AS o
 )
 SELECT
-  DENSE_RANK() OVER (ORDER BY u.pair_first) AS pair_id,
-  u.item_i,
-  u.item_j,
-  u.pair_class,
-  u.label,
-  u.draw_count,
-  u.first_draw,
-  u.u_over_w,
-  u.base_cluster_i,
-  u.exp_cluster_i,
-  u.base_cluster_j,
-  u.exp_cluster_j
-{% for name in attributes %}
-  , a.{{ name|ident }}
-{% endfor %}
-FROM unordered AS u
-{% if attributes %}
-LEFT JOIN sample_attributes AS a ON u.item_i = a.item_id
-{% endif %}
+  DENSE_RANK() OVER (ORDER BY pair_first) AS pair_id,
+  item_i,
+  item_j,
+  pair_class,
+  label,
+  draw_count,
+  first_draw,
+  u_over_w,
+  base_cluster_i,
+  exp_cluster_i,
+  base_cluster_j,
+  exp_cluster_j
+FROM unordered

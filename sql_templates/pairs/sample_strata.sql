@@ -1,20 +1,45 @@
-{# The draws of a stratified sample (abcde.sampling.stratified): each stratum's sample
-   (pairs/sample.sql over its own stream) with its name in `stratum`, pair ids made
-   unique across strata by the previous strata's largest, as the engines number them. #}
-WITH offsets AS (
+{# The sample: the kept draws of each stream (pairs/sample.sql) — one, or one per stratum
+   of a stratified sample (abcde.sampling.stratified), named in `stratum`, pair ids made
+   unique across strata by adding the previous strata's largest — with the vantage item's
+   attributes (ABCDE App. B.1). #}
+WITH
+{% if strata %}
+offsets AS (
   SELECT
-{% for h, name, classes, seed in strata %}
-    (SELECT COALESCE(MAX(pair_id), 0) FROM pair_sample_{{ name }}) AS top_{{ h }}{{ ',' if not loop.last }}
+{% for step, name in parts %}
+    (SELECT COALESCE(MAX(pair_id), 0) FROM {{ step }}) AS top_{{ loop.index0 }}{{ ',' if not loop.last }}
+{% endfor %}
+),
+{% endif %}
+drawn AS (
+{% for step, name in parts %}
+  SELECT
+    s.pair_id{% for k in range(loop.index0) %} + o.top_{{ k }}{% endfor %} AS pair_id,
+{% for c in columns %}
+    s.{{ c|ident }}{{ ',' if not loop.last or strata }}
+{% endfor %}
+{% if strata %}
+    '{{ name }}' AS stratum
+{% endif %}
+  FROM {{ step }} AS s
+{% if strata %}
+  CROSS JOIN offsets AS o
+{% endif %}
+  {{ 'UNION ALL' if not loop.last }}
 {% endfor %}
 )
-{% for h, name, classes, seed in strata %}
 SELECT
-  s.pair_id{% for k in range(h) %} + o.top_{{ k }}{% endfor %} AS pair_id,
+  d.pair_id
 {% for c in columns %}
-  s.{{ c|ident }},
+  , d.{{ c|ident }}
 {% endfor %}
-  '{{ name }}' AS stratum
-FROM pair_sample_{{ name }} AS s
-CROSS JOIN offsets AS o
-{{ 'UNION ALL' if not loop.last }}
+{% for name in attributes %}
+  , a.{{ name|ident }}
 {% endfor %}
+{% if strata %}
+  , d.stratum
+{% endif %}
+FROM drawn AS d
+{% if attributes %}
+LEFT JOIN sample_attributes AS a ON d.item_i = a.item_id
+{% endif %}

@@ -656,6 +656,28 @@ def test_a_truth_file_is_read_as_the_clusterings_are(tmp_path: Path) -> None:
         assert by_file["delta_precision"] == by_dict["delta_precision"]
 
 
+def test_sample_pairs_warns_of_a_class_it_drew_no_pair_of(tmp_path: Path) -> None:
+    """The sample of the test below (no split pair) is drawn by `abcde sample-pairs`:
+    exit 0, and one warning on stderr naming the class, the metrics it leaves undefined
+    and the budget its manifest needs — the very sentence `abcde estimate` prints later;
+    a sample that drew every class says nothing."""
+    files = [_write(tmp_path / f"{n}.csv", rows) for n, rows in (
+        ("base", _rows(BASE)), ("exp", _rows(EXP)),
+        ("weights", [{"item_id": k, "weight": v} for k, v in WEIGHT.items()]))]
+    args = ["sample-pairs", "--base", str(files[0]), "--exp", str(files[1]), "--weights",
+            str(files[2]), "--seed", "3"]
+    res = CliRunner().invoke(main, [*args, "--budget", "10", "--out", str(tmp_path / "s")])
+    assert res.exit_code == 0, res.output
+    warned = [x for x in res.stderr.splitlines() if x.startswith("warning: ")]
+    assert len(warned) == 1 and warned[0].startswith("warning: no split pair was drawn"), warned
+    assert "GoodSplitRate, BadSplitRate" in warned[0] and "--budget " in warned[0]
+    truth = _write(tmp_path / "truth.csv", _rows(TRUTH))
+    later = CliRunner().invoke(main, ["estimate", str(tmp_path / "s"), "--truth", str(truth)])
+    assert f"WARNING: {warned[0].removeprefix('warning: ')}" in later.output.splitlines()
+    res = CliRunner().invoke(main, [*args, "--budget", "60", "--out", str(tmp_path / "t")])
+    assert res.exit_code == 0 and "warning" not in res.stderr, res.stderr
+
+
 def test_a_sample_without_a_split_pair_warns_with_the_budget_it_needs(tmp_path: Path) -> None:
     """`abcde estimate` on a sample that drew no split pair (budget 10, seed 3 of this
     world) printed its split rates as undefined without a warning: it warns, naming the

@@ -226,7 +226,7 @@ def _judgeable(ref: dict) -> int:
 def test_budget_is_limited_to_the_populations_judgeable_pairs(population: str) -> None:
     """The closed-form count of judgeable pairs (manifest `population_pairs`) equals the
     brute-force count, per class; a budget of exactly that many fills, one more is
-    refused up front (it used to grow the stream towards 1e9 draws)."""
+    refused at once, naming the budget."""
     rng = np.random.default_rng(51)
     base, exp, weight = random_case(rng, 9)
     ref = design_pairs(base, exp, weight, population)
@@ -236,8 +236,9 @@ def test_budget_is_limited_to_the_populations_judgeable_pairs(population: str) -
     for cls in ("split", "merge", "stable"):
         assert s.manifest["population_pairs"][cls] == len(
             {frozenset(p) for p, v in ref.items() if v["class"] == cls})
-    with pytest.raises(InputError, match=f"only {k:,} judgeable pairs"):
+    with pytest.raises(InputError, match=f"only {k:,} judgeable pairs") as err:
         sample_pairs(base, exp, weight, population=population, budget=k + 1, seed=2)
+    assert err.value.option == "budget"
 
 
 B4 = {1: "a", 2: "a", 3: "b", 4: "b"}
@@ -254,7 +255,7 @@ def test_cli_budget_above_the_population_exits_2(tmp_path) -> None:
     res = CliRunner().invoke(main, ["sample-pairs", "--base", b, "--exp", e, "--budget", "50",
                                     "--out", str(tmp_path / "big")])
     assert res.exit_code == 2, res.output
-    assert "only 3 judgeable pairs" in res.output and "lower --budget" in res.output.lower()
+    assert "only 3 judgeable pairs" in res.output and "--budget to at most 3" in res.output
     res = CliRunner().invoke(main, ["sample-pairs", "--base", b, "--exp", e, "--budget", "3",
                                     "--out", str(tmp_path / "ok") + "/"])
     assert res.exit_code == 0, res.output
@@ -263,19 +264,6 @@ def test_cli_budget_above_the_population_exits_2(tmp_path) -> None:
         res = CliRunner().invoke(main, ["sample-pairs", "--base", b, "--exp", e, *extra,
                                         "--out", str(tmp_path / "x")])
         assert res.exit_code == 2 and "--budget" in res.output, res.output
-
-
-def test_a_fill_that_cannot_progress_stops_with_an_error(monkeypatch) -> None:
-    """Item 4 weighs 1e-60: the pair {3, 4} has probability ~1e-60 and is never drawn.
-    The fill stops once a stream of STALL_DRAWS draws found no new pair (lowered here to
-    keep the test fast) instead of growing towards MAX_DRAWS."""
-    import abcde.sampling.pairs
-
-    monkeypatch.setattr(abcde.sampling.pairs, "STALL_DRAWS", 20_000)
-    weight = {1: 1.0, 2: 1.0, 3: 1.0, 4: 1e-60}
-    with pytest.raises(InputError, match="20,000 draws hold only 2 of the population's 3"):
-        sample_pairs(B4, E4, weight, budget=3, seed=1)
-    assert len(sample_pairs(B4, E4, weight, budget=2, seed=1).questions) == 2
 
 
 # A coupon collector: 8 items of one Base cluster, split into singletons in Exp (28 split
@@ -291,13 +279,13 @@ def _stream_sizes(monkeypatch) -> list[int]:
     import abcde.sampling.pairs
 
     sizes: list[int] = []
-    drawn = abcde.sampling.pairs.draw_stream
+    chain = abcde.sampling.pairs.add_chain
 
-    def recording(engine, base, n, seed):
+    def recording(p, seed, n, **options):
         sizes.append(n)
-        return drawn(engine, base, n, seed)
+        return chain(p, seed, n, **options)
 
-    monkeypatch.setattr(abcde.sampling.pairs, "draw_stream", recording)
+    monkeypatch.setattr(abcde.sampling.pairs, "add_chain", recording)
     return sizes
 
 
@@ -322,10 +310,11 @@ def _order(n: int, seed: int) -> list[tuple]:
 
 def test_a_budget_near_the_maximum_stops_at_the_cost_ceiling(monkeypatch) -> None:
     """A budget of all 28 pairs is a coupon collector whose last pairs need thousands of
-    draws. The fill stops at the cost ceiling max(DRAWS_PER_PAIR·budget, CHEAP_DRAWS)
-    (CHEAP_DRAWS lowered here) with exit 2 instead of growing the stream, and names the
-    largest budget a stream within the ceiling fills (counted by hand from the stream);
-    that budget is filled, one more is refused."""
+    draws. The fill draws 2·28 + 100 draws, then four times more while the stream does
+    not hold the budget, up to the cost ceiling max(DRAWS_PER_PAIR·budget, CHEAP_DRAWS)
+    (CHEAP_DRAWS lowered here); there it stops with exit 2 and names the largest budget
+    that every budget below fills within its ceiling (counted by hand from the stream)
+    and --max-stream-draws. That budget is filled, one more is refused."""
     import abcde.sampling.pairs
 
     monkeypatch.setattr(abcde.sampling.pairs, "CHEAP_DRAWS", 1_000)
@@ -335,13 +324,13 @@ def test_a_budget_near_the_maximum_stops_at_the_cost_ceiling(monkeypatch) -> Non
     sizes.clear()
     with pytest.raises(InputError) as err:
         sample_pairs(B8, E8, W8, budget=28, seed=4)
-    assert max(sizes) == 1_000  # never a longer stream
+    assert sizes == [156, 624, 1_000]
     msg = str(err.value)
-    assert "of the population's 28 judgeable pairs" in msg and "1,000 draws" in msg
-    assert f"a budget of up to {fit:,} is filled within the ceiling" in msg
-    assert f"Lower --budget to at most {fit:,}" in msg and "--max-stream-draws" in msg
+    assert "1,000 draws" in msg and "of the population's 28 judgeable pairs" in msg
+    assert f"lower the budget to at most {fit:,}" in msg
+    assert err.value.option == "max_stream_draws"
     assert len(sample_pairs(B8, E8, W8, budget=fit, seed=4).questions) == fit
-    with pytest.raises(InputError, match=f"up to {fit:,} is filled"):
+    with pytest.raises(InputError, match=f"at most {fit:,}"):
         sample_pairs(B8, E8, W8, budget=fit + 1, seed=4)
 
 
@@ -351,7 +340,7 @@ def test_max_stream_draws_sets_the_ceiling_and_keeps_the_sample() -> None:
     default ceiling (a ceiling only decides whether a budget is filled, never how)."""
     fit = _fitting(_order(300, 5), lambda r: 300)
     assert fit == len({frozenset(p) for p in _order(300, 5)}) < 28
-    with pytest.raises(InputError, match=f"300 draws \\(--max-stream-draws\\).*up to {fit}"):
+    with pytest.raises(InputError, match=f"300 draws.*at most {fit}, or raise"):
         sample_pairs(B8, E8, W8, budget=fit + 1, seed=5, max_stream_draws=300)
     capped = sample_pairs(B8, E8, W8, budget=fit, seed=5, max_stream_draws=300)
     assert capped.draws == sample_pairs(B8, E8, W8, budget=fit, seed=5).draws
@@ -361,80 +350,27 @@ def test_max_stream_draws_sets_the_ceiling_and_keeps_the_sample() -> None:
                             max_stream_draws=200_000).questions) == 28
 
 
-def test_a_hopeless_budget_is_refused_before_long_streams(monkeypatch) -> None:
-    """When the ceiling is far away (CHEAP_DRAWS lowered, the per-pair factor 20) and the
-    first stream's growth already shows that the ceiling's stream would not hold the
-    budget, the fill stops before it draws a stream longer than CHEAP_DRAWS rather than
-    walking up to the ceiling. The world: 24 items of one Base cluster split into
-    singletons, weights 0.75^i, so pair probabilities span 12 orders of magnitude and
-    all 276 pairs take far more than 20 × 276 draws (in expectation, 276,000 draws still
-    miss ~19). Its suggestion is a budget the stream drawn so far fills (by hand)."""
-    import abcde.sampling.pairs
-
-    monkeypatch.setattr(abcde.sampling.pairs, "CHEAP_DRAWS", 1_000)
-    monkeypatch.setattr(abcde.sampling.pairs, "DRAWS_PER_PAIR", 20)
-    base = dict.fromkeys(range(24), "a")
-    exp = {i: f"x{i}" for i in range(24)}
-    w = {i: 0.75 ** i for i in range(24)}
+def test_an_unreachable_pair_stops_the_fill_at_the_ceiling(monkeypatch) -> None:
+    """Item 4 weighs 1e-60: the pair {3, 4} has probability ~1e-60 and is never drawn.
+    The fill of all 3 pairs stops at the ceiling's stream, never beyond it, with the 2
+    pairs that stream holds; a budget above the population is refused before any stream
+    is drawn."""
     sizes = _stream_sizes(monkeypatch)
-    with pytest.raises(InputError, match="would still miss at least an estimated") as err:
-        sample_pairs(base, exp, w, budget=276, seed=6)
-    assert max(sizes) <= 1_000 < 20 * 276
-    order = [(r["item_i"], r["item_j"]) for r in sample_pairs(
-        base, exp, w, draws=max(sizes), seed=6, return_stream=True).stream]
-    fit = _fitting(order, lambda r: max(20 * r, 1_000))
-    assert f"a budget of up to {fit:,} is filled within the ceiling" in str(err.value)
-    assert "276 judgeable pairs" in str(err.value)
-
-
-def test_a_budget_above_the_population_suggests_one_that_fills(monkeypatch) -> None:
-    """The refusal of a budget above the judgeable pairs does not suggest that maximum
-    when it is beyond the cost ceiling: it names a budget that a stream of 2·28 + 100
-    draws (where a fill of all pairs starts) holds, counted by hand, and that budget
-    fills."""
-    import abcde.sampling.pairs
-
-    monkeypatch.setattr(abcde.sampling.pairs, "CHEAP_DRAWS", 1_000)
-    fit = _fitting(_order(156, 4), lambda r: max(10 * r, 1_000))
-    assert 0 < fit < 28
-    with pytest.raises(InputError) as err:
-        sample_pairs(B8, E8, W8, budget=29, seed=4)
-    msg = str(err.value)
-    assert "only 28 judgeable pairs" in msg and f"up to {fit:,} is filled" in msg
-    assert f"Lower --budget to at most {fit:,}." in msg
-    assert len(sample_pairs(B8, E8, W8, budget=fit, seed=4).questions) == fit
-
-
-def test_a_budget_above_the_population_offers_a_higher_ceiling_only_where_it_helps(
-        monkeypatch) -> None:
-    """The suggestion is read off a probe of at most 2·28 + 100 = 156 draws: under the
-    default ceiling (here >= 1,000 draws) and under --max-stream-draws 156 the probe's
-    end, not the ceiling, limits it, and "or raise --max-stream-draws" (which it used to
-    add) changes nothing; a ceiling of 60 draws stops the probe early, and raising it
-    does suggest more (counted by hand)."""
-    import abcde.sampling.pairs
-
-    monkeypatch.setattr(abcde.sampling.pairs, "CHEAP_DRAWS", 1_000)
-    order = _order(156, 4)
-    fit = _fitting(order, lambda r: max(10 * r, 1_000))
-    for cap in (None, 156):
-        with pytest.raises(InputError) as err:
-            sample_pairs(B8, E8, W8, budget=29, seed=4, max_stream_draws=cap)
-        msg = str(err.value)
-        assert msg.endswith(f"Lower --budget to at most {fit:,}."), msg
-        assert "--max-stream-draws" not in msg, msg
-    capped = _fitting(order[:60], lambda r: 60)
-    assert 0 < capped < fit
-    with pytest.raises(InputError) as err:
-        sample_pairs(B8, E8, W8, budget=29, seed=4, max_stream_draws=60)
-    msg = str(err.value)
-    assert (f"Lower --budget to at most {capped:,}, or raise --max-stream-draws (time and "
-            "memory grow with the draws).") in msg, msg
+    weight = {1: 1.0, 2: 1.0, 3: 1.0, 4: 1e-60}
+    with pytest.raises(InputError, match=r"20,000 draws.*only 2 of the population's 3.*"
+                                         r"at most 2,"):
+        sample_pairs(B4, E4, weight, budget=3, seed=1, max_stream_draws=20_000)
+    assert max(sizes) == 20_000
+    assert len(sample_pairs(B4, E4, weight, budget=2, seed=1).questions) == 2
+    sizes.clear()
+    with pytest.raises(InputError, match="only 3 judgeable pairs"):
+        sample_pairs(B4, E4, weight, budget=4, seed=1)
+    assert sizes == []
 
 
 def test_cli_budget_beyond_the_cost_ceiling_exits_2(tmp_path, monkeypatch) -> None:
-    """On the command line: exit 2 with the message, nothing written; --max-stream-draws
-    raises the ceiling."""
+    """On the command line: exit 2 with the message naming --max-stream-draws, nothing
+    written; --max-stream-draws raises the ceiling."""
     from click.testing import CliRunner
 
     import abcde.sampling.pairs
@@ -448,7 +384,7 @@ def test_cli_budget_beyond_the_cost_ceiling_exits_2(tmp_path, monkeypatch) -> No
             "--seed", "4", "--out", str(tmp_path / "s")]
     res = CliRunner().invoke(main, args)
     assert res.exit_code == 2, res.output
-    assert "cost ceiling" in res.output and "Lower --budget to at most" in res.output
+    assert "cost ceiling" in res.output and "raise --max-stream-draws" in res.output
     assert not (tmp_path / "s").exists()
     res = CliRunner().invoke(main, [*args, "--max-stream-draws", "200000"])
     assert res.exit_code == 0, res.output
@@ -471,7 +407,7 @@ def test_simulate_names_its_own_options_at_the_cost_ceiling(tmp_path, monkeypatc
                                     "--budgets", "5,28", "--replications", "1", "--seed",
                                     "4"])
     assert res.exit_code == 2, res.output
-    assert "Lower the largest of --budgets to at most" in res.output, res.output
+    assert "lower the largest of --budgets to at most" in res.output, res.output
     assert "--max-stream-draws" not in res.output and "--budget " not in res.output
 
 

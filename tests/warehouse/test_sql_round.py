@@ -396,6 +396,7 @@ def _check_pair_sample(engine: Engine, population: str, manifest_from_rows: Any,
     assert [(q["pair_id"], q["item_1"], q["item_2"]) for q in questions] == \
         [(q["pair_id"], q["item_1"], q["item_2"]) for q in want.questions]
     assert {q["sample_id"] for q in questions} == {m["sample_id"]}
+    assert m["sample_id"] == want.manifest["sample_id"]  # one id by either route
     slices = {r["provenance"]: r for r in manifest["slices"]}
     assert len(slices) == len(want.manifest["slices"])
     for r in want.manifest["slices"]:
@@ -642,7 +643,7 @@ def test_estimate_names_where_the_sample_is_once(args: list[str], message: str) 
 @pytest.mark.parametrize("allocation", ["proportional", "equal", 0.8])
 def test_stratified_pair_sample_script_equals_sample_pairs(allocation: str | float) -> None:
     """`--strata-allocation`: the budgets of the strata computed in SQL, each stratum's
-    own stream and fill (seed 2·seed + h): the same draws, strata and pair ids as
+    own stream and fill (seed 2·seed + h): the same draws, strata, pair ids and sample id as
     `abcde sample-pairs --strata-allocation` (DuckDB; the chain is the plain one per
     stratum, run on every engine above), and the strata table read back as its manifest's
     strata; `abcde estimate` gives the same estimates from either."""
@@ -674,6 +675,7 @@ def test_stratified_pair_sample_script_equals_sample_pairs(allocation: str | flo
                 if k != "stream_draws":  # the engines grow their stream; the script's is fixed
                     assert close(got_s[k], v) if isinstance(v, float) else got_s[k] == v, k
         assert manifest["pairs"] == want.manifest["pairs"]
+        assert m["sample_id"] == want.manifest["sample_id"]  # one id by either route
         ideal = str(EXAMPLES / "ideal.csv")
         a = estimate(load_tables("r_", eng.work_schema, engine=eng), truth=ideal)
         b = estimate(want, truth=ideal)

@@ -222,6 +222,10 @@ def sample_pairs_cmd(comparison: Comparison, population: str, alpha: float | Non
     for name in ("questions_csv", "questions_jsonl", "draws_parquet", "manifest"):
         if name in s.files:
             click.echo(f"  {name}: {s.files[name]}")
+    from abcde.quality.estimate import undrawn_warnings
+
+    for warning in undrawn_warnings(s.draws, m):  # the estimate would say it, too late
+        click.echo(f"warning: {warning}", err=True)
 
 
 COMMANDS = (sample_items_cmd, explore_cmd, sample_pairs_cmd,)

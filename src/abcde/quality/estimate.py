@@ -35,7 +35,7 @@ from abcde.quality.judging import logged_verdicts
 from abcde.quality.metrics import MAX_UNKNOWN_SHARE, METRIC_KEYS, Design, estimate_all, unavailable
 from abcde.quality.sample import CLASS_KEYS, JudgedSample, count_distinct, judged_sample
 from abcde.quality.slices import estimate_slices
-from abcde.quality.wording import UNKNOWN_START, precision_verdict, sample_warnings
+from abcde.quality.wording import UNKNOWN_START, precision_verdict, sample_warnings, undrawn
 from abcde.sample_files.exported import is_exported, read_exported, read_tables
 from abcde.sample_files.layout import LOG_NAME, MANIFEST, restore
 from abcde.sample_files.manifest import DESIGN_VERSION, sample_id, stream_of
@@ -477,15 +477,7 @@ def _estimate(draws: Any, verdicts: Any, manifest: Mapping[str, Any], confidence
               se_method: str, where: str | None) -> dict[str, Any]:
     """The document of :func:`estimate_from_draws`; ``where`` names a sample on file."""
     prefix = "" if where is None else f"{where}: "
-    try:
-        check_design(manifest)
-    except ValueError as err:
-        raise InputError(f"{prefix}{err}") from None
-    classes, sums = _classes(manifest)
-    exact = _exact(manifest)
-    s = judged_sample(draws, verdicts, alpha=float(manifest["alpha"]),
-                      kappa=sums["u"] / sums["w"], where=f"{prefix}draws")
-    design = Design(classes, exact, sums, _scale(s, manifest, classes, prefix))
+    s, design = _judged(draws, verdicts, manifest, prefix)
     results = estimate_all(s, design, confidence=confidence, se_method=se_method)
     out: dict[str, Any] = {"population": manifest.get("population"), "alpha": s.alpha,
                            "se_method": se_method}
@@ -513,6 +505,33 @@ def _estimate(draws: Any, verdicts: Any, manifest: Mapping[str, Any], confidence
             if m["estimate"] is not None and m["interval"] != "exact" and not m["not_conclusive"]:
                 m["not_conclusive"] = why
     return out
+
+
+def _judged(draws: Any, verdicts: Any, manifest: Mapping[str, Any],
+            prefix: str) -> tuple[JudgedSample, Design]:
+    """The judged draws and the design of the manifest they were drawn by."""
+    try:
+        check_design(manifest)
+    except ValueError as err:
+        raise InputError(f"{prefix}{err}") from None
+    classes, sums = _classes(manifest)
+    s = judged_sample(draws, verdicts, alpha=float(manifest["alpha"]),
+                      kappa=sums["u"] / sums["w"], where=f"{prefix}draws")
+    return s, Design(classes, _exact(manifest), sums, _scale(s, manifest, classes, prefix))
+
+
+def undrawn_warnings(draws: Sequence[Mapping[str, Any]],
+                     manifest: Mapping[str, Any]) -> list[str]:
+    """What `abcde estimate` will warn of whatever the verdicts, told when the sample is
+    drawn: each class of the population the sample drew no pair of, the metrics it leaves
+    undefined and the budget the manifest's design needs for it
+    (:func:`~abcde.quality.wording.undrawn`): the draws estimated as if every pair were
+    judged equivalent, so only what was not drawn leaves a metric undefined."""
+    if not draws:
+        return []
+    s, design = _judged(draws, {r["pair_id"]: "equivalent" for r in draws}, manifest, "")
+    return undrawn(_sample_summary(s), estimate_all(s, design), design,
+                   manifest.get("budget"))
 
 
 def _sample_summary(s: JudgedSample) -> dict[str, Any]:

@@ -89,10 +89,10 @@ def sample_warnings(sample: Mapping[str, Any], results: Mapping[str, Estimate],
             "widened to the effective sample size but the estimates may be biased "
             "(docs/method.md §8.11). Increase the budget, sample with --population mixture, "
             "or stratify (--strata-allocation).")
-    return out + ([] if design is None else _undrawn(sample, results, design, budget))
+    return out + ([] if design is None else undrawn(sample, results, design, budget))
 
 
-def _undrawn(sample: Mapping[str, Any], results: Mapping[str, Estimate], design: Design,
+def undrawn(sample: Mapping[str, Any], results: Mapping[str, Estimate], design: Design,
              budget: int | None) -> list[str]:
     """A sentence per class of the population that the design draws but the sample did
     not, leaving metrics undefined: which, and the budget at which the design expects

@@ -51,13 +51,6 @@ def fingerprint(engine: Engine, pipeline: Pipeline, extra: dict[str, Any]) -> di
     return {"sha256": _hash(parts)[:16], **parts}
 
 
-def sample_digest(rows: Sequence[Mapping[str, Any]], keys: Sequence[str]) -> str:
-    """sha256 (16 hex digits) of the drawn rows' `keys`, ids as text (an integer id and
-    its CSV text give the same digest, on every engine), in a sorted order."""
-    items = sorted(json.dumps([str(r[k]) for k in keys]) for r in rows)
-    return hashlib.sha256("\n".join(items).encode()).hexdigest()[:16]
-
-
 def inputs_fingerprint(manifest: Mapping[str, Any]) -> str | None:
     """The fingerprint without what was drawn: the same for every sample of the inputs."""
     fp = manifest.get("fingerprint")
@@ -66,17 +59,18 @@ def inputs_fingerprint(manifest: Mapping[str, Any]) -> str | None:
     return _hash({k: v for k, v in fp.items() if k not in ("sha256", "sample")})[:16]
 
 
-def lineage(manifest: Mapping[str, Any]) -> dict[str, Any]:
+def lineage(manifest: Mapping[str, Any], stream: str) -> dict[str, Any]:
     """What makes samples one stream of draws (docs/method.md §7.10): population, α
-    (§6.9), seed, the inputs' fingerprint, the stratification and the stream version.
-    Samples of one `stream` differ only in how far it was walked (`budget` or `draws`),
-    so the smaller one's pairs are the larger one's first pairs."""
-    parts = {"population": manifest.get("population"), "alpha": manifest.get("alpha"),
-             "seed": manifest.get("seed"),
-             "inputs": inputs_fingerprint(manifest), "version": STREAM_VERSION,
-             "stratified": bool(manifest.get("stratified")),
-             "strata_allocation": manifest.get("strata_allocation")}
-    out: dict[str, Any] = {"stream": _hash(parts)[:16], **parts}
+    (§6.9), seed, the inputs' fingerprint, the stratification and the stream version,
+    and `stream`, their id as the engines and the scripts compute it
+    (`pairs/sample_id.sql`). Samples of one stream differ only in how far it was walked
+    (`budget` or `draws`), so the smaller one's pairs are the larger one's first pairs."""
+    out: dict[str, Any] = {
+        "stream": stream, "population": manifest.get("population"),
+        "alpha": manifest.get("alpha"), "seed": manifest.get("seed"),
+        "inputs": inputs_fingerprint(manifest), "version": STREAM_VERSION,
+        "stratified": bool(manifest.get("stratified")),
+        "strata_allocation": manifest.get("strata_allocation")}
     if manifest.get("budget") is not None:
         out["budget"] = int(manifest["budget"])
     else:
@@ -85,26 +79,14 @@ def lineage(manifest: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def sample_id(manifest: Mapping[str, Any]) -> str:
-    """The manifest's ``sample_id`` if it has one; else, with a ``lineage``,
-    ``s<stream>-b<budget>-<hash>`` (or ``-d<draws>-``): the stream is recognised in a
-    judgement file of another sample of it (`parse_sample_id`), and the leading letter
-    keeps spreadsheets from reading the id as a number; else a hash of what makes the
-    sample. Floats of the strata are left out (their last bits differ between engines),
-    so the id names the same sample wherever it was drawn."""
+    """The manifest's ``sample_id`` (every sample abcde draws has one, by either route:
+    `pairs/sample_id.sql`); else, for a manifest made by hand, a hash of what makes the
+    sample."""
     if manifest.get("sample_id"):
         return str(manifest["sample_id"])
     parts = {k: manifest.get(k) for k in ("population", "seed", "budget", "stream_draws",
-                                           "draws", "pairs", "strata")}
-    if isinstance(parts["strata"], list):
-        parts["strata"] = [{k: v for k, v in st.items() if not isinstance(v, float)}
-                           if isinstance(st, Mapping) else st for st in parts["strata"]]
-    fp = manifest.get("fingerprint")
-    parts["fingerprint"] = fp.get("sha256") if isinstance(fp, Mapping) else fp
-    content = _hash(parts)
-    stream = stream_of(manifest)
-    if stream is None:
-        return content[:12]
-    return f"s{stream[0]}-{stream[1][0]}{stream[2]}-{content[:8]}"
+                                           "draws", "pairs")}
+    return _hash(parts)[:12]
 
 
 def parse_sample_id(sid: str) -> tuple[str, str, int] | None:
@@ -116,10 +98,11 @@ def parse_sample_id(sid: str) -> tuple[str, str, int] | None:
 
 
 def stream_of(manifest: Mapping[str, Any]) -> tuple[str, str, int] | None:
-    """(stream prefix, 'budget' or 'draws', size) of a sample, from its manifest."""
+    """(stream prefix, 'budget' or 'draws', size) of a sample, from its manifest (a
+    warehouse sample's, which has no lineage, from its id: the same as the engines')."""
     line = manifest.get("lineage")
     if not isinstance(line, Mapping) or not line.get("stream"):
-        return None
+        return parse_sample_id(str(manifest.get("sample_id") or ""))
     if line.get("budget") is not None:
         return str(line["stream"])[:8], "budget", int(line["budget"])
     return str(line["stream"])[:8], "draws", int(line.get("draws") or 0)

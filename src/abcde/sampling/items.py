@@ -72,15 +72,6 @@ class ItemSample:
     __repr__ = summary_repr
 
 
-def _sample_digest(engine: Engine, pipeline: Pipeline) -> dict[str, dict[str, int]]:
-    """The sampled item ids and draw counts, hashed in the engine (sampling/sample_digest.sql):
-    the fingerprint's part that sees item ids."""
-    pipeline.add("item_sample_digest", render("sampling/sample_digest.sql",
-                                              relation="item_sample"))
-    row = pipeline.fetch(engine, "item_sample_digest")[0]
-    return {"sample": {k: int(v or 0) for k, v in row.items()}}
-
-
 @checked(size=COUNT, seed=SEED)
 def sample_items(base: object, exp: object, weights: object | None = None, *,
                  size: int = 1_000_000, seed: int = 0, out: str | Path | None = None,
@@ -215,7 +206,8 @@ def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Pat
     if fetch:
         pipeline.add("item_sample_sorted", sqlexp.select("*").from_("item_sample")
                      .order_by("first_draw"))
-        rows = [_counted(r) for r in pipeline.fetch(engine, "item_sample_sorted")]
+        rows = [{**r, "draw_count": count_value(r["draw_count"])}
+                for r in pipeline.fetch(engine, "item_sample_sorted")]
     drawn = {"sample": {k: int(row[k] or 0) for k in ("unique_items", "item_digest",
                                                        "draw_digest")}}
     manifest = {
@@ -247,9 +239,3 @@ def _sample_items(engine: Engine, inputs: Inputs, size: int, seed: int, out: Pat
         files = write_item_manifest(out, [sample_tmp, manifest_tmp], manifest,
                                     int(row["unique_items"]))
     return ItemSample(rows, manifest, files, {a: o for a, o in attrs if a != o})
-
-
-def _counted(row: dict[str, Any]) -> dict[str, Any]:
-    """A sample row with its draw count as an int while it is an exact integer."""
-    row["draw_count"] = count_value(row["draw_count"])
-    return row

@@ -17,19 +17,21 @@ Within a stratum both populations are ∝ w_i·w_j, so P(i, j) = t_s/Σt · w_i 
 = q_ij, and every draw carries u_ij/w_ij (a stratum constant), from which its importance
 weights (u_ij/Σu)/q_ij ≤ 1/α and (w_ij/Σw)/q_ij ≤ 1/(1 − α) follow (`importance`).
 Every "pick ∝ weight" is a window as-of join (docs/method.md §6.6), so the cost is a sort
-of the candidates plus the draws: a Base cluster shattered into 10⁵ cells costs 10⁵
-candidate rows once, not 10⁵ per draw.
+of the candidates plus the draws.
 
-Draw d = 0, 1, 2, ... of the stream uses the uniforms of (seed, level, d); the stream
-is persisted and walked until the budget of unique judgeable pairs is filled (ABCDE
-App. A 3.1–3.2; see `abcde.sampling.clocks` for why the stream is indexed by draw number).
+Draw d = 0, 1, 2, ... of the stream uses the uniforms of (seed, level, d), so a longer
+stream extends a shorter one. The budget fill keeps the shortest prefix holding B unique
+judgeable pairs (ABCDE App. A 3.1–3.2; `pairs/fill.sql`). The engines and the warehouse
+scripts build the same steps (`add_design_steps`, `add_chain`, `add_sample_steps`): a
+script draws one stream of --stream-draws and says whether it held the budget; an engine
+draws a stream and, while it does not hold the budget, one GROWTH times longer, up to
+the cost ceiling (`Ceiling`).
 """
 
 from __future__ import annotations
 
 import logging
-import math
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -49,7 +51,7 @@ from abcde.engines import Engine
 from abcde.errors import InputError
 from abcde.inputs.session import Inputs, Session
 from abcde.inputs.spec import InputSpec, check_slice_names
-from abcde.outputs import OutputDir, input_files
+from abcde.outputs import input_files
 from abcde.params import COUNT, MAX_DRAWS, SEED, SHARE, Maybe, OneOf, checked
 from abcde.results import summary_repr
 from abcde.sample_files.layout import sample_output
@@ -58,13 +60,12 @@ from abcde.sample_files.manifest import (
     DESIGN_VERSION,
     PAIR_CLASSES,
     POPULATIONS,
+    STREAM_VERSION,
     TOTAL_COLUMNS,
     fingerprint,
     judgeable_pairs,
     lineage,
     population_entries,
-    sample_digest,
-    sample_id,
     slice_order,
 )
 from abcde.sample_files.pairs import (
@@ -85,45 +86,37 @@ DEFAULT_ALPHA = 0.5
 """The mixture's share of the ABCDE population: every metric's importance weights are then
 at most 2, so no metric's variance exceeds twice what its own population would give
 (Hesterberg 1995; measured in benchmarks/RESULTS.md, docs/method.md §6.9)."""
-# what the fingerprint hashes of a drawn sample (item ids enter here, not by a pass over
-# every item of the population)
-DIGEST_KEYS = ("pair_id", "item_i", "item_j", "pair_class", "draw_count", "first_draw")
 # the totals beside a slicing's columns in a manifest slice (pairs/slice_pairweights.sql):
 # a slice column so named would be overwritten by the total and lose its value, which
 # `abcde estimate` then cannot match to the draws, so none may be (check_slice_names)
 SLICE_TOTALS = ("weight", "split", "merge", "stable_plus", "stable_minus",
                 "self_delta_precision", "pairweight")
-# A budget fill stops (an error) when a stream of at least this many draws found no new
-# judgeable pair since the previous stream (at most half as long): the pairs still
-# missing then have probabilities of order 1/STALL_DRAWS or less (weights many orders of
-# magnitude apart); such a fill would need millions of draws per new pair.
-STALL_DRAWS = 10**6
 DRAWS_PER_PAIR = 10
 CHEAP_DRAWS = 10**6
-"""The cost ceiling of a budget fill (docs/method.md §7.5): a budget of B unique pairs may
-draw a stream of at most max(DRAWS_PER_PAIR·B, CHEAP_DRAWS) draws (`Ceiling`). Near the
-population's number of judgeable pairs the fill is a coupon collector — the last pairs
-are the rarest, so each new pair costs more draws than the one before — and the stream
-(time and memory ∝ draws) would grow without bound: 56,000 of the examples' 56,637
-pairs took 13.4M draws and 8.5 GB. Ten draws per pair (90% of them repeats) is far
-beyond what a budget well below the population needs (≈ 1 draw per pair) and is what
-the warehouse script's fixed stream allows by default; streams of up to CHEAP_DRAWS
-(seconds and under a GB on DuckDB) are allowed to every budget, so that small
-populations can be sampled whole."""
+"""The default cost ceiling of a budget fill (docs/method.md §7.5): a budget of B pairs
+may draw a stream of at most max(DRAWS_PER_PAIR·B, CHEAP_DRAWS) draws. Near the
+population's judgeable pairs a fill is a coupon collector — the last pairs are the
+rarest — and its stream (time and memory ∝ draws) would grow without bound: 56,000 of
+the examples' 56,637 pairs took 13.4M draws and 8.5 GB. A budget well below the
+population needs about one draw per pair; streams of CHEAP_DRAWS (seconds on DuckDB) are
+allowed to every budget, so that small populations can be sampled whole."""
+GROWTH = 4
+"""How much longer the next stream of an engine's fill is, when one did not hold the
+budget (a budget far below the population fills in the first, of 2·B + 100 draws)."""
 
 
 @dataclass(frozen=True)
 class Ceiling:
     """The longest stream a budget fill may draw for a budget B: max(per_pair·B, floor),
-    at most MAX_DRAWS. The default is DRAWS_PER_PAIR and CHEAP_DRAWS; `max_stream_draws`
-    (an explicit ceiling) is per_pair 0 and floor the given number of draws."""
+    at most MAX_DRAWS; `max_stream_draws` is per_pair 0 and floor that many draws. A
+    refusal asks to lower `budget_option` (default: the option at fault, as spelled) or
+    to raise `draws_option` (a parameter name; None: the command has none, e.g. `abcde
+    simulate`)."""
 
     per_pair: int
     floor: int
-    # what the messages call the budget and the ceiling's option (None: the command has
-    # none, e.g. `abcde simulate`, whose largest --budgets is filled)
-    budget_option: str = "--budget"
-    draws_option: str | None = "--max-stream-draws"
+    budget_option: str = "{option}"
+    draws_option: str | None = "max_stream_draws"
 
     @classmethod
     def of(cls, max_stream_draws: int | None = None) -> Ceiling:
@@ -134,11 +127,10 @@ class Ceiling:
     def draws(self, budget: int) -> int:
         return min(MAX_DRAWS, max(self.per_pair * budget, self.floor))
 
-    def describe(self, budget: int) -> str:
-        if self.per_pair == 0:
-            return f"{self.draws(budget):,} draws ({self.draws_option})"
-        return (f"{self.draws(budget):,} draws (the larger of {self.per_pair:,} per budget pair "
-                f"and {self.floor:,})")
+    def sql(self) -> str:
+        """`draws` of the budget r = judge_rank, in SQL (pairs/fill.sql's `fits`)."""
+        return (f"LEAST(GREATEST(judge_rank * {self.per_pair}, CAST({self.floor} AS BIGINT)),"
+                f" CAST({MAX_DRAWS} AS BIGINT))")
 
 
 @dataclass
@@ -306,51 +298,83 @@ def run_sample_pairs(session: Session, budget: int | None = None, *,
     """`sample_pairs` of a session's inputs (and `abcde.Comparison.sample_pairs`)."""
     if (budget is None) == (draws is None):
         raise InputError("give exactly one of budget and draws", option="budget")
-    ceiling = Ceiling.of(max_stream_draws)
+    design = design or design_for()
     spec = session.spec
     check_pair_slicings(spec)
     out_dir = Path(out) if out is not None else None
     with sample_output(out_dir, overwrite, input_files(spec.base, spec.exp, spec.weights,
                                                        spec.attributes)) as od, \
             session.using() as (eng, inputs):
-        return _run(eng, inputs, design or design_for(), budget, draws, seed,
-                    [list(s) for s in spec.slicings], od, return_stream, ceiling)
+        pipeline, slice_steps = prepare(eng, inputs, design, spec.slicings)
+        totals = fetch_totals(eng, pipeline)
+        p, n = pipeline, 0
+        if sum(t["q"] for t in totals.values()) <= 0:
+            pass  # Base = Exp on T: no pair has weight, the sample is empty
+        elif budget is not None:
+            p, n, _ = fill_budget(eng, pipeline, budget, seed, judgeable=judgeable_pairs(
+                totals), ceiling=Ceiling.of(max_stream_draws))
+        else:
+            p, n = pipeline.copy(), int(draws)  # type: ignore[arg-type]
+            steps = add_chain(p, seed, n)
+            p.run(eng, *steps, p.add("pair_kept", render("pairs/sample.sql", cut=str(n - 1)),
+                                     materialise=True))
+        attrs = attribute_names(inputs, [*DRAW_COLUMNS, *QUESTION_COLUMNS], QUESTION_COLUMNS)
+        rows, questions = collect_sample(eng, p, inputs, attrs, ["pair_kept"] if n else [])
+        manifest = {"abcde_version": __version__, "design": design.as_dict(),
+                    "population": design.population, "alpha": design.alpha, "seed": seed,
+                    "budget": budget, "stream_draws": n,
+                    "draws": sum(int(r["draw_count"]) for r in rows),
+                    "pairs": pair_counts(rows, questions)}
+        result = finish(eng, p, inputs, spec.slicings, slice_steps, attrs, totals, manifest,
+                        rows, questions)
+        if return_stream and n > 0:
+            p.add("stream_sorted", _sorted("pair_stream", ("d",)))
+            result.stream = p.fetch(eng, "stream_sorted")
+        if od is not None:
+            result.files = write_pair_sample(
+                od, rows, result.questions, result.manifest, engine=eng,
+                relation=p.physical_name("pair_sample") if rows else None)
+        return result
 
 
 def prepare(engine: Engine, inputs: Inputs, design: Design | str = "mixture",
             slicings: Sequence[Sequence[str]] = (), prefix: str = "abcde_pairs_",
             ) -> tuple[Pipeline, list[str]]:
-    """Validated inputs, cells (with Σw² per cell), cell metrics, the pair population
-    and the design's strata, materialised; the steps `pair_totals` (per class),
-    `pair_self` (the exact self parts) and `overall` (impact metrics) to fetch."""
+    """Validated inputs, cells (with Σw² per cell), cell metrics and the design's steps
+    (`add_design_steps`), materialised."""
     if isinstance(design, str):
         design = design_for(design)
     pipeline = Pipeline(prefix=prefix, schema=engine.work_schema)
     add_item_steps(pipeline, inputs, squares=True)
     build_cell_rows(engine, pipeline, inputs)
-    slice_steps = add_cell_steps(pipeline, inputs, slicings, squares=True)
+    slice_steps = add_cell_steps(pipeline, inputs, [list(s) for s in slicings], squares=True)
     run_cell_steps(engine, pipeline, inputs, "cells", "cell_metrics")
-    pipeline.add("pair_population", render("pairs/population.sql"), materialise=True)
-    pipeline.add("pair_strata", strata_query(design), materialise=True)
-    pipeline.run(engine, "pair_population", "pair_strata")
-    pipeline.add("pair_totals", render("pairs/totals.sql"))
-    pipeline.add("pair_self", render("pairs/self_pairs.sql"))
-    pipeline.add("overall", render("impact/overall.sql", metrics=IMPACT_METRICS))
-    # the items of the cells the draws need (pair_needed_cells, added with the draws):
-    # a second pass over the inputs, each side restricted to those cells' clusters
-    # before the join, and without the attributes
     if inputs.workspace is not None:
         # the items of every affected cell, joined once per round (a superset of the
-        # needed cells' items: pairs/cell_items.sql keeps the exact cells)
+        # needed cells' items: pairs/cell_items.sql keeps the exact cells), and the
+        # inputs' fingerprint (a pass over the cells), kept with the cells
         add_affected_item_rows(pipeline, inputs)
-        # the inputs' fingerprint (a pass over the cells) is kept with the cells
         pipeline.add("fingerprint", render("sampling/fingerprint.sql"), materialise=True)
         run_cell_steps(engine, pipeline, inputs, "affected_item_rows", "fingerprint")
-        pipeline.add("pair_items", exp.select("*").from_("affected_item_rows"))
-    else:
-        pipeline.add("pair_items", items_query(inputs, attributes=False,
-                                               cells="pair_needed_cells"))
+    add_design_steps(pipeline, inputs, design)
+    pipeline.run(engine, "pair_population", "pair_strata", "pair_totals")
     return pipeline, slice_steps
+
+
+def add_design_steps(p: Pipeline, inputs: Inputs, design: Design) -> None:
+    """The pair population, the design's strata and the class totals (materialised); the
+    self pairs' exact parts, the impact metrics, and the items of the cells the draws
+    need (`pair_items`: the affected cells' items of a workspace, else a second pass over
+    the inputs, each side restricted to those cells' clusters, without the attributes)."""
+    p.add("pair_population", render("pairs/population.sql"), materialise=True)
+    p.add("pair_strata", strata_query(design), materialise=True)
+    p.add("pair_totals", render("pairs/totals.sql"), materialise=True)
+    p.add("pair_self", render("pairs/self_pairs.sql"))
+    if "overall" not in p.steps:
+        p.add("overall", render("impact/overall.sql", metrics=IMPACT_METRICS))
+    p.add("pair_items", exp.select("*").from_("affected_item_rows")
+          if "affected_item_rows" in p.steps
+          else items_query(inputs, attributes=False, cells="pair_needed_cells"))
 
 
 def strata_query(design: Design, classes: Sequence[str] = ()) -> Any:
@@ -359,23 +383,70 @@ def strata_query(design: Design, classes: Sequence[str] = ()) -> Any:
                   classes=list(classes))
 
 
-def draw_stream(engine: Engine, base: Pipeline, n: int, seed: int) -> Pipeline:
-    """Materialise the stream of draws 0..n−1 (`pair_stream`) on top of `prepare`'s
-    pipeline; returns the extended pipeline (a copy: `base` is reused for retries)."""
-    p = base.copy()
+CHAIN = ("draw_ids", "pair_draw_strata", "pair_split_partners", "pair_merge_partners",
+         "pair_draw_cells", "pair_needed_cells", "pair_items", "pair_cell_items",
+         "pair_stream", "pair_fill", "pair_kept", "pair_strata")
+
+
+def add_chain(p: Pipeline, seed: int, n: int, *, budget: int | str | None = None,
+              ceiling: str | None = None, suffix: str = "", strata: Any = None,
+              class_keys: Sequence[str] = ()) -> list[str]:
+    """The steps of one stream of `n` draws of `seed` (ABCDE App. A; docs/method.md §6):
+    the draw numbers, their strata, partner cells, the items of the cells they need and
+    the stream (`pair_stream`); with a `budget` (a number or SQL), its fill
+    (`pairs/fill.sql`, `ceiling` an SQL expression of the budget judge_rank, default the
+    stream itself) and the kept draws `pair_kept` (`pairs/sample.sql`), else only the
+    stream. With a `suffix` every step is named <step><suffix> and reads the design
+    `strata` (a stratum's, made here unless the pipeline has it). Returns the
+    materialised steps, in order."""
     s = literal(seed)
-    p.add("draw_ids", render("pairs/draw_ids.sql", digits=digits_for(n), n=int(n)))
-    p.add("pair_draw_strata", render("pairs/draw_strata.sql", seed=s), materialise=True)
-    p.add("pair_split_partners", render("pairs/partner_cells.sql", side="b",
-                                        pair_class="split", seed=s), materialise=True)
-    p.add("pair_merge_partners", render("pairs/partner_cells.sql", side="e",
-                                        pair_class="merge", seed=s), materialise=True)
-    p.add("pair_draw_cells", render("pairs/draw_cells.sql"), materialise=True)
-    p.add("pair_needed_cells", render("pairs/needed_cells.sql"))
-    p.add("pair_cell_items", render("pairs/cell_items.sql"), materialise=True)
-    p.add("pair_stream", render("pairs/stream.sql", seed=s), materialise=True)
-    p.run(engine, "pair_draw_strata", "pair_split_partners", "pair_merge_partners",
-          "pair_draw_cells", "pair_cell_items", "pair_stream")
+    names = {name: f"{name}{suffix}" for name in CHAIN}
+    chain: list[tuple[str, Any, bool]] = []
+    if strata is not None and names["pair_strata"] not in p.steps:
+        chain.append(("pair_strata", strata, True))
+    chain += [
+        ("draw_ids", render("pairs/draw_ids.sql", digits=digits_for(n), n=int(n)), False),
+        ("pair_draw_strata", render("pairs/draw_strata.sql", seed=s), True),
+        ("pair_split_partners", render("pairs/partner_cells.sql", side="b",
+                                       pair_class="split", seed=s), True),
+        ("pair_merge_partners", render("pairs/partner_cells.sql", side="e",
+                                       pair_class="merge", seed=s), True),
+        ("pair_draw_cells", render("pairs/draw_cells.sql"), True),
+        ("pair_needed_cells", render("pairs/needed_cells.sql"), False)]
+    if suffix:
+        chain.append(("pair_items", p.steps["pair_items"].query, False))
+    chain += [("pair_cell_items", render("pairs/cell_items.sql"), True),
+              ("pair_stream", render("pairs/stream.sql", seed=s), True)]
+    if budget is not None:
+        chain += [("pair_fill", render("pairs/fill.sql", n=int(n), budget=budget,
+                                       ceiling=ceiling or str(int(n)),
+                                       class_keys=list(class_keys)), True),
+                  ("pair_kept", render("pairs/sample.sql",
+                                       cut=f"(SELECT cut FROM {names['pair_fill']})"), True)]
+    for name, query, materialise in chain:
+        p.add(names[name], _renamed(query, names) if suffix else query,
+              materialise=materialise)
+    return [names[name] for name, _, materialise in chain if materialise]
+
+
+def _renamed(query: Any, mapping: dict[str, str]) -> Any:
+    """`query` reading the tables of `mapping` (step -> step) under their new names."""
+    def visit(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Table) and not node.db and node.name in mapping:
+            table = exp.to_table(mapping[node.name])
+            table.set("alias", node.args.get("alias") or exp.TableAlias(
+                this=exp.to_identifier(node.name)))
+            return table
+        return node
+
+    return query.transform(visit)
+
+
+def draw_stream(engine: Engine, base: Pipeline, n: int, seed: int) -> Pipeline:
+    """A copy of `prepare`'s pipeline with the stream of draws 0..n−1 (`pair_stream`)
+    materialised."""
+    p = base.copy()
+    p.run(engine, *add_chain(p, seed, n))
     return p
 
 
@@ -388,43 +459,19 @@ def fetch_totals(engine: Engine, pipeline: Pipeline) -> dict[str, dict[str, floa
     return out
 
 
-def fits(engine: Engine, p: Pipeline, ceiling: Ceiling) -> int:
-    """The largest budget such that every budget up to it is filled within `ceiling` by
-    the stream of `p` (`pairs/fits.sql`; a lower bound when the stream is shorter than
-    the ceiling)."""
-    return fits_capped(engine, p, ceiling)[0]
-
-
-def fits_capped(engine: Engine, p: Pipeline, ceiling: Ceiling) -> tuple[int, bool]:
-    """`fits` and whether the ceiling stopped it (a budget in the stream whose first
-    draw is beyond its ceiling) rather than the end of the stream."""
-    p.add("pair_fits", render("pairs/fits.sql", per_pair=int(ceiling.per_pair),
-                              floor=int(ceiling.floor), max_draws=int(MAX_DRAWS)))
-    row = p.fetch(engine, "pair_fits")[0]
-    misfit = row["first_misfit"]
-    if misfit is None:
-        return int(row["judgeable"] or 0), False
-    return int(misfit) - 1, True
-
-
 class BudgetNotFilled(InputError):
-    """`fill_budget`'s refusal of a budget its cost ceiling does not fill: `reason` (the
-    message without the hint) and `fit`, the largest budget filled within the ceiling —
-    so that a stratified sample can restate them for its total --budget."""
+    """A budget the stream at the cost ceiling does not hold (`reason`); `fit` is the
+    largest budget such that every budget up to it is filled within the ceiling
+    (`pairs/fill.sql`), which the message asks for."""
 
-    def __init__(self, reason: str, *, fit: int, hint: str) -> None:
-        super().__init__(reason, hint=hint)
-        self.reason = reason
-        self.fit = fit
-
-
-def _lower_to(fit: int, ceiling: Ceiling) -> str:
-    lower = f"Lower {ceiling.budget_option} to at most {fit:,}"
-    if ceiling.draws_option is None:
-        return f"{lower}." if fit > 0 else "Reweigh or shrink the population: no budget " \
-            "is filled within the cost ceiling."
-    raise_it = f"raise {ceiling.draws_option} (time and memory grow with the draws)."
-    return f"{lower}, or {raise_it}" if fit > 0 else raise_it[0].upper() + raise_it[1:]
+    def __init__(self, reason: str, *, fit: int, ceiling: Ceiling) -> None:
+        if ceiling.draws_option is None:
+            super().__init__(f"{reason}: lower {ceiling.budget_option} to at most {fit:,}")
+        else:
+            super().__init__(f"{reason}: lower the budget to at most {fit:,}, or raise "
+                             "{option} (time and memory grow with the draws)",
+                             option=ceiling.draws_option)
+        self.reason, self.fit = reason, fit
 
 
 def nothing_to_judge() -> InputError:
@@ -435,185 +482,133 @@ def nothing_to_judge() -> InputError:
                            "they do).")
 
 
-def check_budget(engine: Engine, base: Pipeline, budget: int, judgeable: int, seed: int,
-                 ceiling: Ceiling) -> None:
-    """A budget fill cannot find more unique judgeable pairs than the population holds.
-    The refusal suggests a budget that a fill reaches within `ceiling` (not the maximum
-    itself, the costliest of all budgets): read off one stream of at most the shorter
-    of 2·judgeable + 100 draws (where a fill of every pair would start) and the ceiling."""
-    if budget <= judgeable:
-        return
-    probe = min(2 * judgeable + 100, ceiling.draws(judgeable)) if judgeable > 0 else 0
-    fit, capped = (fits_capped(engine, draw_stream(engine, base, probe, seed), ceiling)
-                   if probe > 0 else (0, True))
-    # a higher ceiling suggests a larger budget only if the ceiling, not the probe's
-    # 2·judgeable + 100 draws, is what stopped it: else "or raise --max-stream-draws"
-    # offered what changes nothing here
-    capped = capped or probe < 2 * judgeable + 100
-    more = "" if fit >= judgeable else (
-        f"; a budget near that maximum needs ever more draws per new pair (the last pairs "
-        f"are the rarest), while one of up to {fit:,} is filled within the cost ceiling "
-        f"(a stream of {probe:,} draws holds that many)")
-    raise InputError(f"the population has only {judgeable:,} judgeable pairs (unique "
-                     f"unordered pairs of distinct items with positive probability), fewer "
-                     f"than the budget {budget:,}{more}",
-                     hint=f"Lower {ceiling.budget_option} to at most {fit:,}."
-                     if fit >= judgeable or (fit > 0 and not capped)
-                     else _lower_to(fit, ceiling))
+def fill(engine: Engine, base: Pipeline, budget: int, ceiling: Ceiling, judgeable: int,
+         chain: Callable[[Pipeline, int], list[str]], scope: str = "population",
+         ) -> tuple[Pipeline, int, dict[str, Any]]:
+    """The budget fill of an engine: the steps of `chain` (`add_chain` for a stream of n
+    draws) for n = 2·B + 100, then GROWTH times more while the stream does not hold the
+    budget, up to the `ceiling`'s stream. Returns the pipeline, n and the fill row. A
+    budget above the `judgeable` pairs of the `scope` (closed form, pair_totals) is
+    refused at once; one the ceiling's stream does not hold, with the largest budget that
+    it fills (`BudgetNotFilled`)."""
+    if budget > judgeable:
+        raise InputError(
+            f"the {scope} has only {judgeable:,} judgeable pairs (unique unordered pairs of "
+            f"distinct items with positive probability), fewer than the budget {budget:,}: "
+            f"lower {ceiling.budget_option} to at most {judgeable:,}", option="budget")
+    limit = ceiling.draws(budget)
+    n = min(limit, 2 * budget + 100)
+    while True:
+        p = base.copy()
+        steps = chain(p, n)
+        p.run(engine, *steps[:-1])  # the stream and its fill, not yet the kept draws
+        row = p.fetch(engine, steps[-2])[0]
+        log.info("budget: a stream of %s draws holds %s of the %s judgeable pairs", f"{n:,}",
+                 f"{row['judgeable_found']:,}", f"{judgeable:,}")
+        if row["budget_filled"]:
+            p.run(engine, steps[-1])
+            return p, n, row
+        if n >= limit:
+            raise BudgetNotFilled(
+                f"a stream of {n:,} draws, the cost ceiling for this budget, holds only "
+                f"{row['judgeable_found']:,} of the {scope}'s {judgeable:,} judgeable pairs, "
+                f"fewer than the budget {budget:,} (the last pairs are the rarest: each "
+                f"new one takes more draws than the one before)", fit=int(row["fits"]),
+                ceiling=ceiling)
+        n = min(limit, GROWTH * n)
 
 
-def hopeless(n: int, found: int, previous_n: int, previous_found: int, judgeable: int,
-             budget: int, limit: int) -> float | None:
-    """The judgeable pairs a stream of `limit` draws would still miss, extrapolated from
-    the last two streams (n draws holding `found` pairs, previous_n holding
-    previous_found; 0 and 0 before the first), if that is clearly more than the budget
-    leaves out; else None. The expected number of missing pairs, Σ_ij (1 − p_ij)^n, is
-    log-convex in n (a sum of exponentials), so its log falls ever more slowly: the
-    straight line through the last two streams underestimates what is still missing
-    later. The slope is taken from a generous upper bound of the new pairs found
-    between them (k + 2√k + 4 for k found, about a 98% Poisson bound), so that a short
-    stretch without luck (no new pair among a few rare ones) does not count as no
-    progress. A budget whose extrapolated shortfall is more than twice its slack
-    (judgeable − budget, plus one) will not be filled within `limit` draws."""
-    missing, before = judgeable - found, judgeable - previous_found
-    if missing <= 0 or n <= previous_n:
-        return None
-    new = found - previous_found
-    plausible = new + 2 * math.sqrt(new) + 4
-    if plausible >= before:
-        return None  # too few pairs to tell: the ceiling's stream decides
-    rate = math.log(before / (before - plausible)) / (n - previous_n)
-    left = missing * math.exp(-rate * (limit - n))
-    return left if left > 2 * (judgeable - budget) + 1 else None
-
-
-def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int,
-                start: int | None = None, judgeable: int | None = None,
-                ceiling: Ceiling | None = None, scope: str = "population"
+def fill_budget(engine: Engine, base: Pipeline, budget: int, seed: int, *,
+                judgeable: int | None = None, ceiling: Ceiling | None = None,
                 ) -> tuple[Pipeline, int, int]:
-    """Draw streams of growing length until one holds `budget` unique judgeable pairs
-    (draw numbers are keys of the uniforms, so a longer stream extends a shorter one).
-    Returns the pipeline, the stream length and the cut (last draw number kept).
-
-    A budget above the population's `judgeable` pairs (counted from `base`'s
-    `pair_totals` if not given) is refused (`check_budget`). No stream is longer than
-    the cost `ceiling` (default `Ceiling.of()`, docs/method.md §7.5); a budget it does not
-    reach is refused with the largest budget that it does reach. When the last streams'
-    growth shows that the ceiling's stream will not hold the budget either (`hopeless`),
-    the fill goes straight to the ceiling's stream if that is at most CHEAP_DRAWS long,
-    and is refused before it draws a stream longer than CHEAP_DRAWS; it is also refused
-    when a stream of STALL_DRAWS or more draws found no new pair since the previous one
-    (at most half as long). Without progress the stream grows 8× at a time up to
-    STALL_DRAWS, so that the check comes soon. A refusal at the ceiling is
-    `BudgetNotFilled`; its message calls the pairs those of the `scope` (e.g. "stratum")."""
+    """`fill` of one stream over `prepare`'s pipeline: (pipeline, stream length, cut).
+    With nothing to judge (Base = Exp) no budget is filled (`nothing_to_judge`)."""
     ceiling = ceiling or Ceiling.of()
     if judgeable is None:
         judgeable = judgeable_pairs(fetch_totals(engine, base))
-    if judgeable == 0 and scope == "population":
-        # check_budget's "lower the budget to at most 0" asked for the impossible
+    if judgeable == 0:
         raise nothing_to_judge()
-    check_budget(engine, base, budget, judgeable, seed, ceiling)
-    limit = ceiling.draws(budget)
-    n = min(limit, start or 2 * budget + 100)
-    previous_n, previous = 0, -1  # -1: no stream yet (the stall check compares)
-    while True:
-        p = draw_stream(engine, base, n, seed)
-        name = f"budget_{n}"
-        p.add(name, render("pairs/budget.sql", budget=int(budget)))
-        row = p.fetch(engine, name)[0]
-        found = int(row["judgeable"] or 0)
-        log.info("budget: a stream of %s draws holds %s of the %s judgeable pairs", f"{n:,}",
-                 f"{found:,}", f"{judgeable:,}")
-        if found >= budget:
-            return p, n, int(row["cut"])
-        held = (f"a stream of {n:,} draws holds {found:,} of the {scope}'s {judgeable:,} "
-                f"judgeable pairs, fewer than the budget {budget:,}")
-        if n >= limit:
-            fit = fits(engine, p, ceiling)
-            raise BudgetNotFilled(
-                f"{held}, and the cost ceiling for this budget is a stream of "
-                f"{ceiling.describe(budget)}: the pairs still missing are the rarest, so a "
-                f"budget near the {scope}'s pairs needs ever more draws per new pair; "
-                f"a budget of up to {fit:,} is filled within the ceiling",
-                fit=fit, hint=_lower_to(fit, ceiling))
-        if found == previous and n >= STALL_DRAWS:
-            fit = fits(engine, p, ceiling)
-            raise BudgetNotFilled(
-                f"{n:,} draws hold only {found:,} of the {scope}'s {judgeable:,} "
-                f"judgeable pairs, fewer than the budget {budget:,}: the pairs still "
-                f"missing are too improbable to be drawn (weights orders of magnitude "
-                f"apart); a budget of up to {fit:,} is filled within the cost ceiling",
-                fit=fit, hint=_lower_to(fit, ceiling))
-        if found == previous:  # no progress: jump ahead to where the stall check decides
-            grown = min(STALL_DRAWS, 8 * n) if n < STALL_DRAWS else 8 * n
-        else:
-            grow = 1.5 * budget / found if found else 8.0
-            grown = max(2 * n, math.ceil(n * grow))
-        grown = min(limit, grown)
-        left = hopeless(n, found, previous_n, max(previous, 0), judgeable, budget, limit) \
-            if grown < limit else None
-        if left is not None and limit <= CHEAP_DRAWS:
-            grown = limit  # the ceiling's stream is cheap: the exact answer, in one step
-        elif left is not None and grown > CHEAP_DRAWS:
-            fit = fits(engine, p, ceiling)
-            raise BudgetNotFilled(
-                f"{held}; at the rate new pairs were still being found, a stream at the "
-                f"cost ceiling for this budget, {ceiling.describe(budget)}, would still "
-                f"miss at least an estimated {round(left):,} of them, more than the budget "
-                f"leaves "
-                f"out ({judgeable - budget:,}): the last pairs are the rarest, so a budget "
-                f"near the {scope}'s pairs needs ever more draws per new pair; a budget "
-                f"of up to {fit:,} is filled within the ceiling", fit=fit,
-                hint=_lower_to(fit, ceiling))
-        previous_n, previous, n = n, found, grown
+    p, n, row = fill(engine, base, budget, ceiling, judgeable, lambda p, n: add_chain(
+        p, seed, n, budget=int(budget), ceiling=ceiling.sql()))
+    return p, n, int(row["cut"])
 
 
-def _run(engine: Engine, inputs: Inputs, design: Design, budget: int | None,
-         draws: int | None, seed: int, slicings: list[list[str]],
-         out: OutputDir | None, return_stream: bool = False,
-         ceiling: Ceiling | None = None) -> PairSample:
-    pipeline, slice_steps = prepare(engine, inputs, design, slicings)
-    totals = fetch_totals(engine, pipeline)
-    self_parts = pipeline.fetch(engine, "pair_self")[0]
-    overall = pipeline.fetch(engine, "overall")[0]
-    attrs = attribute_names(inputs, [*DRAW_COLUMNS, *QUESTION_COLUMNS], QUESTION_COLUMNS)
+def collect_sample(engine: Engine, p: Pipeline, inputs: Inputs, attrs: list[tuple[str, str]],
+                   parts: Sequence[str], strata: Sequence[str] = ()
+                   ) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """`add_sample_steps` run over the kept draws of `parts`; the sample's rows in
+    (pair_id, first_draw) order and its questions in pair_id order."""
+    if not parts:
+        return [], []
+    p.run(engine, *add_sample_steps(p, inputs, attrs, parts, strata))
+    p.add("sample_sorted", _sorted("pair_sample", ("pair_id", "first_draw")))
+    p.add("questions_sorted", _sorted("pair_questions_raw", ("pair_id",)))
+    return p.fetch(engine, "sample_sorted"), p.fetch(engine, "questions_sorted")
 
-    if sum(t["q"] for t in totals.values()) <= 0:
-        p, n, cut = pipeline, 0, -1  # Base = Exp on T: no pair has weight, empty sample
-    elif budget is not None:
-        p, n, cut = fill_budget(engine, pipeline, budget, seed,
-                                judgeable=judgeable_pairs(totals), ceiling=ceiling)
-    else:
-        assert draws is not None
-        p, n, cut = draw_stream(engine, pipeline, draws, seed), draws, draws - 1
-    rows, questions = collect_sample(engine, p, inputs, attrs, cut) if n > 0 else ([], [])
-    slices = slice_rows(engine, p, inputs, slicings, slice_steps, attrs)
-    manifest = {
-        "abcde_version": __version__,
-        "design": design.as_dict(),
-        "population": design.population,
-        "alpha": design.alpha,
-        "seed": seed,
-        "budget": budget,
-        "stream_draws": n,
-        "draws": sum(int(r["draw_count"]) for r in rows),
-        "pairs": pair_counts(rows, questions),
-        **population_entries(totals, self_parts, overall),
-        "slices": slices,
-        "inputs": inputs.description(),
-        "fingerprint": fingerprint(engine, p, {"sample": sample_digest(rows, DIGEST_KEYS)}),
-    }
-    manifest["lineage"] = lineage(manifest)
-    manifest["sample_id"] = sample_id(manifest)
-    result = PairSample(rows, with_sample_id(questions, manifest["sample_id"]), manifest)
-    if return_stream and n > 0:
-        p.add("stream_sorted", _sorted("pair_stream", ("d",)))
-        result.stream = p.fetch(engine, "stream_sorted")
-    if out is not None:
-        result.files = write_pair_sample(
-            out, rows, result.questions, manifest, engine=engine,
-            relation=p.physical_name("pair_sample") if rows else None)
-    return result
+
+def add_sample_steps(p: Pipeline, inputs: Inputs, attrs: list[tuple[str, str]],
+                     parts: Sequence[str], strata: Sequence[str] = ()) -> list[str]:
+    """The sample of the kept draws `parts` (one `pair_kept`, or one per stratum, named
+    `strata`): `sample_attributes` (the attributes of its items only, read once),
+    and `pair_sample` (`pairs/sample_strata.sql`), materialised, and its questions
+    `pair_questions_raw`; the same steps on the engines and in the warehouse scripts.
+    Returns the materialised ones in order."""
+    names = [o for _, o in attrs]
+    steps = []
+    if attrs:
+        ids = [exp.select(f"{side} AS item_id").from_(part)
+               for part in parts for side in ("item_i", "item_j")]
+        union = ids[0]
+        for other in ids[1:]:
+            union = exp.union(union, other, distinct=True)
+        p.add("pair_sample_items", union)
+        steps.append(p.add("sample_attributes", render(
+            "sampling/attributes.sql", relation=inputs.attributes.relation,
+            item_col=inputs.columns.item, item_type=inputs.item_type, columns=attrs,
+            items="pair_sample_items"), materialise=True))
+    steps.append(p.add("pair_sample", render(
+        "pairs/sample_strata.sql", parts=list(zip(parts, strata or parts, strict=True)),
+        strata=bool(strata), columns=DRAW_COLUMNS[1:], attributes=names), materialise=True))
+    p.add("pair_questions_raw", render("pairs/questions.sql", attributes=names))
+    return steps
+
+
+def finish(engine: Engine, p: Pipeline, inputs: Inputs, slicings: Sequence[Sequence[str]],
+           slice_steps: Sequence[str], attrs: list[tuple[str, str]],
+           totals: dict[str, dict[str, float]], manifest: dict[str, Any],
+           rows: list[dict[str, Any]], questions: list[dict[str, Any]]) -> PairSample:
+    """The sample with its manifest completed: what it says of the population, the
+    slices, the inputs, the fingerprint (with the digest of what was drawn), the lineage
+    and the sample id."""
+    if not rows:  # nothing drawn: no pair_sample to hash
+        p.steps.pop("pair_sample_digest", None)
+        p.add("pair_sample_digest", exp.select("0 AS rows_drawn", "0 AS pair_digest"))
+    ids = p.fetch(engine, add_sample_id(p, manifest))[0]
+    manifest.update(**population_entries(totals, p.fetch(engine, "pair_self")[0],
+                                         p.fetch(engine, "overall")[0]),
+                    slices=slice_rows(engine, p, inputs, slicings, slice_steps, attrs),
+                    inputs=inputs.description(),
+                    fingerprint=fingerprint(engine, p, {"sample": {
+                        k: int(ids[k]) for k in ("rows_drawn", "pair_digest")}}))
+    manifest["lineage"] = lineage(manifest, ids["stream"])
+    manifest["sample_id"] = ids["sample_id"]
+    return PairSample(rows, with_sample_id(questions, manifest["sample_id"]), manifest)
+
+
+def add_sample_id(p: Pipeline, manifest: dict[str, Any]) -> str:
+    """`pair_sample_id` (`pairs/sample_id.sql`): the stream's and the sample's ids from
+    the manifest's design, seed, stratification and budget (or draws), the inputs' cell
+    and item counts and the sample's digest, as the engines and the scripts compute it."""
+    if "fingerprint" not in p.steps:
+        p.add("fingerprint", render("sampling/fingerprint.sql"))
+    if "pair_sample_digest" not in p.steps:
+        p.add("pair_sample_digest", render("pairs/sample_digest.sql"))
+    size = (f"b{manifest['budget']}" if manifest.get("budget") is not None
+            else f"d{manifest['stream_draws']}")
+    return p.add("pair_sample_id", render(
+        "pairs/sample_id.sql", population=manifest["population"], alpha=manifest["alpha"],
+        seed=manifest["seed"], stratified=bool(manifest.get("stratified")),
+        allocation=manifest.get("strata_allocation"), version=STREAM_VERSION, size=size))
 
 
 def slice_rows(engine: Engine, p: Pipeline, inputs: Inputs, slicings: Sequence[Sequence[str]],
@@ -635,31 +630,6 @@ def slice_rows(engine: Engine, p: Pipeline, inputs: Inputs, slicings: Sequence[S
     return slices
 
 
-def collect_sample(engine: Engine, p: Pipeline, inputs: Inputs, attrs: list[tuple[str, str]],
-                   cut: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """The sample (draws up to `cut`, one row per ordered pair, `pairs/sample.sql`) and
-    its questions, materialised on the engine (`pair_sample`, `pair_questions`) and
-    fetched in (pair_id, first_draw) order."""
-    names = [o for _, o in attrs]
-    if attrs:
-        p.add("sample_item_ids", exp.union(
-            exp.select("item_i AS item_id").from_("pair_stream").where(f"d <= {int(cut)}"),
-            exp.select("item_j AS item_id").from_("pair_stream").where(f"d <= {int(cut)}"),
-            distinct=True))
-        p.add("sample_attributes", render(
-            "sampling/attributes.sql", relation=inputs.attributes.relation,
-            item_col=inputs.columns.item, item_type=inputs.item_type, columns=attrs,
-            items="sample_item_ids"), materialise=True)
-    p.add("pair_sample", render("pairs/sample.sql", cut=cut, attributes=names),
-          materialise=True)
-    p.add("pair_questions", render("pairs/questions.sql", attributes=names),
-          materialise=True)
-    p.run(engine, *(["sample_attributes"] if attrs else []), "pair_sample", "pair_questions")
-    p.add("sample_sorted", _sorted("pair_sample", ("pair_id", "first_draw")))
-    p.add("questions_sorted", _sorted("pair_questions", ("pair_id",)))
-    return p.fetch(engine, "sample_sorted"), p.fetch(engine, "questions_sorted")
-
-
 def pair_counts(rows: Sequence[dict[str, Any]],
                 questions: Sequence[dict[str, Any]]) -> dict[str, Any]:
     """The manifest's `pairs`: ordered and unordered pairs drawn, questions, and per
@@ -678,3 +648,5 @@ def _sorted(step: str, order: Sequence[str]) -> Any:
     from sqlglot import exp
 
     return exp.select("*").from_(step).order_by(*order)
+
+

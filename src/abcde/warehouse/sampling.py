@@ -8,21 +8,31 @@ on the same inputs and seed: the same items or pairs, draw counts and order
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from typing import Any
-
 from abcde.inputs.session import Inputs
 from abcde.inputs.spec import check_slice_names
 from abcde.params import COUNT, MAX_DRAWS, SEED, Int
+from abcde.sample_files.manifest import CLASS_KEYS, PAIR_CLASSES, TOTAL_COLUMNS, class_keys
+from abcde.sample_files.pairs import DRAW_COLUMNS, QUESTION_COLUMNS
 from abcde.sampling.items import (
     ITEM_COLUMNS,
     ITEM_MANIFEST_COLUMNS,
     add_affected_items,
     add_item_sample_steps,
 )
-from abcde.sampling.pairs import SLICE_TOTALS, attribute_names
-from abcde.sampling.stratified import ALLOCATION
+from abcde.sampling.pairs import (
+    SLICE_TOTALS,
+    add_chain,
+    add_design_steps,
+    add_sample_id,
+    add_sample_steps,
+    attribute_names,
+    design_for,
+    strata_query,
+)
+from abcde.sampling.stratified import ALLOCATION, STRATA
 from abcde.sql.pipeline import Pipeline
+from abcde.sql.templates import render
+from abcde.version import __version__
 from abcde.warehouse.scripts import (
     VERDICT_COLUMN,
     Output,
@@ -124,19 +134,6 @@ def sample_pairs_pipeline(spec: ScriptSpec, population: str = "mixture", budget:
     tuple
         The pipeline, the inputs, the output tables.
     """
-    from abcde.sampling.clocks import digits_for
-    from abcde.sampling.pairs import (
-        CLASS_KEYS,
-        DRAW_COLUMNS,
-        PAIR_CLASSES,
-        QUESTION_COLUMNS,
-        TOTAL_COLUMNS,
-        design_for,
-        strata_query,
-    )
-    from abcde.sql.templates import render
-    from abcde.version import __version__
-
     design = design_for(population, alpha)
     allocation = None if strata_allocation is None else ALLOCATION.check(
         "strata_allocation", strata_allocation)
@@ -151,46 +148,29 @@ def sample_pairs_pipeline(spec: ScriptSpec, population: str = "mixture", budget:
                                            "slicing"})
     cells = build_cells(spec, relations, "pair")
     p, inputs = cells.pipeline, cells.inputs
-    p.add("pair_population", render("pairs/population.sql"), materialise=True)
-    p.add("pair_strata", strata_query(design), materialise=True)
-    p.add("pair_totals", render("pairs/totals.sql"), materialise=True)
-    p.add("pair_self", render("pairs/self_pairs.sql"))
-    if "overall" not in p.steps:
-        from abcde.cells import IMPACT_METRICS
-
-        p.add("overall", render("impact/overall.sql", metrics=IMPACT_METRICS))
+    add_design_steps(p, inputs, design)
     attrs = attribute_names(inputs, [*DRAW_COLUMNS, *QUESTION_COLUMNS, "stratum"],
                             QUESTION_COLUMNS)
     names = [o for _, o in attrs]
-    if attrs:
-        # every item's row, inlined where the draws are joined (the sampled items are
-        # known only after the fill)
-        p.add("sample_attributes", render(
-            "sampling/attributes.sql", relation=inputs.attributes.relation,
-            item_col=inputs.columns.item, item_type=inputs.item_type, columns=attrs,
-            items=None))
-    p.add("draw_ids", render("pairs/draw_ids.sql", digits=digits_for(n), n=int(n)))
     if allocation is None:
-        _draw_chain(p, inputs, seed, n, str(int(budget)), names)
+        add_chain(p, seed, n, budget=str(int(budget)))
+        add_sample_steps(p, inputs, attrs, ["pair_kept"])
     else:
-        from abcde.sampling.stratified import STRATA
-
         p.add("pair_allocation", render("pairs/allocation.sql", budget=int(budget),
                                         allocation=allocation), materialise=True)
-        for h, (name, classes) in enumerate(STRATA):
-            _draw_chain(p, inputs, 2 * seed + h, n,
-                        f"(SELECT budget_{name} FROM pair_allocation)", names,
-                        suffix=f"_{name}", strata=strata_query(design, classes),
-                        class_keys=[k for k in CLASS_KEYS if k.split("_")[0] in classes])
         strata = [(h, name, classes, 2 * seed + h) for h, (name, classes) in enumerate(STRATA)]
+        for _, name, classes, stratum_seed in strata:
+            add_chain(p, stratum_seed, n, budget=f"(SELECT budget_{name} FROM pair_allocation)",
+                      suffix=f"_{name}", strata=strata_query(design, classes),
+                      class_keys=class_keys(classes))
         p.add("pair_fill", render("pairs/fill_strata.sql", strata=strata), materialise=True)
-        p.add("pair_sample", render("pairs/sample_strata.sql", strata=strata,
-                                    columns=[*DRAW_COLUMNS[1:], *names]), materialise=True)
+        add_sample_steps(p, inputs, attrs, [f"pair_kept_{name}" for _, name, _, _ in strata],
+                         [name for _, name, _, _ in strata])
         p.add("pair_sample_strata", render("pairs/strata_table.sql", strata=strata, n=int(n),
                                            classes_all=PAIR_CLASSES), materialise=True)
-    p.add("pair_sample_digest", render("pairs/sample_digest.sql"))
-    if "fingerprint" not in p.steps:
-        p.add("fingerprint", render("sampling/fingerprint.sql"))
+    add_sample_id(p, {"population": design.population, "alpha": design.alpha, "seed": seed,
+                      "budget": int(budget), "stratified": allocation is not None,
+                      "strata_allocation": allocation})
     p.add("pair_manifest", render("pairs/manifest.sql", version=__version__,
                                   stratified=allocation is not None, allocation=allocation,
                                   population=design.population, alpha=design.alpha,
@@ -199,7 +179,6 @@ def sample_pairs_pipeline(spec: ScriptSpec, population: str = "mixture", budget:
                                   total_columns=TOTAL_COLUMNS,
                                   overall_columns=p.steps["overall"].query.named_selects),
           materialise=True)
-    p.add("pair_questions_raw", render("pairs/questions.sql", attributes=names))
     question_columns = ["pair_id", "item_1", "item_2",
                         *(f"{a}_{k}" for a in names for k in (1, 2))]
     p.add("pair_questions", render("pairs/questions_with_id.sql", columns=question_columns),
@@ -230,56 +209,3 @@ def sample_pairs_pipeline(spec: ScriptSpec, population: str = "mixture", budget:
         _check_unshadowed(spec, p)
     return p, inputs, cells.outputs
 
-
-def _renamed(query: Any, mapping: dict[str, str]) -> Any:
-    """`query` reading the tables of `mapping` (step -> step) under their new names."""
-    from sqlglot import exp
-
-    def visit(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Table) and not node.db and node.name in mapping:
-            table = exp.to_table(mapping[node.name])
-            table.set("alias", node.args.get("alias") or exp.TableAlias(
-                this=exp.to_identifier(node.name)))
-            return table
-        return node
-
-    return query.transform(visit)
-
-
-def _draw_chain(p: Pipeline, inputs: Inputs, seed: int, n: int, budget: str,
-                names: list[str], *, suffix: str = "", strata: Any = None,
-                class_keys: Sequence[str] = ()) -> None:
-    """The draws of one stream (the engines' `draw_stream` and budget fill; ABCDE App. A):
-    the stream of `n` draws of `seed` over the design's strata (`strata`: a stratum's
-    restricted design, else the step pair_strata), the fill of `budget` (an SQL
-    expression) and the sample of the kept prefix. With a `suffix` every step of the
-    chain is named <step><suffix> (a stratum of a stratified sample)."""
-    from abcde.cells import items_query
-    from abcde.sql.quoting import literal
-    from abcde.sql.templates import render
-
-    s = literal(seed)
-    chain = []
-    if strata is not None:
-        chain.append(("pair_strata", strata, True))
-    chain += [
-        ("pair_draw_strata", render("pairs/draw_strata.sql", seed=s), True),
-        ("pair_split_partners", render("pairs/partner_cells.sql", side="b",
-                                       pair_class="split", seed=s), True),
-        ("pair_merge_partners", render("pairs/partner_cells.sql", side="e",
-                                       pair_class="merge", seed=s), True),
-        ("pair_draw_cells", render("pairs/draw_cells.sql"), True),
-        ("pair_needed_cells", render("pairs/needed_cells.sql"), False),
-        ("pair_items", items_query(inputs, attributes=False, cells="pair_needed_cells"),
-         False),
-        ("pair_cell_items", render("pairs/cell_items.sql"), True),
-        ("pair_stream", render("pairs/stream.sql", seed=s), True),
-        ("pair_budget", render("pairs/budget.sql", budget=budget), False),
-        ("pair_fill", render("pairs/fill.sql", n=int(n), budget=budget,
-                             class_keys=list(class_keys)), True),
-        ("pair_sample", render("pairs/sample.sql", cut="(SELECT cut FROM pair_fill)",
-                               attributes=names), True)]
-    mapping = {name: f"{name}{suffix}" for name, _, _ in chain}
-    for name, query, materialise in chain:
-        p.add(mapping[name], _renamed(query, mapping) if suffix else query,
-              materialise=materialise)

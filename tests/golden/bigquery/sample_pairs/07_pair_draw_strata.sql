@@ -79,8 +79,37 @@ WITH draw_ids AS (
     ) * t.total_t AS pos
   FROM draw_ids AS i
   CROSS JOIN total AS t
+), buckets AS (
+  SELECT
+    bucket,
+    MIN(bucket_lo) AS pos
+  FROM `proj`.`ds`.`abcde_pair_strata` AS pair_strata
+  GROUP BY
+    bucket
+), bucket_stacked AS (
+  SELECT
+    pos,
+    0 AS is_draw,
+    bucket,
+    CAST(NULL AS INT64) AS d
+  FROM buckets
+  UNION ALL
+  SELECT
+    pos,
+    1 AS is_draw,
+    CAST(NULL AS INT64) AS bucket,
+    d
+  FROM probes
+), bucket_chosen AS (
+  SELECT
+    d,
+    pos,
+    is_draw,
+    MAX(bucket) OVER (ORDER BY pos, is_draw ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS bucket
+  FROM bucket_stacked
 ), stacked AS (
   SELECT
+    bucket,
     lo AS pos,
     0 AS is_draw,
     seq,
@@ -88,16 +117,24 @@ WITH draw_ids AS (
   FROM `proj`.`ds`.`abcde_pair_strata` AS pair_strata
   UNION ALL
   SELECT
+    bucket,
     pos,
     1 AS is_draw,
     CAST(NULL AS INT64) AS seq,
     d
-  FROM probes
+  FROM bucket_chosen
+  WHERE
+    is_draw = 1
 ), chosen AS (
   SELECT
     d,
+    bucket,
     is_draw,
-    MAX(seq) OVER (ORDER BY pos, is_draw ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS seq
+    MAX(seq) OVER (
+      PARTITION BY bucket
+      ORDER BY pos, is_draw
+      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) AS seq
   FROM stacked
 )
 SELECT
@@ -112,6 +149,6 @@ SELECT
   s.u_over_w
 FROM chosen AS c
 JOIN `proj`.`ds`.`abcde_pair_strata` AS s
-  ON c.seq = s.seq
+  ON c.bucket = s.bucket AND c.seq = s.seq
 WHERE
   c.is_draw = 1;

@@ -3,42 +3,53 @@ DROP TABLE IF EXISTS `proj`.`ds`.`abcde_pair_fill`;
 CREATE TABLE `proj`.`ds`.`abcde_pair_fill` AS
 WITH firsts AS (
   SELECT
-    LEAST(item_i, item_j) AS lo_item,
-    GREATEST(item_i, item_j) AS hi_item,
-    MIN(d) AS first_d
+    MIN(d) AS first_d,
+    CAST(FLOOR(
+      CAST(MIN(d) * 256 AS FLOAT64) / NULLIF(CAST(5000 AS FLOAT64), CAST(0 AS FLOAT64))
+    ) AS INT64) AS bucket
   FROM `proj`.`ds`.`abcde_pair_stream` AS pair_stream
-  WHERE
-    item_i <> item_j
   GROUP BY
     LEAST(item_i, item_j),
     GREATEST(item_i, item_j)
+), asked AS (
+  SELECT
+    500 AS budget
+), bucket_pairs AS (
+  SELECT
+    bucket,
+    COUNT(*) AS pairs
+  FROM firsts
+  GROUP BY
+    bucket
+), bucket_offsets AS (
+  SELECT
+    bucket,
+    SUM(pairs) OVER (ORDER BY bucket ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - pairs AS before
+  FROM bucket_pairs
 ), ranked AS (
   SELECT
-    first_d,
-    ROW_NUMBER() OVER (ORDER BY first_d NULLS LAST) AS judge_rank
-  FROM firsts
-), pair_budget AS (
-  SELECT
-    COUNT(*) AS judgeable,
-    MAX(CASE WHEN judge_rank = 500 THEN first_d END) AS cut
-  FROM ranked
+    f.first_d,
+    o.before + ROW_NUMBER() OVER (PARTITION BY f.bucket ORDER BY f.first_d NULLS LAST) AS judge_rank
+  FROM firsts AS f
+  JOIN bucket_offsets AS o
+    ON f.bucket = o.bucket
 ), found AS (
   SELECT
-    judgeable,
-    cut
-  FROM pair_budget
+    COUNT(*) AS judgeable,
+    MAX(CASE WHEN r.judge_rank = a.budget THEN r.first_d END) AS cut,
+    MIN(CASE WHEN r.first_d >= 5000 THEN r.judge_rank END) AS misfit
+  FROM ranked AS r
+  CROSS JOIN asked AS a
 ), population AS (
   SELECT
     CAST(FLOOR(COALESCE(SUM(judgeable), CAST(0 AS FLOAT64)) + CAST(0.5 AS FLOAT64)) AS INT64) AS population_judgeable
   FROM `proj`.`ds`.`abcde_pair_totals` AS pair_totals
-), asked AS (
-  SELECT
-    500 AS budget
 )
 SELECT
   a.budget = 0 OR NOT f.cut IS NULL AS budget_filled,
   CASE WHEN a.budget = 0 THEN 0 ELSE f.judgeable END AS judgeable_found,
   CASE WHEN a.budget = 0 THEN -1 ELSE COALESCE(f.cut, 4999) END AS cut,
+  COALESCE(f.misfit - 1, f.judgeable) AS fits,
   p.population_judgeable,
   p.population_judgeable >= a.budget AS budget_possible,
   CASE

@@ -51,30 +51,53 @@ WITH sums AS (
     label,
     u_over_w,
     ordered_pairs,
-    t
+    t,
+    CAST(FLOOR(cell_key * CAST(256 AS FLOAT64)) AS INT64) AS bucket
   FROM mixed
   WHERE
     t > 0 AND pair_class IN ('stable')
+), bucket_totals AS (
+  SELECT
+    bucket,
+    SUM(t) AS bucket_t
+  FROM design
+  GROUP BY
+    bucket
+), bucket_offsets AS (
+  SELECT
+    bucket,
+    SUM(bucket_t) OVER (ORDER BY bucket ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - bucket_t AS bucket_lo
+  FROM bucket_totals
 )
 SELECT
-  b,
-  e,
-  pair_class,
-  w,
-  w_b,
-  w_e,
-  u,
-  split_w,
-  merge_w,
-  t_u,
-  t_w,
-  t,
-  label,
-  u_over_w,
-  ordered_pairs,
-  SUM(t) OVER (
-    ORDER BY cell_key, b, e, pair_class
-    ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
-  ) - t AS lo,
-  ROW_NUMBER() OVER (ORDER BY cell_key NULLS LAST, b NULLS LAST, e NULLS LAST, pair_class NULLS LAST) AS seq
-FROM design;
+  d.b,
+  d.e,
+  d.pair_class,
+  d.w,
+  d.w_b,
+  d.w_e,
+  d.u,
+  d.split_w,
+  d.merge_w,
+  d.t_u,
+  d.t_w,
+  d.t,
+  d.label,
+  d.u_over_w,
+  d.ordered_pairs,
+  d.bucket,
+  o.bucket_lo,
+  o.bucket_lo + (
+    SUM(d.t) OVER (
+      PARTITION BY d.bucket
+      ORDER BY d.cell_key, d.b, d.e, d.pair_class
+      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) - d.t
+  ) AS lo,
+  ROW_NUMBER() OVER (
+    PARTITION BY d.bucket
+    ORDER BY d.cell_key NULLS LAST, d.b NULLS LAST, d.e NULLS LAST, d.pair_class NULLS LAST
+  ) AS seq
+FROM design AS d
+JOIN bucket_offsets AS o
+  ON d.bucket = o.bucket;

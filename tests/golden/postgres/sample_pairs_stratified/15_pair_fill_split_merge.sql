@@ -3,39 +3,47 @@ DROP TABLE IF EXISTS "proj"."ds"."abcde_pair_fill_split_merge";
 CREATE TABLE "proj"."ds"."abcde_pair_fill_split_merge" AS
 WITH firsts AS (
   SELECT
-    LEAST(item_i, item_j) AS lo_item,
-    GREATEST(item_i, item_j) AS hi_item,
-    MIN(d) AS first_d
+    MIN(d) AS first_d,
+    CAST(FLOOR(
+      CAST(MIN(d) * 256 AS DOUBLE PRECISION) / NULLIF(CAST(5000 AS DOUBLE PRECISION), CAST(0 AS DOUBLE PRECISION))
+    ) AS BIGINT) AS bucket
   FROM "proj"."ds"."abcde_pair_stream_split_merge" AS pair_stream
-  WHERE
-    item_i <> item_j
   GROUP BY
     LEAST(item_i, item_j),
     GREATEST(item_i, item_j)
+), asked AS (
+  SELECT
+    (
+      SELECT
+        budget_split_merge
+      FROM "proj"."ds"."abcde_pair_allocation" AS pair_allocation
+    ) AS budget
+), bucket_pairs AS (
+  SELECT
+    bucket,
+    COUNT(*) AS pairs
+  FROM firsts
+  GROUP BY
+    bucket
+), bucket_offsets AS (
+  SELECT
+    bucket,
+    SUM(pairs) OVER (ORDER BY bucket ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - pairs AS before
+  FROM bucket_pairs
 ), ranked AS (
   SELECT
-    first_d,
-    ROW_NUMBER() OVER (ORDER BY first_d) AS judge_rank
-  FROM firsts
-), pair_budget_split_merge AS (
-  SELECT
-    COUNT(*) AS judgeable,
-    MAX(
-      CASE
-        WHEN judge_rank = (
-          SELECT
-            budget_split_merge
-          FROM "proj"."ds"."abcde_pair_allocation" AS pair_allocation
-        )
-        THEN first_d
-      END
-    ) AS cut
-  FROM ranked
+    f.first_d,
+    o.before + ROW_NUMBER() OVER (PARTITION BY f.bucket ORDER BY f.first_d) AS judge_rank
+  FROM firsts AS f
+  JOIN bucket_offsets AS o
+    ON f.bucket = o.bucket
 ), found AS (
   SELECT
-    judgeable,
-    cut
-  FROM pair_budget_split_merge AS pair_budget
+    COUNT(*) AS judgeable,
+    MAX(CASE WHEN r.judge_rank = a.budget THEN r.first_d END) AS cut,
+    MIN(CASE WHEN r.first_d >= 5000 THEN r.judge_rank END) AS misfit
+  FROM ranked AS r
+  CROSS JOIN asked AS a
 ), population AS (
   SELECT
     CAST(FLOOR(
@@ -44,18 +52,12 @@ WITH firsts AS (
   FROM "proj"."ds"."abcde_pair_totals" AS pair_totals
   WHERE
     class_key IN ('split', 'merge')
-), asked AS (
-  SELECT
-    (
-      SELECT
-        budget_split_merge
-      FROM "proj"."ds"."abcde_pair_allocation" AS pair_allocation
-    ) AS budget
 )
 SELECT
   a.budget = 0 OR NOT f.cut IS NULL AS budget_filled,
   CASE WHEN a.budget = 0 THEN 0 ELSE f.judgeable END AS judgeable_found,
   CASE WHEN a.budget = 0 THEN -1 ELSE COALESCE(f.cut, 4999) END AS cut,
+  COALESCE(f.misfit - 1, f.judgeable) AS fits,
   p.population_judgeable,
   p.population_judgeable >= a.budget AS budget_possible,
   CASE

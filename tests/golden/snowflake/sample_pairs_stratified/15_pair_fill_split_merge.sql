@@ -3,45 +3,12 @@ DROP TABLE IF EXISTS proj.ds.abcde_pair_fill_split_merge;
 CREATE TABLE proj.ds.abcde_pair_fill_split_merge AS
 WITH firsts AS (
   SELECT
-    LEAST_IGNORE_NULLS(item_i, item_j) AS lo_item,
-    GREATEST_IGNORE_NULLS(item_i, item_j) AS hi_item,
-    MIN(d) AS first_d
+    MIN(d) AS first_d,
+    CAST(FLOOR(CAST(MIN(d) * 256 AS DOUBLE) / NULLIF(CAST(5000 AS DOUBLE), CAST(0 AS DOUBLE))) AS BIGINT) AS bucket
   FROM proj.ds.abcde_pair_stream_split_merge AS pair_stream
-  WHERE
-    item_i <> item_j
   GROUP BY
     LEAST_IGNORE_NULLS(item_i, item_j),
     GREATEST_IGNORE_NULLS(item_i, item_j)
-), ranked AS (
-  SELECT
-    first_d,
-    ROW_NUMBER() OVER (ORDER BY first_d) AS judge_rank
-  FROM firsts
-), pair_budget_split_merge AS (
-  SELECT
-    COUNT(*) AS judgeable,
-    MAX(
-      CASE
-        WHEN judge_rank = (
-          SELECT
-            budget_split_merge
-          FROM proj.ds.abcde_pair_allocation AS pair_allocation
-        )
-        THEN first_d
-      END
-    ) AS cut
-  FROM ranked
-), found AS (
-  SELECT
-    judgeable,
-    cut
-  FROM pair_budget_split_merge AS pair_budget
-), population AS (
-  SELECT
-    CAST(FLOOR(COALESCE(SUM(judgeable), CAST(0 AS DOUBLE)) + CAST(0.5 AS DOUBLE)) AS BIGINT) AS population_judgeable
-  FROM proj.ds.abcde_pair_totals AS pair_totals
-  WHERE
-    class_key IN ('split', 'merge')
 ), asked AS (
   SELECT
     (
@@ -49,11 +16,44 @@ WITH firsts AS (
         budget_split_merge
       FROM proj.ds.abcde_pair_allocation AS pair_allocation
     ) AS budget
+), bucket_pairs AS (
+  SELECT
+    bucket,
+    COUNT(*) AS pairs
+  FROM firsts
+  GROUP BY
+    bucket
+), bucket_offsets AS (
+  SELECT
+    bucket,
+    SUM(pairs) OVER (ORDER BY bucket ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) - pairs AS before
+  FROM bucket_pairs
+), ranked AS (
+  SELECT
+    f.first_d,
+    o.before + ROW_NUMBER() OVER (PARTITION BY f.bucket ORDER BY f.first_d) AS judge_rank
+  FROM firsts AS f
+  JOIN bucket_offsets AS o
+    ON f.bucket = o.bucket
+), found AS (
+  SELECT
+    COUNT(*) AS judgeable,
+    MAX(CASE WHEN r.judge_rank = a.budget THEN r.first_d END) AS cut,
+    MIN(CASE WHEN r.first_d >= 5000 THEN r.judge_rank END) AS misfit
+  FROM ranked AS r
+  CROSS JOIN asked AS a
+), population AS (
+  SELECT
+    CAST(FLOOR(COALESCE(SUM(judgeable), CAST(0 AS DOUBLE)) + CAST(0.5 AS DOUBLE)) AS BIGINT) AS population_judgeable
+  FROM proj.ds.abcde_pair_totals AS pair_totals
+  WHERE
+    class_key IN ('split', 'merge')
 )
 SELECT
   a.budget = 0 OR NOT f.cut IS NULL AS budget_filled,
   CASE WHEN a.budget = 0 THEN 0 ELSE f.judgeable END AS judgeable_found,
   CASE WHEN a.budget = 0 THEN -1 ELSE COALESCE(f.cut, 4999) END AS cut,
+  COALESCE(f.misfit - 1, f.judgeable) AS fits,
   p.population_judgeable,
   p.population_judgeable >= a.budget AS budget_possible,
   CASE

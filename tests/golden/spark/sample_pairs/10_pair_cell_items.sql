@@ -1,17 +1,7 @@
 DROP TABLE IF EXISTS `proj`.`ds`.`abcde_pair_cell_items`;
 
 CREATE TABLE `proj`.`ds`.`abcde_pair_cell_items` AS
-WITH pair_needed_cells AS (
-  SELECT
-    b,
-    e
-  FROM `proj`.`ds`.`abcde_pair_draw_cells` AS pair_draw_cells
-  UNION
-  SELECT
-    partner_b AS b,
-    partner_e AS e
-  FROM `proj`.`ds`.`abcde_pair_draw_cells` AS pair_draw_cells
-), base_in AS (
+WITH base_in AS (
   SELECT
     CAST(`item_id` AS STRING) AS item_id,
     CAST(`cluster_id` AS STRING) AS cluster_id,
@@ -29,6 +19,16 @@ WITH pair_needed_cells AS (
     CAST(`weight` AS DOUBLE) AS weight,
     1 AS in_input
   FROM `proj`.`ds`.`weights`
+), pair_needed_cells AS (
+  SELECT
+    b,
+    e
+  FROM `proj`.`ds`.`abcde_pair_draw_cells` AS pair_draw_cells
+  UNION
+  SELECT
+    partner_b AS b,
+    partner_e AS e
+  FROM `proj`.`ds`.`abcde_pair_draw_cells` AS pair_draw_cells
 ), pair_items AS (
   SELECT
     COALESCE(b.item_id, e.item_id) AS item_id,

@@ -1,7 +1,7 @@
 DROP TABLE IF EXISTS `proj`.`ds`.`abcde_pair_draw_strata_stable`;
 
 CREATE TABLE `proj`.`ds`.`abcde_pair_draw_strata_stable` AS
-WITH draw_ids AS (
+WITH draw_ids_stable AS (
   SELECT
     d0.v * 1 + d1.v * 10 + d2.v * 100 + d3.v * 1000 AS d
   FROM VALUES
@@ -72,10 +72,42 @@ WITH draw_ids AS (
         ) AS BIGINT)
       ) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE)
     ) * t.total_t AS pos
-  FROM draw_ids AS i
+  FROM draw_ids_stable AS i
   CROSS JOIN total AS t
+), buckets AS (
+  SELECT
+    bucket,
+    MIN(bucket_lo) AS pos
+  FROM `proj`.`ds`.`abcde_pair_strata_stable` AS pair_strata
+  GROUP BY
+    bucket
+), bucket_stacked AS (
+  SELECT
+    pos,
+    0 AS is_draw,
+    bucket,
+    CAST(NULL AS BIGINT) AS d
+  FROM buckets
+  UNION ALL
+  SELECT
+    pos,
+    1 AS is_draw,
+    CAST(NULL AS BIGINT) AS bucket,
+    d
+  FROM probes
+), bucket_chosen AS (
+  SELECT
+    d,
+    pos,
+    is_draw,
+    MAX(bucket) OVER (
+      ORDER BY pos NULLS LAST, is_draw NULLS LAST
+      ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
+    ) AS bucket
+  FROM bucket_stacked
 ), stacked AS (
   SELECT
+    bucket,
     lo AS pos,
     0 AS is_draw,
     seq,
@@ -83,16 +115,21 @@ WITH draw_ids AS (
   FROM `proj`.`ds`.`abcde_pair_strata_stable` AS pair_strata
   UNION ALL
   SELECT
+    bucket,
     pos,
     1 AS is_draw,
     CAST(NULL AS BIGINT) AS seq,
     d
-  FROM probes
+  FROM bucket_chosen
+  WHERE
+    is_draw = 1
 ), chosen AS (
   SELECT
     d,
+    bucket,
     is_draw,
     MAX(seq) OVER (
+      PARTITION BY bucket
       ORDER BY pos NULLS LAST, is_draw NULLS LAST
       ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW
     ) AS seq
@@ -110,6 +147,6 @@ SELECT
   s.u_over_w
 FROM chosen AS c
 JOIN `proj`.`ds`.`abcde_pair_strata_stable` AS s
-  ON c.seq = s.seq
+  ON c.bucket = s.bucket AND c.seq = s.seq
 WHERE
   c.is_draw = 1;

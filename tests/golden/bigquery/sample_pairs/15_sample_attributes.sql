@@ -1,0 +1,23 @@
+DROP TABLE IF EXISTS `proj`.`ds`.`abcde_sample_attributes`;
+
+CREATE TABLE `proj`.`ds`.`abcde_sample_attributes` AS
+WITH pair_sample_items AS (
+  SELECT
+    item_i AS item_id
+  FROM `proj`.`ds`.`abcde_pair_kept` AS pair_kept
+  UNION DISTINCT
+  SELECT
+    item_j AS item_id
+  FROM `proj`.`ds`.`abcde_pair_kept` AS pair_kept
+)
+SELECT
+  CAST(`item_id` AS STRING) AS item_id,
+  `provenance` AS `provenance`,
+  `size_class` AS `size_class`
+FROM `proj`.`ds`.`attributes`
+WHERE
+  CAST(`item_id` AS STRING) IN (
+    SELECT
+      item_id
+    FROM pair_sample_items
+  );
