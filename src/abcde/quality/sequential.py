@@ -1,0 +1,368 @@
+"""Confidence sequences of the quality metrics, valid however often one looks, and the
+stop signal of ``abcde estimate --sequential --stop-when Q`` (docs/method.md §8.14).
+
+The draws of a pair sample are an iid stream from q (docs/method.md §7.4), and a
+metric's estimate exact + Σ sign·T·p̂ is a smooth function of running means of per-draw
+terms. Its linearisation is the per-draw influence term of each part,
+T·m·(x − p̂)/Ê[m] over the part's judged draws (§8.7: the residuals e = m(x − R) of the
+SE, scaled), so the asymptotic confidence sequence of Waudby-Smith, Arbour, Sinha,
+Kennedy & Ramdas (Ann. Stat. 52(6), 2024, Thm 2.2; Robbins' normal mixture) applies:
+
+    θ̂_n ± σ̂_n · sqrt( 2(nρ² + 1)/(n²ρ²) · log( sqrt(nρ² + 1)/(α/2) ) ),
+    ρ² = (2 log(2/α) + log(1 + 2 log(2/α)))/n*,
+
+two one-sided boundaries at α/2, tightest at n* = the sample's draws. A part with fewer
+than MIN_JUDGED_DRAWS judged draws is bounded by [0, T] instead (the asymptotics need
+draws); a stratified sample adds one sequence per stratum, each at α/H (a union bound).
+
+The sample's rows record each pair's first draw and its number of draws, not when its
+repeats fell: within a prefix of n draws a pair first drawn at f with k draws in the
+sample's D counts 1 + (k − 1)(n − 1 − f)/(D − 1 − f), exact for the k − 1 repeats'
+expected position and at n = D (most pairs are drawn once: exact too).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from abcde.params import Constraint
+from abcde.quality.metrics import EQ, METRIC_KEYS, METRICS, Design, Metric
+from abcde.quality.sample import JudgedSample
+
+MIN_JUDGED_DRAWS = 10
+"""Below this many judged draws in the prefix a part enters the sequence by its whole
+range [0, T]: the normal approximation behind the sequence needs draws."""
+_LABELS = {k: m.label for k, m in METRICS.items()}
+
+
+def unit_margin(n: np.ndarray | float, planned: float, alpha: float) -> np.ndarray:
+    """The half-width of the two-sided asymptotic sequence for unit variance after n
+    draws, tightest at ``planned`` draws (module docstring; Waudby-Smith et al. 2024).
+
+    >>> round(float(unit_margin(1000, 1000, 0.05)) * math.sqrt(1000), 3)  # vs z = 1.96
+    2.709
+    """
+    a = alpha / 2
+    rho2 = (2 * math.log(1 / a) + math.log(1 + 2 * math.log(1 / a))) / planned
+    n = np.asarray(n, dtype=float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.sqrt(2 * (n * rho2 + 1) / (n * n * rho2) * np.log(np.sqrt(n * rho2 + 1) / a))
+
+
+# --------------------------------------------------------------------------- #
+# The questions of --stop-when
+# --------------------------------------------------------------------------- #
+
+
+@dataclass(frozen=True)
+class Question:
+    """``metric op value``; ``halfwidth`` True asks for the metric's half-width."""
+
+    metric: str
+    op: str
+    value: float
+    halfwidth: bool = False
+
+    @property
+    def text(self) -> str:
+        op = {"<=": "≤", ">=": "≥"}.get(self.op, self.op)
+        if self.halfwidth:
+            return f"half-width of {_LABELS[self.metric]} {op} {_number(self.value, False)}"
+        signed = self.metric == "delta_precision"
+        return f"{_LABELS[self.metric]} {op} {_number(self.value, signed)}"
+
+
+def _number(x: float, sign: bool) -> str:
+    if x == 0:
+        return "0"
+    points = f"{100 * x:+.4g}" if sign else f"{100 * x:.4g}"
+    return f"{points}%" if abs(x) <= 1 else f"{x:g}"
+
+
+_QUESTION = re.compile(r"\s*([a-z_]+?)(?:\.(halfwidth))?\s*(<=|>=|<|>)\s*"
+                       r"([-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?)(%?)\s*")
+
+
+class StopWhen(Constraint):
+    """Questions for the stop signal: ``METRIC>V``, ``METRIC<V`` (or ≥, ≤), with the
+    metric a key of ``abcde estimate``'s JSON, ``halfwidth<=V`` (ΔPrecision's) or
+    ``METRIC.halfwidth<=V``; V a number or a percentage. A tuple of questions is
+    returned (one string, or several)."""
+
+    what = ("a question such as 'delta_precision>0', 'bad_merge_rate<0.02', "
+            "'halfwidth<=0.01' or 'good_merge_rate.halfwidth<=1%' (metrics: "
+            + ", ".join(METRIC_KEYS) + ")")
+
+    def convert(self, value: Any) -> tuple[Question, ...]:
+        texts = [value] if isinstance(value, str) else list(value)
+        return tuple(self._one(t) for t in texts)
+
+    @staticmethod
+    def _one(text: Any) -> Question:
+        if isinstance(text, Question):
+            return text
+        match = _QUESTION.fullmatch(text) if isinstance(text, str) else None
+        if match is None:
+            raise ValueError
+        name, suffix, op, number, percent = match.groups()
+        halfwidth = suffix is not None or name == "halfwidth"
+        metric = "delta_precision" if name == "halfwidth" else name
+        value = float(number) / (100 if percent else 1)
+        if metric not in METRICS or (halfwidth and (op not in ("<", "<=") or value <= 0)):
+            raise ValueError
+        return Question(metric, op, value, halfwidth)
+
+
+STOP_WHEN = StopWhen()
+
+
+# --------------------------------------------------------------------------- #
+# Running sums over prefixes of the stream
+# --------------------------------------------------------------------------- #
+
+
+@dataclass(frozen=True)
+class Stream:
+    """Per stratum (one for an unstratified sample) the rows in it, the first draw of
+    each row, the stratum's draws D and the prefix lengths n (draws) to evaluate."""
+
+    rows: list[np.ndarray]
+    first_draw: list[np.ndarray]
+    draws: list[int]
+    times: list[np.ndarray]
+
+
+class _Sums:
+    """Σ k(n)·v over the rows of one stratum at each prefix length n: a row adds
+    a + b·n for n > f (its interpolated count), so two cumulative sums over the rows
+    in first-draw order give every prefix at once."""
+
+    def __init__(self, first: np.ndarray, count: np.ndarray, draws: int, times: np.ndarray):
+        order = np.argsort(first, kind="stable")
+        f, k = first[order].astype(float), count[order].astype(float)
+        span = draws - 1 - f
+        self.b = np.divide(k - 1, span, out=np.zeros_like(f), where=span > 0)
+        self.a = 1 - self.b * (f + 1)
+        self.order = order
+        self.at = np.searchsorted(f, times, side="left")  # rows with f < n
+        self.times = times.astype(float)
+
+    def __call__(self, values: np.ndarray) -> np.ndarray:
+        v = values[self.order]
+        a = np.concatenate([[0.0], np.cumsum(v * self.a)])[self.at]
+        b = np.concatenate([[0.0], np.cumsum(v * self.b)])[self.at]
+        return a + b * self.times
+
+
+@dataclass(frozen=True)
+class Running:
+    """A metric's running estimate and confidence sequence at each evaluated prefix."""
+
+    estimate: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    sigma: list[np.ndarray]  # per stratum σ̂ (0 where no part of the metric lies)
+    margin_alpha: float
+    bounded: np.ndarray  # True where a thin part entered by its range
+
+
+def metric_sequence(metric: Metric, s: JudgedSample, design: Design, stream: Stream,
+                    confidence: float, sums: list[_Sums] | None = None) -> Running:
+    """The metric's confidence sequence at ``stream.times`` (module docstring)."""
+    sums = sums or [_Sums(f, s.draw_count[r], d, t) for r, f, d, t in
+                    zip(stream.rows, stream.first_draw, stream.draws, stream.times, strict=True)]
+    size = stream.times[0].size
+    exact = float(design.exact.get(metric.exact, 0.0)) if metric.exact else 0.0
+    estimate = np.full(size, exact)
+    solid = np.full(size, exact)
+    lowest, highest = np.full(size, exact), np.full(size, exact)
+    thin_low, thin_high = np.zeros(size), np.zeros(size)
+    bounded = np.zeros(size, dtype=bool)
+    variance = [np.zeros(size) for _ in sums]
+    touched: set[int] = set()
+    for part in metric.parts:
+        total = design.total(part)
+        if total == 0:
+            continue
+        sign_t = part.sign * total
+        lowest += min(0.0, sign_t)
+        highest += max(0.0, sign_t)
+        m_all = s.importance_u if part.target == "u" else s.importance_w
+        drawn_anywhere = False
+        for h, (rows, add) in enumerate(zip(stream.rows, sums, strict=True)):
+            drawn = np.isin(s.class_key[rows], part.classes)
+            if not drawn.any():
+                continue
+            drawn_anywhere = True
+            touched.add(h)
+            in_part = drawn & s.known[rows]
+            m = np.where(in_part, m_all[rows], 0.0)
+            x = np.where(in_part, s.equivalent[rows], 0.0)
+            if part.indicator != EQ:
+                x = np.where(in_part, 1 - x, 0.0)
+            judged, w1, w1x = add(in_part.astype(float)), add(m), add(m * x)
+            w2, w2x = add(m * m), add(m * m * x)
+            safe = np.where(w1 > 0, w1, 1.0)
+            p = np.where(w1 > 0, w1x / safe, 0.5)
+            # the spread around p̂ with one pseudo draw of each verdict (Laplace): a part
+            # whose draws all agree gets a width, not a sequence of zero width
+            pad = safe / np.maximum(judged, 1.0)
+            q = (w1x + pad) / (safe + 2 * pad)
+            spread = np.maximum(w2x * (1 - 2 * q) + q * q * w2, 0.0)
+            v = total * total * add.times * spread / safe**2  # T²·n·Σm²(x − p)²/(Σm)²
+            thin = judged < MIN_JUDGED_DRAWS
+            estimate += sign_t * p
+            solid += np.where(thin, 0.0, sign_t * p)
+            thin_low += np.where(thin, min(0.0, sign_t), 0.0)
+            thin_high += np.where(thin, max(0.0, sign_t), 0.0)
+            bounded |= thin
+            variance[h] += np.where(thin, 0.0, v)
+        if not drawn_anywhere:  # its whole range, as the estimate bounds it
+            estimate += sign_t / 2
+            thin_low += min(0.0, sign_t)
+            thin_high += max(0.0, sign_t)
+            bounded[:] = True
+    alpha = (1 - confidence) / max(len(touched), 1)
+    half = np.zeros(size)
+    sigma = [np.sqrt(v) for v in variance]
+    for h, sg in enumerate(sigma):
+        if h in touched:
+            margin = unit_margin(stream.times[h], stream.draws[h], alpha)
+            half += np.where(sg > 0, sg * np.nan_to_num(margin, nan=np.inf), 0.0)
+    low = np.clip(solid - half + thin_low, lowest, highest)
+    high = np.clip(solid + half + thin_high, lowest, highest)
+    return Running(estimate, low, high, sigma, alpha, bounded)
+
+
+# --------------------------------------------------------------------------- #
+# The current prefix of a judged sample, and the document of --sequential
+# --------------------------------------------------------------------------- #
+
+
+def judged_prefix(first_draw: np.ndarray, draw_count: np.ndarray, pair_ids: Sequence[str],
+                  strata: np.ndarray | None, answered: set[str]) -> tuple[Stream, int]:
+    """Per stratum the longest prefix of pairs in stream order (first draw) that all have
+    a verdict (unknown included): its length in draws (up to the first draw of the first
+    pair without a verdict), as a Stream of one time, and its number of pairs."""
+    groups = [np.arange(first_draw.size)] if strata is None else [
+        np.flatnonzero(strata == h) for h in dict.fromkeys(strata.tolist())]
+    ids = np.asarray(pair_ids, dtype=object)
+    draws = [int(draw_count[g].sum()) for g in groups]
+    times, pairs = [], 0
+    for g, total in zip(groups, draws, strict=True):
+        starts: dict[str, int] = {}
+        for pid, at in zip(ids[g].tolist(), first_draw[g].tolist(), strict=True):
+            starts[pid] = min(at, starts.get(pid, at))
+        order = sorted(starts, key=starts.__getitem__)
+        k = next((i for i, p in enumerate(order) if p not in answered), len(order))
+        times.append(np.array([starts[order[k]] if k < len(order) else total]))
+        pairs += k
+    return Stream(groups, [first_draw[g] for g in groups], draws, times), pairs
+
+
+def sequential_doc(s: JudgedSample, design: Design, first_draw: np.ndarray,
+                   pair_ids: Sequence[str], answered: set[str],
+                   questions: Sequence[Question], confidence: float,
+                   fixed: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The ``sequential`` section of ``abcde estimate``: the prefix judged, per metric the
+    sequence at it beside the fixed interval, and each question's answer."""
+    stream, pairs = judged_prefix(first_draw, s.draw_count, pair_ids, s.stratum, answered)
+    sums = [_Sums(f, s.draw_count[r], d, t) for r, f, d, t in
+            zip(stream.rows, stream.first_draw, stream.draws, stream.times, strict=True)]
+    seqs = {k: metric_sequence(m, s, design, stream, confidence, sums)
+            for k, m in METRICS.items()}
+    metrics = {}
+    for key, q in seqs.items():
+        metrics[key] = {"estimate": float(q.estimate[0]), "cs_low": float(q.low[0]),
+                        "cs_high": float(q.high[0]),
+                        "halfwidth": float(q.high[0] - q.low[0]) / 2,
+                        "ci_low": fixed[key].get("ci_low"), "ci_high": fixed[key].get("ci_high"),
+                        "bounded": bool(q.bounded[0])}
+    n_now = [float(t[0]) for t in stream.times]
+    return {
+        "confidence": confidence, "pairs": pairs,
+        "sample_pairs": len(set(pair_ids)), "draws": int(sum(n_now)),
+        "planned_draws": sum(stream.draws),
+        "order": "the pairs in stream order (first draw), up to the first without a verdict; "
+                 "an unknown verdict counts as judged and is reweighted within its class, "
+                 "as in the estimate (docs/method.md §8.3, §8.14)",
+        "metrics": metrics,
+        "questions": [answer(q, seqs[q.metric], n_now, stream.draws, pairs) for q in questions]}
+
+
+def answer(question: Question, seq: Running, n_now: Sequence[float],
+           planned: Sequence[int], pairs: int, at: int = 0) -> dict[str, Any]:
+    """The plain-words answer to a question at evaluated prefix ``at``, and how many more
+    verdicts it probably needs at the current estimate and spread."""
+    low, high, est = float(seq.low[at]), float(seq.high[at]), float(seq.estimate[at])
+    half = (high - low) / 2
+    if question.halfwidth:
+        done = half < question.value or (question.op == "<=" and half <= question.value)
+        state, gap = ("reached" if done else "not yet"), question.value
+    else:
+        above = question.op in (">", ">=")
+        yes = low > question.value if above else high < question.value
+        no = high < question.value if above else low > question.value
+        state = "yes" if yes else "no" if no else "not yet"
+        gap = abs(est - question.value)
+    words = {"yes": "yes, stop", "no": "no, stop", "reached": "reached", "not yet": "not yet"}
+    return {"question": question.text, "answer": state,
+            "text": f"{question.text}: {words[state]}",
+            "more_verdicts": None if state != "not yet" else
+            _more(seq, gap, n_now, planned, pairs, at)}
+
+
+def _more(seq: Running, gap: float, n_now: Sequence[float], planned: Sequence[int],
+          pairs: int, at: int) -> int | None:
+    """Verdicts until the half-width falls to ``gap``, all strata growing by one factor
+    λ at the current σ̂ and pairs per draw; None while a thin part bounds the sequence
+    (no rate yet) or the estimate sits on the threshold."""
+    sigma = [float(sg[at]) for sg in seq.sigma]
+    if seq.bounded[at] or gap <= 0 or pairs == 0 or not any(sigma):
+        return None
+
+    def half(scale: float) -> float:
+        return sum(sg * float(unit_margin(n * scale, d, seq.margin_alpha))
+                   for sg, n, d in zip(sigma, n_now, planned, strict=True) if sg > 0)
+
+    lo, hi = 1.0, 2.0
+    while half(hi) > gap:
+        lo, hi = hi, hi * 2
+        if hi > 1e9:
+            return None
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        lo, hi = (mid, hi) if half(mid) > gap else (lo, mid)
+    return max(1, math.ceil(pairs * (hi - 1)))
+
+
+def render_sequential(doc: Mapping[str, Any]) -> str:
+    """The text of ``--sequential`` under the estimate's table."""
+    seq = doc["sequential"]
+    lines = ["", f"Confidence sequences ({seq['confidence']:.0%}, valid however often you look): "
+             f"{seq['pairs']:,} of {seq['sample_pairs']:,} pairs judged in stream order, "
+             f"{seq['draws']:,} of {seq['planned_draws']:,} draws"]
+    for key, m in seq["metrics"].items():
+        fixed = ("" if m["ci_low"] is None else
+                 f"   fixed interval [{m['ci_low']:+.4f}, {m['ci_high']:+.4f}]")
+        lines.append(f"  {_LABELS[key]:<20} {m['estimate']:+.4f}  sequence "
+                     f"[{m['cs_low']:+.4f}, {m['cs_high']:+.4f}]{fixed}")
+    for q in seq["questions"]:
+        left = seq["sample_pairs"] - seq["pairs"]
+        more = "" if q["more_verdicts"] is None else \
+            f" (about {q['more_verdicts']:,} more verdicts at the current rate" + (
+                f"; the sample has {left:,} pairs left: a larger budget of the same stream "
+                "keeps these verdicts)" if q["more_verdicts"] > left else ")")
+        lines.append(f"{q['text']}{more}")
+    return "\n".join(lines)
+
+
+__all__ = ["MIN_JUDGED_DRAWS", "STOP_WHEN", "Question", "StopWhen", "Stream", "answer",
+           "judged_prefix", "metric_sequence", "render_sequential", "sequential_doc",
+           "unit_margin"]
