@@ -500,15 +500,7 @@ def _estimate(draws: Any, verdicts: Any, manifest: Mapping[str, Any], confidence
     """The document of :func:`estimate_from_draws`; ``where`` names a sample on file;
     ``sequential`` (first draws, pairs with a verdict, questions) adds its section."""
     prefix = "" if where is None else f"{where}: "
-    try:
-        check_design(manifest)
-    except ValueError as err:
-        raise InputError(f"{prefix}{err}") from None
-    classes, sums = _classes(manifest)
-    exact = _exact(manifest)
-    s = judged_sample(draws, verdicts, alpha=float(manifest["alpha"]),
-                      kappa=sums["u"] / sums["w"], where=f"{prefix}draws")
-    design = Design(classes, exact, sums, _scale(s, manifest, classes, prefix))
+    s, design = judged_design(draws, verdicts, manifest, prefix)
     results = estimate_all(s, design, confidence=confidence, se_method=se_method)
     out: dict[str, Any] = {"population": manifest.get("population"), "alpha": s.alpha,
                            "se_method": se_method}
@@ -541,6 +533,20 @@ def _estimate(draws: Any, verdicts: Any, manifest: Mapping[str, Any], confidence
                                            draws["pair_id"], answered, questions,
                                            confidence, out)
     return out
+
+
+def judged_design(draws: Any, verdicts: Any, manifest: Mapping[str, Any],
+                  prefix: str = "") -> tuple[JudgedSample, Design]:
+    """The judged sample and the design the estimators read of the manifest (a manifest
+    of an earlier design refused; ``prefix`` names the sample in messages)."""
+    try:
+        check_design(manifest)
+    except ValueError as err:
+        raise InputError(f"{prefix}{err}") from None
+    classes, sums = _classes(manifest)
+    s = judged_sample(draws, verdicts, alpha=float(manifest["alpha"]),
+                      kappa=sums["u"] / sums["w"], where=f"{prefix}draws")
+    return s, Design(classes, _exact(manifest), sums, _scale(s, manifest, classes, prefix))
 
 
 def _sample_summary(s: JudgedSample) -> dict[str, Any]:

@@ -32,8 +32,16 @@ from typing import Any
 import numpy as np
 
 from abcde.params import Constraint
-from abcde.quality.metrics import EQ, METRIC_KEYS, METRICS, Design, Metric
-from abcde.quality.sample import JudgedSample
+from abcde.quality.metrics import (
+    EQ,
+    METRIC_KEYS,
+    METRICS,
+    MIN_N_EFF,
+    Design,
+    Metric,
+    design_expected_n_eff,
+)
+from abcde.quality.sample import CLASS_KEYS, JudgedSample
 
 MIN_JUDGED_DRAWS = 10
 """Below this many judged draws in the prefix a part enters the sequence by its whole
@@ -154,10 +162,13 @@ class _Sums:
         self.times = times.astype(float)
 
     def __call__(self, values: np.ndarray) -> np.ndarray:
-        v = values[self.order]
-        a = np.concatenate([[0.0], np.cumsum(v * self.a)])[self.at]
-        b = np.concatenate([[0.0], np.cumsum(v * self.b)])[self.at]
-        return a + b * self.times
+        """Σ k(n)·v at each time, for a row of values or a stack of rows."""
+        v = np.atleast_2d(values)[:, self.order]
+        zero = np.zeros((v.shape[0], 1))
+        a = np.concatenate([zero, np.cumsum(v * self.a, axis=1)], axis=1)[:, self.at]
+        b = np.concatenate([zero, np.cumsum(v * self.b, axis=1)], axis=1)[:, self.at]
+        out = a + b * self.times
+        return out if np.ndim(values) > 1 else out[0]
 
 
 @dataclass(frozen=True)
@@ -172,72 +183,95 @@ class Running:
     bounded: np.ndarray  # True where a thin part entered by its range
 
 
+def _share(add: _Sums, total: float, m: np.ndarray, x: np.ndarray, used: np.ndarray,
+           per_draw: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """One part's Hájek share p̂ = Σkmx/Σkm over the ``used`` rows at every prefix, the
+    variance per draw of its influence term T·m(x − p̂)/Ê[m], and whether it is thin."""
+    m, x = np.where(used, m, 0.0), np.where(used, x, 0.0)
+    judged, w1, w1x, w2, w2x = add(np.stack([used.astype(float), m, m * x, m * m, m * m * x]))
+    safe = np.where(w1 > 0, w1, 1.0)
+    p = np.where(w1 > 0, w1x / safe, 0.5)
+    # the spread around p̂ with one pseudo draw of each verdict (Laplace): a part whose
+    # draws all agree gets a width, not a sequence of zero width
+    pad = safe / np.maximum(judged, 1.0)
+    q = (w1x + pad) / (safe + 2 * pad)
+    spread = np.maximum(w2x * (1 - 2 * q) + q * q * w2, 0.0)
+    v = total * total * add.times * spread / safe**2  # T²·n·Σm²(x − p)²/(Σm)²
+    # at least what the design's expected n_eff gives (the estimate's cap, §8.11): heavy
+    # weights the prefix has not met yet still count
+    n_design = per_draw * add.times
+    v = np.maximum(v, total * total * q * (1 - q) * add.times / np.maximum(n_design, 1e-300))
+    n_eff = np.minimum(np.where(w2 > 0, w1 * w1 / np.where(w2 > 0, w2, 1.0), 0.0), n_design)
+    return p, v, (judged < MIN_JUDGED_DRAWS) | (n_eff < MIN_N_EFF)
+
+
 def metric_sequence(metric: Metric, s: JudgedSample, design: Design, stream: Stream,
-                    confidence: float, sums: list[_Sums] | None = None) -> Running:
-    """The metric's confidence sequence at ``stream.times`` (module docstring)."""
+                    confidence: float, sums: list[_Sums] | None = None,
+                    cache: dict[Any, Any] | None = None) -> Running:
+    """The metric's confidence sequence at ``stream.times`` (module docstring). The lower
+    limit takes every unknown verdict of the prefix as the one that lowers the metric,
+    the upper as the other (no assumption on why they are unknown); the estimate is the
+    estimators' own, unknowns reweighted within their class (§8.3). ``cache`` keeps the
+    parts metrics share (one sample, one stream)."""
+    cache = {} if cache is None else cache
     sums = sums or [_Sums(f, s.draw_count[r], d, t) for r, f, d, t in
                     zip(stream.rows, stream.first_draw, stream.draws, stream.times, strict=True)]
     size = stream.times[0].size
     exact = float(design.exact.get(metric.exact, 0.0)) if metric.exact else 0.0
     estimate = np.full(size, exact)
-    solid = np.full(size, exact)
-    lowest, highest = np.full(size, exact), np.full(size, exact)
-    thin_low, thin_high = np.zeros(size), np.zeros(size)
+    centre = [np.full(size, exact), np.full(size, exact)]  # the low side's, the high's
+    ends = [np.full(size, exact), np.full(size, exact)]  # the metric's possible range
     bounded = np.zeros(size, dtype=bool)
-    variance = [np.zeros(size) for _ in sums]
+    variance = [[np.zeros(size) for _ in sums] for _ in range(2)]
     touched: set[int] = set()
     for part in metric.parts:
         total = design.total(part)
         if total == 0:
             continue
         sign_t = part.sign * total
-        lowest += min(0.0, sign_t)
-        highest += max(0.0, sign_t)
+        ends[0] += min(0.0, sign_t)
+        ends[1] += max(0.0, sign_t)
         m_all = s.importance_u if part.target == "u" else s.importance_w
+        per_draw = design_expected_n_eff(part, design) / max(
+            design.scale[CLASS_KEYS[part.classes[0]]], 1e-300)
         drawn_anywhere = False
         for h, (rows, add) in enumerate(zip(stream.rows, sums, strict=True)):
-            drawn = np.isin(s.class_key[rows], part.classes)
+            drawn = s.class_key[rows] == part.classes[0]  # one class per part (METRICS)
             if not drawn.any():
                 continue
-            drawn_anywhere = True
-            touched.add(h)
-            in_part = drawn & s.known[rows]
-            m = np.where(in_part, m_all[rows], 0.0)
-            x = np.where(in_part, s.equivalent[rows], 0.0)
-            if part.indicator != EQ:
-                x = np.where(in_part, 1 - x, 0.0)
-            judged, w1, w1x = add(in_part.astype(float)), add(m), add(m * x)
-            w2, w2x = add(m * m), add(m * m * x)
-            safe = np.where(w1 > 0, w1, 1.0)
-            p = np.where(w1 > 0, w1x / safe, 0.5)
-            # the spread around p̂ with one pseudo draw of each verdict (Laplace): a part
-            # whose draws all agree gets a width, not a sequence of zero width
-            pad = safe / np.maximum(judged, 1.0)
-            q = (w1x + pad) / (safe + 2 * pad)
-            spread = np.maximum(w2x * (1 - 2 * q) + q * q * w2, 0.0)
-            v = total * total * add.times * spread / safe**2  # T²·n·Σm²(x − p)²/(Σm)²
-            thin = judged < MIN_JUDGED_DRAWS
-            estimate += sign_t * p
-            solid += np.where(thin, 0.0, sign_t * p)
-            thin_low += np.where(thin, min(0.0, sign_t), 0.0)
-            thin_high += np.where(thin, max(0.0, sign_t), 0.0)
-            bounded |= thin
-            variance[h] += np.where(thin, 0.0, v)
+            drawn_anywhere = touched.add(h) or True
+            known = drawn & s.known[rows]
+            x = s.equivalent[rows] if part.indicator == EQ else 1 - s.equivalent[rows]
+            shares = {}
+            for fill in (None, 0.0, 1.0):  # unknowns reweighted, or taken as 0 or 1
+                key = (h, part.classes, part.target, part.indicator, fill, total)
+                if key not in cache:
+                    cache[key] = _share(add, total, m_all[rows], x if fill is None else
+                                        np.where(known, x, fill),
+                                        known if fill is None else drawn, per_draw)
+                shares[fill] = cache[key]
+            estimate += sign_t * shares[None][0]
+            for side, lowers in ((0, part.sign > 0), (1, part.sign < 0)):
+                p, v, thin = shares[0.0 if lowers else 1.0]
+                centre[side] += np.where(thin, min(0.0, sign_t) if side == 0
+                                         else max(0.0, sign_t), sign_t * p)
+                variance[side][h] += np.where(thin, 0.0, v)
+                bounded |= thin
         if not drawn_anywhere:  # its whole range, as the estimate bounds it
             estimate += sign_t / 2
-            thin_low += min(0.0, sign_t)
-            thin_high += max(0.0, sign_t)
+            centre[0] += min(0.0, sign_t)
+            centre[1] += max(0.0, sign_t)
             bounded[:] = True
     alpha = (1 - confidence) / max(len(touched), 1)
-    half = np.zeros(size)
-    sigma = [np.sqrt(v) for v in variance]
-    for h, sg in enumerate(sigma):
-        if h in touched:
-            margin = unit_margin(stream.times[h], stream.draws[h], alpha)
-            half += np.where(sg > 0, sg * np.nan_to_num(margin, nan=np.inf), 0.0)
-    low = np.clip(solid - half + thin_low, lowest, highest)
-    high = np.clip(solid + half + thin_high, lowest, highest)
-    return Running(estimate, low, high, sigma, alpha, bounded)
+    half = [np.zeros(size), np.zeros(size)]
+    for h in touched:
+        margin = np.nan_to_num(unit_margin(stream.times[h], stream.draws[h], alpha), nan=np.inf)
+        for side in (0, 1):
+            sg = np.sqrt(variance[side][h])
+            half[side] += np.where(sg > 0, sg * margin, 0.0)
+    sigma = [np.sqrt(np.maximum(lo, hi)) for lo, hi in zip(*variance, strict=True)]
+    return Running(estimate, np.clip(centre[0] - half[0], *ends),
+                   np.clip(centre[1] + half[1], *ends), sigma, alpha, bounded)
 
 
 # --------------------------------------------------------------------------- #
@@ -266,6 +300,21 @@ def judged_prefix(first_draw: np.ndarray, draw_count: np.ndarray, pair_ids: Sequ
     return Stream(groups, [first_draw[g] for g in groups], draws, times), pairs
 
 
+def every_prefix(first_draw: np.ndarray, draw_count: np.ndarray,
+                 pair_ids: Sequence[Any]) -> tuple[Stream, np.ndarray]:
+    """The stream of an unstratified sample looked at after every verdict in stream
+    order: the prefix of K pairs ends before the first draw of pair K + 1 (the last at
+    all the draws); and K for each time."""
+    keys, inverse = np.unique(np.asarray(pair_ids), return_inverse=True)
+    starts = np.full(keys.size, np.iinfo(np.int64).max)
+    np.minimum.at(starts, inverse.reshape(-1), first_draw)
+    starts.sort()
+    draws = int(draw_count.sum())
+    times = np.append(starts[1:], draws)
+    rows = np.arange(first_draw.size)
+    return Stream([rows], [first_draw], [draws], [times]), np.arange(1, keys.size + 1)
+
+
 def sequential_doc(s: JudgedSample, design: Design, first_draw: np.ndarray,
                    pair_ids: Sequence[str], answered: set[str],
                    questions: Sequence[Question], confidence: float,
@@ -275,7 +324,8 @@ def sequential_doc(s: JudgedSample, design: Design, first_draw: np.ndarray,
     stream, pairs = judged_prefix(first_draw, s.draw_count, pair_ids, s.stratum, answered)
     sums = [_Sums(f, s.draw_count[r], d, t) for r, f, d, t in
             zip(stream.rows, stream.first_draw, stream.draws, stream.times, strict=True)]
-    seqs = {k: metric_sequence(m, s, design, stream, confidence, sums)
+    cache: dict[Any, Any] = {}
+    seqs = {k: metric_sequence(m, s, design, stream, confidence, sums, cache)
             for k, m in METRICS.items()}
     metrics = {}
     for key, q in seqs.items():
@@ -364,5 +414,5 @@ def render_sequential(doc: Mapping[str, Any]) -> str:
 
 
 __all__ = ["MIN_JUDGED_DRAWS", "STOP_WHEN", "Question", "StopWhen", "Stream", "answer",
-           "judged_prefix", "metric_sequence", "render_sequential", "sequential_doc",
-           "unit_margin"]
+           "every_prefix", "judged_prefix", "metric_sequence", "render_sequential",
+           "sequential_doc", "unit_margin"]
