@@ -461,7 +461,7 @@ def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,
         if s.draws and "first_draw" not in s.draws[0]:
             raise InputError(f"{s.where}: the draws have no first_draw column, so the order "
                              "of the stream is unknown", option="sequential")
-        first = [int(r["first_draw"]) for r in s.draws]
+        first = [int(r["first_draw"]) - 1 for r in s.draws]  # draw numbers from 1 in files
     out = _estimate(draws, verdicts, s.manifest, confidence, se_method, s.where,
                     (first, set(map(str, verdicts)), stop_when) if first is not None else None)
     if s.strata:
