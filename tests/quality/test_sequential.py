@@ -200,3 +200,23 @@ def test_every_prefix_times(sample: Any) -> None:
     starts = sorted({p: min(f for f, q in zip(first, ids, strict=True) if q == p)
                      for p in ids}.values())
     assert list(stream.times[0]) == [*starts[1:], int(count.sum())]
+
+
+def test_simulate_sequential_counts_verdicts_until_the_stop(world: Any) -> None:
+    """Each round judged in stream order: the stop comes by the largest budget for an
+    easy question, its answer is the exact value's, and the verdicts it took are those
+    `first_stop` finds; a stratified simulation is refused naming the option."""
+    from abcde.quality.simulation import simulate
+
+    doc = simulate(world.base, world.exp, world.weight, truth=world.truth, budgets=[150],
+                   replications=3, seed=4, stop_when=["bad_merge_rate<100%",
+                                                      "halfwidth<=0.1%"])
+    easy, hard = doc["sequential"]["questions"]
+    assert easy["stopped"] == 1.0 and easy["answers"]["yes"] == 3 and easy["wrong"] == 0.0
+    assert easy["true_answer"] == "yes"
+    assert 1 <= easy["verdicts_mean"] <= 150
+    assert hard["answers"]["not yet"] == 3 and hard["verdicts_mean"] is None
+    with pytest.raises(InputError) as err:
+        simulate(world.base, world.exp, world.weight, truth=world.truth, budgets=[50],
+                 replications=1, stratify="equal", stop_when="delta_precision>0")
+    assert err.value.option == "stop_when"

@@ -131,12 +131,18 @@ def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | No
               help="Share of pairs the judges are expected to answer 'unknown'.")
 @click.option("--strata-allocation", "stratify", default=None,
               help="Simulate stratified samples: proportional, equal or a fraction.")
+@click.option("--sequential", is_flag=True, help="Also judge each round's largest budget "
+              "in stream order, looking after every verdict: the verdicts until the stop "
+              "signal of --stop-when (default 'delta_precision>0') and how often it is wrong.")
+@click.option("--stop-when", multiple=True, help="A question, as for `abcde estimate "
+              "--stop-when`; repeat for several; implies --sequential.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]),
               default="table", show_default=True, help="What to print on stdout (html: the "
               "page of `abcde report`; needs abcde[report]).")
 def simulate_cmd(comparison: Comparison, truth: str, population: str, alpha: float | None,
                  budgets: tuple[int, ...], replications: int, seed: int,
-                 unknown_share: float, stratify: str | None, fmt: str) -> None:
+                 unknown_share: float, stratify: str | None, sequential: bool,
+                 stop_when: tuple[str, ...], fmt: str) -> None:
     """Size the judgement budget and check the estimates on your data: per quality metric
     and budget, the 95% interval half-width, the coverage of the exact value and the bias,
     from simulated rounds judged by --truth (whose exact metrics are computed in SQL). A
@@ -145,7 +151,9 @@ def simulate_cmd(comparison: Comparison, truth: str, population: str, alpha: flo
 
     doc = comparison.simulate(truth, population=population, alpha=alpha, budgets=budgets,
                               replications=replications, seed=seed,
-                              unknown_share=unknown_share, stratify=stratify)
+                              unknown_share=unknown_share, stratify=stratify,
+                              stop_when=stop_when or (("delta_precision>0",) if sequential
+                                                      else ()))
     if fmt == "html":
         from abcde.report.build import report_html
 

@@ -392,6 +392,54 @@ def _more(seq: Running, gap: float, n_now: Sequence[float], planned: Sequence[in
     return max(1, math.ceil(pairs * (hi - 1)))
 
 
+def first_stop(question: Question, seq: Running, pairs: np.ndarray) -> tuple[int | None, str]:
+    """The verdicts after which the question was first answered (yes, no, reached) when
+    looked at after every verdict, and that answer; (None, "not yet") if never."""
+    if question.halfwidth:
+        half = (seq.high - seq.low) / 2
+        stop = (half < question.value) | ((half <= question.value) & (question.op == "<="))
+        said = np.where(stop, "reached", "not yet")
+    else:
+        above = question.op in (">", ">=")
+        yes = seq.low > question.value if above else seq.high < question.value
+        no = seq.high < question.value if above else seq.low > question.value
+        said = np.where(yes, "yes", np.where(no, "no", "not yet"))
+    at = np.flatnonzero(said != "not yet")
+    return (int(pairs[at[0]]), str(said[at[0]])) if at.size else (None, "not yet")
+
+
+def simulated_stops(runs: Sequence[tuple[JudgedSample, Design, np.ndarray, Sequence[str]]],
+                    questions: Sequence[Question], exact: Mapping[str, float] | None,
+                    confidence: float) -> list[dict[str, Any]]:
+    """Per question, over simulated rounds judged in stream order and looked at after
+    every verdict: how often and after how many verdicts it stopped, its answers, and
+    how often the answer contradicts the exact value (``abcde simulate --sequential``)."""
+    stops: list[list[tuple[int | None, str]]] = [[] for _ in questions]
+    for s, design, first, ids in runs:
+        stream, pairs = every_prefix(first, s.draw_count, ids)
+        cache: dict[Any, Any] = {}
+        for k, q in enumerate(questions):
+            seq = metric_sequence(METRICS[q.metric], s, design, stream, confidence,
+                                  cache=cache)
+            stops[k].append(first_stop(q, seq, pairs))
+    out = []
+    for q, got in zip(questions, stops, strict=True):
+        value = None if exact is None else exact.get(q.metric)
+        truth = None if value is None or q.halfwidth else (
+            "yes" if (value > q.value if q.op == ">" else value >= q.value if q.op == ">="
+                      else value < q.value if q.op == "<" else value <= q.value) else "no")
+        done = [n for n, _ in got if n is not None]
+        answers = [a for _, a in got]
+        out.append({"question": q.text, "exact": value, "true_answer": truth,
+                    "stopped": len(done) / len(got), "answers": {
+                        a: answers.count(a) for a in ("yes", "no", "reached", "not yet")},
+                    "verdicts_mean": float(np.mean(done)) if done else None,
+                    "verdicts_median": float(np.median(done)) if done else None,
+                    "wrong": None if truth is None else
+                    sum(a in ("yes", "no") and a != truth for a in answers) / len(got)})
+    return out
+
+
 def render_sequential(doc: Mapping[str, Any]) -> str:
     """The text of ``--sequential`` under the estimate's table."""
     seq = doc["sequential"]
@@ -414,5 +462,5 @@ def render_sequential(doc: Mapping[str, Any]) -> str:
 
 
 __all__ = ["MIN_JUDGED_DRAWS", "STOP_WHEN", "Question", "StopWhen", "Stream", "answer",
-           "every_prefix", "judged_prefix", "metric_sequence", "render_sequential",
-           "sequential_doc", "unit_margin"]
+           "every_prefix", "first_stop", "judged_prefix", "metric_sequence",
+           "render_sequential", "sequential_doc", "simulated_stops", "unit_margin"]
