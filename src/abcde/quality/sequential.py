@@ -1,24 +1,11 @@
 """Confidence sequences of the quality metrics, valid however often one looks, and the
-stop signal of ``abcde estimate --sequential --stop-when Q`` (docs/method.md §8.14).
+stop signal of ``--stop-when`` (docs/method.md §8.14).
 
-The draws of a pair sample are an iid stream from q (docs/method.md §7.4), and a
-metric's estimate exact + Σ sign·T·p̂ is a smooth function of running means of per-draw
-terms. Its linearisation is the per-draw influence term of each part,
-T·m·(x − p̂)/Ê[m] over the part's judged draws (§8.7: the residuals e = m(x − R) of the
-SE, scaled), so the asymptotic confidence sequence of Waudby-Smith, Arbour, Sinha,
-Kennedy & Ramdas (Ann. Stat. 52(6), 2024, Thm 2.2; Robbins' normal mixture) applies:
-
-    θ̂_n ± σ̂_n · sqrt( 2(nρ² + 1)/(n²ρ²) · log( sqrt(nρ² + 1)/(α/2) ) ),
-    ρ² = (2 log(2/α) + log(1 + 2 log(2/α)))/n*,
-
-two one-sided boundaries at α/2, tightest at n* = the sample's draws. A part with fewer
-than MIN_JUDGED_DRAWS judged draws is bounded by [0, T] instead (the asymptotics need
-draws); a stratified sample adds one sequence per stratum, each at α/H (a union bound).
-
-The sample's rows record each pair's first draw and its number of draws, not when its
-repeats fell: within a prefix of n draws a pair first drawn at f with k draws in the
-sample's D counts 1 + (k − 1)(n − 1 − f)/(D − 1 − f), exact for the k − 1 repeats'
-expected position and at n = D (most pairs are drawn once: exact too).
+A metric exact + Σ sign·T·p̂ is, linearised, a running mean of the per-draw influence
+terms T·m·(x − p̂)/Ê[m] of its parts (the SE's residuals, §8.7) over the iid stream of
+draws (§7.4), so the asymptotic confidence sequence of Waudby-Smith, Arbour, Sinha,
+Kennedy & Ramdas (Ann. Stat. 52(6), 2024, Thm 2.2; Robbins' normal mixture, two one-sided
+boundaries at α/2) applies to it. Every prefix is evaluated at once from cumulative sums.
 """
 
 from __future__ import annotations
@@ -279,40 +266,41 @@ def metric_sequence(metric: Metric, s: JudgedSample, design: Design, stream: Str
 # --------------------------------------------------------------------------- #
 
 
+def _starts(first_draw: np.ndarray, pair_ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The pairs (ids) in stream order and the first draw of each."""
+    keys, inverse = np.unique(pair_ids, return_inverse=True)
+    starts = np.full(keys.size, np.iinfo(np.int64).max)
+    np.minimum.at(starts, inverse.reshape(-1), first_draw)
+    order = np.argsort(starts, kind="stable")
+    return keys[order], starts[order]
+
+
 def judged_prefix(first_draw: np.ndarray, draw_count: np.ndarray, pair_ids: Sequence[str],
                   strata: np.ndarray | None, answered: set[str]) -> tuple[Stream, int]:
-    """Per stratum the longest prefix of pairs in stream order (first draw) that all have
-    a verdict (unknown included): its length in draws (up to the first draw of the first
-    pair without a verdict), as a Stream of one time, and its number of pairs."""
+    """Per stratum the longest prefix of pairs in stream order that all have a verdict
+    (unknown included), in draws up to the first draw of the first pair without one,
+    as a Stream of one time; and its number of pairs."""
     groups = [np.arange(first_draw.size)] if strata is None else [
         np.flatnonzero(strata == h) for h in dict.fromkeys(strata.tolist())]
-    ids = np.asarray(pair_ids, dtype=object)
+    ids = np.asarray(pair_ids, dtype=object).astype(str)
     draws = [int(draw_count[g].sum()) for g in groups]
     times, pairs = [], 0
     for g, total in zip(groups, draws, strict=True):
-        starts: dict[str, int] = {}
-        for pid, at in zip(ids[g].tolist(), first_draw[g].tolist(), strict=True):
-            starts[pid] = min(at, starts.get(pid, at))
-        order = sorted(starts, key=starts.__getitem__)
-        k = next((i for i, p in enumerate(order) if p not in answered), len(order))
-        times.append(np.array([starts[order[k]] if k < len(order) else total]))
+        keys, starts = _starts(first_draw[g], ids[g])
+        k = next((i for i, p in enumerate(keys.tolist()) if p not in answered), len(keys))
+        times.append(np.array([starts[k] if k < len(keys) else total]))
         pairs += k
     return Stream(groups, [first_draw[g] for g in groups], draws, times), pairs
 
 
 def every_prefix(first_draw: np.ndarray, draw_count: np.ndarray,
                  pair_ids: Sequence[Any]) -> tuple[Stream, np.ndarray]:
-    """The stream of an unstratified sample looked at after every verdict in stream
-    order: the prefix of K pairs ends before the first draw of pair K + 1 (the last at
-    all the draws); and K for each time."""
-    keys, inverse = np.unique(np.asarray(pair_ids), return_inverse=True)
-    starts = np.full(keys.size, np.iinfo(np.int64).max)
-    np.minimum.at(starts, inverse.reshape(-1), first_draw)
-    starts.sort()
+    """An unstratified sample looked at after every verdict in stream order (the prefix
+    of K pairs ends before the first draw of pair K + 1), and K at each time."""
+    _, starts = _starts(first_draw, np.asarray(pair_ids))
     draws = int(draw_count.sum())
-    times = np.append(starts[1:], draws)
-    rows = np.arange(first_draw.size)
-    return Stream([rows], [first_draw], [draws], [times]), np.arange(1, keys.size + 1)
+    return (Stream([np.arange(first_draw.size)], [first_draw], [draws],
+                   [np.append(starts[1:], draws)]), np.arange(1, starts.size + 1))
 
 
 def sequential_doc(s: JudgedSample, design: Design, first_draw: np.ndarray,
@@ -339,42 +327,46 @@ def sequential_doc(s: JudgedSample, design: Design, first_draw: np.ndarray,
         "confidence": confidence, "pairs": pairs,
         "sample_pairs": len(set(pair_ids)), "draws": int(sum(n_now)),
         "planned_draws": sum(stream.draws),
-        "order": "the pairs in stream order (first draw), up to the first without a verdict; "
-                 "an unknown verdict counts as judged and is reweighted within its class, "
-                 "as in the estimate (docs/method.md §8.3, §8.14)",
+        "order": "the pairs in stream order (first draw) up to the first without a verdict; "
+                 "an unknown verdict counts as judged: the estimate reweights it within its "
+                 "class, the sequence takes it either way (docs/method.md §8.14)",
         "metrics": metrics,
         "questions": [answer(q, seqs[q.metric], n_now, stream.draws, pairs) for q in questions]}
 
 
-def answer(question: Question, seq: Running, n_now: Sequence[float],
-           planned: Sequence[int], pairs: int, at: int = 0) -> dict[str, Any]:
-    """The plain-words answer to a question at evaluated prefix ``at``, and how many more
-    verdicts it probably needs at the current estimate and spread."""
-    low, high, est = float(seq.low[at]), float(seq.high[at]), float(seq.estimate[at])
-    half = (high - low) / 2
+def answers(question: Question, seq: Running) -> np.ndarray:
+    """The answer at every evaluated prefix: yes / no (the sequence wholly on the asked
+    side / the other), reached (a half-width), else not yet."""
     if question.halfwidth:
-        done = half < question.value or (question.op == "<=" and half <= question.value)
-        state, gap = ("reached" if done else "not yet"), question.value
-    else:
-        above = question.op in (">", ">=")
-        yes = low > question.value if above else high < question.value
-        no = high < question.value if above else low > question.value
-        state = "yes" if yes else "no" if no else "not yet"
-        gap = abs(est - question.value)
+        half = (seq.high - seq.low) / 2
+        done = (half < question.value) | ((half <= question.value) & (question.op == "<="))
+        return np.where(done, "reached", "not yet")
+    above = question.op in (">", ">=")
+    yes = seq.low > question.value if above else seq.high < question.value
+    no = seq.high < question.value if above else seq.low > question.value
+    return np.where(yes, "yes", np.where(no, "no", "not yet"))
+
+
+def answer(question: Question, seq: Running, n_now: Sequence[float],
+           planned: Sequence[int], pairs: int) -> dict[str, Any]:
+    """The answer in words at the (one) evaluated prefix, and how many more verdicts it
+    probably needs at the current estimate and spread."""
+    state = str(answers(question, seq)[0])
+    gap = question.value if question.halfwidth else abs(float(seq.estimate[0]) - question.value)
     words = {"yes": "yes, stop", "no": "no, stop", "reached": "reached", "not yet": "not yet"}
     return {"question": question.text, "answer": state,
             "text": f"{question.text}: {words[state]}",
             "more_verdicts": None if state != "not yet" else
-            _more(seq, gap, n_now, planned, pairs, at)}
+            _more(seq, gap, n_now, planned, pairs)}
 
 
 def _more(seq: Running, gap: float, n_now: Sequence[float], planned: Sequence[int],
-          pairs: int, at: int) -> int | None:
+          pairs: int) -> int | None:
     """Verdicts until the half-width falls to ``gap``, all strata growing by one factor
     λ at the current σ̂ and pairs per draw; None while a thin part bounds the sequence
     (no rate yet) or the estimate sits on the threshold."""
-    sigma = [float(sg[at]) for sg in seq.sigma]
-    if seq.bounded[at] or gap <= 0 or pairs == 0 or not any(sigma):
+    sigma = [float(sg[0]) for sg in seq.sigma]
+    if seq.bounded[0] or gap <= 0 or pairs == 0 or not any(sigma):
         return None
 
     def half(scale: float) -> float:
@@ -393,17 +385,9 @@ def _more(seq: Running, gap: float, n_now: Sequence[float], planned: Sequence[in
 
 
 def first_stop(question: Question, seq: Running, pairs: np.ndarray) -> tuple[int | None, str]:
-    """The verdicts after which the question was first answered (yes, no, reached) when
-    looked at after every verdict, and that answer; (None, "not yet") if never."""
-    if question.halfwidth:
-        half = (seq.high - seq.low) / 2
-        stop = (half < question.value) | ((half <= question.value) & (question.op == "<="))
-        said = np.where(stop, "reached", "not yet")
-    else:
-        above = question.op in (">", ">=")
-        yes = seq.low > question.value if above else seq.high < question.value
-        no = seq.high < question.value if above else seq.low > question.value
-        said = np.where(yes, "yes", np.where(no, "no", "not yet"))
+    """After how many verdicts, looked at after each, the question was first answered,
+    and the answer; (None, "not yet") if never."""
+    said = answers(question, seq)
     at = np.flatnonzero(said != "not yet")
     return (int(pairs[at[0]]), str(said[at[0]])) if at.size else (None, "not yet")
 
@@ -461,6 +445,6 @@ def render_sequential(doc: Mapping[str, Any]) -> str:
     return "\n".join(lines)
 
 
-__all__ = ["MIN_JUDGED_DRAWS", "STOP_WHEN", "Question", "StopWhen", "Stream", "answer",
+__all__ = ["MIN_JUDGED_DRAWS", "STOP_WHEN", "Question", "StopWhen", "Stream", "answer", "answers",
            "every_prefix", "first_stop", "judged_prefix", "metric_sequence",
            "render_sequential", "sequential_doc", "simulated_stops", "unit_margin"]
