@@ -299,8 +299,9 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
         and unknown_range; ``unavailable``, ``slices``, ``sample`` (draws, pairs, unknowns
         and reweighting per class), ``warnings``, ``verdict`` (ΔPrecision in words),
         ``impact`` (the manifest's exact impact metrics), ``sample_id``, ``strata``,
-        ``judgements`` (verdict counts), ``carried_over``, ``notes`` and, from a verdict
-        log, ``judging`` (judges, agreement, contested pairs).
+        ``judgements`` (verdict counts), ``carried_over``, ``notes``, from a verdict
+        log ``judging`` (judges, agreement, contested pairs) and with ``sequential`` or
+        ``stop_when`` ``sequential`` (the sequences and answers, docs/quality.md).
 
     Raises
     ------
