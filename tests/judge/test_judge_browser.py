@@ -361,6 +361,28 @@ def test_the_page_images_links_highlights_and_estimates_panel(
     assert console_errors(d) == []
 
 
+def test_the_panel_shows_the_sequences_and_the_stop_signal(
+        sample_dir: Path, servers: list[Server], browser_factory: Any) -> None:
+    """`--stop-when` (implying the panel): each metric's confidence sequence beside its
+    interval, the pairs judged in stream order, the answers in words; the judge walks
+    the stream in blocks of 20, so after 20 verdicts they are a prefix of it."""
+    server = start_server(sample_dir, "--judge", "ana", "--stop-when", "bad_merge_rate<1",
+                          "--stop-when", "delta_precision>0")
+    servers.append(server)
+    d = browser_factory()
+    d.get(server.url)
+    given = judge_by_truth(d, sample_dir, 20)
+    assert sorted(int(p) for p, _ in given) == list(range(1, 21))
+    d.get(server.url)
+    panel = d.find_element(By.ID, "estimates")
+    assert "sequence" in panel.text and "20 of 40 pairs judged in stream order" in panel.text
+    signals = [e.text for e in panel.find_elements(By.CSS_SELECTOR, "p.signal")]
+    assert signals[0] == "BadMergeRate < 100%: yes, stop"
+    assert signals[1].startswith("ΔPrecision > 0: ")
+    screenshot(d, "judge-stop-signal.png")
+    assert console_errors(d) == []
+
+
 def test_a_directory_name_with_a_bidi_control_leaves_the_panels_error_in_order(
         base_sample: Path, tmp_path: Path, servers: list[Server],
         browser_factory: Any) -> None:

@@ -47,9 +47,13 @@ def _default_judge() -> str:
 @click.option("--show-estimates", is_flag=True,
               help="Show ΔPrecision and the split/merge rates as verdicts arrive (off by "
               "default so the numbers do not sway the judges).")
+@click.option("--stop-when", multiple=True, help="With the estimates, the stop signal for "
+              "a question, as for `abcde estimate --stop-when` ('delta_precision>0', "
+              "'halfwidth<=0.01'); implies --show-estimates.")
 def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
               open_browser: bool, overlap: float | None, image_cols: tuple[str, ...],
-              link_cols: tuple[str, ...], show_estimates: bool) -> None:
+              link_cols: tuple[str, ...], show_estimates: bool,
+              stop_when: tuple[str, ...]) -> None:
     """Judge the pairs of a sample in the browser: one pair at a time, side by side,
     one key per verdict; every verdict is appended to DIR/verdicts.jsonl. DIR is the
     directory of `abcde sample-pairs --out`, or a warehouse sample's exported tables
@@ -76,7 +80,7 @@ def judge_cmd(sample_dir: str, judge_name: str | None, port: int, host: str,
     bound_host, bound_port = sock.getsockname()[:2]
     token = run.new_token()
     app = judge_app(session, token, allowed_hosts(bound_host, bound_port),
-                    PageOptions(images, links, show_estimates))
+                    PageOptions(images, links, show_estimates or bool(stop_when), stop_when))
     url = run.url_of(sock, "/", token)
     progress = session.progress(session.snapshot())
     estimate = estimate_command(sample.directory)

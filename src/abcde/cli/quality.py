@@ -49,13 +49,21 @@ if TYPE_CHECKING:
               help="kirchner: the paper's Case I SE (ABCDE §5.8); pair_clustered adds "
               "the variance of which pairs got a verdict. Identical when every pair is "
               "judged; with unknowns Case I under-covers.")
+@click.option("--sequential", is_flag=True, help="Also the confidence sequences (valid "
+              "however often you look) at the pairs judged so far in stream order, and the "
+              "stop signal of --stop-when.")
+@click.option("--stop-when", multiple=True, help="A question "
+              "for the stop signal, e.g. 'delta_precision>0', 'bad_merge_rate<0.02', "
+              "'halfwidth<=0.01' (ΔPrecision's half-width); repeat for several; implies "
+              "--sequential.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]),
               default="table", show_default=True, help="What to print on stdout (html: the "
               "page of `abcde report`; needs abcde[report]).")
 def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | None,
                  sample_schema: str | None, engine_name: str | None, dsn: str | None,
                  judgements: tuple[str, ...], truth: str | None, item_col: str,
-                 cluster_col: str, confidence: float, se_method: str, fmt: str) -> None:
+                 cluster_col: str, confidence: float, se_method: str, sequential: bool,
+                 stop_when: tuple[str, ...], fmt: str) -> None:
     """Is the Experiment better? ΔPrecision, Good/Bad rates, distances and indexes with
     standard errors and confidence intervals from a judged pair sample. SAMPLE_DIR: the
     directory of `abcde sample-pairs --out`, or of a warehouse sample's exported tables
@@ -63,6 +71,7 @@ def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | No
     (DuckDB) or --engine (PostgreSQL, Spark) with --sample-prefix. Without --judgements
     or --truth, the verdicts of `abcde judge` (SAMPLE_DIR/verdicts.jsonl)."""
     from abcde.quality.estimate import estimate, load_tables
+    from abcde.quality.sequential import render_sequential
     from abcde.quality.wording import render_table
 
     given = [w for w, v in (("SAMPLE_DIR", sample_dir), ("--db", db),
@@ -95,13 +104,15 @@ def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | No
             engine.close()
     files = judgements[0] if len(judgements) == 1 else list(judgements) or None
     doc = estimate(sample, judgements=files, truth=truth, item_col=item_col,
-                   cluster_col=cluster_col, confidence=confidence, se_method=se_method)
+                   cluster_col=cluster_col, confidence=confidence, se_method=se_method,
+                   sequential=sequential, stop_when=stop_when)
     if fmt == "html":
         from abcde.report.build import report_html
 
         click.echo(report_html(estimate=doc))
         return
-    click.echo(to_json(doc) if fmt == "json" else render_table(doc))
+    click.echo(to_json(doc) if fmt == "json" else render_table(doc) + (
+        render_sequential(doc) if "sequential" in doc else ""))
 
 
 @click.command("simulate")
@@ -120,12 +131,18 @@ def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | No
               help="Share of pairs the judges are expected to answer 'unknown'.")
 @click.option("--strata-allocation", "stratify", default=None,
               help="Simulate stratified samples: proportional, equal or a fraction.")
+@click.option("--sequential", is_flag=True, help="Also judge each round's largest budget "
+              "in stream order, looking after every verdict: the verdicts until the stop "
+              "signal of --stop-when (default 'delta_precision>0') and how often it is wrong.")
+@click.option("--stop-when", multiple=True, help="A question, as for `abcde estimate "
+              "--stop-when`; repeat for several; implies --sequential.")
 @click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]),
               default="table", show_default=True, help="What to print on stdout (html: the "
               "page of `abcde report`; needs abcde[report]).")
 def simulate_cmd(comparison: Comparison, truth: str, population: str, alpha: float | None,
                  budgets: tuple[int, ...], replications: int, seed: int,
-                 unknown_share: float, stratify: str | None, fmt: str) -> None:
+                 unknown_share: float, stratify: str | None, sequential: bool,
+                 stop_when: tuple[str, ...], fmt: str) -> None:
     """Size the judgement budget and check the estimates on your data: per quality metric
     and budget, the 95% interval half-width, the coverage of the exact value and the bias,
     from simulated rounds judged by --truth (whose exact metrics are computed in SQL). A
@@ -134,7 +151,9 @@ def simulate_cmd(comparison: Comparison, truth: str, population: str, alpha: flo
 
     doc = comparison.simulate(truth, population=population, alpha=alpha, budgets=budgets,
                               replications=replications, seed=seed,
-                              unknown_share=unknown_share, stratify=stratify)
+                              unknown_share=unknown_share, stratify=stratify,
+                              stop_when=stop_when or (("delta_precision>0",) if sequential
+                                                      else ()))
     if fmt == "html":
         from abcde.report.build import report_html
 

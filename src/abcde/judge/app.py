@@ -67,6 +67,7 @@ class PageOptions:
     image_cols: tuple[str, ...] = ()
     link_cols: tuple[str, ...] = ()
     show_estimates: bool = False
+    stop_when: tuple[str, ...] = ()  # the panel's questions (abcde.quality.sequential)
 
 
 def templates() -> jinja2.Environment:
@@ -96,7 +97,8 @@ def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
     allowed, :func:`abcde.server.app.allowed_hosts`). Images from the web are allowed
     by the page's Content-Security-Policy only with ``--image-col``."""
     env = templates()
-    panel = EstimatesPanel(session.sample.directory) if options.show_estimates else None
+    panel = EstimatesPanel(session.sample.directory, options.stop_when) \
+        if options.show_estimates else None
     # what the panel's estimates are computed from, as the manifest records it
     inputs = named_inputs(panel.sample.manifest.get("inputs") if panel else None)
     sample = session.sample

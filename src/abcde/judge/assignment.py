@@ -1,8 +1,11 @@
 """Which pairs a judge sees, in which order (docs/method.md §12.3).
 
-- **Order**: sha256(sample_id, judge, pair_id) — stable for a judge on a sample (a
-  restart resumes in order), mixing the classes, different between judges (two judges
-  at once rarely meet on a pair).
+- **Order**: the stream's, in blocks of STREAM_BLOCK pairs (pair ids number the pairs
+  in order of first draw), shuffled within a block by sha256(sample_id, judge, pair_id)
+  — so the pairs judged are nearly a prefix of the stream, what the confidence
+  sequences of ``abcde estimate --sequential`` need (docs/method.md §8.14); stable for
+  a judge on a sample (a restart resumes in order), different between judges within a
+  block (two judges at once rarely meet on a pair).
 - **Overlap** ``F``: the round(F·n) pairs with the smallest sha256(sample_id, "overlap",
   pair_id) go to every judge, nested for growing F; agreement is measured on them.
 - **The rest** needs one verdict from anyone: a pair another judge answered is not
@@ -20,13 +23,21 @@ def _key(*parts: str) -> bytes:
     return hashlib.sha256("\x1f".join(parts).encode("utf-8")).digest()
 
 
+STREAM_BLOCK = 20
+"""Pairs of the stream shuffled together for each judge: at most this many pairs of the
+stream wait for a verdict behind the last judged one (one judge)."""
+
+
 def judge_order(sample_id: str, judge: str, pair_ids: Sequence[str]) -> list[str]:
-    """The judge's stable shuffle of the pairs.
+    """The judge's order: blocks of the stream, each a stable shuffle.
 
     >>> judge_order("s", "ana", ["1", "2", "3"]) == judge_order("s", "ana", ["3", "1", "2"])
     True
+    >>> max(map(int, judge_order("s", "ana", [str(k) for k in range(1, 41)])[:20]))
+    20
     """
-    return sorted(pair_ids, key=lambda p: _key(sample_id, judge, p))
+    return sorted(pair_ids, key=lambda p: (
+        (int(p) - 1) // STREAM_BLOCK if p.isdigit() else 0, _key(sample_id, judge, p)))
 
 
 def overlap_pairs(sample_id: str, pair_ids: Sequence[str], share: float) -> frozenset[str]:

@@ -1,5 +1,6 @@
 """The ``--show-estimates`` panel: ΔPrecision and the Good/Bad Split/Merge rates with
-their intervals from the verdicts given so far, and each one's estimate if the pairs
+their intervals and confidence sequences (valid however often one looks; the stop signal
+of ``--stop-when``) from the verdicts given so far, and each one's estimate if the pairs
 still without a verdict were all equivalent / all not equivalent (docs/method.md §8,
 §8.11, §12.4). Off by default, so that the numbers do not sway the judges.
 
@@ -33,9 +34,11 @@ class EstimatesPanel:
     """Loads the draws and the manifest once; :meth:`compute` per page, cached on the
     verdicts it was given."""
 
-    def __init__(self, directory: str | Path) -> None:
+    def __init__(self, directory: str | Path, stop_when: Any = ()) -> None:
         from abcde.quality.estimate import load_sample
+        from abcde.quality.sequential import STOP_WHEN
 
+        self.stop_when = STOP_WHEN.check("stop_when", stop_when)  # refused before serving
         self.sample = load_sample(directory)
         self._cache: tuple[Any, dict[str, Any]] | None = None
         # the user's values a warning or an error may quote, isolated on the page as its
@@ -60,25 +63,30 @@ class EstimatesPanel:
         pairs = by_pair(answered)
         panel: dict[str, Any] = {"note": JUDGE_UNCERTAINTY_NOTE, "rows": [], "verdict": None,
                                  "warnings": [], "agreement": None, "error": None,
-                                 "unknown_pairs": None}
+                                 "unknown_pairs": None, "signals": [], "stream": None}
         if not pairs:
             panel["error"] = "no verdicts yet"
             return panel
         resolution = resolve(pairs)
         try:
-            doc = estimate_with_verdicts(self.sample, resolution.verdicts)
+            doc = estimate_with_verdicts(self.sample, resolution.verdicts, sequential=True,
+                                         stop_when=self.stop_when)
         except (AbcdeError, ValueError) as err:
             panel["error"] = isolated_values(str(err), self._values)
             return panel
+        seq = doc["sequential"]
         for key, label in PANEL_METRICS:
             m = doc.get(key) or {}
             sign = key == "delta_precision"
+            cs = seq["metrics"][key]
             ends = m.get("unknown_range")
             panel["rows"].append({
                 "label": label,
                 "estimate": _pct(m.get("estimate"), sign),
                 "interval": "–" if m.get("ci_low") is None else
                 f"[{_pct(m['ci_low'], sign)}, {_pct(m['ci_high'], sign)}]",
+                # valid however often the panel is looked at (docs/method.md §8.14)
+                "sequence": f"[{_pct(cs['cs_low'], sign)}, {_pct(cs['cs_high'], sign)}]",
                 "pairs": m.get("pairs", 0),
                 # where the pairs without a verdict yet could take it (docs/method.md §8.11)
                 "range": "–" if not ends else
@@ -88,6 +96,10 @@ class EstimatesPanel:
                 "not_conclusive": m.get("not_conclusive")})
         if any(r["range"] != "–" for r in panel["rows"]):
             panel["unknown_pairs"] = int((doc.get("sample") or {}).get("unknown_pairs") or 0)
+        panel["stream"] = f"{seq['pairs']:,} of {seq['sample_pairs']:,}"
+        panel["signals"] = [q["text"] + ("" if q["more_verdicts"] is None else
+                                         f" (about {q['more_verdicts']:,} more verdicts)")
+                            for q in seq["questions"]]
         panel["verdict"] = doc.get("verdict")
         panel["warnings"] = [isolated_values(w, self._values) for w in doc.get("warnings") or []]
         agree = agreement(pairs)

@@ -15,6 +15,8 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import numpy as np
+
 from abcde.errors import InputError, Shown
 from abcde.inputs.records import CSV_SUFFIXES, record_suffix
 from abcde.params import CONFIDENCE, OneOf, checked
@@ -34,6 +36,7 @@ from abcde.quality.judgements import (
 from abcde.quality.judging import logged_verdicts
 from abcde.quality.metrics import MAX_UNKNOWN_SHARE, METRIC_KEYS, Design, estimate_all, unavailable
 from abcde.quality.sample import CLASS_KEYS, JudgedSample, count_distinct, judged_sample
+from abcde.quality.sequential import STOP_WHEN, Question, sequential_doc
 from abcde.quality.slices import estimate_slices
 from abcde.quality.wording import UNKNOWN_START, precision_verdict, sample_warnings, undrawn
 from abcde.sample_files.exported import is_exported, read_exported, read_tables
@@ -248,11 +251,12 @@ def verdicts_for(s: Sample, judgements: Any = None, truth: Any = None,
                             stream=s.stream, carried=s.carried)
 
 
-@checked(confidence=CONFIDENCE, se_method=SE_METHOD)
+@checked(confidence=CONFIDENCE, se_method=SE_METHOD, stop_when=STOP_WHEN)
 def estimate(sample: Any, judgements: Any = None, truth: Any = None,
              judge: Callable[[Any, Any], Any] | None = None, *, confidence: float = 0.95,
              se_method: str = DEFAULT_SE, item_col: str = "item_id",
-             cluster_col: str = "cluster_id") -> dict[str, Any]:
+             cluster_col: str = "cluster_id", sequential: bool = False,
+             stop_when: Any = ()) -> dict[str, Any]:
     """Quality estimates of a judged pair sample, as a JSON-ready dict (``abcde estimate``).
 
     Parameters
@@ -279,6 +283,12 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
         is judged.
     item_col, cluster_col : str
         Columns of a ``truth`` table.
+    sequential : bool
+        Also the confidence sequences at the pairs judged in stream order
+        (:mod:`abcde.quality.sequential`, docs/method.md §8.14): ``sequential``.
+    stop_when : str or sequence of str
+        Questions for its stop signal ('delta_precision>0', 'bad_merge_rate<0.02',
+        'halfwidth<=0.01'); any implies ``sequential``.
 
     Returns
     -------
@@ -289,8 +299,9 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
         and unknown_range; ``unavailable``, ``slices``, ``sample`` (draws, pairs, unknowns
         and reweighting per class), ``warnings``, ``verdict`` (ΔPrecision in words),
         ``impact`` (the manifest's exact impact metrics), ``sample_id``, ``strata``,
-        ``judgements`` (verdict counts), ``carried_over``, ``notes`` and, from a verdict
-        log, ``judging`` (judges, agreement, contested pairs).
+        ``judgements`` (verdict counts), ``carried_over``, ``notes``, from a verdict
+        log ``judging`` (judges, agreement, contested pairs) and with ``sequential`` or
+        ``stop_when`` ``sequential`` (the sequences and answers, docs/quality.md).
 
     Raises
     ------
@@ -310,7 +321,8 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
         logged = logged_verdicts(log, s.pairs, s.id)
         _refuse_no_known_verdict(s, logged.verdicts, f"the verdict log {log}", "log")
         out = estimate_with_verdicts(s, logged.verdicts, confidence=confidence,
-                                     se_method=se_method)
+                                     se_method=se_method, stop_when=stop_when,
+                                     sequential=sequential)
         out["judging"] = logged.judging
         return out
     verdicts = verdicts_for(s, judgements, truth, judge, item_col=item_col,
@@ -325,7 +337,8 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
         kind, source = "file", ", ".join(map(str, files)) if isinstance(files, list | tuple) \
             and files and all(isinstance(j, str | Path) for j in files) else "the judgements"
     _refuse_no_known_verdict(s, verdicts, source, kind)
-    out = estimate_with_verdicts(s, verdicts, confidence=confidence, se_method=se_method)
+    out = estimate_with_verdicts(s, verdicts, confidence=confidence, se_method=se_method,
+                                 stop_when=stop_when, sequential=sequential)
     if truth is not None:
         out["truth_exact"] = truth_exact(s, truth, item_col, cluster_col)
     missing = [p for p in s.pairs.by_id if p not in s.pairs.self_ids and p not in verdicts]
@@ -437,13 +450,21 @@ def verdict_log_source(s: Sample, judgements: Any, truth: Any,
                           "--judgements.")
 
 
-@checked(confidence=CONFIDENCE, se_method=SE_METHOD)
+@checked(confidence=CONFIDENCE, se_method=SE_METHOD, stop_when=STOP_WHEN)
 def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,
-                           confidence: float = 0.95,
-                           se_method: str = DEFAULT_SE) -> dict[str, Any]:
-    """:func:`estimate` of a loaded sample once its verdicts (pair id → verdict) are known."""
+                           confidence: float = 0.95, se_method: str = DEFAULT_SE,
+                           sequential: bool = False, stop_when: Any = ()) -> dict[str, Any]:
+    """:func:`estimate` of a loaded sample once its verdicts (pair id → verdict) are known
+    (``sequential``, ``stop_when``: :func:`estimate`'s)."""
     draws = _draw_columns(s.draws)
-    out = _estimate(draws, verdicts, s.manifest, confidence, se_method, s.where)
+    first = None
+    if sequential or stop_when:
+        if s.draws and "first_draw" not in s.draws[0]:
+            raise InputError(f"{s.where}: the draws have no first_draw column, so the order "
+                             "of the stream is unknown", option="sequential")
+        first = [int(r["first_draw"]) - 1 for r in s.draws]  # draw numbers from 1 in files
+    out = _estimate(draws, verdicts, s.manifest, confidence, se_method, s.where,
+                    (first, set(map(str, verdicts)), stop_when) if first is not None else None)
     if s.strata:
         out["strata"] = [{**st, "sample": _stratum_sample(s, st["name"], verdicts)}
                          for st in s.strata]
@@ -474,10 +495,13 @@ def estimate_from_draws(draws: Any, verdicts: Any, manifest: Mapping[str, Any], 
 
 
 def _estimate(draws: Any, verdicts: Any, manifest: Mapping[str, Any], confidence: float,
-              se_method: str, where: str | None) -> dict[str, Any]:
-    """The document of :func:`estimate_from_draws`; ``where`` names a sample on file."""
+              se_method: str, where: str | None,
+              sequential: tuple[list[int], set[str], tuple[Question, ...]] | None = None
+              ) -> dict[str, Any]:
+    """The document of :func:`estimate_from_draws`; ``where`` names a sample on file;
+    ``sequential`` (first draws, pairs with a verdict, questions) adds its section."""
     prefix = "" if where is None else f"{where}: "
-    s, design = _judged(draws, verdicts, manifest, prefix)
+    s, design = judged_design(draws, verdicts, manifest, prefix)
     results = estimate_all(s, design, confidence=confidence, se_method=se_method)
     out: dict[str, Any] = {"population": manifest.get("population"), "alpha": s.alpha,
                            "se_method": se_method}
@@ -504,12 +528,18 @@ def _estimate(draws: Any, verdicts: Any, manifest: Mapping[str, Any], confidence
         for m in entries:
             if m["estimate"] is not None and m["interval"] != "exact" and not m["not_conclusive"]:
                 m["not_conclusive"] = why
+    if sequential is not None:
+        first, answered, questions = sequential
+        out["sequential"] = sequential_doc(s, design, np.asarray(first, dtype=np.int64),
+                                           draws["pair_id"], answered, questions,
+                                           confidence, out)
     return out
 
 
-def _judged(draws: Any, verdicts: Any, manifest: Mapping[str, Any],
-            prefix: str) -> tuple[JudgedSample, Design]:
-    """The judged draws and the design of the manifest they were drawn by."""
+def judged_design(draws: Any, verdicts: Any, manifest: Mapping[str, Any],
+                  prefix: str = "") -> tuple[JudgedSample, Design]:
+    """The judged sample and the design the estimators read of the manifest (a manifest
+    of an earlier design refused; ``prefix`` names the sample in messages)."""
     try:
         check_design(manifest)
     except ValueError as err:
@@ -529,7 +559,7 @@ def undrawn_warnings(draws: Sequence[Mapping[str, Any]],
     judged equivalent, so only what was not drawn leaves a metric undefined."""
     if not draws:
         return []
-    s, design = _judged(draws, {r["pair_id"]: "equivalent" for r in draws}, manifest, "")
+    s, design = judged_design(draws, {r["pair_id"]: "equivalent" for r in draws}, manifest, "")
     return undrawn(_sample_summary(s), estimate_all(s, design), design,
                    manifest.get("budget"))
 

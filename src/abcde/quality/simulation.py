@@ -21,15 +21,18 @@ from dataclasses import replace
 from time import monotonic
 from typing import Any
 
+import numpy as np
+
 from abcde import progress
 from abcde.errors import InputError
 from abcde.inputs.session import Session
 from abcde.params import CONFIDENCE, COUNT, MAX_SEED, SEED, IntList, Real, checked
-from abcde.quality.estimate import Sample, estimate_with_verdicts
+from abcde.quality.estimate import Sample, estimate_with_verdicts, judged_design
 from abcde.quality.exact import ExactQuality, exact_quality
 from abcde.quality.intervals import DEFAULT_SE, z_value
 from abcde.quality.judgements import SamplePairs, judge_pairs, read_truth, truth_judge
 from abcde.quality.metrics import METRIC_KEYS
+from abcde.quality.sequential import STOP_WHEN, simulated_stops
 from abcde.quality.wording import LABELS, level_text, percent
 from abcde.sample_files.manifest import population_entries
 from abcde.sampling.pairs import (
@@ -89,7 +92,7 @@ def cut_stream(stream: Sequence[dict[str, Any]], budget: int) -> list[dict[str, 
             pid = ids.setdefault(tuple(sorted((str(r["item_i"]), str(r["item_j"])))),
                                  len(ids) + 1)
             rows[ordered] = {**{k: v for k, v in r.items() if k != "d"}, "pair_id": pid,
-                             "draw_count": 1}
+                             "draw_count": 1, "first_draw": r["d"] + 1}
     return list(rows.values())
 
 
@@ -97,7 +100,7 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
              population: str = "mixture", alpha: float | None = None,
              budgets: Sequence[int] = DEFAULT_BUDGETS, replications: int = 20, seed: int = 0,
              unknown_share: float = 0.0, stratify: str | float | None = None,
-             confidence: float = 0.95, **inputs: Any) -> dict[str, Any]:
+             confidence: float = 0.95, stop_when: Any = (), **inputs: Any) -> dict[str, Any]:
     """Bias, coverage and interval half-width of every quality metric per budget.
 
     Parameters
@@ -121,6 +124,11 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
         A stratified allocation (proportional, equal or a fraction), or None.
     confidence : float
         The intervals' level.
+    stop_when : str or sequence of str
+        Questions of ``abcde estimate --stop-when``: each round's largest budget is also
+        judged in stream order, looked at after every verdict, and ``sequential`` says
+        after how many verdicts the stop signal came and how often it was wrong
+        (docs/method.md §8.14). Not with ``stratify``.
     **inputs
         The inputs and the engine, as for ``abcde.impact``.
 
@@ -144,18 +152,22 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
     return run_simulate(Session.of(base, exp, weights, **inputs), truth,
                         design=design_for(population, alpha), budgets=budgets,
                         replications=replications, seed=seed, unknown_share=unknown_share,
-                        stratify=stratify, confidence=confidence)
+                        stratify=stratify, confidence=confidence, stop_when=stop_when)
 
 
 @checked(budgets=IntList(COUNT), replications=COUNT, seed=SEED,
-         unknown_share=Real(0.0, 1.0, open="hi"), confidence=CONFIDENCE)
+         unknown_share=Real(0.0, 1.0, open="hi"), confidence=CONFIDENCE, stop_when=STOP_WHEN)
 def run_simulate(session: Session, truth: object, *, design: Design | None = None,
                  budgets: Sequence[int] = DEFAULT_BUDGETS, replications: int = 20,
                  seed: int = 0, unknown_share: float = 0.0,
                  stratify: str | float | None = None,
-                 confidence: float = 0.95) -> dict[str, Any]:
+                 confidence: float = 0.95, stop_when: Any = ()) -> dict[str, Any]:
     """:func:`simulate` of a session's inputs (and ``abcde.Comparison.simulate``)."""
     design = design or design_for()
+    if stop_when and stratify is not None:
+        raise InputError("{option} is not supported with a stratified simulation yet "
+                         "(each stratum is its own stream)", option="stop_when")
+    runs = []
     if seed + replications - 1 > MAX_SEED:  # replication r draws with seed + r
         raise InputError(f"{{option}} + replications - 1 must be at most {MAX_SEED:,}, the "
                          "largest seed", option="seed")
@@ -198,11 +210,19 @@ def run_simulate(session: Session, truth: object, *, design: Design | None = Non
                 verdicts = _judge(s.pairs, judge, unknown_share, rng)
                 results[b].append(estimate_with_verdicts(s, verdicts, confidence=confidence,
                                                          se_method=DEFAULT_SE))
+            if stop_when:  # the largest budget, judged in stream order
+                cols = {k: [row[k] for row in s.draws] for k in s.draws[0]}
+                cols["pair_id"] = [str(x) for x in cols["pair_id"]]
+                js, dsg = judged_design(cols, verdicts, manifest)
+                runs.append((js, dsg, np.asarray(cols["first_draw"]) - 1, cols["pair_id"]))
             if r == 0:
                 _say_how_long(monotonic() - start, replications)
     doc = _summary(results, exact, replications, z_value(confidence), confidence)
     doc.update(population=design.population, alpha=design.alpha, stratify=stratify,
                unknown_share=unknown_share)
+    if stop_when:
+        doc["sequential"] = {"budget": budgets[-1], "questions": simulated_stops(
+            runs, stop_when, exact.values if exact.available else None, confidence)}
     return doc
 
 
@@ -329,6 +349,14 @@ def render_table(doc: dict[str, Any]) -> str:
         lines.append(f"exact values unavailable: {doc['exact']['reason']}; only the "
                      "half-widths are shown")
     lines.append(table(rows, ["metric", *[str(b) for b in budgets]]))
+    for q in (doc.get("sequential") or {}).get("questions", []):
+        lines.append(
+            f"{q['question']}, judged in stream order up to {doc['sequential']['budget']:,} "
+            f"pairs and looked at after every verdict: stopped in {q['stopped']:.0%} of the "
+            "rounds" + ("" if q["verdicts_mean"] is None else
+                        f", after {q['verdicts_mean']:,.0f} verdicts on average (median "
+                        f"{q['verdicts_median']:,.0f})") + ("" if q["wrong"] is None else
+                        f"; the answer contradicted the exact value in {q['wrong']:.1%}"))
     if flagged:
         lines.append(f"! coverage below {100 * doc.get('flag_coverage', FLAG_COVERAGE):.0f}%: "
                      f"{', '.join(flagged)} — these intervals are too narrow for this data; a "
