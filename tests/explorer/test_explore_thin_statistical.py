@@ -14,9 +14,8 @@ from pathlib import Path
 
 from reference import impact_item_metrics
 
-from abcde.engines.duckdb import DuckDBEngine
+from abcde.comparison import Comparison
 from abcde.explorer.groups import MIN_DRAWS, MIN_EFFECTIVE_DRAWS, explore
-from abcde.sampling.items import sample_items
 
 METRICS = ("jaccard_distance", "merge_distance")
 SEEDS = 40
@@ -75,10 +74,10 @@ def test_conclusive_groups_cover_and_thin_ones_are_flagged(tmp_path: Path) -> No
              _csv(tmp_path / "w.csv", "item_id,weight", weight))
     attrs = _csv(tmp_path / "a.csv", "item_id,g", group)
     covered: dict[tuple[str, bool], list[bool]] = defaultdict(list)
-    with DuckDBEngine() as eng:
+    with Comparison(*files, attributes=attrs) as round_:  # the cells built once
         for seed in range(SEEDS):
             out = tmp_path / f"s{seed}.parquet"
-            sample_items(*files, attributes=attrs, size=250, seed=seed, out=out, engine=eng)
+            round_.sample_items(250, seed=seed, out=out)
             for metric in METRICS:
                 doc = explore(out, "g", metric=metric, top=0, examples=0)
                 assert len(doc["groups"]) == doc["total_groups"]  # none hidden

@@ -22,6 +22,7 @@ from duck import duck
 from reference import impact_item_metrics
 from scipy import stats
 
+from abcde.comparison import Comparison
 from abcde.engines.duckdb import DuckDBEngine
 from abcde.errors import InputError
 from abcde.explorer.groups import explore
@@ -200,13 +201,13 @@ def test_exploration_estimates_converge_to_exact_slice_contributions(tmp_path) -
              .slices[0]["rows"]}
     errors: dict[int, dict[str, list[float]]] = {}
     z: list[float] = []
-    with DuckDBEngine() as eng:
+    # one comparison: the inputs are read and the cells built once for the 60 samples
+    with Comparison(*files, attributes=attr_file) as round_:
         for size, seeds in ((5, 20), (150, 40)):
             errors[size] = {c: [] for c in exact}
             for seed in range(seeds):
                 out = tmp_path / f"s{size}_{seed}.parquet"
-                sample_items(*files, attributes=attr_file, size=size, seed=seed, out=out,
-                             engine=eng)
+                round_.sample_items(size, seed=seed, out=out)
                 groups = {g["color"]: g for g in explore(out, "color", top=0,
                                                          examples=0)["groups"]}
                 for c in exact:
