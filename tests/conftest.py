@@ -211,25 +211,44 @@ def spark_connect_session(spark_connect_url: str) -> Iterator[object]:
             session.stop()
 
 
+CONNECT_FIXTURES = {"spark_connect_url", "spark_connect_session"}
+# pytest's own fixtures, none of which reaches a Spark session (`request` does when a test
+# takes it itself: `make_engine(request, "spark")`)
+BUILTIN_FIXTURES = {"request", "tmp_path", "tmp_path_factory", "monkeypatch", "capsys",
+                    "capfd", "caplog", "recwarn", "pytestconfig"}
+
+
+def _own_jvm(item: pytest.Item, names: set[str]) -> bool:
+    """A Spark test that uses no fixture of a Spark session (its JVM is a subprocess's)."""
+    own = getattr(getattr(item, "_fixtureinfo", None), "argnames", ())
+    return names <= BUILTIN_FIXTURES and "request" not in own
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """`make test` runs the suite on two pytest-xdist workers (`--dist loadgroup`): the
     tests of one server, and those that install dbt or fakesnow, share a group so that one
-    worker starts that server (or fills the virtualenv) once — never two at a time. Tests
-    that drive Chromium (tests/judge: the `browser_factory` fixture) get the `browser`
-    mark and share a group too: two browsers at once on two cores only slow each other."""
+    worker starts that server (or fills the virtualenv) once — never two at a time. The
+    local Spark session and the Spark Connect server are two groups, so that the two
+    workers can share the Spark tests; a Spark test that starts its own JVM in a
+    subprocess and uses neither is in no group. Tests that drive Chromium (tests/judge:
+    the `browser_factory` fixture) get the `browser` mark and share a group too: two
+    browsers at once on two cores only slow each other."""
     for item in items:
-        if "browser_factory" in getattr(item, "fixturenames", ()):
+        names = set(getattr(item, "fixturenames", ()))
+        if "browser_factory" in names:
             item.add_marker(pytest.mark.browser)
-        for group in ("spark", "postgres", "browser"):
-            if item.get_closest_marker(group) is not None:
-                item.add_marker(pytest.mark.xdist_group(group))
-                break
+        if item.get_closest_marker("spark") is not None:
+            group = ("spark-connect" if names & CONNECT_FIXTURES
+                     else None if _own_jvm(item, names) else "spark")
+        elif item.get_closest_marker("postgres") is not None:
+            group = "postgres"
+        elif item.get_closest_marker("browser") is not None:
+            group = "browser"
         else:
-            names = getattr(item, "fixturenames", ())
-            if "dbt_bin" in names:
-                item.add_marker(pytest.mark.xdist_group("dbt"))
-            elif "fakesnow_python" in names:
-                item.add_marker(pytest.mark.xdist_group("fakesnow"))
+            group = ("dbt" if "dbt_bin" in names
+                     else "fakesnow" if "fakesnow_python" in names else None)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 ENGINE_NAMES = ("duckdb", "postgres", "spark")
