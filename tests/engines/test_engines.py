@@ -165,7 +165,22 @@ def duckdb_results(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[s
     return out
 
 
-@pytest.mark.parametrize("case_name", list(CASES))
+def on_engines(cases: list[tuple[Any, ...]], spark: list[tuple[Any, ...]]) -> list[Any]:
+    """(engine, *case) for the `engine` fixture (indirect): DuckDB and PostgreSQL over
+    every case, Spark over those of `spark` only. Spark reads a file as DuckDB's reader
+    gives it (`SparkEngine.register_file`): a variant of the file that DuckDB and
+    PostgreSQL read (a delimiter, the example files) adds up to a minute of JVM time
+    and no Spark path; one file case on Spark keeps that route tested."""
+    marks = {"postgres": pytest.mark.postgres, "spark": pytest.mark.spark}
+    return [pytest.param(name, *case, marks=marks.get(name, ()))
+            for name in ("duckdb", "postgres", "spark")
+            for case in cases if name != "spark" or case in spark]
+
+
+@pytest.mark.parametrize(("engine", "case_name"),
+                         on_engines([(c,) for c in CASES],
+                                    spark=[("hand",), ("random",), ("ties",)]),
+                         indirect=["engine"])
 def test_impact_agrees_with_brute_force_and_duckdb(
         engine: Engine, case_name: str, tmp_path: Path,
         duckdb_results: dict[str, dict[str, Any]]) -> None:
@@ -496,8 +511,9 @@ def _write_delimited(path: Path, header: tuple[str, ...], rows: list[tuple[Any, 
     return path
 
 
-@pytest.mark.parametrize(("suffix", "delimiter"), [
-    (".csv", ","), (".tsv", "\t"), (".csv", "\t"), (".csv", ";"), (".txt", "|")])
+@pytest.mark.parametrize(("engine", "suffix", "delimiter"), on_engines(
+    [(".csv", ","), (".tsv", "\t"), (".csv", "\t"), (".csv", ";"), (".txt", "|")],
+    spark=[(".tsv", "\t")]), indirect=["engine"])
 def test_a_csv_is_read_with_the_delimiter_of_its_header(
         engine: Engine, tmp_path: Path, suffix: str, delimiter: str) -> None:
     """A tab-, semicolon- or pipe-separated file is read as DuckDB sniffs it, on every
