@@ -148,6 +148,25 @@ def stratum_streams(world: Any, population: str, seed: int,
         eng.close()
 
 
+def block_rows(arr: dict[str, np.ndarray], r: int, n: int, stratum: str,
+               color: dict[int, str]) -> list[dict[str, Any]]:
+    """Draws r·n … (r+1)·n − 1 of a stratum's stream as a sample's rows: one per
+    ordered pair, in the order of its first draw, with its draw count."""
+    i = np.asarray(arr["item_i"][r * n:(r + 1) * n], dtype=np.int64)
+    j = np.asarray(arr["item_j"][r * n:(r + 1) * n], dtype=np.int64)
+    _, first, counts = np.unique(i * (int(max(i.max(), j.max())) + 1) + j,
+                                 return_index=True, return_counts=True)
+    order = np.argsort(first)
+    at, counts = first[order] + r * n, counts[order]
+    return [{"pair_id": f"{min(a, b)}-{max(a, b)}", "item_i": a, "item_j": b,
+             "pair_class": str(c), "label": float(lab), "u_over_w": float(u),
+             "draw_count": int(dc), "stratum": stratum, "color": color[a]}
+            for a, b, c, lab, u, dc in zip(
+                arr["item_i"][at].tolist(), arr["item_j"][at].tolist(),
+                arr["pair_class"][at], arr["label"][at].tolist(),
+                arr["u_over_w"][at].tolist(), counts.tolist(), strict=True)]
+
+
 @pytest.mark.slow
 @pytest.mark.parametrize("population", ["mixture", "jaccard"])
 def test_stratified_estimates_unbiased_and_covering(population: str) -> None:
@@ -176,20 +195,7 @@ def test_stratified_estimates_unbiased_and_covering(population: str) -> None:
     for r in range(replications):
         rows = []
         for name, _ in STRATA:
-            arr = streams[name]
-            n = DRAWS[name]
-            counts: dict[tuple[int, int], dict[str, Any]] = {}
-            for k in range(r * n, (r + 1) * n):
-                key = (int(arr["item_i"][k]), int(arr["item_j"][k]))
-                if key in counts:
-                    counts[key]["draw_count"] += 1
-                else:
-                    counts[key] = {"pair_id": f"{min(key)}-{max(key)}", "item_i": key[0],
-                                   "item_j": key[1], "pair_class": str(arr["pair_class"][k]),
-                                   "label": float(arr["label"][k]),
-                                   "u_over_w": float(arr["u_over_w"][k]), "draw_count": 1,
-                                   "stratum": name, "color": world.color[key[0]]}
-            rows.extend(counts.values())
+            rows.extend(block_rows(streams[name], r, DRAWS[name], name, world.color))
         s = Sample(rows, manifest)
         verdicts = {}
         for pid, (i, j) in s.pairs.by_id.items():
