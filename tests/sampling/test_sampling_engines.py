@@ -3,6 +3,10 @@
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
 import pytest
 
@@ -32,15 +36,24 @@ def _same(a: list[dict], b: list[dict]) -> None:
                 assert y[k] == v, k
 
 
+@functools.cache
+def _on_duckdb(sampler: Callable[..., Any], **design: str) -> Any:
+    """The DuckDB sample of `_case` that each engine's is compared with, drawn once
+    for the three engines (each test reads it, none changes it)."""
+    base, exp, weight, attrs = _case()
+    options = ({"size": 5} if sampler is sample_items
+               else {"budget": 12, "slice_by": "color", **design})
+    with DuckDBEngine() as duck:
+        return sampler(base, exp, weight, attributes=attrs, seed=7, engine=duck, **options)
+
+
 @pytest.mark.parametrize("population", ["mixture", "jaccard"])
 def test_identical_pair_samples_on_every_engine(engine, population: str) -> None:
     """Budget fill included: the stream (stable partners that skip the vantage item
     among them), the cut, the classes' totals and design quantities, the exact self
     parts and the slices agree."""
     base, exp, weight, attrs = _case()
-    with DuckDBEngine() as duck:
-        ref = sample_pairs(base, exp, weight, attributes=attrs, budget=12, seed=7,
-                           population=population, engine=duck, slice_by="color")
+    ref = _on_duckdb(sample_pairs, population=population)
     got = sample_pairs(base, exp, weight, attributes=attrs, budget=12, seed=7,
                        population=population, engine=engine, slice_by="color")
     assert {r["pair_class"] for r in ref.draws} == {"split", "merge", "stable"}
@@ -56,8 +69,7 @@ def test_identical_pair_samples_on_every_engine(engine, population: str) -> None
 
 def test_identical_item_samples_on_every_engine(engine) -> None:
     base, exp, weight, attrs = _case()
-    with DuckDBEngine() as duck:
-        ref = sample_items(base, exp, weight, attributes=attrs, size=5, seed=7, engine=duck)
+    ref = _on_duckdb(sample_items)
     got = sample_items(base, exp, weight, attributes=attrs, size=5, seed=7, engine=engine)
     _same(ref.rows, got.rows)
 
@@ -74,23 +86,28 @@ def _large_cells() -> tuple[dict, dict, dict]:
     return base, exp, weight
 
 
+def _many_blocks(design: str, engine: object) -> Any:
+    from abcde.sampling.stratified import sample_pairs_stratified
+
+    base, exp, weight = _large_cells()
+    if design == "stratified":
+        return sample_pairs_stratified(base, exp, weight, budget=40, seed=3,
+                                       allocation="equal", engine=engine)
+    return sample_pairs(base, exp, weight, budget=40, seed=3, engine=engine)
+
+
+@functools.cache
+def _many_blocks_on_duckdb(design: str) -> Any:
+    with DuckDBEngine() as duck:
+        return _many_blocks(design, duck)
+
+
 @pytest.mark.parametrize("design", ["mixture", "stratified"])
 def test_identical_pair_samples_with_cells_of_many_blocks(engine, design: str) -> None:
     """The block as-of of pairs/stream.sql picks the same items on every engine (and in
     both designs: the stratified one runs the stream once per stratum)."""
-    from abcde.sampling.stratified import sample_pairs_stratified
-
-    base, exp, weight = _large_cells()
-
-    def draw(eng: object) -> object:
-        if design == "stratified":
-            return sample_pairs_stratified(base, exp, weight, budget=40, seed=3,
-                                           allocation="equal", engine=eng)
-        return sample_pairs(base, exp, weight, budget=40, seed=3, engine=eng)
-
-    with DuckDBEngine() as duck:
-        ref = draw(duck)
-    got = draw(engine)
+    ref = _many_blocks_on_duckdb(design)
+    got = _many_blocks(design, engine)
     assert {r["pair_class"] for r in ref.draws} == {"split", "merge", "stable"}
     _same(ref.draws, got.draws)
     _same(ref.questions, got.questions)
