@@ -121,22 +121,28 @@ def test_item_counts_of_evaluate_files_are_integers(engine: Engine, tmp_path: Pa
                       "slices_g": [("BIGINT", 2), ("BIGINT", 1)]}
 
 
-def test_a_truth_of_complete_clusters_agrees_across_engines(engine: Engine) -> None:
+def _population_numbers(eng: Engine) -> dict[str, Any]:
+    c = _case()
+    res = evaluate(c["truth"], c["runs"], c["weights"], names=["low", "high"],
+                   attributes=c["attributes"], slice_by="region", truth_sample="size",
+                   uir_cases=None, engine=eng)
+    doc = res.to_dict()
+    return _flat({"runs": [r["population"] for r in doc["runs"]],
+                  "pairs": [p["population"] for p in doc["comparisons"]]})
+
+
+@pytest.fixture(scope="module")
+def duckdb_population_numbers() -> dict[str, Any]:
+    with DuckDBEngine() as duck:
+        return _population_numbers(duck)
+
+
+def test_a_truth_of_complete_clusters_agrees_across_engines(
+        engine: Engine, duckdb_population_numbers: dict[str, Any]) -> None:
     """`truth_sample="size"` (docs/method.md §4.4): the population estimates, their
     intervals, slices and the paired Δ are those of DuckDB, to 1e-12."""
-    c = _case()
-
-    def numbers(eng: Engine) -> dict[str, Any]:
-        res = evaluate(c["truth"], c["runs"], c["weights"], names=["low", "high"],
-                       attributes=c["attributes"], slice_by="region", truth_sample="size",
-                       uir_cases=None, engine=eng)
-        doc = res.to_dict()
-        return _flat({"runs": [r["population"] for r in doc["runs"]],
-                      "pairs": [p["population"] for p in doc["comparisons"]]})
-
-    with DuckDBEngine() as duck:
-        want = numbers(duck)
-    got = numbers(engine)
+    want = duckdb_population_numbers
+    got = _population_numbers(engine)
     assert set(got) == set(want)
     for k, b in want.items():
         a = got[k]
