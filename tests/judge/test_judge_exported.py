@@ -187,9 +187,11 @@ def test_an_exported_warehouse_sample_is_judged_and_estimated(
     assert f"abcde estimate {out}" in done
     # --show-estimates reads the exported sample too: ΔPrecision as the estimate has it
     panel = done[done.index('id="estimates"'):]
-    # no error paragraph: the note, and the unknown range's legend (one pair is unknown)
+    # no error paragraph: the note, the sequence's legend, and the unknown range's legend
+    # (one pair is unknown)
     assert '<p class="muted">Note' in panel and panel.count('<p class="muted">') == (
-        1 + panel.count('<p class="muted">If unknowns all equiv / not'))
+        1 + panel.count('<p class="muted">Sequence:')
+        + panel.count('<p class="muted">If unknowns all equiv / not'))
     shown = re.search(r'<th scope="row">ΔPrecision</th><td>([^<]*)</td>', panel)
     assert shown is not None and shown.group(1).strip()
     assert digests(out) == before  # the export is only read
