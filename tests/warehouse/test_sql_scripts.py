@@ -958,6 +958,14 @@ def test_script_flags_invalid_input(tmp_path: Path) -> None:
             assert flags in ([{"input_valid": False}], []), o.step
 
 
+def run_validation(engine: Engine, pipeline: Pipeline) -> None:
+    """Run the script's statements up to its validation row (what the validation tests
+    read; every output's verdict: test_script_flags_invalid_input)."""
+    for name, sql in pipeline.statements(engine.dialect):
+        if name in ("cell_rows", "validation"):
+            engine.execute(sql)
+
+
 def test_an_empty_weights_or_attributes_table_fails_validation(engine: Engine) -> None:
     """`abcde impact` refuses an empty weights or attributes table ("is empty (no
     rows)"), even with --missing-weight; the script counts it (empty_weights,
@@ -973,8 +981,7 @@ def test_an_empty_weights_or_attributes_table_fails_validation(engine: Engine) -
                       attributes="ea", slicings=(("provenance",),), prefix="empty_",
                       schema=engine.work_schema)
     pipeline, _, outputs = impact_pipeline(spec)
-    for _, sql in pipeline.statements(engine.dialect):
-        engine.execute(sql)
+    run_validation(engine, pipeline)
     [v] = engine.fetch(f"SELECT * FROM {to_sql(pipeline.table('validation'), engine.dialect)}")
     assert (v["empty_weights"], v["empty_attributes"]) == (1, 1)
     assert v["input_problems"] == 2 and v["input_valid"] is False
@@ -999,8 +1006,7 @@ def test_validation_names_the_side_input_and_an_id_it_repeats(engine: Engine) ->
     spec = ScriptSpec(base="rb", exp="re", weights="rw", attributes="ra",
                       slicings=(("provenance",),), prefix="rep_", schema=engine.work_schema)
     pipeline, _, outputs = impact_pipeline(spec)
-    for _, sql in pipeline.statements(engine.dialect):
-        engine.execute(sql)
+    run_validation(engine, pipeline)
     [v] = engine.fetch(f"SELECT * FROM {to_sql(pipeline.table('validation'), engine.dialect)}")
     assert v["repeated_item_ids"] == 1 and v["input_valid"] is False
     assert (v["repeated_ids_weights"], v["repeated_ids_weights_example"]) == (1, "c")
