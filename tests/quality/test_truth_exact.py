@@ -34,7 +34,9 @@ def test_the_exact_values_stand_beside_the_estimates(round_dir: Path,
     abcde.sample_pairs("base.csv", "exp.csv", "weights.csv", budget=60, seed=2, out="s")
     doc = abcde.estimate("s", truth="ideal.csv")
     want = exact_quality("base.csv", "exp.csv", "weights.csv", truth="ideal.csv")
-    assert doc["truth_exact"]["available"] and doc["truth_exact"]["values"] == want.values
+    # the engine sums in parallel: equal to the last few ulps, not bit for bit
+    assert doc["truth_exact"]["available"]
+    assert doc["truth_exact"]["values"] == pytest.approx(want.values, rel=1e-12)
     dp = doc["delta_precision"]
     assert dp["self_pair_part"] == dp["exact"]
     result = CliRunner().invoke(main, ["estimate", "s", "--truth", "ideal.csv"])
