@@ -18,6 +18,7 @@ import click
 
 from abcde.errors import AbcdeError, InputError
 from abcde.params import THREADS, Constraint
+from abcde.text import to_json
 
 
 def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
@@ -214,6 +215,34 @@ class IntList(click.ParamType):
             return tuple(int(v) for v in value.split(","))
         except ValueError:
             self.fail(f"must be comma-separated integers, not {value!r}", param, ctx)
+
+
+def format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--format table|json|html; html (plotly) is checked before any work, so that a run
+    that cannot print its page never writes --out."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, fmt: str, **kwargs: Any) -> Any:
+        if fmt == "html":
+            from abcde.report.figures import require_plotly
+
+            require_plotly()
+        return fn(*args, fmt=fmt, **kwargs)
+
+    return click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]),
+                        default="table", show_default=True, help="What to print on stdout "
+                        "(html: the page of `abcde report`; needs abcde[report]).")(wrapper)
+
+
+def emit(doc: Any, fmt: str, table: Callable[[Any], str], section: str) -> None:
+    """Print a command's document as --format asks: a table, JSON, or the report page
+    of its `section`."""
+    if fmt == "html":
+        from abcde.report.build import report_html
+
+        click.echo(report_html(**{section: doc}))
+    else:
+        click.echo(to_json(doc) if fmt == "json" else table(doc))
 
 
 def engine_options(fn: Callable[..., Any]) -> Callable[..., Any]:

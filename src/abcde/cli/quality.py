@@ -7,9 +7,15 @@ from typing import TYPE_CHECKING
 
 import click
 
-from abcde.cli._common import Checked, ExistingPath, IntList, comparison_options
+from abcde.cli._common import (
+    Checked,
+    ExistingPath,
+    IntList,
+    comparison_options,
+    emit,
+    format_option,
+)
 from abcde.params import COUNT, SEED, SHARE
-from abcde.text import to_json
 
 if TYPE_CHECKING:
     from abcde.comparison import Comparison
@@ -49,9 +55,7 @@ if TYPE_CHECKING:
               help="kirchner: the paper's Case I SE (ABCDE §5.8); pair_clustered adds "
               "the variance of which pairs got a verdict. Identical when every pair is "
               "judged; with unknowns Case I under-covers.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]),
-              default="table", show_default=True, help="What to print on stdout (html: the "
-              "page of `abcde report`; needs abcde[report]).")
+@format_option
 def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | None,
                  sample_schema: str | None, engine_name: str | None, dsn: str | None,
                  judgements: tuple[str, ...], truth: str | None, item_col: str,
@@ -96,12 +100,7 @@ def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | No
     files = judgements[0] if len(judgements) == 1 else list(judgements) or None
     doc = estimate(sample, judgements=files, truth=truth, item_col=item_col,
                    cluster_col=cluster_col, confidence=confidence, se_method=se_method)
-    if fmt == "html":
-        from abcde.report.build import report_html
-
-        click.echo(report_html(estimate=doc))
-        return
-    click.echo(to_json(doc) if fmt == "json" else render_table(doc))
+    emit(doc, fmt, render_table, "estimate")
 
 
 @click.command("simulate")
@@ -120,9 +119,7 @@ def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | No
               help="Share of pairs the judges are expected to answer 'unknown'.")
 @click.option("--strata-allocation", "stratify", default=None,
               help="Simulate stratified samples: proportional, equal or a fraction.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]),
-              default="table", show_default=True, help="What to print on stdout (html: the "
-              "page of `abcde report`; needs abcde[report]).")
+@format_option
 def simulate_cmd(comparison: Comparison, truth: str, population: str, alpha: float | None,
                  budgets: tuple[int, ...], replications: int, seed: int,
                  unknown_share: float, stratify: str | None, fmt: str) -> None:
@@ -135,12 +132,7 @@ def simulate_cmd(comparison: Comparison, truth: str, population: str, alpha: flo
     doc = comparison.simulate(truth, population=population, alpha=alpha, budgets=budgets,
                               replications=replications, seed=seed,
                               unknown_share=unknown_share, stratify=stratify)
-    if fmt == "html":
-        from abcde.report.build import report_html
-
-        click.echo(report_html(simulate=doc))
-        return
-    click.echo(to_json(doc) if fmt == "json" else render_table(doc))
+    emit(doc, fmt, render_table, "simulate")
 
 
 COMMANDS = (estimate_cmd, simulate_cmd)

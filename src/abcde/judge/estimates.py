@@ -1,11 +1,6 @@
-"""The ``--show-estimates`` panel: ΔPrecision and the Good/Bad Split/Merge rates with
-their intervals from the verdicts given so far, and each one's estimate if the pairs
-still without a verdict were all equivalent / all not equivalent (docs/method.md §8,
-§8.11, §12.4). Off by default, so that the numbers do not sway the judges.
-
-The verdicts are those ``abcde estimate DIR`` would use at this moment (every judge's
-current verdicts, resolved by majority), so the panel and the final estimate agree.
-"""
+"""The ``--show-estimates`` panel: ΔPrecision and the Good/Bad Split/Merge rates from
+the verdicts so far, as ``abcde estimate DIR`` would compute them now, with the range of
+the pairs still without a verdict (docs/method.md §8, §8.11, §12.4)."""
 
 from __future__ import annotations
 
@@ -30,17 +25,14 @@ def _pct(x: float | None, sign: bool = False) -> str:
 
 
 class EstimatesPanel:
-    """Loads the draws and the manifest once; :meth:`compute` per page, cached on the
-    verdicts it was given."""
+    """Loads the sample once; :meth:`compute` per page, cached on the verdicts."""
 
     def __init__(self, directory: str | Path) -> None:
         from abcde.quality.estimate import load_sample
 
         self.sample = load_sample(directory)
         self._cache: tuple[Any, dict[str, Any]] | None = None
-        # the user's values a warning or an error may quote, isolated on the page as its
-        # other user values are: the sample's directory, slice columns and values, pair
-        # and item ids (the messages are also the CLI's, so they carry no mark-up)
+        # the user's values a message may quote, isolated on the page as the others are
         where = str(self.sample.where)
         slices = [x for row in _slices(self.sample.manifest) for kv in row.items() for x in kv]
         pairs = [x for pid, items in self.sample.pairs.by_id.items() for x in (pid, *items)]
@@ -80,11 +72,8 @@ class EstimatesPanel:
                 "interval": "–" if m.get("ci_low") is None else
                 f"[{_pct(m['ci_low'], sign)}, {_pct(m['ci_high'], sign)}]",
                 "pairs": m.get("pairs", 0),
-                # where the pairs without a verdict yet could take it (docs/method.md §8.11)
                 "range": "–" if not ends else
                 f"{_pct(ends['all_equivalent'], sign)} / {_pct(ends['all_not_equivalent'], sign)}",
-                # beside its interval, not only in the warnings under the table: a
-                # not-conclusive interval looks as trustworthy as any other
                 "not_conclusive": m.get("not_conclusive")})
         if any(r["range"] != "–" for r in panel["rows"]):
             panel["unknown_pairs"] = int((doc.get("sample") or {}).get("unknown_pairs") or 0)
