@@ -35,8 +35,8 @@ IMPACT_METRICS = ("split_rate", "merge_rate", "jaccard_distance", "split_distanc
 
 
 def default_weight_sql(inputs: Inputs, *, nan: bool = False) -> str:
-    """The weight of an item no input gives one: --missing-weight, else 1 when there are
-    no weights at all, else unknown (an error for items of T): NULL, or NaN with `nan`."""
+    """The weight of an item no input gives one: --missing-weight, 1 without weights,
+    else unknown (NULL, or NaN with `nan`)."""
     if inputs.missing_weight is not None:
         return literal(float(inputs.missing_weight))
     if not inputs.weight_sources:
@@ -66,10 +66,8 @@ def add_input_steps(pipeline: Pipeline, inputs: Inputs) -> None:
 
 def items_query(inputs: Inputs, *, with_examples: bool = False, attributes: bool = True,
                 cells: str | None = None, common_only: bool = False) -> Any:
-    """The join of all inputs (cells/items.sql); without `attributes` the attributes
-    table is left out, and with `cells` (a relation of (b, e)) only the items of T in
-    those cells are joined — for a later pass that needs the ids, clusters and weights
-    of a few cells. `common_only`: an inner join of the clusterings (`same_ids`)."""
+    """The join of all inputs (cells/items.sql); with `cells` (a relation of (b, e)) only
+    the items of T in those cells; `common_only`: an inner join (`same_ids`)."""
     nan = nan_for_missing(inputs, with_examples=with_examples)
     with_attributes = attributes and inputs.attributes is not None
     return render(
@@ -83,11 +81,9 @@ def items_query(inputs: Inputs, *, with_examples: bool = False, attributes: bool
 
 def add_item_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool = False,
                    squares: bool = False) -> None:
-    """The join of all inputs (`items`, not stored) and its one aggregation
-    (`cell_rows`, materialised), which abcde.inputs.checks checks next. `with_examples`
-    keeps an example id per check in `cell_rows` (for scripts; ~30% slower); `squares`
-    adds Σ w² per group (the pair sampler, docs/method.md §6.8) — always with a
-    workspace, so that every command of a round shares one set of cell tables."""
+    """`items` (the join, not stored) and `cell_rows` (its aggregation, materialised).
+    `with_examples` keeps an example id per check (scripts); `squares` adds Σ w² per
+    group (docs/method.md §6.8), always with a workspace, so a round shares its cells."""
     squares = squares or inputs.workspace is not None
     add_input_steps(pipeline, inputs)
     pipeline.add("items", items_query(inputs, with_examples=with_examples))
@@ -97,8 +93,7 @@ def add_item_steps(pipeline: Pipeline, inputs: Inputs, *, with_examples: bool = 
 
 def cell_rows_query(inputs: Inputs, *, with_examples: bool = False, squares: bool = False,
                     common_only: bool = False) -> Any:
-    """The aggregation of `items` by cell (cells/cell_rows.sql); `common_only`: of
-    `common_items`, the inner join, when every id is in both clusterings (`same_ids`)."""
+    """The aggregation of `items` by cell; `common_only`: of `common_items` (`same_ids`)."""
     return render(
         "cells/cell_rows.sql", attributes=inputs.attribute_columns,
         weight_rows=counts_weight_rows(inputs, with_examples=with_examples),
@@ -109,13 +104,9 @@ def cell_rows_query(inputs: Inputs, *, with_examples: bool = False, squares: boo
 
 
 def same_ids(input_rows: Sequence[dict[str, Any]]) -> bool:
-    """Whether Base and Exp hold the same ids as many times each, none NULL, by the
-    `input_counts` of `add_input_counts(..., id_sums=True)`: equal rows, every row with
-    an id, equal sums of a 64-bit hash of the ids (`abcde.sql.helpers.id_hash`), summed
-    exactly. Then no id is outside T and the FULL JOIN of the clusterings is an inner
-    join (docs/method.md §2.5). Different ids pass only when their hash sums agree
-    exactly (a chance of about 2^-64). Ids repeated alike on both sides pass: the
-    checks that follow find them, as the join multiplies their rows."""
+    """Whether Base and Exp hold the same ids as many times each, none NULL (equal row
+    counts and exact sums of a 64-bit id hash): then the FULL JOIN is an inner join
+    (docs/method.md §2.5). Different ids pass with a chance of about 2^-64."""
     by_input = {r["input"]: r for r in input_rows}
     base, exp_ = by_input["base"], by_input["exp"]
     rows = {int(base["input_rows"]), int(exp_["input_rows"]), int(base["ids"]),
@@ -125,9 +116,8 @@ def same_ids(input_rows: Sequence[dict[str, Any]]) -> bool:
 
 
 def _run_cell_rows(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> list[dict[str, Any]]:
-    """Materialise `cell_rows` — by the inner join when `same_ids` says it gives the same
-    rows (a narrower GROUP BY: benchmarks/RESULTS.md) — and return the rows of
-    `input_counts`, fetched first to decide."""
+    """Materialise `cell_rows`, by the inner join where `same_ids` allows; the rows of
+    `input_counts`."""
     id_sums = engine.dialect.id_hash is not None
     add_input_counts(pipeline, inputs, id_sums=id_sums)
     input_rows = pipeline.fetch(engine, "input_counts")
@@ -146,12 +136,8 @@ def _run_cell_rows(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> list[d
 
 def add_cell_steps(pipeline: Pipeline, inputs: Inputs,
                    slicings: Sequence[Sequence[str]] = (), *, squares: bool = False) -> list[str]:
-    """Cells of T, the per-cell metrics, and (b, e, slice) cells per slicing; with
-    `squares` (after `add_item_steps(..., squares=True)`) each also carries
-    w2 = Σ_{i∈c} w_i² (docs/method.md §6.8).
-
-    Returns the names of the slice-cell steps, one per slicing.
-    """
+    """Cells of T, the per-cell metrics and (b, e, slice) cells per slicing (`squares`:
+    with w2 = Σ w², docs/method.md §6.8); the names of the slice-cell steps."""
     squares = squares or inputs.workspace is not None  # as in add_item_steps
     pipeline.add("cells", render("cells/cells.sql", group_columns=[],
                                  regroup=bool(inputs.attribute_columns), squares=squares),
@@ -167,10 +153,8 @@ def add_cell_steps(pipeline: Pipeline, inputs: Inputs,
 
 
 def build_cell_rows(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[str, Any]:
-    """`cell_rows` materialised and the inputs checked (`abcde.inputs.checks.validate`,
-    whose counts it returns). With a workspace (`inputs.workspace`) both are read from
-    it when it holds them for these inputs; else they are computed and stored, marked
-    only once the checks passed (docs/method.md §2, `abcde.inputs.workspace`)."""
+    """`cell_rows` materialised and the inputs checked (the counts of `validate`); with a
+    workspace both are read from it, else stored there, marked once the checks passed."""
     ws = inputs.workspace
     if ws is None:
         input_rows = _run_cell_rows(engine, pipeline, inputs)
@@ -194,19 +178,14 @@ def build_cell_rows(engine: Engine, pipeline: Pipeline, inputs: Inputs) -> dict[
 
 
 def run_cell_steps(engine: Engine, pipeline: Pipeline, inputs: Inputs, *steps: str) -> None:
-    """Materialise cell steps (`cells`, `cell_metrics`, `affected_item_rows`), from the
-    workspace when it holds them for these inputs (`abcde.inputs.workspace.run_stored`)."""
+    """Materialise cell steps, from the workspace when it holds them."""
     run_stored(engine, pipeline, inputs, *steps)
 
 
 def add_affected_item_rows(pipeline: Pipeline, inputs: Inputs, *,
                            materialise: bool = False) -> str:
-    """`affected_item_rows`: the items of T in affected cells (with their clusters and
-    weights, no attributes): a second pass over the inputs, each side restricted to the
-    clusters of affected cells before the join. The samplers draw from these items
-    (ABCDE §4.1.1, §5.7): every item with a positive sampling weight lies in an
-    affected cell. Stored in a workspace, so a round joins them once; `materialise`
-    makes a table of them without one."""
+    """`affected_item_rows`: the items of T in affected cells, which the samplers draw
+    from (ABCDE §4.1.1, §5.7); stored in a workspace, so a round joins them once."""
     pipeline.add("affected_cells", exp.select("b", "e").from_("cell_metrics").where("affected"))
     joined = items_query(inputs, attributes=False, cells="affected_cells").subquery("i")
     return pipeline.add("affected_item_rows", exp.select(

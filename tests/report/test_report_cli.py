@@ -32,7 +32,8 @@ def test_nothing_to_report(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize(("content", "message"), [
     ("{not json", "is not JSON ("),
-    ("[1, 2]", "holds a JSON list"),
+    ("[1, 2]", "is not the JSON output of `abcde impact` as abcde writes it"),
+    ("3", "is not the JSON output of `abcde impact` as abcde writes it"),
     ('{"overall": {}}', "is not the JSON output of `abcde impact` as abcde writes it"),
 ])
 def test_bad_documents_are_refused_and_the_old_file_kept(tmp_path: Path, content: str,

@@ -1,10 +1,5 @@
-"""The `abcde` command line (click): the group, and every command registered the same
-way — each command module lists its commands in `COMMANDS`. Command modules import the
-error handler and shared options from `abcde.cli._common`; nothing imports back.
-
-Exit codes: 0 success, 2 bad input, 130 interrupted (Ctrl-C), 141 stdout closed (`| head`),
-1 anything else (abcde.cli._common.handle_errors).
-"""
+"""The `abcde` command line: the group and every module's `COMMANDS`. Exit codes: 0
+success, 2 bad input, 130 interrupted, 141 stdout closed, 1 a bug."""
 
 from __future__ import annotations
 
@@ -20,20 +15,14 @@ from abcde.version import __version__
 
 
 def own_records(record: logging.LogRecord) -> bool:
-    """What -v and --debug print: abcde's own records, and other libraries' warnings and
-    errors — not their chatter (py4j's "Closing down clientserver connection" when a
-    Spark session ends, for one)."""
+    """What -v and --debug print: abcde's records, and other libraries' warnings."""
     return record.name.partition(".")[0] == "abcde" or record.levelno >= logging.WARNING
 
 
 def _terminate_like_ctrl_c(ctx: click.Context) -> None:
-    """SIGTERM and SIGHUP (`timeout`, a scheduler, a closed terminal) end a command as
-    Ctrl-C does — an exception, so that the temporary files of its outputs are removed
-    (abcde.outputs) — where they would end the process at once and leave them; exit
-    128 + the signal. Only where Python's default action stands (not under a host that
-    set its own), and given back when the command ends. Every signal is recorded
-    (SIGNALLED, Ctrl-C's too): one that lands inside a library may come out as that
-    library's own error, wrapping ours (abcde.cli._common.handle_errors)."""
+    """SIGTERM and SIGHUP end a command as Ctrl-C does, with an exception, so that its
+    outputs' temporary files are removed; only where Python's default action stands,
+    and given back at the end. Every signal is recorded (SIGNALLED)."""
     import signal
     import threading
 
@@ -57,9 +46,7 @@ def _raise_terminated(signum: int, frame: object) -> None:
 
 
 class Group(click.Group):
-    """The `abcde` group: Ctrl-C outside a command's own handler (while options are
-    parsed) is "interrupted", exit 130, as inside (abcde.cli._common.handle_errors) —
-    not click's "Aborted!", exit 1."""
+    """The `abcde` group: Ctrl-C while options are parsed exits 130 too, not click's 1."""
 
     def make_context(self, *args: Any, **kwargs: Any) -> click.Context:
         try:
@@ -98,8 +85,7 @@ def main(debug: bool, verbose: bool, show_progress: bool = True) -> None:
 
 
 def _handled(command: click.Command) -> click.Command:
-    """Every command's whole callback, its options' decorators included, under the one
-    error handler (a group's commands too)."""
+    """Every command's callback, its options' decorators included, under the handler."""
     if isinstance(command, click.Group):
         for sub in command.commands.values():
             _handled(sub)

@@ -1,6 +1,4 @@
-"""What every command shares, below the commands: the error handler (a clean message
-and exit code, never a traceback unless --debug) and the reusable options. Command
-modules import from here; nothing here imports a command."""
+"""What every command shares: the error handler and the reusable options."""
 
 from __future__ import annotations
 
@@ -18,14 +16,13 @@ import click
 
 from abcde.errors import AbcdeError, InputError
 from abcde.params import THREADS, Constraint
+from abcde.text import to_json
 
 
 def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
     """Run a command: an AbcdeError prints its message and exits with its code (2 for
-    bad input); Ctrl-C prints "interrupted" and exits 130 (every output is written
-    atomically, abcde.outputs, so nothing half-written remains); a closed stdout
-    (`abcde ... | head`) ends quietly with 141, as a process stopped by SIGPIPE; anything
-    else is a bug: exit 1. `--debug` shows the traceback instead."""
+    bad input); Ctrl-C exits 130; a closed stdout (`| head`) 141, quietly; anything else
+    is a bug: exit 1. `--debug` shows the traceback instead."""
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         debug = click.get_current_context().find_root().params.get("debug", False)
@@ -59,17 +56,14 @@ def handle_errors(fn: Callable[..., Any]) -> Callable[..., Any]:
             if no_space(err):
                 disk_full(err)
             if SIGNALLED or str(err) == "Query interrupted":
-                # a signal that landed inside a library comes out as the library's error:
-                # DuckDB's "Query interrupted", or one whose text holds our exception's
-                # traceback (seen in CI: SIGTERM during a sample, exit 1, "a bug")
+                # a signal inside a library comes out as the library's error
                 interrupted()
             internal_error(err)
     return wrapper
 
 
 def no_space(err: BaseException) -> bool:
-    """A full disk or an exhausted quota: an OSError from Python, or an engine's error
-    whose text carries the system's message (DuckDB's IO Error, PostgreSQL's)."""
+    """A full disk or quota: an OSError, or an engine's error quoting the system's."""
     if isinstance(err, OSError) and err.errno in (errno.ENOSPC, errno.EDQUOT):
         return True
     text = str(err)
@@ -77,15 +71,11 @@ def no_space(err: BaseException) -> bool:
 
 
 def disk_full(err: BaseException) -> NoReturn:
-    """Not a bug and not the input: say which file could not be written and that the
-    earlier outputs are as they were (they are replaced only after a complete write,
-    abcde.outputs); exit 2. stdout goes to /dev/null so that the interpreter's last
-    flush does not fail again (stdout itself may be the full device)."""
+    """Say which file could not be written and that earlier outputs are as they were;
+    exit 2 (stdout to /dev/null: it may be the full device)."""
     where = getattr(err, "filename", None)
-    # the temporary file an output is written to first (abcde.outputs) stands for it
     what = f" writing {re.sub(r'[.]tmp-[0-9]+-[0-9a-f]{8}$', '', str(where))}" if where else ""
-    # the system's temporary directory (PostgreSQL's inputs are staged there as CSV,
-    # DuckDB spills there): say where it is and how to move it
+    # PostgreSQL's inputs are staged and DuckDB spills in the temporary directory
     tmp = tempfile.gettempdir()
     moved = (f" (temporary files go to {tmp}: set TMPDIR to a directory with room)"
              if where and str(where).startswith(tmp + os.sep) else "")
@@ -107,12 +97,11 @@ def internal_error(err: Exception) -> NoReturn:
 
 
 SIGNALLED: list[int] = []
-"""The signals (SIGINT, SIGTERM, SIGHUP) received by the command (abcde.cli.main), last
-one last."""
+"""The signals the command received (abcde.cli.main), last one last."""
 
 
 class Terminated(KeyboardInterrupt):
-    """SIGTERM or SIGHUP, raised like Ctrl-C's KeyboardInterrupt (abcde.cli.main)."""
+    """SIGTERM or SIGHUP, raised like Ctrl-C's KeyboardInterrupt."""
 
     def __init__(self, signum: int) -> None:
         super().__init__(signum)
@@ -120,9 +109,7 @@ class Terminated(KeyboardInterrupt):
 
 
 def interrupted(err: BaseException | None = None) -> NoReturn:
-    """Ctrl-C: say so and exit 130 (128 + SIGINT), the shell's convention; SIGTERM or
-    SIGHUP (`Terminated`): 128 + its number."""
-    # a signal raised inside a DuckDB query comes back as its "Query interrupted"
+    """Say so and exit 128 + the signal's number, the shell's convention."""
     signum = err.signum if isinstance(err, Terminated) else (SIGNALLED or [2])[-1]
     with contextlib.suppress(Exception):
         click.echo("interrupted" if signum == 2 else "terminated", err=True)
@@ -130,8 +117,7 @@ def interrupted(err: BaseException | None = None) -> NoReturn:
 
 
 def stdout_closed() -> bool:
-    """Whether stdout is a pipe whose reader has gone (`abcde ... | head`): a
-    BrokenPipeError from anywhere else (a database socket) is not a closed stdout."""
+    """Whether stdout is a pipe whose reader has gone (not a database's socket)."""
     try:
         fd = sys.stdout.fileno()
     except (AttributeError, OSError, ValueError):
@@ -147,9 +133,7 @@ def stdout_closed() -> bool:
 
 
 def quiet_closed_stdout() -> NoReturn:
-    """End quietly after the reader of stdout went away (the Python documentation's
-    recipe for SIGPIPE: point stdout at /dev/null so that the interpreter's last flush
-    does not fail again), with status 141 = 128 + SIGPIPE."""
+    """End quietly with 141 (128 + SIGPIPE), stdout to /dev/null (Python's recipe)."""
     with contextlib.suppress(Exception):
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
@@ -157,8 +141,7 @@ def quiet_closed_stdout() -> NoReturn:
 
 
 class ExistingPath(click.Path):
-    """click.Path(exists=True) that says when the path is a symbolic link to a missing
-    target: click calls it a file that "does not exist", while `ls` shows it there."""
+    """click.Path(exists=True) that names a symbolic link to a missing target."""
 
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(exists=True, **kwargs)
@@ -184,8 +167,7 @@ def spelling(ctx: click.Context | None = None) -> dict[str, str]:
 
 
 class Checked(click.ParamType):
-    """A click type from a constraint of `abcde.params`: the command line refuses what
-    the library would, in the same words."""
+    """A click type from a constraint of `abcde.params`."""
 
     def __init__(self, constraint: Constraint, parse: click.ParamType = click.INT) -> None:
         self.constraint, self.parse = constraint, parse
@@ -216,9 +198,36 @@ class IntList(click.ParamType):
             self.fail(f"must be comma-separated integers, not {value!r}", param, ctx)
 
 
+def format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """--format table|json|html; html (plotly) is checked before any work, so that a run
+    that cannot print its page never writes --out."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, fmt: str, **kwargs: Any) -> Any:
+        if fmt == "html":
+            from abcde.report.figures import require_plotly
+
+            require_plotly()
+        return fn(*args, fmt=fmt, **kwargs)
+
+    return click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]),
+                        default="table", show_default=True, help="What to print on stdout "
+                        "(html: the page of `abcde report`; needs abcde[report]).")(wrapper)
+
+
+def emit(doc: Any, fmt: str, table: Callable[[Any], str], section: str) -> None:
+    """Print a command's document as --format asks: a table, JSON, or the report page
+    of its `section`."""
+    if fmt == "html":
+        from abcde.report.build import report_html
+
+        click.echo(report_html(**{section: doc}))
+    else:
+        click.echo(to_json(doc) if fmt == "json" else table(doc))
+
+
 def engine_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """Where the SQL runs: the command receives `engine`, one `EngineConfig` built from
-    --engine, --db, --memory-limit, --threads, --dsn and --spark-* (checked there)."""
+    """The engine options; the command receives `engine`, an `EngineConfig`."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, engine_name: str | None, db: str | None,
@@ -260,8 +269,7 @@ def engine_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 
 def column_options(fn: Callable[..., Any]) -> Callable[..., Any]:
-    """The column names and the weights: the command receives `columns` (a `Columns`),
-    `weights` and `missing_weight`."""
+    """The columns and weights; the command receives `columns`, `weights`, `missing_weight`."""
 
     @functools.wraps(fn)
     def wrapper(*args: Any, item_col: str, cluster_col: str, weight_col: str,
@@ -290,10 +298,8 @@ def column_options(fn: Callable[..., Any]) -> Callable[..., Any]:
 
 def comparison_options(*, slices: str | None = None, attributes: str | None = "Table of "
                        "item attributes; every column rides along.") -> Callable[..., Any]:
-    """The options of a command on a comparison: BASE EXP (or --base/--exp), the columns,
-    weights, attributes (with `attributes`, their help) and slicings (with `slices`), the
-    engine and --workspace. The command receives `comparison`, an `abcde.Comparison` (not
-    yet open)."""
+    """The options of a command on a comparison (`attributes`, `slices`: their help, or
+    none); the command receives `comparison`, an unopened `abcde.Comparison`."""
 
     def decorate(fn: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(fn)

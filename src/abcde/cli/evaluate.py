@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from abcde.cli._common import Checked, column_options, engine_options
+from abcde.cli._common import Checked, column_options, emit, engine_options, format_option
 from abcde.evaluation import DEFAULT_REL_TOL, REL_TOL, TOL
 from abcde.params import TOP
 from abcde.text import to_json
@@ -58,9 +58,7 @@ def _split_actual(spec: str) -> tuple[str | None, str]:
               help="Directory for every cluster, slice and Yandex theme of each run.")
 @click.option("--out-format", type=click.Choice(["parquet", "csv"]), default="parquet",
               show_default=True)
-@click.option("--format", "fmt_", type=click.Choice(["table", "json", "html"]),
-              default="table", show_default=True, help="What to print on stdout (html: "
-              "the page of `abcde report`; needs abcde[report]).")
+@format_option
 @click.option("--workspace", default=None, help="Keep the cell tables of each run here and "
               "reuse them while the inputs are unchanged: a DuckDB file, a PostgreSQL "
               "schema or a Spark database.")
@@ -70,16 +68,12 @@ def evaluate_cmd(truth: str, actual: tuple[str, ...], truth_sample: str | None,
                  attributes: str | None, slice_by: tuple[str, ...], uir_cases: str,
                  uir_metrics: str, uir_rel_tol: float, columns: Columns,
                  missing_weight: float | None, top: int, out: str | None, out_format: str,
-                 fmt_: str, engine: EngineConfig, workspace: str | None = None) -> None:
+                 fmt: str, engine: EngineConfig, workspace: str | None = None) -> None:
     """Evaluate actual clusterings against a ground truth (pointwise metrics, classic
     metrics, Yandex ECC/BCubed) and compare the runs (deltas, UIR)."""
     from abcde.evaluation.run import UirOptions, evaluate
     from abcde.evaluation.text import evaluate_text
 
-    if fmt_ == "html":  # before any work: --out is never written by a run that fails
-        from abcde.report.figures import require_plotly
-
-        require_plotly()
     pairs = [_split_actual(a) for a in actual]
     result = evaluate(truth, [p for _, p in pairs], weights, names=[n for n, _ in pairs],
                       uir=UirOptions(uir_cases, uir_metrics, rel_tol=uir_rel_tol),
@@ -91,12 +85,7 @@ def evaluate_cmd(truth: str, actual: tuple[str, ...], truth_sample: str | None,
     doc = result.to_dict()
     for warning in result.warnings:
         click.echo(f"warning: {warning}", err=True)
-    if fmt_ == "html":
-        from abcde.report.build import report_html
-
-        click.echo(report_html(evaluate=doc))
-        return
-    click.echo(to_json(doc) if fmt_ == "json" else evaluate_text(doc, top))
+    emit(doc, fmt, lambda d: evaluate_text(d, top), "evaluate")
 
 
 @click.command("uir")

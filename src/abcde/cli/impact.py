@@ -6,9 +6,8 @@ from typing import TYPE_CHECKING
 
 import click
 
-from abcde.cli._common import Checked, comparison_options
+from abcde.cli._common import Checked, comparison_options, emit, format_option
 from abcde.params import TOP
-from abcde.text import to_json
 
 if TYPE_CHECKING:
     from abcde.comparison import Comparison
@@ -24,9 +23,7 @@ if TYPE_CHECKING:
               help="Directory for every Base/Exp cluster and slice (files).")
 @click.option("--out-format", type=click.Choice(["parquet", "csv"]), default="parquet",
               show_default=True)
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]),
-              default="table", show_default=True, help="What to print on stdout (html: "
-              "the page of `abcde report`; needs abcde[report]).")
+@format_option
 def impact_cmd(comparison: Comparison, top: int, out: str | None, out_format: str,
                fmt: str) -> None:
     """Impact metrics: how Exp differs from Base (ABCDE §4), overall, per cluster, per
@@ -39,17 +36,8 @@ def impact_cmd(comparison: Comparison, top: int, out: str | None, out_format: st
                          "directory for the clusters and slices as tables", option="out",
                          hint="To print the JSON document on stdout, use --format json "
                               "(and no --out); for a directory named '-', --out ./-.")
-    if fmt == "html":  # before any work: --out is never written by a run that fails
-        from abcde.report.figures import require_plotly
-
-        require_plotly()
     doc = comparison.impact(top=top, out=out, out_format=out_format).to_dict()
-    if fmt == "html":
-        from abcde.report.build import report_html
-
-        click.echo(report_html(impact=doc))
-        return
-    click.echo(to_json(doc) if fmt == "json" else impact_text(doc))
+    emit(doc, fmt, impact_text, "impact")
 
 
 COMMANDS = (impact_cmd,)

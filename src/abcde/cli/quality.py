@@ -7,9 +7,15 @@ from typing import TYPE_CHECKING
 
 import click
 
-from abcde.cli._common import Checked, ExistingPath, IntList, comparison_options
+from abcde.cli._common import (
+    Checked,
+    ExistingPath,
+    IntList,
+    comparison_options,
+    emit,
+    format_option,
+)
 from abcde.params import COUNT, SEED, SHARE
-from abcde.text import to_json
 
 if TYPE_CHECKING:
     from abcde.comparison import Comparison
@@ -56,9 +62,7 @@ if TYPE_CHECKING:
               "for the stop signal, e.g. 'delta_precision>0', 'bad_merge_rate<0.02', "
               "'halfwidth<=0.01' (ΔPrecision's half-width); repeat for several; implies "
               "--sequential.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]),
-              default="table", show_default=True, help="What to print on stdout (html: the "
-              "page of `abcde report`; needs abcde[report]).")
+@format_option
 def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | None,
                  sample_schema: str | None, engine_name: str | None, dsn: str | None,
                  judgements: tuple[str, ...], truth: str | None, item_col: str,
@@ -106,13 +110,8 @@ def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | No
     doc = estimate(sample, judgements=files, truth=truth, item_col=item_col,
                    cluster_col=cluster_col, confidence=confidence, se_method=se_method,
                    sequential=sequential, stop_when=stop_when)
-    if fmt == "html":
-        from abcde.report.build import report_html
-
-        click.echo(report_html(estimate=doc))
-        return
-    click.echo(to_json(doc) if fmt == "json" else render_table(doc) + (
-        render_sequential(doc) if "sequential" in doc else ""))
+    emit(doc, fmt, lambda d: render_table(d) + (
+        render_sequential(d) if "sequential" in d else ""), "estimate")
 
 
 @click.command("simulate")
@@ -136,9 +135,7 @@ def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | No
               "signal of --stop-when (default 'delta_precision>0') and how often it is wrong.")
 @click.option("--stop-when", multiple=True, help="A question, as for `abcde estimate "
               "--stop-when`; repeat for several; implies --sequential.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json", "html"]),
-              default="table", show_default=True, help="What to print on stdout (html: the "
-              "page of `abcde report`; needs abcde[report]).")
+@format_option
 def simulate_cmd(comparison: Comparison, truth: str, population: str, alpha: float | None,
                  budgets: tuple[int, ...], replications: int, seed: int,
                  unknown_share: float, stratify: str | None, sequential: bool,
@@ -154,12 +151,7 @@ def simulate_cmd(comparison: Comparison, truth: str, population: str, alpha: flo
                               unknown_share=unknown_share, stratify=stratify,
                               stop_when=stop_when or (("delta_precision>0",) if sequential
                                                       else ()))
-    if fmt == "html":
-        from abcde.report.build import report_html
-
-        click.echo(report_html(simulate=doc))
-        return
-    click.echo(to_json(doc) if fmt == "json" else render_table(doc))
+    emit(doc, fmt, render_table, "simulate")
 
 
 COMMANDS = (estimate_cmd, simulate_cmd)

@@ -40,8 +40,6 @@ def sample_items_cmd(comparison: Comparison, size: int, seed: int, out: str,
     click.echo(f"sampled {m['unique_items']:,} unique affected items ({m['draws']:,} draws) "
                f"-> {out}\nmanifest -> {s.files['manifest']}")
     if 0 < m["unique_items"] < size:
-        # fewer affected items than asked for: the sample is all of them, said so that a
-        # smaller sample than --size is not taken for a truncated run
         click.echo(f"all {m['unique_items']:,} affected items were drawn; --size {size} "
                    "asks for more")
     if s.renamed:
@@ -88,40 +86,32 @@ def explore_cmd(sample: str, db: str | None, group_by: str, where: str | None, m
     given = [name for name, value, default in (("--port", port, 0), ("--host", host, "127.0.0.1"),
                                                ("--open", open_browser, False))
              if value != default]
-    if given and not serve:  # else `explore SAMPLE --open` printed a table and exited
-        raise click.UsageError(f"{', '.join(given)} only with --serve (the page in the "
-                               "browser)")
-    if serve:
-        if db is not None:
-            raise click.UsageError("--serve reads a sample file: export the table (COPY ... "
-                                   "TO 'sample.parquet') and give its path, without --db")
-        # the page's query starts as the options ask; what it cannot take is refused,
-        # never silently dropped (they were all ignored)
-        if where is not None:
-            raise click.UsageError("--where is SQL, which the page does not take: give the "
-                                   "filters on the page (column, operator, value)")
-        if fmt != "table":
-            raise click.UsageError("--format is for the printed groups; with --serve the "
-                                   "page shows them (its /api/groups answers JSON)")
-        query: dict[str, Any] = {"group_by": [g.strip() for g in group_by.split(",")]
-                                 if group_by else []}
+    misuse = [f"{', '.join(given)} only with --serve (the page in the browser)"] \
+        if given and not serve else []
+    if serve:  # the page opens on the options' query: what it cannot take is refused
         from abcde.explorer.app import MAX_EXAMPLES, MAX_TOP
 
-        if not 1 <= top <= MAX_TOP:
-            raise click.UsageError(f"with --serve, --top is a number from 1 to {MAX_TOP} "
-                                   "(the page shows at most that many groups; --format "
-                                   "json --top 0 prints all)")
-        if examples > MAX_EXAMPLES:
-            raise click.UsageError(f"with --serve, --examples is a number from 0 to "
-                                   f"{MAX_EXAMPLES} (the page shows at most that many per "
-                                   "group; --format json prints more)")
-        # the page opens on this query: a mistake in it (--group-by nope) is refused here,
-        # worded for the options, not served as the page's first error
+        misuse += [why for bad, why in (
+            (db is not None, "--serve reads a sample file: export the table (COPY ... TO "
+             "'sample.parquet') and give its path, without --db"),
+            (where is not None, "--where is SQL, which the page does not take: give the "
+             "filters on the page (column, operator, value)"),
+            (fmt != "table", "--format is for the printed groups; with --serve the page "
+             "shows them (its /api/groups answers JSON)"),
+            (not 1 <= top <= MAX_TOP, f"with --serve, --top is a number from 1 to {MAX_TOP} "
+             "(the page shows at most that many groups; --format json --top 0 prints all)"),
+            (examples > MAX_EXAMPLES, f"with --serve, --examples is a number from 0 to "
+             f"{MAX_EXAMPLES} (the page shows at most that many per group; --format json "
+             "prints more)")) if bad]
+    if misuse:
+        raise click.UsageError(misuse[0])
+    if serve:
+        # a mistake in the page's first query is refused here, worded for the options
         explore(sample, group_by, metric=metric, top=top, examples=examples)
-        for name, value, default in (("metric", metric, "jaccard_distance"),
-                                     ("top", top, 20), ("examples", examples, 3)):
-            if value != default:
-                query[name] = value
+        query = {"group_by": [g.strip() for g in group_by.split(",")] if group_by else [],
+                 **{name: value for name, value, default in (
+                     ("metric", metric, "jaccard_distance"), ("top", top, 20),
+                     ("examples", examples, 3)) if value != default}}
         _serve_explore(sample, port, host, open_browser, query)
         return
     doc = explore(sample, group_by, where=where, metric=metric, top=top, examples=examples,
@@ -158,18 +148,14 @@ def _serve_explore(sample: str, port: int, host: str, open_browser: bool,
     from abcde.server.run import bind, is_loopback, new_token, serve, url_of
 
     token = new_token()
-    app_hosts: frozenset[str]
     sock = bind(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
-    app_hosts = allowed_hosts(bound_host, bound_port)
     try:
-        app = explore_app(sample, token, app_hosts)
+        app = explore_app(sample, token, allowed_hosts(bound_host, bound_port))
     except BaseException:
         sock.close()
         raise
     url = url_of(sock, "/", token)
-    # the page opens on the query of --group-by, --metric, --top, --examples (none given:
-    # nothing, not a bare "&")
     opening = urlencode(query or {}, doseq=True)
     if opening:
         url += "&" + opening

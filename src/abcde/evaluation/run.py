@@ -65,7 +65,7 @@ __all__ = ["CLASSIC_METRICS", "OVERALL_METRICS", "POINTWISE_METRICS", "UIR_METRI
 
 #: Per-case metrics UIR may combine: higher is better for each ([UIR] §4.1).
 UIR_METRICS = ("precision", "recall", "f1", "f1_of_overall", "accuracy", "jaccard_index")
-#: The legacy keywords of `evaluate` and the `UirOptions` field each sets.
+#: The keywords of `evaluate` that set a `UirOptions` field.
 _UIR_KEYWORDS = {"uir_cases": "cases", "uir_metrics": "metrics", "alphas": "alphas",
                  "uir_rel_tol": "rel_tol"}
 #: From this share of the weight of the runs' clusters of truth items on items the truth
@@ -82,9 +82,8 @@ SLICE_RESERVED = frozenset({"items", "weight", "cells", "loss", *OVERALL_METRICS
 @dataclass(frozen=True)
 class UirOptions:
     """What UIR compares ([UIR] §4; docs/method.md §9): the test cases ("truth_cluster",
-    "slice:<column>", or None / "none" for no UIR), the per-case metrics it combines
-    (names of `UIR_METRICS`, "a,b" or a sequence), the α of the F_α sweep, and the
-    relative tolerance of equal scores. Checked once, when made."""
+    "slice:<column>", None/"none"), the metrics it combines, the α of the F_α sweep and
+    the relative tolerance of equal scores; checked when made."""
 
     cases: str | None = "truth_cluster"
     metrics: str | Sequence[str] | None = ("precision", "recall")
@@ -116,7 +115,6 @@ class UirOptions:
 
     @property
     def slice_column(self) -> str | None:
-        """The slice column whose values are the test cases, if any."""
         return self.cases[len("slice:"):] if self.cases and self.cases != "truth_cluster" \
             else None
 
@@ -125,8 +123,7 @@ class UirOptions:
 
 
 def default_run_name(source: object, k: int, *, database: bool = False) -> str:
-    """A file's name without its suffixes, a table's own name (`main.run_v1` → `run_v1`),
-    else `run_<k + 1>` (docs/method.md §4.2)."""
+    """A file's stem, a table's own name, else `run_<k + 1>` (docs/method.md §4.2)."""
     if isinstance(source, Path):
         return source.stem
     if isinstance(source, str):
@@ -140,10 +137,8 @@ def default_run_name(source: object, k: int, *, database: bool = False) -> str:
 
 def run_names(actual: Sequence[object], names: Sequence[str | None] | None, *,
               database: bool = False) -> list[str]:
-    """One unique, usable name per run: given, else `default_run_name` (repeated defaults
-    get a suffix _k). A name becomes the directory `--out DIR/<name>/` and a label: empty,
-    `.`, `..`, a path separator or a control character is refused, and so are names that
-    repeat or print alike (é composed, and e + a combining accent)."""
+    """One unique name per run, given or `default_run_name` (repeats get _k); a name is a
+    directory under --out and a label, so one that cannot be either is refused."""
     names = [None] * len(actual) if names is None else list(names)
     if len(names) != len(actual):
         raise InputError(f"{len(names)} name(s) for {len(actual)} actual run(s)",
@@ -173,8 +168,7 @@ def run_names(actual: Sequence[object], names: Sequence[str | None] | None, *,
 
 
 def _check_run_dirs(names: Sequence[str]) -> None:
-    """Names equal but for case or normalisation are one directory on macOS and Windows
-    file systems: one run's files would replace the other's under --out."""
+    """Names equal but for case are one directory on macOS and Windows."""
     seen: dict[str, str] = {}
     for name in names:
         key = unicodedata.normalize("NFC", name).casefold()
@@ -188,8 +182,7 @@ def _check_run_dirs(names: Sequence[str]) -> None:
 
 def _as_runs(actual: object, names: Sequence[str | None] | None,
              ) -> tuple[list[object], Sequence[str | None] | None]:
-    """A list of clusterings, one clustering (a dict of ids is one {item: cluster}), or a
-    dict name -> table or path, its keys naming the runs."""
+    """The runs of a list, of one clustering, or of a dict name -> table or path."""
     if isinstance(actual, list | tuple):
         return list(actual), names
     if isinstance(actual, Mapping) and actual and all(
@@ -208,12 +201,9 @@ def _as_runs(actual: object, names: Sequence[str | None] | None,
 def add_evaluation_steps(pipeline: Pipeline, inputs: Inputs, slicings: Sequence[Sequence[str]],
                          slice_cells: Sequence[str] | None = None, *, tables: bool = True,
                          complete: bool = False) -> list[str]:
-    """Every evaluation step after `cell_rows` (docs/method.md §4, §5): the cell steps
-    unless their `slice_cells` are given (a warehouse script's), the run's items outside
-    T in the clusters that meet it, the pointwise cells (with `complete`, of a truth of
-    complete clusters: the run's whole clusters, §4.4), overall, cluster and slice
-    tables (materialised with `tables`, to be written out), the classic and Yandex
-    metrics. Returns the per-slicing steps."""
+    """Every evaluation step after `cell_rows` (docs/method.md §4, §5; `complete`: a
+    truth of complete clusters, §4.4; `slice_cells`: a warehouse script's); the
+    per-slicing steps."""
     if slice_cells is None:
         slice_cells = add_cell_steps(pipeline, inputs, slicings)
     if complete:
@@ -308,14 +298,12 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
 
     References
     ----------
-    S. van Staden. Pointwise Metrics for Clustering Evaluation. Google Switzerland, 2024.
-    arXiv:2405.10421, §3. Yandex. Оценка качества кластеризации: свойства, метрики, код
-    на GitHub. Habr, post 500742, 2020. E. Amigó, J. Gonzalo, J. Artiles, F. Verdejo.
-    Combining evaluation metrics via the unanimous improvement ratio and its application
-    to clustering tasks. JAIR 42 (2011) 689–718. O. Binette, S. A. York, E. Hickerson,
-    Y. Baek, S. Madhavan, C. Jones. Estimating the performance of entity resolution
-    algorithms: lessons learned through PatentsView.org. The American Statistician 77(4)
-    (2023) 370–380. docs/method.md §4, §5, §9.
+    S. van Staden. Pointwise Metrics for Clustering Evaluation. arXiv:2405.10421, §3.
+    E. Amigó, J. Gonzalo, J. Artiles, F. Verdejo. Combining evaluation metrics via the
+    unanimous improvement ratio and its application to clustering tasks. JAIR 42 (2011)
+    689–718. O. Binette et al. Estimating the performance of entity resolution
+    algorithms. The American Statistician 77(4) (2023) 370–380. Yandex (the module
+    docstring). docs/method.md §4, §5, §9.
     """
     if truth_sample is not None and not (isinstance(truth_sample, str) and truth_sample):
         raise InputError("{option} must be size, uniform or a column of the truth, not "
@@ -338,11 +326,9 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
         slicings.append([uir.slice_column])
         spec = replace(spec, slicings=tuple(map(tuple, slicings)))
     check_slice_names(slicings, SLICE_RESERVED)
-    # per-case scores leave the engine only when UIR compares runs over them: with one
-    # run, every truth cluster being a case, their count and F_α sweep are computed there
+    # per-case scores leave the engine only when UIR compares runs over them
     fetch_cases = uir.cases is not None and (uir.slice_column is not None or len(runs) > 1)
-    # the output's temporary place is made before the work (an unwritable --out is refused
-    # at once); the runs' files replace the old ones only once the whole command succeeded
+    # the output's temporary place is made before the work; replaced only on success
     with (output_dir(out, replaces=[f"{n}/" for n in labels],
                      inputs=input_files(spec.base, spec.weights, spec.attributes, *runs))
           if out is not None else contextlib.nullcontext()) as od, \
@@ -387,8 +373,8 @@ class _Plan:
 def _run_one(engine: Engine, inputs: Inputs, name: str, k: int, plan: _Plan,
              out: OutputDir | None,
              ) -> tuple[RunResult, tuple[int, dict[str, float] | None] | None]:
-    """One run: its steps, the small results fetched, its files written; with one run and
-    truth-cluster cases, the number of cases and their F_α sweep computed in SQL."""
+    """One run: its steps, results and files; with one run and truth-cluster cases, the
+    number of cases and their F_α sweep from SQL."""
     slicings, uir, design = plan.slicings, plan.uir, plan.truth_sample
     pipeline = Pipeline(prefix=f"abcde_eval{k}_", schema=engine.work_schema)
     add_item_steps(pipeline, inputs)
@@ -482,8 +468,7 @@ def _run_one(engine: Engine, inputs: Inputs, name: str, k: int, plan: _Plan,
 
 def _estimate(engine: Engine, pipeline: Pipeline, inputs: Inputs, result: RunResult,
               design: str, slicings: list[list[str]]) -> None:
-    """The population's metrics from a truth of complete clusters (docs/method.md §4.4):
-    the per-cluster sums from the engine, the estimates here; `overall` holds them."""
+    """The population's metrics from a truth of complete clusters (docs/method.md §4.4)."""
     from abcde.evaluation.population import Sample, population_doc  # numpy
 
     sample = Sample.of(pipeline.fetch(engine, "benchmark_clusters"), design)
@@ -499,9 +484,8 @@ def _estimate(engine: Engine, pipeline: Pipeline, inputs: Inputs, result: RunRes
 
 
 def _warnings(results: Sequence[RunResult], truth_sample: str | None) -> list[str]:
-    """Where a closed truth probably is a sample of complete clusters (the runs' clusters
-    of its items hold weight it does not label, merges the metrics on T leave out), and
-    where a benchmark's design weighs its clusters very unequally."""
+    """Where a closed truth looks like a sample, and where a benchmark's design weighs its
+    clusters very unequally."""
     out = []
     for r in results:
         share = r.coverage["unlabelled_in_run_clusters"]["share"]
@@ -536,8 +520,7 @@ def _finite(row: dict[str, Any]) -> dict[str, Any]:
 
 def _write(engine: Engine, pipeline: Pipeline, out: OutputDir, run: str, fmt: str,
            slicings: list[list[str]], slice_steps: list[str]) -> dict[str, str]:
-    """A run's clusters, slices and themes as files under `run`/, each in the order of
-    its key (the same files on every engine); returns where they end up."""
+    """A run's clusters, slices and themes as files under `run`/, in key order."""
     directory = out.path / run
     directory.mkdir(parents=True, exist_ok=True)
     named = [(n, n, ["cluster_id"]) for n in ("truth_clusters", "actual_clusters",

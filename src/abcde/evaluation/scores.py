@@ -51,12 +51,14 @@ def examples_text(items: Iterable[object], limit: int = 5) -> str:
     return ", ".join(repr(x) for x in list(items)[:limit])
 
 
-def finite_score(value: object, where: str) -> float:
-    """A score as a float: a finite real number (numpy's too), not a bool."""
+def finite_score(value: object, where: str, raw: object = None) -> float:
+    """A score as a float: a finite real number (numpy's too), not a bool; `raw`: as
+    written, when `value` was parsed from it."""
+    shown = value if raw is None else raw
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise UirInputError(f"{where}: value {value!r} is not a number")
+        raise UirInputError(f"{where}: value {shown!r} is not a number")
     if not math.isfinite(out := float(value)):
-        raise UirInputError(f"{where}: value {out!r} is not finite")
+        raise UirInputError(f"{where}: value {shown!r} is not finite")
     return out
 
 
@@ -210,8 +212,4 @@ def _value(raw: object, comma: bool, where: str) -> float:
             value = float(raw.strip().replace(",", ".") if comma else raw.strip())
         except ValueError:
             value = None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise UirInputError(f"{where}: column 'value' is not a number: {raw!r}")
-    if not math.isfinite(value):
-        raise UirInputError(f"{where}: column 'value' is not finite: {raw!r}")
-    return float(value)
+    return finite_score(value, where, raw)

@@ -57,8 +57,8 @@ SAMPLE_COLUMNS = ("item_id", "base_cluster", "exp_cluster", "weight", "draw_coun
 
 @dataclass(frozen=True)
 class Form:
-    """The form as the user filled it in: shown again with the answer, a mistake
-    included (a mistake in one field must not reset the others)."""
+    """The form as the user filled it in, shown again with the answer (a mistake in one
+    field must not reset the others)."""
 
     group_by: tuple[str, ...] = ()
     filters: tuple[tuple[str, str, str], ...] = ()
@@ -77,9 +77,9 @@ def form_of(params: Any) -> Form:
 
 
 def query_of(form: Form) -> dict[str, Any]:
-    """explore()'s keywords for the form, with the page's own limits; explore refuses an
-    unknown column, operator or metric, and what it words for the command line (a group
-    named twice, or like a field of its output) is worded here for the form."""
+    """explore()'s keywords for the form, with the page's own limits; what explore words
+    for the command line (a group named twice, or like an output field) is worded here
+    for the form."""
     group_by = tuple(g for g in form.group_by if g)
     for g in group_by:
         n = group_by.count(g)
@@ -117,9 +117,8 @@ def _templates() -> jinja2.Environment:
 
 
 def explore_app(sample: str | Path, token: str, hosts: frozenset[str]) -> Starlette:
-    """The exploration app of one item sample (.parquet or .csv of ``abcde
-    sample-items``) behind the guard; the sample is read and checked once, here, and
-    again only when its file changes."""
+    """The exploration app of one item sample behind the guard; the sample is read once,
+    and again only when its file changes."""
     path = Path(sample)
     checked = CheckedSample(path)  # a bad sample stops the server before it starts
     env = _templates()
@@ -142,8 +141,7 @@ def explore_app(sample: str | Path, token: str, hosts: frozenset[str]) -> Starle
             status = 409 if isinstance(err, SampleChanged) else 400
         columns = list(checked.columns)
         attributes = [c for c in columns if c not in SAMPLE_COLUMNS]
-        # a grouping by another column of the sample (a link, --group-by base_cluster)
-        # keeps its box: the next submit of the form would drop it otherwise
+        # a grouping by another column of the sample keeps its box (or a submit drops it)
         attributes += [g for g in dict.fromkeys(form.group_by)
                        if g in columns and g not in attributes]
         # what the sample was drawn from, as its manifest (checked by `run`) records it

@@ -66,8 +66,7 @@ FILTERS_HINT = "e.g. filters=[('provenance', '=', 'upload')]"
 
 @dataclass(frozen=True)
 class OpenedSample:
-    """A sample read into `SAMPLE_TABLE`: how messages name it, its columns (name →
-    DuckDB type) and rows."""
+    """A sample read into `SAMPLE_TABLE`: its label, columns (name → type) and rows."""
 
     label: str
     columns: dict[str, str]
@@ -75,7 +74,6 @@ class OpenedSample:
 
 
 def _query_groups(group_by: str | Sequence[str], metric: str) -> list[str]:
-    """The group columns of a query, checked before the sample is read."""
     if isinstance(group_by, str) or not isinstance(group_by, Iterable):
         given: Any = group_by or ""  # parse_slicings refuses what names no column
     else:
@@ -90,7 +88,6 @@ def _query_groups(group_by: str | Sequence[str], metric: str) -> list[str]:
 
 
 def _checked_filters(filters: Any) -> list[tuple[str, str, Any]]:
-    """`filters` as (column, operator, value) triples, one given alone refused."""
     if isinstance(filters, str) or not isinstance(filters, Sequence) or any(
             isinstance(f, str) or not isinstance(f, Sequence) or len(f) != 3 for f in filters):
         raise InputError(f"filters takes a list of (column, operator, value), got "
@@ -100,9 +97,8 @@ def _checked_filters(filters: Any) -> list[tuple[str, str, Any]]:
 
 def _filtered(opened: OpenedSample, where: str | None,
               filters: Sequence[tuple[str, str, Any]]) -> tuple[str, list[Any]]:
-    """The query of the rows `where` (one SQL condition, parsed so that nothing but a
-    condition gets through) and the filters keep, and its parameters: a filter's column
-    is one of the sample's, its value a bound parameter cast to the column's type."""
+    """The query of the rows `where` (parsed: one condition only) and the filters keep
+    (values bound, cast to the column's type), and its parameters."""
     columns = opened.columns
     base = exp.select("*").from_(exp.maybe_parse(ident(SAMPLE_TABLE), dialect="duckdb"))
     if where:
@@ -135,8 +131,7 @@ def _filtered(opened: OpenedSample, where: str | None,
 
 
 def _sample_of(sample: Any) -> Any:
-    """What `sample_items` returned as the sample it holds (its file when it wrote one
-    without fetching the rows, else its rows); a pair sample refused."""
+    """The file or rows of what `sample_items` returned; a pair sample refused."""
     from abcde.sampling.items import ItemSample
     from abcde.sampling.pairs import PairSample
 
@@ -150,8 +145,7 @@ def _sample_of(sample: Any) -> Any:
 
 
 def _refuse_name(sample: str | Path, db: str | Path | None) -> None:
-    """Refuse what is no item sample by its name: a file of a pair sample directory, or
-    (with `db`, where a name without a file suffix is a table) no table name."""
+    """Refuse by its name a pair sample's file, or with `db` what is no table name."""
     path = Path(sample)
     if db is not None and file_format(path) is None and not all(str(sample).split(".")):
         raise InputError(f"{str(sample)!r} is not a table name",
@@ -177,8 +171,7 @@ def _examples(con: duckdb.DuckDBPyConnection, kind: str, cond: str,
 
 
 def _checks(columns: Mapping[str, str]) -> list[tuple[str, str, str]]:
-    """(column, the condition a bad row meets, what is wrong) over text or numbers;
-    the first that fails is told (docs/method.md §7.3)."""
+    """(column, the condition a bad row meets, what is wrong) (docs/method.md §7.3)."""
     x = {c: f"TRY_CAST({ident(c)} AS DOUBLE)" for c in NUMBER_COLUMNS}
     whole = "NOT ({0} >= 1 AND {0} = floor({0}))"
     # w(i) = dc(i)/Σdc·JD(T)/JD(i): w·JD/dc is JD(T)/Σdc on every row (§7.3)
@@ -216,8 +209,8 @@ def _checks(columns: Mapping[str, str]) -> list[tuple[str, str, str]]:
 
 def _check(con: duckdb.DuckDBPyConnection, opened: OpenedSample, kind: str,
            table: str) -> None:
-    """Refuse a sample of a user's own (no digest of abcde's) that would give a wrong
-    number; then its number columns of text are made DOUBLE."""
+    """Refuse a sample without abcde's digest that would give a wrong number; then make
+    its number columns of text DOUBLE."""
     label, columns = opened.label, opened.columns
     for c in ("item_id", *NUMBER_COLUMNS):
         kind_of = categorise(columns[c])
@@ -245,9 +238,8 @@ def _check(con: duckdb.DuckDBPyConnection, opened: OpenedSample, kind: str,
 
 def _load(con: duckdb.DuckDBPyConnection, sample: Any, db: str | Path | None, engine: Any,
           table: str = "TEMP TABLE") -> OpenedSample:
-    """Read the sample into `SAMPLE_TABLE` of `con` (an in-memory DuckDB; a CSV's ids as
-    text), checked unless abcde wrote it (module docstring). `table`: "TABLE" for one
-    every cursor of `con` sees."""
+    """Read the sample into `SAMPLE_TABLE` of `con`, checked unless abcde wrote it;
+    `table` "TABLE" for one every cursor sees."""
     from abcde.engines.duckdb import DuckDBEngine
     from abcde.inputs.sources import open_source
 
@@ -380,13 +372,10 @@ def _top_groups(con: duckdb.DuckDBPyConnection, opened: OpenedSample, groups: li
 
 def conclusiveness(draws: int, sum_x: float, sum_x2: float, metric: str) -> dict[str, Any]:
     """Whether a group's estimates can be trusted as printed (docs/method.md §7.3):
-    `effective_draws` = (Σ dc·x)²/Σ dc·x² is the number of equal draws with the same
-    relative SE (`draws` for jaccard_distance, 0 when no draw has a nonzero metric); a
-    group of fewer than MIN_DRAWS draws or MIN_EFFECTIVE_DRAWS effective ones is
-    `conclusive: false` with a `caveat` saying why."""
+    `effective_draws` = (Σ dc·x)²/Σ dc·x²; under MIN_DRAWS draws or MIN_EFFECTIVE_DRAWS
+    effective ones, `conclusive: false` with a `caveat`."""
     effective = sum_x * sum_x / sum_x2 if sum_x2 > 0 else 0.0
-    # bounded by draws, which it equals when x is the same on every draw: up to
-    # rounding, which must not make 10 draws count as 9.999999
+    # at most draws, equal to it up to rounding when x is the same on every draw
     effective = float(draws) if effective > draws * (1 - 1e-9) else effective
     caveat = None
     if draws < MIN_DRAWS:
@@ -483,8 +472,7 @@ class SampleChanged(InputError):
 
 @dataclass(frozen=True)
 class _Loaded:
-    """The sample as read when its file and manifest had `stamp`: the connection that
-    holds it, or why it was refused."""
+    """The sample as read at `stamp`: its connection, or why it was refused."""
 
     stamp: tuple[Any, ...]
     con: duckdb.DuckDBPyConnection | None
@@ -493,11 +481,9 @@ class _Loaded:
 
 
 class CheckedSample:
-    """An item sample file read once, as `explore` reads it, for many queries from many
-    threads: the exploration server's (docs/method.md §13.2). Each query runs on a
-    cursor of its own; a file (or manifest) replaced or rewritten since it was read is
-    read again, and refused (`SampleChanged`) rather than answered from the rows of the
-    file it replaced."""
+    """An item sample file read once for the exploration server's many queries
+    (docs/method.md §13.2), each on its own cursor; a file changed since is read again,
+    or refused (`SampleChanged`)."""
 
     def __init__(self, sample: str | Path) -> None:
         self.path = Path(sample)
@@ -542,7 +528,6 @@ class CheckedSample:
         return self._loaded
 
     def refresh(self) -> dict[str, str]:
-        """The sample's columns, once it is read again if it changed."""
         with self._lock:  # one thread reads a changed file; the others wait for it
             opened = self._current().opened
         assert opened is not None
@@ -552,7 +537,7 @@ class CheckedSample:
     def explore(self, group_by: str | Sequence[str] = (), *, where: str | None = None,
                 metric: str = "jaccard_distance", top: int = 20, examples: int = 3,
                 filters: Sequence[tuple[str, str, Any]] = ()) -> dict[str, Any]:
-        """`explore` of the sample for one query (the same arguments and document)."""
+        """`explore` of the sample for one query."""
         groups = _query_groups(group_by, metric)
         with self._lock:
             loaded = self._current()

@@ -7,7 +7,7 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -32,31 +32,22 @@ from abcde.sql.templates import render
 
 @dataclass
 class ImpactResult:
-    """What `abcde impact` reports; `to_dict()` is the JSON document."""
+    """What `abcde impact` reports; `to_dict()` is the JSON document, its keys in the
+    order of the fields."""
 
+    inputs: dict[str, Any]
     overall: dict[str, Any]
     coverage: dict[str, Any]
     top_base_clusters: list[dict[str, Any]]
     top_exp_clusters: list[dict[str, Any]]
     top_clusters: list[dict[str, Any]]
     slices: list[dict[str, Any]]
-    inputs: dict[str, Any]
-    files: dict[str, str] = field(default_factory=dict)
     #: side ("base", "exp") → rows size, clusters, items, weight: the cluster sizes
     size_distribution: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
+    files: dict[str, str] = field(default_factory=dict)
 
     def to_dict(self) -> dict[str, Any]:
-        return {
-            "inputs": self.inputs,
-            "overall": self.overall,
-            "coverage": self.coverage,
-            "top_base_clusters": self.top_base_clusters,
-            "top_exp_clusters": self.top_exp_clusters,
-            "top_clusters": self.top_clusters,
-            "slices": self.slices,
-            "size_distribution": self.size_distribution,
-            "files": self.files,
-        }
+        return {f.name: getattr(self, f.name) for f in fields(self)}
 
     __repr__ = summary_repr
 
@@ -109,12 +100,10 @@ SLICE_RESERVED = frozenset({"items", "weight", "affected_items", "affected_weigh
 
 def run_impact(session: Session, *, top: int = 10, out: str | Path | None = None,
                out_format: str = "parquet", prefix: str = "abcde_impact_") -> ImpactResult:
-    """`impact` of a session's inputs (the function behind the public one and
-    `abcde.Comparison.impact`)."""
+    """`impact` of a session's inputs (behind `impact` and `Comparison.impact`)."""
     spec = session.spec
     check_slice_names(spec.slicings, SLICE_RESERVED)
-    # the output directory's temporary place is made before the work, not after it; the
-    # files go there and replace the old ones only once all are written
+    # the output's temporary place is made before the work; replaced only when whole
     with (output_dir(out, replaces=earlier_outputs(out),
                      inputs=input_files(spec.base, spec.exp, spec.weights, spec.attributes))
           if out is not None
@@ -178,20 +167,16 @@ def _run(engine: Engine, inputs: Inputs, slicings: list[list[str]], top: int,
     return result
 
 
-#: The names of the files `impact --out` writes (`_write`, `slice_file_stems`), in either
-#: format.
+#: The names of the files `impact --out` writes.
 OUT_FILE = re.compile(r"(base_clusters|exp_clusters|slices_[\w.-]+)\.(parquet|csv)")
-#: The list of the files a run wrote, kept beside them: the next run replaces exactly
-#: those, so a user's own `slices_x.csv` there is never taken for an earlier output.
+#: The list of the files a run wrote, kept beside them: the next run replaces those.
 OUT_INDEX = ".abcde-impact-files"
 
 
 def earlier_outputs(out: str | Path) -> list[str]:
-    """The files of an earlier `impact --out` in `out`: replaced as a whole by the new
-    run (`abcde.outputs.output_dir`), so that a directory never mixes two runs' slicings
-    or formats. They are the names its `OUT_INDEX` lists (only names abcde writes, so an
-    edited index cannot reach other files); a directory written before the index existed
-    falls back to every name abcde writes. Other files there are the user's and stay."""
+    """The files of an earlier `impact --out` in `out`, replaced whole by the new run:
+    those its `OUT_INDEX` lists (without one, every name abcde writes) that are names
+    abcde writes. Other files are the user's and stay."""
     try:
         entries = {e.name: e for e in os.scandir(out)}
     except OSError:  # missing (created by the run), or not a directory (refused there)
@@ -220,12 +205,9 @@ def interleave(base_rows: list[dict[str, Any]], exp_rows: list[dict[str, Any]],
 
 def _write(engine: Engine, pipeline: Pipeline, out: OutputDir, fmt: str,
            slicings: list[list[str]]) -> dict[str, str]:
-    """Every Base/Exp cluster and slice as files, into the temporary directory of
-    `abcde.outputs.output_dir`; returns where they end up."""
+    """Every Base/Exp cluster and slice as files, each in the order of its key."""
     suffix = "parquet" if fmt == "parquet" else "csv"
     files = {}
-    # each table in the order of its key (a cluster id, a slice's values): the same
-    # inputs give the same files on every engine and in every run
     steps = [("base_clusters", "base_clusters", ["cluster_id"]),
              ("exp_clusters", "exp_clusters", ["cluster_id"])]
     steps += [(stem, f"slices_{k}", slicing) for k, (stem, slicing)

@@ -1,9 +1,8 @@
 """The judging web app: routes and pages (docs/method.md §12).
 
 Pages are rendered on the server (Jinja2, autoescaped); every move is a form POST
-answered by a redirect (POST → 303 → GET), sent only once the verdict is on disk, so
-reload and history work and nothing depends on script. ``judge.js`` adds the keys.
-Every route is behind the guard of :mod:`abcde.server.app`:
+answered by a 303 once the verdict is on disk, so reload and history work without
+script (``judge.js`` adds the keys). Every route is behind :mod:`abcde.server.app`'s guard:
 
 ====================  =======================================================
 GET  /                the judge's next pair (303), or /done
@@ -71,7 +70,6 @@ class PageOptions:
 
 
 def templates() -> jinja2.Environment:
-    """The page templates shipped in the package: autoescaped, undefined names an error."""
     env = jinja2.Environment(loader=jinja2.PackageLoader("abcde.judge", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
@@ -83,7 +81,7 @@ def templates() -> jinja2.Environment:
 
 
 def estimate_command(directory: str | Path) -> str:
-    """The command that estimates from the judged sample, as the user can paste it.
+    """The command that estimates from the judged sample, ready to paste.
 
     >>> estimate_command("round 1")
     "abcde estimate 'round 1'"
@@ -94,8 +92,7 @@ def estimate_command(directory: str | Path) -> str:
 def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
               options: PageOptions = PageOptions()) -> Starlette:
     """The app of one judge on one sample, behind the guard (``hosts``: the Host values
-    allowed, :func:`abcde.server.app.allowed_hosts`). Images from the web are allowed
-    by the page's Content-Security-Policy only with ``--image-col``."""
+    allowed); web images pass the page's CSP only with ``--image-col``."""
     env = templates()
     panel = EstimatesPanel(session.sample.directory, options.stop_when) \
         if options.show_estimates else None
@@ -150,8 +147,7 @@ def judge_app(session: JudgeSession, token: str, hosts: frozenset[str],
             buttons=VERDICT_BUTTONS)
 
     async def written(what: str, move: Callable[..., Any], *args: Any) -> Any:
-        """A move that appends to the log; a full or failing disk is said (503): nothing
-        was acknowledged, so nothing is lost, and the judge can give it again."""
+        """A move that appends to the log; a failing disk is a 503 (nothing acknowledged)."""
         try:
             return await run_in_threadpool(move, *args)
         except OSError as err:

@@ -54,8 +54,8 @@ def overlap_pairs(sample_id: str, pair_ids: Sequence[str], share: float) -> froz
 
 @dataclass
 class Assignment:
-    """One judge's view of the round: the order, the overlap and — given who answered
-    what — the pairs listed for the judge and those still needed from them."""
+    """One judge's view of the round: the order, the overlap and, given who answered
+    what, the pairs listed for the judge and those still needed."""
 
     sample_id: str
     judge: str
@@ -99,10 +99,9 @@ class Assignment:
         return None
 
     def progress(self, mine: Mapping[str, str], others: Set[str]) -> dict[str, int]:
-        """The judge's listed, judged and left pairs, the round's pairs and how many have
-        a verdict. Nothing per class: the judge must not learn how the clusterings
-        treat the pairs."""
-        answered_here = set(mine)  # once: a set per pair made every page O(n²)
+        """Counts of the judge's and the round's pairs; nothing per class, so that the
+        judge does not learn how the clusterings treat the pairs."""
+        answered_here = set(mine)
         listed = self.listing(answered_here, others)
         left = sum(self.needed(p, answered_here, others) for p in listed)
         answered = answered_here | others

@@ -1,7 +1,6 @@
-"""How one attribute value is shown on the judging page (docs/method.md §12.3): text by
-default; with ``--image-col`` an image, with ``--link-col`` a link — only for an
-absolute http(s) URL without spaces or control characters, so a ``javascript:`` or
-``data:`` value stays text. Jinja2 escapes everything (autoescape)."""
+"""How one attribute value is shown on the judging page (docs/method.md §12.3): text, or
+with ``--image-col``/``--link-col`` an image or a link, only for an absolute http(s)
+URL (a ``javascript:`` or ``data:`` value stays text)."""
 
 from __future__ import annotations
 
@@ -24,9 +23,8 @@ class Cell:
 
 
 def as_text(value: Any) -> str | None:
-    """A value as the page prints it (as the questions files write it); None for no
-    value. Whole floats print as integers only up to 2**53, where a double holds every
-    integer (1e300 would print 285 invented digits).
+    """A value as the page prints it; None for no value. Whole floats print as integers
+    only up to 2**53, where a double holds every integer.
 
     >>> as_text(3.0), as_text(0.5), as_text(" "), as_text(float("nan")), as_text([1, "a"])
     ('3', '0.5', None, None, '[1, "a"]')
@@ -45,8 +43,8 @@ def as_text(value: Any) -> str | None:
 
 
 def web_url(text: str | None) -> str | None:
-    """``text`` when it is an absolute http(s) URL with a host, without spaces or
-    control characters; else None.
+    """``text`` when it is an absolute http(s) URL with a host and no space or control
+    character; else None.
 
     >>> web_url("https://a.example/x.png"), web_url("javascript:alert(1)"), web_url("//a/b")
     ('https://a.example/x.png', None, None)
@@ -88,9 +86,8 @@ _CONTROLS = {"\r": "CARRIAGE RETURN", "\t": "CHARACTER TABULATION", "\n": "LINE 
 
 
 def _as_seen(text: str) -> str:
-    """What the eye tells of ``text`` on the page (which keeps line breaks and runs of
-    spaces): NFC, any space as a space, any line break as one, no other format or
-    control character, no trailing space."""
+    """What the eye tells of ``text`` on the page: NFC, spaces and line breaks unified,
+    no other format or control character, no trailing space."""
     out = []
     for ch in unicodedata.normalize("NFC", text):
         cat = unicodedata.category(ch)
@@ -104,10 +101,8 @@ def _as_seen(text: str) -> str:
 
 
 def unseen_difference(a: Any, b: Any) -> str | None:
-    """Why two values that differ look the same on the page, if they do: the characters
-    that do not show (at most three, by code point and name), or the same letters in
-    other code points. A judge shown "≠" between two look-alikes could not tell whether
-    it matters.
+    """Why two differing values look the same on the page, if they do: the characters
+    that do not show (at most three), or the same letters in other code points.
 
     >>> unseen_difference("Acme", "Acme\u200b")
     'differ only in characters that do not show: U+200B ZERO WIDTH SPACE'

@@ -1,13 +1,6 @@
 """The questions of a pair sample as the judging page shows them (docs/method.md §12.3):
-one per unordered judgeable pair with ``pair_id``, ``item_1``, ``item_2``, each
-attribute of both items as ``<name>_1``, ``<name>_2``, and the ``sample_id``. Nothing in
-them tells how either clustering treats the pair, so the page is blind.
-
-They come from questions.jsonl of a sample directory, trusted through the manifest's
-digest (:mod:`abcde.sample_files.pairs`), or from the ``pair_questions`` table of a
-warehouse sample exported into a directory (:mod:`abcde.sample_files.exported`); the
-verdicts go to the directory's ``verdicts.jsonl`` either way.
-"""
+per judgeable pair its id, the two item ids and each attribute of both items; nothing
+tells how either clustering treats the pair, so the page is blind."""
 
 from __future__ import annotations
 
@@ -34,8 +27,7 @@ SAMPLE_HINT = "Give the directory written by `abcde sample-pairs --out DIR`."
 
 @dataclass(frozen=True)
 class Question:
-    """One pair to judge: its id, the two item ids and (name, value 1, value 2) for
-    every attribute."""
+    """One pair to judge; ``attributes``: (name, value 1, value 2)."""
 
     pair_id: str
     item_1: Any
@@ -45,9 +37,8 @@ class Question:
 
 @dataclass(frozen=True)
 class JudgeSample:
-    """What a judging server serves: the sample's id and its questions by pair id, in
-    file order. `stamp` tells the manifest (`manifest_name`: pair_manifest of an
-    exported sample) from a replacement (`sample-pairs --overwrite`)."""
+    """What a judging server serves: the questions by pair id, in file order; `stamp`
+    tells the manifest from a replacement (`sample-pairs --overwrite`)."""
 
     directory: Path
     sample_id: str
@@ -68,28 +59,9 @@ class JudgeSample:
 
 
 def load_questions(directory: str | Path) -> JudgeSample:
-    """The questions of a sample directory.
-
-    Parameters
-    ----------
-    directory : str or Path
-        Written by ``abcde sample-pairs --out``, or holding a warehouse sample's tables
-        exported there: pair_manifest, pair_sample and pair_questions (docs/warehouse.md).
-
-    Returns
-    -------
-    JudgeSample
-
-    Raises
-    ------
-    InputError
-        For a directory that is not a pair sample, files not as abcde wrote them, no
-        pair to judge, or exported questions of another sample (exit 2).
-
-    References
-    ----------
-    docs/method.md §7.6 (the questions), §12.3.
-    """
+    """The questions of a directory of ``abcde sample-pairs --out``, or of a warehouse
+    sample's exported pair_manifest, pair_sample and pair_questions (docs/method.md §7.6,
+    §12.3)."""
     d = Path(directory)
     if not d.is_dir():
         raise InputError(f"{d} is not a directory", hint=SAMPLE_HINT)
@@ -104,8 +76,8 @@ def load_questions(directory: str | Path) -> JudgeSample:
 
 
 def _load_exported(d: Path) -> JudgeSample:
-    """A warehouse sample's questions, its manifest read as ``abcde estimate`` reads it
-    (a directory the estimate would refuse is refused before anyone judges)."""
+    """A warehouse sample's questions; its manifest read as ``abcde estimate`` reads it,
+    so a directory the estimate would refuse is refused before anyone judges."""
     _, manifest = read_exported(d)
     rows, path = read_exported_questions(d)
     found = exported_manifest(d)
@@ -142,8 +114,7 @@ def _plain(value: Any) -> Any:
 
 
 def _sample(sample: JudgeSample, rows: list[Mapping[str, Any]], where: str) -> JudgeSample:
-    """`sample` with the questions of `rows`: attributes are the ``<name>_1`` keys with
-    a ``<name>_2`` beside them, in file order."""
+    """`sample` with the questions of `rows` (attributes: ``<name>_1`` with a ``<name>_2``)."""
     if not rows:
         raise InputError(f"{where} has no pairs to judge (Base and Exp agree on every "
                          "item, or every sampled pair is a self pair)")
@@ -160,10 +131,8 @@ def _sample(sample: JudgeSample, rows: list[Mapping[str, Any]], where: str) -> J
 
 
 def resolve_columns(sample: JudgeSample, names: Sequence[str], option: str) -> tuple[str, ...]:
-    """Attribute names given to ``--image-col``/``--link-col`` (repeated or
-    comma-separated; the ``attr_`` prefix of a clashing name is optional), as the
-    questions spell them, without repeats; an unknown name is refused, listing those
-    the questions have."""
+    """``--image-col``/``--link-col`` names (repeated or comma-separated, ``attr_``
+    optional) as the questions spell them."""
     out = []
     for given in names:
         for name in (n.strip() for n in given.split(",")):

@@ -1,14 +1,8 @@
 """One judge's round on one sample: the verdict log replayed, and the moves a page makes
-— record a verdict, undo, find the next pair (docs/method.md §12.2–12.3).
-
-The log file is the state: every request first reads what any server appended since
-(other judges, this judge in another tab or after a restart). A lock serialises this
-server's threads; ``flock`` in the log's append serialises the servers.
-
-The round's ``--overlap`` is recorded on every line and fixed by the first line that
-holds one: it decides which pairs every judge sees, so a server started (or running)
-with another value is refused rather than silently handing pairs to other judges.
-"""
+(docs/method.md §12.2–12.3). The log file is the state: every request first reads what
+any server appended since; a lock serialises this server's threads, ``flock`` the
+servers. The first line's ``--overlap`` fixes the round's: it decides which pairs every
+judge sees."""
 
 from __future__ import annotations
 
@@ -35,8 +29,7 @@ from abcde.sample_files.verdicts import (
 
 
 class SampleReplaced(InputError):
-    """The directory now holds another sample (``sample-pairs --overwrite``): verdicts
-    on the old questions must not go into the new sample's log."""
+    """The directory now holds another sample (``sample-pairs --overwrite``)."""
 
 
 class OverlapChanged(InputError):
@@ -53,8 +46,7 @@ class Snapshot:
 
 
 class JudgeSession:
-    """The state behind one ``abcde judge`` server (module docstring). ``overlap`` None
-    takes the value the log records (0 when none)."""
+    """The state behind one ``abcde judge`` server; ``overlap`` None takes the log's."""
 
     def __init__(self, sample: JudgeSample, judge: str, overlap: float | None = None
                  ) -> None:
@@ -75,9 +67,8 @@ class JudgeSession:
         return self.log.path
 
     def refresh(self) -> None:
-        """Read what was appended since, refusing (409 at run time, exit 2 at start) a
-        line that is no event of this sample, a sample replaced since the start and a
-        log that records another overlap."""
+        """Read what was appended since; refuse a foreign line, a replaced sample and
+        another overlap (409 at run time, exit 2 at start)."""
         s = self.sample
         if s.stamp is not None and stamp(Path(s.directory) / s.manifest_name) != s.stamp:
             d = shlex.quote(str(s.directory))
@@ -118,12 +109,11 @@ class JudgeSession:
         return Snapshot(answered.get(self.judge, {}), others, answered)
 
     def pair(self, pair_id: str | None) -> str | None:
-        """The sample's pair of that id, else None."""
         pid = id_text(pair_id)
         return pid if pid in self.sample.questions else None
 
     def record(self, pair_id: str, verdict: str | None) -> None:
-        """Append this judge's verdict (None: a retraction); on disk when this returns."""
+        """Append this judge's verdict (None retracts); on disk when this returns."""
         with self._lock:
             self._append(pair_id, verdict)
 

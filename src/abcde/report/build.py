@@ -28,12 +28,14 @@ def read_doc(value: Doc, option: str) -> tuple[Mapping[str, Any], str]:
     path = Path(value)
     command = option.removeprefix("--")
     if path.is_dir():  # an --out directory holds tables, never the document
-        if command == "estimate" and (path / "manifest.json").is_file():
-            raise InputError(f"{option} {path} is a pair sample directory, not the JSON of "
-                             "`abcde estimate`", hint=f"Give it as --sample {path}.")
-        raise InputError(f"{option} {path} is a directory, not the JSON file of `abcde "
-                         f"{command}`", hint=f"Save the document with `abcde {command} … "
-                         f"--format json > {command}.json` and give {option} {command}.json.")
+        sample = command == "estimate" and (path / "manifest.json").is_file()
+        raise InputError(
+            f"{option} {path} is " + ("a pair sample directory, not the JSON of `abcde "
+                                      "estimate`" if sample else "a directory, not the JSON "
+                                      f"file of `abcde {command}`"),
+            hint=f"Give it as --sample {path}." if sample else f"Save the document with "
+            f"`abcde {command} … --format json > {command}.json` and give {option} "
+            f"{command}.json.")
     try:
         doc = load_json(path.read_bytes())
     except OSError as err:  # no such file, no permission
@@ -41,28 +43,25 @@ def read_doc(value: Doc, option: str) -> tuple[Mapping[str, Any], str]:
     except ValueError as err:  # not text, not JSON, too large or nested too deep
         raise InputError(f"{option} {path} is not JSON ({str(err)[:200]})",
                          hint="Give the output of the command with --format json.") from None
-    if not isinstance(doc, dict):
-        raise InputError(f"{option} {path} holds a JSON {type(doc).__name__}, not the "
-                         "document of an abcde command")
     return doc, str(path)
 
 
-#: the keys of each command's document, to tell which command wrote a misplaced one
+#: the keys of each command's document, to name the command of a misplaced one
 DOCUMENT_KEYS = {"impact": ("overall", "top_clusters", "slices"),
                  "estimate": ("delta_precision", "sample", "verdict"),
                  "evaluate": ("runs",), "simulate": ("metrics", "budgets", "replications")}
 
 
 def _section(build: Callable[..., Section], value: Doc, option: str) -> Section:
-    """`build`'s section of the document given to `option`; one its plots cannot read
-    (cut short, edited, or another command's) is refused whole."""
+    """`build`'s section of the document given to `option`; one its plots cannot read is
+    refused whole."""
     doc, source = read_doc(value, option)
     command = option.removeprefix("--")
     try:
         return build(doc, source)
     except (LookupError, TypeError, ValueError, AttributeError, ArithmeticError):
-        other = next((c for c, keys in DOCUMENT_KEYS.items()
-                      if c != command and all(k in doc for k in keys)), None)
+        other = next((c for c, keys in DOCUMENT_KEYS.items() if c != command
+                      and isinstance(doc, dict) and all(k in doc for k in keys)), None)
         raise InputError(f"{source} is not the JSON output of `abcde {command}` as abcde "
                          "writes it (cut short or edited?)", hint=(
                              f"It is the JSON output of `abcde {other}`: give it to "

@@ -37,11 +37,6 @@ BASE, EXP = "#4c78a8", "#f58518"
 GOOD, BAD, EXACT, UNKNOWN, FLAGGED = "#54a24b", "#e45756", "#222222", "#bab0ac", "#8c8c8c"
 SPLIT, MERGE = "#72b7b2", "#b279a2"
 COLOURS = [BASE, EXP, GOOD, BAD, SPLIT, MERGE, "#9d755d", "#ff9da6"]
-IMPACT_LABELS = {"split_rate": "SplitRate", "merge_rate": "MergeRate",
-                 "jaccard_distance": "JaccardDistance", "split_distance": "SplitDistance",
-                 "merge_distance": "MergeDistance", "jaccard_index": "JaccardIndex",
-                 "affected_jaccard_index": "AffectedJaccardIndex",
-                 "unaffected_jaccard_index": "UnaffectedJaccardIndex"}
 PERCENT, PLAIN = "percent", "plain"
 #: axis formats (d3): percent with as many decimals as the ticks need, never "800μ"
 FORMATS = {PERCENT: ("~%", ".3~%"), PLAIN: ("~r", ".4~r")}
@@ -57,7 +52,6 @@ _SOURCE = re.compile(r"^[^()]* \((.*)\)$")  # "base (path)": the path
 
 @dataclass
 class Figure:
-    """One plot: an element id, a title, a caption and the plotly figure as JSON."""
 
     id: str
     title: str
@@ -68,7 +62,6 @@ class Figure:
 
 @dataclass
 class Table:
-    """A small table: column headers and rows of cells (already formatted)."""
 
     title: str
     headers: list[str]
@@ -77,8 +70,7 @@ class Table:
 
 @dataclass
 class Section:
-    """A part of the report; ``inputs`` names what it was computed from (role →
-    description, as the document records it)."""
+    """A part of the report; ``inputs``: role → what it was computed from."""
 
     id: str
     title: str
@@ -100,8 +92,6 @@ class Section:
 
 
 def require_plotly() -> None:
-    """Refuse (InputError) without plotly: `--format html` asks before any work, so a
-    command never writes `--out` and then fails."""
     _plotly()
 
 
@@ -115,8 +105,8 @@ def _plotly() -> Any:
 
 
 def _figure(go: Any, *data: Any) -> Any:
-    """A figure without a template: plotly validates and copies a template each time a
-    figure gets one (half a report's time); `_json` adds it as JSON."""
+    """A figure without a template (plotly copies a template into each figure, half a
+    report's time); `_json` adds it as JSON."""
     return go.Figure(data=list(data), layout={"template": {}})
 
 
@@ -148,9 +138,8 @@ def _layout(fig: Any, *, height: int = 360, **kwargs: Any) -> None:
 
 
 def _log_axes(fig: Any, x: bool = True, y: bool = True) -> None:
-    """Logarithmic axes whose every tick reads as its value: plotly labels the ticks
-    between powers of ten with one digit ("4" at 40); an axis spanning a decade or more
-    (or of one value, which plotly widens by a decade each side) ticks 1, 2, 5, 10…"""
+    """Logarithmic axes whose every tick reads as its value (plotly labels 40 "4"): 1, 2,
+    5, 10… on an axis spanning a decade or more, or of one value."""
     for on, axis, update in ((x, "x", fig.update_xaxes), (y, "y", fig.update_yaxes)):
         values = [v for t in fig.data for v in (getattr(t, axis) or ())
                   if isinstance(v, int | float) and v > 0]
@@ -161,10 +150,7 @@ def _log_axes(fig: Any, x: bool = True, y: bool = True) -> None:
 
 def value_range(values: Sequence[float], anchors: Sequence[float] = (0.0,),
                 zoom: bool = True) -> tuple[list[float], bool]:
-    """The range of a value axis, and whether it is zoomed (module docstring): from the
-    first anchor (0; then 1 for scores, whose distances to 1 then differ) where the
-    values' spread is at least ZOOM of the axis, to beyond them; else (and with `zoom`)
-    around them, never narrower than ZOOM of their distance to the nearer anchor.
+    """The range of a value axis, and whether it is zoomed (module docstring).
 
     >>> value_range([0.963, 0.978], (0.0, 1.0))[1], value_range([0.2, 0.9])
     (False, ([0.0, 0.972], False))
@@ -185,8 +171,8 @@ def value_range(values: Sequence[float], anchors: Sequence[float] = (0.0,),
     far = min(max(abs(v - a) for v in vals) for a in anchors)  # to the nearer anchor
     width = max(spread / 0.6, ZOOM * far)
     start = (min(vals) + max(vals) - width) / 2
-    if min(anchors) <= min(vals) and max(vals) <= max(anchors):  # within them, but for
-        # room for the markers
+    if min(anchors) <= min(vals) and max(vals) <= max(anchors):  # within them (markers
+        # aside)
         start = min(max(start, min(anchors) - 0.05 * width),
                     max(anchors) + 0.05 * width - width)
     return [start, start + width], True
@@ -194,16 +180,14 @@ def value_range(values: Sequence[float], anchors: Sequence[float] = (0.0,),
 
 def _axis(fig: Any, axis: str, values: Sequence[float], unit: str = PERCENT, *,
           title: str = "", scores: bool = False, zoom: bool = True) -> str:
-    """Format one value axis in its unit, its range by `value_range` (anchored at 0, or
-    at 0 or 1 for `scores`; never zoomed for magnitudes, `zoom` False); the caption's
-    sentence when the axis does not start at 0, which the plot then says at its start."""
+    """Format one value axis by `value_range` (`scores`: anchored at 0 or 1); the
+    caption's sentence when it does not start at 0, which the plot also says."""
     rng, zoomed = value_range(values, (0.0, 1.0) if scores else (0.0,), zoom)
     tick, hover = FORMATS[unit]
     getattr(fig, f"update_{axis}axes")(range=rng, tickformat=tick, hoverformat=hover,
                                        title_text=title, zeroline=True)
     if rng[0] <= 0 <= rng[1]:
         return ""
-    # where the eye looks for 0: the axis's start, inside the plot
     fig.add_annotation(text=("zoomed: " if zoomed else "") + f"the axis starts at "
                        f"{show(rng[0], unit)}, not 0", xref="paper", yref="paper", x=0, y=0,
                        xanchor="left", yanchor="bottom", showarrow=False,
@@ -213,8 +197,8 @@ def _axis(fig: Any, axis: str, values: Sequence[float], unit: str = PERCENT, *,
 
 
 def show(value: float | None, unit: str = PERCENT) -> str:
-    """A value as a label says it, to 3 significant digits — more where those would
-    round it to a bound it is not at ("100%" for 0.99996, "-0.000%").
+    """A value as a label says it, to 3 significant digits, more where those would round
+    it to a bound it is not at.
 
     >>> show(0.963), show(0.99996), show(-2e-7), show(0.5, PLAIN)
     ('96.3%', '99.996%', '-2e-05%', '0.5')
@@ -230,11 +214,15 @@ def show(value: float | None, unit: str = PERCENT) -> str:
 
 
 def amount(value: Any) -> str:
-    """A count or a weight in one format, as `abcde impact`'s tables write it ("3,700",
-    "6,180.00"); weights below 1 keep 4 significant digits."""
+    """A count or a weight as `abcde impact`'s tables write it."""
     if isinstance(value, float) and math.isfinite(value) and (value == 0 or abs(value) >= 1):
         return f"{value:,.2f}"
     return fmt(value)
+
+
+def impact_label(key: str) -> str:
+    """An impact metric's name as the paper writes it: split_rate → SplitRate."""
+    return "".join(w.capitalize() for w in key.split("_"))
 
 
 def plain(text: str) -> str:
@@ -243,9 +231,8 @@ def plain(text: str) -> str:
 
 
 def axis_labels(labels: Sequence[str], width: int = LABEL_CHARS) -> list[str]:
-    """Category labels, each at most `width` characters (a longer one as its start and
-    end around "…") and all distinct (plotly draws the bars of two equal categories on
-    one another: " (2)", " (3)"…), `plain`."""
+    """Category labels of at most `width` characters ("start…end"), made distinct (plotly
+    draws equal categories on one another), `plain`."""
     out: list[str] = []
     seen: set[str] = set()
     for label in labels:
@@ -261,12 +248,15 @@ def axis_labels(labels: Sequence[str], width: int = LABEL_CHARS) -> list[str]:
     return out
 
 
-def _shown(rows: Sequence[Any], what: str) -> tuple[list[Any], str]:
-    """The first MAX_BARS rows, and a sentence saying so when some are left out."""
+def _shown(rows: Sequence[Any], what: str, by: str | None = None) -> tuple[list[Any], str]:
+    """The first MAX_BARS rows (with `by`: the MAX_BARS of most `by`, in their order), and
+    a sentence saying so when some are left out."""
     if len(rows) <= MAX_BARS:
         return list(rows), ""
-    return list(rows[:MAX_BARS]), (f" The {MAX_BARS} largest of {len(rows):,} {what} are "
-                                   "shown; the JSON holds them all.")
+    order = sorted(range(len(rows)), key=lambda k: -(rows[k].get(by) or 0.0) if by else k)
+    return [rows[k] for k in sorted(order[:MAX_BARS])], (
+        f" The {MAX_BARS} {'heaviest' if by else 'largest'} of {len(rows):,} {what} are "
+        "shown; the JSON holds them all.")
 
 
 def _heatmap(go: Any, names: Sequence[str], z: Sequence[Sequence[float | None]],
@@ -281,7 +271,7 @@ def _ranking(go: Any, s: Section, fig_id: str, title: str, caption: str,
              rows: Sequence[Mapping[str, Any]], names: Sequence[str], value: str,
              axis_title: str, hover: str, extra: Sequence[str], colour: str,
              split_by: str | None = None) -> None:
-    """A ranking as horizontal bars from 0, in the rows' order (traces by `split_by`)."""
+    """Horizontal bars from 0, in the rows' order (traces by `split_by`)."""
     labels = axis_labels(names)
     fig = _figure(go)
     groups = sorted({r.get(split_by) for r in rows}, key=str) if split_by else [None]
@@ -305,9 +295,7 @@ def _ranking(go: Any, s: Section, fig_id: str, title: str, caption: str,
 # --------------------------------------------------------------------------- #
 
 def impact_section(doc: Mapping[str, Any], source: str = "impact") -> Section:
-    """The impact run: overall numbers, the JaccardDistance split, the most affected
-    clusters, per-slice contributions and the cluster sizes (ABCDE §4, §4.1; Jaccard
-    decomposition §4–5)."""
+    """The impact run (ABCDE §4, §4.1; Jaccard decomposition §4–5)."""
     go = _plotly()
     o = doc["overall"]
     s = Section("impact", "Impact: how Exp differs from Base",
@@ -322,7 +310,7 @@ def impact_section(doc: Mapping[str, Any], source: str = "impact") -> Section:
 
     fig = _figure(go)
     for key, colour in (("split_distance", SPLIT), ("merge_distance", MERGE)):
-        fig.add_bar(name=IMPACT_LABELS[key], x=[o[key]], y=["JaccardDistance"],
+        fig.add_bar(name=impact_label(key), x=[o[key]], y=["JaccardDistance"],
                     orientation="h", marker_color=colour, text=[show(o[key])],
                     textposition="inside")
     fig.add_scatter(name=f"JaccardDistance {show(o['jaccard_distance'])}",
@@ -391,9 +379,9 @@ def _segments(rows: Sequence[tuple[str, float, float]]) -> dict[str, list[Any]]:
 
 def _forest(go: Any, rows: Sequence[tuple[str, Mapping[str, Any] | None, float | None]],
             *, scores: bool = True) -> tuple[Any, str]:
-    """A forest plot: per row an estimate with its interval (grey, open and labelled when
-    not conclusive), the range of its unknown verdicts (docs/method.md §8.11) and, where
-    given, the exact impact metric it decomposes (a diamond); and its caption's marks."""
+    """A forest plot: per row an estimate and its interval (grey, open when not
+    conclusive), its unknowns' range (docs/method.md §8.11), and where given the exact
+    metric (a diamond); and its caption's marks."""
     fig = _figure(go)
     full = [r[0] for r in rows]
     labels = axis_labels(full)
@@ -463,23 +451,10 @@ def _forest(go: Any, rows: Sequence[tuple[str, Mapping[str, Any] | None, float |
         "§8.11)." if ranged else "", zoomed))
 
 
-def _heaviest(slices: Sequence[Mapping[str, Any]]) -> tuple[list[Mapping[str, Any]], str]:
-    """At most MAX_BARS slices, in the JSON's order: the heaviest (a weight is known
-    exactly; a ranking by the estimate would favour the noisiest)."""
-    if len(slices) <= MAX_BARS:
-        return list(slices), ""
-    order = sorted(range(len(slices)), key=lambda k: -(slices[k].get("weight") or 0.0))
-    return [slices[k] for k in sorted(order[:MAX_BARS])], (
-        f" The {MAX_BARS} heaviest of {len(slices):,} slices (by item weight) are shown; "
-        "the JSON holds them all.")
-
-
 def estimate_section(doc: Mapping[str, Any], source: str = "sample",
                      inputs: Mapping[str, str] | None = None) -> Section:
-    """A judged sample: every quality metric with its interval beside the exact impact
-    metric it decomposes, ΔPrecision per slice with its contribution, verdicts per pair
-    class and the judges' agreement (ABCDE §5, §5.7–5.8; docs/method.md §8, §12.4).
-    ``inputs``: those of the sample's manifest, when the document lacks them."""
+    """A judged sample (ABCDE §5, §5.7–5.8; docs/method.md §8, §12.4); ``inputs``: the
+    manifest's, when the document lacks them."""
     go = _plotly()
     impact = doc.get("impact") or {}
     s = Section("estimate", "Judged sample: is Exp better?", doc["verdict"], source,
@@ -500,7 +475,7 @@ def estimate_section(doc: Mapping[str, Any], source: str = "sample",
     for target, keys in groups.items():
         if all((doc[k] or {}).get("estimate") is None for k in keys):
             continue
-        label = IMPACT_LABELS.get(target, target)
+        label = impact_label(target)
         fig, zoomed = _forest(go, [(label, None, impact.get(target)),
                                    *((METRICS[k].label, doc[k], None) for k in keys)])
         s.figures.append(Figure(f"estimate-{target}", f"{label} decomposed",
@@ -513,7 +488,8 @@ def estimate_section(doc: Mapping[str, Any], source: str = "sample",
     s.notes += [f"not available from this sample: {', '.join(labels)} — {why}"
                 for why, labels in by_reason.items()]
 
-    slices, more = _heaviest(doc.get("slices") or [])
+    # the heaviest: a weight is known exactly, a ranking by the estimate favours the noisiest
+    slices, more = _shown(doc.get("slices") or [], "slices (by item weight)", by="weight")
     labels = [" · ".join(key_label(v) for v in e["slice"].values()) for e in slices]
     for key, title, caption in (
             ("delta_precision", "ΔPrecision per slice",
@@ -584,8 +560,7 @@ RUN_METRICS = ("precision", "recall", "f1", "f1_of_overall", "accuracy", "jaccar
 
 def _compared(go: Any, series: Sequence[tuple[str, Sequence[str], Sequence[Any]]],
               unit: str, axis_title: str = "") -> tuple[Any, str]:
-    """Runs side by side over categories: bars from 0, or — where the axis does not
-    start at 0 — labelled dots."""
+    """Runs side by side: bars from 0, or labelled dots where the axis does not start at 0."""
     values = [v for _, _, ys in series for v in ys if isinstance(v, int | float)]
     rng = value_range(values, (0.0, 1.0))[0]
     dots = not rng[0] <= 0 <= rng[1]  # a bar cut short by the axis would lie
@@ -604,8 +579,7 @@ def _compared(go: Any, series: Sequence[tuple[str, Sequence[str], Sequence[Any]]
 
 
 def evaluate_section(doc: Mapping[str, Any], source: str = "evaluate") -> Section:
-    """An evaluation: the runs' metrics side by side, the worst clusters, the UIR matrix
-    and the F_α sweep (ABCDE §3; Amigó et al. 2011; docs/method.md §9–10)."""
+    """An evaluation (ABCDE §3; Amigó et al. 2011; docs/method.md §9–10)."""
     go = _plotly()
     runs = doc["runs"]
     inputs = dict(doc.get("inputs") or {})
@@ -684,8 +658,8 @@ def evaluate_section(doc: Mapping[str, Any], source: str = "evaluate") -> Sectio
 
 def _marked(per_budget: Mapping[str, Any], budgets: Sequence[str], rounds: int,
             labelled: bool = True) -> dict[str, Any]:
-    """Per-point marks of a simulated metric: open where some rounds' estimates were not
-    conclusive, with how many (beside the point where `labelled`, else in the hover)."""
+    """Marks of a simulated metric: open where some rounds were not conclusive, with how
+    many (beside the point where `labelled`, else in the hover)."""
     flags = [int(per_budget[b].get("not_conclusive") or 0) for b in budgets]
     text = [f"{f} of {rounds} {NOT_CONCLUSIVE}" if f else "" for f in flags]
     return {"marker": {"symbol": ["circle-open" if f else "circle" for f in flags],
@@ -697,10 +671,8 @@ def _marked(per_budget: Mapping[str, Any], budgets: Sequence[str], rounds: int,
 
 
 def simulate_section(doc: Mapping[str, Any], source: str = "simulate") -> Section:
-    """A simulation (ABCDE §5.8, App. A; docs/method.md §8.9): each metric's interval
-    half-width against the budget, beside the half-width an honest interval needs (z·sd
-    of the estimates across rounds); with exact values, the coverage of the intervals and
-    the bias in standard errors per budget."""
+    """A simulation (ABCDE §5.8, App. A; docs/method.md §8.9): half-widths against the
+    budget beside z·sd of the estimates; with exact values, coverage and bias in SEs."""
     from abcde.quality.simulation import FLAG_COVERAGE
 
     go = _plotly()
@@ -799,8 +771,7 @@ def pair_population(doc: Mapping[str, Any]) -> str:
 
 
 def mixed_inputs(sections: Sequence[Section]) -> list[str]:
-    """A sentence for every input two sections record differently (a clustering by
-    its file, the weights and the pair population as described): the page then
+    """A sentence for every input two sections record differently: the page then
     combines results of different populations."""
     out = []
     for key, name in POPULATION.items():

@@ -54,8 +54,7 @@ NO_TOKEN = ("403 Forbidden: this page needs the secret token; open the URL the c
 
 @dataclass(frozen=True)
 class Guard:
-    """What the guard enforces: the token, the Host values allowed (``*``: any, for a
-    server on every interface), the body limit and the Content-Security-Policy."""
+    """What the guard enforces (``hosts`` ``*``: any, for a server on every interface)."""
 
     token: str
     hosts: frozenset[str]
@@ -144,8 +143,8 @@ class GuardMiddleware:
         return None
 
     def same_origin(self, scope: Message, headers: Mapping[str, str]) -> bool:
-        """Whether a POST's Origin (else Referer) is this server's scheme://host:port; one
-        with neither (curl, a script) has the token alone to show."""
+        """Whether a POST's Origin (else Referer) is this server's; one with neither
+        (curl) has the token alone to show."""
         source = headers.get("origin") or headers.get("referer")
         if source is None:
             return True
@@ -201,8 +200,7 @@ MEDIA_TYPES = {".js": "text/javascript; charset=utf-8", ".css": "text/css; chars
 
 
 def package_files(package: str, names: Iterable[str]) -> dict[str, tuple[bytes, str]]:
-    """name → (bytes, media type) of the files in ``package``'s ``static`` folder, read
-    once (a suffix without a known media type is a KeyError: nothing is guessed)."""
+    """name → (bytes, media type) of ``package``'s ``static`` files, read once."""
     root = resources.files(package).joinpath("static")
     return {n: (root.joinpath(n).read_bytes(), MEDIA_TYPES[n[n.rfind("."):]]) for n in names}
 
@@ -210,9 +208,8 @@ def package_files(package: str, names: Iterable[str]) -> dict[str, tuple[bytes, 
 def create_app(routes: Sequence[BaseRoute], guard: Guard,
                static: Mapping[str, tuple[bytes, str]],
                conflicts: tuple[type[Exception], ...] = ()) -> Starlette:
-    """A Starlette app of ``routes`` and ``GET /static/{name}`` (from ``static``) behind
-    the guard; an error of ``conflicts`` (the files changed under the server) answers 409
-    with its message."""
+    """The app of ``routes`` and ``/static/{name}`` behind the guard; an error of
+    ``conflicts`` (files changed under the server) answers 409."""
     async def static_file(request: Request) -> Response:
         found = static.get(request.path_params["name"])
         if found is None:
@@ -275,7 +272,6 @@ def isolated_values(message: str, values: Iterable[object]) -> Markup:
 
 
 def named_inputs(inputs: Mapping[str, str | None] | None) -> dict[str, str]:
-    """The inputs a manifest records, each by its file ("base (path)": the path; the
-    weights as described), for a page to say what its numbers are computed from."""
+    """The inputs a manifest records, each by its file (the weights as described)."""
     return {k: v if k == "weights" else re.sub(r"^[^()]* \((.*)\)$", r"\1", v)
             for k, v in (inputs or {}).items() if v}

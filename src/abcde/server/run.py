@@ -1,9 +1,6 @@
-"""Serving an app on a local port until Ctrl-C (docs/method.md §12.1).
-
-The socket is bound here and handed to uvicorn, so a free port (``port=0``) is taken
-with no window between choosing and binding, and a port in use is a clean
-:class:`~abcde.errors.InputError`. The default address is loopback.
-"""
+"""Serving an app on a local port until Ctrl-C (docs/method.md §12.1): the socket is
+bound here and handed to uvicorn, so a free port is taken with no window between choosing
+and binding, and a port in use is an InputError."""
 
 from __future__ import annotations
 
@@ -42,8 +39,7 @@ def is_loopback(host: str) -> bool:
 
 
 def bind(host: str = DEFAULT_HOST, port: int = 0) -> socket.socket:
-    """A listening socket on ``host:port`` (0: a free port), or InputError saying what
-    to change."""
+    """A listening socket on ``host:port`` (0: a free port)."""
     port = PORT.check("port", port)
     try:
         family, _, _, _, address = socket.getaddrinfo(
@@ -53,8 +49,7 @@ def bind(host: str = DEFAULT_HOST, port: int = 0) -> socket.socket:
                          option="host") from None
     sock = socket.socket(family, socket.SOCK_STREAM)
     try:
-        # a restart must re-bind past connections in TIME_WAIT; a port another socket
-        # listens on is still refused
+        # a restart re-binds past connections in TIME_WAIT (a listening port stays refused)
         sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(address)
         sock.listen(128)
@@ -80,9 +75,8 @@ def url_of(sock: socket.socket, path: str = "/", token: str | None = None) -> st
 
 
 def serve(app: Any, sock: socket.socket, *, open_url: str | None = None) -> None:
-    """Serve ``app`` on ``sock`` with uvicorn until Ctrl-C or SIGTERM (a graceful stop),
-    opening ``open_url`` in the default browser once it accepts connections. Access logs
-    are off: request lines carry the token."""
+    """Serve ``app`` on ``sock`` until Ctrl-C or SIGTERM, opening ``open_url`` once it
+    accepts connections; no access log (request lines carry the token)."""
     import uvicorn
 
     server = uvicorn.Server(uvicorn.Config(
