@@ -108,10 +108,7 @@ class Maybe(Constraint):
     """None, or what `inner` accepts."""
 
     inner: Constraint
-
-    @property
-    def what(self) -> str:  # type: ignore[override]
-        return f"{self.inner.what} or None"
+    what = property(lambda self: f"{self.inner.what} or None")  # type: ignore[assignment]
 
     def convert(self, value: Any) -> Any:
         return None if value is None else self.inner.convert(value)

@@ -17,12 +17,12 @@ from abcde.errors import InputError
 from abcde.inputs.session import open_inputs
 from abcde.inputs.spec import InputSpec
 from abcde.quality.estimate import Sample, estimate, estimate_with_verdicts
-from abcde.sampling.pairs import design_for, draw_stream, prepare
+from abcde.sample_files.manifest import class_keys
+from abcde.sampling.pairs import add_chain, design_for, prepare, strata_query
 from abcde.sampling.stratified import (
     ALLOCATION,
     STRATA,
     allocate,
-    restricted,
     sample_pairs_stratified,
 )
 
@@ -137,12 +137,13 @@ def stratum_streams(world: Any, population: str, seed: int,
         pipeline, _ = prepare(eng, inputs, design)
         out = {}
         for h, (name, classes) in enumerate(STRATA):
-            p = restricted(pipeline, classes, design)
-            p.run(eng, "pair_strata")
-            p = draw_stream(eng, p, replications * DRAWS[name], 2 * seed + h)
+            p = pipeline.copy()  # one stratum's stream, as `run_stratified` draws it
+            p.run(eng, *add_chain(p, 2 * seed + h, replications * DRAWS[name],
+                                  suffix=f"_{name}", strata=strata_query(design, classes),
+                                  class_keys=class_keys(classes)))
             out[name] = eng.con.execute(  # type: ignore[attr-defined]
                 f"SELECT item_i, item_j, pair_class, label, u_over_w FROM "
-                f"{p.physical_name('pair_stream')} ORDER BY d").fetchnumpy()
+                f"{p.physical_name(f'pair_stream_{name}')} ORDER BY d").fetchnumpy()
         return out
     finally:
         eng.close()

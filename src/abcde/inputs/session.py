@@ -8,9 +8,10 @@ join: `abcde.inputs.checks`.
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from abcde.engines import Engine
 from abcde.engines.config import EngineConfig, EngineLike, engine_config, opened
@@ -163,21 +164,14 @@ class Session:
 
     @classmethod
     def of(cls, base: object, exp: object, weights: object | None = None, *,
-           attributes: object | None = None,
-           slice_by: str | Sequence[str] | Sequence[Sequence[str]] | None = None,
-           item_col: str = "item_id", cluster_col: str = "cluster_id",
-           weight_col: str = DEFAULT_WEIGHT_COL, missing_weight: float | None = None,
            engine: EngineLike = None, db: str | os.PathLike[str] | None = None,
            memory_limit: str | None = None, threads: int | None = None,
-           workspace: str | os.PathLike[str] | None = None,
-           roles: tuple[str, str] = ("base", "exp")) -> Session:
-        """A session from the Python API's keywords (every flat function takes them)."""
-        spec = InputSpec.of(base, exp, weights, attributes=attributes, slice_by=slice_by,
-                            item_col=item_col, cluster_col=cluster_col,
-                            weight_col=weight_col, missing_weight=missing_weight,
-                            roles=roles)
-        return cls(spec, engine_config(engine, db=db, memory_limit=memory_limit,
-                                       threads=threads), workspace)
+           workspace: str | os.PathLike[str] | None = None, **spec: Any) -> Session:
+        """A session from the Python API's keywords (every flat function takes them);
+        `spec`: the keywords of `InputSpec.of`."""
+        return cls(InputSpec.of(base, exp, weights, **spec),
+                   engine_config(engine, db=db, memory_limit=memory_limit, threads=threads),
+                   workspace)
 
     @property
     def is_open(self) -> bool:

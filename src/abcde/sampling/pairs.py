@@ -31,7 +31,8 @@ the cost ceiling (`Ceiling`).
 from __future__ import annotations
 
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -228,6 +229,19 @@ def check_pair_slicings(spec: InputSpec) -> None:
                          "--slice-by provenance).")
 
 
+@contextmanager
+def opened_sample(session: Session, out: str | Path | None, overwrite: bool
+                  ) -> Iterator[tuple[Path | None, Engine, Inputs]]:
+    """A pair sample's session opened, its slicings checked first, and its directory
+    `out` (None: no files) prepared to be written atomically."""
+    spec = session.spec
+    check_pair_slicings(spec)
+    with sample_output(Path(out) if out is not None else None, overwrite, input_files(
+            spec.base, spec.exp, spec.weights, spec.attributes)) as od, \
+            session.using() as (eng, inputs):
+        yield od, eng, inputs
+
+
 @checked(budget=Maybe(COUNT), draws=Maybe(COUNT), seed=SEED,
          max_stream_draws=Maybe(COUNT))
 def sample_pairs(base: object, exp: object, weights: object | None = None, *,
@@ -300,11 +314,7 @@ def run_sample_pairs(session: Session, budget: int | None = None, *,
         raise InputError("give exactly one of budget and draws", option="budget")
     design = design or design_for()
     spec = session.spec
-    check_pair_slicings(spec)
-    out_dir = Path(out) if out is not None else None
-    with sample_output(out_dir, overwrite, input_files(spec.base, spec.exp, spec.weights,
-                                                       spec.attributes)) as od, \
-            session.using() as (eng, inputs):
+    with opened_sample(session, out, overwrite) as (od, eng, inputs):
         pipeline, slice_steps = prepare(eng, inputs, design, spec.slicings)
         totals = fetch_totals(eng, pipeline)
         p, n = pipeline, 0

@@ -29,9 +29,7 @@ from typing import Any
 
 from abcde.errors import InputError
 from abcde.inputs.session import Session
-from abcde.outputs import input_files
 from abcde.params import COUNT, MAX_DRAWS, SEED, Constraint, Int, Maybe, checked
-from abcde.sample_files.layout import sample_output
 from abcde.sample_files.manifest import class_keys, judgeable_pairs
 from abcde.sample_files.pairs import DRAW_COLUMNS, QUESTION_COLUMNS, write_pair_sample
 from abcde.sampling.pairs import (
@@ -41,17 +39,17 @@ from abcde.sampling.pairs import (
     PairSample,
     add_chain,
     attribute_names,
-    check_pair_slicings,
     collect_sample,
     design_for,
     fetch_totals,
     fill,
     finish,
+    opened_sample,
     pair_counts,
     prepare,
     strata_query,
 )
-from abcde.sql.pipeline import Pipeline, Step
+from abcde.sql.pipeline import Pipeline
 from abcde.version import __version__
 
 STRATA = (("split_merge", ("split", "merge")), ("stable", ("stable",)))
@@ -93,15 +91,6 @@ def allocate(budget: int, q: dict[str, float], allocation: str | float) -> dict[
         f = float(allocation)
     first = min(budget - 1, max(1, round(f * budget))) if budget >= 2 else budget
     return {"split_merge": first, "stable": budget - first}
-
-
-def restricted(pipeline: Pipeline, classes: tuple[str, ...], design: Design) -> Pipeline:
-    """A copy of `prepare`'s pipeline whose `pair_strata` holds only `classes`; run it to
-    re-materialise (one stratum's stream by `abcde.sampling.pairs.draw_stream`)."""
-    out = pipeline.copy()
-    out.steps["pair_strata"] = Step("pair_strata", strata_query(design, classes), True)
-    out.built.discard("pair_strata")
-    return out
 
 
 @checked(budget=Int(2, MAX_DRAWS), allocation=ALLOCATION, seed=SEED,
@@ -153,11 +142,7 @@ def run_stratified(session: Session, budget: int, alloc: str | float, *, seed: i
     design = design or design_for()
     ceiling = Ceiling.of(max_stream_draws)
     spec = session.spec
-    check_pair_slicings(spec)
-    out_dir = Path(out) if out is not None else None
-    with sample_output(out_dir, overwrite, input_files(spec.base, spec.exp, spec.weights,
-                                                       spec.attributes)) as od, \
-            session.using() as (eng, inputs):
+    with opened_sample(session, out, overwrite) as (od, eng, inputs):
         p, slice_steps = prepare(eng, inputs, design, spec.slicings)
         totals = fetch_totals(eng, p)
         q = {name: stratum_q(totals, classes) for name, classes in STRATA}
