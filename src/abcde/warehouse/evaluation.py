@@ -13,14 +13,8 @@ from abcde.errors import InputError
 from abcde.evaluation.run import SLICE_RESERVED, add_evaluation_steps
 from abcde.inputs.spec import check_slice_names
 from abcde.sql.pipeline import Pipeline
-from abcde.warehouse.scripts import (
-    VERDICT_COLUMN,
-    Output,
-    ScriptSpec,
-    _check_unshadowed,
-    build_cells,
-    flag_in_place,
-)
+from abcde.warehouse import scripts
+from abcde.warehouse.scripts import Output, ScriptSpec
 
 _RUN_NAME = re.compile(r"[A-Za-z0-9_]+")
 DOCS = {
@@ -68,25 +62,25 @@ def evaluate_pipelines(spec: ScriptSpec, actual: Sequence[tuple[str | None, str]
                          f"tables); repeated: {', '.join(dup)}",
                          hint="Name the runs: --actual NAME=TABLE.")
     # input_valid: the slice tables carry it too
-    check_slice_names(spec.slicings, SLICE_RESERVED, VERDICT_COLUMN)
+    check_slice_names(spec.slicings, SLICE_RESERVED, scripts.VERDICT_COLUMN)
     out = []
     for k, (name, (_, table)) in enumerate(zip(names, actual, strict=True)):
         run_spec = replace(spec, exp=table, prefix=f"{spec.prefix}{name}_")
         rel = None
         if relations is not None:
             rel = {**relations, "exp": relations[f"actual_{k}"]}
-        cells = build_cells(run_spec, rel, "evaluate")
+        cells = scripts.build_cells(run_spec, rel, "evaluate")
         pipeline, inputs = cells.pipeline, cells.inputs
         slice_steps = add_evaluation_steps(pipeline, inputs, spec.slicings, cells.slice_steps)
         for step in ("overall", "truth_clusters", "actual_clusters", "classic", "yandex",
                      "yandex_themes"):
-            flag_in_place(cells, step, None, DOCS[step])
+            scripts.flag_in_place(cells, step, None, DOCS[step])
         for slicing, step in zip(spec.slicings, slice_steps, strict=True):
-            flag_in_place(cells, step, None,
+            scripts.flag_in_place(cells, step, None,
                           f"Pointwise metrics per value of {', '.join(slicing)}.")
         if relations is None:
             others = [(f"--actual {n}", t) for j, (n, (_, t))
                       in enumerate(zip(names, actual, strict=True)) if j != k]
-            _check_unshadowed(run_spec, pipeline, others)
+            scripts.check_unshadowed(run_spec, pipeline, others)
         out.append((name, pipeline, cells.outputs))
     return out

@@ -37,8 +37,8 @@ from abcde.warehouse.scripts import (
     VERDICT_COLUMN,
     Output,
     ScriptSpec,
-    _check_unshadowed,
     build_cells,
+    check_unshadowed,
     flag_in_place,
 )
 
@@ -70,7 +70,7 @@ def sample_items_pipeline(spec: ScriptSpec, size: int, seed: int,
                   ITEM_SAMPLE_DOC)
     flag_in_place(cells, "item_manifest", ITEM_MANIFEST_COLUMNS, ITEM_MANIFEST_DOC)
     if relations is None:
-        _check_unshadowed(spec, pipeline)
+        check_unshadowed(spec, pipeline)
     return pipeline, inputs, cells.outputs
 
 
@@ -206,6 +206,6 @@ def sample_pairs_pipeline(spec: ScriptSpec, population: str = "mixture", budget:
               materialise=True)
         flag_in_place(cells, "pair_slices", None, PAIR_SLICES_DOC)
     if relations is None:
-        _check_unshadowed(spec, p)
+        check_unshadowed(spec, p)
     return p, inputs, cells.outputs
 

@@ -278,7 +278,7 @@ def build_cells(spec: ScriptSpec, relations: dict[str, str] | None = None,
                           *(n for n, _ in coverage), "input_problems", "input_valid")
     slice_steps = add_cell_steps(pipeline, inputs, spec.slicings, squares=True)
     if relations is None:  # an input named like a step would make the digest circular
-        _check_unshadowed(spec, pipeline)
+        check_unshadowed(spec, pipeline)
     # the inputs and checks that fix the columns of cells_key and validation, and the
     # slice attributes of cell_rows in the order of their columns s_0, s_1, … (as text,
     # made exact by the hash of the list: a name may hold ', ')
@@ -414,7 +414,7 @@ def impact_pipeline(spec: ScriptSpec, relations: dict[str, str] | None = None,
     flagged("coverage", render("impact/coverage.sql", limit=EXAMPLES), COVERAGE_COLUMNS,
             "Items in only one clustering, per side: count, weight, example ids.")
     if relations is None:
-        _check_unshadowed(spec, cells.pipeline)
+        check_unshadowed(spec, cells.pipeline)
     return cells.pipeline, inputs, cells.outputs
 
 
@@ -425,7 +425,7 @@ def _same_table(a: str, b: str) -> bool:
     return all(x == y for x, y in zip(reversed(pa), reversed(pb), strict=False))
 
 
-def _check_unshadowed(spec: ScriptSpec, pipeline: Pipeline,
+def check_unshadowed(spec: ScriptSpec, pipeline: Pipeline,
                       others: Sequence[tuple[str, str]] = ()) -> None:
     """Refuse an input that may be a table the script drops and creates (running it would
     destroy the input), an unqualified input named like a step or CTE of the script (it
