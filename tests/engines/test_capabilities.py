@@ -45,30 +45,33 @@ class Minimal(Engine):
     def write(self, relation: str, path: Path, fmt: str, order_by: Sequence[str] = ()) -> None:
         raise NotImplementedError
 
+    def user_table(self, name: str) -> str:
+        raise NotImplementedError
+
+    def attach_workspace(self, location: str) -> str:
+        raise NotImplementedError
+
+    def list_tables(self, schema: str) -> list[str]:
+        raise NotImplementedError
+
 
 def test_the_base_class_declares_every_capability_with_its_default() -> None:
     engine = Minimal()
     assert engine.work_schema is None and engine.user_db is None
-    assert engine.reads_frames is False and engine.reads_tables is False
+    assert engine.reads_frames is False
     assert engine.file_labels == {}
     engine.file_labels["a.csv"] = "base (a.csv)"
     assert Minimal().file_labels == {}, "one dict of file labels per engine"
     with pytest.raises(InputError, match="cannot read a dict on this engine"):
         engine.register_relation("t", {})
-    with pytest.raises(InputError, match=r"'db\.t' is neither a file nor a table"):
-        engine.user_table("db.t")
 
 
-def test_inputs_an_engine_cannot_read_are_refused_with_their_role() -> None:
-    """A DataFrame (here any object) on an engine that reads no frames, and a table name
-    on one that reads no tables: the user's error (exit 2), naming the input."""
+def test_a_frame_an_engine_cannot_read_is_refused_with_its_role() -> None:
+    """A DataFrame (here any object) on an engine that reads no frames: the user's error
+    (exit 2), naming the input."""
     with pytest.raises(InputError) as err:
         open_source(Minimal(), "base", object())
-    assert str(err.value) == "table base (object): cannot read a object on this engine"
-    with pytest.raises(InputError) as err:
-        open_source(Minimal(), "exp", "no_such_table")
-    assert str(err.value) == ("table exp (no_such_table): 'no_such_table' is neither a file "
-                              "nor a table this engine can read")
+    assert err.value.table == "base (object)" and err.value.exit_code == 2
 
 
 # engine class -> (its dialect, reads DataFrames, has a private work schema)
@@ -80,7 +83,7 @@ def test_each_engine_holds_its_dialect_and_declares_what_it_reads(engine: Engine
     dialect, reads_frames, own_schema = DECLARED[type(engine).__name__]
     assert isinstance(engine.dialect, Dialect) and type(engine.dialect) is dialect
     assert engine.dialect == get_dialect(dialect.name)
-    assert engine.reads_frames is reads_frames and engine.reads_tables is True
+    assert engine.reads_frames is reads_frames
     assert (engine.work_schema is not None) is own_schema
     assert engine.user_db is None and engine.file_labels == {}
     # the engine's SQL is written for its dialect, by its sqlglot name

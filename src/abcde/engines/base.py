@@ -110,12 +110,6 @@ class Engine(ABC):
     reads_frames: ClassVar[bool] = False
     """Whether `register_relation` reads in-memory tables (DataFrames, Arrow tables)."""
 
-    reads_tables: ClassVar[bool] = False
-    """Whether `user_table` reads tables of a database or catalog."""
-
-    keeps_workspace: ClassVar[bool] = False
-    """Whether `attach_workspace` keeps tables across commands (`--workspace`)."""
-
     row_hash: ClassVar[str | None] = None
     """An expression of the engine's SQL hashing the text `{key}` to an integer below 2^30
     (fingerprints of tables: `abcde.inputs.workspace`); None: the engine has none."""
@@ -133,10 +127,10 @@ class Engine(ABC):
         raise InputError(f"cannot read a {type(obj).__name__} on this engine; give a file "
                          "or a table")
 
+    @abstractmethod
     def user_table(self, name: str) -> str:
         """A table of the user's database or catalog, as a reference abcde's SQL can
-        read; only on an engine that `reads_tables`."""
-        raise InputError(f"{name!r} is neither a file nor a table this engine can read")
+        read."""
 
     def missing_table(self, name: str, relation: str) -> tuple[str, str]:
         """(what is wrong, what to do) when `name`, neither a file nor a readable table
@@ -185,18 +179,17 @@ class Engine(ABC):
         """Write a table to a Parquet or CSV file, rows in `order_by` order if given (the
         same data then gives the same file, whatever the engine's parallelism)."""
 
+    @abstractmethod
     def attach_workspace(self, location: str) -> str:
         """Open the workspace `location` (a database file, schema or database, as the
-        engine keeps one) and return the schema its tables go to, as a dotted name;
-        only on an engine that `keeps_workspace`."""
-        raise InputError("this engine keeps no workspace (--workspace)")
+        engine keeps one) and return the schema its tables go to, as a dotted name."""
 
     def detach_workspace(self) -> None:  # noqa: B027 - optional hook
         """Close what `attach_workspace` opened."""
 
+    @abstractmethod
     def list_tables(self, schema: str) -> list[str]:
         """The names of the tables of `schema` (a dotted name from `attach_workspace`)."""
-        raise InputError("this engine cannot list tables")
 
     def table_exists(self, relation: str) -> bool:
         try:

@@ -44,8 +44,6 @@ class DuckDBEngine(Engine):
 
     dialect = DuckDB()
     reads_frames = True
-    reads_tables = True
-    keeps_workspace = True
     row_hash = "CAST(HASH({key}) % 1000000007 AS BIGINT)"
 
     def __init__(self, db: str | Path | None = None, memory_limit: str | None = None,

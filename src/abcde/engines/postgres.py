@@ -226,8 +226,6 @@ class PostgresEngine(Engine):
     or URI), or an existing psycopg connection, whose search_path is restored on close."""
 
     dialect = Postgres()
-    reads_tables = True
-    keeps_workspace = True
     row_hash = "MOD(HASHTEXTEXTENDED({key}, 0), 1000000007)"
 
     def __init__(self, dsn: str | None = None, connection: Any = None,

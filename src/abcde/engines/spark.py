@@ -407,8 +407,6 @@ class SparkEngine(Engine):
 
     dialect = Spark()
     reads_frames = True
-    reads_tables = True
-    keeps_workspace = True
     row_hash = "PMOD(XXHASH64({key}), 1000000007)"
 
     def __init__(self, spark: SparkSession | None = None, master: str | None = None,

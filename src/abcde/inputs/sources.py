@@ -328,9 +328,6 @@ def _register_file(engine: Engine, name: str, path: Path, fmt: str | None, label
 
 
 def _existing_table(engine: Engine, table: str, label: str) -> str:
-    if not engine.reads_tables:
-        raise InputError(f"{table!r} is neither a file nor a table this engine can read",
-                         table=label)
     relation = engine.user_table(table)
     if not engine.table_exists(relation):
         problem, hint = engine.missing_table(table, relation)

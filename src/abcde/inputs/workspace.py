@@ -147,8 +147,6 @@ class Workspace:
         if location is None:
             yield from cls._memory(engine)
             return
-        if not engine.keeps_workspace:
-            raise InputError("this engine keeps no workspace (--workspace)")
         try:
             schema = engine.attach_workspace(str(location))
         except WorkspaceBusy as err:
