@@ -342,12 +342,9 @@ def file_columns(path: Path, fmt: str, labels: dict[str, str]) -> list[str]:
 
 def copy_file(path: Path, fmt: str, out: Path, string_columns: Sequence[str],
               labels: dict[str, str]) -> list[tuple[str, str]]:
-    """Write the rows of a CSV/Parquet file as DuckDB reads them to `out` and return
-    their (column name, DuckDB type), so every engine sees the same input: Parquet for
-    Spark; for PostgreSQL's COPY ... (FORMAT csv) a CSV that reads back to the same
-    values: every value but NULL quoted (COPY reads "" as '' and an empty field as NULL),
-    a float as a DOUBLE's shortest exact text (a FLOAT's 0.1 is 0.10000000149011612),
-    a list, struct or map as JSON."""
+    """Write the rows of a CSV/Parquet file as DuckDB reads them to `out` (Parquet for
+    Spark; for PostgreSQL's COPY a CSV that reads back to the same values) and return
+    their (column name, DuckDB type), so every engine sees the same input."""
     with reading(labels) as con:
         source = read_source(con, path, fmt, string_columns)
         columns = [(d[0], str(d[1])) for d in

@@ -254,13 +254,9 @@ class PostgresEngine(Engine):
         self.execute(f"SET search_path TO {path}")  # the server's own list syntax
 
     def _drop_orphaned_schemas(self) -> None:
-        """Drop this user's work schemas whose session has ended (a lost connection, a
-        killed process never reached `close`): a work schema is named after the server
-        process of its session, and one whose process no longer runs is nobody's. A
-        schema of a session still running, of another user, or named without a process
-        (an older abcde's, which may still run) is left alone; so is everything on a
-        caller's connection in a transaction (a failed DROP would abort theirs). Never
-        stops the run: what fails is left for a later one."""
+        """Drop this user's work schemas whose server process no longer runs (a lost
+        connection, a killed process); never on a caller's connection in a transaction, and
+        never stopping the run: what fails is left for a later one."""
         if not self.con.autocommit:
             return
         try:
@@ -300,10 +296,8 @@ class PostgresEngine(Engine):
         return location
 
     def _create_schema(self, name: str) -> None:
-        """CREATE SCHEMA IF NOT EXISTS, safe when another session creates the same schema
-        at the same moment: PostgreSQL checks IF NOT EXISTS before it inserts, so the
-        slower of two gets a unique violation (or "already exists") — the schema is
-        there, which is all that was asked."""
+        """CREATE SCHEMA IF NOT EXISTS, safe when another session creates it at the same
+        moment (the slower one gets a unique violation: the schema is there)."""
         try:
             self.execute(f"CREATE SCHEMA IF NOT EXISTS {ident(name)}")
         except EngineError as err:
@@ -386,24 +380,19 @@ class PostgresEngine(Engine):
         return ", ".join(ident(c) for c, _ in columns)
 
     def _drop_temporary(self, name: str) -> None:
-        """Drop an input registered before under `name` (an engine reused across calls):
-        qualified with pg_temp, since an unqualified name resolves through the
-        search_path, and the user's own table of that name was dropped when there was no
-        temporary one."""
+        """Drop an input registered before under `name`, qualified with pg_temp (an
+        unqualified name could resolve to the user's own table)."""
         self.execute(f"DROP TABLE IF EXISTS pg_temp.{ident(name)}")
 
     def _analyze(self, name: str) -> None:
-        """Statistics of a loaded temporary table, which autovacuum never gathers: without
-        them the planner took a million rows for 10^16 joined, sorted and merge-joined
-        them spilling to disk, and spent 0.4 s compiling the query (JIT)."""
+        """Statistics of a loaded temporary table (autovacuum never gathers them), without
+        which the planner misjudges the joins by orders of magnitude."""
         self.execute(f"ANALYZE {ident(name)}")
 
     def register_file(self, name: str, path: Path, fmt: str,
                       string_columns: Sequence[str] = ()) -> None:
-        """The file's rows, as DuckDB reads them, written by DuckDB as CSV to a private
-        temporary directory and streamed into COPY (removed at the end, also when the
-        command is interrupted). Logged with its time, as the SQL steps are (-v): the
-        copy of a large input is a good part of a run."""
+        """The file's rows, as DuckDB reads them, written as CSV to a private temporary
+        directory and streamed into COPY; logged with its time (-v)."""
         start = time.perf_counter()
         with _private() as tmp:
             data = tmp / "rows.csv"
@@ -427,11 +416,9 @@ class PostgresEngine(Engine):
         self._load(name, list(zip(columns, types, strict=True)), rows)
 
     def user_table(self, name: str) -> str:
-        """A table of the connected database (`table` or `schema.table`); one given without
-        its schema is qualified with the schema it resolves to, because inside abcde's SQL
-        an unqualified name could be one of its steps or CTEs (`cells`), which would be
-        read instead. A name that resolves to nothing is returned as is, for
-        `table_exists` to report."""
+        """A table of the connected database, qualified with the schema it resolves to (an
+        unqualified name could be one of abcde's steps or CTEs); as given when it resolves
+        to nothing, for `table_exists` to report."""
         if "." in name:
             return table_ref(name)
         rows = self.fetch_params(
@@ -448,10 +435,8 @@ class PostgresEngine(Engine):
 
     def _type_name(self, oid: int, precision: int | None = None,
                    scale: int | None = None) -> str:
-        """The name of type `oid`; an array's as `<element>[]` (psycopg files an array
-        type under its element's), so that it is never taken for a single value; a
-        numeric's with its precision and scale when declared (numeric(20,0) holds whole
-        numbers, an id)."""
+        """The name of type `oid`: an array's as `<element>[]` (never a single value), a
+        declared numeric's with its precision and scale (numeric(20,0) can be an id)."""
         info = self.con.adapters.types.get(oid)
         if info is None:
             return str(oid)
@@ -544,10 +529,9 @@ class PostgresEngine(Engine):
 
     def _write_by_copy(self, sql: str, relation: str, columns: list[tuple[str, str]],
                        path: Path, fmt: str) -> None:
-        """Write the rows of `sql` through COPY ... TO STDOUT as CSV, which DuckDB reads
-        with the columns' types (`columns`: name, DuckDB type) into the file: fetching
-        them as Python tuples took 2-3 s per 100,000 clusters of a result file. Into a
-        private temporary directory, removed at the end (also when interrupted)."""
+        """Write the rows of `sql` through COPY ... TO STDOUT as CSV, read by DuckDB with
+        the columns' types (`columns`: name, DuckDB type) into the file: much faster than
+        fetching Python tuples."""
         with _private() as tmp:
             data = tmp / "rows.csv"
             with self._cursor(f"to read {relation}") as cur, cur.copy(

@@ -148,12 +148,9 @@ def _jvm_output(log_file: Path) -> Iterator[None]:
 
 @contextlib.contextmanager
 def _tied_jvm() -> Iterator[None]:
-    """A JVM that PySpark launches in the block dies with this process, on every exit
-    path: on Linux the kernel kills it when the process ends, even by SIGKILL
-    (PR_SET_PDEATHSIG, set in the launcher before it becomes the JVM), and a start that
-    fails or is interrupted kills it at once. PySpark relies on the JVM noticing its
-    closed stdin, which a JVM interrupted at start-up never did (one was seen alive,
-    its parent gone, minutes later)."""
+    """A JVM that PySpark launches in the block dies with this process on every exit
+    path: PR_SET_PDEATHSIG on Linux (even SIGKILL), and killed at once when its start
+    fails or is interrupted (PySpark relies on the JVM noticing its closed stdin)."""
     import pyspark.java_gateway as gateway
 
     launch, started = gateway.Popen, []
@@ -531,11 +528,9 @@ class SparkEngine(Engine):
         self._view(name, lambda: obj)
 
     def user_table(self, name: str) -> str:
-        """A table or view of the session's catalog (`table`, `db.table`,
-        `catalog.db.table`), read through a temporary view of abcde's own name: inside
-        abcde's SQL the user's name could be one of its steps or CTEs (`cells`), which
-        would be read instead. A name Spark cannot resolve is returned as is, for
-        `table_exists` to report."""
+        """A table or view of the session's catalog, read through a temporary view of
+        abcde's own name (the user's name could be one of abcde's steps or CTEs); as given
+        when Spark cannot resolve it, for `table_exists` to report."""
         try:
             with quiet_pyspark():
                 frame = self.spark.table(".".join(self._quote(p) for p in name.split(".")))

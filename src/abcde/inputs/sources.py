@@ -227,12 +227,9 @@ SCALARS = (str, int, float, Decimal, bool)
 
 
 def _one_type_per_column(frame: Any, label: str, id_columns: Sequence[str]) -> Any:
-    """A pandas DataFrame whose object columns each hold one type. DuckDB types an
-    object column from 1000 sampled rows: a value of another type among the others was
-    cast to it (weight 2.5 read as 2) or failed the query, and ints and strings both in
-    the sample became text (cluster 1 and '1' one cluster). Ids of mixed Python types
-    are refused, as in a mapping (`_check_ids`); another mixed column becomes DOUBLE
-    when it holds only numbers, else text. Other objects are returned as they are."""
+    """A pandas DataFrame whose object columns each hold one type (DuckDB types an object
+    column from sampled rows and casts or fails the others): mixed ids are refused
+    (`_check_ids`), another mixed column is DOUBLE if all numbers, else text."""
     if not _is_pandas_frame(frame):
         return frame
     from pandas.api.types import infer_dtype

@@ -6,17 +6,18 @@ need no data. Nothing here reads an input: `abcde.inputs.session` opens them.
 
 from __future__ import annotations
 
-import numbers
 from collections.abc import Iterable, Mapping, Sequence, Set
 from dataclasses import dataclass, field
 
 from abcde.errors import InputError
+from abcde.params import Real
 from abcde.sql.helpers import WEIGHT_MAX, WEIGHT_MIN
 
 DEFAULT_WEIGHT_COL = "weight"
 WEIGHT_RANGE_TEXT = f"[{WEIGHT_MIN!r}, {WEIGHT_MAX!r}]".replace("e+", "e")
 WEIGHT_SCALE_HINT = ("Only ratios of weights matter (ABCDE §3): rescale them into "
                      f"{WEIGHT_RANGE_TEXT}, e.g. divide every weight by the largest.")
+MISSING_WEIGHT = Real(WEIGHT_MIN, WEIGHT_MAX)  # a weight like any other (ABCDE §3)
 
 
 @dataclass(frozen=True)
@@ -138,16 +139,6 @@ def check_slice_names(slicings: Sequence[Sequence[str]], reserved: Set[str],
                          table="attributes", hint="Rename the column.")
 
 
-def check_missing_weight(missing_weight: float | None) -> None:
-    """--missing-weight is a weight like any other: within the accepted range (ABCDE §3)."""
-    if missing_weight is not None and (
-            isinstance(missing_weight, bool) or not isinstance(missing_weight, numbers.Real)
-            or not WEIGHT_MIN <= missing_weight <= WEIGHT_MAX):
-        # (False for NaN too)
-        raise InputError(f"--missing-weight must be a number in {WEIGHT_RANGE_TEXT}, not "
-                         f"{missing_weight!r}", hint=WEIGHT_SCALE_HINT)
-
-
 def check_options(cols: Columns, weights: object | None, missing_weight: float | None) -> None:
     """What is wrong with the options themselves, before any input is read."""
     named = {"--item-col": cols.item, "--cluster-col": cols.cluster,
@@ -163,4 +154,4 @@ def check_options(cols: Columns, weights: object | None, missing_weight: float |
         raise InputError("--missing-weight is the weight of items a weights table lacks, "
                          "but no weights table was given",
                          hint="Drop --missing-weight, or give the table with --weights.")
-    check_missing_weight(missing_weight)
+    MISSING_WEIGHT.check("missing_weight", missing_weight)

@@ -107,15 +107,13 @@ def read_manifest(path: Path, command: str) -> dict[str, Any]:
     try:
         manifest = load_json(path.read_bytes())
         version = manifest["format"]["version"]
-        sealed = manifest["format"]["sha256"] == _seal(manifest)
+        why = (" (it was edited)" if manifest["format"]["sha256"] != _seal(manifest) else
+               f" (format {version!r}; this abcde reads format {FORMAT_VERSION})"
+               if version != FORMAT_VERSION else "")
     except (OSError, ValueError, TypeError, KeyError):
-        raise not_as_written(path, command, " (edited, cut short, or written by an "
-                             "earlier abcde)") from None
-    if not sealed:
-        raise not_as_written(path, command, " (it was edited)")
-    if version != FORMAT_VERSION:
-        raise not_as_written(path, command, f" (format {version!r}; this abcde reads "
-                             f"format {FORMAT_VERSION})")
+        why = " (edited, cut short, or written by an earlier abcde)"
+    if why:
+        raise not_as_written(path, command, why)
     return manifest
 
 
@@ -123,10 +121,9 @@ def verified(path: Path, manifest: Mapping[str, Any], command: str,
              name: str | None = None) -> Path:
     """`path`, once its sha256 is the one the manifest records for it (or for `name`)."""
     want = manifest.get("digests", {}).get(name or path.name, {}).get("sha256")
-    if not path.is_file():
-        raise not_as_written(path, command, " (it is missing)")
-    if _sha256(path) != want:
-        raise not_as_written(path, command, " (edited, cut short, or another sample's)")
+    if not path.is_file() or _sha256(path) != want:
+        raise not_as_written(path, command, " (it is missing)" if not path.is_file()
+                             else " (edited, cut short, or another sample's)")
     return path
 
 

@@ -190,13 +190,9 @@ def importance(u_over_w: Any, alpha: float, kappa: float) -> tuple[Any, Any]:
 
 def attribute_names(inputs: Inputs, reserved: Sequence[str],
                     paired: Sequence[str] = ()) -> list[tuple[str, str]]:
-    """(input column, output column) for every attribute column. A name that clashes
-    with a column of the sample files gets the prefix `attr_`: with `reserved` (draw or
-    item sample columns, also each other), or — the questions show both items'
-    attributes as `<name>_1`, `<name>_2` — whose suffixed forms clash with `paired`
-    (question columns: an attribute `item` would give a second `item_1`). Names compare
-    ignoring case, as SQL engines do: `Split_Rate` beside `split_rate` was renamed by
-    DuckDB to `Split_Rate_1` without a word."""
+    """(input column, output column) for every attribute column: `attr_` prefixes a name
+    that clashes, ignoring case, with `reserved` or whose `_1`/`_2` forms clash with the
+    question columns `paired`."""
     if inputs.attributes is None:
         return []
     taken = {r.lower() for r in reserved}
@@ -495,12 +491,10 @@ def nothing_to_judge() -> InputError:
 def fill(engine: Engine, base: Pipeline, budget: int, ceiling: Ceiling, judgeable: int,
          chain: Callable[[Pipeline, int], list[str]], scope: str = "population",
          ) -> tuple[Pipeline, int, dict[str, Any]]:
-    """The budget fill of an engine: the steps of `chain` (`add_chain` for a stream of n
-    draws) for n = 2·B + 100, then GROWTH times more while the stream does not hold the
-    budget, up to the `ceiling`'s stream. Returns the pipeline, n and the fill row. A
-    budget above the `judgeable` pairs of the `scope` (closed form, pair_totals) is
-    refused at once; one the ceiling's stream does not hold, with the largest budget that
-    it fills (`BudgetNotFilled`)."""
+    """The budget fill of an engine: `chain` for n = 2·B + 100 draws, then GROWTH times
+    more until the stream holds the budget, up to the `ceiling`. Returns the pipeline, n
+    and the fill row; a budget above the `judgeable` pairs, or one the ceiling does not
+    hold (`BudgetNotFilled`), is refused."""
     if budget > judgeable:
         raise InputError(
             f"the {scope} has only {judgeable:,} judgeable pairs (unique unordered pairs of "

@@ -370,14 +370,11 @@ def dbt_project(spec: ScriptSpec, dialects: Sequence[str], out: Path,
     """Write the dbt package `abcde` into `out`, and its integration-test project into
     `out/integration_tests`; returns the files written.
 
-    Every step of every pipeline is a model calling a macro dispatched on the adapter
-    (`adapter.dispatch`): `default__` holds the SQL most of `dialects` share, an adapter
-    whose SQL differs has its own `<adapter>__` version. The inputs are sources whose
-    database, schema and table are vars; the seeds and size of the samples are vars
-    checked at compile time; what changes the SQL's shape is fixed here. The package is
-    written atomically with a marker file listing its files: a package abcde wrote
-    before is replaced whole, other files of the directory (profiles.yml, dbt's target/)
-    are kept, and an edited integration_tests/profiles.yml stays as it is."""
+    Every step is a model calling a macro dispatched on the adapter (`default__` the SQL
+    most `dialects` share, `<adapter>__` where it differs); the inputs are sources named
+    by vars, the seeds and sizes are vars checked at compile time. The package is written
+    atomically with a marker file listing its files: one abcde wrote is replaced whole,
+    other files of the directory are kept."""
     round_ = round_ or DbtRound()
     dialects = list(dict.fromkeys(dialects))
     refuse(chain.from_iterable(chain(name_problems(spec, d), _problems(spec, d))
