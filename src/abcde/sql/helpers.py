@@ -7,6 +7,7 @@ dialect)."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 
 import sqlglot
 
@@ -23,33 +24,77 @@ def as_sql(text: str, dialect: str | Dialect = "duckdb") -> str:
     return to_sql(sqlglot.parse_one(text, read=CANONICAL_DIALECT), dialect, copy=False)
 
 
-def fdiv(a: str, b: str) -> str:
-    """Float division, NULL for a zero denominator (docs/method.md §11).
+def _placeholder(name: str, doc: str) -> Callable[..., str]:
+    """The helper writing `ABCDE_<name>(args...)`, which `abcde.sql.dialects` rewrites
+    per target; `doc` (with its doctest) is the helper's."""
+    def helper(*args: str) -> str:
+        return f"ABCDE_{name}({', '.join(args)})"
 
-    >>> as_sql(fdiv("a", "b"))
-    'CAST(a AS DOUBLE) / NULLIF(CAST(b AS DOUBLE), CAST(0 AS DOUBLE))'
-    """
-    return f"ABCDE_FDIV({a}, {b})"
-
-
-def ln(x: str) -> str:
-    """Natural logarithm (`LOG` is log10 on DuckDB, ln elsewhere).
-
-    >>> as_sql(ln("x"))
-    'LN(CAST(x AS DOUBLE))'
-    """
-    return f"ABCDE_LN({x})"
+    helper.__name__ = helper.__qualname__ = name.lower()
+    helper.__doc__ = doc
+    return helper
 
 
-def uniform(seed: str, *keys: str) -> str:
-    """Reproducible U(0,1) from md5('<seed>:<key1>:...'), identical on every engine
-    (docs/method.md §10). Keys must be integers or strings.
+fdiv = _placeholder("FDIV", """Float division a / b, NULL for a zero denominator
+(docs/method.md §11).
 
-    >>> print(as_sql(uniform("'7'", "k")))  # doctest: +NORMALIZE_WHITESPACE
-    (CAST((CAST('0x' || SUBSTRING(MD5(CAST('7' AS TEXT) || ':' || CAST(k AS TEXT)), 1, 13)
-      AS BIGINT)) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE))
-    """
-    return f"ABCDE_UNIFORM({', '.join((seed, *keys))})"
+>>> as_sql(fdiv("a", "b"))
+'CAST(a AS DOUBLE) / NULLIF(CAST(b AS DOUBLE), CAST(0 AS DOUBLE))'
+""")
+ln = _placeholder("LN", """Natural logarithm (`LOG` is log10 on DuckDB, ln elsewhere).
+
+>>> as_sql(ln("x"))
+'LN(CAST(x AS DOUBLE))'
+""")
+uniform = _placeholder("UNIFORM", """Reproducible U(0,1) from md5('<seed>:<key1>:...'),
+identical on every engine (docs/method.md §10); keys are integers or strings.
+
+>>> print(as_sql(uniform("'7'", "k")))  # doctest: +NORMALIZE_WHITESPACE
+(CAST((CAST('0x' || SUBSTRING(MD5(CAST('7' AS TEXT) || ':' || CAST(k AS TEXT)), 1, 13)
+  AS BIGINT)) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE))
+""")
+md5_hex = _placeholder("MD5_HEX", """md5('<part1>:<part2>...') as 32 lower-case hex digits
+on every engine.
+
+>>> as_sql(md5_hex("'items'", "n"))
+"MD5(CAST('items' AS TEXT) || ':' || CAST(n AS TEXT))"
+""")
+id_hash = _placeholder("ID_HASH", """A 64-bit hash of an id as a number the target sums
+exactly: the multiset test of `abcde.cells.same_ids` (sums compared within one run).
+
+>>> as_sql(id_hash("item_id"))
+'HASH(item_id)'
+>>> as_sql(id_hash("item_id"), "postgres")
+'HASHTEXTEXTENDED(CAST(item_id AS TEXT), 0)'
+""")
+is_finite = _placeholder("IS_FINITE", """TRUE when x is a finite number (not NULL, NaN or
+±inf).
+
+>>> as_sql(is_finite("x"))
+'COALESCE(CAST(x AS DOUBLE) - CAST(x AS DOUBLE) = CAST(0 AS DOUBLE), FALSE)'
+""")
+fail = _placeholder("FAIL", """Stops the statement with the text `message` when evaluated
+(a CASE branch no valid input reaches).
+
+>>> as_sql(fail("'stop'"))
+"CAST('stop' AS INT)"
+>>> as_sql(fail("'stop'"), "spark")
+"RAISE_ERROR('stop')"
+""")
+table_exists = _placeholder("TABLE_EXISTS", """TRUE when the table (catalog, schema,
+table: string literals, '' for the current one) exists, by the target's
+information_schema (Spark has none).
+
+>>> print(as_sql(table_exists("''", "'s'", "'t'")))  # doctest: +NORMALIZE_WHITESPACE
+((SELECT COUNT(*) FROM information_schema.tables WHERE LOWER(table_name) = LOWER('t')
+  AND LOWER(table_schema) = LOWER('s')) > 0)
+""")
+slice_text = _placeholder("SLICE_TEXT", """A slice attribute of any type as the text
+`abcde impact` gives in JSON (`Dialect.slice_text`).
+
+>>> as_sql(slice_text("a"), "bigquery")
+'CAST(a AS STRING)'
+""")
 
 
 def order_key(*ids: str) -> str:
@@ -62,69 +107,6 @@ def order_key(*ids: str) -> str:
       13) AS BIGINT)) * 2 + 1 AS DOUBLE) / CAST(9007199254740992 AS DOUBLE))
     """
     return uniform(literal("order"), *ids)
-
-
-def md5_hex(*parts: str) -> str:
-    """md5('<part1>:<part2>...') as 32 lower-case hex digits on every engine.
-
-    >>> as_sql(md5_hex("'items'", "n"))
-    "MD5(CAST('items' AS TEXT) || ':' || CAST(n AS TEXT))"
-    """
-    return f"ABCDE_MD5_HEX({', '.join(parts)})"
-
-
-def id_hash(x: str) -> str:
-    """A 64-bit hash of an id as a number the target sums exactly: the multiset test of
-    `abcde.cells.same_ids` (per engine: sums are compared within one run).
-
-    >>> as_sql(id_hash("item_id"))
-    'HASH(item_id)'
-    >>> as_sql(id_hash("item_id"), "postgres")
-    'HASHTEXTEXTENDED(CAST(item_id AS TEXT), 0)'
-    """
-    return f"ABCDE_ID_HASH({x})"
-
-
-def is_finite(x: str) -> str:
-    """TRUE when x is a finite number (not NULL, NaN or ±inf).
-
-    >>> as_sql(is_finite("x"))
-    'COALESCE(CAST(x AS DOUBLE) - CAST(x AS DOUBLE) = CAST(0 AS DOUBLE), FALSE)'
-    """
-    return f"ABCDE_IS_FINITE({x})"
-
-
-def fail(message: str) -> str:
-    """Stops the statement with the text `message` when evaluated (a CASE branch no
-    valid input reaches).
-
-    >>> as_sql(fail("'stop'"))
-    "CAST('stop' AS INT)"
-    >>> as_sql(fail("'stop'"), "spark")
-    "RAISE_ERROR('stop')"
-    """
-    return f"ABCDE_FAIL({message})"
-
-
-def table_exists(catalog: str, schema: str, table: str) -> str:
-    """TRUE when the table exists, by the target's information_schema (string literals;
-    '' for the current database or schema; Spark has none).
-
-    >>> print(as_sql(table_exists("''", "'s'", "'t'")))  # doctest: +NORMALIZE_WHITESPACE
-    ((SELECT COUNT(*) FROM information_schema.tables WHERE LOWER(table_name) = LOWER('t')
-      AND LOWER(table_schema) = LOWER('s')) > 0)
-    """
-    return f"ABCDE_TABLE_EXISTS({catalog}, {schema}, {table})"
-
-
-def slice_text(x: str) -> str:
-    """A slice attribute of any type as the text `abcde impact` gives in JSON
-    (`Dialect.slice_text`).
-
-    >>> as_sql(slice_text("a"), "bigquery")
-    'CAST(a AS STRING)'
-    """
-    return f"ABCDE_SLICE_TEXT({x})"
 
 
 # The weights abcde accepts (docs/method.md §1): only ratios matter, and inside this range
