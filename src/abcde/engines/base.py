@@ -110,9 +110,9 @@ class Engine(ABC):
     reads_frames: ClassVar[bool] = False
     """Whether `register_relation` reads in-memory tables (DataFrames, Arrow tables)."""
 
-    row_hash: ClassVar[str | None] = None
+    row_hash: ClassVar[str]
     """An expression of the engine's SQL hashing the text `{key}` to an integer below 2^30
-    (fingerprints of tables: `abcde.inputs.workspace`); None: the engine has none."""
+    (fingerprints of tables: `abcde.inputs.workspace`)."""
 
     @cached_property
     def file_labels(self) -> dict[str, str]:

@@ -6,6 +6,7 @@ UTF-16, Windows-1252; gzip), every problem named by file and line.
 
 from __future__ import annotations
 
+import contextlib
 import gzip
 import json
 import re
@@ -62,7 +63,7 @@ def record_suffix(path: str | Path) -> str:
 
 def _decoded(path: Path, what: str) -> tuple[str, str]:
     """The text of a file and its encoding: a byte-order mark or UTF-16's zero bytes say
-    which, else UTF-8 if it decodes, else Windows-1252 (latin-1 for its 5 unused bytes)."""
+    which, else UTF-8 if it decodes, else Windows-1252."""
     try:
         data = path.read_bytes()
         if data.startswith(b"\x1f\x8b"):
@@ -86,15 +87,16 @@ def _decoded(path: Path, what: str) -> tuple[str, str]:
     if encoding == "utf-8" and b"\x00" in data[:4096]:
         raise InputError(f"{what} {path} is not a text file (it holds zero bytes)",
                          hint="Give a CSV or JSONL file.")
-    for codec in (encoding, "cp1252", "latin-1")[:1 if encoding != "utf-8" else 3]:
-        try:
+    codec = encoding
+    if encoding == "utf-8":
+        with contextlib.suppress(UnicodeDecodeError):
             return data.decode(codec).removeprefix("\ufeff"), codec
-        except UnicodeDecodeError as err:
-            if codec != "utf-8":
-                raise InputError(f"{what} {path} starts like {codec} text but byte "
-                                 f"{err.start} is not", hint="Save it again as CSV UTF-8."
-                                 ) from None
-    raise AssertionError("latin-1 decodes every byte")
+        codec = "cp1252"
+    try:
+        return data.decode(codec).removeprefix("\ufeff"), codec
+    except UnicodeDecodeError as err:
+        raise InputError(f"{what} {path} starts like {codec} text but byte {err.start} is "
+                         "not", hint="Save it again as CSV UTF-8.") from None
 
 
 def read_records(path: str | Path, *, what: str = "file",

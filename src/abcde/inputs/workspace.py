@@ -53,7 +53,7 @@ import sqlglot
 from sqlglot import exp
 
 from abcde.engines.base import Engine
-from abcde.errors import InputError, WorkspaceBusy
+from abcde.errors import WorkspaceBusy
 from abcde.inputs.sources import Source
 from abcde.sql.dialects import to_sql
 from abcde.sql.pipeline import Pipeline
@@ -89,8 +89,6 @@ def file_identity(path: Path) -> list[Any]:
 
 def table_identity(engine: Engine, source: Source) -> list[Any]:
     """Row count and hash aggregates of a relation (see the module's docstring)."""
-    if engine.row_hash is None:
-        raise InputError("this engine cannot fingerprint a table for --workspace")
     dialect = engine.dialect.sqlglot_name
     cols = sorted(source.columns)
     parts = [f"COALESCE(CAST({ident(c)} AS VARCHAR), '~')" for c in cols]
