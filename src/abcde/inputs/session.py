@@ -98,7 +98,7 @@ def open_inputs(engine: Engine, spec: InputSpec) -> Inputs:
     cols, roles, missing_weight = spec.columns, spec.roles, spec.missing_weight
     base, exp, weights, attributes = spec.base, spec.exp, spec.weights, spec.attributes
     attribute_names = spec.attribute_names
-    check_options(cols, weights, missing_weight)
+    check_options(spec)
     engine.file_labels.clear()  # an engine reused across comparisons names this one's files
     ids = (cols.item, cols.cluster)
     b = open_source(engine, roles[0], base, string_columns=ids, mapping_columns=ids,
@@ -128,8 +128,6 @@ def open_inputs(engine: Engine, spec: InputSpec) -> Inputs:
             f"{', '.join(map(repr, e.columns))})", column=cols.weight,
             hint="Name a column the clusterings have, or give a weights table with "
                  "--weights.")
-    if attribute_names and a is None:
-        raise InputError("slices need an attributes table", hint="Add --attributes FILE.")
     if a is not None:
         a.require(cols.item, "--item-col", "item ids", shared_by=[b, e])
         a.require_scalar(cols.item)

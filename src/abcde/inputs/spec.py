@@ -139,8 +139,9 @@ def check_slice_names(slicings: Sequence[Sequence[str]], reserved: Set[str],
                          table="attributes", hint="Rename the column.")
 
 
-def check_options(cols: Columns, weights: object | None, missing_weight: float | None) -> None:
+def check_options(spec: InputSpec) -> None:
     """What is wrong with the options themselves, before any input is read."""
+    cols = spec.columns
     named = {"--item-col": cols.item, "--cluster-col": cols.cluster,
              "--weight-col": cols.weight}
     for k, (opt_a, a) in enumerate(named.items()):
@@ -148,10 +149,13 @@ def check_options(cols: Columns, weights: object | None, missing_weight: float |
             if a == b:
                 raise InputError(f"{opt_a} and {opt_b} both name column {a!r}",
                                  hint="Each names a different column.")
-    if missing_weight is None:
+    if spec.slicings and (spec.attributes is None or (isinstance(spec.attributes, str)
+                          and not spec.attributes)):
+        raise InputError("slices need an attributes table", hint="Add --attributes.")
+    if spec.missing_weight is None:
         return
-    if weights is None:
+    if spec.weights is None:
         raise InputError("--missing-weight is the weight of items a weights table lacks, "
                          "but no weights table was given",
                          hint="Drop --missing-weight, or give the table with --weights.")
-    MISSING_WEIGHT.check("missing_weight", missing_weight)
+    MISSING_WEIGHT.check("missing_weight", spec.missing_weight)

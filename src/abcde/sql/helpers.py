@@ -27,8 +27,8 @@ def as_sql(text: str, dialect: str | Dialect = "duckdb") -> str:
 def _placeholder(name: str, doc: str) -> Callable[..., str]:
     """The helper writing `ABCDE_<name>(args...)`, which `abcde.sql.dialects` rewrites
     per target; `doc` (with its doctest) is the helper's."""
-    def helper(*args: str) -> str:
-        return f"ABCDE_{name}({', '.join(args)})"
+    def helper(*args: object) -> str:
+        return f"ABCDE_{name}({', '.join(map(str, args))})"
 
     helper.__name__ = helper.__qualname__ = name.lower()
     helper.__doc__ = doc

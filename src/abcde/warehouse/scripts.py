@@ -175,9 +175,7 @@ def created_problems(spec: ScriptSpec, dialect: str | Dialect, pipeline: Pipelin
 
 def _inputs(spec: ScriptSpec, relations: dict[str, str] | None = None) -> Inputs:
     refuse(name_problems(spec))
-    check_options(spec.columns, spec.weights, spec.missing_weight)  # as `abcde impact`
-    if spec.slicings and not spec.attributes:
-        raise InputError("slices need an attributes table", hint="Add --attributes TABLE.")
+    check_options(spec)  # as `abcde impact`
     cols = spec.columns
     item_t, cluster_t = ID_TYPES[spec.item_type], ID_TYPES[spec.cluster_type]
 
