@@ -76,7 +76,7 @@ from abcde.sample_files.pairs import (
     write_pair_sample,
 )
 from abcde.sampling.clocks import digits_for
-from abcde.sql.pipeline import Pipeline
+from abcde.sql.pipeline import Pipeline, retarget
 from abcde.sql.quoting import literal
 from abcde.sql.templates import render
 from abcde.version import __version__
@@ -437,15 +437,7 @@ def add_chain(p: Pipeline, seed: int, n: int, *, budget: int | str | None = None
 
 def _renamed(query: Any, mapping: dict[str, str]) -> Any:
     """`query` reading the tables of `mapping` (step -> step) under their new names."""
-    def visit(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Table) and not node.db and node.name in mapping:
-            table = exp.to_table(mapping[node.name])
-            table.set("alias", node.args.get("alias") or exp.TableAlias(
-                this=exp.to_identifier(node.name)))
-            return table
-        return node
-
-    return query.transform(visit)
+    return retarget(query, lambda n: exp.to_table(mapping[n]) if n in mapping else None)
 
 
 def draw_stream(engine: Engine, base: Pipeline, n: int, seed: int) -> Pipeline:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -18,6 +19,22 @@ from sqlglot import exp
 from abcde import progress
 from abcde.sql.dialects import Dialect, to_sql
 from abcde.sql.quoting import CANONICAL_DIALECT, ident, table_ref
+
+
+def retarget(query: exp.Query, table_of: Callable[[str], exp.Table | None], *,
+             copy: bool = True) -> exp.Query:
+    """`query` reading every unqualified table `table_of` gives a new table for from that
+    table, aliased by its old name (so that its column references stay valid)."""
+    def visit(node: exp.Expression) -> exp.Expression:
+        if isinstance(node, exp.Table) and not node.db:
+            table = table_of(node.name)
+            if table is not None:
+                table.set("alias", node.args.get("alias") or exp.TableAlias(
+                    this=exp.to_identifier(node.name)))
+                return table
+        return node
+
+    return query.transform(visit, copy=copy)
 
 
 class Runner(Protocol):
@@ -170,16 +187,9 @@ class Pipeline:
 
     def _rename(self, query: exp.Query) -> exp.Query:
         materialised = {n for n, s in self.steps.items() if s.materialise}
-
-        def visit(node: exp.Expression) -> exp.Expression:
-            if isinstance(node, exp.Table) and not node.db and node.name in materialised:
-                table = self.table(node.name)
-                table.set("alias", node.args.get("alias") or exp.TableAlias(
-                    this=exp.to_identifier(node.name)))
-                return table
-            return node
-
-        return query.transform(visit, copy=False)  # rewrite_query made a private copy
+        # rewrite_query made a private copy
+        return retarget(query, lambda n: self.table(n) if n in materialised else None,
+                        copy=False)
 
     def query(self, name: str) -> exp.Query:
         """One query computing step `name`."""

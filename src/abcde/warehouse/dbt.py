@@ -30,7 +30,7 @@ from abcde.inputs.spec import WEIGHT_RANGE_TEXT
 from abcde.outputs import output_dir
 from abcde.params import MAX_SEED
 from abcde.sql.dialects import SNOWFLAKE_RESERVED, Dialect, get_dialect, identifier, to_sql
-from abcde.sql.pipeline import Pipeline
+from abcde.sql.pipeline import Pipeline, retarget
 from abcde.version import __version__
 from abcde.warehouse.scripts import (
     Output,
@@ -313,14 +313,6 @@ def _step_sql(query: exp.Query, model: dict[str, str], dialect: str,
     """The step's SQL for `dialect` with ref()/source() in place of the other steps and
     inputs, and the checked vars in place of the sentinels; the models it refs and the
     input roles it reads."""
-    def visit(node: exp.Expression) -> exp.Expression:
-        if isinstance(node, exp.Table) and not node.db and node.name in model:
-            table = exp.to_table(f"{_REF}{node.name}")
-            table.set("alias", node.args.get("alias") or exp.TableAlias(
-                this=exp.to_identifier(node.name)))
-            return table
-        return node
-
     refs: list[str] = []
     roles: list[str] = []
 
@@ -331,7 +323,8 @@ def _step_sql(query: exp.Query, model: dict[str, str], dialect: str,
         roles.append(m.group(2))
         return f"{{{{ source('{SOURCE}_{m.group(2)}', '{m.group(2)}') }}}}"
 
-    sql = _PLACEHOLDER.sub(sub, to_sql(query.transform(visit), dialect, pretty=True))
+    refs_of = retarget(query, lambda n: exp.to_table(f"{_REF}{n}") if n in model else None)
+    sql = _PLACEHOLDER.sub(sub, to_sql(refs_of, dialect, pretty=True))
     for var, (sentinel, low, high) in INT_VARS.items():
         sql = re.sub(rf"\b{sentinel}\b", f"{{{{ abcde.int_var('{var}', {low}, {high}) }}}}",
                      sql)
