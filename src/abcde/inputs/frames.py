@@ -13,14 +13,8 @@ from abcde.errors import InputError
 
 def table_columns(table: Any, where: str) -> dict[str, list[Any]] | None:
     """The columns of a pandas or polars DataFrame or an Arrow table, by name, as lists of
-    Python values as the table holds them (NaN, pd.NA, None alike: the caller decides
-    what a missing value means); None for anything else, a mapping included.
-
-    Raises
-    ------
-    InputError
-        A column name is repeated (only one of the columns could be read by name).
-    """
+    the Python values it holds (the caller decides what a missing value means); None for
+    anything else. A repeated column name is refused."""
     if hasattr(table, "to_pydict") and hasattr(table, "column_names"):  # pyarrow.Table
         names = [str(c) for c in table.column_names]
     elif hasattr(table, "columns") and hasattr(table, "to_numpy") \

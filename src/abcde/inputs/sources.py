@@ -141,16 +141,11 @@ def open_source(engine: Engine, role: str, source: object, *,
                 string_columns: Sequence[str] = (),
                 mapping_columns: Sequence[str] = ("item_id", "value"),
                 id_values: bool = False) -> Source:
-    """Register `source` under a private name and read its columns.
-
-    A str/Path is a file when it has a known file suffix (.csv, .csv.gz, .parquet, ...),
-    or when it exists and no database was given (`--db`); otherwise a table of the
-    engine's database. `string_columns` (the id columns) of a CSV are read as text, so
-    that ids like 007 and 7 stay distinct; in a pandas DataFrame they must hold values of
-    one Python type (`_one_type_per_column`). A mapping {item: value} becomes a table with
-    `mapping_columns` (the values are ids, of one type, when `id_values`); {item:
-    {column: value}} keeps its column names.
-    """
+    """Register `source` under a private name and read its columns. A str/Path is a file
+    (`names_a_file`), else a table of the engine; `string_columns` (the ids) of a CSV are
+    read as text (007 is not 7), and of a DataFrame hold one Python type; a mapping
+    {item: value} is a table of `mapping_columns` (ids when `id_values`), {item: {column:
+    value}} keeps its column names."""
     name = f"abcde_src_{role}"
     label = f"{role} ({_describe(source)})"
     path: Path | None = None

@@ -1,37 +1,12 @@
-"""A workspace keeps the cell tables of a round between commands (`--workspace`): the
-first command on some inputs builds the cells (the one pass over the population,
-docs/method.md §2) and stores them; the next command on the same inputs reads them
-instead of joining the population again, and one on changed inputs builds its own.
-
-**The key.** A stored table is named by a key of (the fingerprint of the inputs, the
-SQL that computed it): `abcde_<key>_<writer>_<step>`. The SQL part covers the step and
-every step it reads (`Pipeline.digest`), so other options (slices, weights, column
-names) or another version of the templates make another key. The fingerprint of an
-input (`input_fingerprint`):
-
-* a **file**: its resolved path, size, modification time, *change time* (ctime), inode
-  and device, and a hash of its first and last 64 KiB (a Parquet file's footer, with
-  its row counts and column statistics, is in the last ones). A file rewritten with
-  the same size and a restored modification time (`touch -r`, `cp -p`, `rsync -t`)
-  still gets a new ctime — which no user call can set — or a new inode; so does every
-  write. Reading every byte would catch the same changes at the cost of a full pass,
-  which is what the workspace saves;
-* a **table or data frame** (a table of `--db`, of PostgreSQL or Spark's catalog, a
-  DataFrame, a Python mapping): its row count and a sum, minimum and maximum of a hash
-  of every row (`Engine.row_hash`), one scan without a join — a changed, added or
-  removed row changes them (up to a collision of the 30-bit sum, about 1e-9).
-
-**Never stale, never half-written.** A writer names its tables with a random writer id
-and marks each finished table with a second table `<name>_ok` (holding what the step
-needs beside its rows, e.g. the input checks' counts); readers use only marked tables.
-Concurrent commands on PostgreSQL or Spark therefore never write the same table; two
-that build the same cells both store them (identical, the later one unused). A DuckDB
-workspace file is written by one process at a time: another command waits for it
-(`abcde.engines.duckdb.WORKSPACE_WAIT`), then runs without the workspace. Cells of
-inputs that fail the checks are never marked.
-
-The warehouse scripts of a round can follow the same scheme: one key per (inputs,
-SQL), computed with `input_fingerprint` and `Pipeline.digest`.
+"""A workspace keeps the cell tables of a round between commands (`--workspace`;
+docs/method.md §2.6, docs/warehouse.md): the first command on some inputs builds the cells
+and stores them, the next on the same inputs reads them instead of joining the population
+again. A stored table is named `abcde_<key>_<writer>_<step>`, the key hashing the inputs'
+fingerprints (`input_fingerprint`: a file's identity in the file system and a hash of its
+ends, a table's row count and row-hash sums) and the SQL that computed it
+(`Pipeline.digest`). A writer marks each finished table with `<name>_ok`, and readers use
+only marked tables: never stale, never half-written; cells of inputs that fail the checks
+are never marked.
 """
 
 from __future__ import annotations

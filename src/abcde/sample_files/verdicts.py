@@ -1,24 +1,8 @@
-"""The verdict log ``DIR/verdicts.jsonl`` of a pair sample: what ``abcde judge`` appends
-and ``abcde estimate DIR`` replays (docs/method.md §12.2).
-
-One JSON object a line, one line an event, append-only::
-
-    {"judge": "ana", "pair_id": "17", "sample_id": "3f2a…", "verdict": "equivalent",
-     "time": "2026-11-02T10:31:07.412+00:00", "item_1": "a9", "item_2": "b4",
-     "overlap": 0.1}
-
-``verdict`` null is a retraction (undo); ``overlap`` is the ``--overlap`` of the server
-that wrote the line (:mod:`abcde.judge.session`). The latest event of each (judge, pair)
-wins, so undo and a changed mind never rewrite a line; ``time`` is for people, the
-order of events is the order of the lines.
-
-A line is appended under an exclusive ``fcntl.flock`` with one ``write`` and an
-``fsync`` before the judge is answered: two servers never interleave lines, and a
-verdict the page moved on from is on disk. A line torn by a crash (no final newline) is
-skipped by readers with a warning; the next writer's newline closes it. Readers read
-complete lines under a shared lock, incrementally; a log replaced, cut shorter or
-removed since the last read is read again from its start. A log that is a symbolic link
-is neither read nor appended to: the team's record is the sample's own file.
+"""The verdict log ``DIR/verdicts.jsonl`` of a pair sample: what ``abcde judge``
+appends and ``abcde estimate DIR`` replays (docs/method.md §12.2: the format, the
+latest event of each (judge, pair) wins, one locked and fsynced ``write`` per line, torn
+lines skipped with a warning, a log replaced or cut shorter read again, a symbolic link
+refused).
 """
 
 from __future__ import annotations

@@ -1,23 +1,9 @@
-"""Sampling at scale with exponential clocks (ABCDE App. A; docs/method.md §7).
-
-Every element e of a population gets a first draw time key(e) = −ln(U_e)/w_e, with U_e
-the reproducible md5 uniform of docs/method.md §10 (`abcde.sql.helpers.uniform`), identical on
-every engine for the same seed and key:
-
-- without replacement: the N elements with the smallest keys (App. A, step 1);
-- with replacement (steps 2–3): M = the largest key among the N; element e is drawn
-  dc(e) = 1 + Poisson(w_e·(M − key(e))) times. The Poisson draw runs in SQL too
-  (`sampling/draw_counts.sql`, from md5 uniforms keyed by the element's id), so that a
-  warehouse script (`abcde sql sample-items`) draws the same counts as the engines;
-- the budget fill (steps 3.1–3.2): a persisted stream of draws in draw order, walked
-  until B unique judgeable pairs are seen (`sql_templates/pairs/fill.sql`, used by
-  `abcde.sampling.pairs`).
-
-Decision (pairs): the successive draws of a superposition of exponential clocks are, in
-distribution, independent draws with P(e) = w_e/Σw (competing exponentials). The pair
-stream of `abcde.sampling.pairs` is generated directly in that form — draw number d = 0, 1, ...
-is the draw-time order — because the pair population cannot be enumerated to give each
-pair its own clock (docs/method.md §6). Items (`sample_items`) are enumerable and use the clocks.
+"""Sampling at scale with exponential clocks (ABCDE App. A; docs/method.md §7.1–7.2):
+each element gets the key −ln(U_e)/w_e from the md5 uniform of docs/method.md §10, the
+same on every engine for a seed; without replacement the N smallest keys, with
+replacement dc(e) = 1 + Poisson(w_e·(M − key(e))) drawn in SQL (`sampling/draw_counts.sql`),
+so that a warehouse script draws the same counts as the engines. The pair stream
+(`abcde.sampling.pairs`) draws in the clocks' order directly (docs/method.md §7.4).
 """
 
 from __future__ import annotations
@@ -39,16 +25,11 @@ EXACT_COUNT_MAX = 2**53
 def add_clock_step(pipeline: Pipeline, name: str, source: str, *, columns: Sequence[str],
                    weight: str, keys: Sequence[str], seed: int | str, n: int,
                    stream: str = "clock", partition_by: Sequence[str] = ()) -> str:
-    """Add a materialised step: the `n` smallest exponential-clock keys of `source`
-    (per partition), ABCDE App. A step 1.
-
-    `source` is a pipeline step (or table) holding `columns`; `weight` an SQL expression
-    over them (elements with weight <= 0 never draw); `keys` integer or string columns
-    that identify an element (they, `stream` and the seed make the md5 key; they also
-    break ties). `seed` is an integer, or an SQL expression (e.g. a column when many
-    seeds run at once, partitioned by it). Output: `columns`, `clock_weight`,
-    `clock_key`, `clock_rank` (1 = first drawn).
-    """
+    """Add a materialised step: the `n` smallest exponential-clock keys of `source` per
+    partition (ABCDE App. A step 1). `weight` is an SQL expression of `columns` (≤ 0 never
+    draws), `keys` identify an element (with `stream` and the seed: the md5 key; they break
+    ties), `seed` an integer or an SQL expression. Adds `clock_weight`, `clock_key` and
+    `clock_rank` (1 = first drawn)."""
     seed_sql = literal(seed) if isinstance(seed, int) else seed
     query = render("sampling/clock.sql", source=source, columns=list(columns), weight=weight,
                    keys=list(keys), seed=seed_sql, stream=stream, n=int(n),
@@ -66,13 +47,10 @@ def poisson_terms() -> list[tuple[int, str]]:
 
 def add_draw_count_steps(pipeline: Pipeline, name: str, clock: str, *, id_col: str,
                          seed: int | str, partition: str | None = None) -> str:
-    """Add a materialised step `name`: (clock_rank, draw_count) for every element of the
-    clock sample `clock` (`add_clock_step`), dc = 1 + Poisson(w·(M − key)) drawn in SQL
-    (ABCDE App. A, steps 2–3; `sampling/draw_counts.sql`, docs/method.md §7.2). `id_col`
-    names the element's id (integer or string): it keys the uniforms, so an element
-    gets the same count whatever the engine or the order of the rows. `seed` is an
-    integer, or an SQL expression (a column, with `partition` naming the column that
-    separates many samples of one clock step, as `add_clock_step`'s `partition_by`)."""
+    """Add a materialised step `name`: (clock_rank, draw_count) of every element of the
+    clock sample `clock`, dc = 1 + Poisson(w·(M − key)) drawn in SQL (ABCDE App. A steps
+    2–3; docs/method.md §7.2), keyed by `id_col` so that an element gets the same count on
+    every engine; `seed` an integer or an SQL expression, per `partition`."""
     if "poisson_terms" not in pipeline.steps:
         pipeline.add("poisson_terms", render("sampling/poisson_terms.sql",
                                              terms=poisson_terms()))

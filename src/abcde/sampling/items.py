@@ -151,12 +151,9 @@ def prepare_items(engine: Engine, inputs: Inputs, prefix: str = "abcde_items_") 
 
 def add_affected_items(pipeline: Pipeline, inputs: Inputs, *,
                        materialise: bool = False) -> None:
-    """`overall` and `affected_items` over the cell steps, from `affected_item_rows`
-    (`abcde.cells.add_affected_item_rows`: the items of affected cells, a second pass
-    over the inputs, without the attributes, which are joined to the sample; kept in a
-    workspace, a table with `materialise`). The engines and the warehouse scripts draw
-    from the same items: `affected_items` keeps the cells with jaccard_distance > 0
-    (sampling/affected_items.sql), the only items with a positive clock weight."""
+    """`overall` and `affected_items` (the items of the cells with jaccard_distance > 0,
+    the only ones with a positive clock weight) over the cell steps, from
+    `abcde.cells.add_affected_item_rows`: the same items for the engines and the scripts."""
     pipeline.add("overall", render("impact/overall.sql", metrics=IMPACT_METRICS))
     add_affected_item_rows(pipeline, inputs, materialise=materialise)
     pipeline.add("affected_items", render("sampling/affected_items.sql",
@@ -165,12 +162,10 @@ def add_affected_items(pipeline: Pipeline, inputs: Inputs, *,
 
 def add_item_sample_steps(pipeline: Pipeline, inputs: Inputs, size: int, seed: int,
                           attrs: list[tuple[str, str]]) -> list[str]:
-    """The sample over `add_affected_items`' steps, all in SQL (the engines' path and
-    `abcde sql sample-items` alike): `item_clock` (the `size` smallest exponential-clock
-    keys, App. A step 1), `item_draws` (dc = 1 + Poisson(w·(M − key)), steps 2–3),
-    `sample_attributes` (the attributes of the sampled items only, read once),
-    `item_sample` (rows with importance weights and every attribute), and the one-row
-    `item_manifest`. Returns the materialised steps in order."""
+    """The item sample over `add_affected_items`' steps, all in SQL (engines and `abcde sql
+    sample-items` alike): `item_clock` (App. A step 1), `item_draws` (steps 2–3), the
+    sampled items' `sample_attributes`, `item_sample` and the one-row `item_manifest`.
+    Returns the materialised steps in order."""
     add_clock_step(pipeline, "item_clock", "affected_items",
                    columns=["item_id", "base_cluster", "exp_cluster", "weight",
                             *IMPACT_METRICS],

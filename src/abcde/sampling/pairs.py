@@ -397,14 +397,11 @@ CHAIN = ("draw_ids", "pair_draw_strata", "pair_split_partners", "pair_merge_part
 def add_chain(p: Pipeline, seed: int, n: int, *, budget: int | str | None = None,
               ceiling: str | None = None, suffix: str = "", strata: Any = None,
               class_keys: Sequence[str] = ()) -> list[str]:
-    """The steps of one stream of `n` draws of `seed` (ABCDE App. A; docs/method.md §6):
-    the draw numbers, their strata, partner cells, the items of the cells they need and
-    the stream (`pair_stream`); with a `budget` (a number or SQL), its fill
-    (`pairs/fill.sql`, `ceiling` an SQL expression of the budget judge_rank, default the
-    stream itself) and the kept draws `pair_kept` (`pairs/sample.sql`), else only the
-    stream. With a `suffix` every step is named <step><suffix> and reads the design
-    `strata` (a stratum's, made here unless the pipeline has it). Returns the
-    materialised steps, in order."""
+    """The steps of one stream of `n` draws of `seed` (ABCDE App. A; docs/method.md §6),
+    ending in `pair_stream`; with a `budget` (a number or SQL) also its fill (`ceiling`: an
+    SQL expression of it, default the stream) and the kept draws `pair_kept`. With a
+    `suffix` every step is named <step><suffix> and reads the stratum's design `strata`.
+    Returns the materialised steps, in order."""
     s = literal(seed)
     names = {name: f"{name}{suffix}" for name in CHAIN}
     chain: list[tuple[str, Any, bool]] = []

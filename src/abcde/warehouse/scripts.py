@@ -425,11 +425,9 @@ def _same_table(a: str, b: str) -> bool:
 
 def check_unshadowed(spec: ScriptSpec, pipeline: Pipeline,
                       others: Sequence[tuple[str, str]] = ()) -> None:
-    """Refuse an input that may be a table the script drops and creates (running it would
-    destroy the input), an unqualified input named like a step or CTE of the script (it
-    would read that relation instead) and a prefix naming a table like a CTE. Engines
-    match names ignoring case, so the comparisons do. `others`: further (option, table)
-    inputs (an evaluation's other runs)."""
+    """Refuse an input the script would drop and create (destroying it), an unqualified
+    input named like one of its steps or CTEs (read instead), and a prefix naming a table
+    like a CTE; names compare ignoring case. `others`: more (option, table) inputs."""
     made = [".".join(p.name for p in pipeline.table(n).parts)
             for n, st in pipeline.steps.items() if st.materialise and n not in pipeline.provided]
     taken = {n.lower() for n in pipeline.relation_names()}
