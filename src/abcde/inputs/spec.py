@@ -34,14 +34,10 @@ Slicing = tuple[str, ...]
 
 @dataclass(frozen=True)
 class InputSpec:
-    """The inputs of one comparison, as the user names them.
-
-    `base`, `exp`, `weights`, `attributes`: CSV/Parquet paths, tables of the engine's
-    database, DataFrames or mappings ({item: cluster}, {item: weight}, {item: {column:
-    value}}). `slicings`: the attribute columns to slice by, one tuple per slicing (they
-    must exist in `attributes`). `roles` name the two clusterings in messages and
-    reports ("truth", "actual" for an evaluation).
-    """
+    """The inputs of one comparison, as the user names them: `base`, `exp`, `weights`,
+    `attributes` as CSV/Parquet paths, tables, DataFrames or mappings; `slicings` (one tuple
+    of attribute columns each); `roles` name the two clusterings in messages ("truth",
+    "actual" for an evaluation)."""
 
     base: object
     exp: object
@@ -71,12 +67,9 @@ class InputSpec:
 
 def parse_slicings(slice_by: str | Sequence[str] | Sequence[Sequence[str]] | None,
                    option: str = "--slice-by") -> list[list[str]]:
-    """'a,b' -> [['a', 'b']] (one slicing by the pair of columns); a list of such
-    strings (or of lists) -> one slicing each. An empty name (``--slice-by ""``,
-    ``'a,'``) is refused: it would silently slice by nothing; so is a column named twice
-    in one slicing (``'a,a'``), and a slicing given twice (``--slice-by a --slice-by a``,
-    also as ``b,a`` after ``a,b``). `option` names the option in the message (explore's
-    --group-by takes one such list)."""
+    """'a,b' -> [['a', 'b']] (one slicing by both columns); a list of such strings (or of
+    lists) -> one slicing each. An empty name, a column twice in one slicing and a slicing
+    given twice (in any column order) are refused; `option` names the option in messages."""
     if slice_by is None:
         return []
     if not isinstance(slice_by, str | Iterable):  # slice_by=3 raised "not iterable"
@@ -118,12 +111,9 @@ def parse_slicings(slice_by: str | Sequence[str] | Sequence[Sequence[str]] | Non
 
 def check_slice_names(slicings: Sequence[Sequence[str]], reserved: Set[str],
                       columns: Mapping[str, str] | None = None) -> None:
-    """Slice columns become output columns beside the metrics: no name may clash with a
-    metric (`reserved`) or with another column of the output tables (`columns`: name →
-    what it is, for the message, e.g. a script's `input_valid`). A column named twice in
-    one slicing is refused by `parse_slicings`. Names compare ignoring case, as DuckDB
-    and Spark do: a slice column `Contribution` beside the metric `contribution` in one
-    table is a clash there."""
+    """Slice columns become output columns beside the metrics: no name may clash, ignoring
+    case as DuckDB and Spark do, with a metric (`reserved`) or another output column
+    (`columns`: name → what it is, for the message)."""
     what = {**{r: "a metric's name" for r in reserved}, **(columns or {})}
     lowered = {r.lower(): r for r in what}
     clash = sorted({c for s in slicings for c in s if c.lower() in lowered})

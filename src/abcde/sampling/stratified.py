@@ -1,25 +1,10 @@
-"""Stratified pair sampling: split+merge pairs and stable pairs (i ≠ j) as two strata
-(the Jaccard decomposition paper §7.1 leaves stratification as future work).
-
-Why: the Good/Bad split and merge rates and distances are estimated only from split and
-merge draws, the affected indexes only from stable draws, and ΔPrecision from all. An
-unstratified sample spends the budget on the classes in proportion to their design
-probability — often mostly stable pairs (Jaccard §7.1) — and how many split and merge
-pairs it gets is random. Sampling the strata separately fixes each stratum's number of
-unique judgeable pairs, and the allocation decides where the budget goes.
-
-Stratum h ∈ {split_merge, stable} is sampled exactly like an unstratified sample
-(`abcde.sampling.pairs`: the same steps, `add_chain` with the design restricted to the
-classes of h, so a draw picks (cell, class) ∝ its design total within h), with its own
-budget fill and seed 2·seed + h (independent uniforms per stratum). Each draw's
-importance weights are relative to its stratum's design. Estimation is the unstratified
-one (docs/method.md §8.10): every metric part is a per-class ratio times the class's
-exact total, and each class lies in one stratum.
-
-Allocation of the budget B (unique judgeable pairs): ``proportional`` — B·Q_h (the
-unstratified sample's expected shares: Q_h is the design probability of the stratum's
-classes), ``equal`` — B/2 each, or a number f in (0, 1) — f·B to split+merge. A stratum
-without pairs gets no budget.
+"""Stratified pair sampling (docs/method.md §7.7; the Jaccard decomposition paper §7.1
+leaves stratification as future work): split+merge pairs and stable pairs (i ≠ j) as two
+strata, each sampled exactly as an unstratified sample (`add_chain` with the design
+restricted to its classes) with its own budget fill and the seed 2·seed + h, so that each
+stratum's number of unique judgeable pairs is fixed by the allocation (proportional,
+equal or a fraction to split+merge) rather than random. Estimation is the unstratified
+one (docs/method.md §8.10): each class lies in one stratum.
 """
 
 from __future__ import annotations
@@ -204,11 +189,9 @@ def run_stratified(session: Session, budget: int, alloc: str | float, *, seed: i
 
 def refusal(problems: list[str], budget: int, q: dict[str, float], allocation: str | float,
             held: dict[str, int], ceiling: str | None) -> InputError:
-    """The refusal of a stratified budget: what went wrong per stratum, and the largest
-    total budget whose allocation gives every stratum at most what it holds (`held`: its
-    judgeable pairs, or what its cost ceiling fills) and the stratum one more pair would
-    give more (`largest_budget`); `ceiling` names the option that raises the cost ceiling
-    when that is what stopped a stratum."""
+    """The refusal of a stratified budget: what went wrong per stratum and the largest total
+    budget every stratum supplies (`held`: its judgeable pairs, or what its ceiling fills);
+    `ceiling` names the option that raises the cost ceiling when that stopped a stratum."""
     option = ceiling or "budget"
     most = largest_budget(budget, q, allocation, held)
     what = f"--budget {budget:,}, --strata-allocation {allocation}"
@@ -229,12 +212,9 @@ def refusal(problems: list[str], budget: int, q: dict[str, float], allocation: s
 
 def largest_budget(budget: int, q: dict[str, float], allocation: str | float,
                    held: dict[str, int]) -> int | None:
-    """The largest total budget below `budget` (which over-allocates a stratum) whose
-    allocation (`allocate`) gives every stratum at most `held`; None when not even 2
-    (the least a stratified sample takes) does. Each stratum's allocation is
-    nondecreasing in the budget (round(f·B) clamped to [1, B − 1], and B minus it, both
-    grow by 0 or 1 per pair), so the budgets that fit are 2..B*: a bisection over
-    `allocate` itself finds B* exactly, with its rounding."""
+    """The largest total budget below `budget` whose allocation gives every stratum at most
+    `held`, None when not even 2 does: each stratum's allocation grows by 0 or 1 per pair,
+    so the budgets that fit are 2..B* and a bisection over `allocate` finds B* exactly."""
     def fits(b: int) -> bool:
         return all(n <= held[name] for name, n in allocate(b, q, allocation).items())
 
