@@ -70,12 +70,6 @@ class Comparison:
                          tuple(tuple(s) for s in parse_slicings(slice_by)))
         self.session = Session(spec, engine_config(engine), workspace)
 
-    @classmethod
-    def _of(cls, session: Session) -> Comparison:
-        out = cls.__new__(cls)
-        out.session = session
-        return out
-
     def __enter__(self) -> Comparison:
         self.session.open()
         return self
