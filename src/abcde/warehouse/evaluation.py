@@ -46,13 +46,9 @@ def run_name(name: str | None, table: str) -> str:
 def evaluate_pipelines(spec: ScriptSpec, actual: Sequence[tuple[str | None, str]],
                        relations: dict[str, str] | None = None,
                        ) -> list[tuple[str, Pipeline, list[Output]]]:
-    """(run name, pipeline, outputs) per actual run, `spec.base` the truth; `relations`:
-    the inputs' SQL relations (role -> relation, a run's as `actual_<k>`; dbt sources)."""
-    if not actual:
-        raise InputError("no actual clustering given", hint="Give --actual at least once.")
-    if spec.reuse_cells:
-        raise InputError("an evaluation makes its own cells (truth × run): --reuse-cells "
-                         "does not apply")
+    """(run name, pipeline, outputs) per actual run (at least one: `sql evaluate` and
+    `dbt --truth` require --actual), `spec.base` the truth, with cells of its own;
+    `relations`: the inputs' SQL relations (role -> relation, a run's as `actual_<k>`)."""
     names = [run_name(n, t) for n, t in actual]
     # engines match table names case-insensitively: runs A and a would share tables
     folded = [n.lower() for n in names]
