@@ -86,10 +86,7 @@ class Inputs:
                 "attributes": self.attributes.label if self.attributes else None}
 
     def attribute(self, name: str) -> Attribute:
-        for a in self.attribute_columns:
-            if a.name == name:
-                return a
-        raise KeyError(name)
+        return {a.name: a for a in self.attribute_columns}[name]
 
 
 def open_inputs(engine: Engine, spec: InputSpec) -> Inputs:
