@@ -447,10 +447,8 @@ class PostgresEngine(Engine):
         return info.name
 
     def missing_table(self, name: str, relation: str) -> tuple[str, str]:
-        """A table the user may not read is named as such (with the GRANT it needs), not
-        as missing; a missing one gets the tables of that name in another case: names are
-        used exactly as typed, and PostgreSQL folds an unquoted `CREATE TABLE MyBase` to
-        `mybase`."""
+        """A table the user may not read is named as such, with the GRANT it needs; a missing
+        one gets the tables of that name in another case (PostgreSQL folds unquoted names)."""
         try:
             self.columns(relation)
         except EngineError as err:

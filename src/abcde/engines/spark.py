@@ -261,11 +261,10 @@ def _classic_session_running() -> bool:
 def local_session(master: str = "local[2]", warehouse: str | Path | None = None,
                   driver_memory: str = "2g", conf: Conf = (),
                   log_dir: str | Path | None = None) -> SparkSession:
-    """A classic SparkSession on `master` (default `local[2]`, with the settings measured
-    for abcde: docs/method.md §11.4; a cluster manager URL such as `spark://host:7077` or
-    `yarn` gets only abcde's quiet settings). `conf`: (key, value) pairs applied last,
-    so they override abcde's. The JVM's output goes to `log_dir`/jvm.log (default: a
-    private temporary directory), never to the terminal; the JVM dies with the process."""
+    """A classic SparkSession on `master` (default `local[2]` with the settings of
+    docs/method.md §11.4; a cluster manager URL gets only abcde's quiet settings), `conf`
+    applied last. The JVM writes to `log_dir`/jvm.log (default: a private temporary
+    directory), never to the terminal, and dies with the process."""
     missing = java_missing()
     if missing:
         raise EngineUnavailable(
@@ -317,11 +316,9 @@ def local_session(master: str = "local[2]", warehouse: str | Path | None = None,
 
 
 def remote_session(url: str, conf: Conf = (), probe_retries: int = 4) -> SparkSession:
-    """A Spark Connect session on the server at `url` (`sc://host:port`, with the
-    options Spark Connect URLs take, e.g. `sc://host:443/;use_ssl=true;token=...`).
-    `conf`: (key, value) session settings. The server is asked for `SELECT 1` with a
-    few quick retries (not Spark Connect's ten minutes of them): one that does not
-    answer is an `EngineUnavailable` naming the URL."""
+    """A Spark Connect session on the server at `url` (`sc://host:port[/;options]`) with
+    the session settings `conf`, probed with `SELECT 1` and a few quick retries (not Spark
+    Connect's ten minutes of them): a server that does not answer is `EngineUnavailable`."""
     # gRPC's C core logs to the terminal (a failed TLS handshake, once per retry); abcde
     # reports the failure itself. Read when gRPC starts, so set before the first channel.
     os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
@@ -397,10 +394,8 @@ def _file_type(spark_type: T.DataType) -> str | None:
 
 class SparkEngine(Engine):
     """Runs the pipeline's Spark SQL on `spark` (left open), else on a session it starts
-    and stops on close: Spark Connect at `remote` (`sc://host:port`), else a classic
-    session on `master` (default `local[2]`; a classic session the process already
-    runs is used instead, as Spark's getOrCreate does, and left running on close).
-    `conf`: (key, value) settings of a session it starts."""
+    and stops on close: Spark Connect at `remote`, else a classic session on `master`
+    (default `local[2]`; one the process already runs is used and left running)."""
 
     dialect = Spark()
     reads_frames = True
