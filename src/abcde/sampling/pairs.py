@@ -1,31 +1,18 @@
 """Pairs of items for judgement, drawn exactly from a defensive mixture of the two pair
 populations (docs/method.md §6): q = α·u/Σu + (1 − α)·w/Σw of ABCDE's u_ij (§5.7, eq.
-52–58) and the Jaccard decomposition's w_ij (§7), self pairs excluded — they need no
-verdict and are added exactly (ABCDE §5.8; docs/method.md §6.8). α = 1 is the ABCDE
-population, α = 0 the Jaccard one. Hierarchically, never by enumerating pairs, never by
-an item-level self-join:
+52–58) and the Jaccard decomposition's w_ij (§7), self pairs excluded (added exactly:
+ABCDE §5.8; docs/method.md §6.8). α = 1 is the ABCDE population, α = 0 the Jaccard one.
 
-1. a stratum (cell c = (b, e), class) ∝ its closed-form design total
-   (`pairs/population.sql`, `pairs/strata.sql`);
-2. the vantage item i in c: ∝ w_i for split and merge pairs, ∝ w_i·(w_c − w_i) for
-   stable pairs;
-3. the partner: split → a cell (b, e' ≠ e) ∝ weight, merge → a cell (b' ≠ b, e) ∝
-   weight, stable → c itself; then an item of that cell ∝ weight (for stable, any item
-   but i).
-
-Within a stratum both populations are ∝ w_i·w_j, so P(i, j) = t_s/Σt · w_i w_j/Σ_s w_k w_l
-= q_ij, and every draw carries u_ij/w_ij (a stratum constant), from which its importance
-weights (u_ij/Σu)/q_ij ≤ 1/α and (w_ij/Σw)/q_ij ≤ 1/(1 − α) follow (`importance`).
-Every "pick ∝ weight" is a window as-of join (docs/method.md §6.6), so the cost is a sort
-of the candidates plus the draws.
-
-Draw d = 0, 1, 2, ... of the stream uses the uniforms of (seed, level, d), so a longer
-stream extends a shorter one. The budget fill keeps the shortest prefix holding B unique
-judgeable pairs (ABCDE App. A 3.1–3.2; `pairs/fill.sql`). The engines and the warehouse
-scripts build the same steps (`add_design_steps`, `add_chain`, `add_sample_steps`): a
-script draws one stream of --stream-draws and says whether it held the budget; an engine
-draws a stream and, while it does not hold the budget, one GROWTH times longer, up to
-the cost ceiling (`Ceiling`).
+Each draw is hierarchical (docs/method.md §6.5), never an enumeration of pairs nor an
+item self-join: a stratum (cell, class) ∝ its closed-form design total, the vantage item,
+then the partner, every "pick ∝ weight" a window as-of join (§6.6); each draw carries
+u_ij/w_ij, from which its importance weights follow (`importance`). Draw d of the stream
+uses the uniforms of (seed, level, d), so a longer stream extends a shorter one (§7.4),
+and the budget fill keeps the shortest prefix holding B unique judgeable pairs (ABCDE
+App. A 3.1–3.2; §7.5). The engines and the warehouse scripts build the same steps
+(`add_design_steps`, `add_chain`, `add_sample_steps`): a script draws one stream of
+--stream-draws and says whether it held the budget; an engine grows its stream GROWTH
+times while it does not, up to the cost ceiling (`Ceiling`).
 """
 
 from __future__ import annotations
