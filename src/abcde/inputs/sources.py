@@ -288,14 +288,15 @@ def _register_file(engine: Engine, name: str, path: Path, fmt: str | None, label
                f"{path} holds no header line once decompressed (an empty file, compressed)"
                if fmt == "csv" and path.suffix.lower() in CSV_COMPRESSIONS
                and header_line(path) is None else None)
+    hint = ("Write the data to a CSV or Parquet file and give that file."
+            if problem is not None and "regular" in problem else None)
+    if problem is None and fmt == "csv" and (utf16 := utf16_without_bom(path)) is not None:
+        problem = (f"{path} is {utf16} text without a byte-order mark (a zero byte beside "
+                   "every character), not UTF-8")
+        hint = (f"Save it as UTF-8: iconv -f {utf16} -t UTF-8 old.csv > new.csv, or in "
+                "Excel as CSV UTF-8.")
     if problem is not None:
-        raise InputError(problem, table=label, hint="Write the data to a CSV or Parquet "
-                         "file and give that file." if "regular" in problem else None)
-    if fmt == "csv" and (utf16 := utf16_without_bom(path)) is not None:
-        raise InputError(f"{path} is {utf16} text without a byte-order mark (a zero byte "
-                         "beside every character), not UTF-8", table=label,
-                         hint=f"Save it as UTF-8: iconv -f {utf16} -t UTF-8 old.csv > "
-                              "new.csv, or in Excel as CSV UTF-8.")
+        raise InputError(problem, table=label, hint=hint)
     labels = engine.file_labels  # for the engines' errors on lines past the sniffed rows
     known = labels.get(str(path))
     labels[str(path)] = label if known in (None, label) else f"{known} and {label}"
