@@ -16,7 +16,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from abcde.report.build import report_html
-from abcde.report.figures import ZOOM, value_range
+from abcde.report.plots import ZOOM, value_range
 
 from .report_support import figures, text_of, trace
 

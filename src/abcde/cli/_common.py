@@ -205,7 +205,7 @@ def format_option(fn: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(fn)
     def wrapper(*args: Any, fmt: str, **kwargs: Any) -> Any:
         if fmt == "html":
-            from abcde.report.figures import require_plotly
+            from abcde.report.plots import require_plotly
 
             require_plotly()
         return fn(*args, fmt=fmt, **kwargs)

@@ -9,7 +9,6 @@ from typing import Any
 from abcde.errors import InputError
 from abcde.inputs.records import load_json
 from abcde.report.figures import (
-    Section,
     estimate_section,
     evaluate_section,
     impact_section,
@@ -17,6 +16,7 @@ from abcde.report.figures import (
     simulate_section,
 )
 from abcde.report.page import render
+from abcde.report.plots import Section
 
 Doc = Mapping[str, Any] | str | Path
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import jinja2
 
-from abcde.report.figures import Section
+from abcde.report.plots import Section
 from abcde.version import __version__
 
 #: the file runs its own inline scripts and styles and shows data: images (plotly's
