@@ -1,7 +1,8 @@
 """`abcde judge` as a real process: it listens on loopback only, on a free port unless
 told, refuses what the guard refuses over a real socket (raw request lines, which no
-client normalises), stops cleanly on Ctrl-C, and refuses bad input with exit code 2
-and a message — never a traceback (docs/method.md §12.1)."""
+client normalises) and stops cleanly on Ctrl-C; and it refuses bad input (run in this
+process, `run_judge`) with exit code 2 and a message — never a traceback
+(docs/method.md §12.1)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,9 @@ import json
 import shutil
 import signal
 import socket
-import subprocess
 import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -71,18 +73,28 @@ def test_listens_on_loopback_only_and_refuses_without_token(
     assert raw_get(server, f"/?token={server.token}", host="evil.example")[0] == 403
 
 
+@pytest.fixture(scope="module")
+def traversal_server(base_sample: Path, tmp_path_factory: pytest.TempPathFactory,
+                     ) -> Iterator[Server]:
+    """One server for every traversal case (they only read), its verdicts.jsonl there
+    to be leaked."""
+    where = Path(shutil.copytree(base_sample, tmp_path_factory.mktemp("traversal") / "r"))
+    (where / "verdicts.jsonl").write_text("")
+    server = start_server(where, "--judge", "ana")
+    try:
+        yield server
+    finally:
+        server.stop(signal.SIGKILL)
+
+
 @pytest.mark.parametrize("target", [
     "/static/../../manifest.json", "/static/../manifest.json", "/../manifest.json",
     "/static/%2e%2e/%2e%2e/manifest.json", "/static/..%2f..%2fmanifest.json",
     "/../../../../etc/passwd", "/static/../../../../../../etc/passwd",
     "/verdicts.jsonl", "/questions.jsonl", "/static/..\\..\\manifest.json",
 ])
-def test_raw_path_traversal_over_a_socket(sample_dir: Path, servers: list[Server],
-                                          target: str) -> None:
-    if not servers:
-        servers.append(start_server(sample_dir, "--judge", "ana"))
-    server = servers[0]
-    (sample_dir / "verdicts.jsonl").write_text("")
+def test_raw_path_traversal_over_a_socket(traversal_server: Server, target: str) -> None:
+    server = traversal_server
     sep = "&" if "?" in target else "?"
     status, body = raw_get(server, f"{target}{sep}token={server.token}")
     assert status in (400, 404), (target, status)
@@ -109,9 +121,27 @@ def test_ctrl_c_stops_cleanly_and_says_where_the_verdicts_are(
     assert json.loads((sample_dir / "verdicts.jsonl").read_text())["verdict"] == "unknown"
 
 
-def run_judge(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "abcde", "judge", *args],
-                          capture_output=True, text=True, timeout=180)
+@dataclass(frozen=True)
+class Refused:
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_judge(*args: str) -> Refused:
+    """`abcde judge` on input it refuses, in this process (a Python start per case costs
+    more than the case): a run that gets as far as serving fails instead."""
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    def serve(*_: object, **__: object) -> None:
+        raise AssertionError("abcde judge started serving")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("abcde.server.run.serve", serve)
+        result = CliRunner().invoke(main, ["judge", *args])
+    return Refused(result.exit_code, result.stdout, result.stderr)
 
 
 def test_port_in_use_is_exit_2(sample_dir: Path) -> None:
@@ -273,10 +303,8 @@ def test_a_line_torn_by_a_crash_is_said_on_start(
     said = (f"{log}: skipped its last line (line 2), which has no line end: a write cut "
             "short by a crash, never acknowledged to the judge")
     assert f"warning: {said}" in run.output
-    estimate = subprocess.run([sys.executable, "-m", "abcde", "estimate", str(sample_dir),
-                               "--format", "json"], capture_output=True, text=True,
-                              timeout=120)
-    assert estimate.returncode == 0, estimate.stderr
+    estimate = CliRunner().invoke(main, ["estimate", str(sample_dir), "--format", "json"])
+    assert estimate.exit_code == 0, estimate.output
     assert said in json.loads(estimate.stdout)["judging"]["warnings"]
 
 
