@@ -19,6 +19,32 @@ EXAMPLES = ROOT / "examples"
 ARTIFACTS = ROOT / "test-artifacts"
 
 
+@dataclass(frozen=True)
+class Ran:
+    """What a command printed and its exit code (as subprocess.CompletedProcess names them)."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run_cli(*args: str) -> Ran:
+    """`abcde ARGS…` in this process: a Python start costs more than most commands here.
+    A command that gets as far as serving a page fails instead (it would never end)."""
+    import pytest
+    from click.testing import CliRunner
+
+    from abcde.cli import main
+
+    def serve(*_: object, **__: object) -> None:
+        raise AssertionError("the command started serving")
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("abcde.server.run.serve", serve)
+        result = CliRunner().invoke(main, list(args))
+    return Ran(result.exit_code, result.stdout, result.stderr)
+
+
 def in_ci() -> bool:
     return os.environ.get("CI", "").lower() not in ("", "0", "false", "no")
 

@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,14 +17,13 @@ from sklearn.metrics import cohen_kappa_score
 from abcde.judge.questions import load_questions
 from abcde.sample_files.verdicts import Event, append_event
 
-from .judge_support import truth_verdict
+from .judge_support import Ran, run_cli, truth_verdict
 
 OTHER = {"equivalent": "not_equivalent", "not_equivalent": "equivalent"}
 
 
-def run_estimate(sample_dir: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "abcde", "estimate", str(sample_dir), *args],
-                          capture_output=True, text=True, timeout=120)
+def run_estimate(sample_dir: Path, *args: str) -> Ran:
+    return run_cli("estimate", str(sample_dir), *args)
 
 
 def estimate_json(sample_dir: Path, *args: str) -> dict[str, Any]:

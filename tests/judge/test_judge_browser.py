@@ -9,8 +9,6 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +23,7 @@ from selenium.webdriver.support.ui import WebDriverWait
 from abcde.judge.assignment import overlap_pairs
 from abcde.judge.questions import load_questions
 
-from .judge_support import ARTIFACTS, STARTS, Server, start_server, truth_verdict
+from .judge_support import ARTIFACTS, STARTS, Server, run_cli, start_server, truth_verdict
 
 KEY = {"equivalent": "j", "not_equivalent": "k", "unknown": "u"}
 DIGIT = {"equivalent": "1", "not_equivalent": "2", "unknown": "3"}
@@ -107,9 +105,7 @@ def screenshot(d: Any, name: str) -> Path:
 
 
 def estimate_json(sample_dir: Path, *args: str) -> dict[str, Any]:
-    run = subprocess.run([sys.executable, "-m", "abcde", "estimate", str(sample_dir),
-                          "--format", "json", *args], capture_output=True, text=True,
-                         timeout=120)
+    run = run_cli("estimate", str(sample_dir), "--format", "json", *args)
     assert run.returncode == 0, run.stderr
     return json.loads(run.stdout)
 

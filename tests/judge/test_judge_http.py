@@ -698,14 +698,12 @@ def test_the_panel_marks_each_metric_that_is_not_conclusive(sample_dir: Path) ->
     few effective draws) as narrow-looking as any: only a long warning under the table
     said which. Each row whose estimate `abcde estimate DIR` flags not conclusive now
     says so beside its interval, with the reason; the others do not."""
-    import subprocess
-    import sys
+    from .judge_support import run_cli
 
     c, session, token = make_client(sample_dir, show_estimates=True)
     for pid in session.assignment.order[:12]:
         c.post(f"/verdict?token={token}", data={"pair_id": pid, "verdict": "equivalent"})
-    run = subprocess.run([sys.executable, "-m", "abcde", "estimate", str(sample_dir),
-                          "--format", "json"], capture_output=True, text=True, timeout=120)
+    run = run_cli("estimate", str(sample_dir), "--format", "json")
     assert run.returncode == 0, run.stderr
     doc = json.loads(run.stdout)
     page = c.get(f"/pair/1?token={token}").text

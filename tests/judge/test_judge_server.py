@@ -14,12 +14,11 @@ import signal
 import socket
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
-from .judge_support import Server, start_server
+from .judge_support import Ran, Server, run_cli, start_server
 
 
 def raw_get(server: Server, target: str, host: str | None = None) -> tuple[int, bytes]:
@@ -121,27 +120,8 @@ def test_ctrl_c_stops_cleanly_and_says_where_the_verdicts_are(
     assert json.loads((sample_dir / "verdicts.jsonl").read_text())["verdict"] == "unknown"
 
 
-@dataclass(frozen=True)
-class Refused:
-    returncode: int
-    stdout: str
-    stderr: str
-
-
-def run_judge(*args: str) -> Refused:
-    """`abcde judge` on input it refuses, in this process (a Python start per case costs
-    more than the case): a run that gets as far as serving fails instead."""
-    from click.testing import CliRunner
-
-    from abcde.cli import main
-
-    def serve(*_: object, **__: object) -> None:
-        raise AssertionError("abcde judge started serving")
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr("abcde.server.run.serve", serve)
-        result = CliRunner().invoke(main, ["judge", *args])
-    return Refused(result.exit_code, result.stdout, result.stderr)
+def run_judge(*args: str) -> Ran:
+    return run_cli("judge", *args)
 
 
 def test_port_in_use_is_exit_2(sample_dir: Path) -> None:
