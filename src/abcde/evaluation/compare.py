@@ -126,9 +126,8 @@ def evaluate_uir_summary(runs: Sequence[RunResult], cases_label: str, metrics: S
     if not shared:
         return doc, {}
     table = {r.name: {c: r.cases[c] for c in shared} for r in runs}
+    # pointwise metrics lie in [0, 1]: the sweep cannot be refused for a negative score
     summary = uir_summary(table, metrics, rel_tol=rel_tol, alphas=alphas)
-    if summary.f_alpha_error is not None:
-        raise UirInputError(summary.f_alpha_error)
     doc["f_alpha"] = _sweep_doc(summary)
     if summary.matrix is not None:
         doc.update(matrix=summary.matrix, reference_systems=_references_doc(summary),

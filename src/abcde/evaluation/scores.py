@@ -154,7 +154,7 @@ def read_scores(path: str | Path, metrics: Sequence[str] | None = None) -> list[
     by the suffix, read as `abcde.inputs.records` reads small files; with `metrics`, only
     the rows of those metrics (the others are skipped unread). system, case and metric
     are text (a JSONL integer is its text); docs/method.md §9.1."""
-    wanted = None if metrics is None else set(check_metrics(metrics))
+    wanted = None if metrics is None else set(metrics)  # checked by `pivot_scores`
     read = read_records(Path(path), what="score file", expected=[COLUMNS])
     where = read.where
     if not read.jsonl and (missing := [c for c in COLUMNS if c not in read.columns]):

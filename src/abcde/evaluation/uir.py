@@ -33,7 +33,6 @@ from abcde.evaluation.scores import (
     System,
     UirInputError,
     as_score_table,
-    check_metrics,
 )
 
 #: α ∈ {0, 0.1, …, 1}: α = 0 is recall alone, α = 1 precision alone ([UIR] §2.1).
@@ -209,8 +208,9 @@ def uir_summary(table: ScoreTable, metrics: Sequence[str], *, tol: float = 0.0,
                 threshold: float = UIR_ROBUST_THRESHOLD) -> UirSummary:
     """Each pair's UIR (computed once), the matrix filled from them (0 on the diagonal,
     antisymmetric), the reference systems, the robust improvements and the F_α sweep of
-    a checked table (`abcde.evaluation.scores.pivot_scores`); docs/method.md §9.3–§9.5."""
-    metrics = check_metrics(metrics)
+    a checked table and metrics (`abcde.evaluation.scores.pivot_scores`); docs/method.md
+    §9.3–§9.5."""
+    metrics = tuple(metrics)
     systems = tuple(table)
     pairs = {(a, b): uir(table[a], table[b], metrics, tol=tol, rel_tol=rel_tol)
              for i, a in enumerate(systems) for b in systems[i + 1:]}
