@@ -328,7 +328,7 @@ def test_evaluate_refuses_run_names_that_differ_only_in_case_with_out(
             "--actual", f"{names[1]}={EXAMPLES / 'exp.csv'}"]
     res = CliRunner().invoke(main, [*args, "--out", str(out)])
     assert res.exit_code == 2, res.output
-    assert f"run names {names[0]!r} and {names[1]!r} differ only in case" in res.output
+    assert f"{names[0]!r} and {names[1]!r} differ only in case" in res.output
     assert "--actual NAME=PATH" in res.output and not out.exists()
     res = CliRunner().invoke(main, [*args, "--format", "json"])
     assert res.exit_code == 0, res.output
@@ -343,7 +343,7 @@ def test_evaluate_refuses_run_names_that_print_alike() -> None:
         "--actual", f"caf\u00e9={EXAMPLES / 'base.csv'}",
         "--actual", f"cafe\u0301={EXAMPLES / 'exp.csv'}"])
     assert res.exit_code == 2, res.output
-    assert "run names must be unique; repeated: caf\u00e9" in res.output
+    assert "run names must be unique" in res.output
     assert "different Unicode characters that print alike" in res.output
 
 
@@ -351,7 +351,7 @@ def test_evaluate_refuses_run_names_that_print_alike() -> None:
     (["--uir-rel-tol", "-1"], ["'--uir-rel-tol'", "[0, 1)"]),
     (["--uir-rel-tol", "nan"], ["'--uir-rel-tol'", "[0, 1)"]),
     (["--actual", f"a={EXAMPLES / 'exp.csv'}"],
-     ["run names must be unique; repeated: a", "--actual NAME=PATH"]),
+     ["run names must be unique: 'a' and 'a' are one name", "--actual NAME=PATH"]),
     (["--uir-cases", "bogus"], ["--uir-cases", "'bogus'",
                                 "truth_cluster, slice:<column> or none"]),
     (["--uir-metrics", "jaccard_distance"], ["--uir-metrics", "jaccard_index"]),

@@ -57,7 +57,6 @@ from abcde.results import OUT_FORMATS, plain_row
 from abcde.sql.helpers import rank_value
 from abcde.sql.pipeline import Pipeline
 from abcde.sql.templates import render
-from abcde.text import printing_alike
 
 __all__ = ["CLASSIC_METRICS", "OVERALL_METRICS", "POINTWISE_METRICS", "UIR_METRICS",
            "YANDEX_METRICS", "EvaluateResult", "RunResult", "UirOptions",
@@ -136,9 +135,10 @@ def default_run_name(source: object, k: int, *, database: bool = False) -> str:
 
 
 def run_names(actual: Sequence[object], names: Sequence[str | None] | None, *,
-              database: bool = False) -> list[str]:
+              database: bool = False, on_disk: bool = False) -> list[str]:
     """One unique name per run, given or `default_run_name` (repeats get _k); a name is a
-    directory under --out and a label, so one that cannot be either is refused."""
+    directory under --out and a label, so one that cannot be either is refused, and two
+    that print alike or (`on_disk`) are one directory on macOS and Windows."""
     names = [None] * len(actual) if names is None else list(names)
     if len(names) != len(actual):
         raise InputError(f"{len(names)} name(s) for {len(actual)} actual run(s)",
@@ -157,27 +157,20 @@ def run_names(actual: Sequence[object], names: Sequence[str | None] | None, *,
             raise InputError(f"run name {n!r} cannot be used: {bad} (run names become "
                              "directory names under --out and labels in the report)",
                              hint=hint)
-    nfc = [unicodedata.normalize("NFC", n) for n in out]
-    if dup := sorted({n for n in nfc if nfc.count(n) > 1}):
-        alike = sorted(unicodedata.normalize("NFC", g[0]) for g in printing_alike(out))
-        raise InputError(f"run names must be unique; repeated: {', '.join(dup)}"
-                         + (f" ({', '.join(alike)}: written with different Unicode "
-                            "characters that print alike, e.g. é and e + a combining "
-                            "accent)" if alike else ""), hint=hint)
-    return out
-
-
-def _check_run_dirs(names: Sequence[str]) -> None:
-    """Names equal but for case are one directory on macOS and Windows."""
     seen: dict[str, str] = {}
-    for name in names:
-        key = unicodedata.normalize("NFC", name).casefold()
+    for n in out:
+        nfc = unicodedata.normalize("NFC", n)
+        key = nfc.casefold() if on_disk else nfc
         if key in seen:
-            raise InputError(f"run names {seen[key]!r} and {name!r} differ only in case (or "
-                             "in Unicode normalisation): under --out their directories would "
-                             "be one on a case-insensitive file system (macOS, Windows)",
-                             hint="Name the runs apart: --actual NAME=PATH.")
-        seen[key] = name
+            first = seen[key]
+            raise InputError(f"run names must be unique: {first!r} and {n!r} " + (
+                "are one name" if first == n else "are written with different Unicode "
+                "characters that print alike (e.g. é and e + a combining accent)"
+                if unicodedata.normalize("NFC", first) == nfc else "differ only in case: "
+                "under --out their directories would be one on a case-insensitive file "
+                "system (macOS, Windows)"), hint=hint)
+        seen[key] = n
+    return out
 
 
 def _as_runs(actual: object, names: Sequence[str | None] | None,
@@ -317,9 +310,8 @@ def evaluate(truth: object, actual: object, weights: object | None = None, *,
                          hint="Give --actual at least once.")
     config = session.engine_config
     labels = run_names(runs, names, database=inputs.get("db") is not None
-                       or (isinstance(config, Engine) and config.user_db is not None))
-    if out is not None:
-        _check_run_dirs(labels)
+                       or (isinstance(config, Engine) and config.user_db is not None),
+                       on_disk=out is not None)
     spec = session.spec
     slicings = [list(s) for s in spec.slicings]
     if uir.slice_column is not None and [uir.slice_column] not in slicings:
