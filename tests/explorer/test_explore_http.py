@@ -152,8 +152,8 @@ def test_a_value_not_of_the_columns_type_is_said_plainly(
     (["provenance", "country", "provenance", "provenance"],
      "group by names «'provenance'» three times"),
     (["jaccard_distance"], "group by «'jaccard_distance'»: the table of groups has a "
-                           "column of that name (the group's own numbers); rank by another "
-                           "metric, or group by a copy of the column under another name"),
+                           "column of that name (the group's own numbers)\n  Rank by another "
+                           "metric, or group by a copy of the column under another name."),
 ])
 def test_group_by_mistakes_are_worded_for_the_form(client: TestClient, group_by: list[str],
                                                    message: str) -> None:

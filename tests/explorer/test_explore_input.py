@@ -309,7 +309,7 @@ def test_a_db_another_process_writes_is_exit_2(sample_db: Path, tmp_path: Path) 
     (",provenance", ["empty column"]),
     ("provenance,,size_class", ["empty column"]),
     ("provenance,provenance", ["'provenance' more than once"]),
-    ("items", ["output has a field"]),
+    ("items", ["--group-by 'items'", "a column of that name"]),
     ("nosuch", ["no column 'nosuch'"]),
 ])
 def test_bad_group_by_is_exit_2(item_sample: Path, group_by: str, words: list[str]) -> None:

@@ -29,7 +29,6 @@ from abcde.cells import IMPACT_METRICS
 from abcde.errors import InputError
 from abcde.explorer.groups import (
     FILTER_OPS,
-    OUTPUT_FIELDS,
     CheckedSample,
     SampleChanged,
     thin_note,
@@ -50,6 +49,8 @@ from abcde.text import key_label, to_json
 MAX_FILTERS, MAX_TOP, MAX_EXAMPLES = 4, 200, 10
 #: the page's counts: top from 1 (explore's 0, "all", would put every group on the page)
 FORM_COUNTS = {"top": Int(1, MAX_TOP), "examples": Int(0, MAX_EXAMPLES)}
+#: how the form names the options explore names by their Python names
+FORM_SPELLING = {"group_by": "group by"}
 #: columns of every item sample that are not attributes (not offered for grouping)
 SAMPLE_COLUMNS = ("item_id", "base_cluster", "exp_cluster", "weight", "draw_count",
                   "first_draw", "importance_weight", *IMPACT_METRICS)
@@ -77,19 +78,14 @@ def form_of(params: Any) -> Form:
 
 
 def query_of(form: Form) -> dict[str, Any]:
-    """explore()'s keywords for the form, with the page's own limits; what explore words
-    for the command line (a group named twice, or like an output field) is worded here
-    for the form."""
+    """explore()'s keywords for the form, with the page's own limits; a group named
+    twice is worded here for the form (explore words it for the command line)."""
     group_by = tuple(g for g in form.group_by if g)
     for g in group_by:
         n = group_by.count(g)
         if n > 1:
             raise InputError(f"group by names {g!r} "
                              + {2: "twice", 3: "three times"}.get(n, f"{n} times"))
-        if g in (*OUTPUT_FIELDS, form.metric):
-            raise InputError(f"group by {g!r}: the table of groups has a column of that "
-                             "name (the group's own numbers); rank by another metric, or "
-                             "group by a copy of the column under another name")
     if form.ragged:
         raise InputError("each filter needs a column, an operator and a value")
     counts = {}
@@ -133,6 +129,7 @@ def explore_app(sample: str | Path, token: str, hosts: frozenset[str]) -> Starle
         try:
             doc = await run_in_threadpool(run, request.query_params)
         except InputError as err:
+            err.spell(FORM_SPELLING)
             # the user's values inside the message are isolated as everywhere on the page
             values = [*(v for k, v in request.query_params.multi_items() if k != "token"),
                       *checked.columns, path, path.name, err.table, err.column,
@@ -164,6 +161,7 @@ def explore_app(sample: str | Path, token: str, hosts: frozenset[str]) -> Starle
         try:
             doc = await run_in_threadpool(run, request.query_params)
         except InputError as err:
+            err.spell(FORM_SPELLING)
             return JSONResponse({"error": str(err)},
                                 status_code=409 if isinstance(err, SampleChanged) else 400)
         # as `explore --format json` prints it: a DATE, TIMESTAMP or UUID group is text

@@ -81,9 +81,10 @@ def _query_groups(group_by: str | Sequence[str], metric: str) -> list[str]:
     groups = parse_slicings(given, option="--group-by")[0] if given else []
     clash = [g for g in groups if g in (*OUTPUT_FIELDS, metric)]
     if clash:
-        raise InputError(f"--group-by {clash[0]!r}: explore's output has a field of that "
-                         "name (the group's own numbers)", hint="Rank by another --metric, "
-                         "or group by a copy of the column under another name.")
+        raise InputError(f"{{option}} {clash[0]!r}: the table of groups has a column of "
+                         "that name (the group's own numbers)", option="group_by",
+                         hint="Rank by another metric, or group by a copy of the column "
+                         "under another name.")
     return groups
 
 
