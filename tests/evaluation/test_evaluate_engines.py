@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import math
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -37,10 +38,10 @@ def _case() -> dict[str, Any]:
     return {"truth": truth, "runs": runs, "weights": weight, "attributes": attributes}
 
 
-def _numbers(engine: Engine) -> dict[str, Any]:
+def _numbers(engine: Engine, out: Path | None = None) -> dict[str, Any]:
     c = _case()
     res = evaluate(c["truth"], c["runs"], c["weights"], names=["low", "high"],
-                   attributes=c["attributes"], slice_by="region", engine=engine)
+                   attributes=c["attributes"], slice_by="region", engine=engine, out=out)
     return res.to_dict()
 
 
@@ -69,8 +70,10 @@ def _flat(doc: Any, prefix: str = "") -> dict[str, Any]:
 
 def test_evaluate_agrees_across_engines(engine: Engine, duckdb_numbers: dict[str, Any],
                                         tmp_path: Path) -> None:
-    got = _numbers(engine)
+    """The numbers, and the files of --out (one evaluation per engine: Spark's is slow)."""
+    got = _numbers(engine, tmp_path / "out")
     c = _case()
+    _check_item_counts(tmp_path / "out", c)
     for run, actual in zip(got["runs"], c["runs"], strict=True):
         want = pointwise_overall(c["truth"], actual, c["weights"])
         for m in POINTWISE_METRICS:
@@ -99,26 +102,24 @@ def test_evaluate_agrees_across_engines(engine: Engine, duckdb_numbers: dict[str
             assert a == b, (k, a, b)
 
 
-def test_item_counts_of_evaluate_files_are_integers(engine: Engine, tmp_path: Path) -> None:
-    """The `items` of the truth and actual cluster files and of the slice files were
-    DOUBLE on DuckDB (a sum of counts, a 128-bit integer there, which Parquet holds as
-    DOUBLE) and BIGINT on PostgreSQL; BIGINT on every engine now, as in impact's files.
-    Truth {a, b, c}, actual {a, b}, {c}: 3 and 2, 1 items (by hand)."""
+def _check_item_counts(out: Path, c: dict[str, Any]) -> None:
+    """The `items` of the cluster and slice files are BIGINT on every engine (a sum of
+    counts is a 128-bit integer on DuckDB, which Parquet holds as DOUBLE), and count the
+    items of T (both the truth and the run hold them) of each cluster and slice."""
     from duck import duck
 
-    from abcde.evaluation.run import evaluate
-
-    truth = {"a": "t", "b": "t", "c": "t"}
-    actual = {"a": "x", "b": "x", "c": "y"}
-    attributes = {"a": {"g": "p"}, "b": {"g": "p"}, "c": {"g": "q"}}
-    out = tmp_path / "out"
-    evaluate(truth, actual, attributes=attributes, slice_by="g", out=out, engine=engine)
-    files = sorted(out.glob("*/*.parquet"))
-    counts = {f.stem: duck(f"SELECT typeof(items), items FROM '{f}' ORDER BY items DESC")
-              for f in files if f.stem != "yandex_themes"}
-    assert counts == {"truth_clusters": [("BIGINT", 3)],
-                      "actual_clusters": [("BIGINT", 2), ("BIGINT", 1)],
-                      "slices_g": [("BIGINT", 2), ("BIGINT", 1)]}
+    for name, actual in zip(("low", "high"), c["runs"], strict=True):
+        shared = [i for i in c["truth"] if i in actual]
+        for stem, clusters in (("truth_clusters", c["truth"]), ("actual_clusters", actual)):
+            rows = duck(f"SELECT typeof(items), CAST(cluster_id AS VARCHAR), items "
+                        f"FROM '{out / name / stem}.parquet'")
+            assert {r[0] for r in rows} == {"BIGINT"}, (name, stem)
+            assert {r[1]: r[2] for r in rows} == Counter(clusters[i] for i in shared)
+        rows = duck(f"SELECT typeof(items), region, items FROM "
+                    f"'{out / name}/slices_region.parquet'")
+        assert {r[0] for r in rows} == {"BIGINT"}
+        assert {r[1]: r[2] for r in rows} == Counter(c["attributes"][i]["region"]
+                                                     for i in shared)
 
 
 def _population_numbers(eng: Engine) -> dict[str, Any]:
