@@ -133,24 +133,25 @@ def to_json(fig: Any) -> dict[str, Any]:
 
 
 def layout(fig: Any, *, height: int = 360, **kwargs: Any) -> None:
+    """The page's layout, in one update (each update of a plotly figure is validated)."""
+    # counts and plain numbers in full ("800μ" is plotly's default for 0.0008)
+    axis = {"automargin": True, "tickformat": ",~r"}
     fig.update_layout(height=height, margin={"l": 10, "r": 10, "t": 36, "b": 10},
                       font={"family": "system-ui, sans-serif", "size": 12},
                       legend={"orientation": "h", "yanchor": "bottom", "y": 1.0, "x": 0},
-                      modebar={"orientation": "v"}, **kwargs)
-    # counts and plain numbers in full ("800μ" is plotly's default for 0.0008)
-    fig.update_yaxes(automargin=True, tickformat=",~r")
-    fig.update_xaxes(automargin=True, tickformat=",~r")
+                      modebar={"orientation": "v"}, xaxis=axis, yaxis=axis, **kwargs)
 
 
 def log_axes(fig: Any, x: bool = True, y: bool = True) -> None:
     """Logarithmic axes whose every tick reads as its value (plotly labels 40 "4"): 1, 2,
     5, 10… on an axis spanning a decade or more, or of one value."""
-    for on, axis, update in ((x, "x", fig.update_xaxes), (y, "y", fig.update_yaxes)):
+    for on, axis in ((x, "x"), (y, "y")):
         values = [v for t in fig.data for v in (getattr(t, axis) or ())
                   if isinstance(v, int | float) and v > 0]
         wide = bool(values) and (max(values) >= 10 * min(values) or len(set(values)) == 1)
         if on:
-            update(type="log", tickformat="~g", **({"dtick": "D2"} if wide else {}))
+            fig.update_layout({f"{axis}axis": {"type": "log", "tickformat": "~g",
+                                              **({"dtick": "D2"} if wide else {})}})
 
 
 def value_range(values: Sequence[float], anchors: Sequence[float] = (0.0,),
@@ -189,8 +190,8 @@ def value_axis(fig: Any, axis: str, values: Sequence[float], unit: str = PERCENT
     caption's sentence when it does not start at 0, which the plot also says."""
     rng, zoomed = value_range(values, (0.0, 1.0) if scores else (0.0,), zoom)
     tick, hover = FORMATS[unit]
-    getattr(fig, f"update_{axis}axes")(range=rng, tickformat=tick, hoverformat=hover,
-                                       title_text=title, zeroline=True)
+    fig.update_layout({f"{axis}axis": {"range": rng, "tickformat": tick, "hoverformat": hover,
+                                       "title": {"text": title}, "zeroline": True}})
     if rng[0] <= 0 <= rng[1]:
         return ""
     fig.add_annotation(text=("zoomed: " if zoomed else "") + f"the axis starts at "
@@ -291,7 +292,8 @@ def ranking(go: Any, s: Section, fig_id: str, title: str, caption: str,
                     hovertemplate=hover + "<extra></extra>")
     layout(fig, height=120 + 24 * len(rows), showlegend=split_by is not None)
     value_axis(fig, "x", [r[value] for r in rows], title=axis_title, zoom=False)
-    fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1], type="category")
+    fig.update_layout(yaxis={"categoryorder": "array", "categoryarray": labels[::-1],
+                             "type": "category"})
     s.add(fig_id, title, caption, fig)
 
 
@@ -362,7 +364,8 @@ def forest(go: Any, rows: Sequence[tuple[str, Mapping[str, Any] | None, float | 
                         hovertemplate="%{customdata[0]}: %{x} (exact)<extra></extra>")
         values += [v for _, _, v in exact]
     layout(fig, height=120 + 30 * len(rows))
-    fig.update_yaxes(categoryorder="array", categoryarray=labels[::-1], type="category")
+    fig.update_layout(yaxis={"categoryorder": "array", "categoryarray": labels[::-1],
+                             "type": "category"})
     zoomed = value_axis(fig, "x", values, scores=scores)
     if not scores:  # a difference: above 0 is better
         fig.add_vline(x=0, line={"color": "#888", "dash": "dot"})
