@@ -45,30 +45,9 @@ class ExactQuality:
 
 def exact_quality(base: object, exp: object, weights: object | None = None, *,
                   truth: object, **inputs: Any) -> ExactQuality:
-    """Exact quality metrics of Exp vs Base with ``truth`` as the judge.
-
-    Parameters
-    ----------
-    base, exp, weights
-        As for ``abcde.impact``.
-    truth
-        The ground truth: a CSV/Parquet path or table with the item and cluster columns,
-        a DataFrame, or a mapping {item: cluster}; read as an attributes table (an item
-        repeated in it is refused).
-    **inputs
-        The column names and the engine, as for ``abcde.impact``.
-
-    Returns
-    -------
-    ExactQuality
-        The 13 metrics of docs/method.md §8.4, or why they are unavailable.
-
-    References
-    ----------
-    docs/method.md §8.12. S. van Staden, A. Grubb. ABCDE: Application-Based Cluster Diff
-    Evals. Google, 2024, arXiv:2407.21430, §5.3–5.5. S. van Staden. Decomposing the
-    Jaccard Distance and the Jaccard Index in ABCDE. Google Switzerland, 2024, §4–6.
-    """
+    """The 13 quality metrics of docs/method.md §8.4 of Exp vs Base with ``truth`` (item
+    → cluster, read as an attributes table) as the judge, or why they are unavailable
+    (docs/method.md §8.12; ABCDE §5.3–5.5; Jaccard decomposition §4–6)."""
     from abcde.cells import add_cell_steps, add_item_steps, build_cell_rows
 
     # a truth given as {item: cluster} is read as attributes with the column "value"

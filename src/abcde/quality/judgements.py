@@ -45,25 +45,9 @@ Judge = Callable[[Any, Any], Any]
 
 
 def normalise_verdict(value: Any) -> str | None:
-    """The verdict a value spells, or None when it spells none.
+    """The verdict a word (:data:`SYNONYMS`; case, spaces and hyphens ignored), a bool, None
+    or NaN (unknown) spells, or None when it spells none (docs/method.md §8.1; ABCDE §5.8).
 
-    Parameters
-    ----------
-    value : Any
-        A word (case, surrounding and inner spaces and hyphens ignored; the synonyms of
-        :data:`SYNONYMS`), a bool (numpy's too), None or NaN (unknown).
-
-    Returns
-    -------
-    str or None
-        ``'equivalent'``, ``'not_equivalent'`` or ``'unknown'``.
-
-    References
-    ----------
-    docs/method.md §8.1; ABCDE §5.8.
-
-    Examples
-    --------
     >>> normalise_verdict("Not equivalent"), normalise_verdict(True), normalise_verdict("")
     ('not_equivalent', 'equivalent', 'unknown')
     >>> normalise_verdict("maybe") is None

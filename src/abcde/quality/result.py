@@ -61,7 +61,7 @@ class Estimate:
         out = {k: getattr(self, k) for k in (
             "estimate", "se", "ci_low", "ci_high", "confidence", "interval", "n_eff",
             "pairs", "draws", "multiplier")}
-        out["self_pair_part"] = self.exact  # "exact" is its earlier name, kept for readers
+        out["self_pair_part"] = self.exact  # the JSON has it under both keys
         out.update(exact=self.exact, not_conclusive=self.not_conclusive, note=self.note)
         out["unknown_range"] = self.unknown_range and self.unknown_range.as_dict()
         return out
