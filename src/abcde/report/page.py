@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from datetime import datetime, timezone
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -34,17 +35,25 @@ def render(sections: Sequence[Section], title: str = "abcde report",
     """The report as one HTML document: plotly.js (of the installed wheel), the styles
     and every figure inlined; the figures' JSON in ``<script type="application/json"
     id="abcde-figures">`` (id → plotly figure); ``notes`` at the top."""
+    template, assets = _page()
+    return template.render(
+        title=title, sections=sections, notes=notes, csp=CSP, version=__version__,
+        created=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        figures_json=script_json({f.id: f.figure for s in sections for f in s.figures}),
+        config_json=script_json(PLOTLY_CONFIG), **assets)
+
+
+@cache
+def _page() -> tuple[jinja2.Template, dict[str, str]]:
+    """The page's template, compiled once, and what every page inlines: plotly.js (of
+    the installed wheel) and the styles."""
     from plotly.offline import get_plotlyjs
 
     env = jinja2.Environment(loader=jinja2.PackageLoader("abcde.report", "templates"),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=True, lstrip_blocks=True)
     templates = resources.files("abcde.report").joinpath("templates")
-    return env.get_template("report.html").render(
-        title=title, sections=sections, notes=notes, csp=CSP, version=__version__,
-        created=datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
-        figures_json=script_json({f.id: f.figure for s in sections for f in s.figures}),
-        config_json=script_json(PLOTLY_CONFIG),
-        # "</script" cannot occur in a script element's text: escape the slash
-        plotly_js=get_plotlyjs().replace("</script", "<\\/script"),
-        css=templates.joinpath("report.css").read_text(encoding="utf-8"))
+    # "</script" cannot occur in a script element's text: escape the slash
+    return env.get_template("report.html"), {
+        "plotly_js": get_plotlyjs().replace("</script", "<\\/script"),
+        "css": templates.joinpath("report.css").read_text(encoding="utf-8")}
