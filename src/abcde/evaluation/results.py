@@ -81,10 +81,7 @@ class EvaluateResult:
 
     def run(self, name: str) -> RunResult:
         """The run called `name` (KeyError if there is none)."""
-        for r in self.runs:
-            if r.name == name:
-                return r
-        raise KeyError(name)
+        return {r.name: r for r in self.runs}[name]
 
     def to_dict(self) -> dict[str, Any]:
         return {"inputs": self.inputs, "runs": [r.to_dict() for r in self.runs],
