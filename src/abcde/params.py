@@ -74,7 +74,7 @@ class Real(Constraint):
     def what(self) -> str:  # type: ignore[override]
         left = "(" if self.open in ("lo", "both") else "["
         right = ")" if self.open in ("hi", "both") else "]"
-        return f"a number in {left}{self.lo:g}, {self.hi:g}{right}"
+        return f"a number in {left}{self.lo:g}, {self.hi:g}{right}".replace("e+", "e")
 
     def convert(self, value: Any) -> float:
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
