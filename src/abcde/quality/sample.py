@@ -86,6 +86,7 @@ class JudgedSample:
     slice_columns: dict[str, np.ndarray]
     missing_verdicts: int
     unused_verdicts: int
+    model: np.ndarray | None = None  # a model judge's P(equivalent) per row, NaN: none
 
     @property
     def rows(self) -> int:
