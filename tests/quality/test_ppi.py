@@ -8,10 +8,16 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from toy_draws import judged_draws, many_pairs
+from toy_draws import manifest as toy_manifest
 from worlds import coverage_consistent
 
+from abcde.errors import InputError
+from abcde.quality.estimate import estimate_from_draws
 from abcde.quality.intervals import reweighted_mean_se
+from abcde.quality.metrics import METRIC_KEYS
 from abcde.quality.ppi import CROSS_FIT_BELOW, power_tuned
+from abcde.quality.wording import UNKNOWN_START, render_table
 
 
 def _rows(rng: np.random.Generator, n: int, share: float, heavy: bool = False):
@@ -105,3 +111,51 @@ def test_cross_fitting_below_the_threshold() -> None:
     factor = np.where(human, k.sum() / k[human].sum(), 0.0)
     r = power_tuned(y, human, y.copy(), factor, k, key, stratum, m)
     assert r.power > 0.9 and r.agreement == 1.0 and r.worth > r.human_pairs
+
+
+@settings(max_examples=40, deadline=None)
+@given(data=judged_draws(), seed=st.integers(0, 10**6))
+def test_a_model_changes_nothing_when_humans_judge_every_pair(data, seed: int) -> None:
+    """Every pair with a known human verdict: λ's pair-keep term is 0, so λ = 0 and every
+    metric equals today's (estimate_from_draws), whatever the model says."""
+    draws, verdicts, manifest = data
+    known = {p: v for p, v in verdicts.items() if v != "unknown"}
+    if not known:
+        return
+    keep = [i for i, p in enumerate(draws["pair_id"]) if p in known]
+    draws = {k: [v[i] for i in keep] for k, v in draws.items()}
+    rng = np.random.default_rng(seed)
+    model = {p: float(rng.random()) for p in known}
+    today = estimate_from_draws(draws, known, manifest)
+    with_model = estimate_from_draws(draws, known, manifest, model=model)
+    for key in METRIC_KEYS:
+        assert with_model[key]["estimate"] == pytest.approx(today[key]["estimate"], abs=1e-12)
+        assert with_model[key]["ci_low"] == pytest.approx(today[key]["ci_low"], abs=1e-9)
+
+
+def test_estimate_with_model_verdicts_file(tmp_path) -> None:
+    """A model right on every pair, humans on a fifth: the interval narrows, the table
+    says what the human verdicts are worth, and the unknown-share warning is not given
+    (the humans' subset is chosen by design)."""
+    draws = many_pairs(300, 300, 300)
+    rng = np.random.default_rng(5)
+    truth = {p: "equivalent" if rng.random() < 0.6 else "not_equivalent"
+             for p in draws["pair_id"]}
+    humans = {p: v for p, v in truth.items() if p % 5 == 0}
+    model_file = tmp_path / "model.csv"
+    model_file.write_text("pair_id,probability\n" + "".join(
+        f"{p},{1.0 if v == 'equivalent' else 0.0}\n" for p, v in truth.items()))
+    m = toy_manifest({"split": 1.0, "merge": 1.0, "stable_plus": 1.0},
+                     {"split": 1.0, "merge": 1.0, "stable_plus": 1.0})
+    alone = estimate_from_draws(draws, humans, m)
+    both = estimate_from_draws(draws, humans, m, model=str(model_file))
+    width = {k: d["delta_precision"]["ci_high"] - d["delta_precision"]["ci_low"]
+             for k, d in (("alone", alone), ("both", both))}
+    assert width["both"] < 0.7 * width["alone"]
+    assert not any(w.startswith(UNKNOWN_START) for w in both["warnings"])
+    assert both["model"]["split"]["agreement"] == 1.0
+    shown = render_table({**both, "sample_id": "x", "impact": {}, "judgements": {}})
+    assert "human verdicts worth ~" in shown
+    with pytest.raises(InputError) as err:
+        estimate_from_draws(draws, humans, m, model={1: 1.5})
+    assert err.value.option == "model"

@@ -49,6 +49,10 @@ if TYPE_CHECKING:
               help="Item id column of --truth.")
 @click.option("--cluster-col", default="cluster_id", show_default=True,
               help="Cluster id column of --truth.")
+@click.option("--model-verdicts", "model", type=ExistingPath(dir_okay=False), default=None,
+              help="CSV/JSONL of a model judge's verdicts (pair_id, verdict or probability "
+              "in [0, 1]) on the sample's pairs: the human verdicts correct them, and the "
+              "intervals are prediction-powered (narrower with a good model, valid always).")
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @click.option("--se-method", type=click.Choice(["pair_clustered", "kirchner"]),
               default="pair_clustered", show_default=True,
@@ -66,8 +70,8 @@ if TYPE_CHECKING:
 def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | None,
                  sample_schema: str | None, engine_name: str | None, dsn: str | None,
                  judgements: tuple[str, ...], truth: str | None, item_col: str,
-                 cluster_col: str, confidence: float, se_method: str, sequential: bool,
-                 stop_when: tuple[str, ...], fmt: str) -> None:
+                 cluster_col: str, model: str | None, confidence: float, se_method: str,
+                 sequential: bool, stop_when: tuple[str, ...], fmt: str) -> None:
     """Is the Experiment better? ΔPrecision, Good/Bad rates, distances and indexes with
     standard errors and confidence intervals from a judged pair sample. SAMPLE_DIR: the
     directory of `abcde sample-pairs --out`, or of a warehouse sample's exported tables
@@ -109,7 +113,7 @@ def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | No
     files = judgements[0] if len(judgements) == 1 else list(judgements) or None
     doc = estimate(sample, judgements=files, truth=truth, item_col=item_col,
                    cluster_col=cluster_col, confidence=confidence, se_method=se_method,
-                   sequential=sequential, stop_when=stop_when)
+                   sequential=sequential, stop_when=stop_when, model=model)
     emit(doc, fmt, lambda d: render_table(d) + (
         render_sequential(d) if "sequential" in d else ""), "estimate")
 

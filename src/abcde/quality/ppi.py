@@ -23,11 +23,17 @@ T. Zrnic, E. J. Candès, Active statistical inference, ICML 2024.
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
+from abcde.errors import InputError
+from abcde.inputs.records import read_records
 from abcde.quality.intervals import ratio_terms
+from abcde.quality.judgements import id_text, parse_verdict
+from abcde.quality.sample import CLASS_KEYS, JudgedSample
 
 CROSS_FIT_BELOW = 100
 """Fewer human-judged pairs than this in a class: λ is cross-fitted (each half of the
@@ -91,3 +97,58 @@ def power_tuned(y: np.ndarray, human: np.ndarray, f: np.ndarray, factor: np.ndar
     agree = float((draw_count[h] * (np.round(fh) == yh)).sum() / draw_count[h].sum())
     return PowerTuned(min(1.0, max(0.0, p)), math.sqrt(first_y + keep_d), power_used, pairs,
                       math.sqrt(first_y + keep_y), agree)
+
+
+def model_value(raw: Any, where: str) -> float:
+    """A model verdict as P(equivalent): a number in [0, 1] or a verdict word (NaN for
+    'unknown'); anything else is refused, naming ``where``."""
+    if (isinstance(raw, int | float) and not isinstance(raw, bool)) or (
+            isinstance(raw, str) and raw.strip().replace(".", "", 1).isdigit()):
+        value = float(raw)
+        if not 0 <= value <= 1:
+            raise InputError(f"{where}: a model's probability must be in [0, 1], got {raw!r}",
+                             option="model")
+        return value
+    word = parse_verdict(raw, where)
+    return {"equivalent": 1.0, "not_equivalent": 0.0}.get(word, math.nan)
+
+
+def read_model_verdicts(model: Any, pairs: Mapping[str, tuple[Any, Any]]) -> dict[str, float]:
+    """pair id → P(equivalent) from a CSV/JSONL file (pair_id and verdict or probability),
+    a mapping pair id → value, or a callable (i, j) → value over ``pairs`` (id → items)."""
+    if callable(model):
+        return {pid: model_value(model(i, j), f"the model on pair {pid}")
+                for pid, (i, j) in pairs.items()}
+    if isinstance(model, Mapping):
+        return {str(id_text(k)): model_value(v, f"the model's verdict of pair {k}")
+                for k, v in model.items()}
+    read = read_records(model, what="model verdict file",
+                        expected=[{"pair_id", "verdict"}, {"pair_id", "probability"}])
+    column = next((c for c in ("probability", "verdict") if c in read.columns), None)
+    if column is None or "pair_id" not in read.columns:
+        raise InputError(f"model verdict file {read.where}: expected columns pair_id and "
+                         f"verdict or probability; it has {sorted(read.columns)}",
+                         option="model")
+    return {str(id_text(r["pair_id"])): model_value(r[column], f"{read.where} line {n}")
+            for n, r in read.rows}
+
+
+def class_summary(s: JudgedSample) -> dict[str, dict[str, Any]]:
+    """Per class with model and human verdicts: the model's agreement with the humans,
+    λ, the human pairs and what they are worth (toward u, else w; docs/method.md §8.15)."""
+    out: dict[str, dict[str, Any]] = {}
+    assert s.model is not None
+    for code, name in enumerate(CLASS_KEYS):
+        rows = (s.class_key == code) & ~np.isnan(s.model)
+        if not (rows & s.known).any():
+            continue
+        m = s.importance_u if s.importance_u[rows].sum() > 0 else s.importance_w
+        r = power_tuned(s.equivalent[rows], s.known[rows], s.model[rows], s.factor[rows],
+                        s.draw_count[rows], s.pair_key[rows], s.class_key[rows], m[rows])
+        worth = r.worth
+        out[name] = {"agreement": r.agreement, "power": r.power, "human_pairs": r.human_pairs,
+                     "worth": worth, "text": (
+                         f"{r.human_pairs:,} human verdicts worth ~{worth:,.0f}"
+                         if r.power > 0.05 else f"{r.human_pairs:,} human verdicts: the "
+                         "model adds nothing here (λ ≈ 0), the humans' estimate is used")}
+    return out

@@ -131,7 +131,8 @@ def factors_within(s: JudgedSample, mask: np.ndarray) -> np.ndarray:
 
 
 def judged_sample(draws: Any, verdicts: Any, *, alpha: float, kappa: float,
-                  where: str = "draws") -> JudgedSample:
+                  where: str = "draws",
+                  model: Mapping[str, float] | None = None) -> JudgedSample:
     """Check the draw rows (columns, row mappings, a DataFrame, an Arrow table or a DuckDB
     relation), join the verdicts (pair id → verdict in any form :func:`_verdict_map`
     takes; ids compare as text), and compute the importance weights for α and κ = Σu/Σw
@@ -139,7 +140,8 @@ def judged_sample(draws: Any, verdicts: Any, *, alpha: float, kappa: float,
     verdicts of pairs not drawn are counted (``unused_verdicts``). Refused, naming pair
     ids: a missing column, an unknown pair class, a draw count that is not an integer
     ≥ 1, a label or u_ij/w_ij the design does not write, a self pair (an earlier design),
-    a repeated ordered pair, a pair id naming two pairs, two verdicts for one id."""
+    a repeated ordered pair, a pair id naming two pairs, two verdicts for one id. ``model``:
+    a model judge's P(equivalent) by pair id (docs/method.md §8.15)."""
     cols = _columns(draws, where)
     missing = [c for c in REQUIRED_COLUMNS if c not in cols]
     if missing:
@@ -185,7 +187,9 @@ def judged_sample(draws: Any, verdicts: Any, *, alpha: float, kappa: float,
         np.asarray(importance_w, dtype=float), equivalent, known, factor, tallies,
         None if stratum is None else np.asarray(stratum, dtype=object),
         {k: v for k, v in cols.items() if k not in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS)},
-        int((verdict_code == -2).sum()), len(verdict_of) - int((verdict_code != -2).sum()))
+        int((verdict_code == -2).sum()), len(verdict_of) - int((verdict_code != -2).sum()),
+        None if model is None else np.array([model.get(str(id_text(p)), np.nan)
+                                             for p in pair_id.tolist()], dtype=float))
 
 
 def _draw_problems(codes: np.ndarray, label: np.ndarray, u_over_w: np.ndarray,
