@@ -118,6 +118,24 @@ def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | No
         render_sequential(d) if "sequential" in d else ""), "estimate")
 
 
+@click.command("model-judge")
+@click.argument("sample_dir", type=ExistingPath(file_okay=False))
+@click.option("--command", "command", required=True,
+              help="The model judge: reads pairs as JSON lines on stdin ({pair_id, item_1, "
+              "item_2}), writes {pair_id, verdict or probability} lines on stdout. Run once "
+              "per batch; answers go to SAMPLE_DIR/model_verdicts.jsonl, a rerun resumes.")
+@click.option("--batch", type=click.IntRange(1), default=100, show_default=True,
+              help="Pairs per run of the command.")
+def model_judge_cmd(sample_dir: str, command: str, batch: int) -> None:
+    """Judge every pair of a sample by a model (an LLM client, a classifier, a script);
+    `abcde estimate` then combines its verdicts with the humans' (prediction-powered)."""
+    from abcde.quality.model_judge import run_model_judge
+
+    log = run_model_judge(sample_dir, command, batch=batch, progress=lambda done, total:
+                          click.echo(f"{done:,}/{total:,} pairs judged by the model", err=True))
+    click.echo(f"model verdicts: {log}")
+
+
 @click.command("simulate")
 @comparison_options(attributes=None)
 @click.option("--truth", required=True, help="Ground-truth clustering that plays the judge.")
@@ -158,4 +176,4 @@ def simulate_cmd(comparison: Comparison, truth: str, population: str, alpha: flo
     emit(doc, fmt, render_table, "simulate")
 
 
-COMMANDS = (estimate_cmd, simulate_cmd)
+COMMANDS = (estimate_cmd, model_judge_cmd, simulate_cmd)

@@ -35,7 +35,7 @@ from abcde.quality.judgements import (
 )
 from abcde.quality.judging import logged_verdicts
 from abcde.quality.metrics import MAX_UNKNOWN_SHARE, METRIC_KEYS, Design, estimate_all, unavailable
-from abcde.quality.ppi import class_summary, read_model_verdicts
+from abcde.quality.ppi import MODEL_LOG, class_summary, read_model_verdicts
 from abcde.quality.sample import CLASS_KEYS, JudgedSample, count_distinct, judged_sample
 from abcde.quality.sequential import STOP_WHEN, Question, sequential_doc
 from abcde.quality.slices import estimate_slices
@@ -293,9 +293,11 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
     model : str, Path, mapping or callable, optional
         A model judge's verdicts on (many of) the sample's pairs: a CSV/JSONL file of
         pair_id and verdict or probability, a mapping pair id → verdict or P(equivalent),
-        or a callable (i, j) → either. The human verdicts then correct the model's and
-        the intervals are prediction-powered (docs/method.md §8.15); ``model`` in the
-        result gives per class the agreement, λ and what the human verdicts are worth.
+        or a callable (i, j) → either; default: the sample directory's
+        model_verdicts.jsonl (``abcde model-judge``) if any. The human verdicts then
+        correct the model's and the intervals are prediction-powered (docs/method.md
+        §8.15); ``model`` in the result gives per class the agreement, λ and what the
+        human verdicts are worth.
 
     Returns
     -------
@@ -323,6 +325,8 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
     Jaccard Distance and the Jaccard Index in ABCDE. Google Switzerland, 2024, §4.3–8.
     """
     s = load_sample(sample)
+    if model is None and s.directory is not None and (s.directory / MODEL_LOG).exists():
+        model = s.directory / MODEL_LOG  # `abcde model-judge` judged it
     log = verdict_log_source(s, judgements, truth, judge)
     if log is not None:
         logged = logged_verdicts(log, s.pairs, s.id)

@@ -35,6 +35,8 @@ from abcde.quality.intervals import ratio_terms
 from abcde.quality.judgements import id_text, parse_verdict
 from abcde.quality.sample import CLASS_KEYS, JudgedSample
 
+MODEL_LOG = "model_verdicts.jsonl"
+"""A sample directory's model verdicts (`abcde model-judge`), read by `abcde estimate`."""
 CROSS_FIT_BELOW = 100
 """Fewer human-judged pairs than this in a class: λ is cross-fitted (each half of the
 pairs corrects with the λ of the other), so its estimate does not bias p̂."""
@@ -106,8 +108,8 @@ def model_value(raw: Any, where: str) -> float:
             isinstance(raw, str) and raw.strip().replace(".", "", 1).isdigit()):
         value = float(raw)
         if not 0 <= value <= 1:
-            raise InputError(f"{where}: a model's probability must be in [0, 1], got {raw!r}",
-                             option="model")
+            raise InputError(f"{where} ({{option}}): a probability must be in [0, 1], got "
+                             f"{raw!r}", option="model")
         return value
     word = parse_verdict(raw, where)
     return {"equivalent": 1.0, "not_equivalent": 0.0}.get(word, math.nan)
