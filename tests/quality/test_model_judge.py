@@ -64,3 +64,44 @@ def test_a_failing_model_command_is_refused(tmp_path: Path) -> None:
     res = CliRunner().invoke(main, ["model-judge", str(out), "--command", "false"])
     assert res.exit_code == 2 and "--command" in res.output
     assert not (out / "model_verdicts.jsonl").exists()
+
+
+def test_model_verdicts_of_another_sample_are_refused(tmp_path: Path) -> None:
+    out = tmp_path / "s"
+    sample_pairs(BASE, EXP, {i: 1.0 for i in range(60)}, budget=20, seed=3, out=out)
+    stray = tmp_path / "model.csv"
+    stray.write_text("pair_id,probability\nnot-a-pair,0.9\n")
+    res = CliRunner().invoke(main, ["estimate", str(out), "--truth", _truth(tmp_path),
+                                    "--model-verdicts", str(stray)])
+    assert res.exit_code == 2 and "--model-verdicts" in res.output
+    assert "not-a-pair" in res.output
+
+
+def test_sequential_with_model_verdicts(tmp_path: Path) -> None:
+    """Given explicitly, refused (exit 2); found beside the sample, left out with a
+    warning, so that the sequences are the humans' (equal to a sample without it)."""
+    out = tmp_path / "s"
+    sample_pairs(BASE, EXP, {i: 1.0 for i in range(60)}, budget=20, seed=3, out=out)
+    truth = _truth(tmp_path)
+    plain = estimate(out, truth=truth, sequential=True)
+    model = out / "model_verdicts.jsonl"
+    model.write_text("".join(json.dumps({"pair_id": p, "probability": 0.5}) + "\n"
+                             for p in {r["pair_id"] for r in _draws(out)}))
+    res = CliRunner().invoke(main, ["estimate", str(out), "--truth", truth, "--sequential",
+                                    "--model-verdicts", str(model)])
+    assert res.exit_code == 2 and "--model-verdicts" in res.output
+    found = estimate(out, truth=truth, sequential=True)
+    assert found["sequential"] == plain["sequential"] and "model" not in found
+    assert any("model judge" in w for w in found["warnings"])
+
+
+def _truth(tmp_path: Path) -> str:
+    path = tmp_path / "truth.csv"
+    path.write_text("item_id,cluster_id\n" + "".join(f"{i},{c}\n" for i, c in TRUTH.items()))
+    return str(path)
+
+
+def _draws(out: Path) -> list[dict]:
+    from abcde.sample_files.pairs import read_draws, read_pair_manifest
+
+    return read_draws(out, read_pair_manifest(out))

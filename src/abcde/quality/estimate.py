@@ -325,8 +325,10 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
     Jaccard Distance and the Jaccard Index in ABCDE. Google Switzerland, 2024, §4.3–8.
     """
     s = load_sample(sample)
-    if model is None and s.directory is not None and (s.directory / MODEL_LOG).exists():
-        model = s.directory / MODEL_LOG  # `abcde model-judge` judged it
+    found = None if s.directory is None else s.directory / MODEL_LOG
+    unused = None  # `abcde model-judge` judged it; the sequences read humans only
+    if model is None and found is not None and found.exists():
+        unused, model = (found, None) if sequential or stop_when else (None, found)
     log = verdict_log_source(s, judgements, truth, judge)
     if log is not None:
         logged = logged_verdicts(log, s.pairs, s.id)
@@ -335,7 +337,7 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
                                      se_method=se_method, stop_when=stop_when,
                                      sequential=sequential, model=model)
         out["judging"] = logged.judging
-        return out
+        return _model_unused(out, unused)
     verdicts = verdicts_for(s, judgements, truth, judge, item_col=item_col,
                             cluster_col=cluster_col)
     files = [judgements] if isinstance(judgements, str | Path) else judgements
@@ -358,6 +360,16 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
         out.setdefault("notes", []).append(
             f"{len(missing):,} of the sample's {len(s.pairs.by_id) - len(s.pairs.self_ids):,}"
             f" pairs have no row in {source} and count as unknown (pair ids {shown})")
+    return _model_unused(out, unused)
+
+
+def _model_unused(out: dict[str, Any], unused: Path | None) -> dict[str, Any]:
+    """The estimate's warning that the sample's model verdicts were left out (the
+    confidence sequences do not take a model judge yet, docs/quality.md)."""
+    if unused is not None:
+        out["warnings"].append(f"{unused}: a model judge's verdicts are not used with "
+                               "--sequential/--stop-when yet; every interval here is the "
+                               "humans' alone")
     return out
 
 
@@ -470,6 +482,10 @@ def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,
     (``sequential``, ``stop_when``, ``model``: :func:`estimate`'s)."""
     draws = _draw_columns(s.draws)
     first = None
+    if (sequential or stop_when) and model is not None:
+        raise InputError("the confidence sequences (--sequential, --stop-when) do not take "
+                         "a model judge's verdicts ({option}) yet: drop one of them",
+                         option="model")
     if sequential or stop_when:
         if s.draws and "first_draw" not in s.draws[0]:
             raise InputError(f"{s.where}: the draws have no first_draw column, so the order "

@@ -162,6 +162,15 @@ def judged_sample(draws: Any, verdicts: Any, *, alpha: float, kappa: float,
     _refuse(where, pair_id, *_draw_problems(codes, label, u_over_w, raw_count, i_code,
                                                   j_code, pair_key))
     draw_count = raw_count.astype(np.int64)
+    if model is not None:  # a model verdict file belongs to one sample
+        ids = {str(id_text(p)) for p in pair_id.tolist()}
+        stray = sorted(p for p in model if p not in ids)
+        if stray:
+            raise InputError(
+                f"{{option}}: {len(stray):,} of the model's {len(model):,} verdicts name no "
+                f"pair of {where} (pair ids {', '.join(stray[:5])}); give the model's "
+                "verdicts on this sample's pairs (`abcde model-judge` writes them)",
+                option="model")
     verdict_of = _verdict_map(verdicts, where)
     unique_keys, first = np.unique(pair_key, return_index=True)
     found = [verdict_of.get(id_text(p)) for p in pair_id[first].tolist()]
