@@ -17,6 +17,8 @@ from test_quality_statistical import sql_manifest, sql_stream
 from worlds import check, exact_values, flatten, make_world, summarise
 
 from abcde.quality.estimate import estimate_from_draws
+from abcde.sample_files.pairs import HUMAN_COLUMN
+from abcde.sampling.humans import humans_subset
 
 pytestmark = pytest.mark.slow
 
@@ -39,10 +41,9 @@ def world_stream() -> tuple[Any, dict[str, Any], dict[str, np.ndarray], dict[str
         exact_values(world)
 
 
-@pytest.mark.parametrize("kind", ["good", "useless", "adversarial", "biased"])
-def test_model_judges_through_the_sql_sampler(world_stream: Any, kind: str) -> None:
-    world, manifest, stream, exact = world_stream
-    rng = np.random.default_rng(41)
+def _blocks(world: Any, stream: dict[str, Any]):
+    """Per replication, the block's draw rows (one per unique ordered pair), its distinct
+    pair ids, their truth and whether they are split pairs."""
     items = np.asarray(stream["item_i"], dtype=np.int64)
     partners = np.asarray(stream["item_j"], dtype=np.int64)
     classes = np.asarray(stream["pair_class"]).astype(str)
@@ -52,7 +53,6 @@ def test_model_judges_through_the_sql_sampler(world_stream: Any, kind: str) -> N
     truth = np.full(m, -1, dtype=np.int64)
     for i, c in world.truth.items():
         truth[i] = c
-    results = []
     for r in range(REPLICATIONS):
         block = slice(r * DRAWS, (r + 1) * DRAWS)
         i, j = items[block], partners[block]
@@ -63,12 +63,44 @@ def test_model_judges_through_the_sql_sampler(world_stream: Any, kind: str) -> N
                  "pair_class": classes[block][first], "label": labels[block][first],
                  "u_over_w": ratios[block][first], "draw_count": counts}
         ids, at = np.unique(pair_id, return_index=True)
-        eq = truth[i[at]] == truth[j[at]]
-        f = _model(kind, eq, classes[block][first][at] == "split", rng)
+        yield draws, ids, truth[i[at]] == truth[j[at]], classes[block][first][at] == "split"
+
+
+@pytest.mark.parametrize("kind", ["good", "useless", "adversarial", "biased"])
+def test_model_judges_through_the_sql_sampler(world_stream: Any, kind: str) -> None:
+    world, manifest, stream, exact = world_stream
+    rng = np.random.default_rng(41)
+    results = []
+    for draws, ids, eq, split in _blocks(world, stream):
+        f = _model(kind, eq, split, rng)
         human = rng.random(ids.size) < HUMAN_SHARE
         verdicts = {"pair_id": ids[human],
                     "verdict": np.where(eq[human], "equivalent", "not_equivalent")}
         results.append(estimate_from_draws(draws, verdicts, manifest,
+                                           model=dict(zip(ids.tolist(), f.tolist(), strict=True))))
+    keys = [k for k in flatten(results[0]) if not k.startswith("slice:")]
+    check(summarise(results, exact, keys), exact)
+
+
+@pytest.mark.parametrize("kind", ["good", "adversarial"])
+def test_the_recorded_humans_probability_through_the_sql_sampler(world_stream: Any,
+                                                                  kind: str) -> None:
+    """A model round's draws carry π (`human_probability`) of the humans' subset chosen
+    by the sampler's own `humans_subset` (a quarter of the pairs); human verdicts are
+    given for every pair, so that only the subset's ξ/π may be used; 5% of the humans'
+    verdicts are unknown."""
+    world, manifest, stream, exact = world_stream
+    rng = np.random.default_rng(43)
+    results = []
+    for r, (draws, ids, eq, split) in enumerate(_blocks(world, stream)):
+        f = _model(kind, eq, split, rng)
+        chosen = humans_subset(ids.tolist(), int(HUMAN_SHARE * ids.size), seed=r)
+        pi = np.array([chosen.get(p, np.nan) for p in ids.tolist()])
+        draws[HUMAN_COLUMN] = pi[np.searchsorted(ids, draws["pair_id"])]
+        verdict = np.where(eq, "equivalent", "not_equivalent")
+        verdict[rng.random(ids.size) < 0.05] = "unknown"
+        results.append(estimate_from_draws(draws, {"pair_id": ids, "verdict": verdict},
+                                           manifest,
                                            model=dict(zip(ids.tolist(), f.tolist(), strict=True))))
     keys = [k for k in flatten(results[0]) if not k.startswith("slice:")]
     check(summarise(results, exact, keys), exact)

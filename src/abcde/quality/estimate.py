@@ -43,7 +43,7 @@ from abcde.quality.wording import UNKNOWN_START, precision_verdict, sample_warni
 from abcde.sample_files.exported import is_exported, read_exported, read_tables
 from abcde.sample_files.layout import LOG_NAME, MANIFEST, restore
 from abcde.sample_files.manifest import DESIGN_VERSION, sample_id, stream_of
-from abcde.sample_files.pairs import read_draws, read_pair_manifest
+from abcde.sample_files.pairs import HUMAN_COLUMN, read_draws, read_pair_manifest
 from abcde.sample_files.verdicts import is_verdict_log
 
 __all__ = ["IMPACT_KEYS", "Sample", "estimate", "estimate_from_draws", "estimate_with_verdicts",
@@ -354,7 +354,10 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
                                  stop_when=stop_when, sequential=sequential, model=model)
     if truth is not None:
         out["truth_exact"] = truth_exact(s, truth, item_col, cluster_col)
-    missing = [p for p in s.pairs.by_id if p not in s.pairs.self_ids and p not in verdicts]
+    humans = {str(r["pair_id"]) for r in s.draws if r.get(HUMAN_COLUMN) is not None} \
+        if s.manifest.get("humans") else s.pairs.by_id
+    missing = [p for p in s.pairs.by_id if p not in s.pairs.self_ids and p not in verdicts
+               and p in humans]
     if kind == "file" and missing:  # a judge skipped rows, a file was cut: say so
         shown = ", ".join(missing[:5]) + (", …" if len(missing) > 5 else "")
         out.setdefault("notes", []).append(
@@ -482,10 +485,11 @@ def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,
     (``sequential``, ``stop_when``, ``model``: :func:`estimate`'s)."""
     draws = _draw_columns(s.draws)
     first = None
-    if (sequential or stop_when) and model is not None:
-        raise InputError("the confidence sequences (--sequential, --stop-when) do not take "
-                         "a model judge's verdicts ({option}) yet: drop one of them",
-                         option="model")
+    if (sequential or stop_when) and (model is not None or s.manifest.get("humans")):
+        raise InputError("the confidence sequences do not take a model judge's verdicts "
+                         "or a model round's humans' subset yet ({option}); estimate "
+                         "without --sequential and --stop-when",
+                         option="model" if model is not None else "sequential")
     if sequential or stop_when:
         if s.draws and "first_draw" not in s.draws[0]:
             raise InputError(f"{s.where}: the draws have no first_draw column, so the order "
@@ -552,9 +556,10 @@ def _estimate(draws: Any, verdicts: Any, manifest: Mapping[str, Any], confidence
     out["sample"] = _sample_summary(s)
     out["warnings"] = sample_warnings(out["sample"], results, design, manifest.get("budget"))
     unknown = [w for w in out["warnings"] if w.startswith(UNKNOWN_START)]
-    if model is not None:
+    if model is not None or s.inverse_pi is not None:  # the humans' part chosen at random
         out["warnings"] = [w for w in out["warnings"] if w not in unknown]
         unknown = []
+    if model is not None:
         out["model"] = class_summary(s)
     out["verdict"] = precision_verdict(results["delta_precision"], warnings=unknown)
     if unknown:  # the sample-wide reason holds for every estimated metric (§8.3)

@@ -278,6 +278,9 @@ def _equivalent_part(part: Part, s: JudgedSample, design: Design, in_mask: np.nd
     weights = s.importance_u if part.target == "u" else s.importance_w
     f, k, keys, m = factors[used], s.draw_count[used], s.pair_key[used], weights[used]
     power = None
+    n_design_sample = design_n_eff(f, k, keys, se_method, m)
+    judged_share = float(k.sum()) / float(s.draw_count[in_part].sum())
+    gained = judged_share
     if s.model is None:
         p, se = reweighted_mean_se(s.equivalent[used], f, k, keys, s.class_key[used],
                                    se_method, m)
@@ -288,14 +291,15 @@ def _equivalent_part(part: Part, s: JudgedSample, design: Design, in_mask: np.nd
         p, se = power.p, power.se
         f, k, keys, m = (np.ones(in_part.sum()), s.draw_count[in_part], s.pair_key[in_part],
                          weights[in_part])
+        # the humans' n_eff times what the model makes them worth, at most the model's
+        gain = power.worth / power.human_pairs if power.human_pairs else 1.0
+        n_design_sample = min(design_n_eff(f, k, keys, se_method, m), n_design_sample * gain)
+        gained, judged_share = min(1.0, judged_share * gain), 1.0
     se_ok = se is not None and math.isfinite(se)
-    n_sample = effective_n(p, se if se_ok else None, design_n_eff(f, k, keys, se_method, m))
+    n_sample = effective_n(p, se if se_ok else None, n_design_sample)
     n_design, efficiency = math.inf, 1.0
-    judged_share = float(k.sum()) / float(s.draw_count[in_mask & (
-        s.class_key == part.classes[0] if len(part.classes) == 1
-        else np.isin(s.class_key, part.classes))].sum())
     if design_cap:
-        n_design = design_expected_n_eff(part, design) * judged_share
+        n_design = design_expected_n_eff(part, design) * gained
         efficiency = _efficiency(part, design)
     n_eff = min(n_sample, n_design)
     low, high = interval(p, n_eff, confidence)
@@ -394,7 +398,7 @@ def estimate_all(s: JudgedSample, design: Design, *, confidence: float = 0.95,
     results = {key: estimate_metric(metric, s, design, confidence=confidence,
                                     se_method=se_method, cache=cache)
                for key, metric in METRICS.items()}
-    if s.known.all() or s.model is not None:  # with a model: humans judge a subset
+    if s.known.all() or s.model is not None or s.inverse_pi is not None:  # a chosen subset
         return results
     ends = [_point_estimates(assign_unknowns(s, verdict), design) for verdict in (1.0, 0.0)]
     for key, metric in METRICS.items():

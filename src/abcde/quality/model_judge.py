@@ -15,28 +15,33 @@ from typing import Any
 from abcde.errors import InputError
 from abcde.quality.estimate import load_sample
 from abcde.quality.ppi import MODEL_LOG, model_value, read_model_verdicts
+from abcde.sample_files.pairs import MODEL_QUESTIONS, read_questions
 
 
 def run_model_judge(sample: Any, command: str, *, batch: int = 100,
                     progress: Callable[[int, int], None] | None = None) -> Path:
     """Ask ``command`` (split like a shell line, run without a shell) for the verdicts of
     the sample directory's pairs not yet in its MODEL_LOG: each line in is
-    {"pair_id", "item_1", "item_2"}, each line out {"pair_id", "verdict" or
+    {"pair_id", "item_1", "item_2"} (a model round's: its model_questions.jsonl rows, with
+    the items' attributes), each line out {"pair_id", "verdict" or
     "probability"}. ``progress(done, total)`` after each batch. Returns the log's path."""
     s = load_sample(sample)
     if s.directory is None:
         raise InputError("the model judge needs a sample directory", option="sample")
     log = s.directory / MODEL_LOG
     done = read_model_verdicts(log, {}) if log.exists() else {}
-    todo = [(p, i, j) for p, (i, j) in s.pairs.by_id.items()
-            if p not in s.pairs.self_ids and p not in done]
+    if s.manifest.get("humans"):  # a model round: every pair with its items' attributes
+        asked = read_questions(s.directory, s.manifest, MODEL_QUESTIONS)
+    else:
+        asked = [{"pair_id": p, "item_1": str(i), "item_2": str(j)}
+                 for p, (i, j) in s.pairs.by_id.items() if p not in s.pairs.self_ids]
+    todo = [q for q in asked if str(q["pair_id"]) not in done]
     total = len(todo) + len(done)
     for start in range(0, len(todo), batch):
         chunk = todo[start:start + batch]
-        lines = "".join(json.dumps({"pair_id": p, "item_1": str(i), "item_2": str(j)}) + "\n"
-                        for p, i, j in chunk)
+        lines = "".join(json.dumps(q, default=str) + "\n" for q in chunk)
         answers = _ask(command, lines)
-        wanted = {p for p, _, _ in chunk}
+        wanted = {str(q["pair_id"]) for q in chunk}
         missing = sorted(wanted - set(answers))
         if missing:
             raise InputError(f"the model command ({{option}}) answered no verdict for pairs "

@@ -62,11 +62,13 @@ class PowerTuned:
         return self.human_pairs * (self.human_se / self.se) ** 2
 
 
-def _power(y: np.ndarray, f: np.ndarray, args: tuple[np.ndarray, ...]) -> float:
-    """argmin_λ of the pair-keep term of y − λ f (a quadratic), clipped to [0, 1]."""
+def _power(y: np.ndarray, f: np.ndarray, args: tuple[np.ndarray, ...],
+           default: float = 0.0) -> float:
+    """argmin_λ of the pair-keep term of y − λ f (a quadratic), clipped to [0, 1];
+    ``default`` when it is flat (f the same on every pair: nothing to tune by)."""
     keep = [ratio_terms(x, *args)[2] for x in (y, f, y - f)]
     cross = (keep[0] + keep[1] - keep[2]) / 2
-    return min(1.0, max(0.0, cross / keep[1])) if keep[1] > 0 else 0.0
+    return min(1.0, max(0.0, cross / keep[1])) if keep[1] > 0 else default
 
 
 def power_tuned(y: np.ndarray, human: np.ndarray, f: np.ndarray, factor: np.ndarray,
@@ -86,18 +88,24 @@ def power_tuned(y: np.ndarray, human: np.ndarray, f: np.ndarray, factor: np.ndar
     elif pairs < CROSS_FIT_BELOW:
         fold = pair_key[h] % 2 == 0
         lam = np.empty(yh.size)
+        whole = _power(yh, fh, args)  # a fold whose λ is flat takes it (a small class)
         for part in (fold, ~fold):
             other = ~part
             sub = tuple(a[other] for a in args)
-            lam[part] = _power(yh[other], fh[other], sub) if other.any() else 0.0
+            lam[part] = _power(yh[other], fh[other], sub, whole) if other.any() else whole
     else:
         lam = np.full(yh.size, _power(yh, fh, args))
     mean_d, _, keep_d = ratio_terms(yh - lam * fh, *args)
     mean_y, first_y, keep_y = ratio_terms(yh, *args)
-    power_used = float(lam.mean()) if lam.size else 0.0
+    power_used = ratio_terms(lam, *args)[0] if lam.size else 0.0  # weighted as R_h
     p = mean_y if power_used == 0 else power_used * model_share + mean_d
+    first = first_y
+    if power_used > 0:  # the draws' term of λf from every model row, the rest the humans'
+        every = ratio_terms(power_used * f, np.ones(f.size), draw_count, pair_key, stratum,
+                            importance)[1]
+        first = max(0.0, first_y - ratio_terms(lam * fh, *args)[1] + every)
     agree = float((draw_count[h] * (np.round(fh) == yh)).sum() / draw_count[h].sum())
-    return PowerTuned(min(1.0, max(0.0, p)), math.sqrt(first_y + keep_d), power_used, pairs,
+    return PowerTuned(min(1.0, max(0.0, p)), math.sqrt(first + keep_d), power_used, pairs,
                       math.sqrt(first_y + keep_y), agree)
 
 
