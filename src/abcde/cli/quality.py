@@ -157,11 +157,23 @@ def model_judge_cmd(sample_dir: str, command: str, batch: int) -> None:
               "signal of --stop-when (default 'delta_precision>0') and how often it is wrong.")
 @click.option("--stop-when", multiple=True, help="A question, as for `abcde estimate "
               "--stop-when`; repeat for several; implies --sequential.")
+@click.option("--model-accuracy", type=float, default=None, help="Also rounds with a "
+              "model judge right this share of the time on every pair (e.g. 0.9) judging "
+              "--model-budget pairs, the humans a random --budgets of them: bias, coverage "
+              "and the human verdicts the model saves.")
+@click.option("--model-budget", type=Checked(COUNT), default=None,
+              help="With --model-accuracy: the model's pairs [default: 10 × the largest of "
+              "--budgets].")
+@click.option("--target-half-width", type=float, default=None, help="With --model-accuracy: "
+              "the human verdicts ΔPrecision needs for this half-width (e.g. 0.01), alone "
+              "and with the model.")
 @format_option
 def simulate_cmd(comparison: Comparison, truth: str, population: str, alpha: float | None,
                  budgets: tuple[int, ...], replications: int, seed: int,
                  unknown_share: float, stratify: str | None, sequential: bool,
-                 stop_when: tuple[str, ...], fmt: str) -> None:
+                 stop_when: tuple[str, ...], model_accuracy: float | None,
+                 model_budget: int | None, target_half_width: float | None,
+                 fmt: str) -> None:
     """Size the judgement budget and check the estimates on your data: per quality metric
     and budget, the 95% interval half-width, the coverage of the exact value and the bias,
     from simulated rounds judged by --truth (whose exact metrics are computed in SQL). A
@@ -172,7 +184,9 @@ def simulate_cmd(comparison: Comparison, truth: str, population: str, alpha: flo
                               replications=replications, seed=seed,
                               unknown_share=unknown_share, stratify=stratify,
                               stop_when=stop_when or (("delta_precision>0",) if sequential
-                                                      else ()))
+                                                      else ()),
+                              model_accuracy=model_accuracy, model_budget=model_budget,
+                              target_half_width=target_half_width)
     emit(doc, fmt, render_table, "simulate")
 
 
