@@ -283,8 +283,10 @@ def _model_summary(doc: dict[str, Any], summary: dict[str, Any], accuracy: float
     """The model rounds' bias and coverage (``metrics``, as without a model) and per human
     budget b the ΔPrecision half-widths: the human verdicts b is worth with the model
     (humans alone need b·(hw_humans/hw_model)²) and, for ``target``, the human budgets
-    either needs (half-widths shrink as 1/√b)."""
-    saving = []
+    either needs: alone hw² = c/b; with the model hw² = a + c/b, a the model's pairs'
+    floor, through the two largest budgets (a = 0 with one budget, then optimistic below
+    its half-width); none when the target is below the floor (more model pairs needed)."""
+    saving, points = [], []
     for b in doc["budgets"]:
         alone = doc["metrics"]["delta_precision"][b]["half_width"]
         both = summary["metrics"]["delta_precision"][b]["half_width"]
@@ -292,10 +294,18 @@ def _model_summary(doc: dict[str, Any], summary: dict[str, Any], accuracy: float
                                "combined_half_width": both, "worth": None}
         if alone and both:
             row["worth"] = b * (alone / both) ** 2
-            if target is not None:
-                row["humans_alone"] = math.ceil(b * (alone / target) ** 2)
-                row["humans_with_model"] = math.ceil(b * (both / target) ** 2)
+            points.append((1.0 / b, both * both))
         saving.append(row)
+    if target is not None and points:
+        x, y = np.array(points[-2:]).T
+        slope, floor = (np.polyfit(x, y, 1) if len(points) > 1 else (y[0] / x[0], 0.0))
+        floor, slope = max(float(floor), 0.0), max(float(slope), 1e-300)
+        for row in saving:
+            if row["worth"] is not None:
+                row["humans_alone"] = math.ceil(row["budget"] * (
+                    row["human_half_width"] / target) ** 2)
+                row["humans_with_model"] = (math.ceil(slope / (target**2 - floor))
+                                            if target**2 > floor else None)
     return {"accuracy": accuracy, "model_budget": model_budget, "target_half_width": target,
             "metrics": summary["metrics"], "delta_precision": saving}
 
@@ -445,9 +455,11 @@ def render_table(doc: dict[str, Any]) -> str:
                     f"{'' if cov is None else f' (cov {100 * cov:.0f}%)'}, worth ~"
                     f"{row['worth']:,.0f}")
             if "humans_alone" in row:
+                need = row["humans_with_model"]
                 line += (f"; ±{percent(m['target_half_width'], 3, False)} needs "
-                         f"~{row['humans_alone']:,} alone, ~{row['humans_with_model']:,} "
-                         "with the model")
+                         f"~{row['humans_alone']:,} alone, " + (
+                             f"~{need:,} with the model" if need else
+                             "more model pairs with the model"))
             lines.append(line)
     if flagged:
         lines.append(f"! coverage below {100 * doc.get('flag_coverage', FLAG_COVERAGE):.0f}%: "
