@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from abcde.engines.config import EngineLike, engine_config
+from abcde.errors import InputError
 from abcde.inputs.session import Session
 from abcde.inputs.spec import Columns, InputSpec, parse_slicings
 from abcde.params import COUNT, SEED, TOP, Maybe, OneOf, checked
@@ -107,7 +108,8 @@ class Comparison:
                      seed: int = 0, population: str = "mixture", alpha: float | None = None,
                      strata_allocation: str | float | None = None,
                      max_stream_draws: int | None = None,
-                     out: str | Path | None = None, overwrite: bool = False) -> PairSample:
+                     out: str | Path | None = None, overwrite: bool = False,
+                     model_budget: int | None = None) -> PairSample:
         """Pairs for judgement (`abcde.sample_pairs`); with `strata_allocation`
         ('proportional', 'equal' or the split+merge fraction), stratified split+merge vs
         stable (`abcde.sample_pairs_stratified`)."""
@@ -117,7 +119,11 @@ class Comparison:
         if strata_allocation is None:
             return run_sample_pairs(self.session, budget, draws=draws, seed=seed,
                                     design=design, max_stream_draws=max_stream_draws,
-                                    out=out, overwrite=overwrite)
+                                    out=out, overwrite=overwrite, model_budget=Maybe(
+                                        COUNT).check("model_budget", model_budget))
+        if model_budget is not None:
+            raise InputError("{option} is not available with a stratified sample yet",
+                             option="model_budget")
         from abcde.params import MAX_DRAWS, Int
         from abcde.sampling.stratified import ALLOCATION, run_stratified
 

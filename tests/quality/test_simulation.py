@@ -269,3 +269,23 @@ def test_an_exact_rate_has_no_bias_in_a_real_round() -> None:
                    replications=4, seed=2)
     for key in ("good_split_rate", "good_split_distance", "good_merge_distance"):
         assert doc["metrics"][key][40]["bias"] == 0.0, key
+
+
+def test_a_model_judge_saves_human_verdicts_and_keeps_coverage() -> None:
+    """Rounds with a 95% accurate model on 240 pairs: the humans' ΔPrecision half-width
+    shrinks (the verdicts are worth more than their number), the combined estimates'
+    coverage is reported beside today's, and the target's human budgets follow the
+    half-widths as 1/√b; a coin-flip model (accuracy 0.5) saves nothing to speak of."""
+    docs = {a: simulate(BASE, EXP, WEIGHT, truth=TRUTH, budgets=(60,), replications=6, seed=3,
+                        model_accuracy=a, model_budget=240, target_half_width=0.05)
+            for a in (0.95, 0.5)}
+    good, coin = (docs[a]["model"]["delta_precision"][0] for a in (0.95, 0.5))
+    assert good["combined_half_width"] < good["human_half_width"] and good["worth"] > 90
+    assert coin["worth"] < 75
+    assert good["humans_with_model"] < good["humans_alone"] == math.ceil(
+        60 * (good["human_half_width"] / 0.05) ** 2)
+    cell = docs[0.95]["model"]["metrics"]["delta_precision"][60]
+    assert cell["coverage"] is not None and cell["exact"] == docs[0.95]["metrics"][
+        "delta_precision"][60]["exact"]
+    res = CliRunner().invoke(main, ["simulate", "--help"])
+    assert "--model-accuracy" in res.output

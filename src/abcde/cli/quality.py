@@ -49,6 +49,10 @@ if TYPE_CHECKING:
               help="Item id column of --truth.")
 @click.option("--cluster-col", default="cluster_id", show_default=True,
               help="Cluster id column of --truth.")
+@click.option("--model-verdicts", "model", type=ExistingPath(dir_okay=False), default=None,
+              help="CSV/JSONL of a model judge's verdicts (pair_id, verdict or probability "
+              "in [0, 1]) on the sample's pairs: the human verdicts correct them, and the "
+              "intervals are prediction-powered (narrower with a good model, valid always).")
 @click.option("--confidence", type=float, default=0.95, show_default=True)
 @click.option("--se-method", type=click.Choice(["pair_clustered", "kirchner"]),
               default="pair_clustered", show_default=True,
@@ -66,8 +70,8 @@ if TYPE_CHECKING:
 def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | None,
                  sample_schema: str | None, engine_name: str | None, dsn: str | None,
                  judgements: tuple[str, ...], truth: str | None, item_col: str,
-                 cluster_col: str, confidence: float, se_method: str, sequential: bool,
-                 stop_when: tuple[str, ...], fmt: str) -> None:
+                 cluster_col: str, model: str | None, confidence: float, se_method: str,
+                 sequential: bool, stop_when: tuple[str, ...], fmt: str) -> None:
     """Is the Experiment better? ΔPrecision, Good/Bad rates, distances and indexes with
     standard errors and confidence intervals from a judged pair sample. SAMPLE_DIR: the
     directory of `abcde sample-pairs --out`, or of a warehouse sample's exported tables
@@ -109,9 +113,27 @@ def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | No
     files = judgements[0] if len(judgements) == 1 else list(judgements) or None
     doc = estimate(sample, judgements=files, truth=truth, item_col=item_col,
                    cluster_col=cluster_col, confidence=confidence, se_method=se_method,
-                   sequential=sequential, stop_when=stop_when)
+                   sequential=sequential, stop_when=stop_when, model=model)
     emit(doc, fmt, lambda d: render_table(d) + (
         render_sequential(d) if "sequential" in d else ""), "estimate")
+
+
+@click.command("model-judge")
+@click.argument("sample_dir", type=ExistingPath(file_okay=False))
+@click.option("--command", "command", required=True,
+              help="The model judge: reads pairs as JSON lines on stdin ({pair_id, item_1, "
+              "item_2}), writes {pair_id, verdict or probability} lines on stdout. Run once "
+              "per batch; answers go to SAMPLE_DIR/model_verdicts.jsonl, a rerun resumes.")
+@click.option("--batch", type=click.IntRange(1), default=100, show_default=True,
+              help="Pairs per run of the command.")
+def model_judge_cmd(sample_dir: str, command: str, batch: int) -> None:
+    """Judge every pair of a sample by a model (an LLM client, a classifier, a script);
+    `abcde estimate` then combines its verdicts with the humans' (prediction-powered)."""
+    from abcde.quality.model_judge import run_model_judge
+
+    log = run_model_judge(sample_dir, command, batch=batch, progress=lambda done, total:
+                          click.echo(f"{done:,}/{total:,} pairs judged by the model", err=True))
+    click.echo(f"model verdicts: {log}")
 
 
 @click.command("simulate")
@@ -135,11 +157,23 @@ def estimate_cmd(sample_dir: str | None, db: str | None, sample_prefix: str | No
               "signal of --stop-when (default 'delta_precision>0') and how often it is wrong.")
 @click.option("--stop-when", multiple=True, help="A question, as for `abcde estimate "
               "--stop-when`; repeat for several; implies --sequential.")
+@click.option("--model-accuracy", type=float, default=None, help="Also rounds with a "
+              "model judge right this share of the time on every pair (e.g. 0.9) judging "
+              "--model-budget pairs, the humans a random --budgets of them: bias, coverage "
+              "and the human verdicts the model saves.")
+@click.option("--model-budget", type=Checked(COUNT), default=None,
+              help="With --model-accuracy: the model's pairs [default: 10 × the largest of "
+              "--budgets].")
+@click.option("--target-half-width", type=float, default=None, help="With --model-accuracy: "
+              "the human verdicts ΔPrecision needs for this half-width (e.g. 0.01), alone "
+              "and with the model.")
 @format_option
 def simulate_cmd(comparison: Comparison, truth: str, population: str, alpha: float | None,
                  budgets: tuple[int, ...], replications: int, seed: int,
                  unknown_share: float, stratify: str | None, sequential: bool,
-                 stop_when: tuple[str, ...], fmt: str) -> None:
+                 stop_when: tuple[str, ...], model_accuracy: float | None,
+                 model_budget: int | None, target_half_width: float | None,
+                 fmt: str) -> None:
     """Size the judgement budget and check the estimates on your data: per quality metric
     and budget, the 95% interval half-width, the coverage of the exact value and the bias,
     from simulated rounds judged by --truth (whose exact metrics are computed in SQL). A
@@ -150,8 +184,10 @@ def simulate_cmd(comparison: Comparison, truth: str, population: str, alpha: flo
                               replications=replications, seed=seed,
                               unknown_share=unknown_share, stratify=stratify,
                               stop_when=stop_when or (("delta_precision>0",) if sequential
-                                                      else ()))
+                                                      else ()),
+                              model_accuracy=model_accuracy, model_budget=model_budget,
+                              target_half_width=target_half_width)
     emit(doc, fmt, render_table, "simulate")
 
 
-COMMANDS = (estimate_cmd, simulate_cmd)
+COMMANDS = (estimate_cmd, model_judge_cmd, simulate_cmd)

@@ -179,6 +179,10 @@ def _serve_explore(sample: str, port: int, host: str, open_browser: bool,
               help="The mixture's share of the abcde population, in (0, 1) [default: 0.5].")
 @click.option("--budget", type=Checked(COUNT), required=True,
               help="Unique non-self pairs for the judges (at most the population's).")
+@click.option("--model-budget", type=Checked(COUNT), default=None,
+              help="A round with a model judge: the stream holds this many pairs, all in "
+              "model_questions.jsonl for `abcde model-judge`; --budget of them, a uniform "
+              "random subset, are the humans' (questions.csv, `abcde judge`).")
 @click.option("--seed", type=Checked(SEED), default=0, show_default=True)
 @click.option("--out", required=True, type=click.Path(file_okay=False),
               help="Directory for questions, draws and manifest.")
@@ -195,17 +199,20 @@ def _serve_explore(sample: str, port: int, host: str, open_browser: bool,
               "questions, draws and manifest; refused otherwise).")
 def sample_pairs_cmd(comparison: Comparison, population: str, alpha: float | None,
                      budget: int, seed: int, out: str, strata_allocation: str | None = None,
-                     max_stream_draws: int | None = None, overwrite: bool = False) -> None:
+                     max_stream_draws: int | None = None, overwrite: bool = False,
+                     model_budget: int | None = None) -> None:
     """Pairs of items for human judgement (ABCDE §5.7–5.8, App. A; Jaccard §7)."""
     s = comparison.sample_pairs(budget, seed=seed, population=population, alpha=alpha,
                                 strata_allocation=strata_allocation,
                                 max_stream_draws=max_stream_draws, out=out,
-                                overwrite=overwrite)
+                                overwrite=overwrite, model_budget=model_budget)
     m = s.manifest
     classes = ", ".join(f"{c} {v['pairs']:,}" for c, v in m["pairs"]["by_class"].items())
-    click.echo(f"{m['pairs']['judgeable']:,} pairs to judge, {m['draws']:,} draws "
+    humans = f" ({m['humans']['pairs']:,} for humans)" if m.get("humans") else ""
+    click.echo(f"{m['pairs']['judgeable']:,} pairs to judge{humans}, {m['draws']:,} draws "
                f"(unique pairs by class: {classes}) -> {Path(out)}{os.sep}")
-    for name in ("questions_csv", "questions_jsonl", "draws_parquet", "manifest"):
+    for name in ("questions_csv", "questions_jsonl", "model_questions_jsonl", "draws_parquet",
+                 "manifest"):
         if name in s.files:
             click.echo(f"  {name}: {s.files[name]}")
     from abcde.quality.estimate import undrawn_warnings

@@ -35,6 +35,7 @@ from abcde.quality.judgements import (
 )
 from abcde.quality.judging import logged_verdicts
 from abcde.quality.metrics import MAX_UNKNOWN_SHARE, METRIC_KEYS, Design, estimate_all, unavailable
+from abcde.quality.ppi import MODEL_LOG, class_summary, read_model_verdicts
 from abcde.quality.sample import CLASS_KEYS, JudgedSample, count_distinct, judged_sample
 from abcde.quality.sequential import STOP_WHEN, Question, sequential_doc
 from abcde.quality.slices import estimate_slices
@@ -42,7 +43,7 @@ from abcde.quality.wording import UNKNOWN_START, precision_verdict, sample_warni
 from abcde.sample_files.exported import is_exported, read_exported, read_tables
 from abcde.sample_files.layout import LOG_NAME, MANIFEST, restore
 from abcde.sample_files.manifest import DESIGN_VERSION, sample_id, stream_of
-from abcde.sample_files.pairs import read_draws, read_pair_manifest
+from abcde.sample_files.pairs import HUMAN_COLUMN, read_draws, read_pair_manifest
 from abcde.sample_files.verdicts import is_verdict_log
 
 __all__ = ["IMPACT_KEYS", "Sample", "estimate", "estimate_from_draws", "estimate_with_verdicts",
@@ -256,7 +257,7 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
              judge: Callable[[Any, Any], Any] | None = None, *, confidence: float = 0.95,
              se_method: str = DEFAULT_SE, item_col: str = "item_id",
              cluster_col: str = "cluster_id", sequential: bool = False,
-             stop_when: Any = ()) -> dict[str, Any]:
+             stop_when: Any = (), model: Any = None) -> dict[str, Any]:
     """Quality estimates of a judged pair sample, as a JSON-ready dict (``abcde estimate``).
 
     Parameters
@@ -289,6 +290,14 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
     stop_when : str or sequence of str
         Questions for its stop signal ('delta_precision>0', 'bad_merge_rate<0.02',
         'halfwidth<=0.01'); any implies ``sequential``.
+    model : str, Path, mapping or callable, optional
+        A model judge's verdicts on (many of) the sample's pairs: a CSV/JSONL file of
+        pair_id and verdict or probability, a mapping pair id → verdict or P(equivalent),
+        or a callable (i, j) → either; default: the sample directory's
+        model_verdicts.jsonl (``abcde model-judge``) if any. The human verdicts then
+        correct the model's and the intervals are prediction-powered (docs/method.md
+        §8.15); ``model`` in the result gives per class the agreement, λ and what the
+        human verdicts are worth.
 
     Returns
     -------
@@ -316,15 +325,19 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
     Jaccard Distance and the Jaccard Index in ABCDE. Google Switzerland, 2024, §4.3–8.
     """
     s = load_sample(sample)
+    found = None if s.directory is None else s.directory / MODEL_LOG
+    unused = None  # `abcde model-judge` judged it; the sequences read humans only
+    if model is None and found is not None and found.exists():
+        unused, model = (found, None) if sequential or stop_when else (None, found)
     log = verdict_log_source(s, judgements, truth, judge)
     if log is not None:
         logged = logged_verdicts(log, s.pairs, s.id)
         _refuse_no_known_verdict(s, logged.verdicts, f"the verdict log {log}", "log")
         out = estimate_with_verdicts(s, logged.verdicts, confidence=confidence,
                                      se_method=se_method, stop_when=stop_when,
-                                     sequential=sequential)
+                                     sequential=sequential, model=model)
         out["judging"] = logged.judging
-        return out
+        return _model_unused(out, unused)
     verdicts = verdicts_for(s, judgements, truth, judge, item_col=item_col,
                             cluster_col=cluster_col)
     files = [judgements] if isinstance(judgements, str | Path) else judgements
@@ -338,15 +351,28 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
             and files and all(isinstance(j, str | Path) for j in files) else "the judgements"
     _refuse_no_known_verdict(s, verdicts, source, kind)
     out = estimate_with_verdicts(s, verdicts, confidence=confidence, se_method=se_method,
-                                 stop_when=stop_when, sequential=sequential)
+                                 stop_when=stop_when, sequential=sequential, model=model)
     if truth is not None:
         out["truth_exact"] = truth_exact(s, truth, item_col, cluster_col)
-    missing = [p for p in s.pairs.by_id if p not in s.pairs.self_ids and p not in verdicts]
+    humans = {str(r["pair_id"]) for r in s.draws if r.get(HUMAN_COLUMN) is not None} \
+        if s.manifest.get("humans") else s.pairs.by_id
+    missing = [p for p in s.pairs.by_id if p not in s.pairs.self_ids and p not in verdicts
+               and p in humans]
     if kind == "file" and missing:  # a judge skipped rows, a file was cut: say so
         shown = ", ".join(missing[:5]) + (", …" if len(missing) > 5 else "")
         out.setdefault("notes", []).append(
             f"{len(missing):,} of the sample's {len(s.pairs.by_id) - len(s.pairs.self_ids):,}"
             f" pairs have no row in {source} and count as unknown (pair ids {shown})")
+    return _model_unused(out, unused)
+
+
+def _model_unused(out: dict[str, Any], unused: Path | None) -> dict[str, Any]:
+    """The estimate's warning that the sample's model verdicts were left out (the
+    confidence sequences do not take a model judge yet, docs/quality.md)."""
+    if unused is not None:
+        out["warnings"].append(f"{unused}: a model judge's verdicts are not used with "
+                               "--sequential/--stop-when yet; every interval here is the "
+                               "humans' alone")
     return out
 
 
@@ -453,18 +479,27 @@ def verdict_log_source(s: Sample, judgements: Any, truth: Any,
 @checked(confidence=CONFIDENCE, se_method=SE_METHOD, stop_when=STOP_WHEN)
 def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,
                            confidence: float = 0.95, se_method: str = DEFAULT_SE,
-                           sequential: bool = False, stop_when: Any = ()) -> dict[str, Any]:
+                           sequential: bool = False, stop_when: Any = (),
+                           model: Any = None) -> dict[str, Any]:
     """:func:`estimate` of a loaded sample once its verdicts (pair id → verdict) are known
-    (``sequential``, ``stop_when``: :func:`estimate`'s)."""
+    (``sequential``, ``stop_when``, ``model``: :func:`estimate`'s)."""
     draws = _draw_columns(s.draws)
     first = None
+    if (sequential or stop_when) and (model is not None or s.manifest.get("humans")):
+        raise InputError("the confidence sequences do not take a model judge's verdicts "
+                         "or a model round's humans' subset yet ({option}); estimate "
+                         "without --sequential and --stop-when",
+                         option="model" if model is not None else "sequential")
     if sequential or stop_when:
         if s.draws and "first_draw" not in s.draws[0]:
             raise InputError(f"{s.where}: the draws have no first_draw column, so the order "
                              "of the stream is unknown", option="sequential")
         first = [int(r["first_draw"]) - 1 for r in s.draws]  # draw numbers from 1 in files
+    model = None if model is None else read_model_verdicts(
+        model, {p: ij for p, ij in s.pairs.by_id.items() if p not in s.pairs.self_ids})
     out = _estimate(draws, verdicts, s.manifest, confidence, se_method, s.where,
-                    (first, set(map(str, verdicts)), stop_when) if first is not None else None)
+                    (first, set(map(str, verdicts)), stop_when) if first is not None else None,
+                    model)
     if s.strata:
         out["strata"] = [{**st, "sample": _stratum_sample(s, st["name"], verdicts)}
                          for st in s.strata]
@@ -479,7 +514,8 @@ def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,
 
 @checked(confidence=CONFIDENCE, se_method=SE_METHOD)
 def estimate_from_draws(draws: Any, verdicts: Any, manifest: Mapping[str, Any], *,
-                        confidence: float = 0.95, se_method: str = DEFAULT_SE) -> dict[str, Any]:
+                        confidence: float = 0.95, se_method: str = DEFAULT_SE,
+                        model: Any = None) -> dict[str, Any]:
     """All quality estimates of one sample's draw rows, verdicts and manifest, without
     sample files: the document of :func:`estimate` less the keys of files (impact,
     sample_id, judgements, strata, carried_over, notes). ``draws``: one row per unique
@@ -490,18 +526,21 @@ def estimate_from_draws(draws: Any, verdicts: Any, manifest: Mapping[str, Any], 
     exact, metrics, strata, slices and weight as ``abcde sample-pairs`` writes them
     (docs/method.md §6.4, §6.8–6.9, §8). Refused with InputError: a sample of an earlier
     design, an inconsistent manifest, draws or verdicts
-    :func:`~abcde.quality.sample.judged_sample` refuses."""
-    return _estimate(draws, verdicts, manifest, confidence, se_method, None)
+    :func:`~abcde.quality.sample.judged_sample` refuses. ``model``: a model judge's
+    verdicts, a file or a mapping as :func:`estimate` takes them."""
+    model = None if model is None else read_model_verdicts(model, {})
+    return _estimate(draws, verdicts, manifest, confidence, se_method, None, model=model)
 
 
 def _estimate(draws: Any, verdicts: Any, manifest: Mapping[str, Any], confidence: float,
               se_method: str, where: str | None,
-              sequential: tuple[list[int], set[str], tuple[Question, ...]] | None = None
-              ) -> dict[str, Any]:
+              sequential: tuple[list[int], set[str], tuple[Question, ...]] | None = None,
+              model: Mapping[str, float] | None = None) -> dict[str, Any]:
     """The document of :func:`estimate_from_draws`; ``where`` names a sample on file;
-    ``sequential`` (first draws, pairs with a verdict, questions) adds its section."""
+    ``sequential`` (first draws, pairs with a verdict, questions) adds its section;
+    ``model`` (pair id → a model judge's P(equivalent)) makes the shares prediction-powered."""
     prefix = "" if where is None else f"{where}: "
-    s, design = judged_design(draws, verdicts, manifest, prefix)
+    s, design = judged_design(draws, verdicts, manifest, prefix, model)
     results = estimate_all(s, design, confidence=confidence, se_method=se_method)
     out: dict[str, Any] = {"population": manifest.get("population"), "alpha": s.alpha,
                            "se_method": se_method}
@@ -517,6 +556,11 @@ def _estimate(draws: Any, verdicts: Any, manifest: Mapping[str, Any], confidence
     out["sample"] = _sample_summary(s)
     out["warnings"] = sample_warnings(out["sample"], results, design, manifest.get("budget"))
     unknown = [w for w in out["warnings"] if w.startswith(UNKNOWN_START)]
+    if model is not None or s.inverse_pi is not None:  # the humans' part chosen at random
+        out["warnings"] = [w for w in out["warnings"] if w not in unknown]
+        unknown = []
+    if model is not None:
+        out["model"] = class_summary(s)
     out["verdict"] = precision_verdict(results["delta_precision"], warnings=unknown)
     if unknown:  # the sample-wide reason holds for every estimated metric (§8.3)
         smp = out["sample"]
@@ -537,16 +581,18 @@ def _estimate(draws: Any, verdicts: Any, manifest: Mapping[str, Any], confidence
 
 
 def judged_design(draws: Any, verdicts: Any, manifest: Mapping[str, Any],
-                  prefix: str = "") -> tuple[JudgedSample, Design]:
+                  prefix: str = "", model: Mapping[str, float] | None = None
+                  ) -> tuple[JudgedSample, Design]:
     """The judged sample and the design the estimators read of the manifest (a manifest
-    of an earlier design refused; ``prefix`` names the sample in messages)."""
+    of an earlier design refused; ``prefix`` names the sample in messages; ``model``: a
+    model judge's verdicts, :func:`_estimate`'s)."""
     try:
         check_design(manifest)
     except ValueError as err:
         raise InputError(f"{prefix}{err}") from None
     classes, sums = _classes(manifest)
     s = judged_sample(draws, verdicts, alpha=float(manifest["alpha"]),
-                      kappa=sums["u"] / sums["w"], where=f"{prefix}draws")
+                      kappa=sums["u"] / sums["w"], where=f"{prefix}draws", model=model)
     return s, Design(classes, _exact(manifest), sums, _scale(s, manifest, classes, prefix))
 
 

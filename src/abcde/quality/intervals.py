@@ -66,24 +66,36 @@ def reweighted_mean_se(x: np.ndarray, factor: np.ndarray, draw_count: np.ndarray
     with e = m (x − R), V = Σ f k m and g_p the pair's Σ k (e − ē_stratum). Identical to
     Case I when every pair is judged. The SE is NaN when one draw carries everything.
     """
+    if method == "kirchner":
+        m = np.ones_like(x) if importance is None else np.asarray(importance, dtype=float)
+        return _kirchner(x, factor * m, draw_count.astype(float))
+    mean, first, keep = ratio_terms(x, factor, draw_count, pair_key, stratum, importance)
+    return mean, math.sqrt(first + keep)
+
+
+def ratio_terms(x: np.ndarray, factor: np.ndarray, draw_count: np.ndarray,
+                pair_key: np.ndarray, stratum: np.ndarray,
+                importance: np.ndarray | None = None) -> tuple[float, float, float]:
+    """R and the two terms of the ``pair_clustered`` SE² of :func:`reweighted_mean_se`:
+    the draws' (with-replacement) term and the pair-keep (second-phase) term, both linear
+    in x before squaring (NaN, 0 when one draw carries everything)."""
     k = draw_count.astype(float)
     m = np.ones_like(x) if importance is None else np.asarray(importance, dtype=float)
-    if method == "kirchner":
-        return _kirchner(x, factor * m, k)
     fk = factor * k
     total = float(fk.sum())
     weight = float((fk * m).sum())
     mean = float((fk * m * x).sum() / weight)
     if total * total - float((fk * factor).sum()) <= 1e-12 * total * total:
-        return mean, math.nan
+        return mean, math.nan, 0.0
     e = m * (x - mean)
-    variance = total / (total - 1) * float((fk * e**2).sum()) / weight**2
+    first = total / (total - 1) * float((fk * e**2).sum()) / weight**2
+    keep = 0.0
     if np.any(factor != 1):
         strata = np.asarray(stratum, dtype=np.int64)
         stratum_mean = np.bincount(strata, weights=fk * e) / np.maximum(
             np.bincount(strata, weights=fk), 1e-300)
-        variance += _pair_keep_term(e - stratum_mean[strata], k, pair_key, factor) / weight**2
-    return mean, math.sqrt(variance)
+        keep = _pair_keep_term(e - stratum_mean[strata], k, pair_key, factor) / weight**2
+    return mean, first, keep
 
 
 def _pair_keep_term(values: np.ndarray, k: np.ndarray, pair_key: np.ndarray,

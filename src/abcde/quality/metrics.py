@@ -35,6 +35,7 @@ from abcde.quality.intervals import (
     reweighted_mean_se,
     z_value,
 )
+from abcde.quality.ppi import PowerTuned, power_tuned
 from abcde.quality.result import Estimate, UnknownRange
 from abcde.quality.sample import CLASS_KEYS, JudgedSample, class_tallies, count_distinct
 
@@ -171,6 +172,7 @@ class PartEstimate:
     drawn: bool
     efficiency: float = 1.0
     unknown: float = 0.0  # the share of the part's draws without a verdict
+    power: PowerTuned | None = None  # with a model judge: the prediction-powered share
 
 
 def _undefined(total: float, note: str, confidence: float) -> Estimate:
@@ -267,24 +269,42 @@ def _equivalent_part(part: Part, s: JudgedSample, design: Design, in_mask: np.nd
                      design_cap: bool) -> PartEstimate:
     in_part = in_mask & (s.class_key == part.classes[0] if len(part.classes) == 1
                          else np.isin(s.class_key, part.classes))
+    if s.model is not None:  # the humans' verdicts correct the model's (§8.15)
+        in_part &= ~np.isnan(s.model)
     used = in_part & s.known
     if not used.any():  # not drawn, or drawn but never judged: the share is unknown
         return PartEstimate(total, 0.5, 0.0, 1.0, None, 0.0, 0.0, np.array([], dtype=np.int64),
                             0, False)
     weights = s.importance_u if part.target == "u" else s.importance_w
     f, k, keys, m = factors[used], s.draw_count[used], s.pair_key[used], weights[used]
-    p, se = reweighted_mean_se(s.equivalent[used], f, k, keys, s.class_key[used], se_method, m)
-    se_ok = se is not None and math.isfinite(se)
-    n_sample = effective_n(p, se if se_ok else None, design_n_eff(f, k, keys, se_method, m))
-    n_design, efficiency = math.inf, 1.0
+    power = None
+    n_design_sample = design_n_eff(f, k, keys, se_method, m)
     judged_share = float(k.sum()) / float(s.draw_count[in_part].sum())
+    gained = judged_share
+    if s.model is None:
+        p, se = reweighted_mean_se(s.equivalent[used], f, k, keys, s.class_key[used],
+                                   se_method, m)
+    else:
+        power = power_tuned(s.equivalent[in_part], s.known[in_part], s.model[in_part],
+                            factors[in_part], s.draw_count[in_part], s.pair_key[in_part],
+                            s.class_key[in_part], weights[in_part])
+        p, se = power.p, power.se
+        f, k, keys, m = (np.ones(in_part.sum()), s.draw_count[in_part], s.pair_key[in_part],
+                         weights[in_part])
+        # the humans' n_eff times what the model makes them worth, at most the model's
+        gain = power.worth / power.human_pairs if power.human_pairs else 1.0
+        n_design_sample = min(design_n_eff(f, k, keys, se_method, m), n_design_sample * gain)
+        gained, judged_share = min(1.0, judged_share * gain), 1.0
+    se_ok = se is not None and math.isfinite(se)
+    n_sample = effective_n(p, se if se_ok else None, n_design_sample)
+    n_design, efficiency = math.inf, 1.0
     if design_cap:
-        n_design = design_expected_n_eff(part, design) * judged_share
+        n_design = design_expected_n_eff(part, design) * gained
         efficiency = _efficiency(part, design)
     n_eff = min(n_sample, n_design)
     low, high = interval(p, n_eff, confidence)
     return PartEstimate(total, p, low, high, se if se_ok else None, n_eff, n_design, keys,
-                        int(k.sum()), True, efficiency, 1.0 - judged_share)
+                        int(k.sum()), True, efficiency, 1.0 - judged_share, power)
 
 
 def _combine(exact: float, parts: list[tuple[Part, PartEstimate]], notes: list[str],
@@ -378,7 +398,7 @@ def estimate_all(s: JudgedSample, design: Design, *, confidence: float = 0.95,
     results = {key: estimate_metric(metric, s, design, confidence=confidence,
                                     se_method=se_method, cache=cache)
                for key, metric in METRICS.items()}
-    if s.known.all():
+    if s.known.all() or s.model is not None or s.inverse_pi is not None:  # a chosen subset
         return results
     ends = [_point_estimates(assign_unknowns(s, verdict), design) for verdict in (1.0, 0.0)]
     for key, metric in METRICS.items():

@@ -22,6 +22,7 @@ from abcde.errors import InputError
 from abcde.inputs.frames import table_columns
 from abcde.quality.judgements import VERDICTS, id_text, parse_verdict
 from abcde.sample_files.manifest import CLASS_KEYS
+from abcde.sample_files.pairs import HUMAN_COLUMN
 from abcde.sampling.pairs import importance
 
 CLASSES = ("split", "merge", "stable")
@@ -32,7 +33,7 @@ KEY_SPLIT, KEY_MERGE, KEY_PLUS, KEY_MINUS, KEY_ZERO = range(len(CLASS_KEYS))
 sign of W_b − W_e (ΔPrecision's label, ABCDE eq. 58)."""
 REQUIRED_COLUMNS = ("pair_id", "item_i", "item_j", "pair_class", "label", "draw_count",
                     "u_over_w")
-OPTIONAL_COLUMNS = ("stratum",)
+OPTIONAL_COLUMNS = ("stratum", HUMAN_COLUMN)
 _VERDICT_CODE = {"equivalent": 1, "not_equivalent": 0, "unknown": -1}
 
 __all__ = ["CLASSES", "CLASS_KEYS", "KEY_MERGE", "KEY_MINUS", "KEY_PLUS", "KEY_SPLIT",
@@ -86,6 +87,8 @@ class JudgedSample:
     slice_columns: dict[str, np.ndarray]
     missing_verdicts: int
     unused_verdicts: int
+    model: np.ndarray | None = None  # a model judge's P(equivalent) per row, NaN: none
+    inverse_pi: np.ndarray | None = None  # a model round: 1/π of the humans' rows, else 0
 
     @property
     def rows(self) -> int:
@@ -119,18 +122,31 @@ def class_tallies(class_key: np.ndarray, draw_count: np.ndarray, known: np.ndarr
 def factors_within(s: JudgedSample, mask: np.ndarray) -> np.ndarray:
     """The reweighting factors recomputed within ``mask`` (a slice), per class (0 outside
     it and for unknown rows; docs/method.md §8.9)."""
-    factors = np.zeros(s.rows)
+    return _factors(s.class_key, s.draw_count, s.known, mask, s.inverse_pi)
+
+
+def _factors(keys: np.ndarray, draw_count: np.ndarray, known: np.ndarray, mask: np.ndarray,
+             inverse_pi: np.ndarray | None) -> np.ndarray:
+    """Per class within ``mask``, sampled / judged draws (§8.3); with the humans' recorded
+    π, 1/π calibrated so that the class's draws are kept: (1/π)·Σk / Σ_judged k/π, which
+    is the former when π is the same for every pair (docs/method.md §8.15)."""
+    factors = np.zeros(keys.size)
     for code in range(len(CLASS_KEYS)):
-        in_class = mask & (s.class_key == code)
-        judged = in_class & s.known
-        judged_draws = s.draw_count[judged].sum()
-        if judged_draws:
-            factors[judged] = s.draw_count[in_class].sum() / judged_draws
+        in_class = mask & (keys == code)
+        judged = in_class & known
+        if inverse_pi is None:
+            judged_draws = draw_count[judged].sum()
+            if judged_draws:
+                factors[judged] = draw_count[in_class].sum() / judged_draws
+        elif judged.any():
+            weighted = (draw_count[judged] * inverse_pi[judged]).sum()
+            factors[judged] = inverse_pi[judged] * draw_count[in_class].sum() / weighted
     return factors
 
 
 def judged_sample(draws: Any, verdicts: Any, *, alpha: float, kappa: float,
-                  where: str = "draws") -> JudgedSample:
+                  where: str = "draws",
+                  model: Mapping[str, float] | None = None) -> JudgedSample:
     """Check the draw rows (columns, row mappings, a DataFrame, an Arrow table or a DuckDB
     relation), join the verdicts (pair id → verdict in any form :func:`_verdict_map`
     takes; ids compare as text), and compute the importance weights for α and κ = Σu/Σw
@@ -138,7 +154,8 @@ def judged_sample(draws: Any, verdicts: Any, *, alpha: float, kappa: float,
     verdicts of pairs not drawn are counted (``unused_verdicts``). Refused, naming pair
     ids: a missing column, an unknown pair class, a draw count that is not an integer
     ≥ 1, a label or u_ij/w_ij the design does not write, a self pair (an earlier design),
-    a repeated ordered pair, a pair id naming two pairs, two verdicts for one id."""
+    a repeated ordered pair, a pair id naming two pairs, two verdicts for one id. ``model``:
+    a model judge's P(equivalent) by pair id (docs/method.md §8.15)."""
     cols = _columns(draws, where)
     missing = [c for c in REQUIRED_COLUMNS if c not in cols]
     if missing:
@@ -159,23 +176,40 @@ def judged_sample(draws: Any, verdicts: Any, *, alpha: float, kappa: float,
     _refuse(where, pair_id, *_draw_problems(codes, label, u_over_w, raw_count, i_code,
                                                   j_code, pair_key))
     draw_count = raw_count.astype(np.int64)
+    if model is not None:  # a model verdict file belongs to one sample
+        ids = {str(id_text(p)) for p in pair_id.tolist()}
+        stray = sorted(p for p in model if p not in ids)
+        if stray:
+            raise InputError(
+                f"{{option}}: {len(stray):,} of the model's {len(model):,} verdicts name no "
+                f"pair of {where} (pair ids {', '.join(map(str, stray[:5]))}); give the model's "
+                "verdicts on this sample's pairs (`abcde model-judge` writes them)",
+                option="model")
     verdict_of = _verdict_map(verdicts, where)
+    inverse_pi = None
+    if HUMAN_COLUMN in cols:  # a model round: the humans' subset, ξ/π (§8.15)
+        pi = np.asarray(cols[HUMAN_COLUMN], dtype=float)
+        bad = ~np.isnan(pi) & ~((pi > 0) & (pi <= 1))
+        if bad.any():
+            raise InputError(f"{where}: {HUMAN_COLUMN} must be empty or in (0, 1]; pair ids "
+                             f"{', '.join(map(str, pair_id[bad][:5].tolist()))}")
+        inverse_pi = np.where(np.isnan(pi), 0.0, 1.0 / np.where(np.isnan(pi), 1.0, pi))
     unique_keys, first = np.unique(pair_key, return_index=True)
     found = [verdict_of.get(id_text(p)) for p in pair_id[first].tolist()]
     verdict_code = np.array([_VERDICT_CODE.get(v, -2) for v in found], dtype=np.int8)
     equivalent_by_key = np.where(verdict_code >= 0, verdict_code, np.nan).astype(float)
     equivalent = equivalent_by_key[np.searchsorted(unique_keys, pair_key)]
     known = ~np.isnan(equivalent)
+    if inverse_pi is not None:
+        known &= inverse_pi > 0
+        equivalent = np.where(known, equivalent, np.nan)
     keys = np.where(codes == SPLIT, KEY_SPLIT, KEY_MERGE)
     stable = codes == STABLE
     keys = np.where(stable & (label > 0), KEY_PLUS, keys)
     keys = np.where(stable & (label < 0), KEY_MINUS, keys)
     keys = np.where(stable & (label == 0), KEY_ZERO, keys).astype(np.int64)
     tallies = class_tallies(keys, draw_count, known, pair_key, equivalent)
-    factor = np.zeros(label.size)
-    for code, name in enumerate(CLASS_KEYS):
-        if tallies[name].factor is not None:
-            factor[(keys == code) & known] = tallies[name].factor
+    factor = _factors(keys, draw_count, known, np.ones(label.size, dtype=bool), inverse_pi)
     with np.errstate(divide="ignore", invalid="ignore"):  # q = 0 rows are refused later
         importance_u, importance_w = importance(u_over_w, alpha, kappa)
     stratum = cols.get("stratum")
@@ -184,7 +218,10 @@ def judged_sample(draws: Any, verdicts: Any, *, alpha: float, kappa: float,
         np.asarray(importance_w, dtype=float), equivalent, known, factor, tallies,
         None if stratum is None else np.asarray(stratum, dtype=object),
         {k: v for k, v in cols.items() if k not in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS)},
-        int((verdict_code == -2).sum()), len(verdict_of) - int((verdict_code != -2).sum()))
+        int((verdict_code == -2).sum()), len(verdict_of) - int((verdict_code != -2).sum()),
+        None if model is None else np.array([model.get(str(id_text(p)), np.nan)
+                                             for p in pair_id.tolist()], dtype=float),
+        inverse_pi)
 
 
 def _draw_problems(codes: np.ndarray, label: np.ndarray, u_over_w: np.ndarray,

@@ -26,7 +26,7 @@ import numpy as np
 from abcde import progress
 from abcde.errors import InputError
 from abcde.inputs.session import Session
-from abcde.params import CONFIDENCE, COUNT, MAX_SEED, SEED, IntList, Real, checked
+from abcde.params import CONFIDENCE, COUNT, MAX_SEED, SEED, IntList, Maybe, Real, checked
 from abcde.quality.estimate import Sample, estimate_with_verdicts, judged_design
 from abcde.quality.exact import ExactQuality, exact_quality
 from abcde.quality.intervals import DEFAULT_SE, z_value
@@ -35,6 +35,8 @@ from abcde.quality.metrics import METRIC_KEYS
 from abcde.quality.sequential import STOP_WHEN, simulated_stops
 from abcde.quality.wording import LABELS, level_text, percent
 from abcde.sample_files.manifest import population_entries
+from abcde.sample_files.pairs import HUMAN_COLUMN
+from abcde.sampling.humans import humans_subset
 from abcde.sampling.pairs import (
     Ceiling,
     Design,
@@ -100,7 +102,9 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
              population: str = "mixture", alpha: float | None = None,
              budgets: Sequence[int] = DEFAULT_BUDGETS, replications: int = 20, seed: int = 0,
              unknown_share: float = 0.0, stratify: str | float | None = None,
-             confidence: float = 0.95, stop_when: Any = (), **inputs: Any) -> dict[str, Any]:
+             confidence: float = 0.95, stop_when: Any = (), model_accuracy: float | None = None,
+             model_budget: int | None = None, target_half_width: float | None = None,
+             **inputs: Any) -> dict[str, Any]:
     """Bias, coverage and interval half-width of every quality metric per budget.
 
     Parameters
@@ -129,6 +133,13 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
         judged in stream order, looked at after every verdict, and ``sequential`` says
         after how many verdicts the stop signal came and how often it was wrong
         (docs/method.md §8.14). Not with ``stratify``.
+    model_accuracy, model_budget, target_half_width
+        Also rounds with a model judge right ``model_accuracy`` of the time on each of
+        ``model_budget`` pairs (default 10 × the largest budget), the humans judging the
+        sampler's random subset of each budget (docs/method.md §8.15): ``model`` gives
+        their bias and coverage per metric and, per budget, ΔPrecision's half-widths
+        alone and with the model, what the human verdicts are worth and, for
+        ``target_half_width``, the human verdicts either needs.
     **inputs
         The inputs and the engine, as for ``abcde.impact``.
 
@@ -152,21 +163,33 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
     return run_simulate(Session.of(base, exp, weights, **inputs), truth,
                         design=design_for(population, alpha), budgets=budgets,
                         replications=replications, seed=seed, unknown_share=unknown_share,
-                        stratify=stratify, confidence=confidence, stop_when=stop_when)
+                        stratify=stratify, confidence=confidence, stop_when=stop_when,
+                        model_accuracy=model_accuracy, model_budget=model_budget,
+                        target_half_width=target_half_width)
 
 
 @checked(budgets=IntList(COUNT), replications=COUNT, seed=SEED,
-         unknown_share=Real(0.0, 1.0, open="hi"), confidence=CONFIDENCE, stop_when=STOP_WHEN)
+         unknown_share=Real(0.0, 1.0, open="hi"), confidence=CONFIDENCE, stop_when=STOP_WHEN,
+         model_accuracy=Maybe(Real(0.0, 1.0)), model_budget=Maybe(COUNT),
+         target_half_width=Maybe(Real(0.0, 1.0, open="lo")))
 def run_simulate(session: Session, truth: object, *, design: Design | None = None,
                  budgets: Sequence[int] = DEFAULT_BUDGETS, replications: int = 20,
                  seed: int = 0, unknown_share: float = 0.0,
                  stratify: str | float | None = None,
-                 confidence: float = 0.95, stop_when: Any = ()) -> dict[str, Any]:
-    """:func:`simulate` of a session's inputs (and ``abcde.Comparison.simulate``)."""
+                 confidence: float = 0.95, stop_when: Any = (),
+                 model_accuracy: float | None = None, model_budget: int | None = None,
+                 target_half_width: float | None = None) -> dict[str, Any]:
+    """:func:`simulate` of a session's inputs (and ``abcde.Comparison.simulate``); with
+    ``model_accuracy``, also rounds with a model judge (:func:`_model_rounds`)."""
     design = design or design_for()
     if stop_when and stratify is not None:
         raise InputError("{option} is not supported with a stratified simulation yet "
                          "(each stratum is its own stream)", option="stop_when")
+    if model_accuracy is not None and (stratify is not None or stop_when):
+        raise InputError("{option} is not supported with a stratified or sequential "
+                         "simulation yet", option="model_accuracy")
+    fill_to = budgets[-1] if model_accuracy is None else max(
+        budgets[-1], model_budget or 10 * budgets[-1])
     runs = []
     if seed + replications - 1 > MAX_SEED:  # replication r draws with seed + r
         raise InputError(f"{{option}} + replications - 1 must be at most {MAX_SEED:,}, the "
@@ -178,8 +201,10 @@ def run_simulate(session: Session, truth: object, *, design: Design | None = Non
         allocation = ALLOCATION.check("stratify", stratify)
     spec = session.spec
     judge = truth_judge(read_truth(truth, spec.columns.item, spec.columns.cluster))
-    ceiling = replace(Ceiling.of(), budget_option="the largest of --budgets", draws_option=None)
+    ceiling = replace(Ceiling.of(), budget_option="the largest of --budgets" if model_accuracy
+                      is None else "--model-budget", draws_option=None)
     results: dict[int, list[dict[str, Any]]] = {b: [] for b in budgets}
+    combined: dict[int, list[dict[str, Any]]] = {b: [] for b in budgets}
     with session.using() as (eng, inputs):
         exact = exact_quality(spec.base, spec.exp, spec.weights, truth=truth,
                               item_col=spec.columns.item, cluster_col=spec.columns.cluster,
@@ -196,7 +221,7 @@ def run_simulate(session: Session, truth: object, *, design: Design | None = Non
         for r in progress.track(range(replications), "simulated rounds"):
             rng = random.Random(seed * 1_000_003 + r)
             if stratify is None:
-                p, _, _ = fill_budget(eng, pipeline, budgets[-1], seed + r, ceiling=ceiling)
+                p, _, _ = fill_budget(eng, pipeline, fill_to, seed + r, ceiling=ceiling)
                 p.add("sim_stream", _sorted("pair_stream", ("d",)))
                 stream = p.fetch(eng, "sim_stream")
             for b in budgets:
@@ -210,6 +235,10 @@ def run_simulate(session: Session, truth: object, *, design: Design | None = Non
                 verdicts = _judge(s.pairs, judge, unknown_share, rng)
                 results[b].append(estimate_with_verdicts(s, verdicts, confidence=confidence,
                                                          se_method=DEFAULT_SE))
+            if model_accuracy is not None:
+                _model_rounds(combined, Sample(cut_stream(stream, fill_to), manifest,
+                                               "simulation"), judge, model_accuracy,
+                              unknown_share, rng, seed + r, confidence)
             if stop_when:  # the largest budget, judged in stream order
                 cols = {k: [row[k] for row in s.draws] for k in s.draws[0]}
                 cols["pair_id"] = [str(x) for x in cols["pair_id"]]
@@ -220,10 +249,65 @@ def run_simulate(session: Session, truth: object, *, design: Design | None = Non
     doc = _summary(results, exact, replications, z_value(confidence), confidence)
     doc.update(population=design.population, alpha=design.alpha, stratify=stratify,
                unknown_share=unknown_share)
+    if model_accuracy is not None:
+        doc["model"] = _model_summary(doc, _summary(combined, exact, replications,
+                                                    z_value(confidence), confidence),
+                                      model_accuracy, fill_to, target_half_width)
     if stop_when:
         doc["sequential"] = {"budget": budgets[-1], "questions": simulated_stops(
             runs, stop_when, exact.values if exact.available else None, confidence)}
     return doc
+
+
+def _model_rounds(combined: dict[int, list[dict[str, Any]]], s: Sample, judge: Any,
+                  accuracy: float, unknown_share: float, rng: random.Random, seed: int,
+                  confidence: float) -> None:
+    """One replication's rounds with a model judge (docs/method.md §8.15): the model, right
+    with probability ``accuracy`` on every pair (sensitivity = specificity), judges the
+    stream's pairs; per budget b the humans judge the sampler's subset of b of them."""
+    verdicts = _judge(s.pairs, judge, unknown_share, rng)
+    truth = judge_pairs(judge, s.pairs)
+    model = {p: float((v == "equivalent") == (rng.random() < accuracy))
+             for p, v in sorted(truth.items()) if v != "unknown"}
+    ids = [str(r["pair_id"]) for r in s.draws]
+    for b in combined:
+        chosen = humans_subset(ids, b, seed)
+        rows = [{**r, HUMAN_COLUMN: chosen.get(str(r["pair_id"]))} for r in s.draws]
+        combined[b].append(estimate_with_verdicts(
+            Sample(rows, s.manifest, "simulation"), verdicts, confidence=confidence,
+            se_method=DEFAULT_SE, model=model))
+
+
+def _model_summary(doc: dict[str, Any], summary: dict[str, Any], accuracy: float,
+                   model_budget: int, target: float | None) -> dict[str, Any]:
+    """The model rounds' bias and coverage (``metrics``, as without a model) and per human
+    budget b the ΔPrecision half-widths: the human verdicts b is worth with the model
+    (humans alone need b·(hw_humans/hw_model)²) and, for ``target``, the human budgets
+    either needs: alone hw² = c/b; with the model hw² = a + c/b, a the model's pairs'
+    floor, through the two largest budgets (a = 0 with one budget, then optimistic below
+    its half-width); none when the target is below the floor (more model pairs needed)."""
+    saving, points = [], []
+    for b in doc["budgets"]:
+        alone = doc["metrics"]["delta_precision"][b]["half_width"]
+        both = summary["metrics"]["delta_precision"][b]["half_width"]
+        row: dict[str, Any] = {"budget": b, "human_half_width": alone,
+                               "combined_half_width": both, "worth": None}
+        if alone and both:
+            row["worth"] = b * (alone / both) ** 2
+            points.append((1.0 / b, both * both))
+        saving.append(row)
+    if target is not None and points:
+        x, y = np.array(points[-2:]).T
+        slope, floor = (np.polyfit(x, y, 1) if len(points) > 1 else (y[0] / x[0], 0.0))
+        floor, slope = max(float(floor), 0.0), max(float(slope), 1e-300)
+        for row in saving:
+            if row["worth"] is not None:
+                row["humans_alone"] = math.ceil(row["budget"] * (
+                    row["human_half_width"] / target) ** 2)
+                row["humans_with_model"] = (math.ceil(slope / (target**2 - floor))
+                                            if target**2 > floor else None)
+    return {"accuracy": accuracy, "model_budget": model_budget, "target_half_width": target,
+            "metrics": summary["metrics"], "delta_precision": saving}
 
 
 def _say_how_long(first: float, replications: int) -> None:
@@ -357,6 +441,26 @@ def render_table(doc: dict[str, Any]) -> str:
                         f", after {q['verdicts_mean']:,.0f} verdicts on average (median "
                         f"{q['verdicts_median']:,.0f})") + ("" if q["wrong"] is None else
                         f"; the answer contradicted the exact value in {q['wrong']:.1%}"))
+    model = doc.get("model")
+    for m in [model] if model else []:
+        lines.append(f"with a model judge right {m['accuracy']:.0%} of the time on "
+                     f"{m['model_budget']:,} pairs, ΔPrecision per human budget:")
+        for row in m["delta_precision"]:
+            if row["worth"] is None:
+                continue
+            cov = m["metrics"]["delta_precision"][row["budget"]]["coverage"]
+            line = (f"  {row['budget']:,} human verdicts: "
+                    f"±{percent(row['human_half_width'], 3, False)} alone, "
+                    f"±{percent(row['combined_half_width'], 3, False)} with the model"
+                    f"{'' if cov is None else f' (cov {100 * cov:.0f}%)'}, worth ~"
+                    f"{row['worth']:,.0f}")
+            if "humans_alone" in row:
+                need = row["humans_with_model"]
+                line += (f"; ±{percent(m['target_half_width'], 3, False)} needs "
+                         f"~{row['humans_alone']:,} alone, " + (
+                             f"~{need:,} with the model" if need else
+                             "more model pairs with the model"))
+            lines.append(line)
     if flagged:
         lines.append(f"! coverage below {100 * doc.get('flag_coverage', FLAG_COVERAGE):.0f}%: "
                      f"{', '.join(flagged)} — these intervals are too narrow for this data; a "

@@ -220,6 +220,9 @@ def render_table(doc: Mapping[str, Any]) -> str:
         lines.append(f"{c['verdicts']:,} verdicts carried over from sample {c['sample_id']} "
                      f"(the same stream, another budget){skipped}")
     lines += [f"note: {note}" for note in doc.get("notes") or []]
+    lines += [f"model judge, {name} pairs: {m['text']} (agrees with the humans on "
+              f"{m['agreement']:.0%}, λ = {m['power']:.2f})"
+              for name, m in (doc.get("model") or {}).items()]
     lines.append("")
     impact = doc.get("impact") or {}
     by_truth = doc.get("truth_exact") or {}

@@ -35,7 +35,7 @@ LOG_NAME = "verdicts.jsonl"
 # a pair sample directory; the verdict log goes too (a log beside a new sample would
 # name the old sample's pairs)
 SAMPLE_FILES = ("questions.csv", "questions.jsonl", "draws.parquet", "draws.csv",
-                MANIFEST, LOG_NAME)
+                MANIFEST, LOG_NAME, "model_questions.jsonl", "model_verdicts.jsonl")
 _FORMULA = ("=", "+", "-", "@", "\t", "\r", "'")
 
 

@@ -27,6 +27,10 @@ DRAW_COLUMNS = ("pair_id", "item_i", "item_j", "pair_class", "label", "draw_coun
                 "first_draw", "u_over_w", "base_cluster_i", "exp_cluster_i",
                 "base_cluster_j", "exp_cluster_j")
 QUESTION_COLUMNS = ("pair_id", "item_1", "item_2", "sample_id", "verdict")
+HUMAN_COLUMN = "human_probability"
+"""A model round's draws' column of π for the humans' pairs (empty: the model's alone)."""
+MODEL_QUESTIONS = "model_questions"
+"""A model round's every pair with both items' attributes (`abcde model-judge` reads it)."""
 
 
 def with_sample_id(questions: Sequence[dict[str, Any]], sid: str) -> list[dict[str, Any]]:
@@ -39,11 +43,14 @@ def with_sample_id(questions: Sequence[dict[str, Any]], sid: str) -> list[dict[s
 def write_pair_sample(out: OutputDir, draws: Sequence[Mapping[str, Any]],
                       questions: Sequence[Mapping[str, Any]], manifest: dict[str, Any], *,
                       engine: Engine | None = None, relation: str | None = None,
-                      draw_columns: Sequence[str] = DRAW_COLUMNS) -> dict[str, str]:
+                      draw_columns: Sequence[str] = DRAW_COLUMNS,
+                      model_questions: Sequence[Mapping[str, Any]] | None = None
+                      ) -> dict[str, str]:
     """Every file of a pair sample into `out.path`, rows in (pair_id, first_draw) order
     (the same sample gives the same bytes): draws.parquet from `relation` on `engine`
-    (which keeps the id types) or from the rows, and none for an empty sample; the
-    manifest, with the files' final paths and digests, last. Returns the files."""
+    (which keeps the id types) or from the rows, and none for an empty sample; a model
+    round's `model_questions` (every pair, for `abcde model-judge`); the manifest, with
+    the files' final paths and digests, last. Returns the files."""
     files: dict[str, str] = {}
     written: list[tuple[Path, int]] = []
     draw_cols = list(draws[0]) if draws else list(draw_columns)
@@ -62,11 +69,16 @@ def write_pair_sample(out: OutputDir, draws: Sequence[Mapping[str, Any]],
         write_rows(cols, [tuple(neutralised(r.get(c)) for c in cols) for r in rows],
                    path, "csv")
         written.append((path, len(rows)))
-    path = out.path / "questions.jsonl"
-    with path.open("w", encoding="utf-8") as f:
-        for q in questions:
-            f.write(json.dumps({c: q.get(c) for c in question_cols}, default=str) + "\n")
-    written.append((path, len(questions)))
+    for name, rows in (("questions", questions), (MODEL_QUESTIONS, model_questions)):
+        if rows is None:
+            continue
+        path = out.path / f"{name}.jsonl"
+        cols = [c for c in question_cols if rows is questions or c not in ("sample_id",
+                                                                            "verdict")]
+        with path.open("w", encoding="utf-8") as f:
+            for q in rows:
+                f.write(json.dumps({c: q.get(c) for c in cols}, default=str) + "\n")
+        written.append((path, len(rows)))
     for path, _ in written:
         files[path.name.replace(".", "_")] = str(out.final(path))
     files["manifest"] = str(out.final(out.path / MANIFEST))
@@ -96,8 +108,10 @@ def read_draws(directory: Path, manifest: Mapping[str, Any]) -> list[dict[str, A
         con.close()
 
 
-def read_questions(directory: Path, manifest: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The question rows of questions.jsonl, verified."""
-    path = verified(directory / "questions.jsonl", manifest, "sample-pairs")
+def read_questions(directory: Path, manifest: Mapping[str, Any],
+                   name: str = "questions") -> list[dict[str, Any]]:
+    """The question rows of questions.jsonl (or a model round's model_questions.jsonl),
+    verified."""
+    path = verified(directory / f"{name}.jsonl", manifest, "sample-pairs")
     with path.open(encoding="utf-8") as f:
         return [load_json(line) for line in f if line.strip()]

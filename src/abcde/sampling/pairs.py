@@ -58,11 +58,13 @@ from abcde.sample_files.manifest import (
 )
 from abcde.sample_files.pairs import (
     DRAW_COLUMNS,
+    HUMAN_COLUMN,
     QUESTION_COLUMNS,
     with_sample_id,
     write_pair_sample,
 )
 from abcde.sampling.clocks import digits_for
+from abcde.sampling.humans import humans_subset
 from abcde.sql.pipeline import Pipeline, retarget
 from abcde.sql.quoting import literal
 from abcde.sql.templates import render
@@ -226,9 +228,10 @@ def opened_sample(session: Session, out: str | Path | None, overwrite: bool
 
 
 @checked(budget=Maybe(COUNT), draws=Maybe(COUNT), seed=SEED,
-         max_stream_draws=Maybe(COUNT))
+         max_stream_draws=Maybe(COUNT), model_budget=Maybe(COUNT))
 def sample_pairs(base: object, exp: object, weights: object | None = None, *,
                  budget: int | None = None, draws: int | None = None, seed: int = 0,
+                 model_budget: int | None = None,
                  population: str = "mixture", alpha: float | None = None,
                  max_stream_draws: int | None = None, out: str | Path | None = None,
                  overwrite: bool = False, return_stream: bool = False,
@@ -249,6 +252,11 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
         Exactly one: `budget` walks the draw stream until that many unique judgeable
         pairs ((i, j) and (j, i) count once; at most the population's number of
         judgeable pairs); `draws` takes that many independent draws.
+    model_budget
+        A round with a model judge (docs/method.md §8.15): the stream holds this many
+        pairs, all in model_questions.jsonl for the model, and `budget` of them, a
+        uniform random subset with π = budget/model_budget in the draws'
+        human_probability, are the humans' questions.
     max_stream_draws
         The cost ceiling of a budget fill: the longest stream of draws it may draw
         (default: the larger of 10 per budget pair and 10⁶; docs/method.md §7.5). A
@@ -283,7 +291,8 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
     docs/method.md §6–7.
     """
     return run_sample_pairs(Session.of(base, exp, weights, **inputs), budget, draws=draws,
-                            seed=seed, design=design_for(population, alpha),
+                            seed=seed, model_budget=model_budget,
+                            design=design_for(population, alpha),
                             max_stream_draws=max_stream_draws, out=out, overwrite=overwrite,
                             return_stream=return_stream)
 
@@ -291,10 +300,17 @@ def sample_pairs(base: object, exp: object, weights: object | None = None, *,
 def run_sample_pairs(session: Session, budget: int | None = None, *,
                      draws: int | None = None, seed: int = 0, design: Design | None = None,
                      max_stream_draws: int | None = None, out: str | Path | None = None,
-                     overwrite: bool = False, return_stream: bool = False) -> PairSample:
+                     overwrite: bool = False, return_stream: bool = False,
+                     model_budget: int | None = None) -> PairSample:
     """`sample_pairs` of a session's inputs (and `abcde.Comparison.sample_pairs`)."""
     if (budget is None) == (draws is None):
         raise InputError("give exactly one of budget and draws", option="budget")
+    humans = None
+    if model_budget is not None:  # the stream fills the model's budget, humans get a part
+        if budget is None or model_budget < budget:
+            raise InputError("{option} must be at least the humans' budget",
+                             option="model_budget")
+        budget, humans = model_budget, budget
     design = design or design_for()
     spec = session.spec
     with opened_sample(session, out, overwrite) as (od, eng, inputs):
@@ -318,15 +334,25 @@ def run_sample_pairs(session: Session, budget: int | None = None, *,
                     "budget": budget, "stream_draws": n,
                     "draws": sum(int(r["draw_count"]) for r in rows),
                     "pairs": pair_counts(rows, questions)}
+        model_questions = None
+        if humans is not None:
+            chosen = humans_subset([q["pair_id"] for q in questions], humans, seed)
+            manifest["humans"] = {"budget": humans, "pairs": len(chosen), "selection":
+                                  "uniform", "probability": min(chosen.values(), default=0.0)}
+            rows = [{**r, HUMAN_COLUMN: chosen.get(r["pair_id"])} for r in rows]
+            model_questions = [{k: v for k, v in q.items() if k != "verdict"}
+                               for q in questions]
+            questions = [q for q in questions if q["pair_id"] in chosen]
         result = finish(eng, p, inputs, spec.slicings, slice_steps, attrs, totals, manifest,
                         rows, questions)
         if return_stream and n > 0:
             p.add("stream_sorted", _sorted("pair_stream", ("d",)))
             result.stream = p.fetch(eng, "stream_sorted")
-        if od is not None:
+        if od is not None:  # the engine's relation keeps the id types; a model round adds π
             result.files = write_pair_sample(
                 od, rows, result.questions, result.manifest, engine=eng,
-                relation=p.physical_name("pair_sample") if rows else None)
+                relation=p.physical_name("pair_sample") if rows and humans is None else None,
+                model_questions=model_questions)
         return result
 
 
@@ -585,6 +611,8 @@ def add_sample_id(p: Pipeline, manifest: dict[str, Any]) -> str:
         p.add("pair_sample_digest", render("pairs/sample_digest.sql"))
     size = (f"b{manifest['budget']}" if manifest.get("budget") is not None
             else f"d{manifest['stream_draws']}")
+    if manifest.get("humans"):
+        size += f"h{manifest['humans']['budget']}"
     return p.add("pair_sample_id", render(
         "pairs/sample_id.sql", population=manifest["population"], alpha=manifest["alpha"],
         seed=manifest["seed"], stratified=bool(manifest.get("stratified")),
