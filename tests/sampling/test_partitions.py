@@ -16,7 +16,7 @@ from sqlglot import exp
 from abcde.sql.dialects import DIALECTS
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "golden"))
-from regenerate import golden_files
+from regenerate import written_files
 
 SMALL = {
     "bucket_totals": "pairs/strata.sql: one row per bucket of strata (at most 256)",
@@ -44,13 +44,13 @@ def unpartitioned_sources(sql: str, dialect: str) -> Iterator[str]:
 
 
 def script_statements() -> Iterator[tuple[str, str, str]]:
-    for path, sql in golden_files().items():
+    for path, sql in written_files().items():
         yield path.parts[0], str(path), sql
 
 
 def test_no_window_over_a_growing_table_runs_in_one_partition() -> None:
     """Every script (impact, sample-items, sample-pairs plain and stratified, evaluate),
-    for every dialect, as `abcde sql` writes it."""
+    for every dialect, as `abcde sql` writes it (the golden files: test_golden_sql_is_current)."""
     seen = set()
     for dialect, where, sql in script_statements():
         for source in unpartitioned_sources(sql, dialect):

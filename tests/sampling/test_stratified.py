@@ -16,7 +16,7 @@ from abcde.engines import connect
 from abcde.errors import InputError
 from abcde.inputs.session import open_inputs
 from abcde.inputs.spec import InputSpec
-from abcde.quality.estimate import Sample, estimate, estimate_with_verdicts
+from abcde.quality.estimate import estimate, estimate_from_draws
 from abcde.sample_files.manifest import class_keys
 from abcde.sampling.pairs import add_chain, design_for, prepare, strata_query
 from abcde.sampling.stratified import (
@@ -149,23 +149,17 @@ def stratum_streams(world: Any, population: str, seed: int,
         eng.close()
 
 
-def block_rows(arr: dict[str, np.ndarray], r: int, n: int, stratum: str,
-               color: dict[int, str]) -> list[dict[str, Any]]:
-    """Draws r·n … (r+1)·n − 1 of a stratum's stream as a sample's rows: one per
-    ordered pair, in the order of its first draw, with its draw count."""
-    i = np.asarray(arr["item_i"][r * n:(r + 1) * n], dtype=np.int64)
-    j = np.asarray(arr["item_j"][r * n:(r + 1) * n], dtype=np.int64)
-    _, first, counts = np.unique(i * (int(max(i.max(), j.max())) + 1) + j,
-                                 return_index=True, return_counts=True)
-    order = np.argsort(first)
-    at, counts = first[order] + r * n, counts[order]
-    return [{"pair_id": f"{min(a, b)}-{max(a, b)}", "item_i": a, "item_j": b,
-             "pair_class": str(c), "label": float(lab), "u_over_w": float(u),
-             "draw_count": int(dc), "stratum": stratum, "color": color[a]}
-            for a, b, c, lab, u, dc in zip(
-                arr["item_i"][at].tolist(), arr["item_j"][at].tolist(),
-                arr["pair_class"][at], arr["label"][at].tolist(),
-                arr["u_over_w"][at].tolist(), counts.tolist(), strict=True)]
+def block_draws(arr: dict[str, np.ndarray], r: int, n: int, stratum: str,
+                m: int) -> dict[str, np.ndarray]:
+    """Draws r·n … (r+1)·n − 1 of a stratum's stream as a sample's draw columns: one row
+    per ordered pair (item ids below m), with its draw count and stratum."""
+    i, j = arr["item_i"][r * n:(r + 1) * n], arr["item_j"][r * n:(r + 1) * n]
+    _, first, counts = np.unique(i * m + j, return_index=True, return_counts=True)
+    at = first + r * n
+    return {"item_i": arr["item_i"][at], "item_j": arr["item_j"][at],
+            "pair_class": arr["pair_class"][at], "label": arr["label"][at],
+            "u_over_w": arr["u_over_w"][at], "draw_count": counts,
+            "stratum": np.full(at.size, stratum, dtype=object)}
 
 
 @pytest.mark.slow
@@ -192,17 +186,31 @@ def test_stratified_estimates_unbiased_and_covering(population: str) -> None:
     manifest = sample_pairs_stratified(world.base, world.exp, world.weight,
                                        attributes=attributes, slice_by="color",
                                        population=population, budget=20, seed=0).manifest
+    m = max(world.truth) + 1
+    truth, color = np.full(m, -1, dtype=np.int64), np.empty(m, dtype=object)
+    for i, c in world.truth.items():
+        truth[i] = c
+    for i, c in world.color.items():
+        color[i] = c
+    for arr in streams.values():
+        for key in ("item_i", "item_j"):
+            arr[key] = np.asarray(arr[key], dtype=np.int64)
+        arr["pair_class"] = np.asarray(arr["pair_class"]).astype(str)
+        for key in ("label", "u_over_w"):
+            arr[key] = np.asarray(arr[key], dtype=float)
     results = []
     for r in range(replications):
-        rows = []
-        for name, _ in STRATA:
-            rows.extend(block_rows(streams[name], r, DRAWS[name], name, world.color))
-        s = Sample(rows, manifest)
-        verdicts = {}
-        for pid, (i, j) in s.pairs.by_id.items():
-            verdicts[pid] = "unknown" if rng.random() < 0.3 else (
-                "equivalent" if world.truth[i] == world.truth[j] else "not_equivalent")
-        results.append(estimate_with_verdicts(s, verdicts))
+        blocks = [block_draws(streams[name], r, DRAWS[name], name, m) for name, _ in STRATA]
+        draws = {k: np.concatenate([b[k] for b in blocks]) for k in blocks[0]}
+        i, j = draws["item_i"], draws["item_j"]
+        draws["pair_id"] = np.minimum(i, j) * m + np.maximum(i, j)
+        draws["color"] = color[i]
+        ids, at = np.unique(draws["pair_id"], return_index=True)
+        verdict = np.where(rng.random(ids.size) < 0.3, "unknown",
+                           np.where(truth[i[at]] == truth[j[at]], "equivalent",
+                                    "not_equivalent"))
+        results.append(estimate_from_draws(draws, {"pair_id": ids, "verdict": verdict},
+                                           manifest))
     keys = [k for k in results[0] if isinstance(results[0][k], dict)
             and "estimate" in results[0][k] and k not in results[0]["unavailable"]]
     assert len(keys) == 13

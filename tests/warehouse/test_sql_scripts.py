@@ -47,14 +47,12 @@ from abcde.warehouse.scripts import ScriptSpec, comment, impact_pipeline, script
 GOLDEN = Path(__file__).resolve().parents[1] / "golden"
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 sys.path.insert(0, str(GOLDEN))
-from regenerate import SPEC, golden_files  # noqa: E402
+from regenerate import SPEC, golden_files, written_files  # noqa: E402
 
 
 def test_golden_sql_is_current() -> None:
     """Templates or dialects changed without `make golden`: review the diff, regenerate."""
-    want = golden_files()
-    on_disk = {p.relative_to(GOLDEN): p.read_text() for d in DIALECTS
-               for p in sorted((GOLDEN / d).rglob("*.sql"))}
+    want, on_disk = golden_files(), written_files()
     assert sorted(on_disk) == sorted(want), "run `make golden`"
     for rel, text in want.items():
         assert on_disk[rel] == text, f"{rel} is stale: run `make golden` and review the diff"
@@ -62,10 +60,11 @@ def test_golden_sql_is_current() -> None:
 
 @functools.cache
 def parsed(dialect: str) -> list[tuple[Path, str, exp.Expression]]:
-    """(golden file, text, tree) of every statement of the golden scripts of `dialect`,
-    in order, parsed once by sqlglot's parser of that dialect."""
+    """(golden file, text, tree) of every statement of the golden scripts of `dialect`
+    as on disk (test_golden_sql_is_current: they are current), in order, parsed once by
+    sqlglot's parser of that dialect."""
     return [(rel, sql, sqlglot.parse_one(sql, read=dialect))
-            for rel, text in golden_files().items() if rel.parts[0] == dialect
+            for rel, text in written_files().items() if rel.parts[0] == dialect
             for sql in (s.strip().rstrip(";") for s in text.split(";\n")) if sql]
 
 
@@ -221,7 +220,7 @@ def test_every_template_compiles_free_of_traps(rendered: dict[str, list[str]],
 
 def test_snowflake_names_fold_like_unquoted_names() -> None:
     """Snowflake matches quoted names exactly: lower-case names are written unquoted."""
-    text = "".join(t for r, t in golden_files().items() if r.parts[0] == "snowflake")
+    text = "".join(t for r, t in written_files().items() if r.parts[0] == "snowflake")
     assert '"item_id"' not in text and "proj.ds.base" in text
 
 
@@ -246,26 +245,28 @@ def zetasql_service() -> Any:
         return ZetaSqlLocalService.get_instance()
 
 
-def _bigquery_catalog(tables: dict[str, list[tuple[str, Any]]]) -> Any:
+def _bigquery_catalog(builtins: Any, tables: dict[str, list[tuple[str, Any]]]) -> Any:
     """Tables proj.ds.t as table t of catalog ds inside catalog proj (the path
     `proj`.`ds`.`t` resolves through nested catalogs), and the dataset's view of its
-    tables, INFORMATION_SCHEMA.TABLES, as --reuse-cells looks them up; with GoogleSQL's
-    built-in functions."""
-    from zetasql.api import CatalogBuilder, TableBuilder
-    from zetasql.types import SimpleCatalog, ZetaSQLBuiltinFunctionOptions
+    tables, INFORMATION_SCHEMA.TABLES, as --reuse-cells looks them up; inside `builtins`,
+    the catalog of GoogleSQL's built-in functions. The catalog is written as zetasql's
+    protocol buffers directly: its Python models take seconds per statement."""
+    from zetasql.wasi._pb2.zetasql.proto.simple_catalog_pb2 import SimpleCatalogProto
+    from zetasql.wasi._pb2.zetasql.public.simple_table_pb2 import (
+        SimpleColumnProto,
+        SimpleTableProto,
+    )
 
-    dataset, views = CatalogBuilder("ds"), CatalogBuilder("INFORMATION_SCHEMA")
+    dataset, views = SimpleCatalogProto(name="ds"), SimpleCatalogProto(name="INFORMATION_SCHEMA")
     for name, cols in tables.items():
         *inside, table_name = name.split(".", 2)[-1].split(".")
-        table = TableBuilder(table_name)
-        for col, kind in cols:
-            table.add_column(col, kind)
-        (views if inside else dataset).add_table(table.build())
-    ds = dataset.build()
-    ds.catalog.append(views.build())
-    root = CatalogBuilder("bigquery").with_builtin_functions(
-        ZetaSQLBuiltinFunctionOptions(language_options=_language())).build()
-    root.catalog.append(SimpleCatalog(name="proj", catalog=[ds]))
+        (views if inside else dataset).table.append(SimpleTableProto(name=table_name, column=[
+            SimpleColumnProto(name=col, type=kind, is_writable_column=True)
+            for col, kind in cols]))
+    dataset.catalog.append(views)
+    root = SimpleCatalogProto()
+    root.CopyFrom(builtins)
+    root.catalog.append(SimpleCatalogProto(name="proj", catalog=[dataset]))
     return root
 
 
@@ -304,10 +305,19 @@ def test_bigquery_sql_passes_the_googlesql_analyzer(zetasql_service: Any) -> Non
     HASH, IF(c, 1, 'a') run there. Each construct is analyzed once (`_construct`: the DROP
     statements are one, an evaluation's second run is the first's), and the catalog is
     registered once per level of each script (the statements that read only tables made
-    before it), not once per statement."""
-    from zetasql.types import AnalyzerOptions, TypeKind
+    before it), not once per statement. Requests and answers are zetasql's protocol
+    buffers (its Python models of a resolved tree took most of this test's time)."""
+    from google.protobuf.empty_pb2 import Empty
+    from zetasql.api import CatalogBuilder
+    from zetasql.types import AnalyzerOptions, ZetaSQLBuiltinFunctionOptions
+    from zetasql.wasi._pb2.zetasql.local_service import local_service_pb2 as service
+    from zetasql.wasi._pb2.zetasql.public.type_pb2 import TYPE_DOUBLE, TYPE_STRING, TypeProto
 
-    s, f = TypeKind.TYPE_STRING, TypeKind.TYPE_DOUBLE
+    def call(method: str, request: Any, answer: Any) -> Any:
+        return zetasql_service.wasm_client.call_grpc_func(
+            f"ZetaSqlLocalService_{method}", request, answer)
+
+    s, f = TypeProto(type_kind=TYPE_STRING), TypeProto(type_kind=TYPE_DOUBLE)
     tables: dict[str, list[tuple[str, Any]]] = {
         "proj.ds.base": [("item_id", s), ("cluster_id", s)],
         "proj.ds.exp": [("item_id", s), ("cluster_id", s)],
@@ -316,7 +326,9 @@ def test_bigquery_sql_passes_the_googlesql_analyzer(zetasql_service: Any) -> Non
         "proj.ds.truth": [("item_id", s), ("cluster_id", s)],
         "proj.ds.INFORMATION_SCHEMA.TABLES": [
             ("table_catalog", s), ("table_schema", s), ("table_name", s)]}
-    options = AnalyzerOptions(language_options=_language())
+    options = AnalyzerOptions(language_options=_language()).to_proto()
+    builtins = CatalogBuilder("bigquery").with_builtin_functions(
+        ZetaSQLBuiltinFunctionOptions(language_options=_language())).build().to_proto()
     scripts: dict[Path, list[tuple[str, exp.Expression]]] = defaultdict(list)
     for rel, sql, tree in parsed("bigquery"):
         scripts[rel.parent].append((sql, tree))
@@ -342,20 +354,29 @@ def test_bigquery_sql_passes_the_googlesql_analyzer(zetasql_service: Any) -> Non
                 key = _construct(tree, tables)
                 if key not in resolved:
                     if registered is None:
-                        registered = zetasql_service.register_catalog(
-                            simple_catalog=_bigquery_catalog(tables)).registered_id
-                    stmt = zetasql_service.analyze(
-                        sql_statement=sql, options=options,
-                        registered_catalog_id=registered).resolved_statement
+                        registered = call("RegisterCatalog", service.RegisterCatalogRequest(
+                            simple_catalog=_bigquery_catalog(builtins, tables)),
+                            service.RegisterResponse).registered_id
+                    stmt = call("Analyze", service.AnalyzeRequest(
+                        sql_statement=sql, options=options, registered_catalog_id=registered),
+                        service.AnalyzeResponse).resolved_statement
                     analyzed += 1
-                    kind = type(stmt).__name__
-                    assert kind in ("ResolvedCreateTableAsSelectStmt", "ResolvedDropStmt"), kind
-                    resolved[key] = ([(c.name, c.type) for c in stmt.column_definition_list]
-                                     if kind == "ResolvedCreateTableAsSelectStmt" else None)
+                    kind = stmt.WhichOneof("node")
+                    if kind == "resolved_create_statement_node":
+                        create = stmt.resolved_create_statement_node
+                        base = create.resolved_create_table_stmt_base_node
+                        kind = base.WhichOneof("node")
+                    assert kind in ("resolved_create_table_as_select_stmt_node",
+                                    "resolved_drop_stmt_node"), kind
+                    resolved[key] = ([(c.name, c.type) for c in base.
+                                      resolved_create_table_as_select_stmt_node.parent.
+                                      column_definition_list]
+                                     if kind != "resolved_drop_stmt_node" else None)
                 if resolved[key] is not None:
                     tables[".".join(p.name for p in tree.this.parts)] = resolved[key]
             if registered is not None:
-                zetasql_service.unregister_catalog(registered_id=registered)
+                call("UnregisterCatalog", service.UnregisterRequest(registered_id=registered),
+                     Empty)
     assert "proj.ds.abcde_overall" in tables and "proj.ds.abcde_exp_yandex" in tables
     assert analyzed < len(parsed("bigquery")) * 2 // 3, analyzed
 
