@@ -13,6 +13,7 @@ from click.testing import CliRunner
 
 from abcde.cli import main
 from abcde.errors import InputError
+from abcde.judge.estimates import EstimatesPanel, _pct
 from abcde.quality.estimate import estimate, estimate_from_draws
 from abcde.quality.metrics import METRIC_KEYS
 from abcde.quality.wording import UNKNOWN_START
@@ -111,6 +112,16 @@ def test_model_round_end_to_end_through_the_cli(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)
     assert doc == estimate(out, judgements=str(humans)) and doc["model"]
+    # the judge's live panel on the same round: the model's verdicts used, no sequences
+    panel = EstimatesPanel(out).compute({"ann": {q["pair_id"]: v for q, v in zip(
+        rows, [r.split(",")[2] for r in humans.read_text().splitlines()[1:]], strict=True)}})
+    assert panel["error"] is None, panel["error"]
+    first = panel["rows"][0]
+    assert first["estimate"] == _pct(doc["delta_precision"]["estimate"], True)
+    assert first["sequence"] == "–" and panel["signals"] == []
+    with pytest.raises(InputError) as err:
+        EstimatesPanel(out, stop_when=("delta_precision>0",))
+    assert err.value.option == "stop_when"
     seq = runner.invoke(main, ["estimate", str(out), "--judgements", str(humans),
                                "--sequential"])
     assert seq.exit_code == 2 and "--sequential" in seq.output

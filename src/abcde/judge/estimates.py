@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from abcde.errors import AbcdeError
+from abcde.errors import AbcdeError, InputError
 from abcde.quality.agreement import JUDGE_UNCERTAINTY_NOTE, agreement, by_pair, resolve
 from abcde.quality.slices import slice_rows
 from abcde.quality.wording import percent
@@ -36,10 +36,19 @@ class EstimatesPanel:
 
     def __init__(self, directory: str | Path, stop_when: Any = ()) -> None:
         from abcde.quality.estimate import load_sample
+        from abcde.quality.ppi import MODEL_LOG
         from abcde.quality.sequential import STOP_WHEN
 
         self.stop_when = STOP_WHEN.check("stop_when", stop_when)  # refused before serving
         self.sample = load_sample(directory)
+        # a model round: the model's verdicts, once `abcde model-judge` wrote them, and no
+        # confidence sequences (they take humans only, docs/quality.md)
+        found = Path(directory) / MODEL_LOG
+        self.model = found if found.exists() else None
+        self.sequential = self.model is None and not self.sample.manifest.get("humans")
+        if self.stop_when and not self.sequential:
+            raise InputError("--stop-when needs the confidence sequences, which do not take a "
+                             "model judge's verdicts or a model round yet", option="stop_when")
         self._cache: tuple[Any, dict[str, Any]] | None = None
         # the user's values a warning or an error may quote, isolated on the page as its
         # other user values are: the sample's directory, slice columns and values, pair
@@ -69,16 +78,17 @@ class EstimatesPanel:
             return panel
         resolution = resolve(pairs)
         try:
-            doc = estimate_with_verdicts(self.sample, resolution.verdicts, sequential=True,
-                                         stop_when=self.stop_when)
+            doc = estimate_with_verdicts(self.sample, resolution.verdicts,
+                                         sequential=self.sequential, stop_when=self.stop_when,
+                                         model=self.model)
         except (AbcdeError, ValueError) as err:
             panel["error"] = isolated_values(str(err), self._values)
             return panel
-        seq = doc["sequential"]
+        seq = doc.get("sequential")
         for key, label in PANEL_METRICS:
             m = doc.get(key) or {}
             sign = key == "delta_precision"
-            cs = seq["metrics"][key]
+            cs = seq["metrics"][key] if seq else None
             ends = m.get("unknown_range")
             panel["rows"].append({
                 "label": label,
@@ -86,7 +96,8 @@ class EstimatesPanel:
                 "interval": "–" if m.get("ci_low") is None else
                 f"[{_pct(m['ci_low'], sign)}, {_pct(m['ci_high'], sign)}]",
                 # valid however often the panel is looked at (docs/method.md §8.14)
-                "sequence": f"[{_pct(cs['cs_low'], sign)}, {_pct(cs['cs_high'], sign)}]",
+                "sequence": "–" if cs is None else
+                f"[{_pct(cs['cs_low'], sign)}, {_pct(cs['cs_high'], sign)}]",
                 "pairs": m.get("pairs", 0),
                 # where the pairs without a verdict yet could take it (docs/method.md §8.11)
                 "range": "–" if not ends else
@@ -96,10 +107,11 @@ class EstimatesPanel:
                 "not_conclusive": m.get("not_conclusive")})
         if any(r["range"] != "–" for r in panel["rows"]):
             panel["unknown_pairs"] = int((doc.get("sample") or {}).get("unknown_pairs") or 0)
-        panel["stream"] = f"{seq['pairs']:,} of {seq['sample_pairs']:,}"
-        panel["signals"] = [q["text"] + ("" if q["more_verdicts"] is None else
-                                         f" (about {q['more_verdicts']:,} more verdicts)")
-                            for q in seq["questions"]]
+        if seq:
+            panel["stream"] = f"{seq['pairs']:,} of {seq['sample_pairs']:,}"
+            panel["signals"] = [q["text"] + ("" if q["more_verdicts"] is None else
+                                             f" (about {q['more_verdicts']:,} more verdicts)")
+                                for q in seq["questions"]]
         panel["verdict"] = doc.get("verdict")
         panel["warnings"] = [isolated_values(w, self._values) for w in doc.get("warnings") or []]
         agree = agreement(pairs)
