@@ -5,6 +5,7 @@ its files, what the humans and the model see, and the estimate's ξ/π."""
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from abcde.judge.estimates import EstimatesPanel, _pct
 from abcde.quality.estimate import estimate, estimate_from_draws
 from abcde.quality.metrics import METRIC_KEYS
 from abcde.quality.wording import UNKNOWN_START
+from abcde.report.build import report_html
 from abcde.sample_files.pairs import read_draws, read_pair_manifest
 from abcde.sampling.pairs import sample_pairs
 
@@ -112,6 +114,16 @@ def test_model_round_end_to_end_through_the_cli(tmp_path: Path) -> None:
     assert res.exit_code == 0, res.output
     doc = json.loads(res.output)
     assert doc == estimate(out, judgements=str(humans)) and doc["model"]
+    # beside it, the humans alone: the estimate of the same round without the model's file
+    alone = tmp_path / "alone"
+    shutil.copytree(out, alone)
+    (alone / "model_verdicts.jsonl").unlink()
+    humans_only = estimate(alone, judgements=str(humans))
+    assert "humans_alone" not in humans_only
+    for key in ("estimate", "ci_low", "ci_high", "se"):
+        assert doc["humans_alone"]["delta_precision"][key] == pytest.approx(
+            humans_only["delta_precision"][key], rel=1e-12)
+    assert 'id="estimate-model"' in report_html(estimate=doc)
     # the judge's live panel on the same round: the model's verdicts used, no sequences
     panel = EstimatesPanel(out).compute({"ann": {q["pair_id"]: v for q, v in zip(
         rows, [r.split(",")[2] for r in humans.read_text().splitlines()[1:]], strict=True)}})

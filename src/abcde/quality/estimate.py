@@ -500,6 +500,11 @@ def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,
     out = _estimate(draws, verdicts, s.manifest, confidence, se_method, s.where,
                     (first, set(map(str, verdicts)), stop_when) if first is not None else None,
                     model)
+    if model is not None:  # beside the combined intervals, what the humans give alone
+        alone = _estimate(draws, verdicts, s.manifest, confidence, se_method, s.where)
+        out["humans_alone"] = {k: {f: alone[k].get(f) for f in (
+            "estimate", "ci_low", "ci_high", "se", "not_conclusive")}
+            for k in METRIC_KEYS if alone.get(k)}
     if s.strata:
         out["strata"] = [{**st, "sample": _stratum_sample(s, st["name"], verdicts)}
                          for st in s.strata]

@@ -110,6 +110,13 @@ def estimate_section(doc: Mapping[str, Any], source: str = "sample",
           f"Estimate with its {plot.show(dp['confidence'])} interval "
           f"({dp.get('interval')}); above 0: Exp is more precise "
           "(ABCDE §5.3)." + zoomed, fig)
+    alone = (doc.get("humans_alone") or {}).get("delta_precision")
+    if alone:  # a model judge's worth: its interval beside the humans' own (§8.15)
+        fig, zoomed = plot.forest(go, [("humans alone", alone, None),
+                                       ("with the model", dp, None)], scores=False)
+        s.add("estimate-model", "ΔPrecision: the humans alone and with the model",
+              "The humans' verdicts alone, and combined with the model judge's "
+              "(prediction-powered, docs/method.md §8.15)." + zoomed, fig)
 
     groups: dict[str, list[str]] = {}
     for key in METRIC_KEYS:
