@@ -320,8 +320,9 @@ def run_design(world: World, design: Design, budgets: list[int], replications: i
     from abcde.inputs.session import open_inputs
     from abcde.inputs.spec import InputSpec
     from abcde.quality.estimate import Sample, estimate_with_verdicts
-    from abcde.sampling.pairs import design_for, prepare, sample_pairs
-    from abcde.sampling.stratified import STRATA, restricted, sample_pairs_stratified
+    from abcde.sampling.pairs import design_for, prepare, sample_pairs, strata_query
+    from abcde.sampling.stratified import STRATA, sample_pairs_stratified
+    from abcde.sql.pipeline import Step
 
     population = design["population"]
     alpha = design.get("alpha")
@@ -350,7 +351,10 @@ def run_design(world: World, design: Design, budgets: list[int], replications: i
                     if budgets_h[name] == 0:
                         per_stratum.append([[] for _ in range(replications)])
                         continue
-                    p = restricted(pipeline, classes, sampled)
+                    p = pipeline.copy()  # pair_strata of this stratum's classes only
+                    p.steps["pair_strata"] = Step("pair_strata",
+                                                  strata_query(sampled, classes), True)
+                    p.built.discard("pair_strata")
                     p.run(eng, "pair_strata")
                     stream, segs = stream_segments(eng, p, budgets_h[name], replications,
                                                    2 * seed + h)

@@ -394,7 +394,7 @@ def test_missing_weight_must_be_a_weight_in_range(command: str, value: str,
     result = _invoke(*command.split(), "--dialect", "duckdb", "--base", "b", "--exp", "e",
                      "--weights", "w", f"--missing-weight={value}", "--out", str(tmp_path))
     assert result.exit_code == 2, result.output
-    assert "--missing-weight must be a number in [1e-100, 1e+100]" in result.output
+    assert "--missing-weight must be a number in [1e-100, 1e100]" in result.output
 
 
 def test_missing_weight_weighs_the_items_the_weights_table_lacks() -> None:
