@@ -30,6 +30,12 @@ from server_guard import guard, release
 
 from abcde.engines import Engine
 
+# A shell that starts the suite in the background (`make test &` in a script) ignores
+# SIGINT, and every abcde process a test starts would inherit that: the interrupt tests
+# send SIGINT and expect exit 130. Ctrl-C as a terminal sends it, whatever the launch.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMEDRIVER = Path("/usr/bin/chromedriver")
 
