@@ -5,8 +5,8 @@ q_ij, u_ij and w_ij —, ``self_pair_sums``, ``quality_exact``, ``quality_by_gro
 follow the papers' definitions and never the estimators' formulas), draws from them,
 and the checks of bias and coverage.
 
-Used by tests/quality/test_metrics_statistical.py, tests/quality/test_quality_statistical.py
-and tests/sampling/test_stratified.py.
+Used by tests/quality/test_metrics_statistical.py, tests/quality/test_quality_statistical.py,
+tests/quality/test_ppi_statistical.py and tests/sampling/test_stratified.py.
 """
 
 from __future__ import annotations
@@ -25,9 +25,12 @@ from reference import (
     self_pair_sums,
 )
 
+from abcde.engines import connect
+from abcde.inputs.session import open_inputs
+from abcde.inputs.spec import InputSpec
 from abcde.quality.estimate import estimate_from_draws
 from abcde.quality.metrics import METRIC_KEYS
-from abcde.sampling.pairs import CLASS_KEYS, DESIGN_VERSION
+from abcde.sampling.pairs import CLASS_KEYS, DESIGN_VERSION, draw_stream, prepare, sample_pairs
 
 COVERAGE_BAND = (0.93, 0.97)
 BIAS_SIGMAS = 3.0
@@ -356,3 +359,58 @@ def replicate(
 ) -> list[dict[str, Any]]:
     rng = np.random.default_rng(seed)
     return [run_estimate(pop, c, rng, unknown_share) for c in counts]
+
+
+def sql_stream(world: World, population: str, n: int, seed: int) -> dict[str, np.ndarray]:
+    """n draws of the SQL sampler's stream on DuckDB, in draw order, as numpy arrays."""
+    eng = connect("duckdb")
+    try:
+        inputs = open_inputs(eng, InputSpec(world.base, world.exp, world.weight))
+        pipeline, _ = prepare(eng, inputs, population)
+        p = draw_stream(eng, pipeline, n, seed)
+        table = p.physical_name("pair_stream")
+        return eng.con.execute(  # type: ignore[attr-defined]
+            f"SELECT d, item_i, item_j, pair_class, label, u_over_w FROM {table} ORDER BY d"
+        ).fetchnumpy()
+    finally:
+        eng.close()
+
+
+def sql_manifest(world: World, population: str) -> dict[str, Any]:
+    """The manifest `sample_pairs` writes: class totals, impact metrics, slices by colour."""
+    attributes = {i: {"color": c} for i, c in world.color.items()}
+    s = sample_pairs(world.base, world.exp, world.weight, attributes=attributes,
+                     population=population, draws=10, seed=0, slice_by="color")
+    return s.manifest
+
+
+def stream_blocks(world: World, stream: Mapping[str, np.ndarray], n: int):
+    """The consecutive blocks of n draws of a SQL stream, each an independent sample of n
+    draws (draw d uses the uniforms of (seed, level, d) only), aggregated into unique
+    ordered pairs with draw counts as `pairs/sample.sql` does: per block the draw rows
+    (with the first item's colour), the distinct pair ids, their truth (equivalent or
+    not) and their class."""
+    items = np.asarray(stream["item_i"], dtype=np.int64)
+    partners = np.asarray(stream["item_j"], dtype=np.int64)
+    classes = np.asarray(stream["pair_class"]).astype(str)
+    labels = np.asarray(stream["label"], dtype=float)
+    ratios = np.asarray(stream["u_over_w"], dtype=float)
+    m = max(world.truth) + 1
+    truth = np.full(m, -1, dtype=np.int64)
+    color = np.empty(m, dtype=object)
+    for i, c in world.truth.items():
+        truth[i] = c
+    for i, c in world.color.items():
+        color[i] = c
+    for r in range(items.size // n):
+        block = slice(r * n, (r + 1) * n)
+        i, j = items[block], partners[block]
+        _, first, counts = np.unique(i * m + j, return_index=True, return_counts=True)
+        i, j = i[first], j[first]
+        pair_id = np.minimum(i, j) * m + np.maximum(i, j)
+        cls = classes[block][first]
+        draws = {"pair_id": pair_id, "item_i": i, "item_j": j, "pair_class": cls,
+                 "label": labels[block][first], "u_over_w": ratios[block][first],
+                 "draw_count": counts, "color": color[i]}
+        ids, at = np.unique(pair_id, return_index=True)
+        yield draws, ids, truth[i[at]] == truth[j[at]], cls[at]

@@ -13,8 +13,16 @@ from typing import Any
 
 import numpy as np
 import pytest
-from test_quality_statistical import sql_manifest, sql_stream
-from worlds import check, exact_values, flatten, make_world, summarise
+from worlds import (
+    check,
+    exact_values,
+    flatten,
+    make_world,
+    sql_manifest,
+    sql_stream,
+    stream_blocks,
+    summarise,
+)
 
 from abcde.quality.estimate import estimate_from_draws
 from abcde.sample_files.pairs import HUMAN_COLUMN
@@ -42,28 +50,11 @@ def world_stream() -> tuple[Any, dict[str, Any], dict[str, np.ndarray], dict[str
 
 
 def _blocks(world: Any, stream: dict[str, Any]):
-    """Per replication, the block's draw rows (one per unique ordered pair), its distinct
-    pair ids, their truth and whether they are split pairs."""
-    items = np.asarray(stream["item_i"], dtype=np.int64)
-    partners = np.asarray(stream["item_j"], dtype=np.int64)
-    classes = np.asarray(stream["pair_class"]).astype(str)
-    labels = np.asarray(stream["label"], dtype=float)
-    ratios = np.asarray(stream["u_over_w"], dtype=float)
-    m = max(world.truth) + 1
-    truth = np.full(m, -1, dtype=np.int64)
-    for i, c in world.truth.items():
-        truth[i] = c
-    for r in range(REPLICATIONS):
-        block = slice(r * DRAWS, (r + 1) * DRAWS)
-        i, j = items[block], partners[block]
-        _, first, counts = np.unique(i * m + j, return_index=True, return_counts=True)
-        i, j = i[first], j[first]
-        pair_id = np.minimum(i, j) * m + np.maximum(i, j)
-        draws = {"pair_id": pair_id, "item_i": i, "item_j": j,
-                 "pair_class": classes[block][first], "label": labels[block][first],
-                 "u_over_w": ratios[block][first], "draw_count": counts}
-        ids, at = np.unique(pair_id, return_index=True)
-        yield draws, ids, truth[i[at]] == truth[j[at]], classes[block][first][at] == "split"
+    """Per replication, the block's draw rows, its distinct pair ids, their truth and
+    whether they are split pairs (the colour column aside: no slices here)."""
+    for draws, ids, eq, cls in stream_blocks(world, stream, DRAWS):
+        del draws["color"]
+        yield draws, ids, eq, cls == "split"
 
 
 @pytest.mark.parametrize("kind", ["good", "useless", "adversarial", "biased"])

@@ -48,15 +48,15 @@ from worlds import (
     exact_values,
     flatten,
     make_world,
+    sql_manifest,
+    sql_stream,
+    stream_blocks,
     summarise,
 )
 
-from abcde.engines import connect
-from abcde.inputs.session import open_inputs
-from abcde.inputs.spec import InputSpec
 from abcde.quality.estimate import estimate_from_draws
 from abcde.quality.metrics import METRIC_KEYS
-from abcde.sampling.pairs import CLASS_KEYS, draw_stream, prepare, sample_pairs
+from abcde.sampling.pairs import CLASS_KEYS
 
 pytestmark = pytest.mark.slow
 
@@ -65,56 +65,11 @@ DRAWS = {"mixture": 1500, "jaccard": 4000}
 UNKNOWN_SHARE = 0.3
 
 
-def sql_stream(world: Any, population: str, n: int, seed: int) -> dict[str, np.ndarray]:
-    """n draws of the SQL sampler's stream, in draw order, as numpy arrays."""
-    eng = connect("duckdb")
-    try:
-        inputs = open_inputs(eng, InputSpec(world.base, world.exp, world.weight))
-        pipeline, _ = prepare(eng, inputs, population)
-        p = draw_stream(eng, pipeline, n, seed)
-        table = p.physical_name("pair_stream")
-        return eng.con.execute(  # type: ignore[attr-defined]
-            f"SELECT d, item_i, item_j, pair_class, label, u_over_w FROM {table} ORDER BY d"
-        ).fetchnumpy()
-    finally:
-        eng.close()
-
-
-def sql_manifest(world: Any, population: str) -> dict[str, Any]:
-    """The manifest `sample_pairs` writes: class totals, impact metrics, slices."""
-    attributes = {i: {"color": c} for i, c in world.color.items()}
-    s = sample_pairs(world.base, world.exp, world.weight, attributes=attributes,
-                     population=population, draws=10, seed=0, slice_by="color")
-    return s.manifest
-
-
 def replications(world: Any, stream: dict[str, np.ndarray], n: int, unknown: float,
                  manifest: dict[str, Any], seed: int) -> list[dict[str, Any]]:
     rng = np.random.default_rng(seed)
-    items = np.asarray(stream["item_i"], dtype=np.int64)
-    partners = np.asarray(stream["item_j"], dtype=np.int64)
-    classes = np.asarray(stream["pair_class"]).astype(str)
-    labels = np.asarray(stream["label"], dtype=float)
-    ratios = np.asarray(stream["u_over_w"], dtype=float)
-    m = max(world.truth) + 1
-    truth = np.full(m, -1, dtype=np.int64)
-    color = np.empty(m, dtype=object)
-    for i, c in world.truth.items():
-        truth[i] = c
-    for i, c in world.color.items():
-        color[i] = c
     out = []
-    for r in range(items.size // n):
-        block = slice(r * n, (r + 1) * n)
-        i, j = items[block], partners[block]
-        _, first, counts = np.unique(i * m + j, return_index=True, return_counts=True)
-        i, j = i[first], j[first]
-        pair_id = np.minimum(i, j) * m + np.maximum(i, j)
-        draws = {"pair_id": pair_id, "item_i": i, "item_j": j,
-                 "pair_class": classes[block][first], "label": labels[block][first],
-                 "u_over_w": ratios[block][first], "draw_count": counts, "color": color[i]}
-        ids, at = np.unique(pair_id, return_index=True)
-        eq = truth[i[at]] == truth[j[at]]
+    for draws, ids, eq, _ in stream_blocks(world, stream, n):
         verdict = np.where(rng.random(ids.size) < unknown, "unknown",
                            np.where(eq, "equivalent", "not_equivalent"))
         out.append(estimate_from_draws(draws, {"pair_id": ids, "verdict": verdict}, manifest))
