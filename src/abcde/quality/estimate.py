@@ -35,7 +35,7 @@ from abcde.quality.judgements import (
 )
 from abcde.quality.judging import logged_verdicts
 from abcde.quality.metrics import MAX_UNKNOWN_SHARE, METRIC_KEYS, Design, estimate_all, unavailable
-from abcde.quality.ppi import MODEL_LOG, class_summary, read_model_verdicts
+from abcde.quality.ppi import class_summary, model_log, read_model_verdicts
 from abcde.quality.sample import CLASS_KEYS, JudgedSample, count_distinct, judged_sample
 from abcde.quality.sequential import STOP_WHEN, Question, sequential_doc
 from abcde.quality.slices import estimate_slices
@@ -325,9 +325,9 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
     Jaccard Distance and the Jaccard Index in ABCDE. Google Switzerland, 2024, §4.3–8.
     """
     s = load_sample(sample)
-    found = None if s.directory is None else s.directory / MODEL_LOG
+    found = model_log(s.directory)
     unused = None  # `abcde model-judge` judged it; the sequences read humans only
-    if model is None and found is not None and found.exists():
+    if model is None and found is not None:
         unused, model = (found, None) if sequential or stop_when else (None, found)
     log = verdict_log_source(s, judgements, truth, judge)
     if log is not None:
