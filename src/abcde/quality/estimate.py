@@ -76,6 +76,14 @@ class Sample:
         """The manifest's strata (empty for an unstratified sample)."""
         return list(self.manifest.get("strata") or [])
 
+    @property
+    def human_pairs(self) -> set[str] | None:
+        """A model round's pairs for the humans (the others are the model's alone,
+        docs/method.md §8.15); None in a round of human verdicts only."""
+        if not self.manifest.get("humans"):
+            return None
+        return {str(id_text(r["pair_id"])) for r in self.draws if r.get(HUMAN_COLUMN) is not None}
+
 
 # --------------------------------------------------------------------------- #
 # Samples from files and tables (abcde.sample_files reads them), the manifest's parts
@@ -354,10 +362,9 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
                                  stop_when=stop_when, sequential=sequential, model=model)
     if truth is not None:
         out["truth_exact"] = truth_exact(s, truth, item_col, cluster_col)
-    humans = {str(r["pair_id"]) for r in s.draws if r.get(HUMAN_COLUMN) is not None} \
-        if s.manifest.get("humans") else s.pairs.by_id
+    humans = s.human_pairs
     missing = [p for p in s.pairs.by_id if p not in s.pairs.self_ids and p not in verdicts
-               and p in humans]
+               and (humans is None or p in humans)]
     if kind == "file" and missing:  # a judge skipped rows, a file was cut: say so
         shown = ", ".join(missing[:5]) + (", …" if len(missing) > 5 else "")
         out.setdefault("notes", []).append(
@@ -511,7 +518,7 @@ def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,
     metrics = s.manifest.get("metrics") or {}
     out["impact"] = {k: metrics.get(k) for k in IMPACT_KEYS if k in metrics}
     out["sample_id"] = s.id
-    out["judgements"] = verdict_counts(draws["pair_id"], verdicts)
+    out["judgements"] = verdict_counts(draws["pair_id"], verdicts, s.human_pairs)
     if s.carried:
         out["carried_over"] = [{"sample_id": sid, **v} for sid, v in sorted(s.carried.items())]
     return out
@@ -651,14 +658,20 @@ def _scale(s: JudgedSample, manifest: Mapping[str, Any],
     return out
 
 
-def verdict_counts(pair_ids: Sequence[Any], verdicts: Mapping[Any, str]) -> dict[str, int]:
+def verdict_counts(pair_ids: Sequence[Any], verdicts: Mapping[Any, str],
+                   humans: set[str] | None = None) -> dict[str, int]:
     """equivalent / not_equivalent / unknown → the sample's unordered pairs with it, as
     the estimate uses them: a pair without a verdict is unknown, a verdict of a pair not
-    in the sample is not counted, ids compare as text (docs/method.md §8.1)."""
+    in the sample is not counted, ids compare as text (docs/method.md §8.1). In a model
+    round (``humans`` its humans' pairs) the others count apart, ``for_model``: no human
+    verdict is asked of them, whatever a file gives (§8.15)."""
     given = {id_text(k): v for k, v in verdicts.items()}
     counts = dict.fromkeys(("equivalent", "not_equivalent", "unknown"), 0)
+    if humans is not None:
+        counts["for_model"] = 0
     for pid in {id_text(p) for p in pair_ids}:
-        counts[given.get(pid, "unknown")] += 1
+        counts["for_model" if humans is not None and pid not in humans
+               else given.get(pid, "unknown")] += 1
     return counts
 
 

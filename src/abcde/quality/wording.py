@@ -218,7 +218,8 @@ def render_table(doc: Mapping[str, Any]) -> str:
     lines.append(f"sample {doc['sample_id']} ({doc['population']} population, α = "
                  f"{doc.get('alpha', 0):g}{', stratified' if doc.get('strata') else ''}): "
                  f"{smp['pairs']:,} pairs, {smp['draws']:,} draws; verdicts: "
-                 + ", ".join(f"{v:,} {k}" for k, v in doc["judgements"].items())
+                 + ", ".join(f"{v:,} {'for the model' if k == 'for_model' else k}"
+                             for k, v in doc["judgements"].items())
                  + f"; SE: {doc['se_method']}")
     for c in doc.get("carried_over") or []:
         skipped = (f" ({c['not_in_sample']:,} of its pairs are not in this sample)"
