@@ -62,7 +62,11 @@ class EstimatesPanel:
         # a model judge's verdicts, unless the confidence sequences are asked for (they
         # take humans only, docs/quality.md; refused at the start when already written)
         model = None if self.stop_when else model_log(self.sample.directory)
-        seen = None if model is None else (model.stat().st_mtime_ns, model.stat().st_size)
+        try:
+            stat = model.stat() if model is not None else None
+        except OSError:  # moved away since: the humans' alone, as before it was written
+            model, stat = None, None
+        seen = None if stat is None else (stat.st_mtime_ns, stat.st_size)
         key = (seen, tuple(sorted((j, tuple(sorted(v.items()))) for j, v in answered.items())))
         if self._cache is not None and self._cache[0] == key:
             return self._cache[1]
