@@ -146,3 +146,32 @@ def test_model_budget_is_refused_with_strata(tmp_path: Path) -> None:
         abcde.Comparison(BASE, EXP, WEIGHTS).sample_pairs(
             10, model_budget=40, strata_allocation="proportional")
     assert err.value.option == "model_budget"
+
+
+def test_the_verdict_counts_keep_the_models_pairs_apart(tmp_path: Path) -> None:
+    """`estimate --truth` on a model round without model verdicts: the truth judges every
+    pair, but only the humans' subset counts as verdicts; the other pairs are counted
+    "for the model", not as human verdicts (nor as unknown ones)."""
+    out = tmp_path / "s"
+    sample_pairs(BASE, EXP, WEIGHTS, budget=12, model_budget=48, seed=3, out=out)
+    truth = tmp_path / "truth.csv"
+    truth.write_text("item_id,cluster_id\n" + "".join(f"{i},{c}\n" for i, c in TRUTH.items()))
+    same = [TRUTH[int(q["item_1"])] == TRUTH[int(q["item_2"])]
+            for q in _jsonl(out / "questions.jsonl")]
+    want = {"equivalent": sum(same), "not_equivalent": len(same) - sum(same), "unknown": 0,
+            "for_model": 36}
+    runner = CliRunner()
+    res = runner.invoke(main, ["estimate", str(out), "--truth", str(truth), "--format", "json"])
+    assert res.exit_code == 0, res.output
+    assert json.loads(res.output)["judgements"] == want
+    text = runner.invoke(main, ["estimate", str(out), "--truth", str(truth)]).output
+    assert (f"verdicts: {want['equivalent']} equivalent, {want['not_equivalent']} "
+            "not_equivalent, 0 unknown, 36 for the model;") in text
+    # a file with the verdicts of 5 of the humans' pairs: 7 unknown, still 36 for the model
+    asked = _jsonl(out / "questions.jsonl")[:5]
+    part = tmp_path / "part.csv"
+    part.write_text("sample_id,pair_id,verdict\n" + "".join(
+        f"{q['sample_id']},{q['pair_id']},equivalent\n" for q in asked))
+    doc = estimate(out, judgements=str(part))
+    assert doc["judgements"] == {"equivalent": 5, "not_equivalent": 0, "unknown": 7,
+                                 "for_model": 36}

@@ -157,8 +157,10 @@ def model_judge_cmd(sample_dir: str, command: str, batch: int) -> None:
               "signal of --stop-when (default 'delta_precision>0') and how often it is wrong.")
 @click.option("--stop-when", multiple=True, help="A question, as for `abcde estimate "
               "--stop-when`; repeat for several; implies --sequential.")
-@click.option("--model-accuracy", type=float, default=None, help="Also rounds with a "
-              "model judge right this share of the time on every pair (e.g. 0.9) judging "
+@click.option("--model-accuracy", default=None, metavar="ACCURACY",
+              help="Also rounds with a model judge right this share of the time on every "
+              "pair (e.g. 0.9), or per pair class CLASS=SENSITIVITY[/SPECIFICITY] and a bare "
+              "number for the other classes (e.g. 0.9,split=0.6/0.95), judging "
               "--model-budget pairs, the humans a random --budgets of them: bias, coverage "
               "and the human verdicts the model saves.")
 @click.option("--model-budget", type=Checked(COUNT), default=None,
@@ -171,7 +173,7 @@ def model_judge_cmd(sample_dir: str, command: str, batch: int) -> None:
 def simulate_cmd(comparison: Comparison, truth: str, population: str, alpha: float | None,
                  budgets: tuple[int, ...], replications: int, seed: int,
                  unknown_share: float, stratify: str | None, sequential: bool,
-                 stop_when: tuple[str, ...], model_accuracy: float | None,
+                 stop_when: tuple[str, ...], model_accuracy: str | None,
                  model_budget: int | None, target_half_width: float | None,
                  fmt: str) -> None:
     """Size the judgement budget and check the estimates on your data: per quality metric

@@ -17,7 +17,7 @@ from typing import Any
 from abcde.errors import AbcdeError, InputError
 from abcde.quality.agreement import JUDGE_UNCERTAINTY_NOTE, agreement, by_pair, resolve
 from abcde.quality.slices import slice_rows
-from abcde.quality.wording import percent
+from abcde.quality.wording import model_text, percent
 from abcde.server.app import isolated_values
 
 PANEL_METRICS = (("delta_precision", "ΔPrecision"),
@@ -36,17 +36,13 @@ class EstimatesPanel:
 
     def __init__(self, directory: str | Path, stop_when: Any = ()) -> None:
         from abcde.quality.estimate import load_sample
-        from abcde.quality.ppi import MODEL_LOG
+        from abcde.quality.ppi import model_log
         from abcde.quality.sequential import STOP_WHEN
 
         self.stop_when = STOP_WHEN.check("stop_when", stop_when)  # refused before serving
         self.sample = load_sample(directory)
-        # a model round: the model's verdicts, once `abcde model-judge` wrote them, and no
-        # confidence sequences (they take humans only, docs/quality.md)
-        found = Path(directory) / MODEL_LOG
-        self.model = found if found.exists() else None
-        self.sequential = self.model is None and not self.sample.manifest.get("humans")
-        if self.stop_when and not self.sequential:
+        if self.stop_when and (self.sample.manifest.get("humans")
+                               or model_log(self.sample.directory)):
             raise InputError("--stop-when needs the confidence sequences, which do not take a "
                              "model judge's verdicts or a model round yet", option="stop_when")
         self._cache: tuple[Any, dict[str, Any]] | None = None
@@ -59,28 +55,43 @@ class EstimatesPanel:
         self._values = [where, Path(where).name, *slices, *pairs]
 
     def compute(self, answered: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
-        key = tuple(sorted((j, tuple(sorted(v.items()))) for j, v in answered.items()))
+        """The panel of these verdicts and of the sample's model verdicts as they are now
+        (`abcde model-judge` may write them while the judges judge)."""
+        from abcde.quality.ppi import model_log
+
+        # a model judge's verdicts, unless the confidence sequences are asked for (they
+        # take humans only, docs/quality.md; refused at the start when already written)
+        model = None if self.stop_when else model_log(self.sample.directory)
+        try:
+            stat = model.stat() if model is not None else None
+        except OSError:  # moved away since: the humans' alone, as before it was written
+            model, stat = None, None
+        seen = None if stat is None else (stat.st_mtime_ns, stat.st_size)
+        key = (seen, tuple(sorted((j, tuple(sorted(v.items()))) for j, v in answered.items())))
         if self._cache is not None and self._cache[0] == key:
             return self._cache[1]
-        panel = self._compute(answered)
+        panel = self._compute(answered, model)
         self._cache = (key, panel)
         return panel
 
-    def _compute(self, answered: Mapping[str, Mapping[str, str]]) -> dict[str, Any]:
+    def _compute(self, answered: Mapping[str, Mapping[str, str]],
+                 model: Path | None) -> dict[str, Any]:
         from abcde.quality.estimate import estimate_with_verdicts
 
         pairs = by_pair(answered)
         panel: dict[str, Any] = {"note": JUDGE_UNCERTAINTY_NOTE, "rows": [], "verdict": None,
                                  "warnings": [], "agreement": None, "error": None,
-                                 "unknown_pairs": None, "signals": [], "stream": None}
+                                 "unknown_pairs": None, "signals": [], "stream": None,
+                                 "model": None}
         if not pairs:
             panel["error"] = "no verdicts yet"
             return panel
         resolution = resolve(pairs)
+        sequential = model is None and not self.sample.manifest.get("humans")
         try:
             doc = estimate_with_verdicts(self.sample, resolution.verdicts,
-                                         sequential=self.sequential, stop_when=self.stop_when,
-                                         model=self.model)
+                                         sequential=sequential, stop_when=self.stop_when,
+                                         model=model)
         except (AbcdeError, ValueError) as err:
             panel["error"] = isolated_values(str(err), self._values)
             return panel
@@ -90,11 +101,12 @@ class EstimatesPanel:
             sign = key == "delta_precision"
             cs = seq["metrics"][key] if seq else None
             ends = m.get("unknown_range")
+            alone = (doc.get("humans_alone") or {}).get(key) or {}
             panel["rows"].append({
                 "label": label,
                 "estimate": _pct(m.get("estimate"), sign),
-                "interval": "–" if m.get("ci_low") is None else
-                f"[{_pct(m['ci_low'], sign)}, {_pct(m['ci_high'], sign)}]",
+                "interval": _interval(m, sign),
+                "humans_alone": _interval(alone, sign),
                 # valid however often the panel is looked at (docs/method.md §8.14)
                 "sequence": "–" if cs is None else
                 f"[{_pct(cs['cs_low'], sign)}, {_pct(cs['cs_high'], sign)}]",
@@ -112,6 +124,9 @@ class EstimatesPanel:
             panel["signals"] = [q["text"] + ("" if q["more_verdicts"] is None else
                                              f" (about {q['more_verdicts']:,} more verdicts)")
                                 for q in seq["questions"]]
+        if model is not None:
+            panel["model"] = {"file": model.name, "classes": [model_text(name, m) for name, m in
+                                                      (doc.get("model") or {}).items()]}
         panel["verdict"] = doc.get("verdict")
         panel["warnings"] = [isolated_values(w, self._values) for w in doc.get("warnings") or []]
         agree = agreement(pairs)
@@ -123,6 +138,11 @@ class EstimatesPanel:
                                   "kind": agree["kappa_kind"],
                                   "contested": len(resolution.contested)}
         return panel
+
+
+def _interval(m: Mapping[str, Any], sign: bool) -> str:
+    return "–" if m.get("ci_low") is None else \
+        f"[{_pct(m['ci_low'], sign)}, {_pct(m['ci_high'], sign)}]"
 
 
 def _slices(manifest: Mapping[str, Any]) -> list[dict[str, Any]]:

@@ -35,7 +35,7 @@ from abcde.quality.judgements import (
 )
 from abcde.quality.judging import logged_verdicts
 from abcde.quality.metrics import MAX_UNKNOWN_SHARE, METRIC_KEYS, Design, estimate_all, unavailable
-from abcde.quality.ppi import MODEL_LOG, class_summary, read_model_verdicts
+from abcde.quality.ppi import class_summary, model_log, read_model_verdicts
 from abcde.quality.sample import CLASS_KEYS, JudgedSample, count_distinct, judged_sample
 from abcde.quality.sequential import STOP_WHEN, Question, sequential_doc
 from abcde.quality.slices import estimate_slices
@@ -75,6 +75,14 @@ class Sample:
     def strata(self) -> list[dict[str, Any]]:
         """The manifest's strata (empty for an unstratified sample)."""
         return list(self.manifest.get("strata") or [])
+
+    @property
+    def human_pairs(self) -> set[str] | None:
+        """A model round's pairs for the humans (the others are the model's alone,
+        docs/method.md §8.15); None in a round of human verdicts only."""
+        if not self.manifest.get("humans"):
+            return None
+        return {str(id_text(r["pair_id"])) for r in self.draws if r.get(HUMAN_COLUMN) is not None}
 
 
 # --------------------------------------------------------------------------- #
@@ -325,9 +333,9 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
     Jaccard Distance and the Jaccard Index in ABCDE. Google Switzerland, 2024, §4.3–8.
     """
     s = load_sample(sample)
-    found = None if s.directory is None else s.directory / MODEL_LOG
+    found = model_log(s.directory)
     unused = None  # `abcde model-judge` judged it; the sequences read humans only
-    if model is None and found is not None and found.exists():
+    if model is None and found is not None:
         unused, model = (found, None) if sequential or stop_when else (None, found)
     log = verdict_log_source(s, judgements, truth, judge)
     if log is not None:
@@ -354,10 +362,9 @@ def estimate(sample: Any, judgements: Any = None, truth: Any = None,
                                  stop_when=stop_when, sequential=sequential, model=model)
     if truth is not None:
         out["truth_exact"] = truth_exact(s, truth, item_col, cluster_col)
-    humans = {str(r["pair_id"]) for r in s.draws if r.get(HUMAN_COLUMN) is not None} \
-        if s.manifest.get("humans") else s.pairs.by_id
+    humans = s.human_pairs
     missing = [p for p in s.pairs.by_id if p not in s.pairs.self_ids and p not in verdicts
-               and p in humans]
+               and (humans is None or p in humans)]
     if kind == "file" and missing:  # a judge skipped rows, a file was cut: say so
         shown = ", ".join(missing[:5]) + (", …" if len(missing) > 5 else "")
         out.setdefault("notes", []).append(
@@ -511,7 +518,7 @@ def estimate_with_verdicts(s: Sample, verdicts: Mapping[str, str], *,
     metrics = s.manifest.get("metrics") or {}
     out["impact"] = {k: metrics.get(k) for k in IMPACT_KEYS if k in metrics}
     out["sample_id"] = s.id
-    out["judgements"] = verdict_counts(draws["pair_id"], verdicts)
+    out["judgements"] = verdict_counts(draws["pair_id"], verdicts, s.human_pairs)
     if s.carried:
         out["carried_over"] = [{"sample_id": sid, **v} for sid, v in sorted(s.carried.items())]
     return out
@@ -651,14 +658,20 @@ def _scale(s: JudgedSample, manifest: Mapping[str, Any],
     return out
 
 
-def verdict_counts(pair_ids: Sequence[Any], verdicts: Mapping[Any, str]) -> dict[str, int]:
+def verdict_counts(pair_ids: Sequence[Any], verdicts: Mapping[Any, str],
+                   humans: set[str] | None = None) -> dict[str, int]:
     """equivalent / not_equivalent / unknown → the sample's unordered pairs with it, as
     the estimate uses them: a pair without a verdict is unknown, a verdict of a pair not
-    in the sample is not counted, ids compare as text (docs/method.md §8.1)."""
+    in the sample is not counted, ids compare as text (docs/method.md §8.1). In a model
+    round (``humans`` its humans' pairs) the others count apart, ``for_model``: no human
+    verdict is asked of them, whatever a file gives (§8.15)."""
     given = {id_text(k): v for k, v in verdicts.items()}
     counts = dict.fromkeys(("equivalent", "not_equivalent", "unknown"), 0)
+    if humans is not None:
+        counts["for_model"] = 0
     for pid in {id_text(p) for p in pair_ids}:
-        counts[given.get(pid, "unknown")] += 1
+        counts["for_model" if humans is not None and pid not in humans
+               else given.get(pid, "unknown")] += 1
     return counts
 
 

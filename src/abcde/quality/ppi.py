@@ -25,6 +25,7 @@ from __future__ import annotations
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -37,6 +38,13 @@ from abcde.quality.sample import CLASS_KEYS, JudgedSample
 
 MODEL_LOG = "model_verdicts.jsonl"
 """A sample directory's model verdicts (`abcde model-judge`), read by `abcde estimate`."""
+
+
+def model_log(directory: str | Path | None) -> Path | None:
+    """The sample directory's model verdicts once `abcde model-judge` wrote them: what
+    `abcde estimate` and the judge's panel use when given no other."""
+    found = None if directory is None else Path(directory) / MODEL_LOG
+    return found if found is not None and found.is_file() else None
 CROSS_FIT_BELOW = 100
 """Fewer human-judged pairs than this in a class: λ is cross-fitted (each half of the
 pairs corrects with the λ of the other), so its estimate does not bias p̂."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import math
 import random
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from time import monotonic
 from typing import Any
@@ -26,7 +26,17 @@ import numpy as np
 from abcde import progress
 from abcde.errors import InputError
 from abcde.inputs.session import Session
-from abcde.params import CONFIDENCE, COUNT, MAX_SEED, SEED, IntList, Maybe, Real, checked
+from abcde.params import (
+    CONFIDENCE,
+    COUNT,
+    MAX_SEED,
+    SEED,
+    Constraint,
+    IntList,
+    Maybe,
+    Real,
+    checked,
+)
 from abcde.quality.estimate import Sample, estimate_with_verdicts, judged_design
 from abcde.quality.exact import ExactQuality, exact_quality
 from abcde.quality.intervals import DEFAULT_SE, z_value
@@ -34,7 +44,7 @@ from abcde.quality.judgements import SamplePairs, judge_pairs, read_truth, truth
 from abcde.quality.metrics import METRIC_KEYS
 from abcde.quality.sequential import STOP_WHEN, simulated_stops
 from abcde.quality.wording import LABELS, level_text, percent
-from abcde.sample_files.manifest import population_entries
+from abcde.sample_files.manifest import CLASS_KEYS, population_entries
 from abcde.sample_files.pairs import HUMAN_COLUMN
 from abcde.sampling.humans import humans_subset
 from abcde.sampling.pairs import (
@@ -98,11 +108,70 @@ def cut_stream(stream: Sequence[dict[str, Any]], budget: int) -> list[dict[str, 
     return list(rows.values())
 
 
+class ModelAccuracy(Constraint):
+    """A simulated model judge (docs/method.md §8.15): one accuracy, right that share of
+    the time on every pair (0.9), or per pair class its sensitivity (right on equivalent
+    pairs) and specificity (right on the others), "CLASS=SENS[/SPEC]" (SPEC = SENS when
+    left out), a bare number for the classes not named: "0.9,split=0/1" is always wrong on
+    split pairs that are equivalent. A mapping class → accuracy or (sens, spec) too."""
+
+    what = ("an accuracy in [0, 1] (e.g. 0.9), or per class CLASS=SENSITIVITY[/SPECIFICITY] "
+            f"with a bare number for the others (e.g. '0.9,split=0.6/0.95'; classes: "
+            f"{', '.join(CLASS_KEYS)})")
+
+    def convert(self, value: Any) -> float | dict[str, dict[str, float]]:
+        if isinstance(value, str) and "=" not in value:
+            value = float(value)
+        if not isinstance(value, str | Mapping):
+            return _RATE.convert(value)  # one accuracy, reported as given
+        parts = [p.split("=", 1) if "=" in p else ["", p] for p in value.split(",")] \
+            if isinstance(value, str) else list(value.items())
+        given: dict[str, Any] = {}
+        for name, rates in parts:
+            name = name.strip()
+            if (name and name not in CLASS_KEYS) or name in given:
+                raise ValueError
+            given[name] = rates
+        out = {}
+        for name in CLASS_KEYS:
+            rates = given.get(name, given.get(""))
+            if rates is None:
+                raise ValueError
+            if isinstance(rates, str):
+                rates = [float(r) for r in rates.split("/")]
+            pair = list(rates) if isinstance(rates, Sequence) else [rates]
+            if len(pair) == 1:
+                pair *= 2
+            sens, spec = (_RATE.convert(r) for r in pair)  # two, or ValueError
+            out[name] = {"sensitivity": sens, "specificity": spec}
+        return out
+
+
+_RATE = Real(0.0, 1.0)
+MODEL_ACCURACY = ModelAccuracy()
+
+
+def simulated_model(truth: Mapping[str, str], classes: Mapping[str, str],
+                    accuracy: float | Mapping[str, Mapping[str, float]],
+                    rng: random.Random) -> dict[str, float]:
+    """pair id → the simulated model's verdict (1.0 equivalent, 0.0 not) on the pairs
+    whose truth is known: right with the sensitivity of the pair's class when the truth
+    says equivalent, with its specificity otherwise (one draw per pair, in id order)."""
+    out = {}
+    for p, v in sorted(truth.items()):
+        if v == "unknown":
+            continue
+        rates = accuracy if isinstance(accuracy, float) else accuracy[classes[p]][
+            "sensitivity" if v == "equivalent" else "specificity"]
+        out[p] = float((v == "equivalent") == (rng.random() < rates))
+    return out
+
+
 def simulate(base: object, exp: object, weights: object | None = None, *, truth: object,
              population: str = "mixture", alpha: float | None = None,
              budgets: Sequence[int] = DEFAULT_BUDGETS, replications: int = 20, seed: int = 0,
              unknown_share: float = 0.0, stratify: str | float | None = None,
-             confidence: float = 0.95, stop_when: Any = (), model_accuracy: float | None = None,
+             confidence: float = 0.95, stop_when: Any = (), model_accuracy: Any = None,
              model_budget: int | None = None, target_half_width: float | None = None,
              **inputs: Any) -> dict[str, Any]:
     """Bias, coverage and interval half-width of every quality metric per budget.
@@ -135,7 +204,8 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
         (docs/method.md §8.14). Not with ``stratify``.
     model_accuracy, model_budget, target_half_width
         Also rounds with a model judge right ``model_accuracy`` of the time on each of
-        ``model_budget`` pairs (default 10 × the largest budget), the humans judging the
+        ``model_budget`` pairs (or per class its sensitivity/specificity,
+        :class:`ModelAccuracy`) (default 10 × the largest budget), the humans judging the
         sampler's random subset of each budget (docs/method.md §8.15): ``model`` gives
         their bias and coverage per metric and, per budget, ΔPrecision's half-widths
         alone and with the model, what the human verdicts are worth and, for
@@ -170,14 +240,14 @@ def simulate(base: object, exp: object, weights: object | None = None, *, truth:
 
 @checked(budgets=IntList(COUNT), replications=COUNT, seed=SEED,
          unknown_share=Real(0.0, 1.0, open="hi"), confidence=CONFIDENCE, stop_when=STOP_WHEN,
-         model_accuracy=Maybe(Real(0.0, 1.0)), model_budget=Maybe(COUNT),
+         model_accuracy=Maybe(MODEL_ACCURACY), model_budget=Maybe(COUNT),
          target_half_width=Maybe(Real(0.0, 1.0, open="lo")))
 def run_simulate(session: Session, truth: object, *, design: Design | None = None,
                  budgets: Sequence[int] = DEFAULT_BUDGETS, replications: int = 20,
                  seed: int = 0, unknown_share: float = 0.0,
                  stratify: str | float | None = None,
                  confidence: float = 0.95, stop_when: Any = (),
-                 model_accuracy: float | None = None, model_budget: int | None = None,
+                 model_accuracy: Any = None, model_budget: int | None = None,
                  target_half_width: float | None = None) -> dict[str, Any]:
     """:func:`simulate` of a session's inputs (and ``abcde.Comparison.simulate``); with
     ``model_accuracy``, also rounds with a model judge (:func:`_model_rounds`)."""
@@ -260,15 +330,15 @@ def run_simulate(session: Session, truth: object, *, design: Design | None = Non
 
 
 def _model_rounds(combined: dict[int, list[dict[str, Any]]], s: Sample, judge: Any,
-                  accuracy: float, unknown_share: float, rng: random.Random, seed: int,
+                  accuracy: float | Mapping[str, Mapping[str, float]],
+                  unknown_share: float, rng: random.Random, seed: int,
                   confidence: float) -> None:
-    """One replication's rounds with a model judge (docs/method.md §8.15): the model, right
-    with probability ``accuracy`` on every pair (sensitivity = specificity), judges the
-    stream's pairs; per budget b the humans judge the sampler's subset of b of them."""
+    """One replication's rounds with a model judge (docs/method.md §8.15): the model
+    (:func:`simulated_model`) judges the stream's pairs; per budget b the humans judge the
+    sampler's subset of b of them."""
     verdicts = _judge(s.pairs, judge, unknown_share, rng)
-    truth = judge_pairs(judge, s.pairs)
-    model = {p: float((v == "equivalent") == (rng.random() < accuracy))
-             for p, v in sorted(truth.items()) if v != "unknown"}
+    classes = {str(r["pair_id"]): _class_of(r) for r in s.draws}
+    model = simulated_model(judge_pairs(judge, s.pairs), classes, accuracy, rng)
     ids = [str(r["pair_id"]) for r in s.draws]
     for b in combined:
         chosen = humans_subset(ids, b, seed)
@@ -278,7 +348,16 @@ def _model_rounds(combined: dict[int, list[dict[str, Any]]], s: Sample, judge: A
             se_method=DEFAULT_SE, model=model))
 
 
-def _model_summary(doc: dict[str, Any], summary: dict[str, Any], accuracy: float,
+def _class_of(row: Mapping[str, Any]) -> str:
+    """A draw row's class of CLASS_KEYS: stable pairs by the sign of their label, as
+    :func:`abcde.quality.sample.judged_sample` splits them (ABCDE eq. 58)."""
+    name, label = str(row["pair_class"]), float(row["label"])
+    if name != "stable":
+        return name
+    return "stable_plus" if label > 0 else "stable_minus" if label < 0 else "stable_zero"
+
+
+def _model_summary(doc: dict[str, Any], summary: dict[str, Any], accuracy: Any,
                    model_budget: int, target: float | None) -> dict[str, Any]:
     """The model rounds' bias and coverage (``metrics``, as without a model) and per human
     budget b the ΔPrecision half-widths: the human verdicts b is worth with the model
@@ -443,8 +522,12 @@ def render_table(doc: dict[str, Any]) -> str:
                         f"; the answer contradicted the exact value in {q['wrong']:.1%}"))
     model = doc.get("model")
     for m in [model] if model else []:
-        lines.append(f"with a model judge right {m['accuracy']:.0%} of the time on "
-                     f"{m['model_budget']:,} pairs, ΔPrecision per human budget:")
+        a = m["accuracy"]
+        right = f"right {a:.0%} of the time" if isinstance(a, float) else \
+            "right (sensitivity/specificity) " + ", ".join(
+                f"{c} {r['sensitivity']:.0%}/{r['specificity']:.0%}" for c, r in a.items())
+        lines.append(f"with a model judge {right} on {m['model_budget']:,} pairs, "
+                     "ΔPrecision per human budget:")
         for row in m["delta_precision"]:
             if row["worth"] is None:
                 continue

@@ -194,6 +194,12 @@ def _n_eff(m: Mapping[str, Any]) -> str:
             f"{m['n_eff']:.0f}{'!' if m.get('not_conclusive') else ''}")
 
 
+def model_text(name: str, m: Mapping[str, Any]) -> str:
+    """A class's line of an estimate's ``model`` (docs/method.md §8.15)."""
+    return (f"{name} pairs: {m['text']} (agrees with the humans on {m['agreement']:.0%}, "
+            f"λ = {m['power']:.2f})")
+
+
 def render_table(doc: Mapping[str, Any]) -> str:
     """The text report of ``abcde estimate``: the verdict, the warnings, the judges' agreement
     (from a verdict log), the sample, one row per metric, the metrics not available, the
@@ -212,7 +218,8 @@ def render_table(doc: Mapping[str, Any]) -> str:
     lines.append(f"sample {doc['sample_id']} ({doc['population']} population, α = "
                  f"{doc.get('alpha', 0):g}{', stratified' if doc.get('strata') else ''}): "
                  f"{smp['pairs']:,} pairs, {smp['draws']:,} draws; verdicts: "
-                 + ", ".join(f"{v:,} {k}" for k, v in doc["judgements"].items())
+                 + ", ".join(f"{v:,} {'for the model' if k == 'for_model' else k}"
+                             for k, v in doc["judgements"].items())
                  + f"; SE: {doc['se_method']}")
     for c in doc.get("carried_over") or []:
         skipped = (f" ({c['not_in_sample']:,} of its pairs are not in this sample)"
@@ -220,9 +227,7 @@ def render_table(doc: Mapping[str, Any]) -> str:
         lines.append(f"{c['verdicts']:,} verdicts carried over from sample {c['sample_id']} "
                      f"(the same stream, another budget){skipped}")
     lines += [f"note: {note}" for note in doc.get("notes") or []]
-    lines += [f"model judge, {name} pairs: {m['text']} (agrees with the humans on "
-              f"{m['agreement']:.0%}, λ = {m['power']:.2f})"
-              for name, m in (doc.get("model") or {}).items()]
+    lines += [f"model judge, {model_text(name, m)}" for name, m in (doc.get("model") or {}).items()]
     lines.append("")
     impact = doc.get("impact") or {}
     by_truth = doc.get("truth_exact") or {}
