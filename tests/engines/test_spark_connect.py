@@ -21,7 +21,6 @@ from abcde.cli import main
 from abcde.engines.duckdb import DuckDBEngine
 from abcde.evaluation.run import evaluate
 from abcde.sampling.items import sample_items
-from abcde.sampling.pairs import sample_pairs
 
 ROOT = Path(__file__).resolve().parents[2]
 EX = ROOT / "examples"
@@ -44,27 +43,36 @@ def connect_engine(spark_connect_session: Any) -> Any:
 
 def test_pipelines_on_spark_connect_agree_with_duckdb(connect_engine: Any,
                                                       tmp_path: Path) -> None:
-    """impact (with slices and --out), sample-items, sample-pairs and evaluate on a Spark
-    Connect server: the numbers and samples DuckDB gives."""
-    kw = {"attributes": ATTRS}
-    want = abcde.impact(**INPUTS, **kw, slice_by="provenance", out=tmp_path / "duck")
-    got = abcde.impact(**INPUTS, **kw, slice_by="provenance", out=tmp_path / "connect",
-                       engine=connect_engine)
-    same(got.overall, want.overall)
-    same(got.top_clusters, want.top_clusters)
-    same(got.slices[0]["rows"], want.slices[0]["rows"])
-    items = [sample_items(**INPUTS, **kw, size=300, seed=4, engine=e)
-             for e in (None, connect_engine)]
+    """impact (with slices and --out), sample-items, sample-pairs and evaluate (of
+    tab-separated files) on a Spark Connect server: the numbers and samples DuckDB
+    gives. The three pipelines of a round
+    run through one Comparison on each engine (the inputs registered and the cells built
+    once, as `abcde.Comparison` does for a user)."""
+    got: dict[str, list[Any]] = {"impact": [], "items": [], "pairs": []}
+    for engine, out in ((None, "duck"), (connect_engine, "connect")):
+        with abcde.Comparison(**INPUTS, attributes=ATTRS, slice_by="provenance",
+                              engine=engine) as c:
+            got["impact"].append(c.impact(out=tmp_path / out))
+            got["items"].append(c.sample_items(300, seed=4))
+            got["pairs"].append(c.sample_pairs(200, seed=4, population="jaccard"))
+    want, connect = got["impact"]
+    same(connect.overall, want.overall)
+    same(connect.top_clusters, want.top_clusters)
+    same(connect.slices[0]["rows"], want.slices[0]["rows"])
+    items = got["items"]
     same(items[1].rows, items[0].rows)
     assert items[1].manifest["fingerprint"] == items[0].manifest["fingerprint"]
-    pairs = [sample_pairs(**INPUTS, **kw, budget=200, seed=4, population="jaccard",
-                          engine=e) for e in (None, connect_engine)]
+    pairs = got["pairs"]
     same(pairs[1].draws, pairs[0].draws)
     assert pairs[1].manifest["sample_id"] == pairs[0].manifest["sample_id"]
+    # evaluate reads tab-separated copies on the server: read with their delimiter
+    tsv = {}
+    for role in ("base", "exp", "weights"):
+        tsv[role] = str(tmp_path / f"{role}.tsv")
+        Path(tsv[role]).write_text(Path(INPUTS[role]).read_text().replace(",", "\t"))
     truth = str(EX / "truth.csv")
-    runs = [INPUTS["base"], INPUTS["exp"]]
-    ev = [evaluate(truth, runs, INPUTS["weights"], engine=e).to_dict()
-          for e in (None, connect_engine)]
+    ev = [evaluate(truth, [f["base"], f["exp"]], f["weights"], engine=e).to_dict()
+          for f, e in ((INPUTS, None), (tsv, connect_engine))]
     for a, b in zip(ev[1]["runs"], ev[0]["runs"], strict=True):
         same(a["overall"], b["overall"])
         same(a["classic"], b["classic"])
@@ -89,17 +97,10 @@ def test_a_malformed_csv_on_spark_connect(connect_engine: Any, tmp_path: Path, l
         f"table base ({bad}): cannot parse {bad}: line 3: {reason}\n"), caught.value
 
 
-def test_delimiters_and_encoding_on_spark_connect(connect_engine: Any, tmp_path: Path) -> None:
-    """A tab-separated CSV is read with its delimiter on a Spark Connect session (the
-    same numbers as DuckDB), and text that is not UTF-8 is refused with its line."""
-    tsv = {}
-    for role in ("base", "exp", "weights"):
-        text = Path(INPUTS[role]).read_text()
-        tsv[role] = tmp_path / f"{role}.tsv"
-        tsv[role].write_text(text.replace(",", "\t"))
-    got = abcde.impact(*(str(tsv[r]) for r in ("base", "exp", "weights")),
-                       engine=connect_engine).to_dict()
-    same(got["overall"], abcde.impact(**INPUTS).to_dict()["overall"])
+def test_text_that_is_not_utf8_on_spark_connect(connect_engine: Any, tmp_path: Path) -> None:
+    """Text that is not UTF-8 is refused on a Spark Connect session with its line (a
+    tab-separated file read with its delimiter there:
+    test_pipelines_on_spark_connect_agree_with_duckdb)."""
     bad = tmp_path / "latin1.csv"
     bad.write_bytes("item_id,cluster_id\na,1\nb\xe9,1\n".encode("latin-1"))
     with pytest.raises(abcde.InputError) as caught:

@@ -89,8 +89,10 @@ def test_item_sample_script_equals_sample_items(engine: Engine) -> None:
 def test_scripts_of_a_round_share_the_cells_and_refuse_other_inputs(engine: Engine) -> None:
     """impact builds the round's cells; sample-items with --reuse-cells creates no cell
     table, reads them (cells_match 1) and draws the sample of a script that builds its
-    own. Cells of other inputs (a Base with one row changed) give cells_match 0 and
-    input_valid FALSE in every output of the reusing script."""
+    own (that of `abcde.sample_items`, which such a script draws on every engine:
+    test_item_sample_script_equals_sample_items). Cells of other inputs (a Base with one
+    row changed) give cells_match 0 and input_valid FALSE in every output of the reusing
+    script."""
     register(engine, "base", "exp", "weights", "attributes")
     first, _, _ = impact_pipeline(spec(engine))
     run(engine, first)
@@ -100,12 +102,11 @@ def test_scripts_of_a_round_share_the_cells_and_refuse_other_inputs(engine: Engi
     run(engine, reuse)
     [v] = rows(engine, reuse, "item_validation")
     assert v["cells_match"] == 1 and v["input_valid"] is True and v["input_problems"] == 0
-    alone, _, _ = sample_items_pipeline(spec(engine, prefix="alone_"), 50, 3)
-    run(engine, alone)
+    alone = abcde.sample_items(FILES["base"], FILES["exp"], FILES["weights"],
+                               attributes=FILES["attributes"], size=50, seed=3)
     assert ([(r["item_id"], r["draw_count"]) for r in rows(engine, reuse, "item_sample",
                                                              "first_draw")]
-            == [(r["item_id"], r["draw_count"]) for r in rows(engine, alone, "item_sample",
-                                                               "first_draw")])
+            == [(r["item_id"], r["draw_count"]) for r in alone.rows])
     changed = [line for line in FILES["base"].read_text().splitlines()]
     changed[1] = changed[1].rsplit(",", 1)[0] + ",moved"
     engine.register_rows("in_base_changed", ["item_id", "cluster_id"],
