@@ -402,9 +402,10 @@ def estimate_all(s: JudgedSample, design: Design, *, confidence: float = 0.95,
         return results
     ends = [_point_estimates(s, design, verdict) for verdict in (1.0, 0.0)]
     for key, metric in METRICS.items():
-        codes = [c for part in metric.parts for c in part.classes
-                 if design.classes[CLASS_KEYS[c]][part.target] > 0]
-        unknown = count_distinct(s.pair_key[np.isin(s.class_key, codes) & ~s.known])
+        codes = np.zeros(len(CLASS_KEYS), dtype=bool)  # the classes of its parts of total > 0
+        codes[[c for part in metric.parts for c in part.classes
+               if design.classes[CLASS_KEYS[c]][part.target] > 0]] = True
+        unknown = count_distinct(s.pair_key[codes[s.class_key] & ~s.known])
         eq, ne = ends[0][key], ends[1][key]
         if unknown and eq is not None and ne is not None:
             results[key] = replace(results[key], unknown_range=UnknownRange(eq, ne, unknown))
@@ -416,27 +417,21 @@ def _point_estimates(s: JudgedSample, design: Design, verdict: float) -> dict[st
     draw judged, every factor 1, so a part's p̂ is Σ k m x / Σ k m over its class, as
     :func:`estimate_metric` computes it, without the intervals (docs/method.md §8.11)."""
     x, k = np.where(s.known, s.equivalent, float(verdict)), s.draw_count.astype(float)
-    share: dict[tuple[str, int], float] = {}
-    for c in range(len(CLASS_KEYS)):
-        rows = s.class_key == c
-        for target, weights in (("u", s.importance_u), ("w", s.importance_w)):
-            km = k[rows] * weights[rows]
-            with np.errstate(invalid="ignore", divide="ignore"):  # a total-0 part: unused
-                if km.size:
-                    share[target, c] = float((km * x[rows]).sum() / float(km.sum()))
     out: dict[str, float | None] = {}
     for key, metric in METRICS.items():
         values: list[float] | None = []
         for part in metric.parts:
-            (c,) = part.classes
-            total, row = design.total(part), design.classes[CLASS_KEYS[c]]
+            (c,), total = part.classes, design.total(part)
+            rows = s.class_key == c
             if total == 0:
                 continue
-            p = share.get((part.target, c))
-            if row[f"{part.target}_uncovered"] > 0 or (p is None and len(metric.parts) == 1):
+            if design.classes[CLASS_KEYS[c]][f"{part.target}_uncovered"] > 0 or (
+                    len(metric.parts) == 1 and not rows.any()):
                 values = None  # not available, or undefined
                 break
-            value = total * (0.5 if p is None else p if part.indicator == EQ else 1 - p)
+            km = k[rows] * (s.importance_u if part.target == "u" else s.importance_w)[rows]
+            p = float((km * x[rows]).sum() / float(km.sum())) if km.size else 0.5
+            value = total * (p if part.indicator == EQ or not km.size else 1 - p)
             values.append(value if part.sign > 0 else -value)
         exact = float(design.exact.get(metric.exact, 0.0)) if metric.exact else 0.0
         out[key] = None if values is None else exact + float(sum(values)) if values else exact
