@@ -417,20 +417,21 @@ def _point_estimates(s: JudgedSample, design: Design, verdict: float) -> dict[st
     draw judged, every factor 1, so a part's p̂ is Σ k m x / Σ k m over its class, as
     :func:`estimate_metric` computes it, without the intervals (docs/method.md §8.11)."""
     x, k = np.where(s.known, s.equivalent, float(verdict)), s.draw_count.astype(float)
+    by_class = [(r, k[r], x[r]) for r in (s.class_key == c for c in range(len(CLASS_KEYS)))]
     out: dict[str, float | None] = {}
     for key, metric in METRICS.items():
         values: list[float] | None = []
         for part in metric.parts:
             (c,), total = part.classes, design.total(part)
-            rows = s.class_key == c
+            rows, k_c, x_c = by_class[c]
             if total == 0:
                 continue
             if design.classes[CLASS_KEYS[c]][f"{part.target}_uncovered"] > 0 or (
-                    len(metric.parts) == 1 and not rows.any()):
+                    len(metric.parts) == 1 and not k_c.size):
                 values = None  # not available, or undefined
                 break
-            km = k[rows] * (s.importance_u if part.target == "u" else s.importance_w)[rows]
-            p = float((km * x[rows]).sum() / float(km.sum())) if km.size else 0.5
+            km = k_c * (s.importance_u if part.target == "u" else s.importance_w)[rows]
+            p = float((km * x_c).sum() / float(km.sum())) if km.size else 0.5
             value = total * (p if part.indicator == EQ or not km.size else 1 - p)
             values.append(value if part.sign > 0 else -value)
         exact = float(design.exact.get(metric.exact, 0.0)) if metric.exact else 0.0
