@@ -37,7 +37,7 @@ from abcde.quality.intervals import (
 )
 from abcde.quality.ppi import PowerTuned, power_tuned
 from abcde.quality.result import Estimate, UnknownRange
-from abcde.quality.sample import CLASS_KEYS, JudgedSample, class_tallies, count_distinct
+from abcde.quality.sample import CLASS_KEYS, JudgedSample, count_distinct
 
 MIN_N_EFF = 10.0
 """Below this effective sample size a metric, or its part that carries PART_SHARE of its
@@ -238,8 +238,8 @@ def _classes_in(s: JudgedSample, in_mask: np.ndarray, scope: Any,
     """The class codes drawn, and judged, within the mask (kept in ``cache``)."""
     key = ("classes", scope)
     if cache is None or key not in cache:
-        found = ({int(c) for c in np.unique(s.class_key[in_mask])},
-                 {int(c) for c in np.unique(s.class_key[in_mask & s.known])})
+        found = tuple({int(c) for c in np.flatnonzero(np.bincount(s.class_key[rows]))}
+                      for rows in (in_mask, in_mask & s.known))
         if cache is None:
             return found
         cache[key] = found
@@ -400,31 +400,43 @@ def estimate_all(s: JudgedSample, design: Design, *, confidence: float = 0.95,
                for key, metric in METRICS.items()}
     if s.known.all() or s.model is not None or s.inverse_pi is not None:  # a chosen subset
         return results
-    ends = [_point_estimates(assign_unknowns(s, verdict), design) for verdict in (1.0, 0.0)]
+    ends = [_point_estimates(s, design, verdict) for verdict in (1.0, 0.0)]
     for key, metric in METRICS.items():
-        codes = [c for part in metric.parts for c in part.classes
-                 if design.classes[CLASS_KEYS[c]][part.target] > 0]
-        unknown = count_distinct(s.pair_key[np.isin(s.class_key, codes) & ~s.known])
+        codes = np.zeros(len(CLASS_KEYS), dtype=bool)  # the classes of its parts of total > 0
+        codes[[c for part in metric.parts for c in part.classes
+               if design.classes[CLASS_KEYS[c]][part.target] > 0]] = True
+        unknown = count_distinct(s.pair_key[codes[s.class_key] & ~s.known])
         eq, ne = ends[0][key], ends[1][key]
         if unknown and eq is not None and ne is not None:
             results[key] = replace(results[key], unknown_range=UnknownRange(eq, ne, unknown))
     return results
 
 
-def assign_unknowns(s: JudgedSample, verdict: float) -> JudgedSample:
-    """The sample with every unknown verdict set to ``verdict`` (1.0 or 0.0): every draw
-    judged, every factor 1 (docs/method.md §8.11)."""
-    values = np.where(s.known, s.equivalent, float(verdict))
-    known = np.ones(s.rows, dtype=bool)
-    return replace(s, equivalent=values, known=known, factor=np.ones(s.rows),
-                   tallies=class_tallies(s.class_key, s.draw_count, known, s.pair_key, values),
-                   missing_verdicts=0)
-
-
-def _point_estimates(s: JudgedSample, design: Design) -> dict[str, float | None]:
-    cache: dict[Any, PartEstimate] = {}
-    return {key: estimate_metric(metric, s, design, cache=cache).estimate
-            for key, metric in METRICS.items()}
+def _point_estimates(s: JudgedSample, design: Design, verdict: float) -> dict[str, float | None]:
+    """Each metric's point estimate with every unknown verdict set to ``verdict``: every
+    draw judged, every factor 1, so a part's p̂ is Σ k m x / Σ k m over its class, as
+    :func:`estimate_metric` computes it, without the intervals (docs/method.md §8.11)."""
+    x, k = np.where(s.known, s.equivalent, float(verdict)), s.draw_count.astype(float)
+    by_class = [(r, k[r], x[r]) for r in (s.class_key == c for c in range(len(CLASS_KEYS)))]
+    out: dict[str, float | None] = {}
+    for key, metric in METRICS.items():
+        values: list[float] | None = []
+        for part in metric.parts:
+            (c,), total = part.classes, design.total(part)
+            rows, k_c, x_c = by_class[c]
+            if total == 0:
+                continue
+            if design.classes[CLASS_KEYS[c]][f"{part.target}_uncovered"] > 0 or (
+                    len(metric.parts) == 1 and not k_c.size):
+                values = None  # not available, or undefined
+                break
+            km = k_c * (s.importance_u if part.target == "u" else s.importance_w)[rows]
+            p = float((km * x_c).sum() / float(km.sum())) if km.size else 0.5
+            value = total * (p if part.indicator == EQ or not km.size else 1 - p)
+            values.append(value if part.sign > 0 else -value)
+        exact = float(design.exact.get(metric.exact, 0.0)) if metric.exact else 0.0
+        out[key] = None if values is None else exact + float(sum(values)) if values else exact
+    return out
 
 
 def unavailable(results: Mapping[str, Estimate]) -> dict[str, str]:

@@ -35,6 +35,7 @@ REQUIRED_COLUMNS = ("pair_id", "item_i", "item_j", "pair_class", "label", "draw_
                     "u_over_w")
 OPTIONAL_COLUMNS = ("stratum", HUMAN_COLUMN)
 _VERDICT_CODE = {"equivalent": 1, "not_equivalent": 0, "unknown": -1}
+_VERDICT_WORD = {c: w for w, c in _VERDICT_CODE.items()}
 
 __all__ = ["CLASSES", "CLASS_KEYS", "KEY_MERGE", "KEY_MINUS", "KEY_PLUS", "KEY_SPLIT",
            "KEY_ZERO", "MERGE", "REQUIRED_COLUMNS", "SPLIT", "STABLE", "VERDICTS",
@@ -148,7 +149,7 @@ def judged_sample(draws: Any, verdicts: Any, *, alpha: float, kappa: float,
                   where: str = "draws",
                   model: Mapping[str, float] | None = None) -> JudgedSample:
     """Check the draw rows (columns, row mappings, a DataFrame, an Arrow table or a DuckDB
-    relation), join the verdicts (pair id → verdict in any form :func:`_verdict_map`
+    relation), join the verdicts (pair id → verdict in any form :func:`_joined_verdicts`
     takes; ids compare as text), and compute the importance weights for α and κ = Σu/Σw
     and the reweighting. A pair without a verdict is unknown (``missing_verdicts``);
     verdicts of pairs not drawn are counted (``unused_verdicts``). Refused, naming pair
@@ -185,7 +186,6 @@ def judged_sample(draws: Any, verdicts: Any, *, alpha: float, kappa: float,
                 f"pair of {where} (pair ids {', '.join(map(str, stray[:5]))}); give the model's "
                 "verdicts on this sample's pairs (`abcde model-judge` writes them)",
                 option="model")
-    verdict_of = _verdict_map(verdicts, where)
     inverse_pi = None
     if HUMAN_COLUMN in cols:  # a model round: the humans' subset, ξ/π (§8.15)
         pi = np.asarray(cols[HUMAN_COLUMN], dtype=float)
@@ -195,8 +195,7 @@ def judged_sample(draws: Any, verdicts: Any, *, alpha: float, kappa: float,
                              f"{', '.join(map(str, pair_id[bad][:5].tolist()))}")
         inverse_pi = np.where(np.isnan(pi), 0.0, 1.0 / np.where(np.isnan(pi), 1.0, pi))
     unique_keys, first = np.unique(pair_key, return_index=True)
-    found = [verdict_of.get(id_text(p)) for p in pair_id[first].tolist()]
-    verdict_code = np.array([_VERDICT_CODE.get(v, -2) for v in found], dtype=np.int8)
+    verdict_code, given = _joined_verdicts(verdicts, pair_id[first], where)
     equivalent_by_key = np.where(verdict_code >= 0, verdict_code, np.nan).astype(float)
     equivalent = equivalent_by_key[np.searchsorted(unique_keys, pair_key)]
     known = ~np.isnan(equivalent)
@@ -218,7 +217,7 @@ def judged_sample(draws: Any, verdicts: Any, *, alpha: float, kappa: float,
         np.asarray(importance_w, dtype=float), equivalent, known, factor, tallies,
         None if stratum is None else np.asarray(stratum, dtype=object),
         {k: v for k, v in cols.items() if k not in (*REQUIRED_COLUMNS, *OPTIONAL_COLUMNS)},
-        int((verdict_code == -2).sum()), len(verdict_of) - int((verdict_code != -2).sum()),
+        int((verdict_code == -2).sum()), given - int((verdict_code != -2).sum()),
         None if model is None else np.array([model.get(str(id_text(p)), np.nan)
                                              for p in pair_id.tolist()], dtype=float),
         inverse_pi)
@@ -306,31 +305,57 @@ def _dense_codes(*arrays: np.ndarray) -> list[np.ndarray]:
     return [inverse[lo:hi] for lo, hi in pairwise(bounds)]
 
 
-def _verdict_map(verdicts: Any, where: str) -> dict[str | None, str]:
-    """pair id as text → verdict, from a mapping (a pandas Series too), columns {pair_id,
-    verdict} (a DataFrame, an Arrow table too) or (pair id, verdict) rows. Each distinct
-    raw value is parsed once, keyed by its type too (True and 1.0 are equal keys but 1.0
-    is no verdict). A pair id given twice with two verdicts is refused."""
+def _joined_verdicts(verdicts: Any, drawn: np.ndarray, where: str) -> tuple[np.ndarray, int]:
+    """The verdict code (:data:`_VERDICT_CODE`, −2: none) of each of the ``drawn`` pair
+    ids, and how many distinct ids the verdicts name. Verdicts: a mapping (a pandas Series
+    too), columns {pair_id, verdict} (a DataFrame, an Arrow table too) or (pair id,
+    verdict) rows; ids compare as text, so integer ids on both sides are joined as
+    integers. A pair id given twice with two verdicts is refused."""
+    ids, raw = _verdict_entries(verdicts, where)
+    if isinstance(ids, np.ndarray) and ids.dtype.kind == "i" and drawn.dtype.kind == "i" \
+            and isinstance(raw, np.ndarray) and raw.dtype.kind == "U":
+        words, inverse = np.unique(raw, return_inverse=True)
+        codes = np.array([_VERDICT_CODE[parse_verdict(w)] for w in words.tolist()],
+                         dtype=np.int8)[np.asarray(inverse).reshape(-1)]
+        order = np.argsort(ids, kind="stable")
+        ids, codes = ids[order], codes[order]
+        clash = (ids[1:] == ids[:-1]) & (codes[1:] != codes[:-1])
+        if clash.any():
+            at = int(np.argmax(clash))
+            _refuse_twice(str(ids[at]), *(_VERDICT_WORD[int(c)] for c in codes[at:at + 2]))
+        new = np.ones(ids.size, dtype=bool)
+        new[1:] = ids[1:] != ids[:-1]
+        ids, codes = ids[new], codes[new]
+        at = np.minimum(np.searchsorted(ids, drawn), max(ids.size - 1, 0))
+        hit = ids[at] == drawn if ids.size else np.zeros(drawn.size, dtype=bool)
+        return np.where(hit, codes[at] if ids.size else -2, -2).astype(np.int8), int(ids.size)
     parsed: dict[tuple[type, Any], str] = {}
     out: dict[str | None, str] = {}
-    for pair_id, raw in _verdict_entries(verdicts, where):
-        try:
-            word = parsed.get((type(raw), raw)) or parsed.setdefault((type(raw), raw),
-                                                                      parse_verdict(raw))
+    for pair_id, value in zip(_plain(ids), _plain(raw) if isinstance(raw, np.ndarray) else raw,
+                              strict=True):
+        try:  # each distinct value parsed once, keyed by its type (1.0 == True is no verdict)
+            word = parsed.get((type(value), value)) or parsed.setdefault(
+                (type(value), value), parse_verdict(value))
         except TypeError:  # unhashable
-            word = parse_verdict(raw)
+            word = parse_verdict(value)
         key = id_text(pair_id)
         if out.get(key, word) != word:
-            raise InputError(f"verdicts: pair id {key!r} is given twice with different "
-                             f"verdicts {out[key]!r} and {word!r} (ids compare as text)")
+            _refuse_twice(key, out[key], word)
         out[key] = word
-    return out
+    found = [_VERDICT_CODE[out[t]] if t in out else -2 for t in map(id_text, drawn.tolist())]
+    return np.array(found, dtype=np.int8), len(out)
 
 
-def _verdict_entries(verdicts: Any, where: str) -> list[tuple[Any, Any]]:
+def _refuse_twice(key: str | None, word: str, other: str) -> None:
+    raise InputError(f"verdicts: pair id {key!r} is given twice with different verdicts "
+                     f"{word!r} and {other!r} (ids compare as text)")
+
+
+def _verdict_entries(verdicts: Any, where: str) -> tuple[Sequence[Any], Sequence[Any]]:
+    """Pair ids and raw verdicts, as given (columns stay arrays)."""
     if hasattr(verdicts, "index") and hasattr(verdicts, "to_numpy") \
             and not hasattr(verdicts, "columns") and not isinstance(verdicts, Mapping):
-        return list(zip(verdicts.index.tolist(), verdicts.to_numpy().tolist(), strict=True))
+        return verdicts.index.tolist(), verdicts.to_numpy().tolist()
     if not isinstance(verdicts, Mapping) and (hasattr(verdicts, "fetchnumpy") or hasattr(
             verdicts, "to_pydict") or hasattr(verdicts, "columns")):
         verdicts = _columns(verdicts, "verdicts")
@@ -340,10 +365,11 @@ def _verdict_entries(verdicts: Any, where: str) -> list[tuple[Any, Any]]:
             values = verdicts["verdict"]
             if len(ids) != len(values):
                 raise InputError("verdicts: pair_id and verdict columns differ in length")
-            return list(zip(_plain(ids), _plain(values), strict=True))
-        return list(zip(_plain(verdicts.keys()), _plain(verdicts.values()), strict=True))
-    return [(_scalar(r["pair_id"]), r["verdict"]) if isinstance(r, Mapping)
+            return ids, values if isinstance(values, np.ndarray) else _plain(values)
+        return list(verdicts.keys()), _plain(verdicts.values())
+    rows = [(_scalar(r["pair_id"]), r["verdict"]) if isinstance(r, Mapping)
             else (_scalar(r[0]), r[1]) for r in verdicts]
+    return [r[0] for r in rows], [r[1] for r in rows]
 
 
 def _plain(values: Any) -> list[Any]:
