@@ -69,7 +69,7 @@ def test_model_judge_humans_in_chromium_then_estimate(
         + (" not conclusive" if dp["not_conclusive"] else ""),
         f"[{_pct(alone['ci_low'], True)}, {_pct(alone['ci_high'], True)}]"]
     classes = [li.text for li in panel.find_elements(By.CSS_SELECTOR, "ul.model li")]
-    assert len(classes) == len(cli["model"]) and all("human verdicts" in c for c in classes)
+    assert len(classes) == len(cli["model"]) and all("human verdict" in c for c in classes)
     screenshot(d, "judge-model-estimates.png")
     assert console_errors(d) == []
 

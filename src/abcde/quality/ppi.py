@@ -164,9 +164,9 @@ def class_summary(s: JudgedSample) -> dict[str, dict[str, Any]]:
         r = power_tuned(s.equivalent[rows], s.known[rows], s.model[rows], s.factor[rows],
                         s.draw_count[rows], s.pair_key[rows], s.class_key[rows], m[rows])
         worth = r.worth
+        given = f"{r.human_pairs:,} human verdict{'' if r.human_pairs == 1 else 's'}"
         out[name] = {"agreement": r.agreement, "power": r.power, "human_pairs": r.human_pairs,
                      "worth": worth, "text": (
-                         f"{r.human_pairs:,} human verdicts worth ~{worth:,.0f}"
-                         if r.power > 0.05 else f"{r.human_pairs:,} human verdicts: the "
+                         f"{given} worth ~{worth:,.0f}" if r.power > 0.05 else f"{given}: the "
                          "model adds nothing here (λ ≈ 0), the humans' estimate is used")}
     return out
